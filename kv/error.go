@@ -8,12 +8,13 @@ import (
 // Error codes. Every error that leaves kv on purpose carries one of these; anything
 // uncoded is an internal failure and reaches clients only as "Internal error.".
 const (
-	ENOTFOUND  = "ENOTFOUND"  // no such record in the caller's partition
-	EINVALID   = "EINVALID"   // input breaks a record invariant (see Error.Fields)
-	ECONFLICT  = "ECONFLICT"  // the record is not in a state that allows the change
-	EFORBIDDEN = "EFORBIDDEN" // the actor may not do this
-	ELOCKED    = "ELOCKED"    // the data folder is held by another process
-	ELIMIT     = "ELIMIT"     // an admission limit is reached
+	ENOTFOUND     = "ENOTFOUND"     // no such record in the caller's partition
+	EINVALID      = "EINVALID"      // input breaks a record invariant (see Error.Fields)
+	ECONFLICT     = "ECONFLICT"     // the record is not in a state that allows the change
+	EFORBIDDEN    = "EFORBIDDEN"    // the actor may not do this
+	ELOCKED       = "ELOCKED"       // the data folder is held by another process
+	ELIMIT        = "ELIMIT"        // an admission limit is reached
+	EUNAUTHORIZED = "EUNAUTHORIZED" // no valid credential
 )
 
 // Error is a coded error. Reason is a stable snake_case word the edge puts on the wire

@@ -1,0 +1,26 @@
+package kv
+
+// Bucket names. Every bucket is created in one transaction at Open.
+var (
+	bucketMeta        = []byte("meta")        // schema version and instance secrets
+	bucketOrgs        = []byte("orgs")        // org id → Org
+	bucketUsers       = []byte("users")       // user id → User
+	bucketUserEmails  = []byte("user_emails") // lower-cased email → user id
+	bucketMembers     = []byte("members")     // org id + user id → Membership
+	bucketKeys        = []byte("keys")        // key id → Key
+	bucketKeyHashes   = []byte("key_hashes")  // SHA-256(secret) → key id
+	bucketStudies     = []byte("studies")     // partition + study id → Study
+	bucketBriefs      = []byte("briefs")      // partition + study id + version → BriefVersion
+	bucketLinks       = []byte("links")       // token → Link
+	bucketIdempotency = []byte("idempotency") // partition + key → idempotency record
+	bucketJobs        = []byte("jobs")        // job id → Job
+	bucketFiles       = []byte("files")       // partition + file id → File
+	bucketInterviews  = []byte("interviews")  // partition + interview id → Interview
+	bucketTranscripts = []byte("transcripts") // interview id → transcript
+)
+
+var allBuckets = [][]byte{
+	bucketMeta, bucketOrgs, bucketUsers, bucketUserEmails, bucketMembers, bucketKeys,
+	bucketKeyHashes, bucketStudies, bucketBriefs, bucketLinks, bucketIdempotency,
+	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts,
+}

@@ -1,0 +1,197 @@
+package kv
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	json "github.com/goccy/go-json"
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// FileName is the database file inside the data folder.
+const FileName = "interviewd.db"
+
+// schemaVersion is the version the migrations below bring a file to.
+const schemaVersion = 1
+
+// migrations[i] moves a file from schema version i to i+1. Each runs in the opening
+// transaction, so a file is never left between versions.
+var migrations = []func(tx *bolt.Tx) error{
+	func(*bolt.Tx) error { return nil }, // 0 → 1: the buckets, created at open
+}
+
+// Options configures Open.
+type Options struct {
+	// LockTimeout bounds the wait for the file lock another process holds.
+	LockTimeout time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// DB is the bbolt-backed store. Every public method is one transaction.
+type DB struct {
+	bolt   *bolt.DB
+	dir    string
+	now    func() time.Time
+	ids    idSource
+	secret []byte // per-instance secret for signing (download URLs, sessions)
+}
+
+// Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
+// and runs migrations. It returns an ELOCKED error when another process holds the file
+// beyond opts.LockTimeout, and an EINVALID error for a file from a newer interviewd.
+func Open(dir string, opts Options) (*DB, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
+		return nil, fmt.Errorf("create data folder: %w", err)
+	}
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	path := filepath.Join(dir, FileName)
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, Errorf(ELOCKED, "data_locked", fmt.Sprintf("data folder %s is in use by another interviewd process", dir))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{bolt: b, dir: dir, now: opts.Now}
+	if err := b.Update(db.prepare); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (db *DB) prepare(tx *bolt.Tx) error {
+	for _, name := range allBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	v := 0
+	if raw := meta.Get([]byte("schema")); raw != nil {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+	}
+	if v > schemaVersion {
+		return Errorf(EINVALID, "schema_newer", fmt.Sprintf("data file has schema version %d; this interviewd understands up to %d", v, schemaVersion))
+	}
+	for ; v < schemaVersion; v++ {
+		if err := migrations[v](tx); err != nil {
+			return fmt.Errorf("migrate schema %d→%d: %w", v, v+1, err)
+		}
+	}
+	if err := meta.Put([]byte("schema"), []byte(itoa(schemaVersion))); err != nil {
+		return err
+	}
+	secret := meta.Get([]byte("secret"))
+	if secret == nil {
+		secret = make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			return err
+		}
+		if err := meta.Put([]byte("secret"), secret); err != nil {
+			return err
+		}
+	}
+	db.secret = append([]byte(nil), secret...)
+	return nil
+}
+
+// Close closes the file.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// Dir returns the data folder.
+func (db *DB) Dir() string { return db.dir }
+
+// BlobDir returns the folder for uploads and export artifacts.
+func (db *DB) BlobDir() string { return filepath.Join(db.dir, "blobs") }
+
+// Secret returns the instance's 32-byte signing secret, created at first open.
+func (db *DB) Secret() []byte { return db.secret }
+
+// Now returns the store's clock reading.
+func (db *DB) Now() time.Time { return db.now().UTC() }
+
+// NewID returns a fresh UUIDv7 for the store's clock.
+func (db *DB) NewID() ID { return db.ids.newV7(db.now()) }
+
+// Backup writes a consistent copy of the whole file to w while the store stays online.
+func (db *DB) Backup(w io.Writer) error {
+	return db.bolt.View(func(tx *bolt.Tx) error {
+		_, err := tx.WriteTo(w)
+		return err
+	})
+}
+
+// Empty reports whether the store holds no organisation yet.
+func (db *DB) Empty(ctx context.Context) (bool, error) {
+	empty := true
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketOrgs).Cursor().First()
+		empty = k == nil
+		return nil
+	})
+	return empty, err
+}
+
+func (db *DB) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.View(fn)
+}
+
+func (db *DB) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.Update(fn)
+}
+
+// batch is update for hot-path writers: concurrent callers share one commit and fsync.
+// fn may run more than once, so it must only touch the transaction.
+func (db *DB) batch(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.Batch(fn)
+}
+
+func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
+	raw := b.Get(key)
+	if raw == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return true, fmt.Errorf("decode record %x: %w", key, err)
+	}
+	return true, nil
+}
+
+func putJSON(b *bolt.Bucket, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, raw)
+}
+
+func notFound(what string) *Error {
+	return Errorf(ENOTFOUND, "not_found", what+" not found.")
+}
+
+func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }

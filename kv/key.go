@@ -1,0 +1,249 @@
+package kv
+
+import (
+	"context"
+	"crypto/subtle"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Scopes a credential can hold.
+const (
+	ScopeStudiesRead   = "studies:read"
+	ScopeStudiesWrite  = "studies:write"
+	ScopeStudiesGoLive = "studies:golive"
+	ScopeLinksRead     = "links:read"
+	ScopeLinksWrite    = "links:write"
+	ScopeExportRead    = "export:read"
+	ScopeAgentRun      = "agent:run"
+)
+
+// AllScopes lists every scope in a fixed order.
+var AllScopes = []string{ScopeStudiesRead, ScopeStudiesWrite, ScopeStudiesGoLive, ScopeLinksRead, ScopeLinksWrite, ScopeExportRead, ScopeAgentRun}
+
+// KeyExpiryDays are the expiry choices at creation (0 means none).
+var KeyExpiryDays = []int{30, 90, 180, 365}
+
+// Key is an API key. Only the SHA-256 of its secret is kept.
+type Key struct {
+	ID          ID          `json:"id"`
+	OrgID       ID          `json:"org_id"`
+	UserID      ID          `json:"user_id"`
+	Name        string      `json:"name"`
+	Environment Environment `json:"environment"`
+	Scopes      []string    `json:"scopes"`
+	Hint        string      `json:"hint"`
+	Hash        []byte      `json:"hash"`
+	CreatedAt   time.Time   `json:"created_at"`
+	ExpiresAt   *time.Time  `json:"expires_at"`
+	RevokedAt   *time.Time  `json:"revoked_at,omitempty"`
+}
+
+// KeyInput creates a key.
+type KeyInput struct {
+	OrgID       ID
+	UserID      ID // zero: the organisation's owner
+	Name        string
+	Environment Environment
+	Scopes      []string
+	ExpiresDays int // 0, 30, 90, 180 or 365
+}
+
+// Credential is an authenticated API key with its organisation.
+type Credential struct {
+	Key Key
+	Org Org
+}
+
+// CreateKey issues a key and returns it with its secret, the only time the secret
+// exists outside the caller. It returns EINVALID for a bad name, environment, scope
+// list or expiry, EFORBIDDEN when the user's role rules out a scope, and ENOTFOUND for
+// an unknown organisation or a user who is not a member.
+func (db *DB) CreateKey(ctx context.Context, in KeyInput) (Key, string, error) {
+	scopes, fields := validateKeyInput(&in)
+	if len(fields) > 0 {
+		return Key{}, "", Invalid(fields...)
+	}
+	secret := newKeySecret(in.Environment)
+	hash := HashKeySecret(secret)
+	now := db.Now()
+	k := Key{
+		ID: NewV4(), OrgID: in.OrgID, UserID: in.UserID, Name: strings.TrimSpace(in.Name),
+		Environment: in.Environment, Scopes: scopes, Hint: keyHint(secret), Hash: hash[:], CreatedAt: now,
+	}
+	if in.ExpiresDays > 0 {
+		exp := now.AddDate(0, 0, in.ExpiresDays)
+		k.ExpiresAt = &exp
+	}
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		if _, err := orgByID(tx, in.OrgID); err != nil {
+			return err
+		}
+		m, err := memberFor(tx, in.OrgID, in.UserID)
+		if err != nil {
+			return err
+		}
+		k.UserID = m.UserID
+		if m.Role == RoleMember {
+			for _, s := range scopes {
+				if s == ScopeStudiesGoLive || s == ScopeExportRead {
+					return Errorf(EFORBIDDEN, "role_forbids_scope", "A member cannot hold "+s+".")
+				}
+			}
+		}
+		if err := putJSON(tx.Bucket(bucketKeys), k.ID[:], k); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketKeyHashes).Put(hash[:], k.ID[:])
+	})
+	if err != nil {
+		return Key{}, "", err
+	}
+	return k, secret, nil
+}
+
+func validateKeyInput(in *KeyInput) ([]string, []FieldError) {
+	var fields []FieldError
+	name := strings.TrimSpace(in.Name)
+	if name == "" || len([]rune(name)) > 100 {
+		fields = append(fields, FieldError{Loc: []any{"name"}, Msg: "Key name must be 1 to 100 characters.", Type: "string_length"})
+	}
+	if !in.Environment.Valid() {
+		fields = append(fields, FieldError{Loc: []any{"environment"}, Msg: "Environment must be 'test' or 'live'.", Type: "enum"})
+	}
+	if in.ExpiresDays != 0 && !slices.Contains(KeyExpiryDays, in.ExpiresDays) {
+		fields = append(fields, FieldError{Loc: []any{"expires_days"}, Msg: "Expiry must be 30, 90, 180 or 365 days, or none.", Type: "enum"})
+	}
+	seen := map[string]bool{}
+	var scopes []string
+	for _, s := range in.Scopes {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(AllScopes, s) {
+			fields = append(fields, FieldError{Loc: []any{"scopes"}, Msg: "Unknown scope; expected one of " + strings.Join(AllScopes, ", ") + ".", Type: "enum"})
+			continue
+		}
+		if !seen[s] {
+			seen[s] = true
+			scopes = append(scopes, s)
+		}
+	}
+	if len(in.Scopes) == 0 {
+		fields = append(fields, FieldError{Loc: []any{"scopes"}, Msg: "A key needs at least one scope.", Type: "too_short"})
+	}
+	sort.Strings(scopes)
+	return scopes, fields
+}
+
+func memberFor(tx *bolt.Tx, org, user ID) (Membership, error) {
+	b := tx.Bucket(bucketMembers)
+	if user.IsZero() { // the organisation's owner
+		c := b.Cursor()
+		for k, v := c.Seek(org[:]); k != nil && string(k[:16]) == string(org[:]); k, v = c.Next() {
+			var m Membership
+			if err := jsonUnmarshal(v, &m); err != nil {
+				return Membership{}, err
+			}
+			if m.Role == RoleOwner {
+				return m, nil
+			}
+		}
+		return Membership{}, notFound("Owner")
+	}
+	var m Membership
+	ok, err := getJSON(b, append(org[:], user[:]...), &m)
+	if err != nil {
+		return Membership{}, err
+	}
+	if !ok {
+		return Membership{}, notFound("Membership")
+	}
+	return m, nil
+}
+
+// Authenticate resolves a presented API key secret. It returns EUNAUTHORIZED for a
+// malformed, unknown, revoked or expired key (one answer for all, so a caller learns
+// nothing about which).
+func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, error) {
+	env, ok := ParseKeySecret(secret)
+	if !ok {
+		return Credential{}, errBadKey
+	}
+	hash := HashKeySecret(secret)
+	var cred Credential
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		id := tx.Bucket(bucketKeyHashes).Get(hash[:])
+		if id == nil {
+			return errBadKey
+		}
+		var k Key
+		if ok, err := getJSON(tx.Bucket(bucketKeys), id, &k); err != nil || !ok {
+			return errBadKey
+		}
+		if subtle.ConstantTimeCompare(k.Hash, hash[:]) != 1 || k.Environment != env || k.RevokedAt != nil {
+			return errBadKey
+		}
+		if k.ExpiresAt != nil && !db.Now().Before(*k.ExpiresAt) {
+			return errBadKey
+		}
+		org, err := orgByID(tx, k.OrgID)
+		if err != nil {
+			return errBadKey
+		}
+		cred = Credential{Key: k, Org: org}
+		return nil
+	})
+	return cred, err
+}
+
+var errBadKey = Errorf(EUNAUTHORIZED, "invalid_token", "The API key is missing, invalid, expired or revoked.")
+
+// FindKeys returns the organisation's keys, oldest first. ENOTFOUND for an unknown org.
+func (db *DB) FindKeys(ctx context.Context, org ID) ([]Key, error) {
+	var keys []Key
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		if _, err := orgByID(tx, org); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketKeys).ForEach(func(_, v []byte) error {
+			var k Key
+			if err := jsonUnmarshal(v, &k); err != nil {
+				return err
+			}
+			if k.OrgID == org {
+				keys = append(keys, k)
+			}
+			return nil
+		})
+	})
+	sort.Slice(keys, func(i, j int) bool { return keys[i].CreatedAt.Before(keys[j].CreatedAt) })
+	return keys, err
+}
+
+// RevokeKey revokes a key at once; later requests with its secret get 401. Revoking an
+// already revoked key is a no-op. ENOTFOUND for an unknown key.
+func (db *DB) RevokeKey(ctx context.Context, id ID) (Key, error) {
+	var k Key
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		ok, err := getJSON(tx.Bucket(bucketKeys), id[:], &k)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("Key")
+		}
+		if k.RevokedAt != nil {
+			return nil
+		}
+		now := db.Now()
+		k.RevokedAt = &now
+		if err := tx.Bucket(bucketKeyHashes).Delete(k.Hash); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(bucketKeys), k.ID[:], k)
+	})
+	return k, err
+}

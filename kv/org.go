@@ -1,0 +1,164 @@
+package kv
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Role is a member's role in an organisation.
+type Role string
+
+const (
+	RoleOwner  Role = "owner"
+	RoleAdmin  Role = "admin"
+	RoleMember Role = "member"
+)
+
+// Org is an organisation: the tenant every key, study and interview belongs to.
+type Org struct {
+	ID         ID        `json:"id"`
+	Name       string    `json:"name"`
+	Credits    int       `json:"credits"`
+	RequireMFA bool      `json:"require_mfa"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// User is a person who signs in to the web app.
+type User struct {
+	ID        ID        `json:"id"`
+	Email     string    `json:"email"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Membership ties a user to an organisation with a role.
+type Membership struct {
+	OrgID  ID   `json:"org_id"`
+	UserID ID   `json:"user_id"`
+	Role   Role `json:"role"`
+}
+
+// OrgInput creates an organisation with its owner.
+type OrgInput struct {
+	Name    string
+	Email   string
+	Credits int
+}
+
+// CreateOrg creates an organisation and makes the user with Email (created if new) its
+// owner. It returns EINVALID for an empty name, a malformed email or negative credits.
+func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
+	name := strings.TrimSpace(in.Name)
+	email := strings.ToLower(strings.TrimSpace(in.Email))
+	var fields []FieldError
+	if name == "" || len([]rune(name)) > 200 {
+		fields = append(fields, FieldError{Loc: []any{"org"}, Msg: "Organisation name must be 1 to 200 characters.", Type: "string_length"})
+	}
+	if !validEmail(email) {
+		fields = append(fields, FieldError{Loc: []any{"email"}, Msg: "Email must be an address like name@example.com.", Type: "email"})
+	}
+	if in.Credits < 0 {
+		fields = append(fields, FieldError{Loc: []any{"credits"}, Msg: "Credits cannot be negative.", Type: "greater_than_equal"})
+	}
+	if len(fields) > 0 {
+		return Org{}, User{}, Invalid(fields...)
+	}
+	now := db.Now()
+	org := Org{ID: db.NewID(), Name: name, Credits: in.Credits, CreatedAt: now}
+	var user User
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		var err error
+		user, err = userByEmail(tx, email)
+		if err != nil {
+			user = User{ID: db.NewID(), Email: email, CreatedAt: now}
+			if err := putJSON(tx.Bucket(bucketUsers), user.ID[:], user); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketUserEmails).Put([]byte(email), user.ID[:]); err != nil {
+				return err
+			}
+		}
+		if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
+			return err
+		}
+		m := Membership{OrgID: org.ID, UserID: user.ID, Role: RoleOwner}
+		return putJSON(tx.Bucket(bucketMembers), append(org.ID[:], user.ID[:]...), m)
+	})
+	return org, user, err
+}
+
+func validEmail(s string) bool {
+	at := strings.LastIndexByte(s, '@')
+	return at > 0 && at < len(s)-3 && strings.Contains(s[at:], ".") && len(s) <= 254 &&
+		!strings.ContainsAny(s, " \t\r\n<>,;\"")
+}
+
+func userByEmail(tx *bolt.Tx, email string) (User, error) {
+	raw := tx.Bucket(bucketUserEmails).Get([]byte(email))
+	if raw == nil {
+		return User{}, notFound("User")
+	}
+	var u User
+	if ok, err := getJSON(tx.Bucket(bucketUsers), raw, &u); !ok || err != nil {
+		return User{}, notFound("User")
+	}
+	return u, nil
+}
+
+// FindOrgByID returns the organisation, or ENOTFOUND.
+func (db *DB) FindOrgByID(ctx context.Context, id ID) (Org, error) {
+	var org Org
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		org, err = orgByID(tx, id)
+		return err
+	})
+	return org, err
+}
+
+func orgByID(tx *bolt.Tx, id ID) (Org, error) {
+	var org Org
+	ok, err := getJSON(tx.Bucket(bucketOrgs), id[:], &org)
+	if err != nil {
+		return Org{}, err
+	}
+	if !ok {
+		return Org{}, notFound("Organisation")
+	}
+	return org, nil
+}
+
+// FindMembership returns the user's membership of the organisation, or ENOTFOUND.
+func (db *DB) FindMembership(ctx context.Context, org, user ID) (Membership, error) {
+	var m Membership
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		ok, err := getJSON(tx.Bucket(bucketMembers), append(org[:], user[:]...), &m)
+		if err == nil && !ok {
+			err = notFound("Membership")
+		}
+		return err
+	})
+	return m, err
+}
+
+// AddCredits adds amount (which may be negative, but never below zero in total) to the
+// organisation's credits and returns the new balance. ENOTFOUND for an unknown org;
+// EINVALID when the balance would go negative.
+func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
+	var balance int
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		org, err := orgByID(tx, id)
+		if err != nil {
+			return err
+		}
+		if org.Credits+amount < 0 {
+			return Invalid(FieldError{Loc: []any{"amount"}, Msg: "Credits cannot go below zero.", Type: "greater_than_equal"})
+		}
+		org.Credits += amount
+		balance = org.Credits
+		return putJSON(tx.Bucket(bucketOrgs), org.ID[:], org)
+	})
+	return balance, err
+}

@@ -1,0 +1,175 @@
+package kv
+
+import (
+	"context"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Mode is a study's lifecycle value. Only test and live are product modes; paused and
+// closed are technical collection states.
+type Mode string
+
+const (
+	ModeTest   Mode = "test"
+	ModeLive   Mode = "live"
+	ModePaused Mode = "paused"
+	ModeClosed Mode = "closed"
+)
+
+// Valid reports whether m is one of the four modes.
+func (m Mode) Valid() bool {
+	return m == ModeTest || m == ModeLive || m == ModePaused || m == ModeClosed
+}
+
+// UntitledStudy is a study's name while its brief has no title.
+const UntitledStudy = "Untitled study"
+
+// Study is a research study in one partition. Brief is the current design version.
+type Study struct {
+	ID         ID          `json:"id"`
+	OrgID      ID          `json:"org_id"`
+	Env        Environment `json:"env"`
+	Name       string      `json:"name"`
+	Mode       Mode        `json:"mode"`
+	LaunchedAt *time.Time  `json:"launched_at"`
+	CreatedAt  time.Time   `json:"created_at"`
+	UpdatedAt  time.Time   `json:"updated_at"`
+	Version    int         `json:"version"`
+	ThreadID   ID          `json:"thread_id"`
+	LinkToken  string      `json:"link_token"`
+	Brief      *Brief      `json:"brief"`
+}
+
+// Partition returns the study's (organisation, environment).
+func (s Study) Partition() Partition { return Partition{Org: s.OrgID, Env: s.Env} }
+
+// BriefVersion is one saved design version of a study.
+type BriefVersion struct {
+	StudyID   ID        `json:"study_id"`
+	Version   int       `json:"version"`
+	Guidance  string    `json:"guidance"`
+	Brief     Brief     `json:"brief"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// StudyInput creates a study from its first authored brief.
+type StudyInput struct {
+	Partition Partition
+	Brief     Brief
+	Guidance  string
+	ThreadID  ID // zero: a new thread
+}
+
+// CreateStudy saves a new study in test mode with design version 1 and its plain
+// invite link, in one transaction. ENOTFOUND for an unknown organisation.
+func (db *DB) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
+	var s Study
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		var err error
+		s, err = db.createStudy(tx, in)
+		return err
+	})
+	return s, err
+}
+
+func (db *DB) createStudy(tx *bolt.Tx, in StudyInput) (Study, error) {
+	if _, err := orgByID(tx, in.Partition.Org); err != nil {
+		return Study{}, err
+	}
+	now := db.Now()
+	brief := in.Brief.Normalised()
+	s := Study{
+		ID: db.NewID(), OrgID: in.Partition.Org, Env: in.Partition.Env, Mode: ModeTest,
+		CreatedAt: now, UpdatedAt: now, Version: 1, ThreadID: in.ThreadID, Brief: &brief,
+	}
+	if s.ThreadID.IsZero() {
+		s.ThreadID = NewV4()
+	}
+	s.Name = studyName(brief)
+	link, err := db.createLink(tx, Link{OrgID: s.OrgID, Env: s.Env, StudyID: s.ID, Plain: true})
+	if err != nil {
+		return Study{}, err
+	}
+	s.LinkToken = link.Token
+	if err := putJSON(tx.Bucket(bucketStudies), in.Partition.key(s.ID), s); err != nil {
+		return Study{}, err
+	}
+	v := BriefVersion{StudyID: s.ID, Version: 1, Guidance: in.Guidance, Brief: brief, CreatedAt: now}
+	return s, putJSON(tx.Bucket(bucketBriefs), briefKey(in.Partition, s.ID, 1), v)
+}
+
+func studyName(b Brief) string {
+	if b.Title != nil && *b.Title != "" {
+		return *b.Title
+	}
+	return UntitledStudy
+}
+
+func briefKey(p Partition, study ID, version int) []byte {
+	k := p.key(study)
+	return append(k, byte(version>>24), byte(version>>16), byte(version>>8), byte(version))
+}
+
+// FindStudyByID returns the study in partition p. A study of another organisation or
+// environment is ENOTFOUND, exactly like a missing one.
+func (db *DB) FindStudyByID(ctx context.Context, p Partition, id ID) (Study, error) {
+	var s Study
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		s, err = studyByID(tx, p, id)
+		return err
+	})
+	return s, err
+}
+
+func studyByID(tx *bolt.Tx, p Partition, id ID) (Study, error) {
+	var s Study
+	ok, err := getJSON(tx.Bucket(bucketStudies), p.key(id), &s)
+	if err != nil {
+		return Study{}, err
+	}
+	if !ok {
+		return Study{}, notFound("Study")
+	}
+	return s, nil
+}
+
+// StudyFilter selects a page of a partition's studies, newest created first.
+type StudyFilter struct {
+	Partition Partition
+	Limit     int
+	Cursor    string
+}
+
+// FindStudies returns one page of studies. EINVALID for a malformed cursor.
+func (db *DB) FindStudies(ctx context.Context, f StudyFilter) (Page[Study], error) {
+	var after *ID
+	if f.Cursor != "" {
+		id, err := DecodeCursor(CursorStudies, f.Cursor)
+		if err != nil {
+			return Page[Study]{}, err
+		}
+		after = &id
+	}
+	page := Page[Study]{Items: make([]Study, 0, min(f.Limit+1, 201))}
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		more, last, err := pageNewest(tx.Bucket(bucketStudies), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
+			var s Study
+			if err := jsonUnmarshal(v, &s); err != nil {
+				return false, err
+			}
+			page.Items = append(page.Items, s)
+			return true, nil
+		})
+		if more {
+			page.Next = EncodeCursor(CursorStudies, last)
+		}
+		return err
+	})
+	if len(page.Items) > f.Limit {
+		page.Items = page.Items[:f.Limit]
+	}
+	return page, err
+}

@@ -1,0 +1,389 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+
+	"interviewd/kv"
+)
+
+// Where an input field comes from on REST. MCP and A2A take every field from one JSON
+// arguments object, but report the same loc so both surfaces refuse alike.
+type fieldSource int
+
+const (
+	srcBody fieldSource = iota
+	srcPath
+	srcQuery
+)
+
+func (s fieldSource) String() string {
+	switch s {
+	case srcPath:
+		return "path"
+	case srcQuery:
+		return "query"
+	}
+	return "body"
+}
+
+// fieldPlan is what reflection learned about one input field, once, at start-up.
+// Struct tags: path:"x" / query:"x" (else a JSON body field named by its json tag),
+// required:"true", enum:"a,b", min:"1", max:"200", maxLength:"2000", doc:"...".
+type fieldPlan struct {
+	index    int
+	name     string
+	src      fieldSource
+	typ      reflect.Type
+	required bool
+	enum     []string
+	min, max *int
+	maxLen   int
+	doc      string
+}
+
+type inputPlan struct {
+	fields  []fieldPlan
+	hasBody bool
+}
+
+var idType = reflect.TypeFor[kv.ID]()
+
+func planInput(t reflect.Type) *inputPlan {
+	p := &inputPlan{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		fp := fieldPlan{index: i, typ: f.Type, doc: f.Tag.Get("doc")}
+		switch {
+		case f.Tag.Get("path") != "":
+			fp.src, fp.name = srcPath, f.Tag.Get("path")
+		case f.Tag.Get("query") != "":
+			fp.src, fp.name = srcQuery, f.Tag.Get("query")
+		default:
+			fp.src, fp.name = srcBody, strings.Split(f.Tag.Get("json"), ",")[0]
+			p.hasBody = true
+		}
+		if fp.name == "" || fp.name == "-" {
+			panic(fmt.Sprintf("input %s field %s has no wire name", t, f.Name))
+		}
+		fp.required = f.Tag.Get("required") == "true" || fp.src == srcPath
+		if e := f.Tag.Get("enum"); e != "" {
+			fp.enum = strings.Split(e, ",")
+		}
+		fp.min = intTag(f.Tag.Get("min"))
+		fp.max = intTag(f.Tag.Get("max"))
+		if m := intTag(f.Tag.Get("maxLength")); m != nil {
+			fp.maxLen = *m
+		}
+		p.fields = append(p.fields, fp)
+	}
+	return p
+}
+
+func intTag(s string) *int {
+	if s == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic("bad int tag " + s)
+	}
+	return &n
+}
+
+func (fp *fieldPlan) loc(rest ...any) []any {
+	return append([]any{fp.src.String(), fp.name}, rest...)
+}
+
+// setString sets a path or query field from its raw text.
+func (fp *fieldPlan) setString(v reflect.Value, raw string) *kv.FieldError {
+	t := fp.typ
+	if t.Kind() == reflect.Pointer {
+		ptr := reflect.New(t.Elem())
+		if fe := (&fieldPlan{name: fp.name, src: fp.src, typ: t.Elem()}).setString(ptr.Elem(), raw); fe != nil {
+			return fe
+		}
+		v.Set(ptr)
+		return nil
+	}
+	switch {
+	case t == idType:
+		id, ok := kv.ParseID(raw)
+		if !ok {
+			return &kv.FieldError{Loc: fp.loc(), Msg: "Input should be a valid UUID.", Type: "uuid_parsing"}
+		}
+		v.Set(reflect.ValueOf(id))
+	case t.Kind() == reflect.String:
+		v.SetString(raw)
+	case t.Kind() == reflect.Int:
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			return &kv.FieldError{Loc: fp.loc(), Msg: "Input should be a valid integer.", Type: "int_parsing"}
+		}
+		v.SetInt(int64(n))
+	case t.Kind() == reflect.Bool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return &kv.FieldError{Loc: fp.loc(), Msg: "Input should be a valid boolean.", Type: "bool_parsing"}
+		}
+		v.SetBool(b)
+	default:
+		panic("unsupported path/query field type " + t.String())
+	}
+	return nil
+}
+
+// setJSON sets a field from its raw JSON value.
+func (fp *fieldPlan) setJSON(v reflect.Value, raw json.RawMessage) []kv.FieldError {
+	return decodeJSONValue(v, fp.typ, raw, fp.loc())
+}
+
+func decodeJSONValue(v reflect.Value, t reflect.Type, raw json.RawMessage, loc []any) []kv.FieldError {
+	raw = bytes.TrimSpace(raw)
+	isNull := bytes.Equal(raw, []byte("null"))
+	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		if isNull {
+			v.Set(reflect.Zero(t))
+			return nil
+		}
+	}
+	one := func(typ, msg string) []kv.FieldError {
+		return []kv.FieldError{{Loc: loc, Msg: msg, Type: typ}}
+	}
+	switch {
+	case t.Kind() == reflect.Pointer:
+		ptr := reflect.New(t.Elem())
+		if errs := decodeJSONValue(ptr.Elem(), t.Elem(), raw, loc); errs != nil {
+			return errs
+		}
+		v.Set(ptr)
+	case t == idType:
+		var s string
+		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+			return one("string_type", "Input should be a valid string.")
+		}
+		id, ok := kv.ParseID(s)
+		if !ok {
+			return one("uuid_parsing", "Input should be a valid UUID.")
+		}
+		v.Set(reflect.ValueOf(id))
+	case t.Kind() == reflect.String:
+		var s string
+		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+			return one("string_type", "Input should be a valid string.")
+		}
+		v.SetString(s)
+	case t.Kind() == reflect.Int:
+		var n int64
+		if len(raw) == 0 || !(raw[0] == '-' || ('0' <= raw[0] && raw[0] <= '9')) || bytes.ContainsAny(raw, ".eE") || json.Unmarshal(raw, &n) != nil {
+			return one("int_type", "Input should be a valid integer.")
+		}
+		v.SetInt(n)
+	case t.Kind() == reflect.Bool:
+		var b bool
+		if json.Unmarshal(raw, &b) != nil || isNull {
+			return one("bool_type", "Input should be a valid boolean.")
+		}
+		v.SetBool(b)
+	case t.Kind() == reflect.Slice:
+		var items []json.RawMessage
+		if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+			return one("list_type", "Input should be a valid list.")
+		}
+		s := reflect.MakeSlice(t, len(items), len(items))
+		var errs []kv.FieldError
+		for i, item := range items {
+			errs = append(errs, decodeJSONValue(s.Index(i), t.Elem(), item, append(append([]any(nil), loc...), i))...)
+		}
+		if errs != nil {
+			return errs
+		}
+		v.Set(s)
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
+		var obj map[string]json.RawMessage
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+			return one("dict_type", "Input should be a valid dictionary.")
+		}
+		m := reflect.MakeMapWithSize(t, len(obj))
+		var errs []kv.FieldError
+		for _, k := range sortedKeys(obj) {
+			ev := reflect.New(t.Elem()).Elem()
+			if e := decodeJSONValue(ev, t.Elem(), obj[k], append(append([]any(nil), loc...), k)); e != nil {
+				errs = append(errs, e...)
+				continue
+			}
+			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
+		}
+		if errs != nil {
+			return errs
+		}
+		v.Set(m)
+	default:
+		panic("unsupported JSON field type " + t.String())
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// check applies the declarative constraints (enum, min, max, maxLength) to a set value.
+func (fp *fieldPlan) check(v reflect.Value) *kv.FieldError {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.String:
+		s := v.String()
+		if fp.enum != nil && !(s == "" && !fp.required) && !contains(fp.enum, s) {
+			return &kv.FieldError{Loc: fp.loc(), Msg: "Input should be " + quoteList(fp.enum) + ".", Type: "enum",
+				Ctx: map[string]any{"expected": quoteList(fp.enum)}}
+		}
+		if fp.maxLen > 0 && utf8.RuneCountInString(s) > fp.maxLen {
+			return &kv.FieldError{Loc: fp.loc(), Msg: fmt.Sprintf("String should have at most %d characters.", fp.maxLen), Type: "string_too_long",
+				Ctx: map[string]any{"max_length": fp.maxLen}}
+		}
+	case reflect.Int:
+		n := int(v.Int())
+		if fp.min != nil && n < *fp.min {
+			return &kv.FieldError{Loc: fp.loc(), Msg: fmt.Sprintf("Input should be greater than or equal to %d.", *fp.min), Type: "greater_than_equal",
+				Ctx: map[string]any{"ge": *fp.min}}
+		}
+		if fp.max != nil && n > *fp.max {
+			return &kv.FieldError{Loc: fp.loc(), Msg: fmt.Sprintf("Input should be less than or equal to %d.", *fp.max), Type: "less_than_equal",
+				Ctx: map[string]any{"le": *fp.max}}
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = "'" + s + "'"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+func missing(loc []any) kv.FieldError {
+	return kv.FieldError{Loc: loc, Msg: "Field required.", Type: "missing"}
+}
+
+// validator is implemented by inputs with rules beyond the declarative tags.
+type validator interface {
+	validate() []kv.FieldError
+}
+
+// finish runs the declarative checks and the input's own validate, and returns every
+// failure as one EINVALID error.
+func (p *inputPlan) finish(in any, errs []kv.FieldError) error {
+	v := reflect.ValueOf(in).Elem()
+	for i := range p.fields {
+		fp := &p.fields[i]
+		if fe := fp.check(v.Field(fp.index)); fe != nil {
+			errs = append(errs, *fe)
+		}
+	}
+	if len(errs) == 0 {
+		if val, ok := in.(validator); ok {
+			errs = val.validate()
+		}
+	}
+	if len(errs) > 0 {
+		return kv.Invalid(errs...)
+	}
+	return nil
+}
+
+// bindArgs fills in (a *In) from one JSON object holding every field by name: the MCP
+// and A2A form. Unknown names are refused like unknown body fields.
+func (p *inputPlan) bindArgs(in any, args json.RawMessage) error {
+	obj, errs := decodeObject(args, true)
+	if errs != nil {
+		return kv.Invalid(errs...)
+	}
+	v := reflect.ValueOf(in).Elem()
+	known := make(map[string]bool, len(p.fields))
+	for i := range p.fields {
+		fp := &p.fields[i]
+		known[fp.name] = true
+		raw, ok := obj[fp.name]
+		if !ok {
+			if fp.required {
+				errs = append(errs, missing(fp.loc()))
+			}
+			continue
+		}
+		if fp.src != srcBody && fp.typ.Kind() != reflect.Pointer && bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			errs = append(errs, missing(fp.loc()))
+			continue
+		}
+		errs = append(errs, fp.setJSON(v.Field(fp.index), raw)...)
+	}
+	errs = append(errs, extraFields(obj, known, "body")...)
+	return p.finish(in, errs)
+}
+
+// decodeObject parses a JSON object into raw members. Empty input is an empty object
+// when emptyOK, else a missing body.
+func decodeObject(raw []byte, emptyOK bool) (map[string]json.RawMessage, []kv.FieldError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		if emptyOK {
+			return map[string]json.RawMessage{}, nil
+		}
+		return nil, []kv.FieldError{missing([]any{"body"})}
+	}
+	if raw[0] != '{' {
+		if !json.Valid(raw) {
+			return nil, []kv.FieldError{{Loc: []any{"body"}, Msg: "Body is not valid JSON.", Type: "json_invalid"}}
+		}
+		return nil, []kv.FieldError{{Loc: []any{"body"}, Msg: "Input should be a JSON object.", Type: "model_attributes_type"}}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, []kv.FieldError{{Loc: []any{"body"}, Msg: "Body is not valid JSON.", Type: "json_invalid"}}
+	}
+	if obj == nil {
+		obj = map[string]json.RawMessage{}
+	}
+	return obj, nil
+}
+
+func extraFields(obj map[string]json.RawMessage, known map[string]bool, src string) []kv.FieldError {
+	var errs []kv.FieldError
+	for _, k := range sortedKeys(obj) {
+		if !known[k] {
+			errs = append(errs, kv.FieldError{Loc: []any{src, k}, Msg: "Extra inputs are not permitted.", Type: "extra_forbidden"})
+		}
+	}
+	return errs
+}

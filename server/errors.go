@@ -1,0 +1,120 @@
+package server
+
+import (
+	"errors"
+	"strconv"
+
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
+)
+
+// apiError is an error on its way to the wire. Every surface maps it with its own
+// writer: REST JSON here, JSON-RPC for MCP and A2A, HTML for pages.
+type apiError struct {
+	Status     int
+	Code       string
+	Detail     string
+	Fields     []kv.FieldError // 422 only
+	RetryAfter int             // 429: seconds
+	Scope      string          // 403 insufficient_scope: the missing scope
+	TokenSent  bool            // 401: a token was presented (adds error="invalid_token")
+	cause      error           // internal errors: logged, never sent
+}
+
+func (e *apiError) Error() string {
+	if e.cause != nil {
+		return e.cause.Error()
+	}
+	return e.Detail
+}
+
+var errInternal = "Internal error."
+
+// toAPIError maps any error to its wire form. Coded kv errors keep their meaning;
+// anything uncoded becomes a 500 whose cause is only logged.
+func toAPIError(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var ke *kv.Error
+	if !errors.As(err, &ke) {
+		return &apiError{Status: 500, Code: "internal_error", Detail: errInternal, cause: err}
+	}
+	reason := ke.Reason
+	switch ke.Code {
+	case kv.ENOTFOUND:
+		return &apiError{Status: 404, Code: orDefault(reason, "not_found"), Detail: ke.Message}
+	case kv.EINVALID:
+		fields := ke.Fields
+		if len(fields) == 0 {
+			fields = []kv.FieldError{{Loc: []any{"body"}, Msg: ke.Message, Type: orDefault(reason, "value_error")}}
+		}
+		return &apiError{Status: 422, Code: "validation_error", Detail: ke.Message, Fields: fields}
+	case kv.ECONFLICT:
+		return &apiError{Status: 409, Code: orDefault(reason, "conflict"), Detail: ke.Message}
+	case kv.EFORBIDDEN:
+		return &apiError{Status: 403, Code: orDefault(reason, "forbidden"), Detail: ke.Message}
+	case kv.EUNAUTHORIZED:
+		return &apiError{Status: 401, Code: orDefault(reason, "invalid_token"), Detail: ke.Message}
+	case kv.ELIMIT:
+		return &apiError{Status: 429, Code: orDefault(reason, "rate_limited"), Detail: ke.Message, RetryAfter: 1}
+	case kv.ELOCKED:
+		return &apiError{Status: 503, Code: "unavailable", Detail: ke.Message}
+	}
+	return &apiError{Status: 500, Code: "internal_error", Detail: errInternal, cause: err}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// errorBody is every non-422 error: {"detail": "...", "code": "..."}.
+type errorBody struct {
+	Detail string `json:"detail"`
+	Code   string `json:"code"`
+}
+
+// validationBody is the 422 shape: {"detail": [items]}.
+type validationBody struct {
+	Detail []kv.FieldError `json:"detail"`
+}
+
+// writeRESTError writes err in the REST shape with its status and headers. resource
+// names the surface whose protected-resource metadata a 401 points at.
+func (s *Server) writeRESTError(c *fasthttp.RequestCtx, err error, resource string) {
+	ae := toAPIError(err)
+	if ae.Status >= 500 {
+		info := infoOf(c)
+		info.err = ae.Error()
+	}
+	h := &c.Response.Header
+	switch ae.Status {
+	case 401:
+		v := `Bearer resource_metadata="` + s.baseURL + `/.well-known/oauth-protected-resource` + resource + `"`
+		if ae.TokenSent {
+			v += `, error="invalid_token"`
+		}
+		h.Set("WWW-Authenticate", v)
+	case 403:
+		if ae.Code == "insufficient_scope" {
+			h.Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+ae.Scope+`"`)
+		}
+	case 429:
+		h.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
+	}
+	var body []byte
+	if ae.Status == 422 {
+		body, _ = json.MarshalNoEscape(validationBody{Detail: ae.Fields})
+	} else {
+		body, _ = json.MarshalNoEscape(errorBody{Detail: ae.Detail, Code: ae.Code})
+	}
+	c.SetStatusCode(ae.Status)
+	c.SetContentType("application/json")
+	c.SetBody(body)
+}

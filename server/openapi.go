@@ -1,0 +1,116 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/fasthttp/router"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+)
+
+// OpenAPIVersion is the research API's info.version.
+const OpenAPIVersion = "1.0.0"
+
+func (s *Server) routeDocs(r *router.Router) {
+	doc := s.openAPIDocument()
+	raw, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	r.GET("/v1/api/openapi.json", func(c *fasthttp.RequestCtx) {
+		infoOf(c).route = "/v1/api/openapi.json"
+		c.SetContentType("application/json")
+		c.SetBody(raw)
+	})
+}
+
+// openAPIDocument generates the research API's OpenAPI 3.1 document from the
+// operations table: one path item per operation.
+func (s *Server) openAPIDocument() schema {
+	paths := schema{}
+	for _, o := range s.ops {
+		item, _ := paths[o.Path].(schema)
+		if item == nil {
+			item = schema{}
+			paths[o.Path] = item
+		}
+		item[strings.ToLower(o.Method)] = s.openAPIOperation(o)
+	}
+	return schema{
+		"openapi": "3.1.0",
+		"info": schema{
+			"title":       "interviewd research API",
+			"version":     OpenAPIVersion,
+			"description": "AI-moderated research interviews: studies, links, interviews and exports.",
+		},
+		"servers":  []any{schema{"url": s.baseURL}},
+		"security": []any{schema{"bearerAuth": []any{}}},
+		"paths":    paths,
+		"components": schema{
+			"securitySchemes": schema{"bearerAuth": schema{"type": "http", "scheme": "bearer",
+				"description": "An API key (jsk_live_… or jsk_test_…) or an OAuth access token (svca_…)."}},
+			"schemas": schema{
+				"Error": schema{"type": "object", "required": []any{"detail", "code"}, "additionalProperties": false,
+					"properties": schema{"detail": schema{"type": "string"}, "code": schema{"type": "string"}}},
+				"ValidationError": schema{"type": "object", "required": []any{"detail"}, "additionalProperties": false,
+					"properties": schema{"detail": schema{"type": "array", "items": schema{
+						"type": "object", "required": []any{"loc", "msg", "type"},
+						"properties": schema{
+							"loc":  schema{"type": "array", "items": schema{"type": []any{"string", "integer"}}},
+							"msg":  schema{"type": "string"},
+							"type": schema{"type": "string"},
+							"ctx":  schema{"type": "object"},
+						}}}}},
+			},
+		},
+	}
+}
+
+func (s *Server) openAPIOperation(o *Operation) schema {
+	var params []any
+	for i := range o.plan.fields {
+		fp := &o.plan.fields[i]
+		if fp.src == srcBody {
+			continue
+		}
+		params = append(params, schema{"name": fp.name, "in": fp.src.String(), "required": fp.required,
+			"schema": inputFieldSchema(fp)})
+	}
+	if o.Idempotent {
+		params = append(params, schema{"name": "Idempotency-Key", "in": "header", "required": false,
+			"schema": schema{"type": "string", "minLength": 1, "maxLength": 255}})
+	}
+	success := schema{"description": o.Summary, "content": schema{"application/json": schema{"schema": o.restResponseSchema()}}}
+	if o.out.Implements(listResultType) {
+		success["headers"] = schema{"X-Next-Cursor": schema{"description": "Cursor of the next page; absent on the last page.",
+			"schema": schema{"type": "string"}}}
+	}
+	errRef := func(desc string) schema {
+		return schema{"description": desc, "content": schema{"application/json": schema{"schema": schema{"$ref": "#/components/schemas/Error"}}}}
+	}
+	responses := schema{
+		strconv.Itoa(o.Status): success,
+		"401":                  errRef("Missing, invalid, expired or revoked credential."),
+		"403":                  errRef("The credential lacks the required scope."),
+		"422": schema{"description": "Validation failure.", "content": schema{"application/json": schema{
+			"schema": schema{"$ref": "#/components/schemas/ValidationError"}}}},
+		"429": errRef("Rate limit exceeded; see Retry-After."),
+	}
+	if strings.Contains(o.Path, "{") {
+		responses["404"] = errRef("Not found in the caller's organisation and environment.")
+	}
+	out := schema{
+		"operationId":      o.Name,
+		"summary":          o.Summary,
+		"x-required-scope": o.Scope,
+		"responses":        responses,
+	}
+	if params != nil {
+		out["parameters"] = params
+	}
+	if o.plan.hasBody {
+		out["requestBody"] = schema{"required": true, "content": schema{"application/json": schema{"schema": o.plan.inputSchema(srcBody)}}}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"context"
+	"reflect"
+	"strings"
+)
+
+// Operation is one research operation, written once and bound to every surface: REST
+// routes, MCP tools, A2A skills and the OpenAPI document all come from the table, so a
+// rule (scope, validation, limit) cannot differ between surfaces.
+type Operation struct {
+	Name       string // tool and skill name, e.g. "get_study"
+	Summary    string
+	Method     string // REST method
+	Path       string // REST path template, e.g. "/v1/api/studies/{study_id}:refine"
+	Scope      string // required scope; "" means any valid credential
+	Write      bool   // counts against write rate limits
+	Status     int    // REST success status
+	Idempotent bool   // accepts Idempotency-Key
+	// ScopeFor, when set, names the scope a particular input needs instead of Scope
+	// (setting mode to live needs studies:golive).
+	ScopeFor func(in any) string
+
+	in   reflect.Type
+	out  reflect.Type
+	plan *inputPlan
+	call func(ctx context.Context, p *Principal, in any) (any, error)
+}
+
+// op binds a typed operation function into an Operation.
+func op[In, Out any](o Operation, fn func(ctx context.Context, p *Principal, in *In) (Out, error)) *Operation {
+	o.in = reflect.TypeFor[In]()
+	o.out = reflect.TypeFor[Out]()
+	o.plan = planInput(o.in)
+	o.call = func(ctx context.Context, p *Principal, in any) (any, error) {
+		return fn(ctx, p, in.(*In))
+	}
+	if o.Status == 0 {
+		o.Status = 200
+	}
+	return &o
+}
+
+// requiredScope returns the scope the input needs.
+func (o *Operation) requiredScope(in any) string {
+	if o.ScopeFor != nil {
+		if s := o.ScopeFor(in); s != "" {
+			return s
+		}
+	}
+	return o.Scope
+}
+
+// newInput returns a fresh *In.
+func (o *Operation) newInput() any { return reflect.New(o.in).Interface() }
+
+// restPathAction splits a template like "/v1/api/studies/{study_id}:refine" into the
+// router template and the literal action suffix (":refine"); the router matches whole
+// segments, so action routes share one dispatcher per template.
+func (o *Operation) restPathAction() (string, string) {
+	if i := strings.LastIndex(o.Path, "}:"); i >= 0 {
+		return o.Path[:i+1], o.Path[i+1:]
+	}
+	return o.Path, ""
+}
+
+// listResult is implemented by list outputs: REST sends the items as a JSON array and
+// the cursor in X-Next-Cursor; MCP sends {items, next_cursor}.
+type listResult interface {
+	restItems() any
+	nextCursor() string
+}
+
+// List is the output of every list operation.
+type List[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+func (l List[T]) restItems() any { return l.Items }
+func (l List[T]) nextCursor() string {
+	if l.NextCursor == nil {
+		return ""
+	}
+	return *l.NextCursor
+}
+
+func newList[T any](items []T, next string) List[T] {
+	if items == nil {
+		items = []T{}
+	}
+	l := List[T]{Items: items}
+	if next != "" {
+		l.NextCursor = &next
+	}
+	return l
+}

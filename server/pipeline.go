@@ -1,0 +1,97 @@
+package server
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
+)
+
+// reqInfo travels with one request through the pipeline: what the access log needs.
+// It is pooled and reached from the RequestCtx; nothing keeps it after the request.
+type reqInfo struct {
+	id    []byte
+	route string
+	org   kv.ID
+	err   string
+}
+
+type infoKey struct{}
+
+var infoPool = sync.Pool{New: func() any { return &reqInfo{id: make([]byte, 0, 40)} }}
+
+// infoOf returns the request's info. Handlers reached outside the pipeline (unit tests
+// calling a handler directly) get a throwaway one.
+func infoOf(c *fasthttp.RequestCtx) *reqInfo {
+	if info, ok := c.UserValue(infoKey{}).(*reqInfo); ok {
+		return info
+	}
+	info := &reqInfo{}
+	c.SetUserValue(infoKey{}, info)
+	return info
+}
+
+// pipeline is the order every request takes: request id → recover → access log →
+// route. Authentication, scope, rate limit, idempotency, decoding and the operation
+// itself run inside the route's handler (see restHandler).
+func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(c *fasthttp.RequestCtx) {
+		start := time.Now()
+		info := infoPool.Get().(*reqInfo)
+		info.id = strconv.AppendUint(append(info.id[:0], s.reqPrefix...), s.reqSeq.Add(1), 36)
+		info.route, info.org, info.err = "", kv.ID{}, ""
+		c.SetUserValue(infoKey{}, info)
+		c.Response.Header.SetBytesV("X-Request-Id", info.id)
+		s.recovering(c, route)
+		if s.accessLog {
+			s.logRequest(c, info, time.Since(start))
+		}
+		c.RemoveUserValue(infoKey{})
+		infoPool.Put(info)
+	}
+}
+
+// recovering runs next and turns a panic into a 500 that reveals nothing internal.
+func (s *Server) recovering(c *fasthttp.RequestCtx, next fasthttp.RequestHandler) {
+	defer func() {
+		if r := recover(); r != nil {
+			info := infoOf(c)
+			s.log.Error().Bytes("request_id", info.id).Interface("panic", r).Msg("handler panicked")
+			c.Response.ResetBody()
+			s.writeRESTError(c, &apiError{Status: 500, Code: "internal_error", Detail: errInternal}, "/v1/api")
+		}
+	}()
+	next(c)
+}
+
+func (s *Server) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Duration) {
+	status := c.Response.StatusCode()
+	ev := s.log.Info()
+	if status >= 500 {
+		ev = s.log.Error()
+	}
+	route := info.route
+	if route == "" {
+		route = "unmatched"
+	}
+	ev = ev.Bytes("method", c.Method()).Str("route", route).Int("status", status).
+		Dur("duration", d).Bytes("request_id", info.id)
+	if !info.org.IsZero() {
+		ev = ev.Str("org_id", info.org.String())
+	}
+	if info.err != "" {
+		ev = ev.Str("error", info.err)
+	}
+	ev.Msg("request")
+}
+
+func (s *Server) handleNotFound(c *fasthttp.RequestCtx) {
+	s.writeRESTError(c, &apiError{Status: 404, Code: "not_found", Detail: "No route matches " + string(c.Method()) + " " + string(c.Path()) + "."}, "/v1/api")
+}
+
+func (s *Server) handleMethodNotAllowed(c *fasthttp.RequestCtx) {
+	s.writeRESTError(c, &apiError{Status: 405, Code: "method_not_allowed", Detail: "Method " + string(c.Method()) + " is not allowed on " + string(c.Path()) + "."}, "/v1/api")
+}

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"strings"
+	"time"
+
+	"interviewd/kv"
+)
+
+// Credential types as whoami reports them.
+const (
+	credentialAPIKey = "api_key"
+	credentialOAuth  = "oauth"
+)
+
+// scopeSet is a bitmask of scopes, so a scope check on every request costs nothing.
+type scopeSet uint16
+
+var scopeBits = func() map[string]scopeSet {
+	m := make(map[string]scopeSet, len(kv.AllScopes))
+	for i, s := range kv.AllScopes {
+		m[s] = 1 << i
+	}
+	return m
+}()
+
+func newScopeSet(scopes []string) scopeSet {
+	var set scopeSet
+	for _, s := range scopes {
+		set |= scopeBits[s]
+	}
+	return set
+}
+
+func (s scopeSet) has(scope string) bool {
+	if scope == "" {
+		return true
+	}
+	bit, ok := scopeBits[scope]
+	return ok && s&bit != 0
+}
+
+// Principal is who a request acts as: resolved once per request from its credential,
+// and the only identity an operation sees.
+type Principal struct {
+	Partition      kv.Partition
+	OrgName        string
+	Scopes         []string // sorted
+	scopes         scopeSet
+	CredentialType string
+	KeyID          *kv.ID
+	KeyName        string
+	ExpiresAt      *time.Time
+	GrantID        *kv.ID
+	ClientID       string
+	// RateKey identifies the credential for rate limiting (a key id or grant id).
+	RateKey string
+}
+
+func principalFromKey(c kv.Credential) *Principal {
+	id := c.Key.ID
+	return &Principal{
+		Partition:      kv.Partition{Org: c.Org.ID, Env: c.Key.Environment},
+		OrgName:        c.Org.Name,
+		Scopes:         c.Key.Scopes,
+		scopes:         newScopeSet(c.Key.Scopes),
+		CredentialType: credentialAPIKey,
+		KeyID:          &id,
+		KeyName:        c.Key.Name,
+		ExpiresAt:      c.Key.ExpiresAt,
+		RateKey:        c.Key.ID.String(),
+	}
+}
+
+// Has reports whether the principal holds scope ("" always holds).
+func (p *Principal) Has(scope string) bool { return p.scopes.has(scope) }
+
+// require returns a 403 insufficient_scope error unless the principal holds scope.
+func (p *Principal) require(scope string) error {
+	if p.Has(scope) {
+		return nil
+	}
+	return &apiError{Status: 403, Code: "insufficient_scope", Scope: scope,
+		Detail: "This credential lacks the " + scope + " scope needed for this request."}
+}
+
+// bearerToken returns the token of an "Authorization: Bearer <token>" header value.
+func bearerToken(h []byte) (string, bool) {
+	const prefix = "bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(string(h[:len(prefix)]), prefix) {
+		return "", false
+	}
+	tok := strings.TrimSpace(string(h[len(prefix):]))
+	return tok, tok != ""
+}

@@ -1,0 +1,117 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/fasthttp/router"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+)
+
+// resourceAPI is the REST surface's protected-resource path suffix.
+const resourceAPI = "/v1/api"
+
+// routeREST binds every operation to its REST route. Operations whose path ends in a
+// literal action (":refine", ":simulate") share one route per template, dispatched on
+// the suffix, because the router matches whole segments.
+func (s *Server) routeREST(r *router.Router) {
+	type group struct {
+		param   string
+		actions map[string]*Operation
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, o := range s.ops {
+		tmpl, action := o.restPathAction()
+		if action == "" {
+			r.Handle(o.Method, tmpl, s.restHandler(o))
+			continue
+		}
+		key := o.Method + " " + tmpl
+		g := groups[key]
+		if g == nil {
+			param := tmpl[strings.LastIndex(tmpl, "{")+1 : len(tmpl)-1]
+			g = &group{param: param, actions: map[string]*Operation{}}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.actions[action] = o
+	}
+	for _, key := range order {
+		g := groups[key]
+		handlers := map[string]fasthttp.RequestHandler{}
+		for action, o := range g.actions {
+			handlers[action] = s.restHandler(o)
+		}
+		method, tmpl, _ := strings.Cut(key, " ")
+		r.Handle(method, tmpl, func(c *fasthttp.RequestCtx) {
+			v, _ := c.UserValue(g.param).(string)
+			if i := strings.LastIndexByte(v, ':'); i >= 0 {
+				if h := handlers[v[i:]]; h != nil {
+					c.SetUserValue(g.param, v[:i])
+					h(c)
+					return
+				}
+			}
+			s.handleMethodNotAllowedOrNotFound(c)
+		})
+	}
+}
+
+func (s *Server) handleMethodNotAllowedOrNotFound(c *fasthttp.RequestCtx) {
+	s.handleNotFound(c)
+}
+
+// restHandler is one operation's REST handler: authenticate → scope → decode and
+// validate → operation → encode. Each step is a small function; this is their order.
+func (s *Server) restHandler(o *Operation) fasthttp.RequestHandler {
+	return func(c *fasthttp.RequestCtx) {
+		info := infoOf(c)
+		info.route = o.Path
+		p, err := s.authenticate(c, resourceAPI)
+		if err != nil {
+			s.writeRESTError(c, err, resourceAPI)
+			return
+		}
+		info.org = p.Partition.Org
+		if err := p.require(o.Scope); err != nil {
+			s.writeRESTError(c, err, resourceAPI)
+			return
+		}
+		in, err := o.bindREST(c)
+		if err != nil {
+			s.writeRESTError(c, err, resourceAPI)
+			return
+		}
+		if err := p.require(o.requiredScope(in)); err != nil {
+			s.writeRESTError(c, err, resourceAPI)
+			return
+		}
+		out, err := o.call(s.ctx, p, in)
+		if err != nil {
+			s.writeRESTError(c, err, resourceAPI)
+			return
+		}
+		s.writeREST(c, o.Status, out)
+	}
+}
+
+// writeREST encodes an operation's output: lists as a bare JSON array with the next
+// cursor in X-Next-Cursor, everything else as its JSON object.
+func (s *Server) writeREST(c *fasthttp.RequestCtx, status int, out any) {
+	body := out
+	if l, ok := out.(listResult); ok {
+		body = l.restItems()
+		if next := l.nextCursor(); next != "" {
+			c.Response.Header.Set("X-Next-Cursor", next)
+		}
+	}
+	raw, err := json.MarshalNoEscape(body)
+	if err != nil {
+		s.writeRESTError(c, err, resourceAPI)
+		return
+	}
+	c.SetStatusCode(status)
+	c.SetContentType("application/json")
+	c.SetBody(raw)
+}

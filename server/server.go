@@ -1,0 +1,110 @@
+// Package server puts every HTTP surface of interviewd on one fasthttp router: the
+// REST research API, OAuth, account access, MCP, A2A, the web app and participant
+// pages, with authentication, rate limits, idempotency and error mapping. Research
+// operations are written once (see Operation) and bound to each surface.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fasthttp/router"
+	"github.com/rs/zerolog"
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
+)
+
+// Config is what a Server needs. Zero values have working defaults except DB.
+type Config struct {
+	DB      *kv.DB
+	Log     zerolog.Logger
+	BaseURL string           // every absolute URL derives from it; default http://localhost:8080
+	Now     func() time.Time // the clock; default time.Now
+	// AccessLog turns the per-request log line on.
+	AccessLog bool
+}
+
+// Server is the HTTP side of interviewd.
+type Server struct {
+	db        *kv.DB
+	log       zerolog.Logger
+	accessLog bool
+	baseURL   string
+	now       func() time.Time
+	ops       []*Operation
+	handler   fasthttp.RequestHandler
+	http      *fasthttp.Server
+	ctx       context.Context // cancelled at shutdown; operations run under it
+	cancel    context.CancelFunc
+	reqPrefix string
+	reqSeq    atomic.Uint64
+}
+
+// New builds a Server and its routes.
+func New(cfg Config) *Server {
+	s := &Server{
+		db:        cfg.DB,
+		log:       cfg.Log,
+		accessLog: cfg.AccessLog,
+		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
+		now:       cfg.Now,
+	}
+	if s.baseURL == "" {
+		s.baseURL = "http://localhost:8080"
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	s.reqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.ops = s.operations()
+	r := router.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleOPTIONS = false
+	r.NotFound = s.handleNotFound
+	r.MethodNotAllowed = s.handleMethodNotAllowed
+	s.routeREST(r)
+	s.routeDocs(r)
+	s.handler = s.pipeline(r.Handler)
+	s.http = &fasthttp.Server{
+		Handler:            s.handler,
+		Name:               "interviewd",
+		ReadTimeout:        60 * time.Second,
+		WriteTimeout:       60 * time.Second,
+		IdleTimeout:        120 * time.Second,
+		MaxRequestBodySize: 1 << 20,
+		NoDefaultDate:      false,
+		Logger:             fasthttpLogger{s.log},
+	}
+	return s
+}
+
+// Handler returns the whole request pipeline, for tests and benchmarks.
+func (s *Server) Handler() fasthttp.RequestHandler { return s.handler }
+
+// Operations returns the operations table.
+func (s *Server) Operations() []*Operation { return s.ops }
+
+// Serve answers requests on ln until Shutdown; it returns nil after a clean shutdown.
+func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
+
+// Shutdown stops accepting connections and waits for in-flight requests until ctx ends,
+// then cancels whatever operations remain. It returns ctx's error if time ran out.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.http.ShutdownWithContext(ctx)
+	s.cancel()
+	return err
+}
+
+type fasthttpLogger struct{ log zerolog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) { l.log.Warn().Msgf(format, args...) }

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"context"
+
+	"interviewd/kv"
+)
+
+// WhoamiInput takes nothing.
+type WhoamiInput struct{}
+
+func (s *Server) whoami(_ context.Context, p *Principal, _ *WhoamiInput) (Whoami, error) {
+	w := Whoami{
+		KeyID: p.KeyID, ExpiresAt: wireTimePtr(p.ExpiresAt), OrgID: p.Partition.Org, OrgName: p.OrgName,
+		Environment: string(p.Partition.Env), Scopes: append([]string{}, p.Scopes...), CredentialType: p.CredentialType,
+		GrantID: p.GrantID,
+	}
+	if p.CredentialType == credentialAPIKey {
+		name := p.KeyName
+		w.KeyName = &name
+	}
+	if p.CredentialType == credentialOAuth {
+		id := p.ClientID
+		w.ClientID = &id
+	}
+	return w, nil
+}
+
+// ListStudiesInput pages through studies.
+type ListStudiesInput struct {
+	Limit  *int   `query:"limit" min:"1" max:"200" doc:"Page size, 1 to 200 (default 50)."`
+	Cursor string `query:"cursor" doc:"Opaque cursor: the X-Next-Cursor (REST) or next_cursor (MCP) of the previous page."`
+}
+
+func pageLimit(l *int) int {
+	if l == nil {
+		return 50
+	}
+	return *l
+}
+
+func (s *Server) listStudies(ctx context.Context, p *Principal, in *ListStudiesInput) (List[StudySummary], error) {
+	page, err := s.db.FindStudies(ctx, kv.StudyFilter{Partition: p.Partition, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
+	if err != nil {
+		return List[StudySummary]{}, err
+	}
+	items := make([]StudySummary, len(page.Items))
+	for i, st := range page.Items {
+		items[i] = studySummary(st)
+	}
+	return newList(items, page.Next), nil
+}
+
+// StudyIDInput names one study.
+type StudyIDInput struct {
+	StudyID kv.ID `path:"study_id" doc:"The study's id."`
+}
+
+func (s *Server) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) (StudyDetail, error) {
+	st, err := s.db.FindStudyByID(ctx, p.Partition, in.StudyID)
+	if err != nil {
+		return StudyDetail{}, err
+	}
+	return studyDetail(st), nil
+}
+
+func (s *Server) getInterviewLink(ctx context.Context, p *Principal, in *StudyIDInput) (InviteLink, error) {
+	st, err := s.db.FindStudyByID(ctx, p.Partition, in.StudyID)
+	if err != nil {
+		return InviteLink{}, err
+	}
+	return InviteLink{URL: s.linkURL(st.LinkToken), Mode: st.Mode}, nil
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"time"
+
+	"interviewd/kv"
+)
+
+// Time is a timestamp on the wire: RFC 3339 in UTC with milliseconds.
+type Time time.Time
+
+const wireTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// MarshalJSON formats t as "2026-11-21T10:00:00.123Z".
+func (t Time) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(wireTimeLayout)+2)
+	b = append(b, '"')
+	b = time.Time(t).UTC().AppendFormat(b, wireTimeLayout)
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON parses an RFC 3339 timestamp.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	v, err := time.Parse(`"`+time.RFC3339Nano+`"`, string(b))
+	*t = Time(v)
+	return err
+}
+
+func wireTimePtr(t *time.Time) *Time {
+	if t == nil {
+		return nil
+	}
+	w := Time(*t)
+	return &w
+}
+
+// Whoami describes the calling credential. API keys leave grant_id and client_id out;
+// OAuth connections carry them.
+type Whoami struct {
+	KeyID          *kv.ID   `json:"key_id"`
+	KeyName        *string  `json:"key_name"`
+	ExpiresAt      *Time    `json:"expires_at"`
+	OrgID          kv.ID    `json:"org_id"`
+	OrgName        string   `json:"org_name"`
+	Environment    string   `json:"environment" enum:"test,live"`
+	Scopes         []string `json:"scopes"`
+	CredentialType string   `json:"credential_type" enum:"api_key,oauth"`
+	GrantID        *kv.ID   `json:"grant_id,omitempty"`
+	ClientID       *string  `json:"client_id,omitempty"`
+}
+
+// StudySummary is a study in a list.
+type StudySummary struct {
+	ID         kv.ID   `json:"id"`
+	Name       string  `json:"name"`
+	Mode       kv.Mode `json:"mode" enum:"test,live,paused,closed"`
+	LaunchedAt *Time   `json:"launched_at"`
+	CreatedAt  Time    `json:"created_at"`
+	UpdatedAt  Time    `json:"updated_at"`
+}
+
+// StudyDetail is one study with its current brief (null until authored).
+type StudyDetail struct {
+	StudySummary
+	Brief *kv.Brief `json:"brief"`
+}
+
+// InviteLink is a study's single durable invite link.
+type InviteLink struct {
+	URL  string  `json:"url"`
+	Mode kv.Mode `json:"mode" enum:"test,live,paused,closed"`
+}
+
+func studySummary(st kv.Study) StudySummary {
+	return StudySummary{
+		ID: st.ID, Name: st.Name, Mode: st.Mode, LaunchedAt: wireTimePtr(st.LaunchedAt),
+		CreatedAt: Time(st.CreatedAt), UpdatedAt: Time(st.UpdatedAt),
+	}
+}
+
+func studyDetail(st kv.Study) StudyDetail {
+	d := StudyDetail{StudySummary: studySummary(st)}
+	if st.Brief != nil {
+		b := st.Brief.Normalised()
+		d.Brief = &b
+	}
+	return d
+}
+
+// linkURL is the absolute URL of an invite link token.
+func (s *Server) linkURL(token string) string { return s.baseURL + "/i/" + token }
