@@ -162,3 +162,33 @@ func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
 	})
 	return balance, err
 }
+
+// AddMember adds the user with email (created if new) to the organisation with role,
+// or changes their role. EINVALID for a bad email or role; ENOTFOUND for an unknown org.
+func (db *DB) AddMember(ctx context.Context, org ID, email string, role Role) (User, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if !validEmail(email) {
+		return User{}, Invalid(FieldError{Loc: []any{"email"}, Msg: "Email must be an address like name@example.com.", Type: "email"})
+	}
+	if role != RoleOwner && role != RoleAdmin && role != RoleMember {
+		return User{}, Invalid(FieldError{Loc: []any{"role"}, Msg: "Role must be owner, admin or member.", Type: "enum"})
+	}
+	var user User
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		if _, err := orgByID(tx, org); err != nil {
+			return err
+		}
+		var err error
+		if user, err = userByEmail(tx, email); err != nil {
+			user = User{ID: db.NewID(), Email: email, CreatedAt: db.Now()}
+			if err := putJSON(tx.Bucket(bucketUsers), user.ID[:], user); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketUserEmails).Put([]byte(email), user.ID[:]); err != nil {
+				return err
+			}
+		}
+		return putJSON(tx.Bucket(bucketMembers), append(org[:], user.ID[:]...), Membership{OrgID: org, UserID: user.ID, Role: role})
+	})
+	return user, err
+}
