@@ -20,8 +20,5 @@ func (b Brief) Normalised() Brief {
 }
 
 func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return append([]string(nil), s...)
+	return append(make([]string, 0, len(s)), s...)
 }

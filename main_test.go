@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's log goroutines and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func noEnv(string) (string, bool) { return "", false }
+
+// admin runs one admin command and decodes its JSON output.
+func admin(t *testing.T, v any, args ...string) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := runWith(context.Background(), args, &out, io.Discard, noEnv); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	if err := json.Unmarshal(out.Bytes(), v); err != nil {
+		t.Fatalf("%v printed %q: %v", args, out.String(), err)
+	}
+}
+
+// booted is a running program.
+type booted struct {
+	url  string
+	logs *syncBuffer
+	stop func() error
+}
+
+// mustBoot runs the real program's serve command on 127.0.0.1:0 and waits for it to
+// log its address.
+func mustBoot(t *testing.T, args ...string) *booted {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- runWith(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), io.Discard, logs, noEnv)
+	}()
+	addrRe := regexp.MustCompile(`"addr":"([^"]+)"`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := addrRe.FindStringSubmatch(logs.String()); m != nil {
+			b := &booted{url: "http://" + m[1], logs: logs}
+			var once sync.Once
+			var stopErr error
+			b.stop = func() error {
+				once.Do(func() {
+					cancel()
+					select {
+					case stopErr = <-done:
+					case <-time.After(15 * time.Second):
+						t.Fatal("server did not stop within 15 s")
+					}
+				})
+				return stopErr
+			}
+			t.Cleanup(func() { _ = b.stop() })
+			return b
+		}
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("server exited early: %v\n%s", err, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("server never logged its address:\n%s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func get(t *testing.T, url, key string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func TestRunEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	var org struct {
+		OrgID  string `json:"org_id"`
+		UserID string `json:"user_id"`
+	}
+	admin(t, &org, "setup", "--data", dir, "--org", "Acme Research", "--email", "owner@acme.test", "--credits", "5")
+	var key struct {
+		KeyID       string   `json:"key_id"`
+		Name        string   `json:"name"`
+		Environment string   `json:"environment"`
+		Scopes      []string `json:"scopes"`
+		ExpiresAt   *string  `json:"expires_at"`
+		Secret      string   `json:"secret"`
+	}
+	admin(t, &key, "keys", "create", "--data", dir, "--org", org.OrgID, "--name", "ci", "--env", "live",
+		"--scopes", "studies:read,links:read", "--expires-days", "90")
+	if !strings.HasPrefix(key.Secret, "jsk_live_") || key.ExpiresAt == nil || strings.Join(key.Scopes, ",") != "links:read,studies:read" {
+		t.Fatalf("key %+v", key)
+	}
+	var listed []map[string]any
+	admin(t, &listed, "keys", "list", "--data", dir, "--org", org.OrgID)
+	if len(listed) != 1 || listed[0]["secret"] != nil || strings.Contains(strings.Join(mapValues(listed[0]), " "), key.Secret) {
+		t.Fatalf("keys list shows a secret or wrong keys: %v", listed)
+	}
+
+	srv := mustBoot(t, "--data", dir, "--base-url", "https://research.example")
+	status, body := get(t, srv.url+"/v1/api/me", key.Secret)
+	if status != 200 || !strings.Contains(body, `"org_name":"Acme Research"`) {
+		t.Fatalf("whoami: %d %s", status, body)
+	}
+	status, body = get(t, srv.url+"/v1/api/me", "")
+	if status != 401 || !strings.Contains(body, "missing_token") {
+		t.Fatalf("no key: %d %s", status, body)
+	}
+
+	t.Run("ErrAdminOnHeldFolder", func(t *testing.T) {
+		start := time.Now()
+		err := run(context.Background(), []string{"keys", "list", "--data", dir, "--org", org.OrgID})
+		if err == nil || !strings.Contains(err.Error(), "held by a running interviewd") {
+			t.Fatalf("got %v", err)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Fatalf("error is not one line: %q", err)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("admin command did not fail fast")
+		}
+	})
+	t.Run("ErrSecondServerOnHeldFolder", func(t *testing.T) {
+		err := runWith(context.Background(), []string{"--addr", "127.0.0.1:0", "--data", dir}, io.Discard, io.Discard, noEnv)
+		if err == nil || !strings.Contains(err.Error(), "in use by another interviewd") {
+			t.Fatalf("got %v", err)
+		}
+	})
+
+	if err := srv.stop(); err != nil {
+		t.Fatalf("clean shutdown returned %v", err)
+	}
+	logs := srv.logs.String()
+	for _, want := range []string{`"route":"/v1/api/me"`, `"status":200`, `"request_id":"req_`, `"org_id":"` + org.OrgID + `"`, `"message":"stopped"`} {
+		if !strings.Contains(logs, want) {
+			t.Fatalf("log lacks %s:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, key.Secret) || strings.Contains(logs, key.Secret[9:20]) {
+		t.Fatal("the access log contains the key secret")
+	}
+
+	// After the server stops, admin commands work again and revocation sticks.
+	var revoked map[string]any
+	admin(t, &revoked, "keys", "revoke", "--data", dir, "--key", key.KeyID)
+	srv2 := mustBoot(t, "--data", dir)
+	if status, _ := get(t, srv2.url+"/v1/api/me", key.Secret); status != 401 {
+		t.Fatalf("revoked key: %d", status)
+	}
+}
+
+func mapValues(m map[string]any) []string {
+	var out []string
+	for _, v := range m {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func TestRunEmptyFolderHint(t *testing.T) {
+	srv := mustBoot(t, "--data", t.TempDir(), "--log-format", "json")
+	if status, _ := get(t, srv.url+"/v1/api/openapi.json", ""); status != 200 {
+		t.Fatalf("openapi: %d", status)
+	}
+	_ = srv.stop()
+	if !strings.Contains(srv.logs.String(), "no organisation yet: create one with `interviewd setup") {
+		t.Fatalf("no first-run hint:\n%s", srv.logs.String())
+	}
+}
+
+func TestRunFlagsAndEnv(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"ErrUnknownCommand", []string{"launch"}, nil, `unknown command "launch"`},
+		{"ErrBadLogLevel", []string{"--log-level", "loud"}, nil, `--log-level "loud"`},
+		{"ErrBadLogFormat", []string{"--data", "", "--log-format", "xml"}, nil, `--log-format "xml"`},
+		{"ErrEnvLogFormat", nil, map[string]string{"INTERVIEWD_LOG_FORMAT": "yaml"}, `--log-format "yaml"`},
+		{"ErrUnknownFlag", []string{"--port", "1"}, nil, "flag provided but not defined: -port"},
+		{"ErrSetupMissing", []string{"setup", "--data", "DIR"}, nil, "missing --org, --email"},
+		{"ErrKeysNoSub", []string{"keys"}, nil, "want create, list or revoke"},
+		{"ErrKeysBadOrg", []string{"keys", "list", "--data", "DIR", "--org", "acme"}, nil, `--org "acme" is not a UUID`},
+		{"ErrKeysBadScope", []string{"keys", "create", "--data", "DIR", "--org", "0190aa00-0000-7000-8000-000000000000", "--name", "x", "--env", "live", "--scopes", "root"}, nil, "Unknown scope"},
+		{"ErrCreditsAmount", []string{"credits", "add", "--data", "DIR", "--org", "0190aa00-0000-7000-8000-000000000000"}, nil, "--amount must be a positive number"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.ReplaceAll(a, "DIR", dir)
+			}
+			env := func(k string) (string, bool) { v, ok := c.env[k]; return v, ok }
+			err := runWith(context.Background(), args, io.Discard, io.Discard, env)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+	t.Run("OK_CreditsAdd", func(t *testing.T) {
+		dir := t.TempDir()
+		var org struct {
+			OrgID string `json:"org_id"`
+		}
+		admin(t, &org, "setup", "--data", dir, "--org", "A", "--email", "a@a.test", "--credits", "2")
+		var out struct {
+			Credits int `json:"credits"`
+		}
+		admin(t, &out, "credits", "add", "--data", dir, "--org", org.OrgID, "--amount", "3")
+		if out.Credits != 5 {
+			t.Fatalf("credits %d", out.Credits)
+		}
+	})
+	t.Run("OK_EnvDataFolder", func(t *testing.T) {
+		dir := t.TempDir()
+		env := func(k string) (string, bool) {
+			if k == "INTERVIEWD_DATA" {
+				return dir, true
+			}
+			return "", false
+		}
+		var out bytes.Buffer
+		if err := runWith(context.Background(), []string{"setup", "--org", "E", "--email", "e@e.test"}, &out, io.Discard, env); err != nil {
+			t.Fatal(err)
+		}
+		var keys []any
+		admin(t, &keys, "keys", "list", "--data", dir, "--org", strings.Split(strings.Split(out.String(), `"org_id": "`)[1], `"`)[0])
+		if len(keys) != 0 {
+			t.Fatalf("keys %v", keys)
+		}
+	})
+}

@@ -1,0 +1,147 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	json "github.com/goccy/go-json"
+	"github.com/rs/zerolog"
+
+	"interviewd/kv"
+)
+
+// testEnv is a real server over a real loopback socket on a real bbolt file.
+type testEnv struct {
+	t    *testing.T
+	db   *kv.DB
+	srv  *Server
+	url  string
+	orgA kv.Org
+	orgB kv.Org
+	keys map[string]string // name → secret
+}
+
+const testBaseURL = "http://interviewd.test"
+
+func mustOpenDB(tb testing.TB) *kv.DB {
+	tb.Helper()
+	db, err := kv.Open(tb.TempDir(), kv.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// mustServe boots a server with two organisations and a set of named keys.
+func mustServe(t *testing.T) *testEnv {
+	t.Helper()
+	db := mustOpenDB(t)
+	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	e := &testEnv{t: t, db: db, srv: srv, url: "http://" + ln.Addr().String(), keys: map[string]string{}}
+	ctx := context.Background()
+	e.orgA, _, err = db.CreateOrg(ctx, kv.OrgInput{Name: "Org A", Email: "a@example.com", Credits: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.orgB, _, err = db.CreateOrg(ctx, kv.OrgInput{Name: "Org B", Email: "b@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := []string{"studies:read", "studies:write", "studies:golive", "links:read", "links:write", "export:read"}
+	e.mustKey("a_live", e.orgA.ID, kv.EnvLive, all)
+	e.mustKey("a_test", e.orgA.ID, kv.EnvTest, all)
+	e.mustKey("a_links_only", e.orgA.ID, kv.EnvLive, []string{"links:read"})
+	e.mustKey("a_studies_only", e.orgA.ID, kv.EnvLive, []string{"studies:read"})
+	e.mustKey("b_live", e.orgB.ID, kv.EnvLive, all)
+	return e
+}
+
+func (e *testEnv) mustKey(name string, org kv.ID, env kv.Environment, scopes []string) {
+	e.t.Helper()
+	_, secret, err := e.db.CreateKey(context.Background(), kv.KeyInput{OrgID: org, Name: name, Environment: env, Scopes: scopes})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.keys[name] = secret
+}
+
+func (e *testEnv) mustStudy(org kv.ID, env kv.Environment, title string) kv.Study {
+	e.t.Helper()
+	st, err := e.db.CreateStudy(context.Background(), kv.StudyInput{
+		Partition: kv.Partition{Org: org, Env: env},
+		Brief:     kv.Brief{Title: &title, Objectives: []string{"Learn"}, VerbatimQuestions: []string{"Why?"}},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return st
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(tb testing.TB, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		tb.Fatalf("decode %s: %v", r.body, err)
+	}
+}
+
+// do sends one request; key names a key of the env, or is a literal Authorization
+// value when it contains a space, or "" for none.
+func (e *testEnv) do(method, path, key, body string, headers ...string) response {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, e.url+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	switch {
+	case strings.Contains(key, " "):
+		req.Header.Set("Authorization", key)
+	case key != "":
+		secret, ok := e.keys[key]
+		if !ok {
+			secret = key
+		}
+		req.Header.Set("Authorization", "Bearer "+secret)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: raw}
+}
