@@ -1,0 +1,238 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"interviewd/kv"
+)
+
+// Config configures a Runner. Zero values have working defaults except DB.
+type Config struct {
+	DB        *kv.DB
+	Moderator Moderator // required: the built-in engine or an OpenAI-compatible one
+	Log       zerolog.Logger
+	// Workers and Queue size each kind's pool; a full queue refuses new work (429).
+	Workers int
+	Queue   int
+	// Timeout is each job's deadline.
+	Timeout time.Duration
+	// MaxAttempts gives up on a job that was interrupted this many times (for example a
+	// job that keeps crashing the process) instead of resuming it again.
+	MaxAttempts int
+}
+
+// Runner owns the worker pools. Every job is a kv record first and a queued reference
+// second, so a crash loses nothing: Start resumes what was left unfinished.
+type Runner struct {
+	db      *kv.DB
+	mod     Moderator
+	log     zerolog.Logger
+	timeout time.Duration
+	maxTry  int
+	ctx     context.Context // cancelled when Close runs out of patience
+	cancel  context.CancelFunc
+	pools   map[kv.JobKind]*pool
+	mu      sync.Mutex
+	closed  bool
+}
+
+type jobRef struct {
+	p  kv.Partition
+	id kv.ID
+}
+
+type pool struct {
+	queue chan jobRef
+	run   func(ctx context.Context, j kv.Job) error
+	wg    sync.WaitGroup
+}
+
+// ErrQueueFull is returned (as a coded ELIMIT error) when a pool cannot take more work.
+var errQueueFull = kv.Errorf(kv.ELIMIT, "queue_full", "Too much background work is queued; try again shortly.")
+
+// NewRunner builds the pools; call Start to begin work.
+func NewRunner(cfg Config) *Runner {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 4
+	}
+	if cfg.Queue <= 0 {
+		cfg.Queue = 256
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Minute
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 3
+	}
+	r := &Runner{db: cfg.DB, mod: cfg.Moderator, log: cfg.Log, timeout: cfg.Timeout, maxTry: cfg.MaxAttempts, pools: map[kv.JobKind]*pool{}}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.pools[kv.JobAuthoring] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runAuthoring}
+	for _, p := range r.pools {
+		for i := 0; i < cfg.Workers; i++ {
+			p.wg.Add(1)
+			go r.work(p)
+		}
+	}
+	return r
+}
+
+// Moderator returns the engine the runner uses.
+func (r *Runner) Moderator() Moderator { return r.mod }
+
+// Start resumes the jobs a previous process left unfinished. A job interrupted
+// MaxAttempts times is failed instead, so a poison job cannot crash-loop the server.
+func (r *Runner) Start(ctx context.Context) error {
+	jobs, err := r.db.FindUnfinishedJobs(ctx)
+	if err != nil {
+		return fmt.Errorf("find unfinished jobs: %w", err)
+	}
+	for _, j := range jobs {
+		p := r.pools[j.Kind]
+		if p == nil {
+			continue
+		}
+		if j.Attempts >= r.maxTry {
+			r.fail(j, "The job was interrupted too many times and was given up.")
+			continue
+		}
+		select {
+		case p.queue <- jobRef{p: j.Partition(), id: j.ID}:
+			r.log.Info().Str("job_id", j.ID.String()).Str("kind", string(j.Kind)).Msg("resuming job left unfinished")
+		default:
+			r.fail(j, "The job could not be resumed after a restart; start it again.")
+		}
+	}
+	return nil
+}
+
+// Admit checks that kind's pool has room before the caller records a job.
+func (r *Runner) Admit(kind kv.JobKind) error {
+	p := r.pools[kind]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || p == nil || len(p.queue) >= cap(p.queue) {
+		return errQueueFull
+	}
+	return nil
+}
+
+// Enqueue hands a recorded job to its pool. If the pool is full the job stays in kv
+// and is picked up by the next Start; it is never dropped.
+func (r *Runner) Enqueue(j kv.Job) {
+	p := r.pools[j.Kind]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || p == nil {
+		return
+	}
+	select {
+	case p.queue <- jobRef{p: j.Partition(), id: j.ID}:
+	default:
+		r.log.Warn().Str("job_id", j.ID.String()).Msg("queue full; job left for the next start")
+	}
+}
+
+// Close stops taking work and waits for running jobs until ctx ends; then it cancels
+// them, leaving them unfinished in kv for the next Start to resume.
+func (r *Runner) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		for _, p := range r.pools {
+			close(p.queue)
+		}
+	}
+	r.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		for _, p := range r.pools {
+			p.wg.Wait()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+		r.cancel()
+		return nil
+	case <-ctx.Done():
+		r.cancel()
+		<-done
+		return ctx.Err()
+	}
+}
+
+func (r *Runner) work(p *pool) {
+	defer p.wg.Done()
+	for ref := range p.queue {
+		if r.ctx.Err() != nil {
+			continue // shutting down: leave queued jobs for the next start
+		}
+		j, err := r.db.StartJobAttempt(r.ctx, ref.p, ref.id)
+		if err != nil || j.Done {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
+		err = p.run(ctx, j)
+		cancel()
+		if err != nil && r.ctx.Err() == nil {
+			r.log.Error().Err(err).Str("job_id", j.ID.String()).Msg("job failed")
+		}
+	}
+}
+
+func (r *Runner) fail(j kv.Job, msg string) {
+	if err := r.db.FailJob(context.Background(), j.Partition(), j.ID, failedStatus(j.Kind), msg); err != nil && kv.ErrorCode(err) != kv.ECONFLICT {
+		r.log.Error().Err(err).Str("job_id", j.ID.String()).Msg("could not record job failure")
+	}
+}
+
+func failedStatus(kind kv.JobKind) string {
+	if kind == kv.JobAuthoring {
+		return kv.AuthoringFailed
+	}
+	return "failed"
+}
+
+// runAuthoring drafts or refines a brief and saves it, or ends the job failed.
+func (r *Runner) runAuthoring(ctx context.Context, j kv.Job) error {
+	req := AuthorRequest{Guidance: j.Guidance}
+	p := j.Partition()
+	if j.StudyID != nil {
+		st, err := r.db.FindStudyByID(ctx, p, *j.StudyID)
+		if err != nil {
+			r.fail(j, "The study no longer exists.")
+			return err
+		}
+		req.Current = st.Brief
+	}
+	if len(j.FileIDs) > 0 {
+		files, err := r.db.FindFilesByID(ctx, p, j.FileIDs)
+		if err != nil {
+			r.fail(j, "An uploaded file is no longer available.")
+			return err
+		}
+		for _, f := range files {
+			req.Files = append(req.Files, FileText{Name: f.Filename, Text: f.Text})
+		}
+	}
+	brief, err := r.mod.Author(ctx, req)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return nil // shutting down: resume after restart
+		}
+		msg := "Authoring did not complete."
+		if errors.Is(err, ErrRefused) {
+			msg = err.Error()
+		}
+		r.fail(j, msg)
+		return err
+	}
+	_, err = r.db.FinishAuthoring(ctx, p, j.ID, brief)
+	return err
+}

@@ -1,0 +1,87 @@
+package kv
+
+import (
+	"context"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// SetStudyMode moves a study to target. paused is only reachable from live; every
+// other target from every state; repeating the current value is a no-op. The first
+// move to live validates the brief (present, titled, at least one verbatim question)
+// and sets LaunchedAt once. Refusals are EINVALID at ["body","mode"]; ENOTFOUND for a
+// study outside the partition.
+func (db *DB) SetStudyMode(ctx context.Context, p Partition, id ID, target Mode) (Study, error) {
+	var st Study
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		var err error
+		if st, err = studyByID(tx, p, id); err != nil {
+			return err
+		}
+		if st.Mode == target {
+			return nil
+		}
+		bad := func(typ, msg string) error {
+			return Invalid(FieldError{Loc: []any{"body", "mode"}, Msg: msg, Type: typ})
+		}
+		if !target.Valid() {
+			return bad("enum", "Input should be 'test', 'live', 'paused' or 'closed'.")
+		}
+		if target == ModePaused && st.Mode != ModeLive {
+			return bad("invalid_transition", "Only a live study can be paused; its mode is "+string(st.Mode)+".")
+		}
+		now := db.Now()
+		if target == ModeLive && st.LaunchedAt == nil {
+			switch {
+			case st.Brief == nil:
+				return bad("go_live_invalid", "The study has no brief yet; wait for authoring to finish before going live.")
+			case st.Brief.Title == nil || *st.Brief.Title == "":
+				return bad("go_live_invalid", "The study needs a title before going live.")
+			case len(st.Brief.VerbatimQuestions) == 0:
+				return bad("go_live_invalid", "The study needs at least one verbatim question before going live.")
+			}
+			st.LaunchedAt = &now
+		}
+		st.Mode, st.UpdatedAt = target, now
+		return putJSON(tx.Bucket(bucketStudies), p.key(st.ID), st)
+	})
+	return st, err
+}
+
+// addBriefVersion saves the next design version of a study and makes it current.
+func (db *DB) addBriefVersion(tx *bolt.Tx, p Partition, id ID, guidance string, brief Brief) (Study, error) {
+	st, err := studyByID(tx, p, id)
+	if err != nil {
+		return Study{}, err
+	}
+	brief = brief.Normalised()
+	now := db.Now()
+	st.Version++
+	st.Brief, st.Name, st.UpdatedAt = &brief, studyName(brief), now
+	v := BriefVersion{StudyID: st.ID, Version: st.Version, Guidance: guidance, Brief: brief, CreatedAt: now}
+	if err := putJSON(tx.Bucket(bucketBriefs), briefKey(p, st.ID, st.Version), v); err != nil {
+		return Study{}, err
+	}
+	return st, putJSON(tx.Bucket(bucketStudies), p.key(st.ID), st)
+}
+
+// FindBriefVersions returns every design version of a study, oldest first.
+func (db *DB) FindBriefVersions(ctx context.Context, p Partition, id ID) ([]BriefVersion, error) {
+	var out []BriefVersion
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		if _, err := studyByID(tx, p, id); err != nil {
+			return err
+		}
+		prefix := p.key(id)
+		c := tx.Bucket(bucketBriefs).Cursor()
+		for k, v := c.Seek(prefix); k != nil && len(k) == len(prefix)+4 && string(k[:len(prefix)]) == string(prefix); k, v = c.Next() {
+			var bv BriefVersion
+			if err := jsonUnmarshal(v, &bv); err != nil {
+				return err
+			}
+			out = append(out, bv)
+		}
+		return nil
+	})
+	return out, err
+}
