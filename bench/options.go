@@ -1,0 +1,85 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Bounds keep one invocation finite in connections, time and seeded rows.
+const (
+	maxConns    = 1024
+	minDuration = 50 * time.Millisecond
+	maxDuration = 10 * time.Minute
+	maxStudies  = 100_000
+)
+
+// options is one invocation of the suite.
+type options struct {
+	Conns     int
+	Duration  time.Duration
+	Scenarios []string
+	Studies   int
+	JSON      bool
+	URL       string // empty: boot the server in-process
+	Key       string // with URL: the API key to send
+}
+
+// parseOptions reads the command line. It returns an error for an unknown flag, a value
+// outside its bounds, an unknown scenario, or --url without --key.
+func parseOptions(args []string) (options, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var o options
+	fs.IntVar(&o.Conns, "conns", 32, "connections (one worker and one request in flight each)")
+	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long each scenario (and each ceiling) runs")
+	scenarios := fs.String("scenarios", strings.Join(scenarioNames(), ","), "comma-separated scenarios to run")
+	fs.IntVar(&o.Studies, "studies", 500, "studies to seed (in-process) or to collect ids of (--url)")
+	fs.BoolVar(&o.JSON, "json", false, "print a JSON array instead of one line per scenario")
+	fs.StringVar(&o.URL, "url", "", "target a running server at this base URL instead of booting one")
+	fs.StringVar(&o.Key, "key", "", "API key for --url (needs studies:read)")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	if fs.NArg() > 0 {
+		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for _, name := range strings.Split(*scenarios, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if _, ok := findScenario(name); !ok {
+			return options{}, fmt.Errorf("--scenarios: unknown scenario %q (known: %s)", name, strings.Join(scenarioNames(), ", "))
+		}
+		o.Scenarios = append(o.Scenarios, name)
+	}
+	return o, o.validate()
+}
+
+func (o options) validate() error {
+	switch {
+	case o.Conns < 1 || o.Conns > maxConns:
+		return fmt.Errorf("--conns %d: want 1 to %d", o.Conns, maxConns)
+	case o.Duration < minDuration || o.Duration > maxDuration:
+		return fmt.Errorf("--duration %s: want %s to %s", o.Duration, minDuration, maxDuration)
+	case o.Studies < 1 || o.Studies > maxStudies:
+		return fmt.Errorf("--studies %d: want 1 to %d", o.Studies, maxStudies)
+	case len(o.Scenarios) == 0:
+		return fmt.Errorf("--scenarios: name at least one of %s", strings.Join(scenarioNames(), ", "))
+	case o.URL == "" && o.Key != "":
+		return fmt.Errorf("--key is only for --url (in-process runs make their own key)")
+	case o.URL != "" && o.Key == "":
+		return fmt.Errorf("--url needs --key")
+	}
+	if o.URL != "" {
+		u, err := url.Parse(o.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--url %q: want http://host[:port] or https://host[:port]", o.URL)
+		}
+	}
+	return nil
+}

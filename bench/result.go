@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// stats summarises one timed run.
+type stats struct {
+	Requests int
+	Errors   int
+	RPS      float64
+	P50      time.Duration
+	P99      time.Duration
+	Max      time.Duration
+}
+
+// summarise turns a run into its figures: percentiles by nearest rank over every
+// request's latency.
+func summarise(l load) stats {
+	s := stats{Requests: l.requests, Errors: l.errors}
+	if l.elapsed > 0 {
+		s.RPS = float64(l.requests) / l.elapsed.Seconds()
+	}
+	s.P50 = percentile(l.latencies, 0.50)
+	s.P99 = percentile(l.latencies, 0.99)
+	s.Max = percentile(l.latencies, 1)
+	return s
+}
+
+// percentile returns the nearest-rank q-quantile (0 < q ≤ 1) of sorted, or 0 when it
+// is empty.
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// result is one scenario's figures, with its ceiling's when that was measured.
+type result struct {
+	Scenario string
+	Conns    int
+	Duration time.Duration
+	stats
+	Ceiling *stats // nil with --url
+}
+
+// ratio is the scenario's throughput as a share of its ceiling's, or 0 if unmeasured.
+func (r result) ratio() float64 {
+	if r.Ceiling == nil || r.Ceiling.RPS == 0 {
+		return 0
+	}
+	return r.RPS / r.Ceiling.RPS
+}
+
+// report is everything one invocation measured.
+type report struct {
+	Startup time.Duration // 0: not measured (--url)
+	Results []result
+}
+
+func ms(d time.Duration) string {
+	v := float64(d) / float64(time.Millisecond)
+	switch {
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64) + "ms"
+	case v < 100:
+		return strconv.FormatFloat(v, 'f', 1, 64) + "ms"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64) + "ms"
+}
+
+// writeText prints a start-up line and one line per scenario.
+func (rep report) writeText(w io.Writer) error {
+	var b strings.Builder
+	if rep.Startup > 0 {
+		fmt.Fprintf(&b, "startup=%s\n", ms(rep.Startup))
+	}
+	width := 0
+	for _, r := range rep.Results {
+		width = max(width, len(r.Scenario))
+	}
+	for _, r := range rep.Results {
+		fmt.Fprintf(&b, "%-*s  conns=%d dur=%s req=%d rps=%.0f p50=%s p99=%s max=%s errors=%d",
+			width, r.Scenario, r.Conns, r.Duration, r.Requests, r.RPS, ms(r.P50), ms(r.P99), ms(r.Max), r.Errors)
+		if r.Ceiling != nil {
+			fmt.Fprintf(&b, " ceiling_rps=%.0f ceiling_p50=%s ceiling_errors=%d ceiling_ratio=%.2f",
+				r.Ceiling.RPS, ms(r.Ceiling.P50), r.Ceiling.Errors, r.ratio())
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+type statsJSON struct {
+	Requests int     `json:"requests"`
+	RPS      float64 `json:"rps"`
+	P50MS    float64 `json:"p50_ms"`
+	P99MS    float64 `json:"p99_ms"`
+	MaxMS    float64 `json:"max_ms"`
+	Errors   int     `json:"errors"`
+}
+
+type resultJSON struct {
+	Scenario  string  `json:"scenario"`
+	Conns     int     `json:"conns"`
+	DurationS float64 `json:"duration_s"`
+	statsJSON
+	Ceiling      *statsJSON `json:"ceiling,omitempty"`
+	CeilingRatio *float64   `json:"ceiling_ratio,omitempty"`
+}
+
+type startupJSON struct {
+	Scenario  string  `json:"scenario"`
+	StartupMS float64 `json:"startup_ms"`
+}
+
+func msFloat(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func (s stats) json() statsJSON {
+	return statsJSON{Requests: s.Requests, RPS: s.RPS, P50MS: msFloat(s.P50), P99MS: msFloat(s.P99), MaxMS: msFloat(s.Max), Errors: s.Errors}
+}
+
+// writeJSON prints one JSON array: the start-up entry (when measured), then one object
+// per scenario.
+func (rep report) writeJSON(w io.Writer) error {
+	out := []any{}
+	if rep.Startup > 0 {
+		out = append(out, startupJSON{Scenario: "startup", StartupMS: msFloat(rep.Startup)})
+	}
+	for _, r := range rep.Results {
+		rj := resultJSON{Scenario: r.Scenario, Conns: r.Conns, DurationS: r.Duration.Seconds(), statsJSON: r.stats.json()}
+		if r.Ceiling != nil {
+			c, ratio := r.Ceiling.json(), r.ratio()
+			rj.Ceiling, rj.CeilingRatio = &c, &ratio
+		}
+		out = append(out, rj)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+
+	"github.com/valyala/fasthttp"
+)
+
+// requestFunc fills req with one worker's next request. The driver reuses req for the
+// worker's whole run, so a requestFunc sets everything that varies, every time.
+type requestFunc func(req *fasthttp.Request)
+
+// scenario is one kind of load. setup runs once against the target and returns a
+// factory making one requestFunc per worker (numbered from 0): state a scenario keeps
+// per connection (a random source, an interview in progress) is the worker's own and
+// needs no lock.
+type scenario struct {
+	name  string
+	setup func(ctx context.Context, t *target) (func(worker int) requestFunc, error)
+}
+
+// scenarios is the registry, in run order. A new kind of load (participant interview
+// turns, MCP tools/call) is one more entry here.
+var scenarios = []scenario{
+	{name: "get_study", setup: setupGetStudy},
+	{name: "list_studies", setup: setupListStudies},
+}
+
+func findScenario(name string) (scenario, bool) {
+	for _, s := range scenarios {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return scenario{}, false
+}
+
+func scenarioNames() []string {
+	names := make([]string, len(scenarios))
+	for i, s := range scenarios {
+		names[i] = s.name
+	}
+	return names
+}
+
+// apiRequest makes req an authenticated GET of uri (a full URL).
+func apiRequest(req *fasthttp.Request, uri, bearer string) {
+	req.Header.SetMethod(fasthttp.MethodGet)
+	req.SetRequestURI(uri)
+	req.Header.Set(fasthttp.HeaderAuthorization, bearer)
+}
+
+// setupGetStudy reads one random known study per request. The URIs are built once.
+func setupGetStudy(_ context.Context, t *target) (func(int) requestFunc, error) {
+	if len(t.studyIDs) == 0 {
+		return nil, errors.New("get_study: the target has no studies (create some, or run --scenarios list_studies)")
+	}
+	uris := make([]string, len(t.studyIDs))
+	for i, id := range t.studyIDs {
+		uris[i] = t.baseURL + "/v1/api/studies/" + id
+	}
+	bearer := "Bearer " + t.key
+	return func(worker int) requestFunc {
+		rng := rand.New(rand.NewPCG(uint64(worker), 0x1d))
+		return func(req *fasthttp.Request) {
+			apiRequest(req, uris[rng.IntN(len(uris))], bearer)
+		}
+	}, nil
+}
+
+// setupListStudies reads the first page of 50 studies, newest first.
+func setupListStudies(_ context.Context, t *target) (func(int) requestFunc, error) {
+	uri := t.baseURL + "/v1/api/studies?limit=50"
+	bearer := "Bearer " + t.key
+	return func(int) requestFunc {
+		return func(req *fasthttp.Request) { apiRequest(req, uri, bearer) }
+	}, nil
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// runSuite prepares the target, runs each chosen scenario (and, in-process, its
+// ceiling) and returns the figures. Progress goes to progress. It returns an error if
+// the target cannot be prepared, a scenario's setup or smoke request fails, or ctx
+// ends first.
+func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, err error) {
+	var t *target
+	if o.URL == "" {
+		// Start-up first, before seeding and load warm the machine.
+		if rep.Startup, err = measureStartup(ctx); err != nil {
+			return report{}, err
+		}
+		t, err = openLocal(ctx, o.Studies, progress)
+	} else {
+		t, err = openRemote(ctx, o.URL, o.Key, o.Studies)
+	}
+	if err != nil {
+		return report{}, err
+	}
+	defer func() { err = errors.Join(err, t.close()) }()
+	for _, name := range o.Scenarios {
+		sc, ok := findScenario(name)
+		if !ok {
+			return report{}, fmt.Errorf("unknown scenario %q", name)
+		}
+		r, err := runScenario(ctx, sc, t, o, progress)
+		if err != nil {
+			return report{}, err
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	return rep, nil
+}
+
+// runScenario runs sc against t and, for an in-process target, the same load against
+// a ceiling replaying t's answer. It returns an error if setup or the smoke request
+// fails, the ceiling cannot start, or ctx ends during a run.
+func runScenario(ctx context.Context, sc scenario, t *target, o options, progress io.Writer) (result, error) {
+	newWorker, err := sc.setup(ctx, t)
+	if err != nil {
+		return result{}, err
+	}
+	a, err := capture(t, newWorker(0))
+	if err != nil {
+		return result{}, fmt.Errorf("%s: %w", sc.name, err)
+	}
+	fmt.Fprintf(progress, "%s: %d connections for %s against %s (%d-byte answers)\n", sc.name, o.Conns, o.Duration, t.baseURL, len(a.body))
+	r := result{Scenario: sc.name, Conns: o.Conns, Duration: o.Duration}
+	r.stats = summarise(drive(ctx, t.addr, t.tls, o.Conns, o.Duration, newWorker))
+	if err := ctx.Err(); err != nil {
+		return result{}, err
+	}
+	if !t.local {
+		return r, nil
+	}
+	addr, stop, err := startCeiling(a)
+	if err != nil {
+		return result{}, fmt.Errorf("%s ceiling: %w", sc.name, err)
+	}
+	fmt.Fprintf(progress, "%s: the same load against its ceiling at %s\n", sc.name, addr)
+	c := summarise(drive(ctx, addr, false, o.Conns, o.Duration, newWorker))
+	if err := errors.Join(stop(), ctx.Err()); err != nil {
+		return result{}, fmt.Errorf("%s ceiling: %w", sc.name, err)
+	}
+	r.Ceiling = &c
+	return r, nil
+}

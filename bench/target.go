@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"interviewd/kv"
+	"interviewd/server"
+)
+
+// target is the server under load: booted in-process, or a running one (--url).
+type target struct {
+	baseURL  string // scheme://host:port, what request URIs start with
+	addr     string // host:port to dial
+	tls      bool
+	key      string   // API key every scenario request carries
+	studyIDs []string // studies get_study picks from
+	local    bool     // booted here: the ceiling and start-up are measured too
+	logPath  string   // in-process: the server's JSON log, access log included
+	close    func() error
+}
+
+// shutdownGrace bounds how long closing an in-process server may wait for connections.
+const shutdownGrace = 5 * time.Second
+
+// serverConfig is the one place the bench configures interviewd. Limits that would
+// throttle a load test (per-key rate limits, once server.Config has them) are switched
+// off here and nowhere else, so every in-process server the bench boots measures the
+// request path, not the limiter.
+func serverConfig(db *kv.DB, log zerolog.Logger, baseURL string) server.Config {
+	return server.Config{DB: db, Log: log, AccessLog: true, BaseURL: baseURL}
+}
+
+// benchScopes is every scope but agent:run: what a research integration holds.
+func benchScopes() []string {
+	return slices.DeleteFunc(slices.Clone(kv.AllScopes), func(s string) bool { return s == kv.ScopeAgentRun })
+}
+
+// instance is an in-process interviewd on a temporary folder: its store, its access log
+// file and, once started, its server.
+type instance struct {
+	dir     string
+	db      *kv.DB
+	logFile *os.File
+	log     zerolog.Logger
+	key     string
+	org     kv.Org
+}
+
+// newInstance creates a temporary folder holding a data folder with one organisation and
+// one live key, and a JSON log file. It returns an error if any of them cannot be made.
+func newInstance(ctx context.Context) (*instance, error) {
+	dir, err := os.MkdirTemp("", "interviewd-bench-")
+	if err != nil {
+		return nil, err
+	}
+	in := &instance{dir: dir}
+	fail := func(err error) (*instance, error) {
+		_ = in.close()
+		return nil, err
+	}
+	if in.logFile, err = os.Create(filepath.Join(dir, "server.log")); err != nil {
+		return fail(err)
+	}
+	in.log = zerolog.New(in.logFile).With().Timestamp().Logger()
+	if in.db, err = kv.Open(filepath.Join(dir, "data"), kv.Options{}); err != nil {
+		return fail(err)
+	}
+	if in.org, _, err = in.db.CreateOrg(ctx, kv.OrgInput{Name: "Fieldwork Bench Ltd", Email: "research@bench.example.com"}); err != nil {
+		return fail(fmt.Errorf("create organisation: %w", err))
+	}
+	if _, in.key, err = in.db.CreateKey(ctx, kv.KeyInput{OrgID: in.org.ID, Name: "bench", Environment: kv.EnvLive, Scopes: benchScopes()}); err != nil {
+		return fail(fmt.Errorf("create key: %w", err))
+	}
+	return in, nil
+}
+
+// serve boots the server on a fresh 127.0.0.1 port. stop shuts it down and waits for
+// Serve to return; it returns Serve's or Shutdown's error.
+func (in *instance) serve() (baseURL string, stop func() error, err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	baseURL = "http://" + ln.Addr().String()
+	srv := server.New(serverConfig(in.db, in.log, baseURL))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	stop = func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		err := srv.Shutdown(ctx)
+		return errors.Join(err, <-served)
+	}
+	return baseURL, stop, nil
+}
+
+// close releases the store and the log and removes the folder.
+func (in *instance) close() error {
+	var errs []error
+	if in.db != nil {
+		errs = append(errs, in.db.Close())
+	}
+	if in.logFile != nil {
+		errs = append(errs, in.logFile.Close())
+	}
+	errs = append(errs, os.RemoveAll(in.dir))
+	return errors.Join(errs...)
+}
+
+// openLocal boots interviewd in-process with studies seeded studies. It returns an error
+// if the folder, store, seed or listener cannot be made.
+func openLocal(ctx context.Context, studies int, progress io.Writer) (*target, error) {
+	in, err := newInstance(ctx)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	ids, err := seedStudies(ctx, in.db, kv.Partition{Org: in.org.ID, Env: kv.EnvLive}, studies)
+	if err != nil {
+		_ = in.close()
+		return nil, err
+	}
+	fmt.Fprintf(progress, "seeded %d studies in %s (data and server.log in %s)\n", len(ids), time.Since(start).Round(time.Millisecond), in.dir)
+	baseURL, stop, err := in.serve()
+	if err != nil {
+		_ = in.close()
+		return nil, err
+	}
+	return &target{
+		baseURL: baseURL, addr: baseURL[len("http://"):], key: in.key, studyIDs: ids, local: true,
+		logPath: in.logFile.Name(),
+		close:   func() error { return errors.Join(stop(), in.close()) },
+	}, nil
+}
+
+// openRemote targets the running server at rawURL, collecting up to studies study ids
+// through the API. It returns an error if the URL is malformed or the listing fails.
+func openRemote(ctx context.Context, rawURL, key string, studies int) (*target, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("--url: %w", err)
+	}
+	t := &target{baseURL: u.Scheme + "://" + u.Host, addr: u.Host, tls: u.Scheme == "https", key: key, close: func() error { return nil }}
+	if u.Port() == "" {
+		port := "80"
+		if t.tls {
+			port = "443"
+		}
+		t.addr = net.JoinHostPort(u.Hostname(), port)
+	}
+	if t.studyIDs, err = listStudyIDs(ctx, t, studies); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
