@@ -60,6 +60,9 @@ func planInput(t reflect.Type) *inputPlan {
 	p := &inputPlan{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if !f.IsExported() {
+			continue // filled by a surface-specific binder (an upload's stream), never from JSON
+		}
 		fp := fieldPlan{index: i, typ: f.Type, doc: f.Tag.Get("doc")}
 		switch {
 		case f.Tag.Get("path") != "":

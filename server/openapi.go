@@ -103,13 +103,16 @@ func (s *Server) openAPIOperation(o *Operation) schema {
 	out := schema{
 		"operationId":      o.Name,
 		"summary":          o.Summary,
-		"x-required-scope": o.Scope,
+		"x-required-scope": orDefault(o.ScopeDoc, o.Scope),
 		"responses":        responses,
 	}
 	if params != nil {
 		out["parameters"] = params
 	}
-	if o.plan.hasBody {
+	if o.restBind != nil { // uploads: multipart, part "file"
+		out["requestBody"] = schema{"required": true, "content": schema{"multipart/form-data": schema{"schema": schema{
+			"type": "object", "required": []any{"file"}, "properties": schema{"file": schema{"type": "string", "format": "binary"}}}}}}
+	} else if o.plan.hasBody {
 		out["requestBody"] = schema{"required": true, "content": schema{"application/json": schema{"schema": o.plan.inputSchema(srcBody)}}}
 	}
 	return out

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+
+	"github.com/valyala/fasthttp"
 	"reflect"
 	"strings"
 )
@@ -21,6 +23,11 @@ type Operation struct {
 	// ScopeFor, when set, names the scope a particular input needs instead of Scope
 	// (setting mode to live needs studies:golive).
 	ScopeFor func(in any) string
+	// ScopeDoc describes the scope rule in documents when ScopeFor decides it.
+	ScopeDoc string
+
+	// restBind, when set, replaces bindREST for bodies that are not JSON (uploads).
+	restBind func(c *fasthttp.RequestCtx) (any, error)
 
 	in   reflect.Type
 	out  reflect.Type

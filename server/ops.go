@@ -4,10 +4,17 @@ package server
 // an operation here is all it takes to expose it over REST, MCP and A2A and to document
 // it in OpenAPI.
 func (s *Server) operations() []*Operation {
+	upload := op(Operation{Name: "upload_file", Summary: "Upload a file whose text can inform authoring", Method: "POST", Path: "/v1/api/files", Scope: "studies:write", Write: true}, s.uploadFile)
+	upload.restBind = s.bindUpload
 	return []*Operation{
 		op(Operation{Name: "whoami", Summary: "Describe the calling credential", Method: "GET", Path: "/v1/api/me"}, s.whoami),
 		op(Operation{Name: "list_studies", Summary: "List studies, newest created first", Method: "GET", Path: "/v1/api/studies", Scope: "studies:read"}, s.listStudies),
 		op(Operation{Name: "get_study", Summary: "Get a study with its current brief", Method: "GET", Path: "/v1/api/studies/{study_id}", Scope: "studies:read"}, s.getStudy),
+		op(Operation{Name: "create_study", Summary: "Author a new study from plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.createStudy),
+		op(Operation{Name: "get_authoring_status", Summary: "Poll an authoring job", Method: "GET", Path: "/v1/api/studies/jobs/{job_id}", Scope: "studies:read"}, s.getAuthoringStatus),
+		op(Operation{Name: "refine_study", Summary: "Refine a study's design with plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:refine", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.refineStudy),
+		op(Operation{Name: "set_study_mode", Summary: "Set a study's mode: test, live (Go live), paused or closed", Method: "PUT", Path: "/v1/api/studies/{study_id}/mode", Write: true, ScopeFor: modeScope, ScopeDoc: "studies:write; studies:golive to go live"}, s.setStudyMode),
+		upload,
 		op(Operation{Name: "get_interview_link", Summary: "Get the study's durable invite link", Method: "GET", Path: "/v1/api/studies/{study_id}/interview-link", Scope: "links:read"}, s.getInterviewLink),
 	}
 }

@@ -53,8 +53,10 @@ type Principal struct {
 	ExpiresAt      *time.Time
 	GrantID        *kv.ID
 	ClientID       string
-	// RateKey identifies the credential for rate limiting (a key id or grant id).
+	// RateKey identifies the credential for rate limiting (a key id or grant id);
+	// OrgKey the organisation.
 	RateKey string
+	OrgKey  string
 }
 
 func principalFromKey(c kv.Credential) *Principal {
@@ -69,6 +71,7 @@ func principalFromKey(c kv.Credential) *Principal {
 		KeyName:        c.Key.Name,
 		ExpiresAt:      c.Key.ExpiresAt,
 		RateKey:        c.Key.ID.String(),
+		OrgKey:         c.Org.ID.String(),
 	}
 }
 

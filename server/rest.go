@@ -78,7 +78,25 @@ func (s *Server) restHandler(o *Operation) fasthttp.RequestHandler {
 			s.writeRESTError(c, err, resourceAPI)
 			return
 		}
-		in, err := o.bindREST(c)
+		if err := s.admit(c, p, o.Write); err != nil {
+			s.writeRESTError(c, err, resourceAPI)
+			return
+		}
+		ctx := s.ctx
+		if o.Idempotent {
+			var done bool
+			var release func()
+			ctx, release, done = s.claimIdempotency(c, p)
+			if done {
+				return
+			}
+			defer release()
+		}
+		bind := o.bindREST
+		if o.restBind != nil {
+			bind = o.restBind
+		}
+		in, err := bind(c)
 		if err != nil {
 			s.writeRESTError(c, err, resourceAPI)
 			return
@@ -87,7 +105,7 @@ func (s *Server) restHandler(o *Operation) fasthttp.RequestHandler {
 			s.writeRESTError(c, err, resourceAPI)
 			return
 		}
-		out, err := o.call(s.ctx, p, in)
+		out, err := o.call(ctx, p, in)
 		if err != nil {
 			s.writeRESTError(c, err, resourceAPI)
 			return

@@ -42,7 +42,11 @@ func (o *Operation) bindREST(c *fasthttp.RequestCtx) (any, error) {
 		}
 	}
 	if p.hasBody {
-		errs = append(errs, p.bindBody(v, c.PostBody())...)
+		body, err := readBody(c, maxJSONBody)
+		if err != nil {
+			return nil, err
+		}
+		errs = append(errs, p.bindBody(v, body)...)
 	}
 	if err := p.finish(in, errs); err != nil {
 		return nil, err

@@ -17,27 +17,33 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
+	"interviewd/jobs"
 	"interviewd/kv"
 )
 
 // Config is what a Server needs. Zero values have working defaults except DB.
 type Config struct {
 	DB      *kv.DB
+	Jobs    *jobs.Runner // background work; required for authoring
 	Log     zerolog.Logger
 	BaseURL string           // every absolute URL derives from it; default http://localhost:8080
 	Now     func() time.Time // the clock; default time.Now
 	// AccessLog turns the per-request log line on.
 	AccessLog bool
+	// RateLimits configures admission; the zero value means DefaultRateLimits.
+	RateLimits *RateLimits
 }
 
 // Server is the HTTP side of interviewd.
 type Server struct {
 	db        *kv.DB
+	jobs      *jobs.Runner
 	log       zerolog.Logger
 	accessLog bool
 	baseURL   string
 	now       func() time.Time
 	ops       []*Operation
+	limiter   *rateLimiter
 	handler   fasthttp.RequestHandler
 	http      *fasthttp.Server
 	ctx       context.Context // cancelled at shutdown; operations run under it
@@ -50,6 +56,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	s := &Server{
 		db:        cfg.DB,
+		jobs:      cfg.Jobs,
 		log:       cfg.Log,
 		accessLog: cfg.AccessLog,
 		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
@@ -65,6 +72,11 @@ func New(cfg Config) *Server {
 	_, _ = rand.Read(b[:])
 	s.reqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	limits := DefaultRateLimits()
+	if cfg.RateLimits != nil {
+		limits = *cfg.RateLimits
+	}
+	s.limiter = newRateLimiter(limits)
 	s.ops = s.operations()
 	r := router.New()
 	r.RedirectTrailingSlash = false
@@ -81,9 +93,13 @@ func New(cfg Config) *Server {
 		ReadTimeout:        60 * time.Second,
 		WriteTimeout:       60 * time.Second,
 		IdleTimeout:        120 * time.Second,
-		MaxRequestBodySize: 1 << 20,
-		NoDefaultDate:      false,
-		Logger:             fasthttpLogger{s.log},
+		MaxRequestBodySize: maxJSONBody,
+		// Uploads stream to disk under their own limits; JSON bodies are read through
+		// readBody, which enforces maxJSONBody on streamed bodies too.
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		NoDefaultDate:                false,
+		Logger:                       fasthttpLogger{s.log},
 	}
 	return s
 }

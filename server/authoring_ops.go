@@ -1,0 +1,162 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"interviewd/kv"
+)
+
+// Guidance limits (DECISIONS §4).
+const (
+	guidanceMaxChars = 20000
+	maxFileIDs       = 10
+)
+
+// CreateStudyInput is the study guidance request.
+type CreateStudyInput struct {
+	Guidance string  `json:"guidance" required:"true" doc:"Plain-language instruction: research goal, intended participants, what to learn. 1 to 20,000 characters after trimming."`
+	FileIDs  []kv.ID `json:"file_ids" doc:"Ids from file upload, at most 10, uploaded by the same organisation and environment."`
+}
+
+func (in *CreateStudyInput) validate() []kv.FieldError {
+	return validateGuidance(&in.Guidance, in.FileIDs)
+}
+
+// RefineStudyInput is the guidance request for an existing study.
+type RefineStudyInput struct {
+	StudyID  kv.ID   `path:"study_id" doc:"The study to refine."`
+	Guidance string  `json:"guidance" required:"true" doc:"What to change, in plain language. 1 to 20,000 characters after trimming."`
+	FileIDs  []kv.ID `json:"file_ids" doc:"Ids from file upload, at most 10."`
+}
+
+func (in *RefineStudyInput) validate() []kv.FieldError {
+	return validateGuidance(&in.Guidance, in.FileIDs)
+}
+
+func validateGuidance(g *string, files []kv.ID) []kv.FieldError {
+	var errs []kv.FieldError
+	*g = strings.TrimSpace(*g)
+	switch n := utf8.RuneCountInString(*g); {
+	case n == 0:
+		errs = append(errs, kv.FieldError{Loc: []any{"body", "guidance"}, Msg: "Guidance must not be empty.", Type: "string_too_short", Ctx: map[string]any{"min_length": 1}})
+	case n > guidanceMaxChars:
+		errs = append(errs, kv.FieldError{Loc: []any{"body", "guidance"}, Msg: "Guidance must be at most 20000 characters.", Type: "string_too_long", Ctx: map[string]any{"max_length": guidanceMaxChars}})
+	}
+	if len(files) > maxFileIDs {
+		errs = append(errs, kv.FieldError{Loc: []any{"body", "file_ids"}, Msg: "At most 10 file ids.", Type: "too_long", Ctx: map[string]any{"max_length": maxFileIDs}})
+	}
+	return errs
+}
+
+// AuthoringJob is the handle create and refine return.
+type AuthoringJob struct {
+	JobID    string `json:"job_id"`
+	ThreadID kv.ID  `json:"thread_id"`
+}
+
+func (s *Server) createStudy(ctx context.Context, p *Principal, in *CreateStudyInput) (AuthoringJob, error) {
+	return s.startAuthoring(ctx, p, nil, kv.NewV4(), in.Guidance, in.FileIDs)
+}
+
+func (s *Server) refineStudy(ctx context.Context, p *Principal, in *RefineStudyInput) (AuthoringJob, error) {
+	st, err := s.db.FindStudyByID(ctx, p.Partition, in.StudyID)
+	if err != nil {
+		return AuthoringJob{}, err
+	}
+	return s.startAuthoring(ctx, p, &st.ID, st.ThreadID, in.Guidance, in.FileIDs)
+}
+
+func (s *Server) startAuthoring(ctx context.Context, p *Principal, study *kv.ID, thread kv.ID, guidance string, files []kv.ID) (AuthoringJob, error) {
+	if err := s.jobs.Admit(kv.JobAuthoring); err != nil {
+		return AuthoringJob{}, err
+	}
+	jobID := kv.NewV4()
+	out := AuthoringJob{JobID: jobID.String(), ThreadID: thread}
+	job, err := s.db.CreateAuthoringJob(ctx, kv.AuthoringInput{
+		Partition: p.Partition, JobID: jobID, ThreadID: thread, StudyID: study, Guidance: guidance, FileIDs: files,
+	}, idemWrite(ctx, 202, out))
+	if err != nil {
+		return AuthoringJob{}, err
+	}
+	s.jobs.Enqueue(job)
+	return out, nil
+}
+
+// JobIDInput names a job. Job ids are strings on the wire; anything that is not one of
+// ours is simply not found.
+type JobIDInput struct {
+	JobID string `path:"job_id" doc:"The job id a start call returned."`
+}
+
+func (in *JobIDInput) id() (kv.ID, error) {
+	id, ok := kv.ParseID(in.JobID)
+	if !ok {
+		return kv.ID{}, kv.Errorf(kv.ENOTFOUND, "not_found", "Job not found.")
+	}
+	return id, nil
+}
+
+// AuthoringStatus is the state of an authoring job.
+type AuthoringStatus struct {
+	Status  string    `json:"status" enum:"working,ready,failed"`
+	StudyID *kv.ID    `json:"study_id"`
+	Brief   *kv.Brief `json:"brief"`
+}
+
+func (s *Server) getAuthoringStatus(ctx context.Context, p *Principal, in *JobIDInput) (AuthoringStatus, error) {
+	id, err := in.id()
+	if err != nil {
+		return AuthoringStatus{}, err
+	}
+	j, err := s.db.FindJobByID(ctx, p.Partition, kv.JobAuthoring, id)
+	if err != nil {
+		return AuthoringStatus{}, err
+	}
+	out := AuthoringStatus{Status: j.Status, StudyID: j.StudyID}
+	if j.StudyID != nil {
+		st, err := s.db.FindStudyByID(ctx, p.Partition, *j.StudyID)
+		switch {
+		case err == nil && st.Brief != nil:
+			b := st.Brief.Normalised()
+			out.Brief = &b
+		case kv.ErrorCode(err) == kv.ENOTFOUND:
+			out.StudyID = nil
+		case err != nil:
+			return AuthoringStatus{}, err
+		}
+	}
+	if j.Status == kv.AuthoringFailed && out.StudyID == nil {
+		return AuthoringStatus{}, kv.Errorf(kv.ECONFLICT, "authoring_unconfirmed",
+			"The authoring job ended without a confirmed study change. "+j.Error)
+	}
+	return out, nil
+}
+
+// SetModeInput is the study mode request.
+type SetModeInput struct {
+	StudyID kv.ID   `path:"study_id" doc:"The study."`
+	Mode    kv.Mode `json:"mode" required:"true" enum:"test,live,paused,closed" doc:"Explicit target; the endpoint never toggles."`
+}
+
+// ModeResult is the settled mode and the study's invite URL.
+type ModeResult struct {
+	Mode kv.Mode `json:"mode" enum:"test,live,paused,closed"`
+	URL  string  `json:"url"`
+}
+
+func modeScope(in any) string {
+	if in.(*SetModeInput).Mode == kv.ModeLive {
+		return kv.ScopeStudiesGoLive
+	}
+	return kv.ScopeStudiesWrite
+}
+
+func (s *Server) setStudyMode(ctx context.Context, p *Principal, in *SetModeInput) (ModeResult, error) {
+	st, err := s.db.SetStudyMode(ctx, p.Partition, in.StudyID, in.Mode)
+	if err != nil {
+		return ModeResult{}, err
+	}
+	return ModeResult{Mode: st.Mode, URL: s.linkURL(st.LinkToken)}, nil
+}

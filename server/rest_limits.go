@@ -1,0 +1,27 @@
+package server
+
+import (
+	"github.com/valyala/fasthttp"
+)
+
+// admit applies the rate limits to one authenticated request and sets the RateLimit
+// headers every response carries. A refused request consumes nothing.
+func (s *Server) admit(c *fasthttp.RequestCtx, p *Principal, write bool) error {
+	d := s.limiter.admit(s.now(), p.RateKey, p.OrgKey, write)
+	s.setRateHeaders(c, d)
+	if !d.OK {
+		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+			Detail: "Rate limit exceeded; retry after the number of seconds in Retry-After."}
+	}
+	return nil
+}
+
+func (s *Server) setRateHeaders(c *fasthttp.RequestCtx, d rateDecision) {
+	var buf [160]byte
+	if v := d.appendPolicy(buf[:0]); len(v) > 0 {
+		c.Response.Header.SetBytesV("RateLimit-Policy", v)
+	}
+	if v := d.appendRateLimit(buf[:0]); len(v) > 0 {
+		c.Response.Header.SetBytesV("RateLimit", v)
+	}
+}
