@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"sort"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -48,4 +49,57 @@ func (db *DB) FindLinkByToken(ctx context.Context, token string) (Link, error) {
 		return err
 	})
 	return l, err
+}
+
+// NewLinkToken returns a fresh 128-bit link token, for callers that must know the URL
+// before the link is committed (to record an idempotent response with it).
+func NewLinkToken() string { return newLinkToken() }
+
+// CreateParticipantLink mints a participant link for a study in partition p, in one
+// transaction with its idempotency record (idem may be nil). The request must already
+// be validated (ValidateLinkRequest). ENOTFOUND for a study outside the partition.
+func (db *DB) CreateParticipantLink(ctx context.Context, p Partition, study ID, req LinkRequest, token string, idem *IdemWrite) (Link, Study, error) {
+	var (
+		l  Link
+		st Study
+	)
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		var err error
+		if st, err = studyByID(tx, p, study); err != nil {
+			return err
+		}
+		l = Link{Token: token, OrgID: p.Org, Env: p.Env, StudyID: study, Audience: req.Audience,
+			Context: req.Context, Note: req.Note, CreatedAt: db.Now()}
+		if tx.Bucket(bucketLinks).Get([]byte(token)) != nil {
+			return Errorf(ECONFLICT, "token_collision", "Link token collision; retry.")
+		}
+		if err := putJSON(tx.Bucket(bucketLinks), []byte(token), l); err != nil {
+			return err
+		}
+		return db.writeIdem(tx, idem)
+	})
+	return l, st, err
+}
+
+// FindParticipantLinks returns a study's participant links (not its plain link), oldest
+// first. ENOTFOUND for a study outside the partition.
+func (db *DB) FindParticipantLinks(ctx context.Context, p Partition, study ID) ([]Link, error) {
+	var out []Link
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		if _, err := studyByID(tx, p, study); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketLinks).ForEach(func(_, v []byte) error {
+			var l Link
+			if err := jsonUnmarshal(v, &l); err != nil {
+				return err
+			}
+			if l.StudyID == study && l.OrgID == p.Org && l.Env == p.Env && !l.Plain {
+				out = append(out, l)
+			}
+			return nil
+		})
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, err
 }

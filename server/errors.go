@@ -118,3 +118,5 @@ func (s *Server) writeRESTError(c *fasthttp.RequestCtx, err error, resource stri
 	c.SetContentType("application/json")
 	c.SetBody(body)
 }
+
+func asKV(err error, target **kv.Error) bool { return errors.As(err, target) }

@@ -6,12 +6,14 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 
+	"interviewd/jobs"
 	"interviewd/kv"
 )
 
@@ -38,11 +40,56 @@ func mustOpenDB(tb testing.TB) *kv.DB {
 	return db
 }
 
-// mustServe boots a server with two organisations and a set of named keys.
-func mustServe(t *testing.T) *testEnv {
+// testClock is a settable clock shared by the store and the server.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// serveOption adjusts the server a test boots.
+type serveOption func(*Config, *kv.Options)
+
+// withClock makes the store and the server read clock.
+func withClock(clock *testClock) serveOption {
+	return func(c *Config, o *kv.Options) { c.Now, o.Now = clock.Now, clock.Now }
+}
+
+// withRateLimits sets the server's limits (the default for tests is off).
+func withRateLimits(l RateLimits) serveOption {
+	return func(c *Config, _ *kv.Options) { c.RateLimits = &l }
+}
+
+// mustServe boots a server with two organisations and a set of named keys. Rate limits
+// are off unless a test asks for them, so scenario tables are not limited by volume.
+func mustServe(t *testing.T, opts ...serveOption) *testEnv {
 	t.Helper()
-	db := mustOpenDB(t)
-	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true})
+	off := RateLimits{Off: true}
+	cfg := Config{Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true, RateLimits: &off}
+	var kopts kv.Options
+	for _, o := range opts {
+		o(&cfg, &kopts)
+	}
+	db, err := kv.Open(t.TempDir(), kopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: jobs.NewBuiltin(), Log: zerolog.Nop()})
+	t.Cleanup(func() { _ = runner.Close(context.Background()) })
+	cfg.DB, cfg.Jobs = db, runner
+	srv := New(cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,49 @@
+package server
+
+import (
+	"context"
+
+	"interviewd/kv"
+)
+
+// ParticipantLinkInput is the participant link request.
+type ParticipantLinkInput struct {
+	StudyID  kv.ID             `path:"study_id" doc:"The study."`
+	Context  map[string]string `json:"context" doc:"Facts about the participant, briefed to the interviewer and stored on the interview: at most 20 keys (1-100 characters, no control characters, not a reserved name), values up to 2048 characters, 16384 UTF-8 bytes encoded in total."`
+	Audience string            `json:"audience" enum:"group,person" doc:"group (default): one reusable link for a segment; person: the link addresses one interview."`
+	Note     string            `json:"note" doc:"Guidance for the interviewer, up to 2048 characters after trimming; never shown to the participant or exported."`
+}
+
+func (in *ParticipantLinkInput) validate() []kv.FieldError {
+	req, err := kv.ValidateLinkRequest(kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note})
+	if err != nil {
+		var ke *kv.Error
+		if asKV(err, &ke) {
+			return ke.Fields
+		}
+		return []kv.FieldError{{Loc: []any{"body"}, Msg: err.Error(), Type: "value_error"}}
+	}
+	in.Context, in.Audience, in.Note = req.Context, req.Audience, req.Note
+	return nil
+}
+
+// ParticipantLink is a minted participant link.
+type ParticipantLink struct {
+	URL      string  `json:"url"`
+	Audience string  `json:"audience" enum:"group,person"`
+	Mode     kv.Mode `json:"mode" enum:"test,live,paused,closed"`
+}
+
+func (s *Server) createParticipantLink(ctx context.Context, p *Principal, in *ParticipantLinkInput) (ParticipantLink, error) {
+	st, err := s.db.FindStudyByID(ctx, p.Partition, in.StudyID)
+	if err != nil {
+		return ParticipantLink{}, err
+	}
+	token := kv.NewLinkToken()
+	out := ParticipantLink{URL: s.linkURL(token), Audience: in.Audience, Mode: st.Mode}
+	req := kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note}
+	if _, _, err := s.db.CreateParticipantLink(ctx, p.Partition, in.StudyID, req, token, idemWrite(ctx, 200, out)); err != nil {
+		return ParticipantLink{}, err
+	}
+	return out, nil
+}
