@@ -1,0 +1,28 @@
+package server
+
+import (
+	"context"
+	"time"
+)
+
+// Maintain runs the periodic housekeeping until ctx ends: forgetting idle rate-limit
+// windows every minute and idempotency keys older than seven days every hour.
+func (s *Server) Maintain(ctx context.Context) {
+	minute := time.NewTicker(time.Minute)
+	defer minute.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-minute.C:
+		}
+		s.limiter.sweep(s.now())
+		if n%60 == 0 {
+			if swept, err := s.db.SweepIdem(ctx); err != nil {
+				s.log.Error().Err(err).Msg("sweep idempotency keys")
+			} else if swept > 0 {
+				s.log.Info().Int("swept", swept).Msg("forgot expired idempotency keys")
+			}
+		}
+	}
+}
