@@ -200,7 +200,14 @@ func numberedParts(a *archive, prefix, suffix string) []*zip.File {
 		}
 		parts = append(parts, part{n, f})
 	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i].n < parts[j].n })
+	// Ties ("slide01", "slide1") are broken by name so the order never depends on
+	// map iteration.
+	sort.Slice(parts, func(i, j int) bool {
+		if parts[i].n != parts[j].n {
+			return parts[i].n < parts[j].n
+		}
+		return parts[i].f.Name < parts[j].f.Name
+	})
 	files := make([]*zip.File, len(parts))
 	for i, p := range parts {
 		files[i] = p.f

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -11,10 +12,11 @@ import (
 // Normalisation: line breaks of every kind become "\n"; a run of horizontal white
 // space becomes one tab if it held a tab and one space otherwise; white space at the
 // start and end of lines and of the text is dropped; more than one blank line in a
-// row becomes one. Control characters are dropped, and counted with replacement
-// characters as junk, so a caller can tell unreadable output from text.
+// row becomes one. Control characters, private-use and unassigned code points are
+// dropped, and counted with replacement characters as junk, so a caller can tell
+// unreadable output from text.
 type sink struct {
-	buf   []byte
+	buf   strings.Builder
 	max   int
 	space byte // pending horizontal separator: 0, ' ' or '\t'
 	lines int  // pending line breaks
@@ -24,15 +26,14 @@ type sink struct {
 	text, junk int // runes kept as text, and unreadable runes seen
 }
 
-// newSink returns a sink that holds at most max bytes; hint, when positive and
-// smaller, sizes its first allocation.
+// newSink returns a sink that holds at most max bytes. hint, when positive, is the
+// input size: the buffer is sized once for min(hint, max) bytes instead of growing.
 func newSink(max int, hint int64) *sink {
-	c := max
-	if hint > 0 && hint < int64(c) {
-		c = int(hint)
+	s := &sink{max: max}
+	if hint > 0 {
+		s.buf.Grow(int(min(hint, int64(max))))
 	}
-	c = min(c, 64*1024)
-	return &sink{buf: make([]byte, 0, c), max: max}
+	return s
 }
 
 // newline records a line break before the next text.
@@ -115,11 +116,12 @@ func (s *sink) writeRune(r rune) error {
 	case unicode.IsSpace(r):
 		s.blank()
 		return nil
-	case r == utf8.RuneError || unicode.IsControl(r):
+	case r == utf8.RuneError:
+		s.junk++ // kept, so the reader sees where bytes were unreadable
+	case !unicode.IsGraphic(r):
+		// C1 controls, private use, unassigned code points: nothing a reader can use.
 		s.junk++
-		if r != utf8.RuneError {
-			return nil
-		}
+		return nil
 	}
 	return s.put(r)
 }
@@ -128,7 +130,7 @@ func (s *sink) writeRune(r rune) error {
 func (s *sink) put(r rune) error {
 	var sep [2]byte
 	n := 0
-	if len(s.buf) > 0 {
+	if s.buf.Len() > 0 {
 		switch {
 		case s.lines >= 2:
 			sep, n = [2]byte{'\n', '\n'}, 2
@@ -142,12 +144,12 @@ func (s *sink) put(r rune) error {
 	if size < 0 {
 		r, size = utf8.RuneError, 3
 	}
-	if len(s.buf)+n+size > s.max {
+	if s.buf.Len()+n+size > s.max {
 		s.full = true
 		return errFull
 	}
-	s.buf = append(s.buf, sep[:n]...)
-	s.buf = utf8.AppendRune(s.buf, r)
+	s.buf.Write(sep[:n])
+	s.buf.WriteRune(r)
 	s.lines, s.space = 0, 0
 	if r != utf8.RuneError {
 		s.text++
@@ -169,5 +171,5 @@ func (s *sink) result(junkPercent int) (string, bool) {
 	if !s.readable(junkPercent) {
 		return "", false
 	}
-	return string(s.buf), true
+	return s.buf.String(), true
 }
