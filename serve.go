@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/server"
 )
@@ -25,7 +26,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	baseURL := fs.str("base-url", "http://localhost:8080", "public base URL every returned link derives from")
 	level := fs.str("log-level", "info", "log level: debug, info, warn, error")
 	format := fs.str("log-format", "json", "log format: json or console")
+	limitsFlag := fs.str("rate-limits", "default", "default | off | read=120,write=20,org_read=600,org_write=60")
+	modelURL := fs.str("model-url", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
+	modelKey := fs.str("model-key", "", "API key for --model-url")
+	modelName := fs.str("model", "", "model name for --model-url")
 	if err := fs.parse(args); err != nil {
+		return err
+	}
+	limits, err := server.ParseRateLimits(*limitsFlag)
+	if err != nil {
+		return fmt.Errorf("--rate-limits: %w", err)
+	}
+	engine, err := newModerator(*modelURL, *modelKey, *modelName)
+	if err != nil {
 		return err
 	}
 	log, err := newLogger(stderr, *level, *format)
@@ -40,7 +53,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	if empty, err := db.Empty(ctx); err == nil && empty {
 		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL`, then a key with `interviewd keys create`", *data)
 	}
-	srv := server.New(server.Config{DB: db, Log: log, BaseURL: *baseURL, AccessLog: true})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log})
+	if err := runner.Start(ctx); err != nil {
+		return err
+	}
+	srv := server.New(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: *baseURL, AccessLog: true, RateLimits: &limits})
+	go srv.Maintain(ctx)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
@@ -60,6 +78,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 		return err
 	}
 	<-served
+	if err := runner.Close(sctx); err != nil {
+		log.Warn().Err(err).Msg("jobs still running at shutdown were left for the next start")
+	}
 	log.Info().Msg("stopped")
 	return nil
 }
@@ -78,4 +99,17 @@ func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
 	}
 	zerolog.TimeFieldFormat = time.RFC3339Nano
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+}
+
+// newModerator picks the engine: an OpenAI-compatible endpoint when a URL is set,
+// otherwise the built-in offline engine.
+func newModerator(url, key, model string) (jobs.Moderator, error) {
+	if url == "" {
+		return jobs.NewBuiltin(), nil
+	}
+	m, err := jobs.NewOpenAI(jobs.OpenAIConfig{URL: url, Key: key, Model: model})
+	if err != nil {
+		return nil, fmt.Errorf("--model-url: %w", err)
+	}
+	return m, nil
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"interviewd/server"
 	"io"
 	"os"
 	"slices"
@@ -33,7 +34,7 @@ func checkResult(tb testing.TB, r result) {
 
 func mustOpenLocal(tb testing.TB, studies int) *target {
 	tb.Helper()
-	t, err := openLocal(context.Background(), studies, io.Discard)
+	t, err := openLocal(context.Background(), studies, io.Discard, server.RateLimits{Off: true})
 	if err != nil {
 		tb.Fatalf("openLocal: %v", err)
 	}
@@ -46,7 +47,7 @@ func mustOpenLocal(tb testing.TB, studies int) *target {
 }
 
 func TestRunSuite_InProcessEveryScenario(t *testing.T) {
-	o := options{Conns: 2, Duration: 200 * time.Millisecond, Scenarios: scenarioNames(), Studies: 30}
+	o := options{Conns: 2, Duration: 200 * time.Millisecond, Scenarios: scenarioNames(), Studies: 30, Limits: server.RateLimits{Off: true}}
 	rep, err := runSuite(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatalf("runSuite: %v", err)

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"interviewd/server"
 )
 
 // Bounds keep one invocation finite in connections, time and seeded rows.
@@ -26,6 +28,9 @@ type options struct {
 	JSON      bool
 	URL       string // empty: boot the server in-process
 	Key       string // with URL: the API key to send
+	// Limits are the in-process server's rate limits: off by default, so the bench
+	// measures the request path; --rate-limits measures the limiter's cost.
+	Limits server.RateLimits
 }
 
 // parseOptions reads the command line. It returns an error for an unknown flag, a value
@@ -41,8 +46,13 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.JSON, "json", false, "print a JSON array instead of one line per scenario")
 	fs.StringVar(&o.URL, "url", "", "target a running server at this base URL instead of booting one")
 	fs.StringVar(&o.Key, "key", "", "API key for --url (needs studies:read)")
+	limits := fs.String("rate-limits", "off", "in-process server's rate limits, as interviewd's --rate-limits (e.g. read=100000000,org_read=100000000)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
+	}
+	var err error
+	if o.Limits, err = server.ParseRateLimits(*limits); err != nil {
+		return options{}, fmt.Errorf("--rate-limits: %w", err)
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))

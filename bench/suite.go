@@ -18,7 +18,7 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 		if rep.Startup, err = measureStartup(ctx); err != nil {
 			return report{}, err
 		}
-		t, err = openLocal(ctx, o.Studies, progress)
+		t, err = openLocal(ctx, o.Studies, progress, o.Limits)
 	} else {
 		t, err = openRemote(ctx, o.URL, o.Key, o.Studies)
 	}

@@ -37,8 +37,8 @@ const shutdownGrace = 5 * time.Second
 // throttle a load test (per-key rate limits, once server.Config has them) are switched
 // off here and nowhere else, so every in-process server the bench boots measures the
 // request path, not the limiter.
-func serverConfig(db *kv.DB, log zerolog.Logger, baseURL string) server.Config {
-	return server.Config{DB: db, Log: log, AccessLog: true, BaseURL: baseURL}
+func serverConfig(db *kv.DB, log zerolog.Logger, baseURL string, limits server.RateLimits) server.Config {
+	return server.Config{DB: db, Log: log, AccessLog: true, BaseURL: baseURL, RateLimits: &limits}
 }
 
 // benchScopes is every scope but agent:run: what a research integration holds.
@@ -55,6 +55,7 @@ type instance struct {
 	log     zerolog.Logger
 	key     string
 	org     kv.Org
+	limits  server.RateLimits // off unless --rate-limits asks otherwise
 }
 
 // newInstance creates a temporary folder holding a data folder with one organisation and
@@ -64,7 +65,7 @@ func newInstance(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &instance{dir: dir}
+	in := &instance{dir: dir, limits: server.RateLimits{Off: true}}
 	fail := func(err error) (*instance, error) {
 		_ = in.close()
 		return nil, err
@@ -93,7 +94,7 @@ func (in *instance) serve() (baseURL string, stop func() error, err error) {
 		return "", nil, err
 	}
 	baseURL = "http://" + ln.Addr().String()
-	srv := server.New(serverConfig(in.db, in.log, baseURL))
+	srv := server.New(serverConfig(in.db, in.log, baseURL, in.limits))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	stop = func() error {
@@ -120,11 +121,12 @@ func (in *instance) close() error {
 
 // openLocal boots interviewd in-process with studies seeded studies. It returns an error
 // if the folder, store, seed or listener cannot be made.
-func openLocal(ctx context.Context, studies int, progress io.Writer) (*target, error) {
+func openLocal(ctx context.Context, studies int, progress io.Writer, limits server.RateLimits) (*target, error) {
 	in, err := newInstance(ctx)
 	if err != nil {
 		return nil, err
 	}
+	in.limits = limits
 	start := time.Now()
 	ids, err := seedStudies(ctx, in.db, kv.Partition{Org: in.org.ID, Env: kv.EnvLive}, studies)
 	if err != nil {

@@ -33,12 +33,12 @@ func DefaultRateLimits() RateLimits {
 // maxRateLimit bounds a configured limit: each (credential, class) keeps one timestamp
 // per admitted request in the window, so an absurd limit would be a memory bill, and a
 // limit this high is "off" in all but name.
-const maxRateLimit = 1_000_000
+const maxRateLimit = 100_000_000
 
 // ParseRateLimits parses a rate limit setting: "default" (or empty), "off", or a comma
 // separated list of name=value overrides of the defaults, for example
 // "read=240,org_read=1200". Names are read, write, org_read, org_write and ip; values are
-// whole numbers from 1 to 1000000. On error it returns the defaults and an error naming
+// whole numbers from 1 to 100000000. On error it returns the defaults and an error naming
 // the offending item.
 func ParseRateLimits(s string) (RateLimits, error) {
 	l := DefaultRateLimits()
