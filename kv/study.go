@@ -143,7 +143,22 @@ type StudyFilter struct {
 	Cursor    string
 }
 
-// FindStudies returns one page of studies. EINVALID for a malformed cursor.
+// studyListRow is the part of a Study record a list needs: decoding skips the brief,
+// which is most of the record's bytes.
+type studyListRow struct {
+	ID         ID          `json:"id"`
+	OrgID      ID          `json:"org_id"`
+	Env        Environment `json:"env"`
+	Name       string      `json:"name"`
+	Mode       Mode        `json:"mode"`
+	LaunchedAt *time.Time  `json:"launched_at"`
+	CreatedAt  time.Time   `json:"created_at"`
+	UpdatedAt  time.Time   `json:"updated_at"`
+	Version    int         `json:"version"`
+}
+
+// FindStudies returns one page of studies, without their briefs (Brief is nil).
+// EINVALID for a malformed cursor.
 func (db *DB) FindStudies(ctx context.Context, f StudyFilter) (Page[Study], error) {
 	var after *ID
 	if f.Cursor != "" {
@@ -156,11 +171,12 @@ func (db *DB) FindStudies(ctx context.Context, f StudyFilter) (Page[Study], erro
 	page := Page[Study]{Items: make([]Study, 0, min(f.Limit+1, 201))}
 	err := db.view(ctx, func(tx *bolt.Tx) error {
 		more, last, err := pageNewest(tx.Bucket(bucketStudies), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
-			var s Study
-			if err := jsonUnmarshal(v, &s); err != nil {
+			var r studyListRow
+			if err := jsonUnmarshal(v, &r); err != nil {
 				return false, err
 			}
-			page.Items = append(page.Items, s)
+			page.Items = append(page.Items, Study{ID: r.ID, OrgID: r.OrgID, Env: r.Env, Name: r.Name, Mode: r.Mode,
+				LaunchedAt: r.LaunchedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Version: r.Version})
 			return true, nil
 		})
 		if more {

@@ -192,8 +192,8 @@ func TestStudyModes(t *testing.T) {
 		e.do("PUT", path+"/mode", "a_live", `{"mode":"live"}`)
 		var again StudyDetail
 		e.do("GET", path, "a_live", "").json(t, &again)
-		if time.Time(*again.LaunchedAt) != time.Time(*first.LaunchedAt) || again.Mode != kv.ModeLive {
-			t.Fatalf("launched_at moved: %v → %v", time.Time(*first.LaunchedAt), time.Time(*again.LaunchedAt))
+		if *again.LaunchedAt != *first.LaunchedAt || again.Mode != kv.ModeLive {
+			t.Fatalf("launched_at moved: %v → %v", *first.LaunchedAt, *again.LaunchedAt)
 		}
 	})
 	t.Run("ErrGoLiveValidation", func(t *testing.T) {

@@ -6,31 +6,23 @@ import (
 	"interviewd/kv"
 )
 
-// Time is a timestamp on the wire: RFC 3339 in UTC with milliseconds.
-type Time time.Time
+// Time is a timestamp on the wire: RFC 3339 in UTC with milliseconds
+// ("2026-11-21T10:00:00.123Z"). It is formatted once, when a response is built, so
+// encoding is a plain string copy.
+type Time string
 
 const wireTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// MarshalJSON formats t as "2026-11-21T10:00:00.123Z".
-func (t Time) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(wireTimeLayout)+2)
-	b = append(b, '"')
-	b = time.Time(t).UTC().AppendFormat(b, wireTimeLayout)
-	return append(b, '"'), nil
-}
+func wireTime(t time.Time) Time { return Time(t.UTC().Format(wireTimeLayout)) }
 
-// UnmarshalJSON parses an RFC 3339 timestamp.
-func (t *Time) UnmarshalJSON(b []byte) error {
-	v, err := time.Parse(`"`+time.RFC3339Nano+`"`, string(b))
-	*t = Time(v)
-	return err
-}
+// Parse returns the instant t names.
+func (t Time) Parse() (time.Time, error) { return time.Parse(time.RFC3339Nano, string(t)) }
 
 func wireTimePtr(t *time.Time) *Time {
 	if t == nil {
 		return nil
 	}
-	w := Time(*t)
+	w := wireTime(*t)
 	return &w
 }
 
@@ -74,7 +66,7 @@ type InviteLink struct {
 func studySummary(st kv.Study) StudySummary {
 	return StudySummary{
 		ID: st.ID, Name: st.Name, Mode: st.Mode, LaunchedAt: wireTimePtr(st.LaunchedAt),
-		CreatedAt: Time(st.CreatedAt), UpdatedAt: Time(st.UpdatedAt),
+		CreatedAt: wireTime(st.CreatedAt), UpdatedAt: wireTime(st.UpdatedAt),
 	}
 }
 
