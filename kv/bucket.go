@@ -10,6 +10,7 @@ var (
 	bucketKeys        = []byte("keys")        // key id → Key
 	bucketKeyHashes   = []byte("key_hashes")  // SHA-256(secret) → key id
 	bucketStudies     = []byte("studies")     // partition + study id → Study
+	bucketStudyIndex  = []byte("study_index") // partition + study id → compact list row
 	bucketBriefs      = []byte("briefs")      // partition + study id + version → BriefVersion
 	bucketLinks       = []byte("links")       // token → Link
 	bucketIdempotency = []byte("idempotency") // partition + key → idempotency record
@@ -21,6 +22,6 @@ var (
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketOrgs, bucketUsers, bucketUserEmails, bucketMembers, bucketKeys,
-	bucketKeyHashes, bucketStudies, bucketBriefs, bucketLinks, bucketIdempotency,
+	bucketKeyHashes, bucketStudies, bucketStudyIndex, bucketBriefs, bucketLinks, bucketIdempotency,
 	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts,
 }

@@ -93,7 +93,7 @@ func (db *DB) createStudy(tx *bolt.Tx, in StudyInput) (Study, error) {
 		return Study{}, err
 	}
 	s.LinkToken = link.Token
-	if err := putJSON(tx.Bucket(bucketStudies), in.Partition.key(s.ID), s); err != nil {
+	if err := putStudy(tx, s); err != nil {
 		return Study{}, err
 	}
 	v := BriefVersion{StudyID: s.ID, Version: 1, Guidance: in.Guidance, Brief: brief, CreatedAt: now}
@@ -143,20 +143,6 @@ type StudyFilter struct {
 	Cursor    string
 }
 
-// studyListRow is the part of a Study record a list needs: decoding skips the brief,
-// which is most of the record's bytes.
-type studyListRow struct {
-	ID         ID          `json:"id"`
-	OrgID      ID          `json:"org_id"`
-	Env        Environment `json:"env"`
-	Name       string      `json:"name"`
-	Mode       Mode        `json:"mode"`
-	LaunchedAt *time.Time  `json:"launched_at"`
-	CreatedAt  time.Time   `json:"created_at"`
-	UpdatedAt  time.Time   `json:"updated_at"`
-	Version    int         `json:"version"`
-}
-
 // FindStudies returns one page of studies, without their briefs (Brief is nil).
 // EINVALID for a malformed cursor.
 func (db *DB) FindStudies(ctx context.Context, f StudyFilter) (Page[Study], error) {
@@ -170,13 +156,13 @@ func (db *DB) FindStudies(ctx context.Context, f StudyFilter) (Page[Study], erro
 	}
 	page := Page[Study]{Items: make([]Study, 0, min(f.Limit+1, 201))}
 	err := db.view(ctx, func(tx *bolt.Tx) error {
-		more, last, err := pageNewest(tx.Bucket(bucketStudies), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
-			var r studyListRow
-			if err := jsonUnmarshal(v, &r); err != nil {
+		more, last, err := pageNewest(tx.Bucket(bucketStudyIndex), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
+			st, err := decodeStudyRow(v)
+			if err != nil {
 				return false, err
 			}
-			page.Items = append(page.Items, Study{ID: r.ID, OrgID: r.OrgID, Env: r.Env, Name: r.Name, Mode: r.Mode,
-				LaunchedAt: r.LaunchedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Version: r.Version})
+			st.OrgID, st.Env = f.Partition.Org, f.Partition.Env
+			page.Items = append(page.Items, st)
 			return true, nil
 		})
 		if more {

@@ -43,7 +43,7 @@ func (db *DB) SetStudyMode(ctx context.Context, p Partition, id ID, target Mode)
 			st.LaunchedAt = &now
 		}
 		st.Mode, st.UpdatedAt = target, now
-		return putJSON(tx.Bucket(bucketStudies), p.key(st.ID), st)
+		return putStudy(tx, st)
 	})
 	return st, err
 }
@@ -62,7 +62,7 @@ func (db *DB) addBriefVersion(tx *bolt.Tx, p Partition, id ID, guidance string, 
 	if err := putJSON(tx.Bucket(bucketBriefs), briefKey(p, st.ID, st.Version), v); err != nil {
 		return Study{}, err
 	}
-	return st, putJSON(tx.Bucket(bucketStudies), p.key(st.ID), st)
+	return st, putStudy(tx, st)
 }
 
 // FindBriefVersions returns every design version of a study, oldest first.
