@@ -1,0 +1,182 @@
+package jobs
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"interviewd/kv"
+)
+
+func mustOpenDB(tb testing.TB, dir string) *kv.DB {
+	tb.Helper()
+	db, err := kv.Open(dir, kv.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// waitJob polls a job until it is done, with a deadline.
+func waitJob(t *testing.T, db *kv.DB, p kv.Partition, id kv.ID) kv.Job {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		j, err := db.FindJobByID(context.Background(), p, kv.JobAuthoring, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Done {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s not done after 10 s: %+v", id, j)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+const researchGuidance = "Understand why new users abandon checkout on mobile. Interview shoppers who left in the last month."
+
+// TestRestartResumesInterruptedJob: a job is in flight on an engine that hangs (a model
+// endpoint that never answers); the runner is shut down as a crash would leave it; a
+// new runner on the same file resumes the job and finishes it.
+func TestRestartResumesInterruptedJob(t *testing.T) {
+	dir := t.TempDir()
+	db := mustOpenDB(t, dir)
+	ctx := context.Background()
+	org, _, err := db.CreateOrg(ctx, kv.OrgInput{Name: "Restart", Email: "r@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := kv.Partition{Org: org.ID, Env: kv.EnvLive}
+
+	arrived := make(chan struct{}, 1)
+	release := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hanging.Close()
+	defer close(release)
+	slow, err := NewOpenAI(OpenAIConfig{URL: hanging.URL + "/v1", Model: "m", MaxRetries: -1, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := NewRunner(Config{DB: db, Moderator: slow, Log: zerolog.Nop()})
+	job, err := db.CreateAuthoringJob(ctx, kv.AuthoringInput{Partition: p, JobID: kv.NewV4(), ThreadID: kv.NewV4(), Guidance: researchGuidance}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Enqueue(job)
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job never reached the model endpoint")
+	}
+	// Stop without waiting: the in-flight job is cancelled and stays unfinished.
+	stopCtx, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	_ = first.Close(stopCtx)
+	if j, _ := db.FindJobByID(ctx, p, kv.JobAuthoring, job.ID); j.Done || j.Status != kv.AuthoringWorking {
+		t.Fatalf("interrupted job was ended: %+v", j)
+	}
+	_ = db.Close()
+
+	db = mustOpenDB(t, dir)
+	defer db.Close()
+	second := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop()})
+	defer second.Close(ctx)
+	if err := second.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	j := waitJob(t, db, p, job.ID)
+	if j.Status != kv.AuthoringReady || j.StudyID == nil || j.Attempts != 2 {
+		t.Fatalf("resumed job %+v", j)
+	}
+	st, err := db.FindStudyByID(ctx, p, *j.StudyID)
+	if err != nil || st.Brief == nil || st.ThreadID != job.ThreadID {
+		t.Fatalf("study %+v %v", st, err)
+	}
+}
+
+// TestRestartGivesUpOnPoisonJob: a job already interrupted MaxAttempts times is failed
+// at start instead of being run again.
+func TestRestartGivesUpOnPoisonJob(t *testing.T) {
+	db := mustOpenDB(t, t.TempDir())
+	defer db.Close()
+	ctx := context.Background()
+	org, _, _ := db.CreateOrg(ctx, kv.OrgInput{Name: "Poison", Email: "p@example.com"})
+	p := kv.Partition{Org: org.ID, Env: kv.EnvLive}
+	job, err := db.CreateAuthoringJob(ctx, kv.AuthoringInput{Partition: p, JobID: kv.NewV4(), ThreadID: kv.NewV4(), Guidance: researchGuidance}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := db.StartJobAttempt(ctx, p, job.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop(), MaxAttempts: 3})
+	defer r.Close(ctx)
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := db.FindJobByID(ctx, p, kv.JobAuthoring, job.ID)
+	if !j.Done || j.Status != kv.AuthoringFailed || j.StudyID != nil {
+		t.Fatalf("poison job %+v", j)
+	}
+}
+
+func TestAdmitRefusesWhenQueueFull(t *testing.T) {
+	db := mustOpenDB(t, t.TempDir())
+	defer db.Close()
+	r := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop(), Workers: 1, Queue: 1})
+	if err := r.Admit(kv.JobAuthoring); err != nil {
+		t.Fatalf("empty queue refused: %v", err)
+	}
+	_ = r.Close(context.Background())
+	if err := r.Admit(kv.JobAuthoring); kv.ErrorCode(err) != kv.ELIMIT {
+		t.Fatalf("closed runner admitted: %v", err)
+	}
+}
+
+// BenchmarkAuthoringReady measures create → ready with the built-in engine: the job
+// record, the queue hop, authoring and the committing transaction.
+func BenchmarkAuthoringReady(b *testing.B) {
+	db, err := kv.Open(b.TempDir(), kv.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	org, _, _ := db.CreateOrg(ctx, kv.OrgInput{Name: "Bench", Email: "b@example.com"})
+	p := kv.Partition{Org: org.ID, Env: kv.EnvLive}
+	r := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop()})
+	defer r.Close(ctx)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		job, err := db.CreateAuthoringJob(ctx, kv.AuthoringInput{Partition: p, JobID: kv.NewV4(), ThreadID: kv.NewV4(), Guidance: researchGuidance}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Enqueue(job)
+		for {
+			j, _ := db.FindJobByID(ctx, p, kv.JobAuthoring, job.ID)
+			if j.Done {
+				break
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+}
