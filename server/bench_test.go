@@ -3,6 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"runtime"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -67,4 +72,58 @@ func BenchmarkGetStudy(b *testing.B) {
 func BenchmarkListStudies50(b *testing.B) {
 	srv, key, _ := benchServer(b, 120)
 	benchRequest(b, srv.Handler(), key, "/v1/api/studies?limit=50")
+}
+
+// BenchmarkUpload10MBText uploads a 10 MB text file over a real socket with a streamed
+// multipart body and reports the bytes the process allocated per byte uploaded (the
+// upper bound of memory growth; the goal is under 3).
+func BenchmarkUpload10MBText(b *testing.B) {
+	db := mustOpenDB(b)
+	off := RateLimits{Off: true}
+	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: testBaseURL, RateLimits: &off})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Shutdown(context.Background())
+	ctx := context.Background()
+	org, _, _ := db.CreateOrg(ctx, kv.OrgInput{Name: "Up", Email: "u@example.com"})
+	_, key, _ := db.CreateKey(ctx, kv.KeyInput{OrgID: org.ID, Name: "k", Environment: kv.EnvLive, Scopes: []string{"studies:write"}})
+	const size = 10 << 20
+	line := []byte("Participants described the onboarding as slow and confusing at step three.\n")
+	b.SetBytes(size)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pr, pw := io.Pipe()
+		mw := multipart.NewWriter(pw)
+		go func() {
+			part, _ := mw.CreateFormFile("file", "notes.txt")
+			for written := 0; written < size; {
+				n := min(len(line), size-written)
+				part.Write(line[:n])
+				written += n
+			}
+			mw.Close()
+			pw.Close()
+		}()
+		req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/v1/api/files", pr)
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/size, "alloc-bytes/file-byte")
 }

@@ -106,6 +106,11 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (any, error) {
 			}
 			return nil, err
 		}
+		// Read the closing boundary (and any trailing parts, within reason) so the
+		// connection is left at the start of the next request.
+		if n, _ := io.Copy(io.Discard, io.LimitReader(body, 1<<16)); n == 1<<16 {
+			c.SetConnectionClose()
+		}
 		return &UploadFileInput{Filename: name, stored: stored}, nil
 	}
 }
