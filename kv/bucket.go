@@ -17,11 +17,12 @@ var (
 	bucketJobs        = []byte("jobs")        // job id → Job
 	bucketFiles       = []byte("files")       // partition + file id → File
 	bucketInterviews  = []byte("interviews")  // partition + interview id → Interview
+	bucketSessions    = []byte("sessions")    // link+session or interview+session → interview id
 	bucketTranscripts = []byte("transcripts") // interview id → transcript
 )
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketOrgs, bucketUsers, bucketUserEmails, bucketMembers, bucketKeys,
 	bucketKeyHashes, bucketStudies, bucketStudyIndex, bucketBriefs, bucketLinks, bucketIdempotency,
-	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts,
+	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions,
 }

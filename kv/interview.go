@@ -1,0 +1,106 @@
+package kv
+
+import (
+	"context"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Interview statuses. Status only moves in_progress → completed or in_progress → failed.
+const (
+	InterviewInProgress = "in_progress"
+	InterviewCompleted  = "completed"
+	InterviewFailed     = "failed"
+)
+
+// Interview is one participant's interview. Its transcript is stored apart (see
+// Transcript) and never leaves the service except through a redacted export.
+type Interview struct {
+	ID              ID                `json:"id"`
+	OrgID           ID                `json:"org_id"`
+	Env             Environment       `json:"env"`
+	StudyID         ID                `json:"study_id"`
+	Status          string            `json:"status"`
+	IsTest          bool              `json:"is_test"`
+	Modality        string            `json:"modality"`
+	StartedAt       time.Time         `json:"started_at"`
+	CompletedAt     *time.Time        `json:"completed_at"`
+	DurationSeconds *int              `json:"duration_seconds"`
+	EntryAttributes map[string]string `json:"entry_attributes"`
+	InviteAudience  *string           `json:"invite_audience"`
+	LinkToken       string            `json:"link_token"`
+	DesignVersion   int               `json:"design_version"`
+	LastMessageAt   *time.Time        `json:"last_message_at,omitempty"`
+	Script          []byte            `json:"script,omitempty"` // the interview's position, owned by jobs
+}
+
+// Partition returns the interview's (organisation, environment).
+func (iv Interview) Partition() Partition { return Partition{Org: iv.OrgID, Env: iv.Env} }
+
+// FindInterviewByID returns the interview in partition p, or ENOTFOUND.
+func (db *DB) FindInterviewByID(ctx context.Context, p Partition, id ID) (Interview, error) {
+	var iv Interview
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		iv, err = interviewByID(tx, p, id)
+		return err
+	})
+	return iv, err
+}
+
+func interviewByID(tx *bolt.Tx, p Partition, id ID) (Interview, error) {
+	var iv Interview
+	ok, err := getJSON(tx.Bucket(bucketInterviews), p.key(id), &iv)
+	if err != nil {
+		return Interview{}, err
+	}
+	if !ok {
+		return Interview{}, notFound("Interview")
+	}
+	return iv, nil
+}
+
+// InterviewFilter selects a page of a partition's interviews, newest first.
+type InterviewFilter struct {
+	Partition Partition
+	StudyID   *ID
+	Status    string
+	Limit     int
+	Cursor    string
+}
+
+// FindInterviews returns one page of interviews matching the filter. EINVALID for a
+// malformed cursor.
+func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Interview], error) {
+	var after *ID
+	if f.Cursor != "" {
+		id, err := DecodeCursor(CursorInterviews, f.Cursor)
+		if err != nil {
+			return Page[Interview]{}, err
+		}
+		after = &id
+	}
+	page := Page[Interview]{Items: make([]Interview, 0, min(f.Limit+1, 201))}
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		more, last, err := pageNewest(tx.Bucket(bucketInterviews), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
+			var iv Interview
+			if err := jsonUnmarshal(v, &iv); err != nil {
+				return false, err
+			}
+			if (f.StudyID != nil && iv.StudyID != *f.StudyID) || (f.Status != "" && iv.Status != f.Status) {
+				return false, nil
+			}
+			page.Items = append(page.Items, iv)
+			return true, nil
+		})
+		if more {
+			page.Next = EncodeCursor(CursorInterviews, last)
+		}
+		return err
+	})
+	if len(page.Items) > f.Limit {
+		page.Items = page.Items[:f.Limit]
+	}
+	return page, err
+}

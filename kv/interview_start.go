@@ -1,0 +1,151 @@
+package kv
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Why an invite link opened without starting an interview.
+const (
+	LinkOpen        = "open"
+	LinkPaused      = "paused"
+	LinkClosed      = "closed"
+	LinkUnavailable = "unavailable" // live with no credits left
+)
+
+// Opened is what opening an invite link found: the link's state and, when open, the
+// interview to continue (or the one just started).
+type Opened struct {
+	State     string
+	Link      Link
+	Study     Study
+	Interview *Interview
+	Started   bool // a new interview was created by this call
+}
+
+// OpenLink opens an invite link for a participant whose session secret is session (a
+// random value the caller keeps in a cookie; only its hash is stored). It follows the
+// study's mode at this moment: test → a rehearsal interview (is_test, no credits);
+// live → a real interview that spends 1 credit at start in the live environment (none
+// left → LinkUnavailable and nothing created); paused and closed create nothing.
+// A person link's first opener claims its single interview; later opens from any
+// session continue it. A group or plain link continues the session's own interview or
+// starts a new one. ENOTFOUND for an unknown token.
+func (db *DB) OpenLink(ctx context.Context, token, session string) (Opened, error) {
+	var out Opened
+	sessionHash := sha256.Sum256([]byte(session))
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		out = Opened{}
+		ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &out.Link)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("Link")
+		}
+		l := out.Link
+		p := Partition{Org: l.OrgID, Env: l.Env}
+		if out.Study, err = studyByID(tx, p, l.StudyID); err != nil {
+			return err
+		}
+		// An interview already under way continues whatever the mode now is.
+		if l.Audience == AudiencePerson && l.InterviewID != nil {
+			iv, err := interviewByID(tx, p, *l.InterviewID)
+			if err != nil {
+				return err
+			}
+			if session != "" { // this browser or device may now continue it too
+				if err := tx.Bucket(bucketSessions).Put(interviewSessionKey(iv.ID, sessionHash), []byte{1}); err != nil {
+					return err
+				}
+			}
+			out.State, out.Interview = LinkOpen, &iv
+			return nil
+		}
+		if l.Audience != AudiencePerson && session != "" {
+			if id := tx.Bucket(bucketSessions).Get(sessionKey(token, sessionHash)); id != nil {
+				var ivID ID
+				copy(ivID[:], id)
+				if iv, err := interviewByID(tx, p, ivID); err == nil {
+					out.State, out.Interview = LinkOpen, &iv
+					return nil
+				}
+			}
+		}
+		switch out.Study.Mode {
+		case ModePaused:
+			out.State = LinkPaused
+			return nil
+		case ModeClosed:
+			out.State = LinkClosed
+			return nil
+		}
+		isTest := out.Study.Mode == ModeTest
+		if !isTest && p.Env == EnvLive {
+			org, err := orgByID(tx, p.Org)
+			if err != nil {
+				return err
+			}
+			if org.Credits < 1 {
+				out.State = LinkUnavailable
+				return nil
+			}
+			org.Credits--
+			if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
+				return err
+			}
+		}
+		iv := Interview{
+			ID: db.NewID(), OrgID: p.Org, Env: p.Env, StudyID: l.StudyID, Status: InterviewInProgress,
+			IsTest: isTest, Modality: "text", StartedAt: db.Now(), EntryAttributes: map[string]string{},
+			LinkToken: token, DesignVersion: out.Study.Version,
+		}
+		for k, v := range l.Context {
+			iv.EntryAttributes[k] = v
+		}
+		if !l.Plain {
+			aud := l.Audience
+			if aud == "" {
+				aud = AudienceGroup
+			}
+			iv.InviteAudience = &aud
+		}
+		if err := putJSON(tx.Bucket(bucketInterviews), p.key(iv.ID), iv); err != nil {
+			return err
+		}
+		if l.Audience == AudiencePerson {
+			l.InterviewID = &iv.ID
+			if err := putJSON(tx.Bucket(bucketLinks), []byte(token), l); err != nil {
+				return err
+			}
+			out.Link = l
+		} else if err := tx.Bucket(bucketSessions).Put(sessionKey(token, sessionHash), iv.ID[:]); err != nil {
+			return err
+		}
+		if session != "" {
+			if err := tx.Bucket(bucketSessions).Put(interviewSessionKey(iv.ID, sessionHash), []byte{1}); err != nil {
+				return err
+			}
+		}
+		out.State, out.Interview, out.Started = LinkOpen, &iv, true
+		return nil
+	})
+	return out, err
+}
+
+func sessionKey(token string, hash [32]byte) []byte {
+	return append([]byte("l:"+token+":"), hash[:]...)
+}
+
+func interviewSessionKey(id ID, hash [32]byte) []byte {
+	return append(append([]byte("i:"), id[:]...), hash[:]...)
+}
+
+// sessionMatches reports, in constant time, whether hash is a session of the interview.
+func sessionMatches(tx *bolt.Tx, id ID, hash [32]byte) bool {
+	v := tx.Bucket(bucketSessions).Get(interviewSessionKey(id, hash))
+	return v != nil && subtle.ConstantTimeEq(int32(len(v)), 1) == 1
+}

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+
+	"interviewd/kv"
+)
+
+// Interview is an interview as the API lists it: metadata only, never a transcript,
+// answers or participant identity.
+type Interview struct {
+	ID              kv.ID             `json:"id"`
+	StudyID         kv.ID             `json:"study_id"`
+	Status          string            `json:"status" enum:"in_progress,completed,failed"`
+	IsComplete      bool              `json:"is_complete"`
+	IsTest          bool              `json:"is_test"`
+	Modality        string            `json:"modality" enum:"text,voice"`
+	StartedAt       Time              `json:"started_at"`
+	CompletedAt     *Time             `json:"completed_at"`
+	DurationSeconds *int              `json:"duration_seconds"`
+	EntryAttributes map[string]string `json:"entry_attributes"`
+	InviteAudience  *string           `json:"invite_audience" enum:"group,person"`
+	Permalink       string            `json:"permalink"`
+}
+
+func (s *Server) interview(iv kv.Interview) Interview {
+	attrs := iv.EntryAttributes
+	if attrs == nil {
+		attrs = map[string]string{}
+	}
+	return Interview{
+		ID: iv.ID, StudyID: iv.StudyID, Status: iv.Status, IsComplete: iv.Status == kv.InterviewCompleted,
+		IsTest: iv.IsTest, Modality: iv.Modality, StartedAt: wireTime(iv.StartedAt), CompletedAt: wireTimePtr(iv.CompletedAt),
+		DurationSeconds: iv.DurationSeconds, EntryAttributes: attrs, InviteAudience: iv.InviteAudience,
+		Permalink: s.baseURL + "/app/interviews/" + iv.ID.String(),
+	}
+}
+
+// ListInterviewsInput filters and pages interviews.
+type ListInterviewsInput struct {
+	StudyID *kv.ID `query:"study_id" doc:"Only this study's interviews."`
+	Status  string `query:"status" enum:"in_progress,completed,failed" doc:"Only interviews with this status."`
+	Limit   *int   `query:"limit" min:"1" max:"200" doc:"Page size, 1 to 200 (default 50)."`
+	Cursor  string `query:"cursor" doc:"Opaque cursor of the previous page."`
+}
+
+func (s *Server) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
+	page, err := s.db.FindInterviews(ctx, kv.InterviewFilter{Partition: p.Partition, StudyID: in.StudyID, Status: in.Status,
+		Limit: pageLimit(in.Limit), Cursor: in.Cursor})
+	if err != nil {
+		return List[Interview]{}, err
+	}
+	items := make([]Interview, len(page.Items))
+	for i, iv := range page.Items {
+		items[i] = s.interview(iv)
+	}
+	return newList(items, page.Next), nil
+}
+
+// InterviewIDInput names one interview.
+type InterviewIDInput struct {
+	InterviewID kv.ID `path:"interview_id" doc:"The interview's id."`
+}
+
+func (s *Server) getInterview(ctx context.Context, p *Principal, in *InterviewIDInput) (Interview, error) {
+	iv, err := s.db.FindInterviewByID(ctx, p.Partition, in.InterviewID)
+	if err != nil {
+		return Interview{}, err
+	}
+	return s.interview(iv), nil
+}
