@@ -201,10 +201,19 @@ var builtinToOrg = map[string]string{"my": "our", "me": "us", "myself": "ourselv
 func secondPerson(s string) string { return swapWords(s, builtinToParticipant) }
 
 // capitalise upper-cases the first rune of s.
+// A first word with capitals inside ("iPhone", "eBay") is left as written.
 func capitalise(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	if size == 0 || !unicode.IsLower(r) {
 		return s
+	}
+	for _, c := range s[size:] {
+		if unicode.IsSpace(c) {
+			break
+		}
+		if unicode.IsUpper(c) {
+			return s
+		}
 	}
 	return string(unicode.ToUpper(r)) + s[size:]
 }
@@ -444,10 +453,25 @@ func unquote(s string) (string, bool) {
 }
 
 // firstWord returns the lowercase first word of s.
+// It reads only as far as the first word, however long s is.
 func firstWord(s string) string {
-	w := wordsOf(s)
-	if len(w) == 0 {
-		return ""
+	start := -1
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		word := isWordRune(r) && r != utf8.RuneError
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			if w := lowerWord(s[start:i]); w != "" {
+				return w
+			}
+			start = -1
+		}
+		i += size
 	}
-	return lowerWord(w[0])
+	if start >= 0 {
+		return lowerWord(s[start:])
+	}
+	return ""
 }

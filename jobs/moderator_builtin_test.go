@@ -281,14 +281,20 @@ func BenchmarkBuiltinAuthor(b *testing.B) {
 		{name: "Create", req: AuthorRequest{Guidance: "We want to understand why customers cancel their subscriptions after the free trial, and learn what would bring them back. Interview people who cancelled in the last 3 months."}},
 		{name: "CreateWithFile", req: AuthorRequest{Guidance: "Interview freelancers about expenses using the attached guide", Files: files}},
 	}
+	// The longest guidance the API accepts, written to make phrase readers backtrack:
+	// intent verbs, markers and joiners everywhere, no sentence end.
+	worst := strings.Repeat("learn why customers with for and how interview people about see how they, ", 300)[:20000]
+	cases = append(cases, benchCase{name: "CreateLongest", req: AuthorRequest{Guidance: worst}})
 	cur := mustDraft(b, "Interview nurses about night shifts")
+	refineWorst := strings.Repeat("add a question about pricing and ", 700)[:20000]
+	cases = append(cases, benchCase{name: "RefineLongest", req: AuthorRequest{Guidance: refineWorst, Current: &cur}})
 	cases = append(cases, benchCase{name: "Refine", req: AuthorRequest{Guidance: "Add a question about pricing and remove question 2. Then make it 15 minutes", Current: &cur}})
 	m := NewBuiltin()
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := m.Author(context.Background(), c.req); err != nil {
+				if _, err := m.Author(context.Background(), c.req); err != nil && !errors.Is(err, ErrRefused) {
 					b.Fatal(err)
 				}
 			}
