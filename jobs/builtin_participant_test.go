@@ -106,8 +106,8 @@ func TestBuiltinParticipantInventedRole(t *testing.T) {
 func TestParsePersona(t *testing.T) {
 	tests := []struct {
 		persona, role string
-		facts            []string
-		tone             int
+		facts         []string
+		tone          int
 	}{
 		{"A 34-year-old nurse who works night shifts and is sceptical of new apps", "nurse", []string{"I work night shifts", "I'm sceptical of new apps"}, -1},
 		{"Maya, a secondary school teacher who studies part time and loves gadgets", "secondary school teacher", []string{"I study part time", "I love gadgets"}, 1},
