@@ -10,10 +10,10 @@ import (
 // word tables rather than a grammar.
 
 // builtinCausative verbs take the participants as object: "what stops them from ...".
-var builtinCausative = setOf("makes", "make", "stops", "stop", "drives", "drive", "helps", "help", "causes", "cause", "leads", "lead", "motivates", "motivate", "encourages", "encourage", "prevents", "prevent", "keeps", "keep", "gets", "get", "pushes", "push", "convinces", "convince", "persuades", "persuade", "brings", "bring", "attracts", "attract", "puts", "turns", "lets", "frustrates", "worries", "excites")
+var builtinCausative = wordSet("makes", "make", "stops", "stop", "drives", "drive", "helps", "help", "causes", "cause", "leads", "lead", "motivates", "motivate", "encourages", "encourage", "prevents", "prevent", "keeps", "keep", "gets", "get", "pushes", "push", "convinces", "convince", "persuades", "persuade", "brings", "bring", "attracts", "attract", "puts", "turns", "lets", "frustrates", "worries", "excites")
 
 // builtinHowMods extend "how": "how often", "how much".
-var builtinHowMods = setOf("often", "much", "many", "long", "far", "frequently", "well")
+var builtinHowMods = wordSet("often", "much", "many", "long", "far", "frequently", "well")
 
 // clauseParse is an indirect question read as wh-word, subject and predicate.
 type clauseParse struct {
@@ -133,10 +133,10 @@ func parseClause(topic string) clauseParse {
 
 // Words read around a predicate's object.
 var (
-	builtinAuxLead     = setOf("don't", "do", "does", "did", "didn't", "doesn't", "not", "are", "is", "aren't", "isn't", "have", "haven't", "has", "can", "can't", "cannot", "could", "will", "won't", "would", "wouldn't", "should", "were", "was", "still", "often", "usually", "sometimes", "always", "never", "really", "actually", "currently", "regularly", "rarely", "even", "also", "just", "typically", "frequently", "generally", "ever", "already", "first", "end", "ending")
-	builtinDeterminers = setOf("the", "a", "an", "your", "our", "their", "my", "his", "her", "this", "that", "these", "those", "some", "any", "its")
-	builtinPreps       = setOf("with", "to", "for", "about", "on", "in", "at", "from", "into", "of", "between", "up", "out", "through", "over", "around", "by", "onto", "off")
-	builtinObjectCut   = setOf("after", "before", "during", "when", "while", "because", "if", "so", "without", "instead", "rather", "than", "every", "each", "at", "in", "on", "from", "for", "to", "with", "by", "via", "compared", "across", "within", "since", "until", "over", "and", "or", "but", "who", "that", "which")
+	builtinAuxLead     = wordSet("don't", "do", "does", "did", "didn't", "doesn't", "not", "are", "is", "aren't", "isn't", "have", "haven't", "has", "can", "can't", "cannot", "could", "will", "won't", "would", "wouldn't", "should", "were", "was", "still", "often", "usually", "sometimes", "always", "never", "really", "actually", "currently", "regularly", "rarely", "even", "also", "just", "typically", "frequently", "generally", "ever", "already", "first", "end", "ending")
+	builtinDeterminers = wordSet("the", "a", "an", "your", "our", "their", "my", "his", "her", "this", "that", "these", "those", "some", "any", "its")
+	builtinPreps       = wordSet("with", "to", "for", "about", "on", "in", "at", "from", "into", "of", "between", "up", "out", "through", "over", "around", "by", "onto", "off")
+	builtinObjectCut   = wordSet("after", "before", "during", "when", "while", "because", "if", "so", "without", "instead", "rather", "than", "every", "each", "at", "in", "on", "from", "for", "to", "with", "by", "via", "compared", "across", "within", "since", "until", "over", "and", "or", "but", "who", "that", "which")
 )
 
 // objectOf returns the object of a predicate ("use our mobile app at work" gives "our

@@ -13,44 +13,44 @@ import (
 // researcher wrote (quoted in the guidance, or lines ending in '?' in the files) come
 // first and are kept word for word.
 
-// intent is one thing the guidance wants to learn: the verb it used and what follows.
-type intent struct{ verb, phrase string }
+// draftIntent is one thing the guidance wants to learn: the verb it used and what follows.
+type draftIntent struct{ verb, phrase string }
 
-// plan is what the engine read out of creation guidance.
-type plan struct {
-	topic        string   // as written, third person: "why customers cancel their plan"
-	topicVerb    string   // the verb that introduced it: "understand", "learn", ...
-	extras       []intent // further things to learn
-	participants string   // intended participants; "" when not said
-	clause       bool     // the topic is an indirect question ("why ...", "how ...")
-	topic2       string   // the topic addressed to the participant: "why you cancel your plan"
-	pred2        string   // the clause's predicate addressed to the participant, when parsed
-	noun2        string   // what questions are about, addressed to the participant; "" unknown
-	noun3        string   // the same in third person, for objectives
+// draftPlan is what the engine read out of creation guidance.
+type draftPlan struct {
+	topic        string        // as written, third person: "why customers cancel their plan"
+	topicVerb    string        // the verb that introduced it: "understand", "learn", ...
+	extras       []draftIntent // further things to learn
+	participants string        // intended participants; "" when not said
+	clause       bool          // the topic is an indirect question ("why ...", "how ...")
+	topic2       string        // the topic addressed to the participant: "why you cancel your plan"
+	pred2        string        // the clause's predicate addressed to the participant, when parsed
+	noun2        string        // what questions are about, addressed to the participant; "" unknown
+	noun3        string        // the same in third person, for objectives
 }
 
 // builtinVerbAs maps an intent verb to the verb an objective starts with.
 var builtinVerbAs = map[string]string{"know": "understand", "see": "understand", "hear": "understand", "study": "understand", "research": "understand", "investigate": "understand"}
 
 // builtinTitleTail words never end a title.
-var builtinTitleTail = setOf("a", "an", "the", "and", "or", "of", "to", "for", "with", "in", "on", "at", "by", "from", "their", "your", "our", "my", "his", "her", "its", "this", "that", "about", "as", "is", "are", "do", "does", "how", "why", "what", "when", "who", "which", "whether", "they", "you", "we")
+var builtinTitleTail = wordSet("a", "an", "the", "and", "or", "of", "to", "for", "with", "in", "on", "at", "by", "from", "their", "your", "our", "my", "his", "her", "its", "this", "that", "about", "as", "is", "are", "do", "does", "how", "why", "what", "when", "who", "which", "whether", "they", "you", "we")
 
 // draftBrief drafts a study from creation guidance and file text. It returns an error
 // wrapping ErrRefused when the guidance is empty, harmful or not a research request.
 func draftBrief(guidance string, files []FileText) (kv.Brief, error) {
 	g := strings.TrimSpace(cleanText(guidance))
 	if g == "" {
-		return kv.Brief{}, refused("the guidance is empty")
+		return kv.Brief{}, refuse("the guidance is empty")
 	}
 	sentences := splitSentences(g)
 	if r := harmReason(sentences); r != "" {
-		return kv.Brief{}, refused(r)
+		return kv.Brief{}, refuse(r)
 	}
 	if r := offTopicReason(g, sentences, false, len(files) > 0); r != "" {
-		return kv.Brief{}, refused(r)
+		return kv.Brief{}, refuse(r)
 	}
 
-	var p plan
+	var p draftPlan
 	for _, s := range sentences {
 		p.readSentence(s)
 	}
@@ -101,7 +101,7 @@ func draftBrief(guidance string, files []FileText) (kv.Brief, error) {
 
 // settle derives the question slots from the topic (or, without one, from key terms)
 // and returns the title.
-func (p *plan) settle(guidance string, fileTerms []string) string {
+func (p *draftPlan) settle(guidance string, fileTerms []string) string {
 	if p.topic == "" {
 		p.topic = shortTopic(guidance, p.participants)
 	}
@@ -165,7 +165,7 @@ func isExperience(noun string) bool {
 }
 
 // builtinTopicNoise are words around a bare topic: "onboarding research", "churn interviews".
-var builtinTopicNoise = setOf("research", "study", "studies", "interview", "interviews", "interviewing", "project", "survey", "user", "ux", "please", "about", "on", "into", "of", "a", "an", "the", "run", "do", "conduct", "new", "talk", "speak", "to", "with")
+var builtinTopicNoise = wordSet("research", "study", "studies", "interview", "interviews", "interviewing", "project", "survey", "user", "ux", "please", "about", "on", "into", "of", "a", "an", "the", "run", "do", "conduct", "new", "talk", "speak", "to", "with")
 
 // shortTopic reads a guidance of a few words with no intent phrase as a bare topic:
 // "Customer churn" or "onboarding research" (without the research words and the
@@ -228,7 +228,7 @@ func titleFrom(topic string, clause bool) string {
 }
 
 // about is what generic questions are about.
-func (p *plan) about() string {
+func (p *draftPlan) about() string {
 	if p.noun2 == "" {
 		return "this"
 	}
@@ -237,7 +237,7 @@ func (p *plan) about() string {
 
 // verbatim returns the researcher's own questions first, then the engine's, then a
 // closing question.
-func (p *plan) verbatim(researcher []string) []string {
+func (p *draftPlan) verbatim(researcher []string) []string {
 	about := p.about()
 	var gen []string
 	experience := !p.clause && isExperience(about)
@@ -288,10 +288,10 @@ func (p *plan) verbatim(researcher []string) []string {
 
 // builtinStative verbs describe a view, not something done: "how often do you think of
 // X" makes no sense.
-var builtinStative = setOf("think", "feel", "believe", "know", "want", "like", "prefer", "expect", "perceive", "view", "see", "understand", "value", "trust", "need", "hope", "wish", "mean", "care", "love", "hate", "dislike", "remember", "imagine")
+var builtinStative = wordSet("think", "feel", "believe", "know", "want", "like", "prefer", "expect", "perceive", "view", "see", "understand", "value", "trust", "need", "hope", "wish", "mean", "care", "love", "hate", "dislike", "remember", "imagine")
 
 // screener returns the pre-interview questions: role, and how often the topic comes up.
-func (p *plan) screener() []string {
+func (p *draftPlan) screener() []string {
 	out := []string{"What is your current role or occupation?"}
 	low := strings.ToLower(p.topic2)
 	switch {
@@ -311,7 +311,7 @@ func (p *plan) screener() []string {
 
 // objectives returns what the study sets out to learn: the topic, further intents, the
 // participants' frustrations, the files' themes and, for a product, improvement.
-func (p *plan) objectives(fileTerms []string) []string {
+func (p *draftPlan) objectives(fileTerms []string) []string {
 	who := p.participants
 	if who == "" {
 		who = "participants"

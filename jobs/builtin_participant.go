@@ -24,20 +24,20 @@ var (
 // seed always gives the same person.
 func InventPersona(seed int64) string {
 	r := mix64(uint64(seed))
-	name := pick(builtinNames, r)
+	name := pickBy(builtinNames, r)
 	r = mix64(r)
 	age := 21 + int(r%47)
 	r = mix64(r)
-	job := pick(builtinJobs, r)
+	job := pickBy(builtinJobs, r)
 	r = mix64(r)
-	habit := pick(builtinHabits, r)
+	habit := pickBy(builtinHabits, r)
 	r = mix64(r)
-	attitude := pick(builtinAttitudes, r)
+	attitude := pickBy(builtinAttitudes, r)
 	return fmt.Sprintf("%s, a %d-year-old %s who %s and %s.", name, age, job, habit, attitude)
 }
 
-// persona is what the participant knows about itself.
-type persona struct {
+// simPersona is what the participant knows about itself.
+type simPersona struct {
 	role  string   // "nurse"; "" when the description names none
 	facts []string // first-person sentences without a full stop: "I work night shifts"
 	tone  int      // below zero sceptical, above zero keen
@@ -46,19 +46,19 @@ type persona struct {
 var (
 	builtinRoleRe   = regexp.MustCompile(`(?i)(?:^|,|\bas|\bis|\bi'm|\bi\s+am)\s*\b(?:an?)\s+(?:\d{1,3}[- ]year[- ]old\s+)?([\p{L}][\p{L} -]*?)\s*(?:\bwho\b|\bthat\b|\bat\b|\bin\b|\bfrom\b|\bwith\b|\band\b|\bof\b|\bfor\b|[,.;(]|$)`)
 	builtinClauseRe = regexp.MustCompile(`(?i)\s*(?:\bwho\b|\bwhich\b|\band\b|\bbut\b|[,;.])\s*`)
-	builtinFactVerb = setOf("is", "has", "was", "works", "lives", "uses", "loves", "likes", "hates", "dislikes", "prefers", "enjoys", "runs", "manages", "owns", "travels", "shops", "spends", "finds", "feels", "wants", "needs", "worries", "cares", "struggles", "tends", "avoids", "buys", "reads", "plays", "commutes", "looks", "volunteers", "juggles", "studies", "teaches", "drives", "cooks", "trusts", "distrusts", "values", "thinks", "believes", "gets", "does", "recently", "often", "usually", "always", "never", "rarely", "sometimes", "mostly", "still", "i", "i'm", "i've", "my")
-	builtinNegTone  = setOf("sceptical", "skeptical", "frustrated", "annoyed", "hates", "dislikes", "distrusts", "reluctant", "cautious", "wary", "impatient", "critical", "unhappy", "struggles", "worried", "worries", "tired", "stressed", "frustrating", "slow")
-	builtinPosTone  = setOf("enthusiastic", "loves", "likes", "happy", "keen", "excited", "fan", "satisfied", "enjoys", "quick", "early", "relaxed", "optimistic", "confident")
+	builtinFactVerb = wordSet("is", "has", "was", "works", "lives", "uses", "loves", "likes", "hates", "dislikes", "prefers", "enjoys", "runs", "manages", "owns", "travels", "shops", "spends", "finds", "feels", "wants", "needs", "worries", "cares", "struggles", "tends", "avoids", "buys", "reads", "plays", "commutes", "looks", "volunteers", "juggles", "studies", "teaches", "drives", "cooks", "trusts", "distrusts", "values", "thinks", "believes", "gets", "does", "recently", "often", "usually", "always", "never", "rarely", "sometimes", "mostly", "still", "i", "i'm", "i've", "my")
+	builtinNegTone  = wordSet("sceptical", "skeptical", "frustrated", "annoyed", "hates", "dislikes", "distrusts", "reluctant", "cautious", "wary", "impatient", "critical", "unhappy", "struggles", "worried", "worries", "tired", "stressed", "frustrating", "slow")
+	builtinPosTone  = wordSet("enthusiastic", "loves", "likes", "happy", "keen", "excited", "fan", "satisfied", "enjoys", "quick", "early", "relaxed", "optimistic", "confident")
 	builtinToSelf   = map[string]string{"their": "my", "them": "me", "they": "I", "her": "my", "his": "my", "she": "I", "he": "I", "herself": "myself", "himself": "myself", "themselves": "myself", "theirs": "mine", "hers": "mine"}
 	builtinToMine   = map[string]string{"your": "my", "yours": "mine", "yourself": "myself", "you": "I", "our": "your", "us": "you", "we": "you", "ours": "yours"}
 )
 
 // builtinNotRole words start "a lot of", "a bit", "a few": not a job.
-var builtinNotRole = setOf("lot", "bit", "few", "little", "couple", "while", "number", "range", "variety", "kind", "sort", "type", "very", "really", "fairly", "quite", "great", "good")
+var builtinNotRole = wordSet("lot", "bit", "few", "little", "couple", "while", "number", "range", "variety", "kind", "sort", "type", "very", "really", "fairly", "quite", "great", "good")
 
 // parsePersona reads a role, first-person facts and a tone from a description.
-func parsePersona(text string) persona {
-	var p persona
+func parsePersona(text string) simPersona {
+	var p simPersona
 	if m := builtinRoleRe.FindStringSubmatch(text); m != nil {
 		role := strings.TrimSpace(m[1])
 		if n := len(strings.Fields(role)); n >= 1 && n <= 4 && !builtinNotRole[firstWord(role)] {
@@ -149,11 +149,11 @@ var (
 )
 
 // builtinOpenQ are words after "you" that make "Can you ..." an open question.
-var builtinOpenQ = setOf("tell", "walk", "give", "describe", "share", "think", "remember", "explain", "say", "talk")
+var builtinOpenQ = wordSet("tell", "walk", "give", "describe", "share", "think", "remember", "explain", "say", "talk")
 
 // reply answers one interviewer message in character. turn and r make choices vary
 // from turn to turn while staying reproducible.
-func (p persona) reply(question string, turn int, r uint64) string {
+func (p simPersona) reply(question string, turn int, r uint64) string {
 	q := strings.ToLower(collapseSpace(question))
 	words := strings.Fields(q)
 	next := func() uint64 { r = mix64(r); return r }
@@ -166,11 +166,11 @@ func (p persona) reply(question string, turn int, r uint64) string {
 	toneLine := func() string {
 		switch {
 		case p.tone < 0:
-			return pick(builtinNegative, next())
+			return pickBy(builtinNegative, next())
 		case p.tone > 0:
-			return pick(builtinPositive, next())
+			return pickBy(builtinPositive, next())
 		}
-		return pick(builtinNeutral, next())
+		return pickBy(builtinNeutral, next())
 	}
 	withFact := func(s string) string {
 		f := fact()
@@ -180,7 +180,7 @@ func (p persona) reply(question string, turn int, r uint64) string {
 		switch next() % 3 {
 		case 0:
 			if p.role != "" {
-				return s + " As " + article(p.role) + " " + p.role + ", " + lowerFirst(f) + "."
+				return s + " As " + indefiniteArticle(p.role) + " " + p.role + ", " + lowerFirst(f) + "."
 			}
 			return s + " " + f + "."
 		case 1:
@@ -194,52 +194,52 @@ func (p persona) reply(question string, turn int, r uint64) string {
 	case len(words) == 0:
 		return "Hello."
 	case !strings.Contains(q, "?") && strings.Contains(q, "thank"):
-		return pick(builtinClosings, next())
+		return pickBy(builtinClosings, next())
 	case strings.Contains(q, "role") || strings.Contains(q, "occupation") || strings.Contains(q, "job") || strings.Contains(q, "do for a living") || strings.Contains(q, "what do you do"):
 		if p.role == "" {
-			return withFact(pick(builtinNoRole, next()))
+			return withFact(pickBy(builtinNoRole, next()))
 		}
-		s := "I'm " + article(p.role) + " " + p.role + "."
+		s := "I'm " + indefiniteArticle(p.role) + " " + p.role + "."
 		if f := fact(); f != "" {
 			s += " " + f + "."
 		}
 		return s
 	case strings.Contains(q, "how often") || strings.Contains(q, "how frequently"):
-		return withFact(pick(builtinFrequency, next()))
+		return withFact(pickBy(builtinFrequency, next()))
 	case strings.Contains(q, "more about") || strings.Contains(q, "example") || strings.Contains(q, "what makes you say") || strings.Contains(q, "what was that like") || strings.Contains(q, "you mentioned"):
-		return withFact("Sure. For example, " + pick(builtinScenes, next()) + ". " + capitalise(toneLine()) + ".")
+		return withFact("Sure. For example, " + pickBy(builtinScenes, next()) + ". " + capitalise(toneLine()) + ".")
 	case strings.Contains(q, "walk me through"):
-		return withFact("The last time, " + pick(builtinScenes, next()) + ". " + capitalise(pick(builtinWays, next())) + ".")
+		return withFact("The last time, " + pickBy(builtinScenes, next()) + ". " + capitalise(pickBy(builtinWays, next())) + ".")
 	case strings.Contains(q, "frustrat") || strings.Contains(q, "difficult") || strings.Contains(q, "hardest"):
-		return withFact("The most frustrating part is " + pick(builtinAspects, next()) + ". " + capitalise(toneLine()) + ".")
+		return withFact("The most frustrating part is " + pickBy(builtinAspects, next()) + ". " + capitalise(toneLine()) + ".")
 	case strings.Contains(q, "change one thing") || strings.Contains(q, "magic wand") || strings.Contains(q, "improve"):
-		return "I'd make " + subjectOr(subject, "it") + " " + pick(builtinChanges, next()) + ". That would make the biggest difference for me."
+		return "I'd make " + subjectOr(subject, "it") + " " + pickBy(builtinChanges, next()) + ". That would make the biggest difference for me."
 	case strings.Contains(q, "anything else"):
 		if f := fact(); f != "" {
-			return "I think I've covered most of it. Maybe just that " + lowerFirst(f) + ", so " + pick(builtinAspects, next()) + " matters a lot to me."
+			return "I think I've covered most of it. Maybe just that " + lowerFirst(f) + ", so " + pickBy(builtinAspects, next()) + " matters a lot to me."
 		}
-		return "I think I've covered it. Maybe just that " + pick(builtinAspects, next()) + " matters a lot to me."
+		return "I think I've covered it. Maybe just that " + pickBy(builtinAspects, next()) + " matters a lot to me."
 	case strings.Contains(q, "why") || strings.Contains(q, "reason"):
-		return withFact(pick(builtinOpeners, next()) + " " + pick(builtinReasons, next()) + ".")
+		return withFact(pickBy(builtinOpeners, next()) + " " + pickBy(builtinReasons, next()) + ".")
 	case strings.Contains(q, "how "):
-		return withFact(pick(builtinOpeners, next()) + " " + pick(builtinWays, next()) + ".")
+		return withFact(pickBy(builtinOpeners, next()) + " " + pickBy(builtinWays, next()) + ".")
 	case isYesNo(words):
 		yes := []string{"Yes, mostly.", "Yes, definitely.", "Sometimes, yes."}
 		if p.tone < 0 {
 			yes = []string{"Not really.", "Sometimes, but not often.", "Only when I have to."}
 		}
-		return withFact(pick(yes, next()) + " " + capitalise(toneLine()) + ".")
+		return withFact(pickBy(yes, next()) + " " + capitalise(toneLine()) + ".")
 	}
 	if subject == "" {
-		return withFact(pick(builtinOpeners, next()) + " " + toneLine() + ". The main thing for me is " + pick(builtinAspects, next()) + ".")
+		return withFact(pickBy(builtinOpeners, next()) + " " + toneLine() + ". The main thing for me is " + pickBy(builtinAspects, next()) + ".")
 	}
 	switch next() % 3 {
 	case 0:
 		return withFact("When it comes to " + subject + ", " + toneLine() + ".")
 	case 1:
-		return withFact("The main thing for me with " + subject + " is " + pick(builtinAspects, next()) + ".")
+		return withFact("The main thing for me with " + subject + " is " + pickBy(builtinAspects, next()) + ".")
 	}
-	return withFact(pick(builtinOpeners, next()) + " " + toneLine() + " when it comes to " + subject + ".")
+	return withFact(pickBy(builtinOpeners, next()) + " " + toneLine() + " when it comes to " + subject + ".")
 }
 
 // isYesNo reports whether a question's words ask yes or no ("Are you ...?") rather than
@@ -275,8 +275,8 @@ func subjectOr(s, alt string) string {
 	return s
 }
 
-// article returns "a" or "an" for a noun phrase, by its sound where spelling misleads.
-func article(s string) string {
+// indefiniteArticle returns "a" or "an" for a noun phrase, by its sound where spelling misleads.
+func indefiniteArticle(s string) string {
 	low := strings.ToLower(s)
 	for _, p := range []string{"uni", "use", "usu", "eu", "one", "once"} {
 		if strings.HasPrefix(low, p) {

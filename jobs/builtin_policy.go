@@ -10,8 +10,8 @@ import (
 // and says why; it is no substitute for judgement. Where a study would collect
 // credentials, or sensitive data from children, it errs on the side of refusing.
 
-// refused wraps ErrRefused with a reason a person can act on.
-func refused(reason string) error { return fmt.Errorf("%w: %s", ErrRefused, reason) }
+// refuse wraps ErrRefused with a reason a person can act on.
+func refuse(reason string) error { return fmt.Errorf("%w: %s", ErrRefused, reason) }
 
 // builtinFrame is what puts a harmful verb in the position of a request: "how to",
 // "instructions for", "we want to", or the start of a sentence.
@@ -52,8 +52,8 @@ var (
 	builtinMinorTriggers      = []string{"child", "kid", "minor", "under ", "under-", "under1", "teen", "adolescent", "pupil", "toddler", "infant", "year"}
 )
 
-// containsAny reports whether s contains any of subs.
-func containsAny(s string, subs []string) bool {
+// hasAnySubstring reports whether s contains any of subs.
+func hasAnySubstring(s string, subs []string) bool {
 	for _, sub := range subs {
 		if strings.Contains(s, sub) {
 			return true
@@ -66,13 +66,13 @@ func containsAny(s string, subs []string) bool {
 // suicide prevention" is research).
 var (
 	builtinPromoteHarm = regexp.MustCompile(`(?i)\b(?:promote|promoting|glorify|glorifying|glamori[sz]e|glamori[sz]ing|romantici[sz]e|romantici[sz]ing)\s+(?:[\w'-]+\s+){0,2}?(?:self[- ]harm(?:ing)?|suicide|anorexia|bulimia|eating\s+disorders?|starving)\b(\s+[\w'-]+)?`)
-	builtinHarmSupport = setOf("prevention", "awareness", "support", "recovery", "helpline", "helplines", "services", "resources", "research", "education", "risk", "risks")
+	builtinHarmSupport = wordSet("prevention", "awareness", "support", "recovery", "helpline", "helplines", "services", "resources", "research", "education", "risk", "risks")
 )
 
 // Credentials: refused when a sentence both names a credential and asks for it.
 var (
 	builtinCredential      = regexp.MustCompile(`(?i)\b(?:passwords?|passcodes?|pass\s+codes?|pin\s+(?:codes?|numbers?)|(?:their|your|bank|card|atm)\s+pins?|credit\s+cards?(?:\s+(?:numbers?|details|info(?:rmation)?))?|debit\s+cards?(?:\s+(?:numbers?|details))?|card\s+(?:numbers?|details)|cvvs?|cvcs?|security\s+codes?|social\s+security\s+numbers?|ssns?|national\s+insurance\s+numbers?|bank\s+(?:account\s+)?(?:details|numbers?|logins?|credentials|passwords?)|account\s+numbers?|log\s*-?\s*in\s+(?:details|credentials|info(?:rmation)?)|login\s+(?:details|credentials|info(?:rmation)?)|credentials|one[- ]time\s+(?:codes?|passwords?|passcodes?)|(?:2fa|mfa|verification)\s+codes?|otps?|security\s+(?:questions?|answers?)|mother's\s+maiden\s+names?|private\s+keys?|seed\s+phrases?|recovery\s+phrases?)\b(\s+[\w'-]+)?`)
-	builtinCredentialTopic = setOf("manager", "managers", "management", "policy", "policies", "reset", "resets", "strength", "habits", "hygiene", "practices", "practice", "rules", "requirements", "fatigue", "security", "safety", "usage", "use", "debt", "debts", "rewards", "fees", "fee", "interest", "limits", "limit", "offers", "statements", "spending", "payments", "applications", "sharing", "reuse", "recovery", "design", "ux", "flow", "flows", "screens", "screen", "experience", "experiences", "options", "choices")
+	builtinCredentialTopic = wordSet("manager", "managers", "management", "policy", "policies", "reset", "resets", "strength", "habits", "hygiene", "practices", "practice", "rules", "requirements", "fatigue", "security", "safety", "usage", "use", "debt", "debts", "rewards", "fees", "fee", "interest", "limits", "limit", "offers", "statements", "spending", "payments", "applications", "sharing", "reuse", "recovery", "design", "ux", "flow", "flows", "screens", "screen", "experience", "experiences", "options", "choices")
 	builtinAskFor          = regexp.MustCompile(`(?i)\bask(?:s|ed|ing)?\s+(?:[\w'-]+\s+){0,3}?for\b|\bask(?:s|ed|ing)?\s+(?:[\w'-]+\s+){0,3}?to\s+(?:share|give|provide|tell|write|type|enter|send|read|reveal|disclose|confirm|show|hand)\b|\b(?:collect|collecting|gather|gathering|obtain|obtaining|harvest|harvesting|capture|capturing|steal|stealing|phish|phishing|extract|extracting|request|requesting)\b|\b(?:have|get|make|require|requiring|force|forcing|convince|persuade|trick|tricking)\s+(?:[\w'-]+\s+){0,2}?(?:to\s+)?(?:share|give|provide|tell|write|type|enter|send|read|reveal|disclose|confirm|hand\s+over)\b|^\s*(?:share|give|provide|tell\s+(?:us|me)|write\s+down|type|enter|send|read\s+out|reveal|disclose|confirm|hand\s+over)\b|\bwhat(?:'s|\s+is|\s+are)\s+(?:your|their)\b`)
 )
 
@@ -87,21 +87,21 @@ func harmReason(sentences []string) string {
 	for _, s := range sentences {
 		low := strings.ToLower(s)
 		for _, h := range builtinHarms {
-			if containsAny(low, h.triggers) && h.re.MatchString(s) {
+			if hasAnySubstring(low, h.triggers) && h.re.MatchString(s) {
 				return h.reason
 			}
 		}
-		if containsAny(low, builtinPromoteTriggers) {
+		if hasAnySubstring(low, builtinPromoteTriggers) {
 			for _, m := range builtinPromoteHarm.FindAllStringSubmatch(s, -1) {
 				if !builtinHarmSupport[lowerWord(strings.TrimSpace(m[1]))] {
 					return "it encourages self-harm"
 				}
 			}
 		}
-		if containsAny(low, builtinCredentialTriggers) && asksForCredential(s) {
+		if hasAnySubstring(low, builtinCredentialTriggers) && asksForCredential(s) {
 			return "it asks participants for passwords, payment card numbers or other credentials"
 		}
-		if containsAny(low, builtinMinorTriggers) && builtinMinors.MatchString(s) && builtinSensitive.MatchString(s) {
+		if hasAnySubstring(low, builtinMinorTriggers) && builtinMinors.MatchString(s) && builtinSensitive.MatchString(s) {
 			return "it seeks sensitive personal data from children"
 		}
 	}
@@ -134,9 +134,9 @@ var (
 // Research signals, looked up word by word: a word in the set, or starting with one of
 // the stems, counts.
 var (
-	builtinStrongWords = setOf("study", "studies", "participant", "participants", "respondent", "respondents", "usability", "screener", "screeners")
+	builtinStrongWords = wordSet("study", "studies", "participant", "participants", "respondent", "respondents", "usability", "screener", "screeners")
 	builtinStrongStems = []string{"interview", "research", "survey"}
-	builtinWeakWords   = setOf("insight", "insights", "behaviour", "behaviours", "behavior", "behaviors", "habit", "habits", "needs", "motivation", "motivations", "attitude", "attitudes", "perception", "perceptions", "perceive", "opinion", "opinions", "feeling", "feelings", "views", "feedback", "challenge", "challenges", "problem", "problems", "expectation", "expectations", "preference", "preferences", "decision", "decisions", "decide", "choose", "choice", "choices", "satisfaction", "adoption", "retention", "onboarding", "journey", "journeys", "workflow", "workflows", "usage", "use", "uses", "using", "test", "testing", "concept", "concepts", "prototype", "prototypes", "product", "products", "service", "services", "feature", "features", "pricing", "brand", "trust", "barrier", "barriers", "reason", "reasons")
+	builtinWeakWords   = wordSet("insight", "insights", "behaviour", "behaviours", "behavior", "behaviors", "habit", "habits", "needs", "motivation", "motivations", "attitude", "attitudes", "perception", "perceptions", "perceive", "opinion", "opinions", "feeling", "feelings", "views", "feedback", "challenge", "challenges", "problem", "problems", "expectation", "expectations", "preference", "preferences", "decision", "decisions", "decide", "choose", "choice", "choices", "satisfaction", "adoption", "retention", "onboarding", "journey", "journeys", "workflow", "workflows", "usage", "use", "uses", "using", "test", "testing", "concept", "concepts", "prototype", "prototypes", "product", "products", "service", "services", "feature", "features", "pricing", "brand", "trust", "barrier", "barriers", "reason", "reasons")
 	builtinWeakStems   = []string{"understand", "learn", "explor", "discover", "uncover", "experienc", "frustrat", "struggl", "evaluat", "assess", "validat", "churn"}
 	builtinWeakPhrases = []string{"find out", "pain point", "focus group", "discussion guide"}
 )
@@ -150,7 +150,7 @@ func researchSignal(g string) (strong, weak bool) {
 		strong = strong || builtinStrongWords[w] || hasAnyPrefix(w, builtinStrongStems)
 		weak = weak || builtinWeakWords[w] || hasAnyPrefix(w, builtinWeakStems) || isGroupNoun(w)
 	}
-	return strong, weak || containsAny(low, builtinWeakPhrases)
+	return strong, weak || hasAnySubstring(low, builtinWeakPhrases)
 }
 
 // hasAnyPrefix reports whether w starts with any of prefixes.

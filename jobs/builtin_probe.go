@@ -29,7 +29,7 @@ var (
 	// builtinDecline is an answer that opts out; it is not pressed.
 	builtinDecline = regexp.MustCompile(`(?i)^(?:i(?:'d|\s+would)\s+rather\s+not|(?:i\s+)?prefer\s+not|pass\b|skip\b|no\s+comment|next\s+question|i\s+don't\s+want\s+to)`)
 	// builtinNoteNoise are words of a note that say how to interview, not what about.
-	builtinNoteNoise = setOf("participant", "participants", "interviewee", "answer", "answers", "probe", "probes", "mention", "mentions", "mentioned", "deeper", "dig", "focus", "follow", "polite", "gently", "carefully", "please", "customer", "user")
+	builtinNoteNoise = wordSet("participant", "participants", "interviewee", "answer", "answers", "probe", "probes", "mention", "mentions", "mentioned", "deeper", "dig", "focus", "follow", "polite", "gently", "carefully", "please", "customer", "user")
 )
 
 // builtinProbe returns the built-in follow-up for req, or "" to move on.
@@ -50,7 +50,7 @@ func builtinProbe(req ProbeRequest) string {
 	if w := noteMention(req.Note, ans); w != "" {
 		return "You mentioned " + w + ". Could you tell me more about that?"
 	}
-	return pick(builtinProbes, hashStrings(q, ans))
+	return pickBy(builtinProbes, hashStrings(q, ans))
 }
 
 // noteMention returns the first word of the answer that the note asks to dig into, as

@@ -97,16 +97,16 @@ func isWordByte(c byte) bool {
 }
 
 // builtinClauseBreak words end a noun phrase being read as a subject or participants.
-var builtinClauseBreak = setOf("is", "are", "was", "were", "do", "does", "did", "have", "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "not", "to", "and", "or", "but", "when", "why", "how", "what", "who", "that", "which", "if", "about", "with", "for", "from", "in", "on", "at", "by", "of", "so", "because", "than", "then", "as", "into", "it", "this", "i", "we", "you", "they")
+var builtinClauseBreak = wordSet("is", "are", "was", "were", "do", "does", "did", "have", "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "not", "to", "and", "or", "but", "when", "why", "how", "what", "who", "that", "which", "if", "about", "with", "for", "from", "in", "on", "at", "by", "of", "so", "because", "than", "then", "as", "into", "it", "this", "i", "we", "you", "they")
 
 // builtinPossessive words make a group somebody's ("their children"), not the participants.
-var builtinPossessive = setOf("their", "your", "my", "his", "her", "its")
+var builtinPossessive = wordSet("their", "your", "my", "his", "her", "its")
 
 // builtinRelative words let a participant phrase run on: "customers who cancelled".
-var builtinRelative = setOf("who", "that", "which", "whose", "in", "at", "on", "across", "using", "living", "working", "aged", "over", "under", "between", "based")
+var builtinRelative = wordSet("who", "that", "which", "whose", "in", "at", "on", "across", "using", "living", "working", "aged", "over", "under", "between", "based")
 
 // readSentence collects the intents and participants of one sentence.
-func (p *plan) readSentence(s string) {
+func (p *draftPlan) readSentence(s string) {
 	pos := 0
 	if q, ok := strings.CutSuffix(s, "?"); ok && builtinWhWords[firstWord(q)] {
 		// A question the researcher asks themselves: "How do people pick a bank?"
@@ -223,7 +223,7 @@ func startsWithWord(s string, words []string) bool {
 }
 
 // addIntent cleans a phrase and records it as the topic, or as a further intent.
-func (p *plan) addIntent(verb, phrase string) {
+func (p *draftPlan) addIntent(verb, phrase string) {
 	phrase = trimPhrase(truncateRunes(phrase, 300))
 	if lead := firstWord(phrase); lead == "with" || lead == "for" || lead == "among" || lead == "amongst" {
 		// "a study with designers": the participants, not a topic
@@ -265,7 +265,7 @@ func (p *plan) addIntent(verb, phrase string) {
 			return
 		}
 	}
-	p.extras = append(p.extras, intent{verb, phrase})
+	p.extras = append(p.extras, draftIntent{verb, phrase})
 }
 
 func isPronounSubject(s string) bool {
@@ -275,7 +275,7 @@ func isPronounSubject(s string) bool {
 
 // takeTrailingParticipants moves a trailing "with nurses" or "for small businesses" from
 // the topic to the participants.
-func (p *plan) takeTrailingParticipants(phrase string) string {
+func (p *draftPlan) takeTrailingParticipants(phrase string) string {
 	for _, l := range builtinTrailMarker.FindAllStringIndex(phrase, -1) {
 		if who, whole := participantsFrom(phrase[l[1]:]); who != "" && whole {
 			if strings.EqualFold(strings.TrimSpace(phrase[l[0]:l[1]]), "of") && len(contentWords(phrase[:l[0]], 3)) < 2 {
@@ -376,7 +376,7 @@ func questionsIn(texts []string) []string {
 // questionIn returns the question a line of a file ends with, or "".
 func questionIn(line string) string {
 	line = collapseSpace(line)
-	if u, ok := unquote(line); ok {
+	if u, ok := unquoteText(line); ok {
 		line = u
 	}
 	if !strings.HasSuffix(line, "?") {
@@ -388,7 +388,7 @@ func questionIn(line string) string {
 			line = line[i+len(sep):]
 		}
 	}
-	if u, ok := unquote(line); ok {
+	if u, ok := unquoteText(line); ok {
 		line = u
 	}
 	n := len(strings.Fields(line))

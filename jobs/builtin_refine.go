@@ -17,10 +17,10 @@ import (
 // happens and never silently does nothing.
 
 // builtinInstructionVerbs start an instruction; "and" or a comma before one splits.
-var builtinInstructionVerbs = setOf("add", "include", "insert", "append", "remove", "delete", "drop", "cut", "reword", "rewrite", "rephrase", "change", "replace", "edit", "update", "modify", "amend", "rename", "retitle", "call", "name", "title", "make", "set", "shorten", "extend", "limit", "cap", "keep", "ask", "take", "get")
+var builtinInstructionVerbs = wordSet("add", "include", "insert", "append", "remove", "delete", "drop", "cut", "reword", "rewrite", "rephrase", "change", "replace", "edit", "update", "modify", "amend", "rename", "retitle", "call", "name", "title", "make", "set", "shorten", "extend", "limit", "cap", "keep", "ask", "take", "get")
 
 // builtinCourtesy are fragments that carry no instruction.
-var builtinCourtesy = setOf("thanks", "thank you", "thx", "cheers", "please", "great", "perfect", "ok", "okay", "looks good", "that's all", "that is all", "nothing else", "hi", "hello", "hey", "good", "nice", "thanks a lot", "many thanks")
+var builtinCourtesy = wordSet("thanks", "thank you", "thx", "cheers", "please", "great", "perfect", "ok", "okay", "looks good", "that's all", "that is all", "nothing else", "hi", "hello", "hey", "good", "nice", "thanks a lot", "many thanks")
 
 const (
 	builtinOrdinals = `first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final`
@@ -34,8 +34,8 @@ const (
 	builtinEditTo   = `\s*(?:to\s+read|to\s+say|so\s+(?:that\s+)?it\s+(?:reads|says)|to|with|into|as|:)\s*:?\s*(.+)$`
 )
 
-// ref builds "the second question" / "question 2" / "question #2" for one list kind.
-func ref(kind string) string {
+// instructionRef builds "the second question" / "question 2" / "question #2" for one list kind.
+func instructionRef(kind string) string {
 	return `(?:the\s+)?(?:(` + builtinOrdinals + `|\d{1,4}(?:st|nd|rd|th))\s+` + kind + `|` + kind + builtinNumRef + `)`
 }
 
@@ -47,20 +47,20 @@ type refineRule struct {
 
 // builtinRefineRules are tried in order; the first match wins.
 var builtinRefineRules = []refineRule{
-	{regexp.MustCompile(`(?i)` + builtinDelLead + ref(builtinVerbQ) + `$`), func(b *kv.Brief, m []string) error {
+	{regexp.MustCompile(`(?i)` + builtinDelLead + instructionRef(builtinVerbQ) + `$`), func(b *kv.Brief, m []string) error {
 		return removeAt(&b.VerbatimQuestions, m[1], m[2], "question", 1)
 	}},
 	{regexp.MustCompile(`(?i)` + builtinDelLead + `(?:the\s+)?` + builtinVerbQ + `\s+(?:about|on|regarding|mentioning|that\s+mentions|that\s+asks\s+about|asking\s+about|on\s+the\s+topic\s+of)\s+(.+)$`), removeAbout},
-	{regexp.MustCompile(`(?i)` + builtinDelLead + ref(builtinScreenQ) + `$`), func(b *kv.Brief, m []string) error {
+	{regexp.MustCompile(`(?i)` + builtinDelLead + instructionRef(builtinScreenQ) + `$`), func(b *kv.Brief, m []string) error {
 		return removeAt(&b.PreInterviewQuestions, m[1], m[2], "screener question", 0)
 	}},
-	{regexp.MustCompile(`(?i)` + builtinDelLead + ref(builtinObjQ) + `$`), func(b *kv.Brief, m []string) error {
+	{regexp.MustCompile(`(?i)` + builtinDelLead + instructionRef(builtinObjQ) + `$`), func(b *kv.Brief, m []string) error {
 		return removeAt(&b.Objectives, m[1], m[2], "objective", 1)
 	}},
-	{regexp.MustCompile(`(?i)` + builtinEditLead + ref(builtinVerbQ) + builtinEditTo), func(b *kv.Brief, m []string) error {
+	{regexp.MustCompile(`(?i)` + builtinEditLead + instructionRef(builtinVerbQ) + builtinEditTo), func(b *kv.Brief, m []string) error {
 		return rewordAt(b.VerbatimQuestions, m[1], m[2], m[3], "question")
 	}},
-	{regexp.MustCompile(`(?i)` + builtinEditLead + ref(builtinScreenQ) + builtinEditTo), func(b *kv.Brief, m []string) error {
+	{regexp.MustCompile(`(?i)` + builtinEditLead + instructionRef(builtinScreenQ) + builtinEditTo), func(b *kv.Brief, m []string) error {
 		return rewordAt(b.PreInterviewQuestions, m[1], m[2], m[3], "screener question")
 	}},
 	{regexp.MustCompile(`(?i)` + builtinAddLead + `(?:verbatim\s+|interview\s+|follow-up\s+)?question\b\s*:?\s*((?:"|“|').+(?:"|”|'))$`), func(b *kv.Brief, m []string) error {
@@ -96,11 +96,11 @@ var (
 func refineBrief(cur kv.Brief, guidance string) (kv.Brief, error) {
 	g := strings.TrimSpace(cleanText(guidance))
 	if g == "" {
-		return kv.Brief{}, refused("the guidance is empty")
+		return kv.Brief{}, refuse("the guidance is empty")
 	}
 	sentences := splitSentences(g)
 	if r := harmReason(sentences); r != "" {
-		return kv.Brief{}, refused(r)
+		return kv.Brief{}, refuse(r)
 	}
 	b := cur.Normalised()
 	applied := 0
@@ -121,14 +121,14 @@ func refineBrief(cur kv.Brief, guidance string) (kv.Brief, error) {
 		}
 		if !matched {
 			if r := offTopicReason(ins, []string{ins}, true, false); r != "" {
-				return kv.Brief{}, refused(r)
+				return kv.Brief{}, refuse(r)
 			}
-			return kv.Brief{}, refused(fmt.Sprintf("could not understand the change %q; try, for example, \"add a question about pricing\", \"remove question 2\", \"reword question 1 to ...\", \"rename the study to ...\" or \"make it 20 minutes\"", truncateRunes(ins, 80)))
+			return kv.Brief{}, refuse(fmt.Sprintf("could not understand the change %q; try, for example, \"add a question about pricing\", \"remove question 2\", \"reword question 1 to ...\", \"rename the study to ...\" or \"make it 20 minutes\"", truncateRunes(ins, 80)))
 		}
 		applied++
 	}
 	if applied == 0 {
-		return kv.Brief{}, refused("could not understand the change; say what to add, remove, reword or rename")
+		return kv.Brief{}, refuse("could not understand the change; say what to add, remove, reword or rename")
 	}
 	if b.Title == nil || strings.TrimSpace(*b.Title) == "" {
 		t := titleFrom(joinList(keyTerms(append(append([]string(nil), b.Objectives...), b.VerbatimQuestions...), 2, nil)), false)
@@ -251,10 +251,10 @@ func indexIn(k, n int) (int, int) {
 func removeAt(list *[]string, word, num, what string, keep int) error {
 	i, k := ordinalIndex(word, num, len(*list))
 	if i < 0 {
-		return refused(outOfRange(what, k, len(*list)))
+		return refuse(outOfRange(what, k, len(*list)))
 	}
 	if len(*list) <= keep {
-		return refused(fmt.Sprintf("a study needs at least %d %s; add another before removing this one", keep, what))
+		return refuse(fmt.Sprintf("a study needs at least %d %s; add another before removing this one", keep, what))
 	}
 	*list = append((*list)[:i:i], (*list)[i+1:]...)
 	return nil
@@ -272,11 +272,11 @@ func outOfRange(what string, k, n int) string {
 func rewordAt(list []string, word, num, text, what string) error {
 	i, k := ordinalIndex(word, num, len(list))
 	if i < 0 {
-		return refused(outOfRange(what, k, len(list)))
+		return refuse(outOfRange(what, k, len(list)))
 	}
 	q := exactQuestion(text)
 	if q == "" {
-		return refused(fmt.Sprintf("the new wording of %s %d is empty", what, k))
+		return refuse(fmt.Sprintf("the new wording of %s %d is empty", what, k))
 	}
 	list[i] = q
 	return nil
@@ -288,26 +288,26 @@ func removeAbout(b *kv.Brief, m []string) error {
 	for i, q := range b.VerbatimQuestions {
 		if phrase != "" && strings.Contains(strings.ToLower(q), phrase) {
 			if len(b.VerbatimQuestions) <= 1 {
-				return refused("a study needs at least 1 question; add another before removing this one")
+				return refuse("a study needs at least 1 question; add another before removing this one")
 			}
 			b.VerbatimQuestions = append(b.VerbatimQuestions[:i:i], b.VerbatimQuestions[i+1:]...)
 			return nil
 		}
 	}
-	return refused(fmt.Sprintf("no question mentions %q", truncateRunes(phrase, 60)))
+	return refuse(fmt.Sprintf("no question mentions %q", truncateRunes(phrase, 60)))
 }
 
 // appendItem adds a question to a list, refusing an empty one, a duplicate or an overfull list.
 func appendItem(list *[]string, q, what string) error {
 	switch {
 	case q == "":
-		return refused(fmt.Sprintf("the new %s is empty", what))
+		return refuse(fmt.Sprintf("the new %s is empty", what))
 	case len(*list) >= builtinMaxQuestions:
-		return refused(fmt.Sprintf("the study already has %d of %ss, the most it can hold", len(*list), what))
+		return refuse(fmt.Sprintf("the study already has %d of %ss, the most it can hold", len(*list), what))
 	}
 	for _, have := range *list {
 		if strings.EqualFold(have, q) {
-			return refused(fmt.Sprintf("the study already asks %q", q))
+			return refuse(fmt.Sprintf("the study already asks %q", q))
 		}
 	}
 	*list = append(*list, q)
@@ -316,7 +316,7 @@ func appendItem(list *[]string, q, what string) error {
 
 // exactQuestion keeps the researcher's wording: quotes removed, one line, ending in '?'.
 func exactQuestion(text string) string {
-	t, _ := unquote(trimPhraseKeepQ(text))
+	t, _ := unquoteText(trimPhraseKeepQ(text))
 	return asQuestion(t)
 }
 
@@ -325,7 +325,7 @@ func trimPhraseKeepQ(s string) string { return strings.TrimRight(strings.TrimSpa
 
 // builtinInvert are auxiliaries a yes/no question starts with: "whether you are over 18"
 // asks "Are you over 18?".
-var builtinInvert = setOf("are", "were", "have", "had", "can", "could", "will", "would", "should", "do", "did", "may", "might", "must")
+var builtinInvert = wordSet("are", "were", "have", "had", "can", "could", "will", "would", "should", "do", "did", "may", "might", "must")
 
 // builtinYouContraction undoes "you'd" for a yes/no question: "Would you ...?".
 var builtinYouContraction = map[string]string{"you'd": "would", "you're": "are", "you've": "have", "you'll": "will"}
@@ -335,7 +335,7 @@ var builtinYouContraction = map[string]string{"you'd": "would", "you're": "are",
 // is asked as "Could you tell me how/why ..."; a noun is asked about ("Can you tell me
 // about pricing?"), or asked for in a screener ("What is your company size?").
 func questionAbout(body string, screener bool) string {
-	if q, ok := unquote(trimPhraseKeepQ(body)); ok {
+	if q, ok := unquoteText(trimPhraseKeepQ(body)); ok {
 		return asQuestion(q)
 	}
 	raw := strings.TrimSpace(body)
@@ -377,16 +377,16 @@ func questionAbout(body string, screener bool) string {
 
 // addObjective appends an objective: "to learn X" reads "Learn X.", "about X" reads "Explore X.".
 func addObjective(b *kv.Brief, m []string) error {
-	text, _ := unquote(trimPhrase(m[2]))
+	text, _ := unquoteText(trimPhrase(m[2]))
 	if strings.EqualFold(strings.TrimSpace(m[1]), "about") || strings.EqualFold(strings.TrimSpace(m[1]), "on") || strings.EqualFold(strings.TrimSpace(m[1]), "regarding") {
 		text = "explore " + text
 	}
 	o := asSentence(swapWords(text, builtinToOrg))
 	switch {
 	case o == "":
-		return refused("the new objective is empty")
+		return refuse("the new objective is empty")
 	case len(b.Objectives) >= builtinMaxQuestions:
-		return refused("the study already has as many objectives as it can hold")
+		return refuse("the study already has as many objectives as it can hold")
 	}
 	b.Objectives = append(b.Objectives, o)
 	return nil
@@ -394,10 +394,10 @@ func addObjective(b *kv.Brief, m []string) error {
 
 // rename sets the title; an all-lowercase title is put in Title Case.
 func rename(b *kv.Brief, m []string) error {
-	t, _ := unquote(strings.TrimSpace(m[1]))
+	t, _ := unquoteText(strings.TrimSpace(m[1]))
 	t = trimPhrase(collapseSpace(t))
 	if t == "" {
-		return refused("the new title is empty")
+		return refuse("the new title is empty")
 	}
 	if strings.ToLower(t) == t {
 		t = titleCase(t)
@@ -416,7 +416,7 @@ func setDuration(b *kv.Brief, m []string) error {
 		n = hoursMinutes(m[2], m[3])
 	}
 	if n < 1 || n > builtinMaxMinutes {
-		return refused(fmt.Sprintf("a duration of %d minutes is outside 1 to %d", n, builtinMaxMinutes))
+		return refuse(fmt.Sprintf("a duration of %d minutes is outside 1 to %d", n, builtinMaxMinutes))
 	}
 	b.EstimatedDurationMinutes = &n
 	return nil

@@ -22,8 +22,8 @@ const (
 	builtinMaxFileQs    = 10        // questions taken from files
 )
 
-// setOf builds an immutable lookup table.
-func setOf(words ...string) map[string]bool {
+// wordSet builds an immutable lookup table.
+func wordSet(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))
 	for _, w := range words {
 		m[w] = true
@@ -33,7 +33,7 @@ func setOf(words ...string) map[string]bool {
 
 // builtinStopWords are function words and research boilerplate: never a key term, and
 // never enough on their own to make a topic.
-var builtinStopWords = setOf(
+var builtinStopWords = wordSet(
 	"a", "an", "the", "and", "or", "but", "nor", "so", "of", "on", "in", "at", "to", "by",
 	"for", "with", "from", "as", "into", "onto", "about", "over", "under", "after", "before",
 	"during", "than", "then", "that", "this", "these", "those", "there", "here", "it", "its",
@@ -60,7 +60,7 @@ var builtinStopWords = setOf(
 )
 
 // builtinGroupNouns name groups of people: participants and clause subjects.
-var builtinGroupNouns = setOf(
+var builtinGroupNouns = wordSet(
 	"people", "persons", "users", "customers", "clients", "employees", "staff", "workers",
 	"managers", "nurses", "doctors", "physicians", "clinicians", "patients", "students",
 	"teachers", "parents", "developers", "engineers", "designers", "drivers", "owners",
@@ -89,7 +89,7 @@ var builtinGroupNouns = setOf(
 )
 
 // builtinNotPeople are words ending like a group of people ("-ers", "-ists") that are not.
-var builtinNotPeople = setOf(
+var builtinNotPeople = wordSet(
 	"others", "orders", "numbers", "offers", "papers", "letters", "layers", "filters",
 	"matters", "answers", "barriers", "centers", "containers", "parameters", "folders",
 	"headers", "footers", "markers", "servers", "computers", "printers", "stickers",
@@ -105,7 +105,7 @@ var builtinNotPeople = setOf(
 )
 
 // builtinWhWords open an indirect question ("why customers cancel").
-var builtinWhWords = setOf("why", "how", "what", "whether", "if", "when", "where", "which", "who")
+var builtinWhWords = wordSet("why", "how", "what", "whether", "if", "when", "where", "which", "who")
 
 // isGroupNoun reports whether w (any case) names a group of people.
 func isGroupNoun(w string) bool {
@@ -289,7 +289,7 @@ func asSentence(s string) string {
 }
 
 // builtinMinorWords stay lower case inside a title.
-var builtinMinorWords = setOf("a", "an", "the", "and", "but", "or", "nor", "for", "of", "on", "in", "at", "to", "by", "with", "from", "as", "vs", "via", "per")
+var builtinMinorWords = wordSet("a", "an", "the", "and", "but", "or", "nor", "for", "of", "on", "in", "at", "to", "by", "with", "from", "as", "vs", "via", "per")
 
 // titleCase capitalises the words of s except minor words inside it; words already
 // carrying capitals ("iOS", "CRM") are kept as written.
@@ -404,8 +404,8 @@ func mix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// pick chooses one of items deterministically from r.
-func pick(items []string, r uint64) string { return items[r%uint64(len(items))] }
+// pickBy chooses one of items deterministically from r.
+func pickBy(items []string, r uint64) string { return items[r%uint64(len(items))] }
 
 // splitSentences cuts s at sentence ends, semicolons and line breaks that are outside
 // double quotes; a '?' stays with its sentence.
@@ -441,8 +441,8 @@ func splitSentences(s string) []string {
 	return out
 }
 
-// unquote returns the text inside matching surrounding quotes and true, or s and false.
-func unquote(s string) (string, bool) {
+// unquoteText returns the text inside matching surrounding quotes and true, or s and false.
+func unquoteText(s string) (string, bool) {
 	s = strings.TrimSpace(s)
 	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"'", "'"}, {"‘", "’"}} {
 		if len(s) >= len(q[0])+len(q[1])+1 && strings.HasPrefix(s, q[0]) && strings.HasSuffix(s, q[1]) {

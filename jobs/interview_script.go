@@ -195,7 +195,7 @@ func answeredByContext(question string, facts map[string]string) bool {
 	}
 	qw := map[string]bool{}
 	for _, w := range strings.Fields(normalisedWords(question)) {
-		qw[singular(w)] = true
+		qw[singularWord(w)] = true
 	}
 	for k, v := range facts {
 		if strings.TrimSpace(v) == "" {
@@ -210,7 +210,7 @@ func answeredByContext(question string, facts map[string]string) bool {
 				continue
 			}
 			kept++
-			if !qw[singular(w)] && !synonymIn(singular(w), qw) {
+			if !qw[singularWord(w)] && !synonymIn(singularWord(w), qw) {
 				all = false
 				break
 			}
@@ -222,8 +222,8 @@ func answeredByContext(question string, facts map[string]string) bool {
 	return false
 }
 
-// singular drops a plural "s" so "roles" meets "role".
-func singular(w string) string {
+// singularWord drops a plural "s" so "roles" meets "role".
+func singularWord(w string) string {
 	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
 		return w[:len(w)-1]
 	}
