@@ -30,7 +30,7 @@ func (e *apiError) Error() string {
 	return e.Detail
 }
 
-var errInternal = "Internal error."
+const errInternal = "Internal error."
 
 // toAPIError maps any error to its wire form. Coded kv errors keep their meaning;
 // anything uncoded becomes a 500 whose cause is only logged.

@@ -53,13 +53,9 @@ func (s *Server) routeREST(r *router.Router) {
 					return
 				}
 			}
-			s.handleMethodNotAllowedOrNotFound(c)
+			s.handleNotFound(c)
 		})
 	}
-}
-
-func (s *Server) handleMethodNotAllowedOrNotFound(c *fasthttp.RequestCtx) {
-	s.handleNotFound(c)
 }
 
 // restHandler is one operation's REST handler: authenticate → scope → decode and
