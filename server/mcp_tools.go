@@ -1,0 +1,199 @@
+package server
+
+import (
+	"context"
+	stdjson "encoding/json"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"interviewd/kv"
+)
+
+// newMCPServer builds the SDK server with one tool per operation of the table: a new
+// operation becomes a tool with no code here.
+func (s *Server) newMCPServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "interviewd", Title: "interviewd research interviews", Version: OpenAPIVersion},
+		&mcp.ServerOptions{
+			Instructions: "Run AI-moderated research interviews: author studies from plain-language guidance, " +
+				"rehearse them, hand out invite links and export transcripts. Every tool mirrors one REST " +
+				"operation of " + s.baseURL + "/v1/api/openapi.json; lists return {items, next_cursor}: pass " +
+				"next_cursor back as cursor for the next page.",
+			// Tools only, and a fixed list: no listChanged, so no client opens a
+			// subscription stream this stateless, JSON-only endpoint could not serve.
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		})
+	for _, o := range s.ops {
+		srv.AddTool(mcpTool(o), s.mcpToolHandler(o))
+	}
+	return srv
+}
+
+// mcpTool describes an operation as a tool. Schemas are encoded once, here.
+func mcpTool(o *Operation) *mcp.Tool {
+	closedWorld := false
+	return &mcp.Tool{
+		Name:         o.Name,
+		Title:        o.Summary,
+		Description:  toolDescription(o),
+		InputSchema:  mustRawJSON(o.plan.inputSchema(srcPath, srcQuery, srcBody)),
+		OutputSchema: mustRawJSON(o.outputSchema()),
+		Annotations: &mcp.ToolAnnotations{
+			Title:          o.Summary,
+			ReadOnlyHint:   o.Method == "GET",
+			IdempotentHint: o.Method == "GET" || o.Method == "PUT",
+			OpenWorldHint:  &closedWorld,
+		},
+	}
+}
+
+func toolDescription(o *Operation) string {
+	d := strings.TrimSuffix(o.Summary, ".") + "."
+	switch {
+	case o.Scope == "":
+		d += " Needs no particular scope."
+	case o.ScopeFor != nil:
+		d += " Needs the " + o.Scope + " scope; some inputs need another (the error names it)."
+	default:
+		d += " Needs the " + o.Scope + " scope."
+	}
+	return d
+}
+
+func mustRawJSON(v any) stdjson.RawMessage {
+	raw, err := json.MarshalNoEscape(v)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+// mcpToolHandler runs one operation as a tool call, in the same order as its REST
+// twin: scope → bind and validate → the input's own scope → operation.
+func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		call := mcpCallFrom(ctx)
+		if call == nil {
+			// Unreachable through routeMCP, which authenticates before the SDK runs.
+			return s.toolError(nil, o, &apiError{Status: 401, Code: "missing_token", Detail: "No credential."}), nil
+		}
+		out, err := s.callTool(ctx, o, call.principal, req.Params.Arguments)
+		if err != nil {
+			return s.toolError(call, o, err), nil
+		}
+		raw, err := json.MarshalNoEscape(out)
+		if err != nil {
+			return s.toolError(call, o, err), nil
+		}
+		return toolResult(raw, false), nil
+	}
+}
+
+func (s *Server) callTool(ctx context.Context, o *Operation, p *Principal, args stdjson.RawMessage) (any, error) {
+	if err := p.require(o.Scope); err != nil {
+		return nil, err
+	}
+	if isJSONNull(args) {
+		args = nil // a call without arguments is a call with {}
+	}
+	in := o.newInput()
+	if err := o.plan.bindArgs(in, json.RawMessage(args)); err != nil {
+		return nil, err
+	}
+	if err := p.require(o.requiredScope(in)); err != nil {
+		return nil, err
+	}
+	return o.call(ctx, p, in)
+}
+
+func isJSONNull(raw []byte) bool {
+	return len(raw) == 4 && string(raw) == "null"
+}
+
+// toolErrorBody is a domain error as a tool result's structuredContent: the REST
+// error's code and a human detail, the validation items for validation errors, and
+// the wait for rate limits.
+type toolErrorBody struct {
+	Code              string          `json:"code"`
+	Detail            string          `json:"detail"`
+	Errors            []kv.FieldError `json:"errors,omitempty"`
+	RetryAfterSeconds int             `json:"retry_after_seconds,omitempty"`
+}
+
+// toolError maps err to an isError result. Internal causes are kept for the access
+// log and never sent.
+func (s *Server) toolError(call *mcpCall, o *Operation, err error) *mcp.CallToolResult {
+	ae := toAPIError(err)
+	body := toolErrorBody{Code: ae.Code, Detail: ae.Detail}
+	switch {
+	case ae.Status >= 500:
+		body.Detail = errInternal
+		if call != nil {
+			cause := "tool " + o.Name + ": " + ae.Error()
+			call.internalErr.Store(&cause)
+		}
+	case ae.Status == 422:
+		body.Errors = ae.Fields
+		body.Detail = validationDetail(ae)
+	case ae.Status == 429:
+		body.RetryAfterSeconds = max(ae.RetryAfter, 1)
+	}
+	raw, _ := json.MarshalNoEscape(body)
+	return toolResult(raw, true)
+}
+
+// validationDetail is one sentence naming every refused field, for a model to read.
+func validationDetail(ae *apiError) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(ae.Detail, "."))
+	for i, f := range ae.Fields {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(argumentName(f.Loc))
+		b.WriteString(": ")
+		b.WriteString(f.Msg)
+	}
+	if len(ae.Fields) == 0 {
+		b.WriteByte('.')
+	}
+	return b.String()
+}
+
+// argumentName renders a loc as the tool argument it names: ["query","limit"] is
+// limit, ["body","context","k"] is context.k, ["body","file_ids",0] is file_ids[0].
+func argumentName(loc []any) string {
+	var b strings.Builder
+	for i, part := range loc {
+		switch v := part.(type) {
+		case string:
+			if i == 0 {
+				continue // the REST source (path, query, body) means nothing to a tool
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(v)
+		case int:
+			b.WriteString("[" + strconv.Itoa(v) + "]")
+		}
+	}
+	if b.Len() == 0 {
+		return "arguments"
+	}
+	return b.String()
+}
+
+// toolResult carries the JSON both as structuredContent and as a text block, for
+// clients that read only text.
+func toolResult(raw []byte, isError bool) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},
+		StructuredContent: stdjson.RawMessage(raw),
+		IsError:           isError,
+	}
+}
