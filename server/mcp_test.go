@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"interviewd/kv"
@@ -90,6 +91,52 @@ func callTool(tb testing.TB, cs *mcp.ClientSession, name string, args any) (*mcp
 	return res, sc
 }
 
+// mustGeneric round-trips v through JSON, as a client sees it.
+func mustGeneric(tb testing.TB, v any) any {
+	tb.Helper()
+	raw, err := stdjson.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out any
+	if err := stdjson.Unmarshal(raw, &out); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// outputSchemas resolves every tool's advertised output schema, as a validating
+// client does.
+func outputSchemas(tb testing.TB, cs *mcp.ClientSession) map[string]*jsonschema.Resolved {
+	tb.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]*jsonschema.Resolved{}
+	for _, tool := range res.Tools {
+		raw, _ := stdjson.Marshal(tool.OutputSchema)
+		var sc jsonschema.Schema
+		if err := stdjson.Unmarshal(raw, &sc); err != nil {
+			tb.Fatalf("%s output schema: %v", tool.Name, err)
+		}
+		resolved, err := sc.Resolve(nil)
+		if err != nil {
+			tb.Fatalf("%s output schema: %v", tool.Name, err)
+		}
+		out[tool.Name] = resolved
+	}
+	return out
+}
+
+// mustConform fails unless structuredContent validates against the tool's schema.
+func mustConform(tb testing.TB, schemas map[string]*jsonschema.Resolved, tool string, sc map[string]any) {
+	tb.Helper()
+	if err := schemas[tool].Validate(sc); err != nil {
+		tb.Fatalf("%s: structuredContent %v does not conform to the advertised output schema: %v", tool, sc, err)
+	}
+}
+
 // restJSON decodes a REST response body into a generic value for comparison.
 func restJSON(tb testing.TB, r response) any {
 	tb.Helper()
@@ -130,9 +177,17 @@ func TestMCPToolsList(t *testing.T) {
 				if len(props) != len(o.plan.fields) {
 					t.Fatalf("%s input schema has %d properties for %d fields", o.Name, len(props), len(o.plan.fields))
 				}
+				// The output schema is the operation's output or the error body.
 				out, _ := tool.OutputSchema.(map[string]any)
-				if out["type"] != "object" {
+				alts, _ := out["anyOf"].([]any)
+				if out["type"] != "object" || len(alts) != 2 {
 					t.Fatalf("%s output schema %v", o.Name, out)
+				}
+				if want := mustGeneric(t, o.outputSchema()); !reflect.DeepEqual(alts[0], want) {
+					t.Fatalf("%s output schema %v, want the operation's %v", o.Name, alts[0], want)
+				}
+				if req := fmt.Sprint(alts[1].(map[string]any)["required"]); req != "[code detail]" {
+					t.Fatalf("%s error schema requires %s", o.Name, req)
 				}
 				if tool.Annotations == nil || tool.Annotations.ReadOnlyHint != (o.Method == "GET") {
 					t.Fatalf("%s annotations %+v for a %s operation", o.Name, tool.Annotations, o.Method)
@@ -147,7 +202,7 @@ func TestMCPToolsList(t *testing.T) {
 			if limit["minimum"] != 1.0 || limit["maximum"] != 200.0 {
 				t.Fatalf("list_studies limit schema %v", limit)
 			}
-			outProps := ls.OutputSchema.(map[string]any)["properties"].(map[string]any)
+			outProps := ls.OutputSchema.(map[string]any)["anyOf"].([]any)[0].(map[string]any)["properties"].(map[string]any)
 			if _, ok := outProps["items"]; !ok {
 				t.Fatalf("list_studies output %v lacks items", outProps)
 			}
@@ -168,6 +223,7 @@ func TestMCPCallTools(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
 			cs := e.mustMCP(t, "a_live", era)
+			schemas := outputSchemas(t, cs)
 			cases := []struct {
 				name     string
 				tool     string
@@ -185,6 +241,7 @@ func TestMCPCallTools(t *testing.T) {
 					if res.IsError {
 						t.Fatalf("isError: %v", sc)
 					}
+					mustConform(t, schemas, c.tool, sc)
 					rest := e.do("GET", c.restPath, "a_live", "")
 					if rest.status != 200 {
 						t.Fatalf("REST twin: %d %s", rest.status, rest.body)
@@ -196,6 +253,7 @@ func TestMCPCallTools(t *testing.T) {
 			}
 			t.Run("OK_ListStudies", func(t *testing.T) {
 				_, sc := callTool(t, cs, "list_studies", map[string]any{"limit": 10})
+				mustConform(t, schemas, "list_studies", sc)
 				items := sc["items"].([]any)
 				if len(items) != 1 || items[0].(map[string]any)["id"] != st.ID.String() || sc["next_cursor"] != nil {
 					t.Fatalf("list %v", sc)
@@ -300,6 +358,10 @@ func TestMCPToolErrors(t *testing.T) {
 		for _, key := range []string{"a_live", "a_links_only", "a_studies_only"} {
 			sessions[key] = e.mustMCP(t, key, era)
 		}
+		schemas := outputSchemas(t, sessions["a_live"])
+		if schemas["get_study"].Validate(map[string]any{"code": "not_found"}) == nil {
+			t.Fatal("the output schema takes an error body without its detail: validation proves nothing")
+		}
 		for _, c := range cases {
 			t.Run(era+"/"+c.name, func(t *testing.T) {
 				cs := sessions[c.key]
@@ -313,6 +375,7 @@ func TestMCPToolErrors(t *testing.T) {
 				if d, _ := sc["detail"].(string); d == "" {
 					t.Fatalf("no detail: %v", sc)
 				}
+				mustConform(t, schemas, c.tool, sc)
 				if c.check != nil {
 					c.check(t, sc)
 				}

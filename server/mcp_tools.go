@@ -39,7 +39,7 @@ func mcpTool(o *Operation) *mcp.Tool {
 		Title:        o.Summary,
 		Description:  toolDescription(o),
 		InputSchema:  mustRawJSON(o.plan.inputSchema(srcPath, srcQuery, srcBody)),
-		OutputSchema: mustRawJSON(o.outputSchema()),
+		OutputSchema: mustRawJSON(toolOutputSchema(o)),
 		Annotations: &mcp.ToolAnnotations{
 			Title:          o.Summary,
 			ReadOnlyHint:   o.Method == "GET",
@@ -47,6 +47,31 @@ func mcpTool(o *Operation) *mcp.Tool {
 			OpenWorldHint:  &closedWorld,
 		},
 	}
+}
+
+// toolOutputSchema is the operation's output, or the error body a result with isError
+// carries. Clients validate structuredContent against outputSchema, and some (the
+// TypeScript SDK's 1.x line, the MCP Inspector) do so for error results too: a
+// schema naming only the success shape would turn every domain error into their
+// own schema-mismatch failure and hide the error's detail.
+func toolOutputSchema(o *Operation) schema {
+	return schema{"type": "object", "anyOf": []any{o.outputSchema(), toolErrorSchema()}}
+}
+
+// toolErrorSchema describes toolErrorBody; the items are those of a REST 422.
+func toolErrorSchema() schema {
+	item := schema{"type": "object", "required": []any{"loc", "msg", "type"}, "properties": schema{
+		"loc":  schema{"type": "array", "items": schema{"anyOf": []any{schema{"type": "string"}, schema{"type": "integer"}}}},
+		"msg":  schema{"type": "string"},
+		"type": schema{"type": "string"},
+		"ctx":  schema{"type": "object"},
+	}}
+	return schema{"type": "object", "required": []any{"code", "detail"}, "additionalProperties": false, "properties": schema{
+		"code":                schema{"type": "string", "description": "The REST error code: validation_error, not_found, insufficient_scope, rate_limited, ..."},
+		"detail":              schema{"type": "string", "description": "What went wrong, in a sentence."},
+		"errors":              schema{"type": "array", "items": item, "description": "validation_error only: each refused argument, as REST reports it."},
+		"retry_after_seconds": schema{"type": "integer", "minimum": 1, "description": "rate_limited only: seconds to wait before retrying."},
+	}}
 }
 
 func toolDescription(o *Operation) string {
