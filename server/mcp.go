@@ -21,61 +21,59 @@ const resourceMCP = "/v1/mcp"
 // mcpMaxBody bounds a JSON-RPC request body; fasthttp enforces the same bound first.
 const mcpMaxBody = 1 << 20
 
-// routeMCP mounts the MCP server (Streamable HTTP, stateless, JSON responses only) at
-// /v1/mcp and /v1/mcp/, and the protected-resource metadata its 401s point at.
+// mcpEndpoint is the MCP server: Streamable HTTP, stateless, JSON responses only.
 //
 // The official SDK speaks the protocol (both eras: initialize up to 2025-11-25, and
 // server/discover with Mcp-Method headers from 2026-07-28). In front of it, in fasthttp,
-// run what the SDK cannot do behind a bridge: the Origin check, the method check, and
-// authentication through the same resolveToken as REST.
-func (s *Server) routeMCP(r *router.Router) {
+// runs what the SDK cannot do behind a bridge: the Origin check, the method check and
+// authentication through the same resolveToken as REST; and the fast path for the
+// one request that is most of the traffic, a single tools/call (see mcp_fastpath.go).
+type mcpEndpoint struct {
+	s       *Server
+	sdk     http.Handler
+	origins originPolicy
+	tools   map[string]*Operation
+	// serverInfo is the Implementation as JSON, for results of the 2026-07-28 era.
+	serverInfo []byte
+	// fast turns the tools/call fast path on; off, every request goes to the SDK.
+	fast bool
+}
+
+func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 	sdk := s.newMCPServer()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return sdk }, &mcp.StreamableHTTPOptions{
-		Stateless:           true,
-		JSONResponse:        true,
-		MaxRequestBodyBytes: mcpMaxBody,
-		// The bridge gives the SDK no local address, so its own Host-header check never
-		// runs; the Origin check below is what stops a foreign web page.
-		DisableLocalhostProtection: true,
-	})
-	origins := newOriginPolicy(s.baseURL)
-	handle := func(c *fasthttp.RequestCtx) {
-		info := infoOf(c)
-		info.route = resourceMCP
-		if !origins.allows(c.Request.Header.Peek("Origin")) {
-			s.writeRESTError(c, &apiError{Status: 403, Code: "forbidden_origin",
-				Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + origins.origin + "."}, resourceMCP)
-			return
-		}
-		if !c.IsPost() {
-			// Stateless and JSON-only: there is no stream to GET and no session to DELETE.
-			c.Response.Header.Set("Allow", "POST")
-			s.writeRESTError(c, &apiError{Status: 405, Code: "method_not_allowed",
-				Detail: "The MCP endpoint accepts only POST (Streamable HTTP, stateless, JSON responses)."}, resourceMCP)
-			return
-		}
-		p, err := s.authenticate(c, resourceMCP)
-		if err != nil {
-			s.writeRESTError(c, err, resourceMCP)
-			return
-		}
-		info.org = p.Partition.Org
-		acceptJSON(&c.Request.Header)
-		call := &mcpCall{principal: p}
-		serveHTTPBridge(c, h, context.WithValue(s.ctx, mcpCallKey{}, call))
-		if e := call.internalErr.Load(); e != nil {
-			info.err = *e
-		}
-		transportErrorAsJSONRPC(c)
+	m := &mcpEndpoint{
+		s: s,
+		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return sdk }, &mcp.StreamableHTTPOptions{
+			Stateless:           true,
+			JSONResponse:        true,
+			MaxRequestBodyBytes: mcpMaxBody,
+			// The bridge gives the SDK no local address, so its own Host-header check
+			// never runs; the Origin check is what stops a foreign web page.
+			DisableLocalhostProtection: true,
+		}),
+		origins:    newOriginPolicy(s.baseURL),
+		tools:      make(map[string]*Operation, len(s.ops)),
+		serverInfo: mustRawJSON(mcpImplementation()),
+		fast:       fast,
 	}
-	r.ANY(resourceMCP, handle)
+	for _, o := range s.ops {
+		m.tools[o.Name] = o
+	}
+	return m
+}
+
+// routeMCP mounts the MCP endpoint at /v1/mcp and /v1/mcp/, and the protected-resource
+// metadata its 401s point at.
+func (s *Server) routeMCP(r *router.Router) {
+	m := s.newMCPEndpoint(true)
+	r.ANY(resourceMCP, m.serve)
 	// "/v1/mcp/" is the same endpoint. The router keeps it only as a trailing-slash
 	// twin of "/v1/mcp" (it takes no second handler and, with redirects off, sends it
 	// to NotFound), so it is served on its way to NotFound: before any not-found answer.
 	notFound := r.NotFound
 	r.NotFound = func(c *fasthttp.RequestCtx) {
 		if string(c.Path()) == resourceMCP+"/" {
-			handle(c)
+			m.serve(c)
 			return
 		}
 		notFound(c)
@@ -83,17 +81,66 @@ func (s *Server) routeMCP(r *router.Router) {
 	s.routeResourceMetadata(r)
 }
 
-// acceptJSON lets a client that accepts JSON (or anything) in: the transport wants
+// serve is the endpoint's handler: Origin → method → authenticate → fast path or SDK.
+func (m *mcpEndpoint) serve(c *fasthttp.RequestCtx) {
+	s := m.s
+	info := infoOf(c)
+	info.route = resourceMCP
+	if !m.origins.allows(c.Request.Header.Peek("Origin")) {
+		s.writeRESTError(c, &apiError{Status: 403, Code: "forbidden_origin",
+			Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + m.origins.origin + "."}, resourceMCP)
+		return
+	}
+	if !c.IsPost() {
+		// Stateless and JSON-only: there is no stream to GET and no session to DELETE.
+		c.Response.Header.Set("Allow", "POST")
+		s.writeRESTError(c, &apiError{Status: 405, Code: "method_not_allowed",
+			Detail: "The MCP endpoint accepts only POST (Streamable HTTP, stateless, JSON responses)."}, resourceMCP)
+		return
+	}
+	p, err := s.authenticate(c, resourceMCP)
+	if err != nil {
+		s.writeRESTError(c, err, resourceMCP)
+		return
+	}
+	info.org = p.Partition.Org
+	acceptJSON(&c.Request.Header)
+	if m.fast && m.serveToolCall(c, p) {
+		return
+	}
+	call := &mcpCall{principal: p}
+	serveHTTPBridge(c, m.sdk, context.WithValue(s.ctx, mcpCallKey{}, call))
+	if e := call.internalErr.Load(); e != nil {
+		info.err = *e
+	}
+	transportErrorAsJSONRPC(c)
+}
+
+// acceptJSON lets a client that accepts JSON (or names nothing) in: the transport wants
 // both JSON and an event stream named in Accept, but this endpoint only ever answers
 // JSON, so a client that cannot take a stream loses nothing.
 func acceptJSON(h *fasthttp.RequestHeader) {
-	accept := string(h.Peek("Accept"))
-	if strings.Contains(accept, "text/event-stream") && strings.Contains(accept, "application/json") {
-		return
-	}
-	if accept == "" || strings.Contains(accept, "application/json") || strings.Contains(accept, "*/*") {
+	jsonOK, streamOK := accepts(string(h.Peek("Accept")))
+	if !streamOK && (jsonOK || len(h.Peek("Accept")) == 0) {
 		h.Set("Accept", "application/json, text/event-stream")
 	}
+}
+
+// accepts reports whether an Accept value admits JSON and an event stream, by the
+// transport's rules (wildcards count).
+func accepts(accept string) (jsonOK, streamOK bool) {
+	for token := range strings.SplitSeq(accept, ",") {
+		base, _, _ := strings.Cut(token, ";")
+		switch strings.ToLower(strings.TrimSpace(base)) {
+		case "application/json", "application/*":
+			jsonOK = true
+		case "text/event-stream", "text/*":
+			streamOK = true
+		case "*/*":
+			jsonOK, streamOK = true, true
+		}
+	}
+	return jsonOK, streamOK
 }
 
 // transportErrorAsJSONRPC turns the SDK's plain-text refusals of a request it could

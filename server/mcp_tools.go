@@ -15,7 +15,7 @@ import (
 // newMCPServer builds the SDK server with one tool per operation of the table: a new
 // operation becomes a tool with no code here.
 func (s *Server) newMCPServer() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "interviewd", Title: "interviewd research interviews", Version: OpenAPIVersion},
+	srv := mcp.NewServer(mcpImplementation(),
 		&mcp.ServerOptions{
 			Instructions: "Run AI-moderated research interviews: author studies from plain-language guidance, " +
 				"rehearse them, hand out invite links and export transcripts. Every tool mirrors one REST " +
@@ -29,6 +29,11 @@ func (s *Server) newMCPServer() *mcp.Server {
 		srv.AddTool(mcpTool(o), s.mcpToolHandler(o))
 	}
 	return srv
+}
+
+// mcpImplementation is how the server names itself to clients.
+func mcpImplementation() *mcp.Implementation {
+	return &mcp.Implementation{Name: "interviewd", Title: "interviewd research interviews", Version: OpenAPIVersion}
 }
 
 // mcpTool describes an operation as a tool. Schemas are encoded once, here.
@@ -95,36 +100,52 @@ func mustRawJSON(v any) stdjson.RawMessage {
 	return raw
 }
 
-// mcpToolHandler runs one operation as a tool call, in the same order as its REST
-// twin: scope → bind and validate → the input's own scope → operation.
+// mcpToolHandler runs one operation as a tool call for the SDK.
 func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		call := mcpCallFrom(ctx)
 		if call == nil {
-			// Unreachable through routeMCP, which authenticates before the SDK runs.
-			return s.toolError(nil, o, &apiError{Status: 401, Code: "missing_token", Detail: "No credential."}), nil
+			// Unreachable through the endpoint, which authenticates before the SDK runs.
+			raw, isError, _ := s.runTool(ctx, o, nil, req.Params.Arguments)
+			return toolResult(raw, isError), nil
 		}
-		out, err := s.callTool(ctx, o, call.principal, req.Params.Arguments)
-		if err != nil {
-			return s.toolError(call, o, err), nil
+		raw, isError, cause := s.runTool(ctx, o, call.principal, req.Params.Arguments)
+		if cause != "" {
+			call.internalErr.Store(&cause)
 		}
-		raw, err := json.MarshalNoEscape(out)
-		if err != nil {
-			return s.toolError(call, o, err), nil
-		}
-		return toolResult(raw, false), nil
+		return toolResult(raw, isError), nil
 	}
 }
 
-func (s *Server) callTool(ctx context.Context, o *Operation, p *Principal, args stdjson.RawMessage) (any, error) {
+// runTool runs one operation as a tool call and returns the result's JSON (the output,
+// or the error body when isError) and, for an internal failure, its cause for the log.
+func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args []byte) (raw []byte, isError bool, cause string) {
+	var out any
+	err := error(&apiError{Status: 401, Code: "missing_token", Detail: "No credential."})
+	if p != nil {
+		out, err = s.callTool(ctx, o, p, args)
+	}
+	if err == nil {
+		if raw, err = json.MarshalNoEscape(out); err == nil {
+			return raw, false, ""
+		}
+	}
+	body, cause := toolErrorBodyOf(o, err)
+	raw, _ = json.MarshalNoEscape(body)
+	return raw, true, cause
+}
+
+// callTool runs the operation in the same order as its REST twin: scope → bind and
+// validate → the input's own scope → operation.
+func (s *Server) callTool(ctx context.Context, o *Operation, p *Principal, args []byte) (any, error) {
 	if err := p.require(o.Scope); err != nil {
 		return nil, err
 	}
-	if isJSONNull(args) {
+	if len(args) == 0 || isJSONNull(args) {
 		args = nil // a call without arguments is a call with {}
 	}
 	in := o.newInput()
-	if err := o.plan.bindArgs(in, json.RawMessage(args)); err != nil {
+	if err := o.plan.bindArgs(in, args); err != nil {
 		return nil, err
 	}
 	if err := p.require(o.requiredScope(in)); err != nil {
@@ -147,26 +168,23 @@ type toolErrorBody struct {
 	RetryAfterSeconds int             `json:"retry_after_seconds,omitempty"`
 }
 
-// toolError maps err to an isError result. Internal causes are kept for the access
-// log and never sent.
-func (s *Server) toolError(call *mcpCall, o *Operation, err error) *mcp.CallToolResult {
+// toolErrorBodyOf maps err to the error body of an isError result, and returns an
+// internal failure's cause, which is logged and never sent.
+func toolErrorBodyOf(o *Operation, err error) (toolErrorBody, string) {
 	ae := toAPIError(err)
 	body := toolErrorBody{Code: ae.Code, Detail: ae.Detail}
+	cause := ""
 	switch {
 	case ae.Status >= 500:
 		body.Detail = errInternal
-		if call != nil {
-			cause := "tool " + o.Name + ": " + ae.Error()
-			call.internalErr.Store(&cause)
-		}
+		cause = "tool " + o.Name + ": " + ae.Error()
 	case ae.Status == 422:
 		body.Errors = ae.Fields
 		body.Detail = validationDetail(ae)
 	case ae.Status == 429:
 		body.RetryAfterSeconds = max(ae.RetryAfter, 1)
 	}
-	raw, _ := json.MarshalNoEscape(body)
-	return toolResult(raw, true)
+	return body, cause
 }
 
 // validationDetail is one sentence naming every refused field, for a model to read.
