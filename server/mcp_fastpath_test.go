@@ -145,3 +145,69 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 		})
 	}
 }
+
+// FuzzMCPFastPath: whatever the body, when the fast path answers a request, the SDK
+// answers it the same way.
+func FuzzMCPFastPath(f *testing.F) {
+	db := mustOpenDB(f)
+	srv := New(Config{DB: db, BaseURL: testBaseURL})
+	ctx := f.Context()
+	org, _, err := db.CreateOrg(ctx, kv.OrgInput{Name: "Fuzz", Email: "fuzz@example.com"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	_, secret, err := db.CreateKey(ctx, kv.KeyInput{OrgID: org.ID, Name: "fuzz", Environment: kv.EnvLive, Scopes: []string{"studies:read"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	title := "Fuzz"
+	st, err := db.CreateStudy(ctx, kv.StudyInput{Partition: kv.Partition{Org: org.ID, Env: kv.EnvLive}, Brief: kv.Brief{Title: &title}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := srv.resolveToken(secret, resourceMCP)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fast, sdk := srv.newMCPEndpoint(true), srv.newMCPEndpoint(false)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami"}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"get_study","arguments":{"study_id":"` + st.ID.String() + `"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_studies","arguments":{"limit":1,"cursor":null}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_interview_link","arguments":{"study_id":"` + st.ID.String() + `"},` + meta + `}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"whoami","name":"get_study"}}`,
+		`{"id":5,"jsonrpc":"2.0","params":{"arguments":{},"name":"whoami"},"method":"tools/call"}`,
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, body string, modern bool) {
+		var headers []string
+		if modern {
+			headers = []string{"Mcp-Protocol-Version", eraModern, "Mcp-Method", "tools/call", "Mcp-Name", "whoami"}
+		}
+		var req fasthttp.Request
+		req.Header.SetMethod("POST")
+		req.Header.SetContentType("application/json")
+		req.Header.Set("Accept", acceptBoth)
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		req.SetBodyString(body)
+		var c fasthttp.RequestCtx
+		c.Init(&req, nil, nil)
+		if !fast.serveToolCall(&c, p) {
+			return
+		}
+		want := mcpExchange(sdk, secret, body, headers...)
+		var gotJSON, wantJSON any
+		if err := stdjson.Unmarshal(c.Response.Body(), &gotJSON); err != nil {
+			t.Fatalf("fast path answered invalid JSON %q", c.Response.Body())
+		}
+		_ = stdjson.Unmarshal(want.Body(), &wantJSON)
+		if want.StatusCode() != 200 || !reflect.DeepEqual(gotJSON, wantJSON) {
+			t.Fatalf("body %q\nfast: %s\nSDK (%d): %s", body, c.Response.Body(), want.StatusCode(), want.Body())
+		}
+	})
+}
