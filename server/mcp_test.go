@@ -398,3 +398,24 @@ func TestMCPProtocolErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestArgumentName(t *testing.T) {
+	cases := []struct {
+		loc  []any
+		want string
+	}{
+		{[]any{"query", "limit"}, "limit"},
+		{[]any{"path", "study_id"}, "study_id"},
+		{[]any{"body", "context", "k"}, "context.k"},
+		{[]any{"body", "file_ids", 0}, "file_ids[0]"},
+		{[]any{"body"}, "arguments"},
+		{nil, "arguments"},
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			if got := argumentName(c.loc); got != c.want {
+				t.Fatalf("argumentName(%v) = %q, want %q", c.loc, got, c.want)
+			}
+		})
+	}
+}

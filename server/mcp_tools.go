@@ -46,7 +46,6 @@ func mcpTool(o *Operation) *mcp.Tool {
 		InputSchema:  mustRawJSON(o.plan.inputSchema(srcPath, srcQuery, srcBody)),
 		OutputSchema: mustRawJSON(toolOutputSchema(o)),
 		Annotations: &mcp.ToolAnnotations{
-			Title:          o.Summary,
 			ReadOnlyHint:   o.Method == "GET",
 			IdempotentHint: o.Method == "GET" || o.Method == "PUT",
 			OpenWorldHint:  &closedWorld,
@@ -103,14 +102,14 @@ func mustRawJSON(v any) stdjson.RawMessage {
 // mcpToolHandler runs one operation as a tool call for the SDK.
 func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// The endpoint authenticates before the SDK runs, so call is never nil there.
 		call := mcpCallFrom(ctx)
-		if call == nil {
-			// Unreachable through the endpoint, which authenticates before the SDK runs.
-			raw, isError, _ := s.runTool(ctx, o, nil, req.Params.Arguments)
-			return toolResult(raw, isError), nil
+		var p *Principal
+		if call != nil {
+			p = call.principal
 		}
-		raw, isError, cause := s.runTool(ctx, o, call.principal, req.Params.Arguments)
-		if cause != "" {
+		raw, isError, cause := s.runTool(ctx, o, p, req.Params.Arguments)
+		if cause != "" && call != nil {
 			call.internalErr.Store(&cause)
 		}
 		return toolResult(raw, isError), nil
@@ -119,6 +118,7 @@ func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
 
 // runTool runs one operation as a tool call and returns the result's JSON (the output,
 // or the error body when isError) and, for an internal failure, its cause for the log.
+// Without a principal it answers missing_token.
 func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args []byte) (raw []byte, isError bool, cause string) {
 	var out any
 	err := error(&apiError{Status: 401, Code: "missing_token", Detail: "No credential."})
