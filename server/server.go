@@ -85,6 +85,7 @@ func New(cfg Config) *Server {
 	r.NotFound = s.handleNotFound
 	r.MethodNotAllowed = s.handleMethodNotAllowed
 	s.routeREST(r)
+	s.routeMCP(r)
 	s.routeDocs(r)
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{

@@ -1,0 +1,244 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+
+	"github.com/fasthttp/router"
+	json "github.com/goccy/go-json"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/valyala/fasthttp"
+)
+
+// resourceMCP is the MCP surface's path and protected-resource path suffix.
+const resourceMCP = "/v1/mcp"
+
+// mcpMaxBody bounds a JSON-RPC request body; fasthttp enforces the same bound first.
+const mcpMaxBody = 1 << 20
+
+// mcpEndpoint is the MCP server: Streamable HTTP, stateless, JSON responses only.
+//
+// The official SDK speaks the protocol (both eras: initialize up to 2025-11-25, and
+// server/discover with Mcp-Method headers from 2026-07-28). In front of it, in fasthttp,
+// runs what the SDK cannot do behind a bridge: the Origin check, the method check and
+// authentication through the same resolveToken as REST; and the fast path for the
+// one request that is most of the traffic, a single tools/call (see mcp_fastpath.go).
+type mcpEndpoint struct {
+	s       *Server
+	sdk     http.Handler
+	origins originPolicy
+	tools   map[string]*Operation
+	// serverInfo is the Implementation as JSON, for results of the 2026-07-28 era.
+	serverInfo []byte
+	// fast turns the tools/call fast path on; off, every request goes to the SDK.
+	fast bool
+}
+
+func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
+	sdk := s.newMCPServer()
+	m := &mcpEndpoint{
+		s: s,
+		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return sdk }, &mcp.StreamableHTTPOptions{
+			Stateless:           true,
+			JSONResponse:        true,
+			MaxRequestBodyBytes: mcpMaxBody,
+			// The bridge gives the SDK no local address, so its own Host-header check
+			// never runs; the Origin check is what stops a foreign web page.
+			DisableLocalhostProtection: true,
+		}),
+		origins:    newOriginPolicy(s.baseURL),
+		tools:      make(map[string]*Operation, len(s.ops)),
+		serverInfo: mustRawJSON(mcpImplementation()),
+		fast:       fast,
+	}
+	for _, o := range s.ops {
+		m.tools[o.Name] = o
+	}
+	return m
+}
+
+// routeMCP mounts the MCP endpoint at /v1/mcp and /v1/mcp/, and the protected-resource
+// metadata its 401s point at.
+func (s *Server) routeMCP(r *router.Router) {
+	m := s.newMCPEndpoint(true)
+	r.ANY(resourceMCP, m.serve)
+	// "/v1/mcp/" is the same endpoint. The router keeps it only as a trailing-slash
+	// twin of "/v1/mcp" (it takes no second handler and, with redirects off, sends it
+	// to NotFound), so it is served on its way to NotFound: before any not-found answer.
+	notFound := r.NotFound
+	r.NotFound = func(c *fasthttp.RequestCtx) {
+		if string(c.Path()) == resourceMCP+"/" {
+			m.serve(c)
+			return
+		}
+		notFound(c)
+	}
+	s.routeResourceMetadata(r)
+}
+
+// serve is the endpoint's handler: Origin → method → authenticate → fast path or SDK.
+func (m *mcpEndpoint) serve(c *fasthttp.RequestCtx) {
+	s := m.s
+	info := infoOf(c)
+	info.route = resourceMCP
+	if !m.origins.allows(c.Request.Header.Peek("Origin")) {
+		s.writeRESTError(c, &apiError{Status: 403, Code: "forbidden_origin",
+			Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + m.origins.origin + "."}, resourceMCP)
+		return
+	}
+	if !c.IsPost() {
+		// Stateless and JSON-only: there is no stream to GET and no session to DELETE.
+		c.Response.Header.Set("Allow", "POST")
+		s.writeRESTError(c, &apiError{Status: 405, Code: "method_not_allowed",
+			Detail: "The MCP endpoint accepts only POST (Streamable HTTP, stateless, JSON responses)."}, resourceMCP)
+		return
+	}
+	p, err := s.authenticate(c, resourceMCP)
+	if err != nil {
+		s.writeRESTError(c, err, resourceMCP)
+		return
+	}
+	info.org = p.Partition.Org
+	acceptJSON(&c.Request.Header)
+	if m.fast && m.serveToolCall(c, p) {
+		return
+	}
+	call := &mcpCall{principal: p}
+	serveHTTPBridge(c, m.sdk, context.WithValue(s.ctx, mcpCallKey{}, call))
+	if e := call.internalErr.Load(); e != nil {
+		info.err = *e
+	}
+	transportErrorAsJSONRPC(c)
+}
+
+// acceptJSON lets a client that accepts JSON (or names nothing) in: the transport wants
+// both JSON and an event stream named in Accept, but this endpoint only ever answers
+// JSON, so a client that cannot take a stream loses nothing.
+func acceptJSON(h *fasthttp.RequestHeader) {
+	jsonOK, streamOK := accepts(string(h.Peek("Accept")))
+	if !streamOK && (jsonOK || len(h.Peek("Accept")) == 0) {
+		h.Set("Accept", "application/json, text/event-stream")
+	}
+}
+
+// accepts reports whether an Accept value admits JSON and an event stream, by the
+// transport's rules (wildcards count).
+func accepts(accept string) (jsonOK, streamOK bool) {
+	for token := range strings.SplitSeq(accept, ",") {
+		base, _, _ := strings.Cut(token, ";")
+		switch strings.ToLower(strings.TrimSpace(base)) {
+		case "application/json", "application/*":
+			jsonOK = true
+		case "text/event-stream", "text/*":
+			streamOK = true
+		case "*/*":
+			jsonOK, streamOK = true, true
+		}
+	}
+	return jsonOK, streamOK
+}
+
+// transportErrorAsJSONRPC turns the SDK's plain-text refusals of a request it could
+// not take as JSON-RPC at all (bad JSON, wrong Content-Type, a batch) into JSON-RPC
+// error objects, which is what an MCP client knows how to read.
+func transportErrorAsJSONRPC(c *fasthttp.RequestCtx) {
+	if c.Response.StatusCode() < 400 || !bytes.HasPrefix(c.Response.Header.ContentType(), []byte("text/plain")) {
+		return
+	}
+	code := -32600 // invalid request
+	if !json.Valid(c.PostBody()) {
+		code = -32700 // parse error
+	}
+	msg := strings.TrimSpace(string(c.Response.Body()))
+	if len(msg) > 200 {
+		msg = strings.ToValidUTF8(msg[:200], "") + "…" // the SDK may quote the whole body back
+	}
+	body, _ := json.MarshalNoEscape(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	c.Response.Header.Del("X-Content-Type-Options")
+	c.SetContentType("application/json")
+	c.SetBody(body)
+}
+
+// mcpCall is what one authenticated MCP request hands to its tool handlers.
+type mcpCall struct {
+	principal *Principal
+	// internalErr carries an internal failure's cause back to the access log line;
+	// tool handlers run on the SDK's goroutines, hence the atomic.
+	internalErr atomic.Pointer[string]
+}
+
+type mcpCallKey struct{}
+
+// mcpCallFrom returns the request's call, or nil outside an authenticated request.
+func mcpCallFrom(ctx context.Context) *mcpCall {
+	call, _ := ctx.Value(mcpCallKey{}).(*mcpCall)
+	return call
+}
+
+// serveHTTPBridge runs a net/http handler for one fasthttp request, synchronously.
+//
+// fasthttpadaptor.NewFastHTTPHandler is not used on purpose: it hands the RequestCtx
+// itself to the handler as its context (RequestCtx is a context.Context), runs the
+// handler on another goroutine, and aliases fasthttp's reused buffers through unsafe
+// strings. Here the request owns copies of everything it carries, its context is ours
+// (cancelled at shutdown), and the handler has returned before the RequestCtx is
+// touched again. The MCP handler never streams (JSON responses), so buffering the
+// response whole loses nothing.
+func serveHTTPBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context) {
+	body := bytes.Clone(c.PostBody())
+	req := (&http.Request{
+		Method:        string(c.Method()),
+		URL:           &url.URL{Path: string(c.Path()), RawQuery: string(c.QueryArgs().QueryString())},
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        make(http.Header, 12),
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Host:          string(c.Host()),
+		RemoteAddr:    c.RemoteAddr().String(),
+		RequestURI:    string(c.RequestURI()),
+	}).WithContext(ctx)
+	for k, v := range c.Request.Header.All() {
+		req.Header.Add(string(k), string(v))
+	}
+	w := &bufferedResponse{header: make(http.Header, 4)}
+	h.ServeHTTP(w, req)
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	c.SetStatusCode(w.status)
+	for k, vv := range w.header {
+		for _, v := range vv {
+			c.Response.Header.Add(k, v)
+		}
+	}
+	c.SetBody(w.body.Bytes())
+}
+
+// bufferedResponse is an http.ResponseWriter that keeps the whole response.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *bufferedResponse) Header() http.Header { return w.header }
+
+func (w *bufferedResponse) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+
+func (w *bufferedResponse) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.body.Write(p)
+}

@@ -1,0 +1,242 @@
+package server
+
+import (
+	"context"
+	stdjson "encoding/json"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"interviewd/kv"
+)
+
+// newMCPServer builds the SDK server with one tool per operation of the table: a new
+// operation becomes a tool with no code here.
+func (s *Server) newMCPServer() *mcp.Server {
+	srv := mcp.NewServer(mcpImplementation(),
+		&mcp.ServerOptions{
+			Instructions: "Run AI-moderated research interviews: author studies from plain-language guidance, " +
+				"rehearse them, hand out invite links and export transcripts. Every tool mirrors one REST " +
+				"operation of " + s.baseURL + "/v1/api/openapi.json; lists return {items, next_cursor}: pass " +
+				"next_cursor back as cursor for the next page.",
+			// Tools only, and a fixed list: no listChanged, so no client opens a
+			// subscription stream this stateless, JSON-only endpoint could not serve.
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		})
+	for _, o := range s.ops {
+		srv.AddTool(mcpTool(o), s.mcpToolHandler(o))
+	}
+	return srv
+}
+
+// mcpImplementation is how the server names itself to clients.
+func mcpImplementation() *mcp.Implementation {
+	return &mcp.Implementation{Name: "interviewd", Title: "interviewd research interviews", Version: OpenAPIVersion}
+}
+
+// mcpTool describes an operation as a tool. Schemas are encoded once, here.
+func mcpTool(o *Operation) *mcp.Tool {
+	closedWorld := false
+	return &mcp.Tool{
+		Name:         o.Name,
+		Title:        o.Summary,
+		Description:  toolDescription(o),
+		InputSchema:  mustRawJSON(o.plan.inputSchema(srcPath, srcQuery, srcBody)),
+		OutputSchema: mustRawJSON(toolOutputSchema(o)),
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:   o.Method == "GET",
+			IdempotentHint: o.Method == "GET" || o.Method == "PUT",
+			OpenWorldHint:  &closedWorld,
+		},
+	}
+}
+
+// toolOutputSchema is the operation's output, or the error body a result with isError
+// carries. Clients validate structuredContent against outputSchema, and some (the
+// TypeScript SDK's 1.x line, the MCP Inspector) do so for error results too: a
+// schema naming only the success shape would turn every domain error into their
+// own schema-mismatch failure and hide the error's detail.
+func toolOutputSchema(o *Operation) schema {
+	return schema{"type": "object", "anyOf": []any{o.outputSchema(), toolErrorSchema()}}
+}
+
+// toolErrorSchema describes toolErrorBody; the items are those of a REST 422.
+func toolErrorSchema() schema {
+	item := schema{"type": "object", "required": []any{"loc", "msg", "type"}, "properties": schema{
+		"loc":  schema{"type": "array", "items": schema{"anyOf": []any{schema{"type": "string"}, schema{"type": "integer"}}}},
+		"msg":  schema{"type": "string"},
+		"type": schema{"type": "string"},
+		"ctx":  schema{"type": "object"},
+	}}
+	return schema{"type": "object", "required": []any{"code", "detail"}, "additionalProperties": false, "properties": schema{
+		"code":                schema{"type": "string", "description": "The REST error code: validation_error, not_found, insufficient_scope, rate_limited, ..."},
+		"detail":              schema{"type": "string", "description": "What went wrong, in a sentence."},
+		"errors":              schema{"type": "array", "items": item, "description": "validation_error only: each refused argument, as REST reports it."},
+		"retry_after_seconds": schema{"type": "integer", "minimum": 1, "description": "rate_limited only: seconds to wait before retrying."},
+	}}
+}
+
+func toolDescription(o *Operation) string {
+	d := strings.TrimSuffix(o.Summary, ".") + "."
+	switch {
+	case o.Scope == "":
+		d += " Needs no particular scope."
+	case o.ScopeFor != nil:
+		d += " Needs the " + o.Scope + " scope; some inputs need another (the error names it)."
+	default:
+		d += " Needs the " + o.Scope + " scope."
+	}
+	return d
+}
+
+func mustRawJSON(v any) stdjson.RawMessage {
+	raw, err := json.MarshalNoEscape(v)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+// mcpToolHandler runs one operation as a tool call for the SDK.
+func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// The endpoint authenticates before the SDK runs, so call is never nil there.
+		call := mcpCallFrom(ctx)
+		var p *Principal
+		if call != nil {
+			p = call.principal
+		}
+		raw, isError, cause := s.runTool(ctx, o, p, req.Params.Arguments)
+		if cause != "" && call != nil {
+			call.internalErr.Store(&cause)
+		}
+		return toolResult(raw, isError), nil
+	}
+}
+
+// runTool runs one operation as a tool call and returns the result's JSON (the output,
+// or the error body when isError) and, for an internal failure, its cause for the log.
+// Without a principal it answers missing_token.
+func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args []byte) (raw []byte, isError bool, cause string) {
+	var out any
+	err := error(&apiError{Status: 401, Code: "missing_token", Detail: "No credential."})
+	if p != nil {
+		out, err = s.callTool(ctx, o, p, args)
+	}
+	if err == nil {
+		if raw, err = json.MarshalNoEscape(out); err == nil {
+			return raw, false, ""
+		}
+	}
+	body, cause := toolErrorBodyOf(o, err)
+	raw, _ = json.MarshalNoEscape(body)
+	return raw, true, cause
+}
+
+// callTool runs the operation in the same order as its REST twin: scope → bind and
+// validate → the input's own scope → operation.
+func (s *Server) callTool(ctx context.Context, o *Operation, p *Principal, args []byte) (any, error) {
+	if err := p.require(o.Scope); err != nil {
+		return nil, err
+	}
+	if len(args) == 0 || isJSONNull(args) {
+		args = nil // a call without arguments is a call with {}
+	}
+	in := o.newInput()
+	if err := o.plan.bindArgs(in, args); err != nil {
+		return nil, err
+	}
+	if err := p.require(o.requiredScope(in)); err != nil {
+		return nil, err
+	}
+	return o.call(ctx, p, in)
+}
+
+func isJSONNull(raw []byte) bool {
+	return len(raw) == 4 && string(raw) == "null"
+}
+
+// toolErrorBody is a domain error as a tool result's structuredContent: the REST
+// error's code and a human detail, the validation items for validation errors, and
+// the wait for rate limits.
+type toolErrorBody struct {
+	Code              string          `json:"code"`
+	Detail            string          `json:"detail"`
+	Errors            []kv.FieldError `json:"errors,omitempty"`
+	RetryAfterSeconds int             `json:"retry_after_seconds,omitempty"`
+}
+
+// toolErrorBodyOf maps err to the error body of an isError result, and returns an
+// internal failure's cause, which is logged and never sent.
+func toolErrorBodyOf(o *Operation, err error) (toolErrorBody, string) {
+	ae := toAPIError(err)
+	body := toolErrorBody{Code: ae.Code, Detail: ae.Detail}
+	cause := ""
+	switch {
+	case ae.Status >= 500:
+		body.Detail = errInternal
+		cause = "tool " + o.Name + ": " + ae.Error()
+	case ae.Status == 422:
+		body.Errors = ae.Fields
+		body.Detail = validationDetail(ae)
+	case ae.Status == 429:
+		body.RetryAfterSeconds = max(ae.RetryAfter, 1)
+	}
+	return body, cause
+}
+
+// validationDetail is one sentence naming every refused field, for a model to read.
+func validationDetail(ae *apiError) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(ae.Detail, "."))
+	for i, f := range ae.Fields {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(argumentName(f.Loc))
+		b.WriteString(": ")
+		b.WriteString(f.Msg)
+	}
+	if len(ae.Fields) == 0 {
+		b.WriteByte('.')
+	}
+	return b.String()
+}
+
+// argumentName renders a loc as the tool argument it names: ["query","limit"] is
+// limit, ["body","context","k"] is context.k, ["body","file_ids",0] is file_ids[0].
+func argumentName(loc []any) string {
+	var b strings.Builder
+	for i, part := range loc {
+		switch v := part.(type) {
+		case string:
+			if i == 0 {
+				continue // the REST source (path, query, body) means nothing to a tool
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(v)
+		case int:
+			b.WriteString("[" + strconv.Itoa(v) + "]")
+		}
+	}
+	if b.Len() == 0 {
+		return "arguments"
+	}
+	return b.String()
+}
+
+// toolResult carries the JSON both as structuredContent and as a text block, for
+// clients that read only text.
+func toolResult(raw []byte, isError bool) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},
+		StructuredContent: stdjson.RawMessage(raw),
+		IsError:           isError,
+	}
+}

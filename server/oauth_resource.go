@@ -1,0 +1,58 @@
+package server
+
+import (
+	"github.com/fasthttp/router"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
+)
+
+// protectedResource is an OAuth 2.0 Protected Resource Metadata document (RFC 9728):
+// what a client that got a 401 reads to find the authorization server and the scopes.
+type protectedResource struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	ResourceName           string   `json:"resource_name"`
+}
+
+// oauthScopes are the scopes an OAuth client may be granted: every scope but
+// agent:run, which only API keys carry.
+func oauthScopes() []string {
+	var out []string
+	for _, sc := range kv.AllScopes {
+		if sc != kv.ScopeAgentRun {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// routeResourceMetadata serves the metadata of both protected surfaces at the
+// addresses their WWW-Authenticate headers name. No credential is needed.
+func (s *Server) routeResourceMetadata(r *router.Router) {
+	for _, res := range []struct{ path, name string }{
+		{resourceAPI, "interviewd research API"},
+		{resourceMCP, "interviewd MCP server"},
+	} {
+		route := "/.well-known/oauth-protected-resource" + res.path
+		raw, err := json.MarshalNoEscape(protectedResource{
+			Resource:               s.baseURL + res.path,
+			AuthorizationServers:   []string{s.baseURL},
+			BearerMethodsSupported: []string{"header"},
+			ScopesSupported:        oauthScopes(),
+			ResourceName:           res.name,
+		})
+		if err != nil {
+			panic(err)
+		}
+		r.GET(route, func(c *fasthttp.RequestCtx) {
+			infoOf(c).route = route
+			c.Response.Header.Set("Cache-Control", "public, max-age=3600")
+			c.SetContentType("application/json")
+			c.SetBody(raw)
+		})
+	}
+}
