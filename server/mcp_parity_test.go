@@ -82,7 +82,11 @@ func parityCases(ops []*Operation, mine, theirs kv.ID) []parityCase {
 				add("ErrLimit201", "a_live", with("limit", 201), 422)
 			case "cursor":
 				add("ErrCursor", "a_live", with("cursor", "garbage"), 422)
-				add("ErrCursorOtherKind", "a_live", with("cursor", kv.EncodeCursor(kv.CursorInterviews, mine)), 422)
+				other := kv.CursorInterviews // a cursor from the other list
+				if o.Name == "list_interviews" {
+					other = kv.CursorStudies
+				}
+				add("ErrCursorOtherKind", "a_live", with("cursor", kv.EncodeCursor(other, mine)), 422)
 			}
 		}
 	}

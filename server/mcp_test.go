@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -417,5 +418,26 @@ func TestArgumentName(t *testing.T) {
 				t.Fatalf("argumentName(%v) = %q, want %q", c.loc, got, c.want)
 			}
 		})
+	}
+}
+
+// TestMCPRateLimited: tool calls count against the same windows as REST requests.
+func TestMCPRateLimited(t *testing.T) {
+	clock := &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+	e := mustServe(t, withClock(clock), withRateLimits(DefaultRateLimits()))
+	for i := 0; i < 60; i++ { // half the read window over REST …
+		if r := e.do("GET", "/v1/api/me", "a_live", ""); r.status != 200 {
+			t.Fatalf("REST read %d: %d", i, r.status)
+		}
+	}
+	cs := e.mustMCP(t, "a_live", "2025-11-25")
+	for i := 0; i < 60; i++ { // … and half over MCP
+		if res, _ := callTool(t, cs, "whoami", map[string]any{}); res.IsError {
+			t.Fatalf("tool call %d refused", i)
+		}
+	}
+	res, sc := callTool(t, cs, "whoami", map[string]any{})
+	if !res.IsError || sc["code"] != "rate_limited" || sc["retry_after_seconds"].(float64) < 1 {
+		t.Fatalf("call 121: %+v", sc)
 	}
 }

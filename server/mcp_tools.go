@@ -141,6 +141,9 @@ func (s *Server) callTool(ctx context.Context, o *Operation, p *Principal, args 
 	if err := p.require(o.Scope); err != nil {
 		return nil, err
 	}
+	if _, err := s.admitCall(p, o.Write); err != nil {
+		return nil, err
+	}
 	if len(args) == 0 || isJSONNull(args) {
 		args = nil // a call without arguments is a call with {}
 	}

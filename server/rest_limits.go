@@ -7,13 +7,20 @@ import (
 // admit applies the rate limits to one authenticated request and sets the RateLimit
 // headers every response carries. A refused request consumes nothing.
 func (s *Server) admit(c *fasthttp.RequestCtx, p *Principal, write bool) error {
-	d := s.limiter.admit(s.now(), p.RateKey, p.OrgKey, write)
+	d, err := s.admitCall(p, write)
 	s.setRateHeaders(c, d)
+	return err
+}
+
+// admitCall is the one admission decision every surface makes (REST requests, MCP
+// tool calls): a 429 rate_limited error when over a limit.
+func (s *Server) admitCall(p *Principal, write bool) (rateDecision, error) {
+	d := s.limiter.admit(s.now(), p.RateKey, p.OrgKey, write)
 	if !d.OK {
-		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+		return d, &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
 			Detail: "Rate limit exceeded; retry after the number of seconds in Retry-After."}
 	}
-	return nil
+	return d, nil
 }
 
 func (s *Server) setRateHeaders(c *fasthttp.RequestCtx, d rateDecision) {
