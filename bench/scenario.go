@@ -26,6 +26,7 @@ type scenario struct {
 var scenarios = []scenario{
 	{name: "get_study", setup: setupGetStudy},
 	{name: "list_studies", setup: setupListStudies},
+	{name: "mcp_get_study", setup: setupMCPGetStudy},
 }
 
 func findScenario(name string) (scenario, bool) {
@@ -76,5 +77,31 @@ func setupListStudies(_ context.Context, t *target) (func(int) requestFunc, erro
 	bearer := "Bearer " + t.key
 	return func(int) requestFunc {
 		return func(req *fasthttp.Request) { apiRequest(req, uri, bearer) }
+	}, nil
+}
+
+// setupMCPGetStudy calls the MCP tool get_study for one random known study per request:
+// one stateless JSON-RPC POST to /v1/mcp (protocol 2025-11-25, no handshake needed).
+func setupMCPGetStudy(_ context.Context, t *target) (func(int) requestFunc, error) {
+	if len(t.studyIDs) == 0 {
+		return nil, errors.New("mcp_get_study: the target has no studies")
+	}
+	bodies := make([][]byte, len(t.studyIDs))
+	for i, id := range t.studyIDs {
+		bodies[i] = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_study","arguments":{"study_id":"` + id + `"}}}`)
+	}
+	uri := t.baseURL + "/v1/mcp"
+	bearer := "Bearer " + t.key
+	return func(worker int) requestFunc {
+		rng := rand.New(rand.NewPCG(uint64(worker), 0x3c))
+		return func(req *fasthttp.Request) {
+			req.Header.SetMethod(fasthttp.MethodPost)
+			req.SetRequestURI(uri)
+			req.Header.Set(fasthttp.HeaderAuthorization, bearer)
+			req.Header.SetContentType("application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			req.SetBody(bodies[rng.IntN(len(bodies))])
+		}
 	}, nil
 }
