@@ -47,6 +47,8 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, env f
 		return keysCommand(ctx, args, stdout, env)
 	case "credits":
 		return creditsCommand(ctx, args, stdout, env)
+	case "org":
+		return orgCommand(ctx, args, stdout, env)
 	case "help", "-h", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err
@@ -62,6 +64,7 @@ const usage = `interviewd: AI-moderated research interviews
   interviewd keys list --org ORG_ID
   interviewd keys revoke --key KEY_ID
   interviewd credits add --org ORG_ID --amount N
+  interviewd org redaction --org ORG_ID [--email on|off] [--phone on|off] [--card on|off] [--ip on|off] [--pattern NAME=REGEX]... [--clear-patterns]
 
 Every flag also reads INTERVIEWD_<FLAG> (for example INTERVIEWD_ADDR).
 `

@@ -276,3 +276,35 @@ func TestRunFlagsAndEnv(t *testing.T) {
 		}
 	})
 }
+
+func TestOrgRedactionCommand(t *testing.T) {
+	dir := t.TempDir()
+	var org struct {
+		OrgID string `json:"org_id"`
+	}
+	admin(t, &org, "setup", "--data", dir, "--org", "R", "--email", "r@r.test")
+	var got struct {
+		Email    bool `json:"email"`
+		Phone    bool `json:"phone"`
+		Card     bool `json:"card"`
+		IP       bool `json:"ip"`
+		Patterns []struct {
+			Name  string `json:"name"`
+			Regex string `json:"regex"`
+		} `json:"patterns"`
+	}
+	admin(t, &got, "org", "redaction", "--data", dir, "--org", org.OrgID, "--phone", "off", "--pattern", `EMPLOYEE_ID=E\d{6}`)
+	if !got.Email || got.Phone || !got.Card || !got.IP || len(got.Patterns) != 1 || got.Patterns[0].Name != "EMPLOYEE_ID" {
+		t.Fatalf("settings %+v", got)
+	}
+	admin(t, &got, "org", "redaction", "--data", dir, "--org", org.OrgID, "--pattern", `EMPLOYEE_ID=EMP-\d+`, "--pattern", `TICKET=T-\d+`)
+	if got.Phone || len(got.Patterns) != 2 || got.Patterns[0].Regex != `EMP-\d+` {
+		t.Fatalf("settings after update %+v", got)
+	}
+	for _, bad := range [][]string{{"--pattern", "lower=x"}, {"--pattern", "BAD=("}, {"--email", "maybe"}} {
+		args := append([]string{"org", "redaction", "--data", dir, "--org", org.OrgID}, bad...)
+		if err := runWith(context.Background(), args, io.Discard, io.Discard, noEnv); err == nil {
+			t.Fatalf("%v accepted", bad)
+		}
+	}
+}

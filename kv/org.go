@@ -19,11 +19,12 @@ const (
 
 // Org is an organisation: the tenant every key, study and interview belongs to.
 type Org struct {
-	ID         ID        `json:"id"`
-	Name       string    `json:"name"`
-	Credits    int       `json:"credits"`
-	RequireMFA bool      `json:"require_mfa"`
-	CreatedAt  time.Time `json:"created_at"`
+	ID         ID         `json:"id"`
+	Name       string     `json:"name"`
+	Credits    int        `json:"credits"`
+	RequireMFA bool       `json:"require_mfa"`
+	Redaction  *Redaction `json:"redaction,omitempty"` // nil: DefaultRedaction
+	CreatedAt  time.Time  `json:"created_at"`
 }
 
 // User is a person who signs in to the web app.
