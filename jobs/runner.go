@@ -25,21 +25,27 @@ type Config struct {
 	// MaxAttempts gives up on a job that was interrupted this many times (for example a
 	// job that keeps crashing the process) instead of resuming it again.
 	MaxAttempts int
+	// SimulationLimit is how many simulations one organisation may have queued or
+	// running at once, all environments together; default 3 (api-spec Limits).
+	SimulationLimit int
+	// SimulationTimeout is a simulation's deadline; default 30 minutes, since up to 200
+	// turns may each wait on a model endpoint twice.
+	SimulationTimeout time.Duration
 }
 
 // Runner owns the worker pools. Every job is a kv record first and a queued reference
 // second, so a crash loses nothing: Start resumes what was left unfinished.
 type Runner struct {
-	db      *kv.DB
-	mod     Moderator
-	log     zerolog.Logger
-	timeout time.Duration
-	maxTry  int
-	ctx     context.Context // cancelled when Close runs out of patience
-	cancel  context.CancelFunc
-	pools   map[kv.JobKind]*pool
-	mu      sync.Mutex
-	closed  bool
+	db     *kv.DB
+	mod    Moderator
+	log    zerolog.Logger
+	maxTry int
+	ctx    context.Context // cancelled when Close runs out of patience
+	cancel context.CancelFunc
+	pools  map[kv.JobKind]*pool
+	mu     sync.Mutex
+	closed bool
+	sims   simSlots
 }
 
 type jobRef struct {
@@ -48,8 +54,12 @@ type jobRef struct {
 }
 
 type pool struct {
-	queue chan jobRef
-	run   func(ctx context.Context, j kv.Job) error
+	queue   chan jobRef
+	run     func(ctx context.Context, j kv.Job) error
+	timeout time.Duration
+	// ended, when set, is told about every job the pool is done with (finished, failed
+	// or not runnable), except those left unfinished by a shutdown.
+	ended func(ref jobRef)
 	wg    sync.WaitGroup
 }
 
@@ -70,9 +80,18 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 3
 	}
-	r := &Runner{db: cfg.DB, mod: cfg.Moderator, log: cfg.Log, timeout: cfg.Timeout, maxTry: cfg.MaxAttempts, pools: map[kv.JobKind]*pool{}}
+	if cfg.SimulationLimit <= 0 {
+		cfg.SimulationLimit = 3
+	}
+	if cfg.SimulationTimeout <= 0 {
+		cfg.SimulationTimeout = 30 * time.Minute
+	}
+	r := &Runner{db: cfg.DB, mod: cfg.Moderator, log: cfg.Log, maxTry: cfg.MaxAttempts, pools: map[kv.JobKind]*pool{},
+		sims: simSlots{limit: cfg.SimulationLimit, held: map[kv.ID]map[kv.ID]struct{}{}}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	r.pools[kv.JobAuthoring] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runAuthoring}
+	r.pools[kv.JobAuthoring] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runAuthoring, timeout: cfg.Timeout}
+	r.pools[kv.JobSimulation] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runSimulation, timeout: cfg.SimulationTimeout,
+		ended: func(ref jobRef) { r.sims.release(ref.p.Org, ref.id) }}
 	for _, p := range r.pools {
 		for i := 0; i < cfg.Workers; i++ {
 			p.wg.Add(1)
@@ -87,6 +106,7 @@ func (r *Runner) Moderator() Moderator { return r.mod }
 
 // Start resumes the jobs a previous process left unfinished. A job interrupted
 // MaxAttempts times is failed instead, so a poison job cannot crash-loop the server.
+// Simulations resumed hold their organisation's slots again; those failed do not.
 func (r *Runner) Start(ctx context.Context) error {
 	jobs, err := r.db.FindUnfinishedJobs(ctx)
 	if err != nil {
@@ -101,10 +121,15 @@ func (r *Runner) Start(ctx context.Context) error {
 			r.fail(j, "The job was interrupted too many times and was given up.")
 			continue
 		}
+		// The slot is held before the job is queued: a worker may finish it at once.
+		if j.Kind == kv.JobSimulation {
+			r.sims.hold(j.OrgID, j.ID)
+		}
 		select {
 		case p.queue <- jobRef{p: j.Partition(), id: j.ID}:
 			r.log.Info().Str("job_id", j.ID.String()).Str("kind", string(j.Kind)).Msg("resuming job left unfinished")
 		default:
+			r.sims.release(j.OrgID, j.ID)
 			r.fail(j, "The job could not be resumed after a restart; start it again.")
 		}
 	}
@@ -173,16 +198,22 @@ func (r *Runner) work(p *pool) {
 		if r.ctx.Err() != nil {
 			continue // shutting down: leave queued jobs for the next start
 		}
-		j, err := r.db.StartJobAttempt(r.ctx, ref.p, ref.id)
-		if err != nil || j.Done {
-			continue
+		r.runOne(p, ref)
+		if p.ended != nil && r.ctx.Err() == nil {
+			p.ended(ref)
 		}
-		ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
-		err = p.run(ctx, j)
-		cancel()
-		if err != nil && r.ctx.Err() == nil {
-			r.log.Error().Err(err).Str("job_id", j.ID.String()).Msg("job failed")
-		}
+	}
+}
+
+func (r *Runner) runOne(p *pool, ref jobRef) {
+	j, err := r.db.StartJobAttempt(r.ctx, ref.p, ref.id)
+	if err != nil || j.Done {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, p.timeout)
+	defer cancel()
+	if err := p.run(ctx, j); err != nil && r.ctx.Err() == nil {
+		r.log.Error().Err(err).Str("job_id", j.ID.String()).Str("kind", string(j.Kind)).Msg("job failed")
 	}
 }
 

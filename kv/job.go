@@ -25,7 +25,8 @@ const (
 )
 
 // Job is one piece of background work in a partition. Status values are the kind's own
-// (authoring: working/ready/failed). Input and Output hold kind-specific JSON.
+// (authoring: working/ready/failed; simulation: queued/running/completed/failed). Input
+// and Output hold kind-specific JSON.
 type Job struct {
 	ID        ID              `json:"id"`
 	Kind      JobKind         `json:"kind"`

@@ -60,7 +60,11 @@ func toAPIError(err error) *apiError {
 	case kv.EUNAUTHORIZED:
 		return &apiError{Status: 401, Code: orDefault(reason, "invalid_token"), Detail: ke.Message}
 	case kv.ELIMIT:
-		return &apiError{Status: 429, Code: orDefault(reason, "rate_limited"), Detail: ke.Message, RetryAfter: 1}
+		retry := 1
+		if reason == "simulation_limit" {
+			retry = simulationRetryAfter
+		}
+		return &apiError{Status: 429, Code: orDefault(reason, "rate_limited"), Detail: ke.Message, RetryAfter: retry}
 	case kv.ELOCKED:
 		return &apiError{Status: 503, Code: "unavailable", Detail: ke.Message}
 	}

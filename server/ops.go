@@ -19,5 +19,7 @@ func (s *Server) operations() []*Operation {
 		op(Operation{Name: "list_interviews", Summary: "List interviews (metadata only), newest first", Method: "GET", Path: "/v1/api/interviews", Scope: "export:read"}, s.listInterviews),
 		op(Operation{Name: "get_interview", Summary: "Get one interview's metadata", Method: "GET", Path: "/v1/api/interviews/{interview_id}", Scope: "export:read"}, s.getInterview),
 		op(Operation{Name: "get_interview_link", Summary: "Get the study's durable invite link", Method: "GET", Path: "/v1/api/studies/{study_id}/interview-link", Scope: "links:read"}, s.getInterviewLink),
+		op(Operation{Name: "simulate_study", Summary: "Rehearse a study's interview with a synthetic participant (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:simulate", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.simulateStudy),
+		op(Operation{Name: "get_simulation_status", Summary: "Poll a simulation: its status and the transcript so far", Method: "GET", Path: "/v1/api/simulations/{job_id}", Scope: "studies:read"}, s.getSimulationStatus),
 	}
 }

@@ -19,13 +19,14 @@ import (
 
 // testEnv is a real server over a real loopback socket on a real bbolt file.
 type testEnv struct {
-	t    *testing.T
-	db   *kv.DB
-	srv  *Server
-	url  string
-	orgA kv.Org
-	orgB kv.Org
-	keys map[string]string // name → secret
+	t      *testing.T
+	db     *kv.DB
+	srv    *Server
+	runner *jobs.Runner
+	url    string
+	orgA   kv.Org
+	orgB   kv.Org
+	keys   map[string]string // name → secret
 }
 
 const testBaseURL = "http://interviewd.test"
@@ -75,6 +76,12 @@ func withRateLimits(l RateLimits) serveOption {
 // are off unless a test asks for them, so scenario tables are not limited by volume.
 func mustServe(t *testing.T, opts ...serveOption) *testEnv {
 	t.Helper()
+	return mustServeEngine(t, jobs.NewBuiltin(), opts...)
+}
+
+// mustServeEngine is mustServe with background jobs run by engine m.
+func mustServeEngine(t *testing.T, m jobs.Moderator, opts ...serveOption) *testEnv {
+	t.Helper()
 	off := RateLimits{Off: true}
 	cfg := Config{Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true, RateLimits: &off}
 	var kopts kv.Options
@@ -86,7 +93,7 @@ func mustServe(t *testing.T, opts ...serveOption) *testEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: jobs.NewBuiltin(), Log: zerolog.Nop()})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: zerolog.Nop()})
 	t.Cleanup(func() { _ = runner.Close(context.Background()) })
 	cfg.DB, cfg.Jobs = db, runner
 	srv := New(cfg)
@@ -100,7 +107,7 @@ func mustServe(t *testing.T, opts ...serveOption) *testEnv {
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	})
-	e := &testEnv{t: t, db: db, srv: srv, url: "http://" + ln.Addr().String(), keys: map[string]string{}}
+	e := &testEnv{t: t, db: db, srv: srv, runner: runner, url: "http://" + ln.Addr().String(), keys: map[string]string{}}
 	ctx := context.Background()
 	e.orgA, _, err = db.CreateOrg(ctx, kv.OrgInput{Name: "Org A", Email: "a@example.com", Credits: 10})
 	if err != nil {

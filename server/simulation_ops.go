@@ -1,0 +1,102 @@
+package server
+
+import (
+	"context"
+	"strings"
+
+	"interviewd/kv"
+)
+
+// simulationRetryAfter is the Retry-After (seconds) of a refused fourth simulation: a
+// slot frees only when a simulation ends, which takes a while, so a client polling
+// every second would only spend its rate limit.
+const simulationRetryAfter = 5
+
+// SimulateStudyInput is the simulation request.
+type SimulateStudyInput struct {
+	StudyID  kv.ID   `path:"study_id" doc:"The study to rehearse; it must not be live."`
+	Persona  *string `json:"persona" maxLength:"2000" doc:"Plain-language description of the synthetic participant, up to 2,000 characters; when omitted or null a plausible participant is invented."`
+	MaxTurns *int    `json:"max_turns" min:"1" max:"200" doc:"Most interview turns to play, 1 to 200 (default 12); a turn is one interviewer message and the participant's reply. The interview may finish in fewer."`
+}
+
+// SimulationJob is the handle a simulation start returns.
+type SimulationJob struct {
+	JobID string `json:"job_id"`
+}
+
+func (s *Server) simulateStudy(ctx context.Context, p *Principal, in *SimulateStudyInput) (SimulationJob, error) {
+	persona := ""
+	if in.Persona != nil {
+		persona = strings.TrimSpace(*in.Persona)
+	}
+	maxTurns := kv.SimulationMaxTurnsDefault
+	if in.MaxTurns != nil {
+		maxTurns = *in.MaxTurns
+	}
+	// The study is checked before a slot is taken, so a live or unknown study is refused
+	// for what it is even when the organisation is at its limit; the write checks again.
+	st, err := s.db.FindStudyByID(ctx, p.Partition, in.StudyID)
+	if err != nil {
+		return SimulationJob{}, err
+	}
+	if st.Mode == kv.ModeLive {
+		return SimulationJob{}, kv.ErrStudyLive()
+	}
+	jobID := kv.NewV4()
+	release, err := s.jobs.AdmitSimulation(p.Partition.Org, jobID)
+	if err != nil {
+		return SimulationJob{}, err
+	}
+	out := SimulationJob{JobID: jobID.String()}
+	job, err := s.db.CreateSimulationJob(ctx, kv.SimulationInput{
+		Partition: p.Partition, JobID: jobID, StudyID: st.ID, Persona: persona, MaxTurns: maxTurns,
+	}, idemWrite(ctx, 202, out))
+	if err != nil {
+		release()
+		return SimulationJob{}, err
+	}
+	s.jobs.Enqueue(job)
+	return out, nil
+}
+
+// SimulationStatus is a simulation's state and its transcript so far.
+type SimulationStatus struct {
+	Status string           `json:"status" enum:"queued,running,completed,failed"`
+	Ready  bool             `json:"ready" doc:"True only when status is completed: the transcript is final."`
+	Turns  []SimulationTurn `json:"turns" doc:"The transcript so far, in order; it grows turn by turn while the simulation runs."`
+	Error  *string          `json:"error" doc:"Why the simulation failed; null unless status is failed."`
+}
+
+// SimulationTurn is one message of a simulation transcript.
+type SimulationTurn struct {
+	Speaker    string `json:"speaker" enum:"interviewer,participant"`
+	Text       string `json:"text"`
+	TurnNumber int    `json:"turn_number" doc:"The turn (1-based) this message belongs to: an interviewer message and the participant's reply share it."`
+}
+
+func (s *Server) getSimulationStatus(ctx context.Context, p *Principal, in *JobIDInput) (SimulationStatus, error) {
+	id, err := in.id()
+	if err != nil {
+		return SimulationStatus{}, err
+	}
+	j, err := s.db.FindJobByID(ctx, p.Partition, kv.JobSimulation, id)
+	if err != nil {
+		return SimulationStatus{}, err
+	}
+	progress, err := j.Progress()
+	if err != nil {
+		return SimulationStatus{}, err
+	}
+	out := SimulationStatus{Status: j.Status, Ready: j.Status == kv.SimulationCompleted, Turns: make([]SimulationTurn, len(progress.Turns))}
+	for i, l := range progress.Turns {
+		out.Turns[i] = SimulationTurn{Speaker: l.Speaker, Text: l.Text, TurnNumber: l.TurnNumber}
+	}
+	if j.Status == kv.SimulationFailed {
+		msg := j.Error
+		if msg == "" {
+			msg = "The simulation did not complete."
+		}
+		out.Error = &msg
+	}
+	return out, nil
+}
