@@ -97,6 +97,17 @@ func (s *Server) openAPIOperation(o *Operation) schema {
 			"schema": schema{"$ref": "#/components/schemas/ValidationError"}}}},
 		"429": errRef("Rate limit exceeded; see Retry-After."),
 	}
+	var conflicts []string
+	if o.Conflict != "" {
+		conflicts = append(conflicts, o.Conflict)
+	}
+	if o.Idempotent {
+		conflicts = append(conflicts, "idempotency_key_reused: the Idempotency-Key was used with a different body.",
+			"idempotency_key_in_flight: a request with this Idempotency-Key is still running.")
+	}
+	if conflicts != nil {
+		responses["409"] = errRef(strings.Join(conflicts, " "))
+	}
 	if strings.Contains(o.Path, "{") {
 		responses["404"] = errRef("Not found in the caller's organisation and environment.")
 	}

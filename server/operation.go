@@ -25,6 +25,9 @@ type Operation struct {
 	ScopeFor func(in any) string
 	// ScopeDoc describes the scope rule in documents when ScopeFor decides it.
 	ScopeDoc string
+	// Conflict documents when the operation answers 409 (idempotent operations also
+	// document the Idempotency-Key conflicts).
+	Conflict string
 
 	// restBind, when set, replaces bindREST for bodies that are not JSON (uploads).
 	restBind func(c *fasthttp.RequestCtx) (any, error)

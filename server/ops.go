@@ -11,7 +11,8 @@ func (s *Server) operations() []*Operation {
 		op(Operation{Name: "list_studies", Summary: "List studies, newest created first", Method: "GET", Path: "/v1/api/studies", Scope: "studies:read"}, s.listStudies),
 		op(Operation{Name: "get_study", Summary: "Get a study with its current brief", Method: "GET", Path: "/v1/api/studies/{study_id}", Scope: "studies:read"}, s.getStudy),
 		op(Operation{Name: "create_study", Summary: "Author a new study from plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.createStudy),
-		op(Operation{Name: "get_authoring_status", Summary: "Poll an authoring job", Method: "GET", Path: "/v1/api/studies/jobs/{job_id}", Scope: "studies:read"}, s.getAuthoringStatus),
+		op(Operation{Name: "get_authoring_status", Summary: "Poll an authoring job", Method: "GET", Path: "/v1/api/studies/jobs/{job_id}", Scope: "studies:read",
+			Conflict: "authoring_unconfirmed: the job ended with no confirmed study change."}, s.getAuthoringStatus),
 		op(Operation{Name: "refine_study", Summary: "Refine a study's design with plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:refine", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.refineStudy),
 		op(Operation{Name: "set_study_mode", Summary: "Set a study's mode: test, live (Go live), paused or closed", Method: "PUT", Path: "/v1/api/studies/{study_id}/mode", Write: true, ScopeFor: modeScope, ScopeDoc: "studies:write; studies:golive to go live"}, s.setStudyMode),
 		upload,
@@ -19,7 +20,8 @@ func (s *Server) operations() []*Operation {
 		op(Operation{Name: "list_interviews", Summary: "List interviews (metadata only), newest first", Method: "GET", Path: "/v1/api/interviews", Scope: "export:read"}, s.listInterviews),
 		op(Operation{Name: "get_interview", Summary: "Get one interview's metadata", Method: "GET", Path: "/v1/api/interviews/{interview_id}", Scope: "export:read"}, s.getInterview),
 		op(Operation{Name: "get_interview_link", Summary: "Get the study's durable invite link", Method: "GET", Path: "/v1/api/studies/{study_id}/interview-link", Scope: "links:read"}, s.getInterviewLink),
-		op(Operation{Name: "simulate_study", Summary: "Rehearse a study's interview with a synthetic participant (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:simulate", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.simulateStudy),
+		op(Operation{Name: "simulate_study", Summary: "Rehearse a study's interview with a synthetic participant (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:simulate", Scope: "studies:write", Write: true, Status: 202, Idempotent: true,
+			Conflict: "study_live: the study's collection is live; no simulation starts."}, s.simulateStudy),
 		op(Operation{Name: "get_simulation_status", Summary: "Poll a simulation: its status and the transcript so far", Method: "GET", Path: "/v1/api/simulations/{job_id}", Scope: "studies:read"}, s.getSimulationStatus),
 	}
 }
