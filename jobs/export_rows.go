@@ -1,0 +1,140 @@
+package jobs
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"interviewd/kv"
+)
+
+// The export's fixed leading columns (DECISIONS §10).
+var exportFixedColumns = []string{"interview_id", "study_id", "started_at", "completed_at", "duration_seconds", "modality", "invite_audience"}
+
+// ExportTable is an export before redaction and formatting: a header and one row per
+// interview. Free marks the columns holding free text (context values, answers, the
+// transcript), which redaction runs over.
+type ExportTable struct {
+	Header []string
+	Free   []bool
+	Rows   [][]string
+	IDs    []kv.ID
+}
+
+// exportInterview is one interview with its transcript.
+type exportInterview struct {
+	Interview  kv.Interview
+	Transcript []Message
+}
+
+// buildExportTable lays out the CSV of DECISIONS §10: fixed columns, context.<key> for
+// the union of context keys (sorted), one column per screener then verbatim question,
+// then the transcript. The interviewer note is not an input, so it cannot appear.
+func buildExportTable(brief kv.Brief, ivs []exportInterview) ExportTable {
+	keys := map[string]bool{}
+	for _, iv := range ivs {
+		for k := range iv.Interview.EntryAttributes {
+			keys[k] = true
+		}
+	}
+	ctxKeys := make([]string, 0, len(keys))
+	for k := range keys {
+		ctxKeys = append(ctxKeys, k)
+	}
+	sort.Strings(ctxKeys)
+	questions := append(append([]string{}, brief.PreInterviewQuestions...), brief.VerbatimQuestions...)
+
+	t := ExportTable{}
+	t.Header = append(t.Header, exportFixedColumns...)
+	for range exportFixedColumns {
+		t.Free = append(t.Free, false)
+	}
+	for _, k := range ctxKeys {
+		t.Header, t.Free = append(t.Header, "context."+k), append(t.Free, true)
+	}
+	for _, q := range questions {
+		t.Header, t.Free = append(t.Header, q), append(t.Free, true)
+	}
+	t.Header, t.Free = append(t.Header, "transcript"), append(t.Free, true)
+
+	for _, e := range ivs {
+		iv := e.Interview
+		row := []string{iv.ID.String(), iv.StudyID.String(), exportTime(&iv.StartedAt), exportTime(iv.CompletedAt),
+			exportInt(iv.DurationSeconds), iv.Modality, exportString(iv.InviteAudience)}
+		for _, k := range ctxKeys {
+			row = append(row, iv.EntryAttributes[k])
+		}
+		answers := answersByQuestion(questions, e.Transcript)
+		for _, q := range questions {
+			row = append(row, answers[q])
+		}
+		row = append(row, transcriptText(e.Transcript))
+		t.Rows = append(t.Rows, row)
+		t.IDs = append(t.IDs, iv.ID)
+	}
+	return t
+}
+
+// answersByQuestion pairs each scripted question with what the participant said after
+// the interviewer asked it, up to the next scripted question (follow-up answers
+// included, joined by a blank line).
+func answersByQuestion(questions []string, transcript []Message) map[string]string {
+	answers := map[string][]string{}
+	current := ""
+	for _, m := range transcript {
+		if m.Speaker == kv.SpeakerInterviewer {
+			for _, q := range questions {
+				if q != "" && strings.Contains(m.Text, q) {
+					current = q
+				}
+			}
+			continue
+		}
+		if current != "" {
+			answers[current] = append(answers[current], m.Text)
+		}
+	}
+	out := make(map[string]string, len(answers))
+	for q, a := range answers {
+		out[q] = strings.Join(a, "\n\n")
+	}
+	return out
+}
+
+func transcriptText(transcript []Message) string {
+	var b strings.Builder
+	for i, m := range transcript {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if m.Speaker == kv.SpeakerInterviewer {
+			b.WriteString("Interviewer: ")
+		} else {
+			b.WriteString("Participant: ")
+		}
+		b.WriteString(m.Text)
+	}
+	return b.String()
+}
+
+func exportTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+func exportInt(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
+}
+
+func exportString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,181 @@
+package kv
+
+import (
+	"context"
+	"time"
+
+	json "github.com/goccy/go-json"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Export job statuses as the API shows them.
+const (
+	ExportQueued    = "queued"
+	ExportRunning   = "running"
+	ExportCompleted = "completed"
+	ExportFailed    = "failed"
+)
+
+// ExportArtifactTTL is how long a finished export's file is kept.
+const ExportArtifactTTL = 7 * 24 * time.Hour
+
+// ExportSpec is what an export job was asked for (its Input).
+type ExportSpec struct {
+	StudyID ID     `json:"study_id"`
+	Format  string `json:"format"`
+}
+
+// ExportResult is a finished export's artifact (its Output).
+type ExportResult struct {
+	Blob      string    `json:"blob"` // path relative to the blob folder
+	MediaType string    `json:"media_type"`
+	Filename  string    `json:"filename"`
+	Rows      int       `json:"rows"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// ExportInput starts an export of a study's live participant interviews.
+type ExportInput struct {
+	Partition Partition
+	JobID     ID // chosen by the caller so its response can be rendered before commit
+	StudyID   ID
+	Format    string
+}
+
+// CreateExportJob records a queued export in one transaction with its idempotency
+// record (idem may be nil). ENOTFOUND for a study outside the partition.
+func (db *DB) CreateExportJob(ctx context.Context, in ExportInput, idem *IdemWrite) (Job, error) {
+	now := db.Now()
+	spec, err := json.Marshal(ExportSpec{StudyID: in.StudyID, Format: in.Format})
+	if err != nil {
+		return Job{}, err
+	}
+	study := in.StudyID
+	j := Job{ID: in.JobID, Kind: JobExport, OrgID: in.Partition.Org, Env: in.Partition.Env, Status: ExportQueued,
+		StudyID: &study, Input: spec, CreatedAt: now, UpdatedAt: now}
+	err = db.update(ctx, func(tx *bolt.Tx) error {
+		if _, err := studyByID(tx, in.Partition, in.StudyID); err != nil {
+			return err
+		}
+		if err := putJSON(tx.Bucket(bucketJobs), in.Partition.key(j.ID), j); err != nil {
+			return err
+		}
+		return db.writeIdem(tx, idem)
+	})
+	return j, err
+}
+
+// ExportSpec returns an export job's request.
+func (j Job) ExportSpec() (ExportSpec, error) {
+	var s ExportSpec
+	return s, jsonUnmarshal(j.Input, &s)
+}
+
+// ExportResult returns a completed export's artifact; ok is false before completion.
+func (j Job) ExportResult() (ExportResult, bool) {
+	var r ExportResult
+	if j.Status != ExportCompleted || len(j.Output) == 0 || jsonUnmarshal(j.Output, &r) != nil {
+		return ExportResult{}, false
+	}
+	return r, true
+}
+
+// StartExport moves an export to running. ECONFLICT once it has ended.
+func (db *DB) StartExport(ctx context.Context, p Partition, id ID) (Job, error) {
+	var j Job
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		var err error
+		if j, err = jobByID(tx, p, id); err != nil {
+			return err
+		}
+		if j.Done {
+			return Errorf(ECONFLICT, "job_done", "The job has already ended.")
+		}
+		j.Status = ExportRunning
+		return db.putJob(tx, j)
+	})
+	return j, err
+}
+
+// FinishExport records a finished export's artifact. ECONFLICT once it has ended.
+func (db *DB) FinishExport(ctx context.Context, p Partition, id ID, r ExportResult) error {
+	out, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return db.update(ctx, func(tx *bolt.Tx) error {
+		j, err := jobByID(tx, p, id)
+		if err != nil {
+			return err
+		}
+		if j.Done {
+			return Errorf(ECONFLICT, "job_done", "The job has already ended.")
+		}
+		j.Status, j.Done, j.Output = ExportCompleted, true, out
+		return db.putJob(tx, j)
+	})
+}
+
+// FindExpiredExports returns completed exports whose artifact has outlived
+// ExportArtifactTTL, for the sweeper to delete.
+func (db *DB) FindExpiredExports(ctx context.Context) ([]Job, error) {
+	now := db.Now()
+	var out []Job
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketJobs).ForEach(func(_, v []byte) error {
+			var j Job
+			if err := jsonUnmarshal(v, &j); err != nil {
+				return err
+			}
+			if r, ok := j.ExportResult(); ok && r.Blob != "" && now.After(r.ExpiresAt) {
+				out = append(out, j)
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+// ExpireExport marks an export's artifact as deleted: the job stays, its download
+// answers not found.
+func (db *DB) ExpireExport(ctx context.Context, p Partition, id ID) error {
+	return db.update(ctx, func(tx *bolt.Tx) error {
+		j, err := jobByID(tx, p, id)
+		if err != nil {
+			return err
+		}
+		r, ok := j.ExportResult()
+		if !ok {
+			return nil
+		}
+		r.Blob = ""
+		if j.Output, err = json.Marshal(r); err != nil {
+			return err
+		}
+		return db.putJob(tx, j)
+	})
+}
+
+// FindExportInterviews returns a study's completed live participant interviews (never
+// test rehearsals), oldest first: the rows of an export.
+func (db *DB) FindExportInterviews(ctx context.Context, p Partition, study ID) ([]Interview, error) {
+	var out []Interview
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		if _, err := studyByID(tx, p, study); err != nil {
+			return err
+		}
+		prefix := p.prefix()
+		c := tx.Bucket(bucketInterviews).Cursor()
+		for k, v := c.Seek(prefix); k != nil && len(k) == len(prefix)+16 && string(k[:len(prefix)]) == string(prefix); k, v = c.Next() {
+			var iv Interview
+			if err := jsonUnmarshal(v, &iv); err != nil {
+				return err
+			}
+			if iv.StudyID == study && iv.Status == InterviewCompleted && !iv.IsTest {
+				out = append(out, iv)
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,183 @@
+package server
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
+)
+
+// downloadURLLifetime is how long a signed download URL works (api-spec Limits).
+const downloadURLLifetime = 5 * time.Minute
+
+// StartExportInput is the export request.
+type StartExportInput struct {
+	StudyID kv.ID  `json:"study_id" required:"true" doc:"The study whose completed live participant interviews are exported."`
+	Format  string `json:"format" doc:"csv (default), or the name of one of the organisation's formatter plugins."`
+}
+
+// ExportJob is the handle start_export returns.
+type ExportJob struct {
+	JobID string `json:"job_id"`
+}
+
+// ExportStatus is exactly {status, ready}.
+type ExportStatus struct {
+	Status string `json:"status" enum:"queued,running,completed,failed"`
+	Ready  bool   `json:"ready"`
+}
+
+// ExportDownload is where a finished export can be fetched without a bearer.
+type ExportDownload struct {
+	DownloadURL string `json:"download_url"`
+	ExpiresAt   Time   `json:"expires_at"`
+	artifact    string // absolute path, for inline REST downloads
+	mediaType   string
+	filename    string
+}
+
+var errTestEnvironment = kv.Errorf(kv.EFORBIDDEN, "test_environment",
+	"Test-environment credentials cannot export; Test-mode rehearsals have no exports. Use a jsk_live_ key.")
+
+func (s *Server) startExport(ctx context.Context, p *Principal, in *StartExportInput) (ExportJob, error) {
+	if p.Partition.Env != kv.EnvLive {
+		return ExportJob{}, errTestEnvironment
+	}
+	if in.Format == "" {
+		in.Format = "csv"
+	}
+	if err := s.jobs.CheckExportFormat(ctx, p.Partition.Org, in.Format); err != nil {
+		return ExportJob{}, err
+	}
+	if err := s.jobs.Admit(kv.JobExport); err != nil {
+		return ExportJob{}, err
+	}
+	jobID := kv.NewV4()
+	out := ExportJob{JobID: jobID.String()}
+	job, err := s.db.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format}, idemWrite(ctx, 202, out))
+	if err != nil {
+		return ExportJob{}, err
+	}
+	s.jobs.Enqueue(job)
+	return out, nil
+}
+
+func (s *Server) exportJob(ctx context.Context, p *Principal, in *JobIDInput) (kv.Job, error) {
+	id, err := in.id()
+	if err != nil {
+		return kv.Job{}, err
+	}
+	return s.db.FindJobByID(ctx, p.Partition, kv.JobExport, id)
+}
+
+func (s *Server) getExportStatus(ctx context.Context, p *Principal, in *JobIDInput) (ExportStatus, error) {
+	j, err := s.exportJob(ctx, p, in)
+	if err != nil {
+		return ExportStatus{}, err
+	}
+	return ExportStatus{Status: j.Status, Ready: j.Status == kv.ExportCompleted}, nil
+}
+
+func (s *Server) getExportDownload(ctx context.Context, p *Principal, in *JobIDInput) (ExportDownload, error) {
+	j, err := s.exportJob(ctx, p, in)
+	if err != nil {
+		return ExportDownload{}, err
+	}
+	r, ok := j.ExportResult()
+	if !ok {
+		return ExportDownload{}, kv.Errorf(kv.ECONFLICT, "export_not_ready", "The export is not ready; poll its status until ready is true.")
+	}
+	if r.Blob == "" {
+		return ExportDownload{}, kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file was deleted after seven days; start a new export.")
+	}
+	expires := s.now().Add(downloadURLLifetime)
+	return ExportDownload{
+		DownloadURL: s.signedDownloadURL(p.Partition, j.ID, expires),
+		ExpiresAt:   wireTime(expires),
+		artifact:    filepath.Join(s.db.BlobDir(), r.Blob),
+		mediaType:   r.MediaType,
+		filename:    r.Filename,
+	}, nil
+}
+
+// respondDownload serves the download over REST: the artifact inline when Accept names
+// text/csv, */* or nothing, the signed URL as JSON when it asks for application/json
+// (and not text/csv). Never a redirect.
+func (s *Server) respondDownload(c *fasthttp.RequestCtx, out any) bool {
+	d := out.(ExportDownload)
+	accept := string(c.Request.Header.Peek("Accept"))
+	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/csv") {
+		return false // the JSON body
+	}
+	s.streamArtifact(c, d.artifact, d.mediaType, d.filename)
+	return true
+}
+
+func (s *Server) streamArtifact(c *fasthttp.RequestCtx, path, mediaType, filename string) {
+	f, err := os.Open(path)
+	if err != nil {
+		s.writeRESTError(c, kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export."), resourceAPI)
+		return
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		s.writeRESTError(c, err, resourceAPI)
+		return
+	}
+	c.SetStatusCode(200)
+	c.SetContentType(mediaType)
+	c.Response.Header.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	c.Response.Header.Set("Cache-Control", "no-store")
+	c.SetBodyStream(f, int(st.Size())) // fasthttp closes f when the body is sent
+}
+
+// signedDownloadURL is an address to the artifact that needs no bearer: the job and
+// its partition, an expiry, and an HMAC over them with the instance's secret.
+func (s *Server) signedDownloadURL(p kv.Partition, job kv.ID, expires time.Time) string {
+	exp := strconv.FormatInt(expires.Unix(), 10)
+	return s.baseURL + "/v1/api/exports/" + job.String() + "/artifact?org=" + p.Org.String() + "&env=" + string(p.Env) +
+		"&expires=" + exp + "&sig=" + s.downloadSignature(p, job, exp)
+}
+
+func (s *Server) downloadSignature(p kv.Partition, job kv.ID, expires string) string {
+	m := hmac.New(sha256.New, s.db.Secret())
+	m.Write([]byte("export-download\x00" + job.String() + "\x00" + p.Org.String() + "\x00" + string(p.Env) + "\x00" + expires))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// handleSignedDownload serves GET /v1/api/exports/{job_id}/artifact: no bearer, the
+// signature and expiry are the credential. Any changed character or a stale URL is 403.
+func (s *Server) handleSignedDownload(c *fasthttp.RequestCtx) {
+	infoOf(c).route = "/v1/api/exports/{job_id}/artifact"
+	args := c.QueryArgs()
+	job, okJob := kv.ParseID(c.UserValue("job_id").(string))
+	org, okOrg := kv.ParseID(string(args.Peek("org")))
+	env := kv.Environment(args.Peek("env"))
+	expires := string(args.Peek("expires"))
+	sig := string(args.Peek("sig"))
+	exp, err := strconv.ParseInt(expires, 10, 64)
+	p := kv.Partition{Org: org, Env: env}
+	denied := &apiError{Status: 403, Code: "download_url_invalid", Detail: "This download URL is invalid or has expired; request a new one."}
+	if !okJob || !okOrg || !env.Valid() || err != nil ||
+		!hmac.Equal([]byte(sig), []byte(s.downloadSignature(p, job, expires))) || !s.now().Before(time.Unix(exp, 0)) {
+		s.writeRESTError(c, denied, resourceAPI)
+		return
+	}
+	j, err := s.db.FindJobByID(s.ctx, p, kv.JobExport, job)
+	r, ok := j.ExportResult()
+	if err != nil || !ok || r.Blob == "" {
+		s.writeRESTError(c, kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export."), resourceAPI)
+		return
+	}
+	s.streamArtifact(c, filepath.Join(s.db.BlobDir(), r.Blob), r.MediaType, r.Filename)
+}
