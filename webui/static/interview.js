@@ -130,12 +130,13 @@
     composer.hidden = false;
     setComposer(true);
     setPhase('ready');
-    statusLine.textContent = 'Research interview';
+    statusLine.textContent = 'Your turn';
     scrollDown();
     if (!('ontouchstart' in window)) { answer.focus({ preventScroll: true }); }
   }
 
   function showNotice(state) {
+    statusLine.textContent = '';
     welcome.hidden = true;
     composer.hidden = true;
     var notice = document.querySelector('[data-notice="' + state + '"]');
@@ -145,10 +146,12 @@
 
   function open() {
     setPhase('starting');
+    statusLine.textContent = 'Connecting…';
     start.disabled = true;
     start.textContent = 'Starting…';
     return post('/session').then(function (res) {
       if (res.status !== 200) {
+        statusLine.textContent = 'Ready when you are';
         start.disabled = false;
         start.textContent = 'Start the interview';
         welcome.hidden = false;
@@ -169,6 +172,7 @@
       msgs.forEach(function (m) { addMessage(m); });
       settle(d.status);
     }, function () {
+      statusLine.textContent = 'Ready when you are';
       start.disabled = false;
       start.textContent = 'Start the interview';
       welcome.hidden = false;
@@ -198,6 +202,7 @@
     updateCount();
     setComposer(false);
     setPhase('sending');
+    statusLine.textContent = 'Typing…';
     typing.hidden = false;
     scrollDown();
     post('/messages', { text: text, modality: modality }).then(function (res) {
@@ -280,7 +285,7 @@
       recognizer = null;
       mic.setAttribute('aria-pressed', 'false');
       micLabel.textContent = 'Answer by voice';
-      statusLine.textContent = 'Research interview';
+      statusLine.textContent = 'Your turn';
       if (answer.value.trim()) { send.focus({ preventScroll: true }); }
     };
     recognizer = r;
