@@ -88,32 +88,12 @@ func errInvalidSession() *Error {
 func (db *DB) FindConversation(ctx context.Context, token, session string) (Conversation, error) {
 	var out Conversation
 	err := db.view(ctx, func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &out.Link)
-		if err != nil {
+		var (
+			id  ID
+			err error
+		)
+		if out.Link, id, err = sessionInterview(tx, token, session); err != nil {
 			return err
-		}
-		if !ok {
-			return notFound("Link")
-		}
-		if session == "" {
-			return errInvalidSession()
-		}
-		hash := sha256.Sum256([]byte(session))
-		var id ID
-		switch {
-		case out.Link.Audience == AudiencePerson && out.Link.InterviewID != nil:
-			id = *out.Link.InterviewID
-		case out.Link.Audience != AudiencePerson:
-			raw := tx.Bucket(bucketSessions).Get(sessionKey(token, hash))
-			if len(raw) != len(id) {
-				return errInvalidSession()
-			}
-			copy(id[:], raw)
-		default:
-			return errInvalidSession()
-		}
-		if !sessionMatches(tx, id, hash) {
-			return errInvalidSession()
 		}
 		p := Partition{Org: out.Link.OrgID, Env: out.Link.Env}
 		if out.Interview, err = interviewByID(tx, p, id); err != nil {
@@ -140,6 +120,55 @@ func (db *DB) FindConversation(ctx context.Context, token, session string) (Conv
 		return nil
 	})
 	return out, err
+}
+
+// FindSessionInterview returns the id of the interview session continues through the
+// link token, reading nothing else: a cheap check before the full conversation is read.
+// Errors as FindConversation.
+func (db *DB) FindSessionInterview(ctx context.Context, token, session string) (ID, error) {
+	var id ID
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		_, id, err = sessionInterview(tx, token, session)
+		return err
+	})
+	return id, err
+}
+
+// sessionInterview returns the link and the id of the interview that session may see
+// through it.
+func sessionInterview(tx *bolt.Tx, token, session string) (Link, ID, error) {
+	var (
+		l  Link
+		id ID
+	)
+	ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &l)
+	if err != nil {
+		return Link{}, id, err
+	}
+	if !ok {
+		return Link{}, id, notFound("Link")
+	}
+	if session == "" {
+		return Link{}, id, errInvalidSession()
+	}
+	hash := sha256.Sum256([]byte(session))
+	switch {
+	case l.Audience == AudiencePerson && l.InterviewID != nil:
+		id = *l.InterviewID
+	case l.Audience != AudiencePerson:
+		raw := tx.Bucket(bucketSessions).Get(sessionKey(token, hash))
+		if len(raw) != len(id) {
+			return Link{}, id, errInvalidSession()
+		}
+		copy(id[:], raw)
+	default:
+		return Link{}, id, errInvalidSession()
+	}
+	if !sessionMatches(tx, id, hash) {
+		return Link{}, ID{}, errInvalidSession()
+	}
+	return l, id, nil
 }
 
 // Turn is one exchange appended to an interview in one transaction.

@@ -222,6 +222,10 @@ func TestFindConversation(t *testing.T) {
 			if ErrorCode(err) != c.code {
 				t.Fatalf("got %v, want %q", err, c.code)
 			}
+			id, err := db.FindSessionInterview(ctx, c.token, c.session)
+			if ErrorCode(err) != c.code || id != conv.Interview.ID {
+				t.Fatalf("FindSessionInterview: %s %v, want %s %q", id, err, conv.Interview.ID, c.code)
+			}
 			if c.code == "" && (*conv.Brief.Title != c.wantTitle || conv.Transcript == nil) {
 				t.Fatalf("brief %q transcript %v", *conv.Brief.Title, conv.Transcript)
 			}

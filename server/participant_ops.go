@@ -149,14 +149,15 @@ func (s *Server) postParticipantMessage(ctx context.Context, token, session stri
 	if !wellFormedSession(session) {
 		return ParticipantTurn{}, errNoSession
 	}
-	conv, err := s.db.FindConversation(ctx, token, session)
+	id, err := s.db.FindSessionInterview(ctx, token, session)
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
-	unlock := s.part.turns.lock(conv.Interview.ID)
+	unlock := s.part.turns.lock(id)
 	defer unlock()
-	// Read again inside the turn: another turn may have landed while this one waited.
-	if conv, err = s.db.FindConversation(ctx, token, session); err != nil {
+	// Read inside the turn: another turn may have landed while this one waited.
+	conv, err := s.db.FindConversation(ctx, token, session)
+	if err != nil {
 		return ParticipantTurn{}, err
 	}
 	if conv.Interview.Status != kv.InterviewInProgress {
