@@ -14,6 +14,7 @@ import (
 
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
+	"github.com/valyala/fasthttp"
 
 	"interviewd/jobs"
 	"interviewd/kv"
@@ -386,4 +387,76 @@ func mustServeEngine(t *testing.T, m jobs.Moderator) *testEnv {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// TestParticipantOpeningRaces opens a fresh person link from many devices at once: one
+// interview, greeted once.
+func TestParticipantOpeningRaces(t *testing.T) {
+	e := mustServe(t)
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Race to open", "Q1?", "Q2?"))
+	token := e.linkFor(st, kv.AudiencePerson, nil, "")
+	before := e.credits(e.orgA.ID)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			r := e.do("POST", "/i/"+token+"/session", "", "")
+			if r.status != 200 {
+				t.Errorf("%d %s", r.status, r.body)
+			}
+		})
+	}
+	wg.Wait()
+	ivs := e.interviewsOf(st)
+	if len(ivs) != 1 || before-e.credits(e.orgA.ID) != 1 {
+		t.Fatalf("%d interviews, %d credits spent", len(ivs), before-e.credits(e.orgA.ID))
+	}
+	tr, _ := e.db.FindTranscript(t.Context(), st.Partition(), ivs[0].ID)
+	if len(tr) != 2 || tr[0].Text != jobs.ScriptGreeting || tr[1].Text != "Q1?" {
+		t.Fatalf("transcript %+v", tr)
+	}
+}
+
+// TestParticipantAnswerBeforeOpening answers an interview that was opened without its
+// opening being said (opened straight through the store): the opening comes first.
+func TestParticipantAnswerBeforeOpening(t *testing.T) {
+	e := mustServe(t)
+	st := e.studyWith(e.orgA.ID, kv.EnvTest, kv.ModeTest, plainBrief("Unopened", "Q1?", "Q2?"))
+	session := newSessionSecret()
+	e.mustOpen(st.LinkToken, session)
+	p := &participant{e: e, token: st.LinkToken, session: session}
+	turn := p.mustSay("Hello?")
+	var said []string
+	for _, m := range turn.Messages {
+		said = append(said, m.Speaker+": "+m.Text)
+	}
+	if len(said) < 4 || said[0] != "interviewer: "+jobs.ScriptGreeting || said[1] != "interviewer: Q1?" || said[2] != "participant: Hello?" {
+		t.Fatalf("turn %q", said)
+	}
+	if again, _ := p.open(); fmt.Sprint(again.Messages) != fmt.Sprint(turn.Messages) {
+		t.Fatalf("stored %+v, returned %+v", again.Messages, turn.Messages)
+	}
+}
+
+// TestParticipantSecureCookie checks the cookie of an instance served over https.
+func TestParticipantSecureCookie(t *testing.T) {
+	db := mustOpenDB(t)
+	org, _, err := db.CreateOrg(t.Context(), kv.OrgInput{Name: "TLS", Email: "tls@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.CreateStudy(t.Context(), kv.StudyInput{Partition: kv.Partition{Org: org.ID, Env: kv.EnvTest}, Brief: plainBrief("TLS", "Q?")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := RateLimits{Off: true}
+	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: "https://interviews.example.com", RateLimits: &off})
+	defer srv.Shutdown(context.Background())
+	var c fasthttp.RequestCtx
+	c.Request.Header.SetMethod("POST")
+	c.Request.SetRequestURI("/i/" + st.LinkToken + "/session")
+	srv.Handler()(&c)
+	ck := string(c.Response.Header.Peek("Set-Cookie"))
+	if c.Response.StatusCode() != 200 || !strings.Contains(ck, "; secure") || !strings.Contains(ck, "HttpOnly") {
+		t.Fatalf("%d Set-Cookie %q", c.Response.StatusCode(), ck)
+	}
 }
