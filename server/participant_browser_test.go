@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"interviewd/kv"
@@ -20,6 +22,23 @@ import (
 // Chromium these tests skip, unless INTERVIEWD_REQUIRE_BROWSER=1 (CI) makes that a
 // failure. INTERVIEWD_CHROMIUM names the binary; INTERVIEWD_SCREENSHOT_DIR, when set,
 // receives phone-sized screenshots of the chat and the end screen to look at.
+
+// fakeRecognizer stands in for the browser's speech recognition: start() hears one
+// sentence and ends.
+const fakeRecognizer = `(function () {
+	function Recognizer() {
+		var self = this;
+		this.start = function () {
+			setTimeout(function () {
+				if (self.onresult) { self.onresult({ results: [[{ transcript: 'I keep the rota on paper' }]] }); }
+				if (self.onend) { self.onend(); }
+			}, 30);
+		};
+		this.stop = function () { if (self.onend) { self.onend(); } };
+	}
+	window.SpeechRecognition = Recognizer;
+	window.webkitSpeechRecognition = Recognizer;
+})();`
 
 // browserTimeout bounds each browser session.
 const browserTimeout = 60 * time.Second
@@ -273,6 +292,29 @@ func TestParticipantBrowser(t *testing.T) {
 		ivs := e.interviewsOf(st)
 		if len(ivs) != 1 || ivs[0].Status != kv.InterviewCompleted || ivs[0].EntryAttributes["role"] != "ward nurse" || !ivs[0].IsTest {
 			t.Fatalf("interviews %+v", ivs)
+		}
+	})
+
+	t.Run("OK_VoiceAnswer", func(t *testing.T) {
+		st := e.studyWith(e.orgA.ID, kv.EnvTest, kv.ModeTest, brief)
+		ctx, _ := newBrowser(t, chromium)
+		p := page{t: t, ctx: ctx}
+		// A stand-in recogniser (a headless browser has no microphone) that hears one
+		// sentence, so the page's own voice path runs: mic, transcript, send.
+		p.do("install the recogniser", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: fakeRecognizer})
+			return err
+		}))
+		p.do("open and start", chromedp.Navigate(e.url+"/i/"+st.LinkToken), chromedp.WaitVisible(chromedp.CSS("#start")), chromedp.Click(chromedp.CSS("#start")))
+		if p.phase() != "ready" || !p.visible("#mic") {
+			t.Fatal("no microphone button where speech recognition exists")
+		}
+		p.do("speak", chromedp.Click(chromedp.CSS("#mic")))
+		poll[bool](p, "wait for the transcript", `document.getElementById('answer').value === 'I keep the rota on paper'`)
+		p.do("send", chromedp.Click(chromedp.CSS("#send")))
+		poll[bool](p, "wait for the reply", `document.querySelectorAll('#log .msg.participant.spoken:not(.pending)').length === 1`)
+		if iv := e.interviewsOf(st)[0]; iv.Modality != kv.ModalityVoice {
+			t.Fatalf("modality %s after a spoken answer", iv.Modality)
 		}
 	})
 
