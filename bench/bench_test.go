@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"interviewd/server"
 	"io"
 	"os"
@@ -173,6 +174,8 @@ func TestParseOptions(t *testing.T) {
 		{"OKRemote", []string{"--url", "http://10.0.0.5:8080", "--key", "jsk_live_x", "--scenarios", "list_studies"}, ""},
 		{"ErrConnsZero", []string{"--conns", "0"}, "--conns"},
 		{"ErrConnsTooMany", []string{"--conns", "5000"}, "--conns"},
+		{"ErrParticipantsZero", []string{"--participants", "0"}, "--participants"},
+		{"ErrParticipantsTooMany", []string{"--participants", "5000"}, "--participants"},
 		{"ErrDurationTooShort", []string{"--duration", "1ms"}, "--duration"},
 		{"ErrDurationTooLong", []string{"--duration", "2h"}, "--duration"},
 		{"ErrStudiesTooMany", []string{"--studies", "1000000"}, "--studies"},
@@ -207,7 +210,7 @@ func TestParseOptions_DefaultsRunEveryScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(o.Scenarios, scenarioNames()) || o.Conns != 32 || o.Duration != 10*time.Second || o.Studies != 500 {
+	if !slices.Equal(o.Scenarios, scenarioNames()) || o.Conns != 32 || o.Participants != 200 || o.Duration != 10*time.Second || o.Studies != 500 {
 		t.Fatalf("defaults = %+v", o)
 	}
 }
@@ -252,13 +255,14 @@ func TestReport_Output(t *testing.T) {
 			Scenario: "get_study", Conns: 32, Duration: 10 * time.Second,
 			stats:   stats{Requests: 1000, RPS: 100, P50: 400 * time.Microsecond, P99: 2 * time.Millisecond, Max: 15 * time.Millisecond},
 			Ceiling: &stats{Requests: 4000, RPS: 400},
+			Checks:  []figure{{"interviews", 12}, {"lost", 0}},
 		}},
 	}
 	var text bytes.Buffer
 	if err := rep.writeText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"startup=3.00ms\n", "get_study  conns=32 dur=10s req=1000 rps=100 p50=0.40ms p99=2.00ms max=15.0ms errors=0", "ceiling_ratio=0.25\n"} {
+	for _, want := range []string{"startup=3.00ms\n", "get_study  conns=32 dur=10s req=1000 rps=100 p50=0.40ms p99=2.00ms max=15.0ms errors=0", "ceiling_ratio=0.25 interviews=12 lost=0\n"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text output lacks %q:\n%s", want, text.String())
 		}
@@ -272,7 +276,8 @@ func TestReport_Output(t *testing.T) {
 		t.Fatalf("JSON output does not decode: %v\n%s", err, js.String())
 	}
 	if len(got) != 2 || got[0]["scenario"] != "startup" || got[0]["startup_ms"] != 3.0 ||
-		got[1]["scenario"] != "get_study" || got[1]["p50_ms"] != 0.4 || got[1]["ceiling_ratio"] != 0.25 || got[1]["errors"] != 0.0 {
+		got[1]["scenario"] != "get_study" || got[1]["p50_ms"] != 0.4 || got[1]["ceiling_ratio"] != 0.25 || got[1]["errors"] != 0.0 ||
+		fmt.Sprint(got[1]["checks"]) != "map[interviews:12 lost:0]" {
 		t.Fatalf("JSON output = %s", js.String())
 	}
 }

@@ -16,27 +16,33 @@ type answer struct {
 	body        []byte
 }
 
-// capture sends one request of a scenario to t and keeps the answer. It doubles as the
-// scenario's smoke check: it returns an error for a transport failure or a non-2xx
-// answer, before any load is spent on a broken scenario.
-func capture(t *target, next requestFunc) (answer, error) {
+// capture sends the first n requests of a fresh worker of a scenario to t (n < 1 means
+// 1) and keeps the last answer. It doubles as the scenario's smoke check: it returns an
+// error for a transport failure or a non-2xx answer, before any load is spent on a
+// broken scenario.
+func capture(t *target, next requestFunc, n int) (answer, error) {
 	hc := newClient(t.addr, t.tls)
 	defer hc.CloseIdleConnections()
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	next(req)
-	if err := hc.Do(req, resp); err != nil {
-		return answer{}, fmt.Errorf("%s %s: %w", req.Header.Method(), req.URI().RequestURI(), err)
+	var last *fasthttp.Response
+	for range max(n, 1) {
+		next(req, last)
+		if err := hc.Do(req, resp); err != nil {
+			return answer{}, fmt.Errorf("%s %s: %w", req.Header.Method(), req.URI().RequestURI(), err)
+		}
+		if code := resp.StatusCode(); code < 200 || code > 299 {
+			return answer{}, fmt.Errorf("%s %s answered %d: %.300s", req.Header.Method(), req.URI().RequestURI(), code, resp.Body())
+		}
+		last = resp
 	}
 	a := answer{
 		status:      resp.StatusCode(),
 		contentType: append([]byte(nil), resp.Header.ContentType()...),
 		body:        append([]byte(nil), resp.Body()...),
 	}
-	if a.status < 200 || a.status > 299 {
-		return answer{}, fmt.Errorf("%s %s answered %d: %.300s", req.Header.Method(), req.URI().RequestURI(), a.status, a.body)
-	}
+	next(req, last) // hand over the last answer; this request is never sent
 	return a, nil
 }
 

@@ -74,18 +74,26 @@ func work(hc *fasthttp.HostClient, next requestFunc, end time.Time, stop *atomic
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	r := workerLoad{latencies: lat}
+	var last *fasthttp.Response
 	for !stop.Load() {
-		next(req)
+		next(req, last)
 		t0 := time.Now()
 		err := hc.Do(req, resp)
 		t1 := time.Now()
 		r.latencies = append(r.latencies, t1.Sub(t0))
+		last = resp
+		if err != nil {
+			last = nil
+		}
 		if code := resp.StatusCode(); err != nil || code < 200 || code > 299 {
 			r.errors++
 		}
 		if !t1.Before(end) {
 			break
 		}
+	}
+	if last != nil {
+		next(req, last) // hand over the last answer; this request is never sent
 	}
 	return r
 }

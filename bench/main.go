@@ -1,8 +1,8 @@
 // Command bench is interviewd's load-test suite: it drives a real server over real TCP
 // and prints throughput and latency per scenario.
 //
-//	go run ./bench [--conns 32] [--duration 10s] [--scenarios get_study,list_studies]
-//	               [--studies 500] [--json]
+//	go run ./bench [--conns 32] [--duration 10s] [--scenarios get_study,list_studies,participants]
+//	               [--studies 500] [--participants 200] [--json]
 //	go run ./bench --url http://host:8080 --key jsk_live_... [--scenarios ...]
 //
 // By default it boots the server in-process on a temporary data folder (an organisation,
@@ -13,6 +13,14 @@
 // server on another loopback port answering with the very bytes (status, content type,
 // body) the real server gave for that scenario, so ceiling_ratio says how much of the
 // raw HTTP throughput of this machine the real stack keeps.
+//
+// The participants scenario runs --participants concurrent participants through whole
+// interviews over the public participant API with the built-in interviewer (open a
+// session, answer until the interview completes, start another), then reopens every
+// interview with its session and checks the stored transcript against what the
+// participant was shown: it reports interviews, completed, messages, lost, reordered
+// and unchecked (interviews a failed request left unverifiable). Its ceiling replays a
+// message answer.
 //
 // It also measures start-up: from server.New and listen to the first successful
 // GET /v1/api/me, on a fresh data folder.

@@ -21,13 +21,16 @@ const (
 
 // options is one invocation of the suite.
 type options struct {
-	Conns     int
-	Duration  time.Duration
-	Scenarios []string
-	Studies   int
-	JSON      bool
-	URL       string // empty: boot the server in-process
-	Key       string // with URL: the API key to send
+	Conns int
+	// Participants is the participants scenario's concurrency: one participant per
+	// connection, each taking whole interviews one after another.
+	Participants int
+	Duration     time.Duration
+	Scenarios    []string
+	Studies      int
+	JSON         bool
+	URL          string // empty: boot the server in-process
+	Key          string // with URL: the API key to send
 	// Limits are the in-process server's rate limits: off by default, so the bench
 	// measures the request path; --rate-limits measures the limiter's cost.
 	Limits server.RateLimits
@@ -40,6 +43,7 @@ func parseOptions(args []string) (options, error) {
 	fs.SetOutput(io.Discard)
 	var o options
 	fs.IntVar(&o.Conns, "conns", 32, "connections (one worker and one request in flight each)")
+	fs.IntVar(&o.Participants, "participants", 200, "concurrent participants in the participants scenario (one connection each)")
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long each scenario (and each ceiling) runs")
 	scenarios := fs.String("scenarios", strings.Join(scenarioNames(), ","), "comma-separated scenarios to run")
 	fs.IntVar(&o.Studies, "studies", 500, "studies to seed (in-process) or to collect ids of (--url)")
@@ -74,6 +78,8 @@ func (o options) validate() error {
 	switch {
 	case o.Conns < 1 || o.Conns > maxConns:
 		return fmt.Errorf("--conns %d: want 1 to %d", o.Conns, maxConns)
+	case o.Participants < 1 || o.Participants > maxConns:
+		return fmt.Errorf("--participants %d: want 1 to %d", o.Participants, maxConns)
 	case o.Duration < minDuration || o.Duration > maxDuration:
 		return fmt.Errorf("--duration %s: want %s to %s", o.Duration, minDuration, maxDuration)
 	case o.Studies < 1 || o.Studies > maxStudies:

@@ -43,13 +43,30 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
+// figure is one named count a scenario's verification reports ("lost=0").
+type figure struct {
+	Name  string
+	Value int
+}
+
 // result is one scenario's figures, with its ceiling's when that was measured.
 type result struct {
 	Scenario string
 	Conns    int
 	Duration time.Duration
 	stats
-	Ceiling *stats // nil with --url
+	Ceiling *stats   // nil with --url
+	Checks  []figure // what the scenario's verification counted, if it has one
+}
+
+// check returns the named verification count and whether there is one.
+func (r result) check(name string) (int, bool) {
+	for _, f := range r.Checks {
+		if f.Name == name {
+			return f.Value, true
+		}
+	}
+	return 0, false
 }
 
 // ratio is the scenario's throughput as a share of its ceiling's, or 0 if unmeasured.
@@ -94,6 +111,9 @@ func (rep report) writeText(w io.Writer) error {
 			fmt.Fprintf(&b, " ceiling_rps=%.0f ceiling_p50=%s ceiling_errors=%d ceiling_ratio=%.2f",
 				r.Ceiling.RPS, ms(r.Ceiling.P50), r.Ceiling.Errors, r.ratio())
 		}
+		for _, f := range r.Checks {
+			fmt.Fprintf(&b, " %s=%d", f.Name, f.Value)
+		}
 		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, b.String())
@@ -114,8 +134,9 @@ type resultJSON struct {
 	Conns     int     `json:"conns"`
 	DurationS float64 `json:"duration_s"`
 	statsJSON
-	Ceiling      *statsJSON `json:"ceiling,omitempty"`
-	CeilingRatio *float64   `json:"ceiling_ratio,omitempty"`
+	Ceiling      *statsJSON     `json:"ceiling,omitempty"`
+	CeilingRatio *float64       `json:"ceiling_ratio,omitempty"`
+	Checks       map[string]int `json:"checks,omitempty"`
 }
 
 type startupJSON struct {
@@ -141,6 +162,12 @@ func (rep report) writeJSON(w io.Writer) error {
 		if r.Ceiling != nil {
 			c, ratio := r.Ceiling.json(), r.ratio()
 			rj.Ceiling, rj.CeilingRatio = &c, &ratio
+		}
+		if len(r.Checks) > 0 {
+			rj.Checks = make(map[string]int, len(r.Checks))
+			for _, f := range r.Checks {
+				rj.Checks[f.Name] = f.Value
+			}
 		}
 		out = append(out, rj)
 	}

@@ -9,24 +9,42 @@ import (
 )
 
 // requestFunc fills req with one worker's next request. The driver reuses req for the
-// worker's whole run, so a requestFunc sets everything that varies, every time.
-type requestFunc func(req *fasthttp.Request)
+// worker's whole run, so a requestFunc sets everything that varies, every time. last is
+// the answer to the worker's previous request, for scenarios whose next step depends on
+// it (a participant's interview ends); it is nil before the first request and after a
+// transport error, and it is only valid during the call. When a run ends the driver
+// calls it once more to hand over the last answer; that request is never sent.
+type requestFunc func(req *fasthttp.Request, last *fasthttp.Response)
 
-// scenario is one kind of load. setup runs once against the target and returns a
-// factory making one requestFunc per worker (numbered from 0): state a scenario keeps
-// per connection (a random source, an interview in progress) is the worker's own and
-// needs no lock.
-type scenario struct {
-	name  string
-	setup func(ctx context.Context, t *target) (func(worker int) requestFunc, error)
+// workload is what a scenario's setup prepares against one target.
+type workload struct {
+	// newWorker makes one requestFunc per worker (numbered from 0): state a scenario
+	// keeps per connection (a random source, an interview in progress) is the worker's
+	// own and needs no lock.
+	newWorker func(worker int) requestFunc
+	// sample is how many requests of a fresh worker the smoke check sends; the last
+	// answer is what the ceiling replays. 0 means 1.
+	sample int
+	// verify, when set, runs after the timed load and checks what the server kept. It
+	// returns figures for the report, or an error when the check could not be made.
+	verify func(ctx context.Context) ([]figure, error)
 }
 
-// scenarios is the registry, in run order. A new kind of load (participant interview
-// turns, MCP tools/call) is one more entry here.
+// scenario is one kind of load. setup runs once against the target.
+type scenario struct {
+	name  string
+	setup func(ctx context.Context, t *target) (workload, error)
+	// conns, when set, chooses the scenario's concurrency instead of --conns.
+	conns func(o options) int
+}
+
+// scenarios is the registry, in run order. A new kind of load (MCP tools/call, ...) is
+// one more entry here.
 var scenarios = []scenario{
 	{name: "get_study", setup: setupGetStudy},
 	{name: "list_studies", setup: setupListStudies},
 	{name: "mcp_get_study", setup: setupMCPGetStudy},
+	{name: "participants", setup: setupParticipants, conns: participantConns},
 }
 
 func findScenario(name string) (scenario, bool) {
@@ -54,37 +72,37 @@ func apiRequest(req *fasthttp.Request, uri, bearer string) {
 }
 
 // setupGetStudy reads one random known study per request. The URIs are built once.
-func setupGetStudy(_ context.Context, t *target) (func(int) requestFunc, error) {
+func setupGetStudy(_ context.Context, t *target) (workload, error) {
 	if len(t.studyIDs) == 0 {
-		return nil, errors.New("get_study: the target has no studies (create some, or run --scenarios list_studies)")
+		return workload{}, errors.New("get_study: the target has no studies (create some, or run --scenarios list_studies)")
 	}
 	uris := make([]string, len(t.studyIDs))
 	for i, id := range t.studyIDs {
 		uris[i] = t.baseURL + "/v1/api/studies/" + id
 	}
 	bearer := "Bearer " + t.key
-	return func(worker int) requestFunc {
+	return workload{newWorker: func(worker int) requestFunc {
 		rng := rand.New(rand.NewPCG(uint64(worker), 0x1d))
-		return func(req *fasthttp.Request) {
+		return func(req *fasthttp.Request, _ *fasthttp.Response) {
 			apiRequest(req, uris[rng.IntN(len(uris))], bearer)
 		}
-	}, nil
+	}}, nil
 }
 
 // setupListStudies reads the first page of 50 studies, newest first.
-func setupListStudies(_ context.Context, t *target) (func(int) requestFunc, error) {
+func setupListStudies(_ context.Context, t *target) (workload, error) {
 	uri := t.baseURL + "/v1/api/studies?limit=50"
 	bearer := "Bearer " + t.key
-	return func(int) requestFunc {
-		return func(req *fasthttp.Request) { apiRequest(req, uri, bearer) }
-	}, nil
+	return workload{newWorker: func(int) requestFunc {
+		return func(req *fasthttp.Request, _ *fasthttp.Response) { apiRequest(req, uri, bearer) }
+	}}, nil
 }
 
 // setupMCPGetStudy calls the MCP tool get_study for one random known study per request:
 // one stateless JSON-RPC POST to /v1/mcp (protocol 2025-11-25, no handshake needed).
-func setupMCPGetStudy(_ context.Context, t *target) (func(int) requestFunc, error) {
+func setupMCPGetStudy(_ context.Context, t *target) (workload, error) {
 	if len(t.studyIDs) == 0 {
-		return nil, errors.New("mcp_get_study: the target has no studies")
+		return workload{}, errors.New("mcp_get_study: the target has no studies")
 	}
 	bodies := make([][]byte, len(t.studyIDs))
 	for i, id := range t.studyIDs {
@@ -92,9 +110,9 @@ func setupMCPGetStudy(_ context.Context, t *target) (func(int) requestFunc, erro
 	}
 	uri := t.baseURL + "/v1/mcp"
 	bearer := "Bearer " + t.key
-	return func(worker int) requestFunc {
+	return workload{newWorker: func(worker int) requestFunc {
 		rng := rand.New(rand.NewPCG(uint64(worker), 0x3c))
-		return func(req *fasthttp.Request) {
+		return func(req *fasthttp.Request, _ *fasthttp.Response) {
 			req.Header.SetMethod(fasthttp.MethodPost)
 			req.SetRequestURI(uri)
 			req.Header.Set(fasthttp.HeaderAuthorization, bearer)
@@ -103,5 +121,5 @@ func setupMCPGetStudy(_ context.Context, t *target) (func(int) requestFunc, erro
 			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 			req.SetBody(bodies[rng.IntN(len(bodies))])
 		}
-	}, nil
+	}}, nil
 }

@@ -44,19 +44,28 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 // a ceiling replaying t's answer. It returns an error if setup or the smoke request
 // fails, the ceiling cannot start, or ctx ends during a run.
 func runScenario(ctx context.Context, sc scenario, t *target, o options, progress io.Writer) (result, error) {
-	newWorker, err := sc.setup(ctx, t)
+	w, err := sc.setup(ctx, t)
 	if err != nil {
 		return result{}, err
 	}
-	a, err := capture(t, newWorker(0))
+	a, err := capture(t, w.newWorker(0), w.sample)
 	if err != nil {
 		return result{}, fmt.Errorf("%s: %w", sc.name, err)
 	}
-	fmt.Fprintf(progress, "%s: %d connections for %s against %s (%d-byte answers)\n", sc.name, o.Conns, o.Duration, t.baseURL, len(a.body))
-	r := result{Scenario: sc.name, Conns: o.Conns, Duration: o.Duration}
-	r.stats = summarise(drive(ctx, t.addr, t.tls, o.Conns, o.Duration, newWorker))
+	conns := o.Conns
+	if sc.conns != nil {
+		conns = sc.conns(o)
+	}
+	fmt.Fprintf(progress, "%s: %d connections for %s against %s (%d-byte answers)\n", sc.name, conns, o.Duration, t.baseURL, len(a.body))
+	r := result{Scenario: sc.name, Conns: conns, Duration: o.Duration}
+	r.stats = summarise(drive(ctx, t.addr, t.tls, conns, o.Duration, w.newWorker))
 	if err := ctx.Err(); err != nil {
 		return result{}, err
+	}
+	if w.verify != nil {
+		if r.Checks, err = w.verify(ctx); err != nil {
+			return result{}, fmt.Errorf("%s: verify: %w", sc.name, err)
+		}
 	}
 	if !t.local {
 		return r, nil
@@ -66,7 +75,7 @@ func runScenario(ctx context.Context, sc scenario, t *target, o options, progres
 		return result{}, fmt.Errorf("%s ceiling: %w", sc.name, err)
 	}
 	fmt.Fprintf(progress, "%s: the same load against its ceiling at %s\n", sc.name, addr)
-	c := summarise(drive(ctx, addr, false, o.Conns, o.Duration, newWorker))
+	c := summarise(drive(ctx, addr, false, conns, o.Duration, w.newWorker))
 	if err := errors.Join(stop(), ctx.Err()); err != nil {
 		return result{}, fmt.Errorf("%s ceiling: %w", sc.name, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/server"
 )
@@ -36,9 +37,10 @@ const shutdownGrace = 5 * time.Second
 // serverConfig is the one place the bench configures interviewd. Limits that would
 // throttle a load test (per-key rate limits, once server.Config has them) are switched
 // off here and nowhere else, so every in-process server the bench boots measures the
-// request path, not the limiter.
-func serverConfig(db *kv.DB, log zerolog.Logger, baseURL string, limits server.RateLimits) server.Config {
-	return server.Config{DB: db, Log: log, AccessLog: true, BaseURL: baseURL, RateLimits: &limits}
+// request path, not the limiter. runner is the background work and the interviewer:
+// the built-in engine, as a default instance runs it.
+func serverConfig(db *kv.DB, runner *jobs.Runner, log zerolog.Logger, baseURL string, limits server.RateLimits) server.Config {
+	return server.Config{DB: db, Jobs: runner, Log: log, AccessLog: true, BaseURL: baseURL, RateLimits: &limits}
 }
 
 // benchScopes is every scope but agent:run: what a research integration holds.
@@ -94,14 +96,15 @@ func (in *instance) serve() (baseURL string, stop func() error, err error) {
 		return "", nil, err
 	}
 	baseURL = "http://" + ln.Addr().String()
-	srv := server.New(serverConfig(in.db, in.log, baseURL, in.limits))
+	runner := jobs.NewRunner(jobs.Config{DB: in.db, Moderator: jobs.NewBuiltin(), Log: in.log})
+	srv := server.New(serverConfig(in.db, runner, in.log, baseURL, in.limits))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	stop = func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
 		err := srv.Shutdown(ctx)
-		return errors.Join(err, <-served)
+		return errors.Join(err, <-served, runner.Close(ctx))
 	}
 	return baseURL, stop, nil
 }

@@ -18,7 +18,7 @@ var (
 	bucketFiles       = []byte("files")       // partition + file id → File
 	bucketInterviews  = []byte("interviews")  // partition + interview id → Interview
 	bucketSessions    = []byte("sessions")    // link+session or interview+session → interview id
-	bucketTranscripts = []byte("transcripts") // interview id → transcript
+	bucketTranscripts = []byte("transcripts") // interview id + 4-byte sequence → Message
 )
 
 var allBuckets = [][]byte{

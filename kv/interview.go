@@ -7,6 +7,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Modalities: how the participant answered.
+const (
+	ModalityText  = "text"
+	ModalityVoice = "voice"
+)
+
 // Interview statuses. Status only moves in_progress → completed or in_progress → failed.
 const (
 	InterviewInProgress = "in_progress"
@@ -32,7 +38,9 @@ type Interview struct {
 	LinkToken       string            `json:"link_token"`
 	DesignVersion   int               `json:"design_version"`
 	LastMessageAt   *time.Time        `json:"last_message_at,omitempty"`
-	Script          []byte            `json:"script,omitempty"` // the interview's position, owned by jobs
+	Script          []byte            `json:"script,omitempty"`         // the interview's position, owned by jobs
+	TranscriptLen   int               `json:"transcript_len,omitempty"` // messages in its transcript
+	ActiveMS        int64             `json:"active_ms,omitempty"`      // sum of the capped gaps so far
 }
 
 // Partition returns the interview's (organisation, environment).

@@ -36,104 +36,132 @@ type Opened struct {
 // starts a new one. ENOTFOUND for an unknown token.
 func (db *DB) OpenLink(ctx context.Context, token, session string) (Opened, error) {
 	var out Opened
-	sessionHash := sha256.Sum256([]byte(session))
 	err := db.update(ctx, func(tx *bolt.Tx) error {
-		out = Opened{}
-		ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &out.Link)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("Link")
-		}
-		l := out.Link
-		p := Partition{Org: l.OrgID, Env: l.Env}
-		if out.Study, err = studyByID(tx, p, l.StudyID); err != nil {
-			return err
-		}
-		// An interview already under way continues whatever the mode now is.
-		if l.Audience == AudiencePerson && l.InterviewID != nil {
-			iv, err := interviewByID(tx, p, *l.InterviewID)
-			if err != nil {
-				return err
-			}
-			if session != "" { // this browser or device may now continue it too
-				if err := tx.Bucket(bucketSessions).Put(interviewSessionKey(iv.ID, sessionHash), []byte{1}); err != nil {
-					return err
-				}
-			}
-			out.State, out.Interview = LinkOpen, &iv
-			return nil
-		}
-		if l.Audience != AudiencePerson && session != "" {
-			if id := tx.Bucket(bucketSessions).Get(sessionKey(token, sessionHash)); id != nil {
-				var ivID ID
-				copy(ivID[:], id)
-				if iv, err := interviewByID(tx, p, ivID); err == nil {
-					out.State, out.Interview = LinkOpen, &iv
-					return nil
-				}
-			}
-		}
-		switch out.Study.Mode {
-		case ModePaused:
-			out.State = LinkPaused
-			return nil
-		case ModeClosed:
-			out.State = LinkClosed
-			return nil
-		}
-		isTest := out.Study.Mode == ModeTest
-		if !isTest && p.Env == EnvLive {
-			org, err := orgByID(tx, p.Org)
-			if err != nil {
-				return err
-			}
-			if org.Credits < 1 {
-				out.State = LinkUnavailable
-				return nil
-			}
-			org.Credits--
-			if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
-				return err
-			}
-		}
-		iv := Interview{
-			ID: db.NewID(), OrgID: p.Org, Env: p.Env, StudyID: l.StudyID, Status: InterviewInProgress,
-			IsTest: isTest, Modality: "text", StartedAt: db.Now(), EntryAttributes: map[string]string{},
-			LinkToken: token, DesignVersion: out.Study.Version,
-		}
-		for k, v := range l.Context {
-			iv.EntryAttributes[k] = v
-		}
-		if !l.Plain {
-			aud := l.Audience
-			if aud == "" {
-				aud = AudienceGroup
-			}
-			iv.InviteAudience = &aud
-		}
-		if err := putJSON(tx.Bucket(bucketInterviews), p.key(iv.ID), iv); err != nil {
-			return err
-		}
-		if l.Audience == AudiencePerson {
-			l.InterviewID = &iv.ID
-			if err := putJSON(tx.Bucket(bucketLinks), []byte(token), l); err != nil {
-				return err
-			}
-			out.Link = l
-		} else if err := tx.Bucket(bucketSessions).Put(sessionKey(token, sessionHash), iv.ID[:]); err != nil {
-			return err
-		}
-		if session != "" {
-			if err := tx.Bucket(bucketSessions).Put(interviewSessionKey(iv.ID, sessionHash), []byte{1}); err != nil {
-				return err
-			}
-		}
-		out.State, out.Interview, out.Started = LinkOpen, &iv, true
-		return nil
+		var err error
+		out, err = db.openLink(tx, token, session, true)
+		return err
 	})
 	return out, err
+}
+
+// PeekLink answers what OpenLink would find for session now, changing nothing: no
+// interview is created, no credit spent and no session recorded. Interview is set only
+// when one already exists for this session (or is the person link's); State is
+// LinkOpen with a nil Interview when opening would start one. ENOTFOUND for an unknown
+// token.
+func (db *DB) PeekLink(ctx context.Context, token, session string) (Opened, error) {
+	var out Opened
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		out, err = db.openLink(tx, token, session, false)
+		return err
+	})
+	return out, err
+}
+
+// openLink is OpenLink (create) or PeekLink (!create, in a read-only transaction).
+func (db *DB) openLink(tx *bolt.Tx, token, session string, create bool) (Opened, error) {
+	var out Opened
+	sessionHash := sha256.Sum256([]byte(session))
+	ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &out.Link)
+	if err != nil {
+		return Opened{}, err
+	}
+	if !ok {
+		return Opened{}, notFound("Link")
+	}
+	l := out.Link
+	p := Partition{Org: l.OrgID, Env: l.Env}
+	if out.Study, err = studyByID(tx, p, l.StudyID); err != nil {
+		return Opened{}, err
+	}
+	// An interview already under way continues whatever the mode now is.
+	if l.Audience == AudiencePerson && l.InterviewID != nil {
+		iv, err := interviewByID(tx, p, *l.InterviewID)
+		if err != nil {
+			return Opened{}, err
+		}
+		if create && session != "" { // this browser or device may now continue it too
+			if err := tx.Bucket(bucketSessions).Put(interviewSessionKey(iv.ID, sessionHash), []byte{1}); err != nil {
+				return Opened{}, err
+			}
+		}
+		out.State, out.Interview = LinkOpen, &iv
+		return out, nil
+	}
+	if l.Audience != AudiencePerson && session != "" {
+		if id := tx.Bucket(bucketSessions).Get(sessionKey(token, sessionHash)); id != nil {
+			var ivID ID
+			copy(ivID[:], id)
+			if iv, err := interviewByID(tx, p, ivID); err == nil {
+				out.State, out.Interview = LinkOpen, &iv
+				return out, nil
+			}
+		}
+	}
+	switch out.Study.Mode {
+	case ModePaused:
+		out.State = LinkPaused
+		return out, nil
+	case ModeClosed:
+		out.State = LinkClosed
+		return out, nil
+	}
+	isTest := out.Study.Mode == ModeTest
+	if !isTest && p.Env == EnvLive {
+		org, err := orgByID(tx, p.Org)
+		if err != nil {
+			return Opened{}, err
+		}
+		if org.Credits < 1 {
+			out.State = LinkUnavailable
+			return out, nil
+		}
+		if create {
+			org.Credits--
+			if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
+				return Opened{}, err
+			}
+		}
+	}
+	if !create {
+		out.State = LinkOpen
+		return out, nil
+	}
+	iv := Interview{
+		ID: db.NewID(), OrgID: p.Org, Env: p.Env, StudyID: l.StudyID, Status: InterviewInProgress,
+		IsTest: isTest, Modality: ModalityText, StartedAt: db.Now(), EntryAttributes: map[string]string{},
+		LinkToken: token, DesignVersion: out.Study.Version,
+	}
+	for k, v := range l.Context {
+		iv.EntryAttributes[k] = v
+	}
+	if !l.Plain {
+		aud := l.Audience
+		if aud == "" {
+			aud = AudienceGroup
+		}
+		iv.InviteAudience = &aud
+	}
+	if err := putJSON(tx.Bucket(bucketInterviews), p.key(iv.ID), iv); err != nil {
+		return Opened{}, err
+	}
+	if l.Audience == AudiencePerson {
+		l.InterviewID = &iv.ID
+		if err := putJSON(tx.Bucket(bucketLinks), []byte(token), l); err != nil {
+			return Opened{}, err
+		}
+		out.Link = l
+	} else if err := tx.Bucket(bucketSessions).Put(sessionKey(token, sessionHash), iv.ID[:]); err != nil {
+		return Opened{}, err
+	}
+	if session != "" {
+		if err := tx.Bucket(bucketSessions).Put(interviewSessionKey(iv.ID, sessionHash), []byte{1}); err != nil {
+			return Opened{}, err
+		}
+	}
+	out.State, out.Interview, out.Started = LinkOpen, &iv, true
+	return out, nil
 }
 
 func sessionKey(token string, hash [32]byte) []byte {

@@ -85,3 +85,34 @@ func (db *DB) FindBriefVersions(ctx context.Context, p Partition, id ID) ([]Brie
 	})
 	return out, err
 }
+
+// FindBriefVersion returns one design version of a study: the brief an interview that
+// started on that version keeps, however the study is refined later. ENOTFOUND for a
+// study outside the partition or a version it never had.
+func (db *DB) FindBriefVersion(ctx context.Context, p Partition, id ID, version int) (BriefVersion, error) {
+	var bv BriefVersion
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		if _, err := studyByID(tx, p, id); err != nil {
+			return err
+		}
+		var err error
+		bv, err = briefVersion(tx, p, id, version)
+		return err
+	})
+	return bv, err
+}
+
+func briefVersion(tx *bolt.Tx, p Partition, id ID, version int) (BriefVersion, error) {
+	var bv BriefVersion
+	if version < 1 {
+		return bv, notFound("Design version")
+	}
+	ok, err := getJSON(tx.Bucket(bucketBriefs), briefKey(p, id, version), &bv)
+	if err != nil {
+		return BriefVersion{}, err
+	}
+	if !ok {
+		return BriefVersion{}, notFound("Design version")
+	}
+	return bv, nil
+}

@@ -50,6 +50,7 @@ type Server struct {
 	cancel    context.CancelFunc
 	reqPrefix string
 	reqSeq    atomic.Uint64
+	part      *participantSide // the participant pages and their API
 }
 
 // New builds a Server and its routes.
@@ -87,6 +88,7 @@ func New(cfg Config) *Server {
 	s.routeREST(r)
 	s.routeMCP(r)
 	s.routeDocs(r)
+	s.routeParticipant(r)
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{
 		Handler:            s.handler,

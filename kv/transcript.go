@@ -1,0 +1,256 @@
+package kv
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// MaxGap caps each gap between consecutive messages when measuring an interview's
+// duration: a longer silence is a pause, not participant time.
+const MaxGap = 120 * time.Second
+
+// Message is one line of an interview's transcript. Transcripts never leave the service
+// except to the participant who is having the conversation and in redacted exports.
+type Message struct {
+	Speaker string    `json:"speaker"`
+	Text    string    `json:"text"`
+	At      time.Time `json:"at"`
+}
+
+// transcriptKey is the interview id and the message's 0-based position, big-endian, so
+// a cursor walks a transcript in order and appending never rewrites earlier messages.
+func transcriptKey(id ID, seq int) []byte {
+	k := make([]byte, 20)
+	copy(k, id[:])
+	binary.BigEndian.PutUint32(k[16:], uint32(seq))
+	return k
+}
+
+func transcriptOf(tx *bolt.Tx, id ID, n int) ([]Message, error) {
+	out := make([]Message, 0, n)
+	c := tx.Bucket(bucketTranscripts).Cursor()
+	for k, v := c.Seek(id[:]); k != nil && bytes.HasPrefix(k, id[:]); k, v = c.Next() {
+		var m Message
+		if err := jsonUnmarshal(v, &m); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// FindTranscript returns an interview's messages in the order they were said, for an
+// interview in partition p. ENOTFOUND for an interview outside the partition.
+func (db *DB) FindTranscript(ctx context.Context, p Partition, id ID) ([]Message, error) {
+	var out []Message
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		iv, err := interviewByID(tx, p, id)
+		if err != nil {
+			return err
+		}
+		out, err = transcriptOf(tx, iv.ID, iv.TranscriptLen)
+		return err
+	})
+	return out, err
+}
+
+// Conversation is what one participant session may see and continue: the link it came
+// through (whose note is for the interviewer only), the interview, its transcript so far
+// and the design version the interview started with.
+type Conversation struct {
+	Link       Link
+	Interview  Interview
+	Transcript []Message
+	Brief      Brief
+}
+
+// errInvalidSession is the answer to a session that is not one of the link's interview.
+func errInvalidSession() *Error {
+	return Errorf(EUNAUTHORIZED, "invalid_session", "This session does not belong to an interview of this link; open the link again.")
+}
+
+// FindConversation returns the interview that session continues through the link
+// token, with its transcript and the brief of the version it started with (a study
+// refined since keeps the interview on its old version). ENOTFOUND for an unknown token;
+// EUNAUTHORIZED (reason invalid_session) when session is empty or not a session of the
+// link's interview.
+func (db *DB) FindConversation(ctx context.Context, token, session string) (Conversation, error) {
+	var out Conversation
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var (
+			id  ID
+			err error
+		)
+		if out.Link, id, err = sessionInterview(tx, token, session); err != nil {
+			return err
+		}
+		p := Partition{Org: out.Link.OrgID, Env: out.Link.Env}
+		if out.Interview, err = interviewByID(tx, p, id); err != nil {
+			return err
+		}
+		if out.Transcript, err = transcriptOf(tx, id, out.Interview.TranscriptLen); err != nil {
+			return err
+		}
+		bv, err := briefVersion(tx, p, out.Interview.StudyID, out.Interview.DesignVersion)
+		if ErrorCode(err) == ENOTFOUND {
+			// A record without its version (none is written that way): the current brief.
+			st, err := studyByID(tx, p, out.Interview.StudyID)
+			if err != nil {
+				return err
+			}
+			if st.Brief != nil {
+				out.Brief = st.Brief.Normalised()
+			}
+			return nil
+		} else if err != nil {
+			return err
+		}
+		out.Brief = bv.Brief.Normalised()
+		return nil
+	})
+	return out, err
+}
+
+// FindSessionInterview returns the id of the interview session continues through the
+// link token, reading nothing else: a cheap check before the full conversation is read.
+// Errors as FindConversation.
+func (db *DB) FindSessionInterview(ctx context.Context, token, session string) (ID, error) {
+	var id ID
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		_, id, err = sessionInterview(tx, token, session)
+		return err
+	})
+	return id, err
+}
+
+// sessionInterview returns the link and the id of the interview that session may see
+// through it.
+func sessionInterview(tx *bolt.Tx, token, session string) (Link, ID, error) {
+	var (
+		l  Link
+		id ID
+	)
+	ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &l)
+	if err != nil {
+		return Link{}, id, err
+	}
+	if !ok {
+		return Link{}, id, notFound("Link")
+	}
+	if session == "" {
+		return Link{}, id, errInvalidSession()
+	}
+	hash := sha256.Sum256([]byte(session))
+	switch {
+	case l.Audience == AudiencePerson && l.InterviewID != nil:
+		id = *l.InterviewID
+	case l.Audience != AudiencePerson:
+		raw := tx.Bucket(bucketSessions).Get(sessionKey(token, hash))
+		if len(raw) != len(id) {
+			return Link{}, id, errInvalidSession()
+		}
+		copy(id[:], raw)
+	default:
+		return Link{}, id, errInvalidSession()
+	}
+	if !sessionMatches(tx, id, hash) {
+		return Link{}, ID{}, errInvalidSession()
+	}
+	return l, id, nil
+}
+
+// Turn is one exchange appended to an interview in one transaction.
+type Turn struct {
+	// Session must be a session of the interview.
+	Session string
+	// ExpectLen is the transcript length the caller based the turn on; if another turn
+	// landed since, the append is refused rather than interleaved.
+	ExpectLen int
+	// Messages are appended in order; their At times measure the duration.
+	Messages []Message
+	// Script is the interview's new position (nil keeps the old one).
+	Script []byte
+	// Status is the interview's status after the turn.
+	Status string
+	// Voice marks a spoken answer: the interview's modality becomes voice for good.
+	Voice bool
+}
+
+// AppendTurn appends a turn's messages to an interview in partition p and, in the same
+// transaction, stores its script position, last_message_at, duration_seconds (the sum of
+// the gaps between consecutive messages, each capped at MaxGap, set once the participant
+// has answered), modality and status (completed_at when it completes). It returns the
+// updated interview. EUNAUTHORIZED (invalid_session) when t.Session is not a session of
+// the interview; ECONFLICT interview_finished when it is no longer in progress and
+// transcript_moved when its transcript is no longer t.ExpectLen long; EINVALID for an
+// unknown status or speaker; ENOTFOUND for an interview outside p.
+func (db *DB) AppendTurn(ctx context.Context, p Partition, id ID, t Turn) (Interview, error) {
+	switch t.Status {
+	case InterviewInProgress, InterviewCompleted, InterviewFailed:
+	default:
+		return Interview{}, Errorf(EINVALID, "status", "Unknown interview status "+t.Status+".")
+	}
+	for _, m := range t.Messages {
+		if m.Speaker != SpeakerInterviewer && m.Speaker != SpeakerParticipant {
+			return Interview{}, Errorf(EINVALID, "speaker", "Unknown speaker "+m.Speaker+".")
+		}
+	}
+	hash := sha256.Sum256([]byte(t.Session))
+	var out Interview
+	err := db.batch(ctx, func(tx *bolt.Tx) error {
+		iv, err := interviewByID(tx, p, id)
+		if err != nil {
+			return err
+		}
+		if t.Session == "" || !sessionMatches(tx, id, hash) {
+			return errInvalidSession()
+		}
+		if iv.Status != InterviewInProgress {
+			return Errorf(ECONFLICT, "interview_finished", "This interview has finished.")
+		}
+		if iv.TranscriptLen != t.ExpectLen {
+			return Errorf(ECONFLICT, "transcript_moved", "The conversation moved on in the meantime; reload it and try again.")
+		}
+		b := tx.Bucket(bucketTranscripts)
+		for _, m := range t.Messages {
+			m.At = m.At.UTC()
+			if err := putJSON(b, transcriptKey(id, iv.TranscriptLen), m); err != nil {
+				return err
+			}
+			iv.TranscriptLen++
+			if iv.LastMessageAt != nil {
+				gap := min(max(m.At.Sub(*iv.LastMessageAt), 0), MaxGap)
+				iv.ActiveMS += gap.Milliseconds()
+			}
+			at := m.At
+			iv.LastMessageAt = &at
+			if m.Speaker == SpeakerParticipant || iv.DurationSeconds != nil {
+				secs := int((iv.ActiveMS + 500) / 1000)
+				iv.DurationSeconds = &secs
+			}
+		}
+		if t.Script != nil {
+			iv.Script = append([]byte(nil), t.Script...)
+		}
+		if t.Voice {
+			iv.Modality = ModalityVoice
+		}
+		iv.Status = t.Status
+		if t.Status == InterviewCompleted {
+			done := db.Now()
+			if iv.LastMessageAt != nil {
+				done = *iv.LastMessageAt
+			}
+			iv.CompletedAt = &done
+		}
+		out = iv
+		return putJSON(tx.Bucket(bucketInterviews), p.key(id), iv)
+	})
+	return out, err
+}

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"interviewd/kv"
+)
+
+// FuzzParticipantMessageBody decodes arbitrary message bodies: each is refused with
+// field errors or gives an answer of 1 to 10,000 trimmed characters and a known modality.
+func FuzzParticipantMessageBody(f *testing.F) {
+	for _, seed := range []string{
+		`{"text":"hi"}`, `{"text":"hi","modality":"voice"}`, `{"text":"  "}`, `{"text":5}`, `{}`, `[]`, `{"text":"a","x":1}`,
+		`{"text":"\u0000"}`, `{"text":"` + strings.Repeat("é", 10_001) + `"}`, `{"text":null}`, `{"modality":"voice","text":" ok "}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	plan := planInput(reflect.TypeFor[ParticipantMessageInput]())
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var in ParticipantMessageInput
+		err := plan.finish(&in, plan.bindBody(reflect.ValueOf(&in).Elem(), body))
+		if err != nil {
+			var ke *kv.Error
+			if !asKV(err, &ke) || ke.Code != kv.EINVALID || len(ke.Fields) == 0 {
+				t.Fatalf("refusal without field errors: %v", err)
+			}
+			for _, fe := range ke.Fields {
+				if len(fe.Loc) == 0 || fe.Loc[0] != "body" || fe.Type == "" {
+					t.Fatalf("bad field error %+v", fe)
+				}
+			}
+			return
+		}
+		n := utf8.RuneCountInString(in.Text)
+		if n < 1 || n > MaxAnswerChars || strings.TrimSpace(in.Text) != in.Text || (in.Modality != "text" && in.Modality != "voice") {
+			t.Fatalf("accepted %q (%d characters) modality %q", in.Text, n, in.Modality)
+		}
+	})
+}
+
+func FuzzWellFormedSession(f *testing.F) {
+	f.Add(newSessionSecret())
+	f.Add("short")
+	f.Add(strings.Repeat("=", 43))
+	f.Fuzz(func(t *testing.T, s string) {
+		if wellFormedSession(s) && (len(s) != 43 || strings.ContainsAny(s, "+/=")) {
+			t.Fatalf("accepted %q", s)
+		}
+	})
+}

@@ -1,0 +1,253 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"interviewd/jobs"
+	"interviewd/kv"
+)
+
+// The participant's side of an interview: opening a link and answering. A link token is
+// the capability (no bearer), and a session secret, minted here and kept in the
+// participant's cookie, says which interview of a group link is theirs. The transcript
+// goes back only to a session of its own interview; the link's note never does.
+
+// participantTurnTimeout bounds the interviewer's work on one turn (an engine call).
+const participantTurnTimeout = 45 * time.Second
+
+// MaxAnswerChars bounds one participant message, counted in characters after trimming.
+const MaxAnswerChars = 10_000
+
+// ParticipantMessage is one line of the conversation as the participant sees it.
+type ParticipantMessage struct {
+	Speaker string `json:"speaker" enum:"interviewer,participant"`
+	Text    string `json:"text"`
+	At      Time   `json:"at"`
+}
+
+// ParticipantSession answers POST /i/{token}/session. Session, Status and Messages are
+// only filled when State is open.
+type ParticipantSession struct {
+	State    string               `json:"state" enum:"open,paused,closed,unavailable"`
+	Session  *string              `json:"session"`
+	Status   *string              `json:"status" enum:"in_progress,completed,failed"`
+	Messages []ParticipantMessage `json:"messages"`
+}
+
+// ParticipantTurn answers POST /i/{token}/messages: the interview's status after the
+// turn and the messages the turn added (the participant's, then the interviewer's).
+type ParticipantTurn struct {
+	Status   string               `json:"status" enum:"in_progress,completed,failed"`
+	Messages []ParticipantMessage `json:"messages"`
+}
+
+// ParticipantMessageInput is the body of POST /i/{token}/messages.
+type ParticipantMessageInput struct {
+	Text     string `json:"text" required:"true" doc:"The answer: 1 to 10,000 characters after trimming."`
+	Modality string `json:"modality" enum:"text,voice" doc:"voice when the answer was spoken (the interview then counts as a voice interview); default text."`
+}
+
+func (in *ParticipantMessageInput) validate() []kv.FieldError {
+	in.Text = strings.TrimSpace(in.Text)
+	if in.Modality == "" {
+		in.Modality = kv.ModalityText
+	}
+	switch n := utf8.RuneCountInString(in.Text); {
+	case n == 0:
+		return []kv.FieldError{{Loc: []any{"body", "text"}, Msg: "String should have at least 1 character after trimming.", Type: "string_too_short",
+			Ctx: map[string]any{"min_length": 1}}}
+	case n > MaxAnswerChars:
+		return []kv.FieldError{{Loc: []any{"body", "text"}, Msg: "String should have at most 10000 characters.", Type: "string_too_long",
+			Ctx: map[string]any{"max_length": MaxAnswerChars}}}
+	}
+	return nil
+}
+
+// sessionBytes is the entropy of a session secret; encoded it is 43 base64url characters.
+const sessionBytes = 32
+
+func newSessionSecret() string {
+	var b [sessionBytes]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// wellFormedSession reports whether s looks like a session secret. Anything else is
+// never looked up: it cannot be a session, and it should not reach the store.
+func wellFormedSession(s string) bool {
+	if len(s) != base64.RawURLEncoding.EncodedLen(sessionBytes) {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil
+}
+
+// wellFormedToken reports whether s can be a link token (22 base64url characters).
+func wellFormedToken(s string) bool {
+	if len(s) != 22 {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil
+}
+
+var (
+	errLinkNotFound = &apiError{Status: 404, Code: "not_found", Detail: "This interview link does not exist."}
+	errNoSession    = &apiError{Status: 401, Code: "invalid_session",
+		Detail: "Send the session from opening the link (cookie or X-Interview-Session header); open the link again to get one."}
+	errShuttingDown = &apiError{Status: 503, Code: "unavailable", Detail: "The service is restarting; please send your answer again in a moment."}
+)
+
+// openParticipantSession opens the link for session (a new secret when it is not a
+// well-formed one) and returns the link's state with, when open, the session and the
+// whole transcript. A new interview gets its opening messages here, before it is
+// returned. ENOTFOUND for an unknown token.
+func (s *Server) openParticipantSession(ctx context.Context, token, session string) (ParticipantSession, error) {
+	if !wellFormedToken(token) {
+		return ParticipantSession{}, errLinkNotFound
+	}
+	if !wellFormedSession(session) {
+		session = newSessionSecret()
+	}
+	opened, err := s.db.OpenLink(ctx, token, session)
+	if err != nil {
+		return ParticipantSession{}, err
+	}
+	if opened.State != kv.LinkOpen {
+		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil
+	}
+	unlock := s.part.turns.lock(opened.Interview.ID)
+	defer unlock()
+	conv, err := s.db.FindConversation(ctx, token, session)
+	if err != nil {
+		return ParticipantSession{}, err
+	}
+	if conv.Interview.Status == kv.InterviewInProgress && len(conv.Transcript) == 0 {
+		if conv, _, err = s.openInterview(ctx, conv, session); err != nil {
+			return ParticipantSession{}, err
+		}
+	}
+	status := conv.Interview.Status
+	return ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &status, Messages: participantMessages(conv.Transcript)}, nil
+}
+
+// postParticipantMessage answers the interviewer with in, as session, and returns what
+// the turn added. The turn runs alone on its interview (see turnLocks) and is stored in
+// one transaction. An engine failure ends the interview failed (the answer is kept).
+// Errors: 404 for an unknown token, 401 for a session not of the link's interview, 409
+// interview_finished, 503 when the server is shutting down.
+func (s *Server) postParticipantMessage(ctx context.Context, token, session string, in *ParticipantMessageInput) (ParticipantTurn, error) {
+	if !wellFormedToken(token) {
+		return ParticipantTurn{}, errLinkNotFound
+	}
+	if !wellFormedSession(session) {
+		return ParticipantTurn{}, errNoSession
+	}
+	id, err := s.db.FindSessionInterview(ctx, token, session)
+	if err != nil {
+		return ParticipantTurn{}, err
+	}
+	unlock := s.part.turns.lock(id)
+	defer unlock()
+	// Read inside the turn: another turn may have landed while this one waited.
+	conv, err := s.db.FindConversation(ctx, token, session)
+	if err != nil {
+		return ParticipantTurn{}, err
+	}
+	if conv.Interview.Status != kv.InterviewInProgress {
+		return ParticipantTurn{}, kv.Errorf(kv.ECONFLICT, "interview_finished", "This interview has finished; no more answers can be added.")
+	}
+	var added []kv.Message
+	if len(conv.Transcript) == 0 { // opened outside the page: say the opening first
+		if conv, added, err = s.openInterview(ctx, conv, session); err != nil {
+			return ParticipantTurn{}, err
+		}
+		if conv.Interview.Status != kv.InterviewInProgress {
+			return ParticipantTurn{Status: conv.Interview.Status, Messages: participantMessages(added)}, nil
+		}
+	}
+	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: in.Text, At: s.now()}
+	turn := kv.Turn{Session: session, ExpectLen: len(conv.Transcript), Status: kv.InterviewInProgress, Voice: in.Modality == kv.ModalityVoice}
+	out, err := s.conduct(conv, in.Text)
+	if err != nil {
+		if s.ctx.Err() != nil {
+			return ParticipantTurn{}, errShuttingDown
+		}
+		s.log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer failed; the interview ends failed")
+		turn.Status, turn.Messages = kv.InterviewFailed, []kv.Message{answer}
+	} else {
+		turn.Messages, turn.Script = append(make([]kv.Message, 0, len(out.Messages)+1), answer), out.Script
+		now := s.now()
+		for _, m := range out.Messages {
+			turn.Messages = append(turn.Messages, kv.Message{Speaker: kv.SpeakerInterviewer, Text: m, At: now})
+		}
+		if out.Done {
+			turn.Status = kv.InterviewCompleted
+		}
+	}
+	iv, err := s.db.AppendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, turn)
+	if err != nil {
+		return ParticipantTurn{}, err
+	}
+	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(append(added, turn.Messages...))}, nil
+}
+
+// openInterview has the interviewer open a new interview (greeting and first question),
+// stores it, and returns the conversation as it now stands and the messages added. An
+// engine failure ends the interview failed.
+func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, session string) (kv.Conversation, []kv.Message, error) {
+	turn := kv.Turn{Session: session, Status: kv.InterviewInProgress}
+	out, err := s.conduct(conv, "")
+	switch {
+	case err != nil && s.ctx.Err() != nil:
+		return conv, nil, errShuttingDown
+	case err != nil:
+		s.log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer could not open; the interview ends failed")
+		turn.Status = kv.InterviewFailed
+	default:
+		now := s.now()
+		for _, m := range out.Messages {
+			turn.Messages = append(turn.Messages, kv.Message{Speaker: kv.SpeakerInterviewer, Text: m, At: now})
+		}
+		turn.Script = out.Script
+		if out.Done { // a brief with no questions: greeting and thank-you
+			turn.Status = kv.InterviewCompleted
+		}
+	}
+	iv, err := s.db.AppendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, turn)
+	if err != nil {
+		return conv, nil, err
+	}
+	conv.Interview = iv
+	conv.Transcript = append(conv.Transcript, turn.Messages...)
+	return conv, turn.Messages, nil
+}
+
+// conduct asks the interviewer for its side of a turn, under the server's lifetime and
+// a per-turn deadline (never the request's: fasthttp contexts stay in the handler).
+func (s *Server) conduct(conv kv.Conversation, answer string) (jobs.Conducted, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, participantTurnTimeout)
+	defer cancel()
+	out, err := jobs.Conduct(ctx, s.part.moderator, jobs.ConductInput{
+		Brief: conv.Brief, Script: conv.Interview.Script, Transcript: conv.Transcript,
+		Context: conv.Interview.EntryAttributes, Note: conv.Link.Note, Answer: answer,
+	})
+	if err == nil && len(out.Messages) == 0 {
+		err = errors.New("interviewer said nothing")
+	}
+	return out, err
+}
+
+func participantMessages(msgs []kv.Message) []ParticipantMessage {
+	out := make([]ParticipantMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: wireTime(m.At)}
+	}
+	return out
+}

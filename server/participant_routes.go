@@ -1,0 +1,43 @@
+package server
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/fasthttp/router"
+
+	"interviewd/jobs"
+	"interviewd/webui"
+)
+
+// participantSide is what the participant pages and their API need beside the store.
+type participantSide struct {
+	moderator     jobs.Moderator // the live interviewer's engine
+	ui            *webui.UI
+	turns         *turnLocks // one turn at a time per interview
+	plan          *inputPlan // the message body's decoding plan
+	secureCookies bool       // the base URL is https: session cookies are Secure
+}
+
+// routeParticipant mounts the participant pages, their JSON API and the static files.
+// The interviewer is the jobs runner's engine (the built-in one without a runner).
+func (s *Server) routeParticipant(r *router.Router) {
+	ui, err := webui.New()
+	if err != nil {
+		panic(err) // the embedded pages are checked by tests: this is a broken build
+	}
+	s.part = &participantSide{
+		moderator:     jobs.NewBuiltin(),
+		ui:            ui,
+		turns:         newTurnLocks(),
+		plan:          planInput(reflect.TypeFor[ParticipantMessageInput]()),
+		secureCookies: strings.HasPrefix(s.baseURL, "https://"),
+	}
+	if s.jobs != nil {
+		s.part.moderator = s.jobs.Moderator()
+	}
+	r.GET("/i/{token}", s.handleParticipantPage)
+	r.POST("/i/{token}/session", s.handleParticipantSession)
+	r.POST("/i/{token}/messages", s.handleParticipantMessage)
+	r.GET("/static/{name}", s.handleStatic)
+}

@@ -1,0 +1,332 @@
+// interviewd participant chat. Plain JavaScript, no dependencies, no build step.
+//
+// The page talks to the link's JSON API (data-api="/i/TOKEN"):
+//   POST /i/TOKEN/session   start or resume: {state, session, status, messages}
+//   POST /i/TOKEN/messages  answer: {status, messages}
+// The session secret lives in an HttpOnly cookie the server sets; the page also keeps
+// the value it was given in memory and sends it as X-Interview-Session, so the interview
+// continues while the page is open even where cookies are blocked.
+(function () {
+  'use strict';
+
+  var app = document.getElementById('app');
+  if (!app) { return; }
+
+  var api = app.getAttribute('data-api');
+  var $ = function (id) { return document.getElementById(id); };
+  var main = $('main'), log = $('log'), typing = $('typing'), welcome = $('welcome');
+  var start = $('start'), composer = $('composer'), answer = $('answer'), send = $('send');
+  var mic = $('mic'), micLabel = $('mic-label'), speak = $('speak'), count = $('count');
+  var toast = $('toast'), statusLine = $('status');
+
+  var MAX = 10000;
+  var reduceMotion = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  var session = null;
+  var busy = false;
+  var spoken = false;      // the current answer came (at least partly) from speech
+  var readAloud = false;   // interviewer messages are spoken
+  var toastTimer = 0;
+
+  function setPhase(p) { app.setAttribute('data-phase', p); }
+
+  // ---- Talking to the server ----
+
+  function post(path, body) {
+    var headers = { 'Content-Type': 'application/json', 'Accept': 'application/json' };
+    if (session) { headers['X-Interview-Session'] = session; }
+    return fetch(api + path, {
+      method: 'POST', headers: headers, body: JSON.stringify(body || {}),
+      credentials: 'same-origin', cache: 'no-store', referrerPolicy: 'no-referrer'
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (data) {
+        return { status: r.status, data: data, retry: r.headers.get('Retry-After') };
+      });
+    });
+  }
+
+  function problem(res) {
+    if (res.status === 429) {
+      var s = parseInt(res.retry, 10) || 30;
+      return 'Lots of messages in a short time. Please wait ' + s + ' second' + (s === 1 ? '' : 's') + ' and try again.';
+    }
+    if (res.status === 422 && res.data && res.data.detail && res.data.detail[0]) {
+      return res.data.detail[0].msg;
+    }
+    if (res.status === 401) { return 'This page lost track of your interview. Please reload it to continue.'; }
+    if (res.data && typeof res.data.detail === 'string') { return res.data.detail; }
+    return 'Something went wrong. Please try again.';
+  }
+
+  function showToast(text) {
+    toast.textContent = text;
+    toast.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(function () { toast.hidden = true; }, 6000);
+  }
+
+  // ---- The conversation ----
+
+  function scrollDown() {
+    main.scrollTo({ top: main.scrollHeight, behavior: reduceMotion ? 'auto' : 'smooth' });
+  }
+
+  function addMessage(m, extra) {
+    var li = document.createElement('li');
+    li.className = 'msg ' + (m.speaker === 'participant' ? 'participant' : 'interviewer') + (extra ? ' ' + extra : '');
+    li.textContent = m.text;
+    if (m.at) { li.title = new Date(m.at).toLocaleString(); }
+    log.appendChild(li);
+    scrollDown();
+    return li;
+  }
+
+  function say(text) {
+    if (!readAloud || !window.speechSynthesis) { return; }
+    var u = new SpeechSynthesisUtterance(text);
+    u.lang = document.documentElement.lang || 'en';
+    window.speechSynthesis.speak(u);
+  }
+
+  function wait(ms) { return new Promise(function (done) { setTimeout(done, reduceMotion ? 0 : ms); }); }
+
+  // Interviewer messages arrive one after another, as a person would type them.
+  function playInterviewer(msgs) {
+    var chain = Promise.resolve();
+    msgs.forEach(function (m, i) {
+      chain = chain.then(function () {
+        if (i === 0) { return; }
+        typing.hidden = false;
+        scrollDown();
+        return wait(Math.min(900, 250 + m.text.length * 6));
+      }).then(function () {
+        typing.hidden = true;
+        addMessage(m);
+        say(m.text);
+      });
+    });
+    return chain;
+  }
+
+  function settle(status) {
+    typing.hidden = true;
+    if (status === 'completed') {
+      composer.hidden = true;
+      statusLine.textContent = 'Interview complete';
+      $('end').hidden = false;
+      setPhase('done');
+      scrollDown();
+      $('end').focus({ preventScroll: true });
+      return;
+    }
+    if (status === 'failed') {
+      composer.hidden = true;
+      statusLine.textContent = 'Interview stopped';
+      $('failed').hidden = false;
+      setPhase('failed');
+      scrollDown();
+      $('failed').focus({ preventScroll: true });
+      return;
+    }
+    composer.hidden = false;
+    setComposer(true);
+    setPhase('ready');
+    statusLine.textContent = 'Your turn';
+    scrollDown();
+    if (!('ontouchstart' in window)) { answer.focus({ preventScroll: true }); }
+  }
+
+  function showNotice(state) {
+    statusLine.textContent = '';
+    welcome.hidden = true;
+    composer.hidden = true;
+    var notice = document.querySelector('[data-notice="' + state + '"]');
+    if (notice) { notice.hidden = false; notice.focus({ preventScroll: true }); }
+    setPhase('notice');
+  }
+
+  function open() {
+    setPhase('starting');
+    statusLine.textContent = 'Connecting…';
+    start.disabled = true;
+    start.textContent = 'Starting…';
+    return post('/session').then(function (res) {
+      if (res.status !== 200) {
+        statusLine.textContent = 'Ready when you are';
+        start.disabled = false;
+        start.textContent = 'Start the interview';
+        welcome.hidden = false;
+        setPhase('welcome');
+        showToast(problem(res));
+        return;
+      }
+      var d = res.data;
+      if (d.state !== 'open') { showNotice(d.state); return; }
+      session = d.session;
+      welcome.hidden = true;
+      log.textContent = '';
+      var msgs = d.messages || [];
+      var fresh = msgs.length > 0 && msgs.every(function (m) { return m.speaker === 'interviewer'; });
+      if (fresh && app.getAttribute('data-resume') !== '1') {
+        return playInterviewer(msgs).then(function () { settle(d.status); });
+      }
+      msgs.forEach(function (m) { addMessage(m); });
+      settle(d.status);
+    }, function () {
+      statusLine.textContent = 'Ready when you are';
+      start.disabled = false;
+      start.textContent = 'Start the interview';
+      welcome.hidden = false;
+      setPhase('welcome');
+      showToast('Couldn\'t reach the interview. Check your connection and try again.');
+    });
+  }
+
+  function setComposer(on) {
+    answer.disabled = !on;
+    send.disabled = !on;
+    mic.disabled = !on;
+  }
+
+  function submit(ev) {
+    if (ev) { ev.preventDefault(); }
+    if (busy) { return; }
+    var text = answer.value.trim();
+    if (!text) { showToast('Please write an answer first.'); answer.focus(); return; }
+    if (text.length > MAX) { showToast('Please keep your answer under 10,000 characters.'); return; }
+    stopListening();
+    busy = true;
+    var modality = spoken ? 'voice' : 'text';
+    var pending = addMessage({ speaker: 'participant', text: text }, 'pending' + (spoken ? ' spoken' : ''));
+    var kept = answer.value;
+    answer.value = '';
+    updateCount();
+    setComposer(false);
+    setPhase('sending');
+    statusLine.textContent = 'Typing…';
+    typing.hidden = false;
+    scrollDown();
+    post('/messages', { text: text, modality: modality }).then(function (res) {
+      busy = false;
+      if (res.status === 200) {
+        spoken = false;
+        pending.classList.remove('pending');
+        var replies = (res.data.messages || []).filter(function (m) { return m.speaker !== 'participant'; });
+        return wait(350).then(function () { return playInterviewer(replies); }).then(function () { settle(res.data.status); });
+      }
+      if (res.status === 409) { // the interview moved on elsewhere (another tab or device)
+        typing.hidden = true;
+        return open();
+      }
+      pending.remove();
+      typing.hidden = true;
+      answer.value = kept;
+      updateCount();
+      settle('in_progress');
+      showToast(problem(res));
+    }, function () {
+      busy = false;
+      pending.remove();
+      typing.hidden = true;
+      answer.value = kept;
+      updateCount();
+      settle('in_progress');
+      showToast('Your answer wasn\'t sent. Check your connection and try again.');
+    });
+  }
+
+  function updateCount() {
+    var n = answer.value.length;
+    if (!window.CSS || !CSS.supports || !CSS.supports('field-sizing', 'content')) {
+      answer.style.height = 'auto';
+      answer.style.height = Math.min(answer.scrollHeight + 2, window.innerHeight * 0.4) + 'px';
+    }
+    if (n < MAX - 1000) { count.hidden = true; return; }
+    count.hidden = false;
+    count.textContent = n.toLocaleString() + ' / ' + MAX.toLocaleString();
+    count.classList.toggle('over', n > MAX);
+  }
+
+  // ---- Voice ----
+
+  var Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
+  var recognizer = null;
+
+  function stopListening() {
+    if (recognizer) { recognizer.stop(); }
+  }
+
+  function listen() {
+    if (recognizer) { recognizer.stop(); return; }
+    if (window.speechSynthesis) { window.speechSynthesis.cancel(); }
+    var before = answer.value.trim();
+    var r;
+    try { r = new Recognition(); } catch (e) { showToast('Voice input isn\'t available in this browser.'); return; }
+    r.lang = document.documentElement.lang || 'en';
+    r.interimResults = true;
+    r.continuous = true;
+    r.onresult = function (e) {
+      var said = '';
+      for (var i = 0; i < e.results.length; i++) { said += e.results[i][0].transcript; }
+      said = said.trim();
+      if (said) {
+        spoken = true;
+        answer.value = (before ? before + ' ' : '') + said;
+        updateCount();
+      }
+    };
+    r.onerror = function (e) {
+      if (e.error === 'not-allowed' || e.error === 'service-not-allowed') {
+        showToast('Microphone access is blocked. You can allow it in your browser settings, or type your answer.');
+      } else if (e.error !== 'no-speech' && e.error !== 'aborted') {
+        showToast('Voice input stopped (' + e.error + '). You can try again or type your answer.');
+      }
+    };
+    r.onend = function () {
+      recognizer = null;
+      mic.setAttribute('aria-pressed', 'false');
+      micLabel.textContent = 'Answer by voice';
+      statusLine.textContent = 'Your turn';
+      if (answer.value.trim()) { send.focus({ preventScroll: true }); }
+    };
+    recognizer = r;
+    mic.setAttribute('aria-pressed', 'true');
+    micLabel.textContent = 'Stop listening';
+    statusLine.textContent = 'Listening… tap the microphone when you\'re done';
+    if (!readAloud && window.speechSynthesis && !speak.hidden) { setReadAloud(true); }
+    try { r.start(); } catch (e) { r.onend(); }
+  }
+
+  function setReadAloud(on) {
+    readAloud = on;
+    speak.setAttribute('aria-pressed', on ? 'true' : 'false');
+    if (!on && window.speechSynthesis) { window.speechSynthesis.cancel(); }
+  }
+
+  if (Recognition) {
+    mic.hidden = false;
+    Array.prototype.forEach.call(document.querySelectorAll('.voice-only'), function (el) { el.hidden = false; });
+    mic.addEventListener('click', listen);
+  }
+  if (window.speechSynthesis && window.SpeechSynthesisUtterance) {
+    speak.hidden = false;
+    speak.addEventListener('click', function () {
+      setReadAloud(!readAloud);
+      var all = log.querySelectorAll('.msg.interviewer');
+      if (readAloud && all.length) { say(all[all.length - 1].textContent); }
+    });
+  }
+
+  // ---- Wiring ----
+
+  composer.addEventListener('submit', submit);
+  answer.addEventListener('keydown', function (e) {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { submit(e); }
+  });
+  answer.addEventListener('input', function () {
+    if (!answer.value.trim()) { spoken = false; }
+    updateCount();
+  });
+  start.addEventListener('click', open);
+
+  if (app.getAttribute('data-resume') === '1') { open(); }
+}());

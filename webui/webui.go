@@ -1,0 +1,146 @@
+// Package webui holds the embedded templates and static files for interviewd's web
+// pages: html/template pages and plain JavaScript and CSS, served as written with no
+// build step. It knows nothing of the server: the server hands each page its data and
+// serves the files, so the pages can be read and changed without touching Go.
+package webui
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"mime"
+	"path"
+	"strings"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// Page names for Render.
+const (
+	PageInterview = "interview"
+	PageNotice    = "notice"
+)
+
+// Notice kinds: why a link offers no interview (or not right now).
+const (
+	NoticePaused      = "paused"
+	NoticeClosed      = "closed"
+	NoticeUnavailable = "unavailable" // live, but no credits left
+	NoticeNotFound    = "not_found"
+	NoticeBusy        = "busy"  // rate limited
+	NoticeError       = "error" // the server failed
+)
+
+// InterviewPage is the data of the participant's chat page.
+type InterviewPage struct {
+	Title   string // the study's title, shown on the welcome card; may be empty
+	Minutes int    // the planned length in minutes; 0 when not given
+	API     string // the link's path, "/i/TOKEN": the page's JSON API lives under it
+	Resume  bool   // this visitor already has an interview here: continue it at once
+}
+
+// NoticePage is the data of a page explaining why no interview is on offer.
+type NoticePage struct {
+	Kind string // one of the Notice* kinds
+}
+
+// Notices returns the notice kinds the chat page can switch to after it has loaded
+// (the study's mode can change while a participant reads the welcome).
+func (InterviewPage) Notices() []string {
+	return []string{NoticePaused, NoticeClosed, NoticeUnavailable}
+}
+
+// Asset is one static file and what caching it needs.
+type Asset struct {
+	Name        string
+	ContentType string
+	Body        []byte
+	// Version is a short hash of Body. Page URLs carry it, so a browser may keep the
+	// file for good and still fetch a changed one after an upgrade.
+	Version string
+}
+
+// UI is the parsed pages and the indexed static files. It is safe for concurrent use.
+type UI struct {
+	pages  map[string]*template.Template
+	assets map[string]Asset
+}
+
+// New parses every page and indexes the static files. It returns an error when a
+// template does not parse or a static file cannot be read: a broken build, never a
+// condition of a running server.
+func New() (*UI, error) {
+	u := &UI{pages: map[string]*template.Template{}, assets: map[string]Asset{}}
+	err := fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := staticFiles.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := strings.TrimPrefix(p, "static/")
+		sum := sha256.Sum256(body)
+		ct := mime.TypeByExtension(path.Ext(name))
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		u.assets[name] = Asset{Name: name, ContentType: ct, Body: body, Version: base64.RawURLEncoding.EncodeToString(sum[:9])}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webui: index static files: %w", err)
+	}
+	funcs := template.FuncMap{"asset": u.AssetURL}
+	for _, page := range []string{PageInterview, PageNotice} {
+		t, err := template.New(page).Funcs(funcs).ParseFS(templateFiles,
+			"templates/layout.html", "templates/notices.html", "templates/"+page+".html")
+		if err != nil {
+			return nil, fmt.Errorf("webui: parse page %s: %w", page, err)
+		}
+		u.pages[page] = t
+	}
+	return u, nil
+}
+
+// Render writes page name with data to w. The page is rendered whole before anything
+// is written, so a failure never sends half a page. It returns an error for an unknown
+// page, a failed execution or a failed write.
+func (u *UI) Render(w io.Writer, name string, data any) error {
+	t, ok := u.pages[name]
+	if !ok {
+		return fmt.Errorf("webui: no page %q", name)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
+		return fmt.Errorf("webui: render %s: %w", name, err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// Asset returns the static file name ("interview.js"), and whether there is one.
+func (u *UI) Asset(name string) (Asset, bool) {
+	a, ok := u.assets[name]
+	return a, ok
+}
+
+// AssetURL returns the path pages use for a static file: /static/NAME?v=VERSION. An
+// unknown name still gets a path (which answers 404), so a typo shows in the browser
+// rather than failing a page.
+func (u *UI) AssetURL(name string) string {
+	a, ok := u.assets[name]
+	if !ok {
+		return "/static/" + name
+	}
+	return "/static/" + name + "?v=" + a.Version
+}
