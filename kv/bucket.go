@@ -17,6 +17,7 @@ var (
 	bucketJobs        = []byte("jobs")        // job id → Job
 	bucketFiles       = []byte("files")       // partition + file id → File
 	bucketInterviews  = []byte("interviews")  // partition + interview id → Interview
+	bucketPlugins     = []byte("plugins")     // org id + kind + name → OrgPlugin
 	bucketSessions    = []byte("sessions")    // link+session or interview+session → interview id
 	bucketTranscripts = []byte("transcripts") // interview id + 4-byte sequence → Message
 )
@@ -24,5 +25,5 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketOrgs, bucketUsers, bucketUserEmails, bucketMembers, bucketKeys,
 	bucketKeyHashes, bucketStudies, bucketStudyIndex, bucketBriefs, bucketLinks, bucketIdempotency,
-	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions,
+	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions, bucketPlugins,
 }
