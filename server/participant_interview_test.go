@@ -362,7 +362,6 @@ func TestParticipantKeepsDesignVersion(t *testing.T) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-
 // TestParticipantOpeningRaces opens a fresh person link from many devices at once: one
 // interview, greeted once.
 func TestParticipantOpeningRaces(t *testing.T) {
