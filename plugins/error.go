@@ -26,6 +26,9 @@ const (
 	ReasonOutput Reason = "output"
 	// ReasonCanceled: the caller's context ended the run; not the plugin's fault.
 	ReasonCanceled Reason = "canceled"
+	// ReasonWrite: writing the artifact to the caller's writer failed; not the
+	// plugin's fault either.
+	ReasonWrite Reason = "write"
 )
 
 // Error reports a plugin failure. The host is unaffected by it.

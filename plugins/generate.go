@@ -5,7 +5,7 @@ package plugins
 // bytes (TestBuiltinsReproducible checks the committed ones). Run `go generate
 // ./plugins/` after changing a plugin or its packages, and commit the .wasm files.
 
-//go:generate env GOOS=wasip1 GOARCH=wasm GOWASM= go build -trimpath -buildvcs=false -ldflags=-buildid= -o builtin/redactor.wasm ./builtin/redactor
-//go:generate env GOOS=wasip1 GOARCH=wasm GOWASM= go build -trimpath -buildvcs=false -ldflags=-buildid= -o builtin/csv.wasm ./builtin/csv
-//go:generate env GOOS=wasip1 GOARCH=wasm GOWASM= go build -trimpath -buildvcs=false -ldflags=-buildid= -o testdata/sandbox/sandbox.wasm ./testdata/sandbox
-//go:generate env GOOS=wasip1 GOARCH=wasm GOWASM= go build -trimpath -buildvcs=false -ldflags=-buildid= -o testdata/jsonl/jsonl.wasm ./testdata/jsonl
+//go:generate env GOOS=wasip1 GOARCH=wasm GOWASM= GOFLAGS= go build -trimpath -buildvcs=false -ldflags=-buildid= -o builtin/redactor.wasm ./builtin/redactor
+//go:generate env GOOS=wasip1 GOARCH=wasm GOWASM= GOFLAGS= go build -trimpath -buildvcs=false -ldflags=-buildid= -o builtin/csv.wasm ./builtin/csv
+//go:generate env GOOS=wasip1 GOARCH=wasm GOWASM= GOFLAGS= go build -trimpath -buildvcs=false -ldflags=-buildid= -o testdata/sandbox/sandbox.wasm ./testdata/sandbox
+//go:generate env GOOS=wasip1 GOARCH=wasm GOWASM= GOFLAGS= go build -trimpath -buildvcs=false -ldflags=-buildid= -o testdata/jsonl/jsonl.wasm ./testdata/jsonl

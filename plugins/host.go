@@ -120,11 +120,8 @@ func (h *Host) load(ctx context.Context, wasm []byte, pin bool) (*Plugin, error)
 		p.desc, p.label = *known, known.Name
 		return p, nil
 	}
-	dctx, cancel := context.WithTimeout(ctx, min(describeTimeout, h.cfg.Timeout))
-	defer cancel()
-	var out headBuffer
-	out.max = 64 << 10
-	if err := h.run(dctx, p, e, "describe", []string{"describe"}, emptyReader{}, &out); err != nil {
+	out := headBuffer{max: 64 << 10}
+	if err := h.run(ctx, p, e, "describe", min(describeTimeout, h.cfg.Timeout), []string{"describe"}, emptyReader{}, &out); err != nil {
 		return nil, err
 	}
 	if out.truncated {

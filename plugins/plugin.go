@@ -89,7 +89,7 @@ func (p *Plugin) splitRecords(out []byte, n int) ([]json.RawMessage, error) {
 // w may have received part of the artifact, so callers write to a temporary place. It
 // returns a plain error if config or a record is not a JSON object, and an *Error if
 // the plugin is not a formatter, fails, writes more than Config.MaxOutput, or writing
-// to w fails (ReasonCanceled, wrapping w's error).
+// to w fails (ReasonWrite, wrapping w's error).
 func (p *Plugin) Format(ctx context.Context, config any, records []json.RawMessage, w io.Writer) error {
 	if p.desc.Kind != KindFormatter {
 		return p.fail("format", ReasonInvalid, fmt.Sprintf("is a %s, not a formatter", p.desc.Kind), nil)
@@ -108,7 +108,7 @@ func (p *Plugin) call(ctx context.Context, op string, stdin io.Reader, stdout io
 		return err
 	}
 	defer p.host.release(e)
-	return p.host.run(ctx, p, e, op, nil, stdin, stdout)
+	return p.host.run(ctx, p, e, op, p.host.cfg.Timeout, nil, stdin, stdout)
 }
 
 // encodeInput writes the ABI's stdin: the {"config": ...} line, then each record

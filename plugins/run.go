@@ -30,11 +30,11 @@ type outcome struct {
 }
 
 // run executes p's compiled module e once in a fresh instance with args after argv[0],
-// stdin and stdout, under the host's limits. It returns nil when the plugin exited 0,
-// and otherwise an *Error saying what happened (or ErrClosed). op names the call for
-// the error.
-func (h *Host) run(ctx context.Context, p *Plugin, e *entry, op string, args []string, stdin io.Reader, stdout io.Writer) error {
-	runCtx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
+// stdin and stdout, under the host's limits and the given timeout. It returns nil when
+// the plugin exited 0, and otherwise an *Error saying what happened (or ErrClosed). op
+// names the call for the error.
+func (h *Host) run(ctx context.Context, p *Plugin, e *entry, op string, timeout time.Duration, args []string, stdin io.Reader, stdout io.Writer) error {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	out := &limitWriter{w: stdout, max: h.cfg.MaxOutput, stop: cancel}
@@ -66,12 +66,12 @@ func (h *Host) run(ctx context.Context, p *Plugin, e *entry, op string, args []s
 			if ctx.Err() != nil {
 				return p.fail(op, ReasonCanceled, "canceled, and the run did not stop; abandoned", ctx.Err())
 			}
-			return p.fail(op, ReasonTimeout, fmt.Sprintf("still running %v after the %v deadline; abandoned", h.cfg.Grace, h.cfg.Timeout), nil)
+			return p.fail(op, ReasonTimeout, fmt.Sprintf("still running %v after the %v deadline; abandoned", h.cfg.Grace, timeout), nil)
 		}
 	}
 	out.close()
 	stderr.close()
-	return h.judge(ctx, p, op, res, out, stderr)
+	return h.judge(ctx, p, op, timeout, res, out, stderr)
 }
 
 // instantiateAndStart runs one fresh instance to the end of its _start.
@@ -96,7 +96,7 @@ func (h *Host) instantiateAndStart(ctx context.Context, cm wazero.CompiledModule
 }
 
 // judge turns how a run ended into nil or an *Error.
-func (h *Host) judge(ctx context.Context, p *Plugin, op string, res outcome, out *limitWriter, stderr *headBuffer) error {
+func (h *Host) judge(ctx context.Context, p *Plugin, op string, timeout time.Duration, res outcome, out *limitWriter, stderr *headBuffer) error {
 	err := res.err
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {
@@ -113,7 +113,7 @@ func (h *Host) judge(ctx context.Context, p *Plugin, op string, res outcome, out
 	// Host-side causes first: they explain the exit that follows them.
 	switch {
 	case out.writeErr != nil:
-		return fail(ReasonCanceled, "writing its output failed: "+out.writeErr.Error(), out.writeErr)
+		return fail(ReasonWrite, "writing its output failed: "+out.writeErr.Error(), out.writeErr)
 	case out.over:
 		return fail(ReasonOutput, fmt.Sprintf("wrote more than %d bytes", h.cfg.MaxOutput), nil)
 	case err == nil:
@@ -127,7 +127,7 @@ func (h *Host) judge(ctx context.Context, p *Plugin, op string, res outcome, out
 	if exit != nil {
 		switch exit.ExitCode() {
 		case sys.ExitCodeDeadlineExceeded, sys.ExitCodeContextCanceled:
-			return fail(ReasonTimeout, fmt.Sprintf("still running at the %v deadline; stopped", h.cfg.Timeout), nil)
+			return fail(ReasonTimeout, fmt.Sprintf("still running at the %v deadline; stopped", timeout), nil)
 		}
 		if nearLimit {
 			return fail(ReasonMemory, fmt.Sprintf("exited with code %d out of memory (limit %d MiB)", exit.ExitCode(), h.limitMiB()), nil)

@@ -5,10 +5,12 @@ package csvformat
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 
+	"interviewd/plugins/internal/bytescan"
 	"interviewd/plugins/internal/jsontext"
 )
 
@@ -28,34 +30,56 @@ func isTrigger(c byte) bool {
 	return false
 }
 
+var (
+	commas = bytescan.Repeat(',')
+	quotes = bytescan.Repeat('"')
+	crs    = bytescan.Repeat('\r')
+	lfs    = bytescan.Repeat('\n')
+)
+
+// needsQuotes reports whether cell holds a comma, double quote, CR or LF, looking at
+// eight bytes per step (see package bytescan for why that matters here).
+func needsQuotes(cell []byte) bool {
+	for i := 0; i < len(cell); i += 8 {
+		var x uint64
+		if i+8 <= len(cell) {
+			x = bytescan.Load(cell, i)
+		} else {
+			var tmp [8]byte
+			copy(tmp[:], cell[i:])
+			x = binary.LittleEndian.Uint64(tmp[:])
+		}
+		if bytescan.HasByte(x, commas)|bytescan.HasByte(x, quotes)|bytescan.HasByte(x, crs)|bytescan.HasByte(x, lfs) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // AppendCell appends one CSV field holding cell to dst and returns it. A cell starting
 // with a formula trigger gets a leading apostrophe; a field containing a comma, double
 // quote, CR or LF is quoted, with its double quotes doubled.
 func AppendCell(dst, cell []byte) []byte {
-	prefix := len(cell) > 0 && isTrigger(cell[0])
-	quote := false
-	for _, c := range cell {
-		if c == ',' || c == '"' || c == '\r' || c == '\n' {
-			quote = true
-			break
-		}
-	}
+	quote := needsQuotes(cell)
 	if quote {
 		dst = append(dst, '"')
 	}
-	if prefix {
+	if len(cell) > 0 && isTrigger(cell[0]) {
 		dst = append(dst, '\'')
 	}
 	if !quote {
 		return append(dst, cell...)
 	}
-	for _, c := range cell {
-		if c == '"' {
-			dst = append(dst, '"')
+	for i := 0; ; {
+		j := bytescan.IndexByte(cell, i, '"')
+		if j == len(cell) {
+			dst = append(dst, cell[i:]...)
+			return append(dst, '"')
 		}
-		dst = append(dst, c)
+		dst = append(dst, cell[i:j+1]...)
+		dst = append(dst, '"')
+		i = j + 1
 	}
-	return append(dst, '"')
 }
 
 // AppendRow appends cells as one CSV record ending in CRLF to dst and returns it. A row
@@ -124,7 +148,7 @@ func (rr *rowReader) read(line []byte) ([][]byte, error) {
 			rr.store = append(rr.store, raw[i:j]...)
 			i = j
 		default:
-			return nil, fmt.Errorf("cell %d is not a string, number, boolean or null", len(rr.bounds)/2+1)
+			return nil, errors.New("cell " + strconv.Itoa(len(rr.bounds)/2+1) + " is not a string, number, boolean or null")
 		}
 		rr.bounds = append(rr.bounds, start, len(rr.store))
 		i = jsontext.SkipSpace(raw, i)
@@ -135,7 +159,7 @@ func (rr *rowReader) read(line []byte) ([][]byte, error) {
 			break
 		}
 		if raw[i] != ',' {
-			return nil, fmt.Errorf("invalid JSON at offset %d in cells: want ',' or ']'", i)
+			return nil, jsontext.Syntax(i, "want ',' or ']' in cells")
 		}
 		i++
 	}
@@ -180,12 +204,12 @@ func Run(stdin io.Reader, stdout io.Writer) error {
 		}
 		cells, err := rr.read(line)
 		if err != nil {
-			return fmt.Errorf("row %d: %w", row, err)
+			return jsontext.Prefix("row "+strconv.Itoa(row), err)
 		}
 		if width < 0 {
 			width = len(cells)
 		} else if len(cells) != width {
-			return fmt.Errorf("row %d has %d cells, the header has %d", row, len(cells), width)
+			return errors.New("row " + strconv.Itoa(row) + " has " + strconv.Itoa(len(cells)) + " cells, the header has " + strconv.Itoa(width))
 		}
 		out = AppendRow(out[:0], cells)
 		if _, err := w.Write(out); err != nil {

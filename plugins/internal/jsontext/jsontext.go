@@ -10,7 +10,7 @@ package jsontext
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -29,8 +29,30 @@ func syntaxError(s []byte, i int, want string) error {
 	if i >= len(s) {
 		return ErrEnd
 	}
-	return fmt.Errorf("invalid JSON at offset %d: %s, found %q", i, want, s[i])
+	return errors.New("invalid JSON at offset " + strconv.Itoa(i) + ": " + want + ", found " + strconv.QuoteRune(rune(s[i])))
 }
+
+// TooDeep returns the error for nesting deeper than MaxDepth at offset i.
+func TooDeep(i int) error {
+	return errors.New("invalid JSON at offset " + strconv.Itoa(i) + ": nested deeper than " + strconv.Itoa(MaxDepth))
+}
+
+// Syntax returns an error for malformed JSON at offset i: what was wanted there.
+func Syntax(i int, want string) error {
+	return errors.New("invalid JSON at offset " + strconv.Itoa(i) + ": " + want)
+}
+
+// Prefix returns err with prefix and ": " before its message, still wrapping it. The
+// built-in plugins avoid package fmt, which would add to every module's size.
+func Prefix(prefix string, err error) error { return &prefixed{prefix, err} }
+
+type prefixed struct {
+	prefix string
+	err    error
+}
+
+func (e *prefixed) Error() string { return e.prefix + ": " + e.err.Error() }
+func (e *prefixed) Unwrap() error { return e.err }
 
 // SkipSpace returns the index of the first byte at or after i that is not JSON
 // whitespace (len(s) if there is none).
@@ -51,7 +73,7 @@ func SkipSpace(s []byte, i int) int {
 func Expect(s []byte, i int, c byte) (int, error) {
 	i = SkipSpace(s, i)
 	if i >= len(s) || s[i] != c {
-		return i, syntaxError(s, i, fmt.Sprintf("want %q", c))
+		return i, syntaxError(s, i, "want "+strconv.QuoteRune(rune(c)))
 	}
 	return i + 1, nil
 }
@@ -196,7 +218,7 @@ func skipValue(s []byte, i, depth int) (int, error) {
 		return skipString(s, i)
 	case c == '{' || c == '[':
 		if depth >= MaxDepth {
-			return i, fmt.Errorf("invalid JSON at offset %d: nested deeper than %d", i, MaxDepth)
+			return i, TooDeep(i)
 		}
 		return skipContainer(s, i, depth+1)
 	case c == 't':

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 )
 
@@ -207,4 +208,55 @@ func toValid(b []byte) string {
 		b = b[size:]
 	}
 	return s.String()
+}
+
+// FuzzLineReader reads arbitrary input through readers that return few bytes at a
+// time and checks the lines against a plain split.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\n  \nc"), uint8(3))
+	f.Add([]byte("{\"config\":{}}\n"), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
+		var want []string
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSuffix(line, "\r")
+			if SkipSpace([]byte(line), 0) < len(line) {
+				want = append(want, line)
+			}
+		}
+		lr := NewLineReader(iotest.HalfReader(&chunkReader{data: data, n: int(chunk%7) + 1}), len(data)+1)
+		var got []string
+		for {
+			line, err := lr.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(line))
+		}
+		if len(got) != len(want) {
+			t.Fatalf("got %d lines %q, want %q", len(got), got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("line %d = %q, want %q", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// chunkReader returns at most n bytes per Read.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.data)
+	c.data = c.data[k:]
+	return k, nil
 }

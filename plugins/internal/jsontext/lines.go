@@ -2,8 +2,8 @@ package jsontext
 
 import (
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 
 	"interviewd/plugins/internal/bytescan"
 )
@@ -50,13 +50,13 @@ func (lr *LineReader) readLine() ([]byte, error) {
 			line := trimEOL(lr.buf[lr.start:k])
 			lr.start, lr.scanned = k+1, 0
 			if len(line) > lr.max {
-				return nil, fmt.Errorf("line %d is longer than %d bytes", lr.n+1, lr.max)
+				return nil, lr.tooLong()
 			}
 			return line, nil
 		}
 		lr.scanned = lr.end - lr.start
 		if lr.scanned > lr.max+1 { // +1 for the CR of a CRLF ending
-			return nil, fmt.Errorf("line %d is longer than %d bytes", lr.n+1, lr.max)
+			return nil, lr.tooLong()
 		}
 		if lr.eof {
 			if lr.start == lr.end {
@@ -65,7 +65,7 @@ func (lr *LineReader) readLine() ([]byte, error) {
 			line := trimEOL(lr.buf[lr.start:lr.end])
 			lr.start, lr.scanned = lr.end, 0
 			if len(line) > lr.max {
-				return nil, fmt.Errorf("line %d is longer than %d bytes", lr.n+1, lr.max)
+				return nil, lr.tooLong()
 			}
 			return line, nil
 		}
@@ -98,6 +98,10 @@ func (lr *LineReader) fill() error {
 	return nil
 }
 
+func (lr *LineReader) tooLong() error {
+	return errors.New("line " + strconv.Itoa(lr.n+1) + " is longer than " + strconv.Itoa(lr.max) + " bytes")
+}
+
 func trimEOL(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\r' {
 		b = b[:n-1]
@@ -106,47 +110,90 @@ func trimEOL(b []byte) []byte {
 }
 
 // Member returns the raw text of the member named key of the JSON object that is the
-// whole of line, and whether it was present. It returns an error if line is not
-// exactly one well-formed JSON object.
+// whole of line, and whether it was present (the first, if repeated). It returns an
+// error if line is not exactly one well-formed JSON object.
 func Member(line []byte, key string) (raw []byte, found bool, err error) {
-	i, err := Expect(line, 0, '{')
-	if err != nil {
+	if i := SkipSpace(line, 0); i >= len(line) || line[i] != '{' {
 		return nil, false, errors.New("not a JSON object")
 	}
-	var name []byte
-	i = SkipSpace(line, i)
-	if i < len(line) && line[i] == '}' {
-		return nil, false, EndOfLine(line, i+1)
+	end, err := Object(line, 0, func(name []byte, value int) (int, error) {
+		end, err := SkipValue(line, value)
+		if err == nil && !found && string(name) == key {
+			raw, found = line[value:end], true
+		}
+		return end, err
+	})
+	if err == nil {
+		err = EndOfLine(line, end)
 	}
+	if err != nil {
+		return nil, false, err
+	}
+	return raw, found, nil
+}
+
+// Object calls member for each member of the JSON object at or after s[i] (after
+// whitespace), with the member's name and the index where its value starts; member
+// returns the index after the value. Object returns the index after the object, or
+// the first error.
+func Object(s []byte, i int, member func(name []byte, value int) (int, error)) (int, error) {
+	i, err := Expect(s, i, '{')
+	if err != nil {
+		return i, err
+	}
+	if i = SkipSpace(s, i); i < len(s) && s[i] == '}' {
+		return i + 1, nil
+	}
+	var name []byte
 	for {
-		i = SkipSpace(line, i)
-		if name, i, err = DecodeString(name[:0], line, i); err != nil {
-			return nil, false, err
+		if name, i, err = DecodeString(name[:0], s, SkipSpace(s, i)); err != nil {
+			return i, err
 		}
-		if i, err = Expect(line, i, ':'); err != nil {
-			return nil, false, err
+		if i, err = Expect(s, i, ':'); err != nil {
+			return i, err
 		}
-		start := SkipSpace(line, i)
-		if i, err = SkipValue(line, start); err != nil {
-			return nil, false, err
+		if i, err = member(name, SkipSpace(s, i)); err != nil {
+			return i, err
 		}
-		if string(name) == key && !found {
-			raw, found = line[start:i], true
+		if i = SkipSpace(s, i); i >= len(s) {
+			return i, ErrEnd
 		}
-		i = SkipSpace(line, i)
-		if i >= len(line) {
-			return nil, false, ErrEnd
-		}
-		switch line[i] {
+		switch s[i] {
 		case ',':
 			i++
 		case '}':
-			if err := EndOfLine(line, i+1); err != nil {
-				return nil, false, err
-			}
-			return raw, found, nil
+			return i + 1, nil
 		default:
-			return nil, false, syntaxError(line, i, "want ',' or '}'")
+			return i, syntaxError(s, i, "want ',' or '}'")
+		}
+	}
+}
+
+// Array calls elem with the index where each element of the JSON array at or after
+// s[i] starts; elem returns the index after the element. Array returns the index after
+// the array, or the first error.
+func Array(s []byte, i int, elem func(value int) (int, error)) (int, error) {
+	i, err := Expect(s, i, '[')
+	if err != nil {
+		return i, err
+	}
+	if i = SkipSpace(s, i); i < len(s) && s[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		if i, err = elem(SkipSpace(s, i)); err != nil {
+			return i, err
+		}
+		if i = SkipSpace(s, i); i >= len(s) {
+			return i, ErrEnd
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case ']':
+			return i + 1, nil
+		default:
+			return i, syntaxError(s, i, "want ',' or ']'")
 		}
 	}
 }

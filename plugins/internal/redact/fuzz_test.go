@@ -1,9 +1,12 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // digitsFrom maps seed bytes to n decimal digits, cycling through seed (or zeros).
@@ -212,6 +215,29 @@ func FuzzRawPath(f *testing.F) {
 		}
 		if cells[0] != cells[1] {
 			t.Fatalf("in place %q, decoded %q (input %s)", cells[0], cells[1], line)
+		}
+	})
+}
+
+// FuzzParseConfig checks that any configuration ParseConfig accepts, encoding/json
+// (stricter about nothing it accepts) decodes to the same value.
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(`{"email":false,"patterns":[{"name":"A","regex":"a\\d"}]}`))
+	f.Add([]byte(`{"ip":true,"ip":false}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := ParseConfig(raw)
+		if err != nil || !utf8.Valid(raw) || len(bytes.TrimSpace(raw)) == 0 {
+			return
+		}
+		want := DefaultConfig()
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("ParseConfig accepted %q, encoding/json refused it: %v", raw, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("ParseConfig(%q) = %+v, encoding/json = %+v", raw, got, want)
 		}
 	})
 }

@@ -3,8 +3,8 @@ package redact
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 
 	"interviewd/plugins/internal/bytescan"
 	"interviewd/plugins/internal/jsontext"
@@ -60,7 +60,7 @@ func (r *Redactor) Record(dst, line []byte) ([]byte, error) {
 		case line[i] == '}':
 			return append(dst, '}'), jsontext.EndOfLine(line, i+1)
 		default:
-			return dst, fmt.Errorf("invalid JSON at offset %d: want ',' or '}'", i)
+			return dst, jsontext.Syntax(i, "want ',' or '}'")
 		}
 	}
 }
@@ -87,7 +87,7 @@ func (r *Redactor) value(dst, s []byte, i, depth int) ([]byte, int, error) {
 		return jsontext.AppendString(dst, r.red), i, nil
 	case '{', '[':
 		if depth >= jsontext.MaxDepth {
-			return dst, i, fmt.Errorf("invalid JSON at offset %d: nested deeper than %d", i, jsontext.MaxDepth)
+			return dst, i, jsontext.TooDeep(i)
 		}
 		return r.container(dst, s, i, depth+1)
 	}
@@ -197,7 +197,7 @@ func (r *Redactor) container(dst, s []byte, i, depth int) ([]byte, int, error) {
 		case s[i] == closing:
 			return append(dst, closing), i + 1, nil
 		default:
-			return dst, i, fmt.Errorf("invalid JSON at offset %d: want ',' or closing bracket", i)
+			return dst, i, jsontext.Syntax(i, "want ',' or closing bracket")
 		}
 	}
 }
@@ -239,7 +239,7 @@ func Run(stdin io.Reader, stdout io.Writer) error {
 			return err
 		}
 		if out, err = red.Record(out[:0], line); err != nil {
-			return fmt.Errorf("line %d: %w", lines.Line(), err)
+			return jsontext.Prefix("line "+strconv.Itoa(lines.Line()), err)
 		}
 		out = append(out, '\n')
 		if _, err := w.Write(out); err != nil {

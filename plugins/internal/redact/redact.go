@@ -13,11 +13,12 @@ package redact
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"interviewd/plugins/internal/jsontext"
 )
 
 // Limits on custom patterns, so a configuration cannot make every cell expensive.
@@ -54,16 +55,92 @@ func DefaultConfig() Config {
 // JSON, unknown fields or values of the wrong type.
 func ParseConfig(raw []byte) (Config, error) {
 	cfg := DefaultConfig()
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if i := jsontext.SkipSpace(raw, 0); i == len(raw) || string(bytes.TrimSpace(raw)) == "null" {
 		return cfg, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
+	end, err := jsontext.Object(raw, 0, func(name []byte, v int) (int, error) {
+		switch string(name) {
+		case "email":
+			return parseBool(raw, v, "email", &cfg.Email)
+		case "phone":
+			return parseBool(raw, v, "phone", &cfg.Phone)
+		case "card":
+			return parseBool(raw, v, "card", &cfg.Card)
+		case "ip":
+			return parseBool(raw, v, "ip", &cfg.IP)
+		case "patterns":
+			return parsePatterns(raw, v, &cfg.Patterns)
+		}
+		return v, errors.New("unknown field " + strconv.Quote(string(name)))
+	})
+	if err == nil {
+		err = jsontext.EndOfLine(raw, end)
+	}
+	if err != nil {
+		return Config{}, jsontext.Prefix("config", err)
 	}
 	return cfg, nil
+}
+
+// parseBool reads the boolean at raw[v] into dst.
+func parseBool(raw []byte, v int, field string, dst *bool) (int, error) {
+	switch {
+	case bytes.HasPrefix(raw[v:], []byte("true")):
+		*dst = true
+		return v + 4, nil
+	case bytes.HasPrefix(raw[v:], []byte("false")):
+		*dst = false
+		return v + 5, nil
+	}
+	return v, errors.New(strconv.Quote(field) + " must be true or false")
+}
+
+// parsePatterns reads the array of {"name", "regex"} objects (or null) at raw[v].
+func parsePatterns(raw []byte, v int, dst *[]Pattern) (int, error) {
+	if bytes.HasPrefix(raw[v:], []byte("null")) {
+		*dst = nil
+		return v + 4, nil
+	}
+	if v >= len(raw) {
+		return v, jsontext.ErrEnd
+	}
+	if raw[v] != '[' {
+		return v, errors.New(`"patterns" must be an array`)
+	}
+	var out []Pattern
+	end, err := jsontext.Array(raw, v, func(e int) (int, error) {
+		if e >= len(raw) {
+			return e, jsontext.ErrEnd
+		}
+		if raw[e] != '{' {
+			return e, errors.New(`each pattern must be an object {"name", "regex"}`)
+		}
+		var p Pattern
+		end, err := jsontext.Object(raw, e, func(name []byte, v int) (int, error) {
+			var dst *string
+			switch string(name) {
+			case "name":
+				dst = &p.Name
+			case "regex":
+				dst = &p.Regex
+			default:
+				return v, errors.New("unknown pattern field " + strconv.Quote(string(name)))
+			}
+			if v >= len(raw) {
+				return v, jsontext.ErrEnd
+			}
+			if raw[v] != '"' {
+				return v, errors.New("pattern " + strconv.Quote(string(name)) + " must be a string")
+			}
+			s, end, err := jsontext.DecodeString(nil, raw, v)
+			*dst = string(s)
+			return end, err
+		})
+		out = append(out, p)
+		return end, err
+	})
+	*dst = out
+	return end, err
 }
 
 // pattern is a compiled custom pattern and its label.
@@ -87,7 +164,7 @@ type Redactor struct {
 func New(cfg Config) (*Redactor, error) {
 	r := &Redactor{email: cfg.Email, phone: cfg.Phone, card: cfg.Card, ip: cfg.IP}
 	if len(cfg.Patterns) > MaxPatterns {
-		return nil, fmt.Errorf("%d custom patterns, at most %d are allowed", len(cfg.Patterns), MaxPatterns)
+		return nil, errors.New(strconv.Itoa(len(cfg.Patterns)) + " custom patterns, at most " + strconv.Itoa(MaxPatterns) + " are allowed")
 	}
 	for _, p := range cfg.Patterns {
 		label, err := patternLabel(p.Name)
@@ -95,14 +172,14 @@ func New(cfg Config) (*Redactor, error) {
 			return nil, err
 		}
 		if len(p.Regex) > MaxPatternBytes {
-			return nil, fmt.Errorf("pattern %s: regex is longer than %d bytes", p.Name, MaxPatternBytes)
+			return nil, errors.New("pattern " + p.Name + ": regex is longer than " + strconv.Itoa(MaxPatternBytes) + " bytes")
 		}
 		if p.Regex == "" {
-			return nil, fmt.Errorf("pattern %s: regex is empty", p.Name)
+			return nil, errors.New("pattern " + p.Name + ": regex is empty")
 		}
 		re, err := regexp.Compile(p.Regex)
 		if err != nil {
-			return nil, fmt.Errorf("pattern %s: %w", p.Name, err)
+			return nil, jsontext.Prefix("pattern "+p.Name, err)
 		}
 		r.patterns = append(r.patterns, pattern{label: label, re: re})
 	}
@@ -118,7 +195,7 @@ func patternLabel(name string) (string, error) {
 		ok = isLetter(c) || isDigit(c) || c == '_'
 	}
 	if !ok {
-		return "", fmt.Errorf("pattern name %q must be a letter then up to 31 letters, digits or underscores", name)
+		return "", errors.New("pattern name " + strconv.Quote(name) + " must be a letter then up to 31 letters, digits or underscores")
 	}
 	return "[" + strings.ToUpper(name) + "]", nil
 }

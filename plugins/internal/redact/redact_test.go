@@ -192,8 +192,16 @@ func TestParseConfig(t *testing.T) {
 		{"OKOneOff", `{"phone":false}`, Config{Email: true, Card: true, IP: true}, ""},
 		{"OKPatterns", `{"email":false,"card":false,"ip":false,"phone":false,"patterns":[{"name":"A","regex":"a"}]}`,
 			Config{Patterns: []Pattern{{Name: "A", Regex: "a"}}}, ""},
-		{"ErrUnknownField", `{"emails":false}`, Config{}, "unknown field"},
-		{"ErrWrongType", `{"email":"no"}`, Config{}, "cannot unmarshal"},
+		{"OKPatternsNull", `{"patterns":null}`, DefaultConfig(), ""},
+		{"OKSpaces", " { \"ip\" : false } ", Config{Email: true, Phone: true, Card: true}, ""},
+		{"ErrUnknownField", `{"emails":false}`, Config{}, `config: unknown field "emails"`},
+		{"ErrWrongType", `{"email":"no"}`, Config{}, `config: "email" must be true or false`},
+		{"ErrPatternsNotArray", `{"patterns":{}}`, Config{}, `"patterns" must be an array`},
+		{"ErrPatternNotObject", `{"patterns":["a"]}`, Config{}, "each pattern must be an object"},
+		{"ErrPatternUnknownField", `{"patterns":[{"name":"A","re":"a"}]}`, Config{}, `unknown pattern field "re"`},
+		{"ErrPatternNameNotString", `{"patterns":[{"name":1}]}`, Config{}, `pattern "name" must be a string`},
+		{"ErrTrailing", `{} {}`, Config{}, "want end of line"},
+		{"ErrNotObject", `[]`, Config{}, "config"},
 		{"ErrNotJSON", `{`, Config{}, "config"},
 	}
 	for _, tc := range tests {
