@@ -20,6 +20,21 @@
 //     artifact's bytes. Either exits 0 on success; a non-zero exit fails the run, and
 //     what it printed on stderr is reported.
 //
+// # Use
+//
+//	h, err := plugins.NewHost(ctx, plugins.Config{CacheDir: "data/cache"})
+//	red, err := h.Builtin(ctx, plugins.BuiltinRedactor) // or h.Load(ctx, uploadedWasm)
+//	clean, err := red.Redact(ctx, settings, records)   // []json.RawMessage in and out
+//	csv, err := h.Builtin(ctx, plugins.BuiltinCSV)
+//	err = csv.Format(ctx, nil, rows, file)               // rows: {"cells": [...]}, header first
+//
+// Load compiles once per distinct module (by SHA-256) and keeps up to Config.MaxLoaded
+// compiled modules in memory, so a run costs an instantiation (a few milliseconds for
+// a Go-built plugin). The first Builtin call compiles the built-in (about half a second,
+// or tens of milliseconds from a warm CacheDir); calling it at start-up moves that cost
+// off the first export. Records going in, and a redactor's records coming out, must be
+// JSON objects in valid UTF-8.
+//
 // # Sandbox
 //
 // All plugins share one wazero runtime with a compilation cache (on disk when
@@ -28,8 +43,16 @@
 // nothing else: no files, no environment variables, no sockets; its clocks and random
 // source are wazero's deterministic defaults, so it cannot learn the host's time or
 // entropy. Memory is capped by Config.MemoryLimitPages, output by Config.MaxOutput, and
-// time by Config.Timeout: wazero checks the run's context at function entries and loop
-// headers and stops the instance when the deadline passes.
+// time by Config.Timeout: wazero checks the run's context at every loop header and
+// stops the instance when the deadline passes.
+//
+// That check is not free: each one leaves the compiled code for Go and comes back,
+// about 30 ns, and Go's WebAssembly routes every taken jump through its function's
+// dispatch loop, so branchy Go code pays it often. The built-in plugins are written for
+// it (their scans look at 32 bytes per loop iteration and decide most bytes without a
+// branch; see plugins/internal/bytescan), and still run two to three times slower than
+// without it. The check stays on for them too: it is what lets a runaway plugin be
+// stopped, and the built-ins take the same path as an organisation's.
 //
 // Behind that, a watchdog waits Config.Grace more after the deadline, then gives up
 // on the run and returns an error. That is the only thing it can do: Go cannot stop a

@@ -105,7 +105,7 @@ func (h *Host) judge(ctx context.Context, p *Plugin, op string, timeout time.Dur
 	fail := func(reason Reason, msg string, cause error) *Error {
 		e := p.fail(op, reason, msg, cause)
 		e.Stderr = stderrExcerpt(stderr.buf)
-		if exit != nil {
+		if exit != nil && (reason == ReasonExit || reason == ReasonMemory) {
 			e.ExitCode = exit.ExitCode()
 		}
 		return e

@@ -19,11 +19,11 @@ const (
 	sandboxBound = sandboxTimeout + sandboxGrace + 10*time.Second
 )
 
-// mustSandboxHost returns a host with short limits, the sandbox plugin and the
-// built-in redactor.
-func mustSandboxHost(tb testing.TB) (h *Host, sandbox, red *Plugin) {
+// mustSandboxHost returns a host with the given timeout and short other limits, the
+// sandbox plugin and the built-in redactor.
+func mustSandboxHost(tb testing.TB, timeout time.Duration) (h *Host, sandbox, red *Plugin) {
 	tb.Helper()
-	h = mustHost(tb, Config{Timeout: sandboxTimeout, Grace: sandboxGrace, MaxOutput: 1 << 20})
+	h = mustHost(tb, Config{Timeout: timeout, Grace: sandboxGrace, MaxOutput: 1 << 20})
 	return h, mustLoadFile(tb, h, "testdata/sandbox/sandbox.wasm"), mustBuiltin(tb, h, BuiltinRedactor)
 }
 
@@ -41,28 +41,36 @@ func sandboxConfig(mode string) map[string]string { return map[string]string{"mo
 var twoRecords = []json.RawMessage{json.RawMessage(`{"id":"1"}`), json.RawMessage(`{"id":"2"}`)}
 
 func TestSandboxMisbehaviour(t *testing.T) {
-	_, sandbox, red := mustSandboxHost(t)
+	_, sandbox, red := mustSandboxHost(t, sandboxTimeout)
+	// Filling memory takes a while under the race detector: those cases get a deadline
+	// far beyond it, since time is not what they test.
+	_, roomySandbox, _ := mustSandboxHost(t, time.Minute)
 	tests := []struct {
 		mode       string
 		reason     Reason
 		wantMsg    string
 		wantStderr string
+		wantCode   uint32
 	}{
-		{"loop", ReasonTimeout, "still running at the 1s deadline", ""},
-		{"recurse", ReasonTimeout, "still running at the 1s deadline", ""},
-		{"deep", ReasonMemory, "out of memory (limit 64 MiB)", "out of memory"},
-		{"hog", ReasonMemory, "out of memory (limit 64 MiB)", "out of memory"},
-		{"open", ReasonExit, "exited with code 3", "no file could be opened: [open /etc/passwd:"},
-		{"exit", ReasonExit, "exited with code 7", "sandbox: asked to fail"},
-		{"panic", ReasonExit, "exited with code 2", "panic: asked to panic"},
-		{"badjson", ReasonOutput, `output line 1 is not a JSON object: "this is not json"`, ""},
-		{"short", ReasonOutput, "printed 1 records for the 2 it was given", ""},
-		{"flood", ReasonOutput, "wrote more than 1048576 bytes", ""},
+		{"loop", ReasonTimeout, "still running at the 1s deadline", "", 0},
+		{"recurse", ReasonTimeout, "still running at the 1s deadline", "", 0},
+		{"deep", ReasonMemory, "out of memory (limit 64 MiB)", "out of memory", 2},
+		{"hog", ReasonMemory, "out of memory (limit 64 MiB)", "out of memory", 2},
+		{"open", ReasonExit, "exited with code 3", "no file could be opened: [open /etc/passwd:", 3},
+		{"exit", ReasonExit, "exited with code 7", "sandbox: asked to fail", 7},
+		{"panic", ReasonExit, "exited with code 2", "panic: asked to panic", 2},
+		{"badjson", ReasonOutput, `output line 1 is not a JSON object: "this is not json"`, "", 0},
+		{"short", ReasonOutput, "printed 1 records for the 2 it was given", "", 0},
+		{"flood", ReasonOutput, "wrote more than 1048576 bytes", "", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.mode, func(t *testing.T) {
+			p, bound := sandbox, sandboxBound
+			if tc.reason == ReasonMemory {
+				p, bound = roomySandbox, time.Minute+sandboxGrace
+			}
 			start := time.Now()
-			out, err := sandbox.Redact(context.Background(), sandboxConfig(tc.mode), twoRecords)
+			out, err := p.Redact(context.Background(), sandboxConfig(tc.mode), twoRecords)
 			elapsed := time.Since(start)
 			if out != nil {
 				t.Errorf("Redact returned records %s alongside the failure", out)
@@ -74,8 +82,11 @@ func TestSandboxMisbehaviour(t *testing.T) {
 			if !strings.Contains(pe.Stderr, tc.wantStderr) {
 				t.Errorf("Stderr = %q, want it to contain %q", pe.Stderr, tc.wantStderr)
 			}
-			if elapsed > sandboxBound {
-				t.Errorf("the run took %v, more than %v", elapsed, sandboxBound)
+			if pe.ExitCode != tc.wantCode {
+				t.Errorf("ExitCode = %d, want %d", pe.ExitCode, tc.wantCode)
+			}
+			if elapsed > bound {
+				t.Errorf("the run took %v, more than %v", elapsed, bound)
 			}
 			checkRedactorWorks(t, red)
 		})
@@ -83,7 +94,7 @@ func TestSandboxMisbehaviour(t *testing.T) {
 }
 
 func TestSandboxSeesNothingOfTheHost(t *testing.T) {
-	_, sandbox, _ := mustSandboxHost(t)
+	_, sandbox, _ := mustSandboxHost(t, sandboxTimeout)
 	out, err := sandbox.Redact(context.Background(), sandboxConfig("probe"), []json.RawMessage{json.RawMessage(`{}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +119,7 @@ func TestSandboxSeesNothingOfTheHost(t *testing.T) {
 }
 
 func TestSandboxEcho(t *testing.T) {
-	_, sandbox, _ := mustSandboxHost(t)
+	_, sandbox, _ := mustSandboxHost(t, sandboxTimeout)
 	out, err := sandbox.Redact(context.Background(), sandboxConfig("echo"), twoRecords)
 	if err != nil || len(out) != 2 || string(out[0]) != `{"id":"1"}` || string(out[1]) != `{"id":"2"}` {
 		t.Fatalf("Redact = %s, %v", out, err)
@@ -149,7 +160,8 @@ func (br *blockingReader) Read(p []byte) (int, error) {
 }
 
 func TestWatchdogAbandonsStuckRun(t *testing.T) {
-	h := mustHost(t, Config{Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond})
+	// The deadline leaves the plugin ample time to start and block reading stdin.
+	h := mustHost(t, Config{Timeout: time.Second, Grace: 300 * time.Millisecond})
 	sandbox := mustLoadFile(t, h, "testdata/sandbox/sandbox.wasm")
 	red := mustBuiltin(t, h, BuiltinRedactor)
 	ctx := context.Background()
@@ -165,9 +177,9 @@ func TestWatchdogAbandonsStuckRun(t *testing.T) {
 	start := time.Now()
 	err = h.run(ctx, sandbox, e, "redact", h.cfg.Timeout, nil, stdin, &out)
 	elapsed := time.Since(start)
-	wantPluginError(t, err, ReasonTimeout, "still running 300ms after the 200ms deadline; abandoned")
-	if elapsed < 500*time.Millisecond || elapsed > sandboxBound {
-		t.Errorf("the watchdog fired after %v, want deadline plus grace (500ms)", elapsed)
+	wantPluginError(t, err, ReasonTimeout, "still running 300ms after the 1s deadline; abandoned")
+	if elapsed < 1300*time.Millisecond || elapsed > sandboxBound {
+		t.Errorf("the watchdog fired after %v, want deadline plus grace (1.3s)", elapsed)
 	}
 	checkRedactorWorks(t, red)
 }
@@ -183,5 +195,21 @@ func TestDescribeTimesOut(t *testing.T) {
 	}
 	if elapsed := time.Since(start); elapsed > sandboxBound {
 		t.Errorf("Load took %v", elapsed)
+	}
+}
+
+func TestMemoryLimitWithoutRuntimeMessage(t *testing.T) {
+	// A module that grows its memory 64 pages at a time until refused, then traps,
+	// as a runtime without an out-of-memory message would.
+	h := mustHost(t, Config{MemoryLimitPages: 256, Timeout: sandboxTimeout, Grace: sandboxGrace})
+	code := []byte{0x03, 0x40} // loop
+	code = append(code, i32Const(64)...)
+	code = append(code, 0x40, 0x00) // memory.grow
+	code = append(code, i32Const(-1)...)
+	code = append(code, 0x47, 0x0d, 0x00, opEnd, opUnreachable) // i32.ne; br_if 0; end; unreachable
+	_, err := h.Load(context.Background(), wasmModule{code: code}.bytes())
+	pe := wantPluginError(t, err, ReasonMemory, "trapped out of memory (limit 16 MiB)")
+	if pe.Stderr != "" {
+		t.Errorf("Stderr = %q, want nothing", pe.Stderr)
 	}
 }
