@@ -1,0 +1,65 @@
+package plugins
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+)
+
+// The built-in plugins' names, as their descriptors give them.
+const (
+	// BuiltinRedactor removes email addresses, phone numbers, payment card numbers, IP
+	// addresses and custom patterns from cells. Its configuration is
+	// {"email":bool,"phone":bool,"card":bool,"ip":bool,"patterns":[{"name","regex"}]},
+	// every class on when absent. Input and output records are
+	// {"id": ..., "cells": {...}}; every string under "cells" is redacted.
+	BuiltinRedactor = "redactor"
+	// BuiltinCSV writes RFC 4180 CSV (text/csv; charset=utf-8) from records
+	// {"cells": [...]}, the first being the header row, with formula triggers
+	// (= + - @ tab CR) at the start of a cell neutralised by a leading apostrophe.
+	BuiltinCSV = "csv"
+)
+
+// The built-in plugins, compiled from builtin/*/main.go by go generate (see
+// generate.go).
+var (
+	//go:embed builtin/redactor.wasm
+	builtinRedactorWasm []byte
+	//go:embed builtin/csv.wasm
+	builtinCSVWasm []byte
+)
+
+// Builtin returns the built-in plugin named name (BuiltinRedactor or BuiltinCSV),
+// loading it on first use; it is never evicted from memory. It returns an error for
+// another name, and Load's errors.
+func (h *Host) Builtin(ctx context.Context, name string) (*Plugin, error) {
+	h.mu.Lock()
+	p := h.builtins[name]
+	h.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	var wasm []byte
+	switch name {
+	case BuiltinRedactor:
+		wasm = builtinRedactorWasm
+	case BuiltinCSV:
+		wasm = builtinCSVWasm
+	default:
+		return nil, fmt.Errorf("plugins: no built-in plugin %q", name)
+	}
+	p, err := h.load(ctx, wasm, true)
+	if err != nil {
+		return nil, err
+	}
+	if p.desc.Name != name {
+		return nil, fmt.Errorf("plugins: built-in %q describes itself as %q", name, p.desc.Name)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if prev := h.builtins[name]; prev != nil {
+		return prev, nil
+	}
+	h.builtins[name] = p
+	return p, nil
+}
