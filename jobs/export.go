@@ -2,16 +2,281 @@ package jobs
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/plugins"
 )
 
 // CheckExportFormat returns EINVALID at ["body","format"] unless format is csv or the
 // name of one of the organisation's formatter plugins.
 func (r *Runner) CheckExportFormat(ctx context.Context, org kv.ID, format string) error {
-	if format == "csv" {
+	if format == plugins.BuiltinCSV {
 		return nil
+	}
+	list, err := r.db.FindPlugins(ctx, org)
+	if err != nil {
+		return err
+	}
+	for _, p := range list {
+		if p.Kind == kv.PluginFormatter && p.Name == format {
+			return nil
+		}
 	}
 	return kv.Invalid(kv.FieldError{Loc: []any{"body", "format"}, Type: "enum",
 		Msg: "Unknown export format; use csv or the name of one of your organisation's formatter plugins."})
+}
+
+// redactRecord is one row's free-text cells on their way through a redactor, keyed by
+// column index so repeated header names cannot collide.
+type redactRecord struct {
+	ID    string            `json:"id"`
+	Cells map[string]string `json:"cells"`
+}
+
+// redactStep is one redactor of the chain with its configuration.
+type redactStep struct {
+	plugin *plugins.Plugin
+	config any
+}
+
+type formatRecord struct {
+	Cells []string `json:"cells"`
+}
+
+// runExport builds the table of a study's completed live interviews, redacts every
+// free-text cell (the built-in redactor with the organisation's settings, then the
+// organisation's own redactors), formats it, and stores the artifact.
+func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
+	p := j.Partition()
+	if _, err := r.db.StartExport(ctx, p, j.ID); err != nil {
+		return err
+	}
+	artifact, err := r.buildExport(ctx, j)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return nil // shutting down: resumed after restart
+		}
+		msg := "The export did not complete."
+		var pe *plugins.Error
+		if errors.As(err, &pe) {
+			msg = "The export did not complete: " + pe.Error()
+		}
+		r.fail(j, msg)
+		return err
+	}
+	return r.db.FinishExport(ctx, p, j.ID, artifact)
+}
+
+func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, error) {
+	if r.plugins == nil {
+		return kv.ExportResult{}, errors.New("no plugin host configured")
+	}
+	p := j.Partition()
+	spec, err := j.ExportSpec()
+	if err != nil {
+		return kv.ExportResult{}, err
+	}
+	st, err := r.db.FindStudyByID(ctx, p, spec.StudyID)
+	if err != nil {
+		return kv.ExportResult{}, err
+	}
+	ivs, err := r.db.FindExportInterviews(ctx, p, spec.StudyID)
+	if err != nil {
+		return kv.ExportResult{}, err
+	}
+	rows := make([]exportInterview, 0, len(ivs))
+	for _, iv := range ivs {
+		msgs, err := r.db.FindTranscript(ctx, p, iv.ID)
+		if err != nil {
+			return kv.ExportResult{}, err
+		}
+		t := make([]Message, len(msgs))
+		for i, m := range msgs {
+			t[i] = Message{Speaker: m.Speaker, Text: m.Text}
+		}
+		rows = append(rows, exportInterview{Interview: iv, Transcript: t})
+	}
+	brief := kv.Brief{}
+	if st.Brief != nil {
+		brief = *st.Brief
+	}
+	table := buildExportTable(brief, rows)
+	if err := r.redactTable(ctx, p.Org, &table); err != nil {
+		return kv.ExportResult{}, err
+	}
+	formatter, err := r.formatter(ctx, p.Org, spec.Format)
+	if err != nil {
+		return kv.ExportResult{}, err
+	}
+	records := make([]json.RawMessage, 0, len(table.Rows)+1)
+	for _, row := range append([][]string{table.Header}, table.Rows...) {
+		raw, err := json.Marshal(formatRecord{Cells: row})
+		if err != nil {
+			return kv.ExportResult{}, err
+		}
+		records = append(records, raw)
+	}
+	dir := filepath.Join(r.db.BlobDir(), "exports")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return kv.ExportResult{}, err
+	}
+	ext := ".csv"
+	if spec.Format != plugins.BuiltinCSV {
+		ext = "." + spec.Format
+	}
+	rel := filepath.Join("exports", j.ID.String()+ext)
+	tmp, err := os.CreateTemp(dir, "export-*")
+	if err != nil {
+		return kv.ExportResult{}, err
+	}
+	err = formatter.Format(ctx, nil, records, tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(r.db.BlobDir(), rel))
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return kv.ExportResult{}, err
+	}
+	return kv.ExportResult{
+		Blob: rel, MediaType: formatter.Descriptor().MediaType, Rows: len(table.Rows),
+		Filename:  "interviews-" + st.ID.String()[:8] + "-" + r.db.Now().Format("20060102") + ext,
+		ExpiresAt: r.db.Now().Add(kv.ExportArtifactTTL),
+	}, nil
+}
+
+// redactTable runs every free-text cell through the built-in redactor (configured by
+// the organisation's settings) and then each of the organisation's redactors.
+func (r *Runner) redactTable(ctx context.Context, org kv.ID, t *ExportTable) error {
+	settings, err := r.db.FindRedaction(ctx, org)
+	if err != nil {
+		return err
+	}
+	builtin, err := r.plugins.Builtin(ctx, plugins.BuiltinRedactor)
+	if err != nil {
+		return err
+	}
+	chain := []redactStep{{builtin, settings}}
+	own, err := r.orgPlugins(ctx, org, kv.PluginRedactor)
+	if err != nil {
+		return err
+	}
+	for _, pl := range own {
+		chain = append(chain, redactStep{pl, map[string]any{}})
+	}
+	records := make([]json.RawMessage, len(t.Rows))
+	for i, row := range t.Rows {
+		cells := map[string]string{}
+		for c, v := range row {
+			if t.Free[c] && v != "" {
+				cells[strconv.Itoa(c)] = v
+			}
+		}
+		raw, err := json.Marshal(redactRecord{ID: t.IDs[i].String(), Cells: cells})
+		if err != nil {
+			return err
+		}
+		records[i] = raw
+	}
+	for _, step := range chain {
+		if len(records) == 0 {
+			break
+		}
+		out, err := step.plugin.Redact(ctx, step.config, records)
+		if err != nil {
+			return err
+		}
+		records = out
+	}
+	for i, raw := range records {
+		var rec redactRecord
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return fmt.Errorf("redacted record %d: %w", i, err)
+		}
+		for c := range t.Rows[i] {
+			if t.Free[c] {
+				t.Rows[i][c] = rec.Cells[strconv.Itoa(c)]
+			}
+		}
+	}
+	return nil
+}
+
+// formatter returns the built-in CSV formatter or the organisation's formatter named
+// format.
+func (r *Runner) formatter(ctx context.Context, org kv.ID, format string) (*plugins.Plugin, error) {
+	if format == plugins.BuiltinCSV {
+		return r.plugins.Builtin(ctx, plugins.BuiltinCSV)
+	}
+	own, err := r.orgPluginsNamed(ctx, org, kv.PluginFormatter, format)
+	if err != nil {
+		return nil, err
+	}
+	return own, nil
+}
+
+func (r *Runner) orgPlugins(ctx context.Context, org kv.ID, kind string) ([]*plugins.Plugin, error) {
+	list, err := r.db.FindPlugins(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	var out []*plugins.Plugin
+	for _, p := range list {
+		if p.Kind != kind {
+			continue
+		}
+		pl, err := r.loadOrgPlugin(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pl)
+	}
+	return out, nil
+}
+
+func (r *Runner) orgPluginsNamed(ctx context.Context, org kv.ID, kind, name string) (*plugins.Plugin, error) {
+	list, err := r.db.FindPlugins(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range list {
+		if p.Kind == kind && p.Name == name {
+			return r.loadOrgPlugin(ctx, p)
+		}
+	}
+	return nil, fmt.Errorf("the organisation has no %s named %q", kind, name)
+}
+
+func (r *Runner) loadOrgPlugin(ctx context.Context, p kv.OrgPlugin) (*plugins.Plugin, error) {
+	wasm, err := os.ReadFile(filepath.Join(r.db.BlobDir(), p.Blob))
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s %q: %w", p.Kind, p.Name, err)
+	}
+	return r.plugins.Load(ctx, wasm)
+}
+
+// SweepExports deletes export artifacts older than seven days.
+func (r *Runner) SweepExports(ctx context.Context) {
+	jobs, err := r.db.FindExpiredExports(ctx)
+	if err != nil {
+		r.log.Error().Err(err).Msg("find expired exports")
+		return
+	}
+	for _, j := range jobs {
+		if res, ok := j.ExportResult(); ok {
+			_ = os.Remove(filepath.Join(r.db.BlobDir(), res.Blob))
+		}
+		if err := r.db.ExpireExport(ctx, j.Partition(), j.ID); err != nil {
+			r.log.Error().Err(err).Msg("expire export")
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/plugins"
 )
 
 // Config configures a Runner. Zero values have working defaults except DB.
@@ -31,21 +32,24 @@ type Config struct {
 	// SimulationTimeout is a simulation's deadline; default 30 minutes, since up to 200
 	// turns may each wait on a model endpoint twice.
 	SimulationTimeout time.Duration
+	// Plugins runs the redaction and export-format plugins; exports fail without it.
+	Plugins *plugins.Host
 }
 
 // Runner owns the worker pools. Every job is a kv record first and a queued reference
 // second, so a crash loses nothing: Start resumes what was left unfinished.
 type Runner struct {
-	db     *kv.DB
-	mod    Moderator
-	log    zerolog.Logger
-	maxTry int
-	ctx    context.Context // cancelled when Close runs out of patience
-	cancel context.CancelFunc
-	pools  map[kv.JobKind]*pool
-	mu     sync.Mutex
-	closed bool
-	sims   simSlots
+	db      *kv.DB
+	mod     Moderator
+	log     zerolog.Logger
+	maxTry  int
+	ctx     context.Context // cancelled when Close runs out of patience
+	cancel  context.CancelFunc
+	pools   map[kv.JobKind]*pool
+	mu      sync.Mutex
+	closed  bool
+	sims    simSlots
+	plugins *plugins.Host
 }
 
 type jobRef struct {
@@ -86,10 +90,11 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.SimulationTimeout <= 0 {
 		cfg.SimulationTimeout = 30 * time.Minute
 	}
-	r := &Runner{db: cfg.DB, mod: cfg.Moderator, log: cfg.Log, maxTry: cfg.MaxAttempts, pools: map[kv.JobKind]*pool{},
+	r := &Runner{db: cfg.DB, plugins: cfg.Plugins, mod: cfg.Moderator, log: cfg.Log, maxTry: cfg.MaxAttempts, pools: map[kv.JobKind]*pool{},
 		sims: simSlots{limit: cfg.SimulationLimit, held: map[kv.ID]map[kv.ID]struct{}{}}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.pools[kv.JobAuthoring] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runAuthoring, timeout: cfg.Timeout}
+	r.pools[kv.JobExport] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runExport, timeout: cfg.Timeout}
 	r.pools[kv.JobSimulation] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runSimulation, timeout: cfg.SimulationTimeout,
 		ended: func(ref jobRef) { r.sims.release(ref.p.Org, ref.id) }}
 	for _, p := range r.pools {

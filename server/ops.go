@@ -6,6 +6,9 @@ package server
 func (s *Server) operations() []*Operation {
 	upload := op(Operation{Name: "upload_file", Summary: "Upload a file whose text can inform authoring", Method: "POST", Path: "/v1/api/files", Scope: "studies:write", Write: true}, s.uploadFile)
 	upload.restBind = s.bindUpload
+	download := op(Operation{Name: "get_export_download", Summary: "Download a finished export: a signed URL valid 5 minutes (REST: the CSV inline unless Accept asks for JSON)", Method: "GET", Path: "/v1/api/exports/{job_id}/download", Scope: "export:read",
+		Conflict: "export_not_ready: the export has not completed."}, s.getExportDownload)
+	download.restRespond = s.respondDownload
 	return []*Operation{
 		op(Operation{Name: "whoami", Summary: "Describe the calling credential", Method: "GET", Path: "/v1/api/me"}, s.whoami),
 		op(Operation{Name: "list_studies", Summary: "List studies, newest created first", Method: "GET", Path: "/v1/api/studies", Scope: "studies:read"}, s.listStudies),
@@ -16,6 +19,9 @@ func (s *Server) operations() []*Operation {
 		op(Operation{Name: "refine_study", Summary: "Refine a study's design with plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:refine", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.refineStudy),
 		op(Operation{Name: "set_study_mode", Summary: "Set a study's mode: test, live (Go live), paused or closed", Method: "PUT", Path: "/v1/api/studies/{study_id}/mode", Write: true, ScopeFor: modeScope, ScopeDoc: "studies:write; studies:golive to go live"}, s.setStudyMode),
 		upload,
+		op(Operation{Name: "start_export", Summary: "Export a study's completed live interviews, redacted (a background job)", Method: "POST", Path: "/v1/api/exports", Scope: "export:read", Write: true, Status: 202, Idempotent: true}, s.startExport),
+		op(Operation{Name: "get_export_status", Summary: "Poll an export", Method: "GET", Path: "/v1/api/exports/{job_id}", Scope: "export:read"}, s.getExportStatus),
+		download,
 		op(Operation{Name: "create_participant_link", Summary: "Mint a participant link carrying context and a note for the interviewer", Method: "POST", Path: "/v1/api/studies/{study_id}/participant-links", Scope: "links:write", Write: true, Idempotent: true}, s.createParticipantLink),
 		op(Operation{Name: "list_interviews", Summary: "List interviews (metadata only), newest first", Method: "GET", Path: "/v1/api/interviews", Scope: "export:read"}, s.listInterviews),
 		op(Operation{Name: "get_interview", Summary: "Get one interview's metadata", Method: "GET", Path: "/v1/api/interviews/{interview_id}", Scope: "export:read"}, s.getInterview),

@@ -15,6 +15,7 @@ const resourceAPI = "/v1/api"
 // literal action (":refine", ":simulate") share one route per template, dispatched on
 // the suffix, because the router matches whole segments.
 func (s *Server) routeREST(r *router.Router) {
+	r.GET("/v1/api/exports/{job_id}/artifact", s.handleSignedDownload)
 	type group struct {
 		param   string
 		actions map[string]*Operation
@@ -104,6 +105,9 @@ func (s *Server) restHandler(o *Operation) fasthttp.RequestHandler {
 		out, err := o.call(ctx, p, in)
 		if err != nil {
 			s.writeRESTError(c, err, resourceAPI)
+			return
+		}
+		if o.restRespond != nil && o.restRespond(c, out) {
 			return
 		}
 		s.writeREST(c, o.Status, out)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/plugins"
 )
 
 // testEnv is a real server over a real loopback socket on a real bbolt file.
@@ -93,7 +96,7 @@ func mustServeEngine(t *testing.T, m jobs.Moderator, opts ...serveOption) *testE
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: zerolog.Nop()})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: zerolog.Nop(), Plugins: mustPluginHost(t)})
 	t.Cleanup(func() { _ = runner.Close(context.Background()) })
 	cfg.DB, cfg.Jobs = db, runner
 	srv := New(cfg)
@@ -198,4 +201,25 @@ func (e *testEnv) do(method, path, key, body string, headers ...string) response
 		e.t.Fatal(err)
 	}
 	return response{status: resp.StatusCode, header: resp.Header, body: raw}
+}
+
+// testPlugins is one plugin host for every test server of the package: compiling the
+// built-in plugins is the slow part, so they are compiled once (and cached on disk
+// between runs of the suite).
+var testPlugins struct {
+	once sync.Once
+	host *plugins.Host
+	err  error
+}
+
+func mustPluginHost(tb testing.TB) *plugins.Host {
+	tb.Helper()
+	testPlugins.once.Do(func() {
+		dir := filepath.Join(os.TempDir(), "interviewd-test-plugin-cache")
+		testPlugins.host, testPlugins.err = plugins.NewHost(context.Background(), plugins.Config{CacheDir: dir})
+	})
+	if testPlugins.err != nil {
+		tb.Fatal(testPlugins.err)
+	}
+	return testPlugins.host
 }
