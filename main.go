@@ -49,6 +49,8 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, env f
 		return creditsCommand(ctx, args, stdout, env)
 	case "org":
 		return orgCommand(ctx, args, stdout, env)
+	case "plugins":
+		return pluginsCommand(ctx, args, stdout, env)
 	case "help", "-h", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err
@@ -65,6 +67,9 @@ const usage = `interviewd: AI-moderated research interviews
   interviewd keys revoke --key KEY_ID
   interviewd credits add --org ORG_ID --amount N
   interviewd org redaction --org ORG_ID [--email on|off] [--phone on|off] [--card on|off] [--ip on|off] [--pattern NAME=REGEX]... [--clear-patterns]
+  interviewd plugins add --org ORG_ID --file X.wasm
+  interviewd plugins list --org ORG_ID
+  interviewd plugins remove --org ORG_ID --kind redactor|formatter --name NAME
 
 Every flag also reads INTERVIEWD_<FLAG> (for example INTERVIEWD_ADDR).
 `

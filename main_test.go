@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -306,5 +308,39 @@ func TestOrgRedactionCommand(t *testing.T) {
 		if err := runWith(context.Background(), args, io.Discard, io.Discard, noEnv); err == nil {
 			t.Fatalf("%v accepted", bad)
 		}
+	}
+}
+
+func TestPluginsCommands(t *testing.T) {
+	dir := t.TempDir()
+	var org struct {
+		OrgID string `json:"org_id"`
+	}
+	admin(t, &org, "setup", "--data", dir, "--org", "P", "--email", "p@p.test")
+	var added struct {
+		Kind      string `json:"kind"`
+		Name      string `json:"name"`
+		MediaType string `json:"media_type"`
+		Blob      string `json:"blob"`
+	}
+	admin(t, &added, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", "plugins/testdata/jsonl/jsonl.wasm")
+	if added.Kind != "formatter" || added.Name != "jsonl" || added.MediaType == "" {
+		t.Fatalf("added %+v", added)
+	}
+	var list []map[string]any
+	admin(t, &list, "plugins", "list", "--data", dir, "--org", org.OrgID)
+	if len(list) != 1 || list[0]["name"] != "jsonl" {
+		t.Fatalf("list %v", list)
+	}
+	var removed map[string]any
+	admin(t, &removed, "plugins", "remove", "--data", dir, "--org", org.OrgID, "--kind", "formatter", "--name", "jsonl")
+	admin(t, &list, "plugins", "list", "--data", dir, "--org", org.OrgID)
+	if len(list) != 0 {
+		t.Fatalf("after remove: %v", list)
+	}
+	notWasm := filepath.Join(t.TempDir(), "x.wasm")
+	os.WriteFile(notWasm, []byte("not a module"), 0o600)
+	if err := runWith(context.Background(), []string{"plugins", "add", "--data", dir, "--org", org.OrgID, "--file", notWasm}, io.Discard, io.Discard, noEnv); err == nil {
+		t.Fatal("a file that is not a module was added")
 	}
 }

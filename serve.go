@@ -7,12 +7,14 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/plugins"
 	"interviewd/server"
 )
 
@@ -53,12 +55,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	if empty, err := db.Empty(ctx); err == nil && empty {
 		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL`, then a key with `interviewd keys create`", *data)
 	}
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log})
+	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
+	if err != nil {
+		return fmt.Errorf("plugin host: %w", err)
+	}
+	defer host.Close(context.Background())
+	go warmPlugins(ctx, host, log)
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host})
 	if err := runner.Start(ctx); err != nil {
 		return err
 	}
 	srv := server.New(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: *baseURL, AccessLog: true, RateLimits: &limits})
 	go srv.Maintain(ctx)
+	go runner.Maintain(ctx)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
@@ -112,4 +121,14 @@ func newModerator(url, key, model string) (jobs.Moderator, error) {
 		return nil, fmt.Errorf("--model-url: %w", err)
 	}
 	return m, nil
+}
+
+// warmPlugins loads the built-in plugins in the background at start-up, so the first
+// export pays no compilation (with the on-disk cache this is a quick load).
+func warmPlugins(ctx context.Context, host *plugins.Host, log zerolog.Logger) {
+	for _, name := range []string{plugins.BuiltinRedactor, plugins.BuiltinCSV} {
+		if _, err := host.Builtin(ctx, name); err != nil && ctx.Err() == nil {
+			log.Error().Err(err).Str("plugin", name).Msg("load built-in plugin")
+		}
+	}
 }

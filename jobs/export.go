@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -277,6 +278,21 @@ func (r *Runner) SweepExports(ctx context.Context) {
 		}
 		if err := r.db.ExpireExport(ctx, j.Partition(), j.ID); err != nil {
 			r.log.Error().Err(err).Msg("expire export")
+		}
+	}
+}
+
+// Maintain runs the runner's housekeeping until ctx ends: deleting export artifacts
+// older than seven days, hourly.
+func (r *Runner) Maintain(ctx context.Context) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		r.SweepExports(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
 		}
 	}
 }

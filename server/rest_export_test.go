@@ -208,3 +208,41 @@ func TestExportEndToEnd(t *testing.T) {
 		}
 	})
 }
+
+func TestExportOrganisationFormatter(t *testing.T) {
+	e := mustServe(t)
+	wasm, err := os.ReadFile(filepath.Join("..", "plugins", "testdata", "jsonl", "jsonl.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(e.db.BlobDir(), "plugins"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.db.BlobDir(), "plugins", "jsonl.wasm"), wasm, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.PutPlugin(t.Context(), kv.OrgPlugin{OrgID: e.orgA.ID, Kind: kv.PluginFormatter, Name: "jsonl",
+		MediaType: "application/x-ndjson", Blob: filepath.Join("plugins", "jsonl.wasm")}); err != nil {
+		t.Fatal(err)
+	}
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Formats", "Why?"))
+	e.completeInterview(e.linkFor(st, kv.AudienceGroup, nil, ""), []string{"Because of jane@example.com"})
+	// Org B has no such formatter: the format is the organisation's own.
+	stB := e.studyWith(e.orgB.ID, kv.EnvLive, kv.ModeLive, plainBrief("B", "Why?"))
+	if r := e.do("POST", "/v1/api/exports", "b_live", `{"study_id":"`+stB.ID.String()+`","format":"jsonl"}`); r.status != 422 {
+		t.Fatalf("org B with jsonl: %d %s", r.status, r.body)
+	}
+	r := e.do("POST", "/v1/api/exports", "a_live", `{"study_id":"`+st.ID.String()+`","format":"jsonl"}`)
+	if r.status != 202 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	var job ExportJob
+	r.json(t, &job)
+	if st := e.pollExport("a_live", job.JobID); !st.Ready {
+		t.Fatalf("jsonl export %+v", st)
+	}
+	d := e.do("GET", "/v1/api/exports/"+job.JobID+"/download", "a_live", "")
+	if d.status != 200 || !strings.HasPrefix(d.header.Get("Content-Type"), "application/x-ndjson") || strings.Contains(string(d.body), "jane@example.com") || !strings.Contains(string(d.body), "[EMAIL]") {
+		t.Fatalf("jsonl download: %d %v\n%s", d.status, d.header, d.body)
+	}
+}
