@@ -1,12 +1,16 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -137,7 +141,7 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 	if err != nil {
 		return kv.ExportResult{}, err
 	}
-	err = formatter.Format(ctx, nil, records, tmp)
+	err = r.format(ctx, formatter, records, tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -153,6 +157,86 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 		Filename:  "interviews-" + st.ID.String()[:8] + "-" + r.db.Now().Format("20060102") + ext,
 		ExpiresAt: r.db.Now().Add(kv.ExportArtifactTTL),
 	}, nil
+}
+
+// exportChunk is how many records one plugin run takes: big enough to amortise an
+// instance's start, small enough that both cores share a large export.
+const exportChunk = 1000
+
+// inChunks runs fn over consecutive chunks of n records, on as many goroutines as the
+// machine has cores, and returns the results in order. The first error wins.
+func inChunks[T any](ctx context.Context, n int, fn func(ctx context.Context, lo, hi int) (T, error)) ([]T, error) {
+	chunks := (n + exportChunk - 1) / exportChunk
+	out := make([]T, chunks)
+	errs := make([]error, chunks)
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for c := 0; c < chunks; c++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			lo, hi := c*exportChunk, min((c+1)*exportChunk, n)
+			out[c], errs[c] = fn(ctx, lo, hi)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// format writes the artifact. The built-in CSV formatter is run on chunks of rows in
+// parallel (CSV rows are independent; only the first chunk carries the header); an
+// organisation's formatter sees every record in one run, since its format may have a
+// document structure.
+func (r *Runner) format(ctx context.Context, f *plugins.Plugin, records []json.RawMessage, w io.Writer) error {
+	if f.Descriptor().Name != plugins.BuiltinCSV || len(records) <= exportChunk {
+		return f.Format(ctx, nil, records, w)
+	}
+	header, rows := records[0], records[1:]
+	parts, err := inChunks(ctx, len(rows), func(ctx context.Context, lo, hi int) ([]byte, error) {
+		// Every chunk starts with the header (the formatter checks each row's width
+		// against it); all but the first chunk drop the header's line from the output.
+		var buf bytes.Buffer
+		chunk := append([]json.RawMessage{header}, rows[lo:hi]...)
+		if err := f.Format(ctx, nil, chunk, &buf); err != nil {
+			return nil, err
+		}
+		if lo > 0 {
+			return dropFirstCSVRecord(buf.Bytes()), nil
+		}
+		return buf.Bytes(), nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, part := range parts {
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropFirstCSVRecord removes the first record from RFC 4180 output: up to the first
+// line break outside quotes (a quoted cell may hold line breaks).
+func dropFirstCSVRecord(b []byte) []byte {
+	inQuotes := false
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			inQuotes = !inQuotes
+		case '\n':
+			if !inQuotes {
+				return b[i+1:]
+			}
+		}
+	}
+	return nil
 }
 
 // redactTable runs every free-text cell through the built-in redactor (configured by
@@ -192,11 +276,16 @@ func (r *Runner) redactTable(ctx context.Context, org kv.ID, t *ExportTable) err
 		if len(records) == 0 {
 			break
 		}
-		out, err := step.plugin.Redact(ctx, step.config, records)
+		parts, err := inChunks(ctx, len(records), func(ctx context.Context, lo, hi int) ([]json.RawMessage, error) {
+			return step.plugin.Redact(ctx, step.config, records[lo:hi])
+		})
 		if err != nil {
 			return err
 		}
-		records = out
+		records = records[:0:0]
+		for _, part := range parts {
+			records = append(records, part...)
+		}
 	}
 	for i, raw := range records {
 		var rec redactRecord

@@ -34,6 +34,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// NoSync skips fsync on commit: for bulk loads in benchmarks only, never serving
+	// (a crash could lose committed writes).
+	NoSync bool
 }
 
 // DB is the bbolt-backed store. Every public method is one transaction.
@@ -66,6 +69,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	b.NoSync = opts.NoSync
 	db := &DB{bolt: b, dir: dir, now: opts.Now}
 	if err := b.Update(db.prepare); err != nil {
 		_ = b.Close()
