@@ -38,8 +38,8 @@ func (r *Runner) CheckExportFormat(ctx context.Context, org kv.ID, format string
 		Msg: "Unknown export format; use csv or the name of one of your organisation's formatter plugins."})
 }
 
-// redactRecord is one row's free-text cells on their way through a redactor, keyed by
-// column index so repeated header names cannot collide.
+// redactRecord is one interview's free text on its way through a redactor: context
+// values under "c:<key>", messages under "m:<position>".
 type redactRecord struct {
 	ID    string            `json:"id"`
 	Cells map[string]string `json:"cells"`
@@ -112,10 +112,10 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 	if st.Brief != nil {
 		brief = *st.Brief
 	}
-	table := buildExportTable(brief, rows)
-	if err := r.redactTable(ctx, p.Org, &table); err != nil {
+	if err := r.redactInterviews(ctx, p.Org, brief, rows); err != nil {
 		return kv.ExportResult{}, err
 	}
+	table := buildExportTable(brief, rows)
 	formatter, err := r.formatter(ctx, p.Org, spec.Format)
 	if err != nil {
 		return kv.ExportResult{}, err
@@ -239,9 +239,14 @@ func dropFirstCSVRecord(b []byte) []byte {
 	return nil
 }
 
-// redactTable runs every free-text cell through the built-in redactor (configured by
-// the organisation's settings) and then each of the organisation's redactors.
-func (r *Runner) redactTable(ctx context.Context, org kv.ID, t *ExportTable) error {
+// redactInterviews runs the interviews' free text (context values and messages)
+// through the built-in redactor (configured by the organisation's settings) and then
+// each of the organisation's redactors, before the table is laid out: every answer
+// cell and the transcript are built from the redacted messages, so each piece of text
+// is redacted once although it appears twice. Interviewer messages that are exactly a
+// brief question are the researcher's own words (they head their columns) and are not
+// sent.
+func (r *Runner) redactInterviews(ctx context.Context, org kv.ID, brief kv.Brief, ivs []exportInterview) error {
 	settings, err := r.db.FindRedaction(ctx, org)
 	if err != nil {
 		return err
@@ -258,15 +263,24 @@ func (r *Runner) redactTable(ctx context.Context, org kv.ID, t *ExportTable) err
 	for _, pl := range own {
 		chain = append(chain, redactStep{pl, map[string]any{}})
 	}
-	records := make([]json.RawMessage, len(t.Rows))
-	for i, row := range t.Rows {
+	authored := map[string]bool{}
+	for _, q := range append(append([]string{}, brief.PreInterviewQuestions...), brief.VerbatimQuestions...) {
+		authored[q] = true
+	}
+	records := make([]json.RawMessage, len(ivs))
+	for i, e := range ivs {
 		cells := map[string]string{}
-		for c, v := range row {
-			if t.Free[c] && v != "" {
-				cells[strconv.Itoa(c)] = v
+		for k, v := range e.Interview.EntryAttributes {
+			if v != "" {
+				cells["c:"+k] = v
 			}
 		}
-		raw, err := json.Marshal(redactRecord{ID: t.IDs[i].String(), Cells: cells})
+		for n, m := range e.Transcript {
+			if m.Text != "" && !(m.Speaker == kv.SpeakerInterviewer && authored[m.Text]) {
+				cells["m:"+strconv.Itoa(n)] = m.Text
+			}
+		}
+		raw, err := json.Marshal(redactRecord{ID: e.Interview.ID.String(), Cells: cells})
 		if err != nil {
 			return err
 		}
@@ -292,11 +306,22 @@ func (r *Runner) redactTable(ctx context.Context, org kv.ID, t *ExportTable) err
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return fmt.Errorf("redacted record %d: %w", i, err)
 		}
-		for c := range t.Rows[i] {
-			if t.Free[c] {
-				t.Rows[i][c] = rec.Cells[strconv.Itoa(c)]
+		e := &ivs[i]
+		attrs := make(map[string]string, len(e.Interview.EntryAttributes))
+		for k, v := range e.Interview.EntryAttributes {
+			if v != "" {
+				v = rec.Cells["c:"+k]
+			}
+			attrs[k] = v
+		}
+		e.Interview.EntryAttributes = attrs
+		transcript := append([]Message(nil), e.Transcript...)
+		for n := range transcript {
+			if red, ok := rec.Cells["m:"+strconv.Itoa(n)]; ok {
+				transcript[n].Text = red
 			}
 		}
+		e.Transcript = transcript
 	}
 	return nil
 }

@@ -12,14 +12,10 @@ import (
 // The export's fixed leading columns (DECISIONS §10).
 var exportFixedColumns = []string{"interview_id", "study_id", "started_at", "completed_at", "duration_seconds", "modality", "invite_audience"}
 
-// ExportTable is an export before redaction and formatting: a header and one row per
-// interview. Free marks the columns holding free text (context values, answers, the
-// transcript), which redaction runs over.
+// ExportTable is an export before formatting: a header and one row per interview.
 type ExportTable struct {
 	Header []string
-	Free   []bool
 	Rows   [][]string
-	IDs    []kv.ID
 }
 
 // exportInterview is one interview with its transcript.
@@ -28,7 +24,7 @@ type exportInterview struct {
 	Transcript []Message
 }
 
-// buildExportTable lays out the CSV of DECISIONS §10: fixed columns, context.<key> for
+// buildExportTable lays out the (already redacted) interviews as the CSV of DECISIONS §10: fixed columns, context.<key> for
 // the union of context keys (sorted), one column per screener then verbatim question,
 // then the transcript. The interviewer note is not an input, so it cannot appear.
 func buildExportTable(brief kv.Brief, ivs []exportInterview) ExportTable {
@@ -47,16 +43,10 @@ func buildExportTable(brief kv.Brief, ivs []exportInterview) ExportTable {
 
 	t := ExportTable{}
 	t.Header = append(t.Header, exportFixedColumns...)
-	for range exportFixedColumns {
-		t.Free = append(t.Free, false)
-	}
 	for _, k := range ctxKeys {
-		t.Header, t.Free = append(t.Header, "context."+k), append(t.Free, true)
+		t.Header = append(t.Header, "context."+k)
 	}
-	for _, q := range questions {
-		t.Header, t.Free = append(t.Header, q), append(t.Free, true)
-	}
-	t.Header, t.Free = append(t.Header, "transcript"), append(t.Free, true)
+	t.Header = append(append(t.Header, questions...), "transcript")
 
 	for _, e := range ivs {
 		iv := e.Interview
@@ -71,7 +61,6 @@ func buildExportTable(brief kv.Brief, ivs []exportInterview) ExportTable {
 		}
 		row = append(row, transcriptText(e.Transcript))
 		t.Rows = append(t.Rows, row)
-		t.IDs = append(t.IDs, iv.ID)
 	}
 	return t
 }
