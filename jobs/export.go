@@ -307,19 +307,34 @@ func (r *Runner) redactInterviews(ctx context.Context, org kv.ID, brief kv.Brief
 			return fmt.Errorf("redacted record %d: %w", i, err)
 		}
 		e := &ivs[i]
+		// A redactor must hand back every record in order with every cell: anything
+		// else fails the export rather than falling back to text that was not redacted
+		// or putting one interview's words on another's row.
+		if rec.ID != e.Interview.ID.String() {
+			return fmt.Errorf("a redactor returned record %d out of order (id %q, want %s)", i, rec.ID, e.Interview.ID)
+		}
 		attrs := make(map[string]string, len(e.Interview.EntryAttributes))
 		for k, v := range e.Interview.EntryAttributes {
 			if v != "" {
-				v = rec.Cells["c:"+k]
+				red, ok := rec.Cells["c:"+k]
+				if !ok {
+					return fmt.Errorf("a redactor dropped a context cell of record %d", i)
+				}
+				v = red
 			}
 			attrs[k] = v
 		}
 		e.Interview.EntryAttributes = attrs
 		transcript := append([]Message(nil), e.Transcript...)
-		for n := range transcript {
-			if red, ok := rec.Cells["m:"+strconv.Itoa(n)]; ok {
-				transcript[n].Text = red
+		for n, m := range transcript {
+			if m.Text == "" || (m.Speaker == kv.SpeakerInterviewer && authored[m.Text]) {
+				continue
 			}
+			red, ok := rec.Cells["m:"+strconv.Itoa(n)]
+			if !ok {
+				return fmt.Errorf("a redactor dropped message %d of record %d", n, i)
+			}
+			transcript[n].Text = red
 		}
 		e.Transcript = transcript
 	}

@@ -18,7 +18,8 @@ import (
 // resourceMCP is the MCP surface's path and protected-resource path suffix.
 const resourceMCP = "/v1/mcp"
 
-// mcpMaxBody bounds a JSON-RPC request body; fasthttp enforces the same bound first.
+// mcpMaxBody bounds a JSON-RPC request body (read through readBody, which enforces it
+// on streamed bodies too).
 const mcpMaxBody = 1 << 20
 
 // mcpEndpoint is the MCP server: Streamable HTTP, stateless, JSON responses only.
@@ -104,12 +105,22 @@ func (m *mcpEndpoint) serve(c *fasthttp.RequestCtx) {
 		return
 	}
 	info.org = p.Partition.Org
-	acceptJSON(&c.Request.Header)
-	if m.fast && m.serveToolCall(c, p) {
+	if _, err := readBody(c, mcpMaxBody); err != nil {
+		s.writeRESTError(c, err, resourceMCP)
 		return
 	}
+	acceptJSON(&c.Request.Header)
 	call := &mcpCall{principal: p}
-	serveHTTPBridge(c, m.sdk, context.WithValue(s.ctx, mcpCallKey{}, call))
+	ctx := context.WithValue(s.ctx, mcpCallKey{}, call)
+	defer func() {
+		if d := call.rate.Load(); d != nil {
+			s.setRateHeaders(c, *d)
+		}
+	}()
+	if m.fast && m.serveToolCall(c, ctx, p) {
+		return
+	}
+	serveHTTPBridge(c, m.sdk, ctx)
 	if e := call.internalErr.Load(); e != nil {
 		info.err = *e
 	}
@@ -170,6 +181,8 @@ type mcpCall struct {
 	// internalErr carries an internal failure's cause back to the access log line;
 	// tool handlers run on the SDK's goroutines, hence the atomic.
 	internalErr atomic.Pointer[string]
+	// rate is the last tool call's rate-limit decision, for the response headers.
+	rate atomic.Pointer[rateDecision]
 }
 
 type mcpCallKey struct{}

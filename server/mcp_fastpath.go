@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"mime"
 	"slices"
 
@@ -36,7 +37,7 @@ const (
 
 // serveToolCall answers c when it holds a tools/call the fast path recognises, and
 // reports whether it did; when it returns false it has written nothing.
-func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, p *Principal) bool {
+func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, ctx context.Context, p *Principal) bool {
 	h := &c.Request.Header
 	if mt, _, err := mime.ParseMediaType(string(h.ContentType())); err != nil || mt != "application/json" {
 		return false
@@ -70,7 +71,7 @@ func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, p *Principal) bool {
 		return false
 	}
 
-	raw, isError, cause := m.s.runTool(m.s.ctx, o, p, params["arguments"])
+	raw, isError, cause := m.s.runTool(ctx, o, p, params["arguments"])
 	if cause != "" {
 		infoOf(c).err = cause
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	stdjson "encoding/json"
 	"net"
 	"reflect"
@@ -135,7 +136,7 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			took := fast.serveToolCall(&ctx, p)
+			took := fast.serveToolCall(&ctx, context.Background(), p)
 			if took != c.fast {
 				t.Fatalf("fast path took it: %v, want %v", took, c.fast)
 			}
@@ -197,7 +198,7 @@ func FuzzMCPFastPath(f *testing.F) {
 		req.SetBodyString(body)
 		var c fasthttp.RequestCtx
 		c.Init(&req, nil, nil)
-		if !fast.serveToolCall(&c, p) {
+		if !fast.serveToolCall(&c, context.Background(), p) {
 			return
 		}
 		want := mcpExchange(sdk, secret, body, headers...)

@@ -364,3 +364,17 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		t.Fatalf("unknown resource: %d", r.status)
 	}
 }
+
+func TestMCPBodyLimitAndRateHeaders(t *testing.T) {
+	e := mustServe(t, withRateLimits(DefaultRateLimits()))
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{"pad":"` + strings.Repeat("a", 2<<20) + `"}}}`
+	r := e.do("POST", "/v1/mcp", "a_live", big, "Content-Type", "application/json", "Accept", acceptBoth, "Mcp-Protocol-Version", "2025-11-25")
+	if r.status != 413 || !strings.Contains(string(r.body), "payload_too_large") {
+		t.Fatalf("2 MiB body: %d %.200s", r.status, r.body)
+	}
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+	r = e.do("POST", "/v1/mcp", "a_live", call, "Content-Type", "application/json", "Accept", acceptBoth, "Mcp-Protocol-Version", "2025-11-25")
+	if r.status != 200 || r.header.Get("RateLimit") == "" || r.header.Get("RateLimit-Policy") == "" {
+		t.Fatalf("tool call: %d headers %v", r.status, r.header)
+	}
+}

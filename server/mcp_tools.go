@@ -81,10 +81,10 @@ func toolErrorSchema() schema {
 func toolDescription(o *Operation) string {
 	d := strings.TrimSuffix(o.Summary, ".") + "."
 	switch {
+	case o.ScopeDoc != "":
+		d += " Needs " + o.ScopeDoc + "."
 	case o.Scope == "":
 		d += " Needs no particular scope."
-	case o.ScopeFor != nil:
-		d += " Needs the " + o.Scope + " scope; some inputs need another (the error names it)."
 	default:
 		d += " Needs the " + o.Scope + " scope."
 	}
@@ -138,10 +138,14 @@ func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args [
 // callTool runs the operation in the same order as its REST twin: scope → bind and
 // validate → the input's own scope → operation.
 func (s *Server) callTool(ctx context.Context, o *Operation, p *Principal, args []byte) (any, error) {
-	if err := p.require(o.Scope); err != nil {
+	if err := o.checkScope(p); err != nil {
 		return nil, err
 	}
-	if _, err := s.admitCall(p, o.Write); err != nil {
+	d, err := s.admitCall(p, o.Write)
+	if call := mcpCallFrom(ctx); call != nil {
+		call.rate.Store(&d)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if len(args) == 0 || isJSONNull(args) {

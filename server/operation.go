@@ -25,6 +25,10 @@ type Operation struct {
 	ScopeFor func(in any) string
 	// ScopeDoc describes the scope rule in documents when ScopeFor decides it.
 	ScopeDoc string
+	// AnyScope, with ScopeFor, are the scopes of which the credential must hold at
+	// least one before anything else happens (so a credential that can never call the
+	// operation gets 403, not a 422 about its input).
+	AnyScope []string
 	// Conflict documents when the operation answers 409 (idempotent operations also
 	// document the Idempotency-Key conflicts).
 	Conflict string
@@ -53,6 +57,19 @@ func op[In, Out any](o Operation, fn func(ctx context.Context, p *Principal, in 
 		o.Status = 200
 	}
 	return &o
+}
+
+// checkScope is the scope check made before rate limits and decoding.
+func (o *Operation) checkScope(p *Principal) error {
+	for _, sc := range o.AnyScope {
+		if p.Has(sc) {
+			return nil
+		}
+	}
+	if len(o.AnyScope) > 0 {
+		return p.require(o.AnyScope[0])
+	}
+	return p.require(o.Scope)
 }
 
 // requiredScope returns the scope the input needs.

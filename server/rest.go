@@ -16,6 +16,7 @@ const resourceAPI = "/v1/api"
 // the suffix, because the router matches whole segments.
 func (s *Server) routeREST(r *router.Router) {
 	r.GET("/v1/api/exports/{job_id}/artifact", s.handleSignedDownload)
+	r.HEAD("/v1/api/exports/{job_id}/artifact", s.handleSignedDownload)
 	type group struct {
 		param   string
 		actions map[string]*Operation
@@ -25,7 +26,11 @@ func (s *Server) routeREST(r *router.Router) {
 	for _, o := range s.ops {
 		tmpl, action := o.restPathAction()
 		if action == "" {
-			r.Handle(o.Method, tmpl, s.restHandler(o))
+			h := s.restHandler(o)
+			r.Handle(o.Method, tmpl, h)
+			if o.Method == "GET" { // HEAD is a read like GET; fasthttp sends no body for it
+				r.Handle("HEAD", tmpl, h)
+			}
 			continue
 		}
 		key := o.Method + " " + tmpl
@@ -71,7 +76,7 @@ func (s *Server) restHandler(o *Operation) fasthttp.RequestHandler {
 			return
 		}
 		info.org = p.Partition.Org
-		if err := p.require(o.Scope); err != nil {
+		if err := o.checkScope(p); err != nil {
 			s.writeRESTError(c, err, resourceAPI)
 			return
 		}

@@ -206,6 +206,13 @@ func TestStudyModes(t *testing.T) {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 	})
+	t.Run("ErrScopeBeforeValidation", func(t *testing.T) {
+		st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Scope first")
+		r := e.do("PUT", "/v1/api/studies/"+st.ID.String()+"/mode", "a_links_only", `{"mode":"bogus"}`)
+		if r.status != 403 {
+			t.Fatalf("a key that can never set a mode: %d %s", r.status, r.body)
+		}
+	})
 	t.Run("ErrBadMode", func(t *testing.T) {
 		st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Bad")
 		r := e.do("PUT", "/v1/api/studies/"+st.ID.String()+"/mode", "a_live", `{"mode":"toggle"}`)

@@ -246,3 +246,41 @@ func TestExportOrganisationFormatter(t *testing.T) {
 		t.Fatalf("jsonl download: %d %v\n%s", d.status, d.header, d.body)
 	}
 }
+
+// TestExportFailsOnBrokenRedactor: an organisation redactor that fails (here the
+// sandbox plugin, which exits non-zero without a mode) fails the export with a clear
+// error, nothing is downloadable, and the server keeps serving.
+func TestExportFailsOnBrokenRedactor(t *testing.T) {
+	e := mustServe(t)
+	wasm, err := os.ReadFile(filepath.Join("..", "plugins", "testdata", "sandbox", "sandbox.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(e.db.BlobDir(), "plugins"), 0o700)
+	if err := os.WriteFile(filepath.Join(e.db.BlobDir(), "plugins", "sandbox.wasm"), wasm, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.PutPlugin(t.Context(), kv.OrgPlugin{OrgID: e.orgA.ID, Kind: kv.PluginRedactor, Name: "sandbox",
+		Blob: filepath.Join("plugins", "sandbox.wasm")}); err != nil {
+		t.Fatal(err)
+	}
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Broken", "Why?"))
+	e.completeInterview(e.linkFor(st, kv.AudienceGroup, nil, ""), []string{"an answer"})
+	r := e.do("POST", "/v1/api/exports", "a_live", `{"study_id":"`+st.ID.String()+`"}`)
+	var job ExportJob
+	r.json(t, &job)
+	if got := e.pollExport("a_live", job.JobID); got.Status != "failed" || got.Ready {
+		t.Fatalf("export with a failing redactor: %+v", got)
+	}
+	id, _ := kv.ParseID(job.JobID)
+	j, _ := e.db.FindJobByID(t.Context(), kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive}, kv.JobExport, id)
+	if !strings.Contains(j.Error, "sandbox") {
+		t.Fatalf("job error %q does not name the plugin", j.Error)
+	}
+	if d := e.do("GET", "/v1/api/exports/"+job.JobID+"/download", "a_live", ""); d.status != 409 {
+		t.Fatalf("download of a failed export: %d", d.status)
+	}
+	if r := e.do("GET", "/v1/api/me", "a_live", ""); r.status != 200 {
+		t.Fatalf("server after a failed plugin: %d", r.status)
+	}
+}

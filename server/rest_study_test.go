@@ -230,5 +230,10 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 		{name: "ErrNotFound_TrailingSlash", method: "GET", path: "/v1/api/studies/", key: "a_live", wantStatus: 404},
 		{name: "ErrMethod", method: "DELETE", path: "/v1/api/me", key: "a_live", wantStatus: 405, wantBody: `"code":"method_not_allowed"`},
 		{name: "ErrMethod_StudyPut", method: "PUT", path: "/v1/api/studies", key: "a_live", wantStatus: 405},
+		{name: "OK_Head", method: "HEAD", path: "/v1/api/me", key: "a_live", wantStatus: 200, check: func(t *testing.T, r response) {
+			if len(r.body) != 0 {
+				t.Fatalf("HEAD answered a body: %s", r.body)
+			}
+		}},
 	})
 }
