@@ -67,7 +67,7 @@ type pool struct {
 	wg    sync.WaitGroup
 }
 
-// ErrQueueFull is returned (as a coded ELIMIT error) when a pool cannot take more work.
+// errQueueFull is returned (as a coded ELIMIT error) when a pool cannot take more work.
 var errQueueFull = kv.Errorf(kv.ELIMIT, "queue_full", "Too much background work is queued; try again shortly.")
 
 // NewRunner builds the pools; call Start to begin work.
@@ -152,19 +152,29 @@ func (r *Runner) Admit(kind kv.JobKind) error {
 	return nil
 }
 
-// Enqueue hands a recorded job to its pool. If the pool is full the job stays in kv
-// and is picked up by the next Start; it is never dropped.
+// Enqueue hands a recorded job to its pool. A job that finds the pool full (it filled
+// between Admit and Enqueue) is ended failed at once, and anything it holds (a
+// simulation slot) is released: never left waiting with no worker to take it. A job
+// enqueued after Close stays unfinished in kv for the next Start.
 func (r *Runner) Enqueue(j kv.Job) {
 	p := r.pools[j.Kind]
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed || p == nil {
+		r.mu.Unlock()
 		return
 	}
+	ref := jobRef{p: j.Partition(), id: j.ID}
 	select {
-	case p.queue <- jobRef{p: j.Partition(), id: j.ID}:
+	case p.queue <- ref:
+		r.mu.Unlock()
+		return
 	default:
-		r.log.Warn().Str("job_id", j.ID.String()).Msg("queue full; job left for the next start")
+	}
+	r.mu.Unlock()
+	r.log.Warn().Str("job_id", j.ID.String()).Msg("queue full; job failed")
+	r.fail(j, "The server was too busy to start this job; start it again.")
+	if p.ended != nil {
+		p.ended(ref)
 	}
 }
 

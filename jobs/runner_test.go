@@ -180,3 +180,51 @@ func BenchmarkAuthoringReady(b *testing.B) {
 		}
 	}
 }
+
+// TestEnqueueIntoFullQueueFailsTheJob: a job that finds its pool full between Admit and
+// Enqueue ends failed at once instead of waiting for a restart.
+func TestEnqueueIntoFullQueueFailsTheJob(t *testing.T) {
+	db := mustOpenDB(t, t.TempDir())
+	defer db.Close()
+	ctx := context.Background()
+	org, _, _ := db.CreateOrg(ctx, kv.OrgInput{Name: "Full", Email: "f@example.com"})
+	p := kv.Partition{Org: org.ID, Env: kv.EnvLive}
+	arrived := make(chan struct{}, 4)
+	release := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hanging.Close()
+	defer close(release)
+	slow, _ := NewOpenAI(OpenAIConfig{URL: hanging.URL + "/v1", Model: "m", MaxRetries: -1, Timeout: time.Minute})
+	r := NewRunner(Config{DB: db, Moderator: slow, Log: zerolog.Nop(), Workers: 1, Queue: 1})
+	defer func() {
+		stop, cancel := context.WithTimeout(ctx, time.Millisecond)
+		defer cancel()
+		_ = r.Close(stop)
+	}()
+	newJob := func() kv.Job {
+		j, err := db.CreateAuthoringJob(ctx, kv.AuthoringInput{Partition: p, JobID: kv.NewV4(), ThreadID: kv.NewV4(), Guidance: researchGuidance}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	running := newJob()
+	r.Enqueue(running)
+	<-arrived // the only worker is busy
+	queued, dropped := newJob(), newJob()
+	r.Enqueue(queued) // fills the queue of one
+	r.Enqueue(dropped)
+	got, _ := db.FindJobByID(ctx, p, kv.JobAuthoring, dropped.ID)
+	if !got.Done || got.Status != kv.AuthoringFailed {
+		t.Fatalf("job enqueued into a full pool: %+v", got)
+	}
+	if q, _ := db.FindJobByID(ctx, p, kv.JobAuthoring, queued.ID); q.Done {
+		t.Fatalf("the queued job ended: %+v", q)
+	}
+}

@@ -27,6 +27,8 @@ type Host struct {
 	cache   wazero.CompilationCache
 	runtime wazero.Runtime
 	wasi    map[string]api.FunctionDefinition // what wasi_snapshot_preview1 exports
+	// compiling is held (read) by every compile and (write) by Close.
+	compiling sync.RWMutex
 
 	// mu guards the fields below and every entry's mutable fields.
 	mu       sync.Mutex
@@ -82,6 +84,10 @@ func (h *Host) Close(ctx context.Context) error {
 	}
 	h.closed = true
 	h.mu.Unlock()
+	// wazero must not be compiling while its runtime closes: wait for compiles in
+	// flight (new ones see closed and stop). Runs are stopped by the close itself.
+	h.compiling.Lock()
+	defer h.compiling.Unlock()
 	return errors.Join(h.runtime.Close(ctx), h.cache.Close(ctx))
 }
 
@@ -201,6 +207,11 @@ func (h *Host) closeEvicted(ctx context.Context, es []*entry) {
 // compile turns p's bytes into machine code (or takes it from the cache) and checks
 // that the module is a WASI command that imports nothing else.
 func (h *Host) compile(ctx context.Context, p *Plugin) (wazero.CompiledModule, error) {
+	h.compiling.RLock()
+	defer h.compiling.RUnlock()
+	if h.isClosed() {
+		return nil, ErrClosed
+	}
 	cm, err := h.runtime.CompileModule(ctx, p.wasm)
 	if err != nil {
 		if h.isClosed() {

@@ -93,10 +93,6 @@ type validationBody struct {
 // names the surface whose protected-resource metadata a 401 points at.
 func (s *Server) writeRESTError(c *fasthttp.RequestCtx, err error, resource string) {
 	ae := toAPIError(err)
-	if ae.Status >= 500 {
-		info := infoOf(c)
-		info.err = ae.Error()
-	}
 	h := &c.Response.Header
 	switch ae.Status {
 	case 401:
@@ -109,8 +105,19 @@ func (s *Server) writeRESTError(c *fasthttp.RequestCtx, err error, resource stri
 		if ae.Code == "insufficient_scope" {
 			h.Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+ae.Scope+`"`)
 		}
-	case 429:
-		h.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
+	}
+	writeErrorBody(c, ae)
+}
+
+// writeErrorBody writes the status, Retry-After and JSON body every JSON surface shares:
+// 422 as {"detail":[items]}, anything else as {"detail","code"}. Internal failures are
+// noted for the access log.
+func writeErrorBody(c *fasthttp.RequestCtx, ae *apiError) {
+	if ae.Status >= 500 {
+		infoOf(c).err = ae.Error()
+	}
+	if ae.Status == 429 {
+		c.Response.Header.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
 	}
 	var body []byte
 	if ae.Status == 422 {

@@ -114,7 +114,7 @@ func (s *Server) getExportDownload(ctx context.Context, p *Principal, in *JobIDI
 // (and not text/csv). Never a redirect.
 func (s *Server) respondDownload(c *fasthttp.RequestCtx, out any) bool {
 	d := out.(ExportDownload)
-	accept := string(c.Request.Header.Peek("Accept"))
+	accept := strings.ToLower(string(c.Request.Header.Peek("Accept")))
 	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/csv") {
 		return false // the JSON body
 	}

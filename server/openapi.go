@@ -37,6 +37,23 @@ func (s *Server) openAPIDocument() schema {
 		}
 		item[strings.ToLower(o.Method)] = s.openAPIOperation(o)
 	}
+	paths["/v1/api/exports/{job_id}/artifact"] = schema{"get": schema{
+		"operationId": "download_export_artifact",
+		"summary":     "The export artifact at a signed download_url: no bearer; valid 5 minutes",
+		"security":    []any{},
+		"parameters": []any{
+			schema{"name": "job_id", "in": "path", "required": true, "schema": schema{"type": "string", "format": "uuid"}},
+			schema{"name": "org", "in": "query", "required": true, "schema": schema{"type": "string", "format": "uuid"}},
+			schema{"name": "env", "in": "query", "required": true, "schema": schema{"type": "string", "enum": []any{"test", "live"}}},
+			schema{"name": "expires", "in": "query", "required": true, "schema": schema{"type": "integer"}},
+			schema{"name": "sig", "in": "query", "required": true, "schema": schema{"type": "string"}},
+		},
+		"responses": schema{
+			"200": schema{"description": "The artifact.", "content": schema{"text/csv": schema{"schema": schema{"type": "string", "format": "binary"}}}},
+			"403": schema{"description": "download_url_invalid: a changed or expired URL.", "content": schema{"application/json": schema{"schema": schema{"$ref": "#/components/schemas/Error"}}}},
+			"404": schema{"description": "export_expired: the artifact was deleted after seven days.", "content": schema{"application/json": schema{"schema": schema{"$ref": "#/components/schemas/Error"}}}},
+		},
+	}}
 	return schema{
 		"openapi": "3.1.0",
 		"info": schema{
@@ -107,6 +124,13 @@ func (s *Server) openAPIOperation(o *Operation) schema {
 	}
 	if conflicts != nil {
 		responses["409"] = errRef(strings.Join(conflicts, " "))
+	}
+	for status, desc := range o.Refusals {
+		responses[strconv.Itoa(status)] = errRef(desc)
+	}
+	if o.restRespond != nil { // the download: the artifact inline unless Accept asks for JSON
+		success["content"].(schema)["text/csv"] = schema{"schema": schema{"type": "string", "format": "binary"}}
+		success["description"] = o.Summary + ". The artifact itself (text/csv, or the formatter's media type) unless Accept names application/json and not text/csv."
 	}
 	if strings.Contains(o.Path, "{") {
 		responses["404"] = errRef("Not found in the caller's organisation and environment.")

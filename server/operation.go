@@ -30,8 +30,10 @@ type Operation struct {
 	// operation gets 403, not a 422 about its input).
 	AnyScope []string
 	// Conflict documents when the operation answers 409 (idempotent operations also
-	// document the Idempotency-Key conflicts).
+	// document the Idempotency-Key conflicts); Refusals documents other statuses
+	// particular to the operation (413, a 403 beyond a missing scope, 429 limits).
 	Conflict string
+	Refusals map[int]string
 
 	// restBind, when set, replaces bindREST for bodies that are not JSON (uploads).
 	restBind func(c *fasthttp.RequestCtx) (any, error)

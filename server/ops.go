@@ -4,7 +4,8 @@ package server
 // an operation here is all it takes to expose it over REST, MCP and A2A and to document
 // it in OpenAPI.
 func (s *Server) operations() []*Operation {
-	upload := op(Operation{Name: "upload_file", Summary: "Upload a file whose text can inform authoring", Method: "POST", Path: "/v1/api/files", Scope: "studies:write", Write: true}, s.uploadFile)
+	upload := op(Operation{Name: "upload_file", Summary: "Upload a file whose text can inform authoring", Method: "POST", Path: "/v1/api/files", Scope: "studies:write", Write: true,
+		Refusals: map[int]string{413: "payload_too_large: over 10 MB for .txt .md .csv, over 50 MB for other types."}}, s.uploadFile)
 	upload.restBind = s.bindUpload
 	download := op(Operation{Name: "get_export_download", Summary: "Download a finished export: a signed URL valid 5 minutes (REST: the CSV inline unless Accept asks for JSON)", Method: "GET", Path: "/v1/api/exports/{job_id}/download", Scope: "export:read",
 		Conflict: "export_not_ready: the export has not completed."}, s.getExportDownload)
@@ -20,7 +21,8 @@ func (s *Server) operations() []*Operation {
 		op(Operation{Name: "set_study_mode", Summary: "Set a study's mode: test, live (Go live), paused or closed", Method: "PUT", Path: "/v1/api/studies/{study_id}/mode", Write: true, ScopeFor: modeScope, ScopeDoc: "studies:write; studies:golive to go live",
 			AnyScope: []string{"studies:write", "studies:golive"}}, s.setStudyMode),
 		upload,
-		op(Operation{Name: "start_export", Summary: "Export a study's completed live interviews, redacted (a background job)", Method: "POST", Path: "/v1/api/exports", Scope: "export:read", Write: true, Status: 202, Idempotent: true}, s.startExport),
+		op(Operation{Name: "start_export", Summary: "Export a study's completed live interviews, redacted (a background job)", Method: "POST", Path: "/v1/api/exports", Scope: "export:read", Write: true, Status: 202, Idempotent: true,
+			Refusals: map[int]string{403: "insufficient_scope, or test_environment: test-environment credentials cannot export."}}, s.startExport),
 		op(Operation{Name: "get_export_status", Summary: "Poll an export", Method: "GET", Path: "/v1/api/exports/{job_id}", Scope: "export:read"}, s.getExportStatus),
 		download,
 		op(Operation{Name: "create_participant_link", Summary: "Mint a participant link carrying context and a note for the interviewer", Method: "POST", Path: "/v1/api/studies/{study_id}/participant-links", Scope: "links:write", Write: true, Idempotent: true}, s.createParticipantLink),
@@ -28,7 +30,8 @@ func (s *Server) operations() []*Operation {
 		op(Operation{Name: "get_interview", Summary: "Get one interview's metadata", Method: "GET", Path: "/v1/api/interviews/{interview_id}", Scope: "export:read"}, s.getInterview),
 		op(Operation{Name: "get_interview_link", Summary: "Get the study's durable invite link", Method: "GET", Path: "/v1/api/studies/{study_id}/interview-link", Scope: "links:read"}, s.getInterviewLink),
 		op(Operation{Name: "simulate_study", Summary: "Rehearse a study's interview with a synthetic participant (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:simulate", Scope: "studies:write", Write: true, Status: 202, Idempotent: true,
-			Conflict: "study_live: the study's collection is live; no simulation starts."}, s.simulateStudy),
+			Conflict: "study_live: the study's collection is live; no simulation starts.",
+			Refusals: map[int]string{429: "rate_limited, or simulation_limit: the organisation already runs 3 simulations."}}, s.simulateStudy),
 		op(Operation{Name: "get_simulation_status", Summary: "Poll a simulation: its status and the transcript so far", Method: "GET", Path: "/v1/api/simulations/{job_id}", Scope: "studies:read"}, s.getSimulationStatus),
 	}
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"reflect"
-	"strconv"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -132,23 +131,8 @@ func (s *Server) writeParticipantJSON(c *fasthttp.RequestCtx, v any) {
 // session, not a bearer: this API takes no credential.
 func (s *Server) writeParticipantError(c *fasthttp.RequestCtx, err error) {
 	ae := toAPIError(err)
-	if ae.Status >= 500 {
-		infoOf(c).err = ae.Error()
+	if ae.Status == 401 {
+		c.Response.Header.Set("WWW-Authenticate", `Session realm="interview"`)
 	}
-	h := &c.Response.Header
-	switch ae.Status {
-	case 401:
-		h.Set("WWW-Authenticate", `Session realm="interview"`)
-	case 429:
-		h.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
-	}
-	var body []byte
-	if ae.Status == 422 {
-		body, _ = json.MarshalNoEscape(validationBody{Detail: ae.Fields})
-	} else {
-		body, _ = json.MarshalNoEscape(errorBody{Detail: ae.Detail, Code: ae.Code})
-	}
-	c.SetStatusCode(ae.Status)
-	c.SetContentType("application/json")
-	c.SetBody(body)
+	writeErrorBody(c, ae)
 }

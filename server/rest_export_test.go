@@ -149,7 +149,7 @@ func TestExportEndToEnd(t *testing.T) {
 	}
 
 	t.Run("OK_SignedURL", func(t *testing.T) {
-		r := e.do("GET", "/v1/api/exports/"+job.JobID+"/download", "a_live", "", "Accept", "application/json")
+		r := e.do("GET", "/v1/api/exports/"+job.JobID+"/download", "a_live", "", "Accept", "Application/JSON")
 		var d struct {
 			DownloadURL string `json:"download_url"`
 			ExpiresAt   string `json:"expires_at"`
