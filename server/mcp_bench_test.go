@@ -25,7 +25,8 @@ type benchEnv struct {
 func mustBenchServe(b *testing.B) benchEnv {
 	b.Helper()
 	db := mustOpenDB(b)
-	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true})
+	off := RateLimits{Off: true} // measure the request path, not the limiter
+	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true, RateLimits: &off})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -56,8 +57,8 @@ func mustBenchServe(b *testing.B) benchEnv {
 	return benchEnv{url: "http://" + ln.Addr().String(), secret: secret, study: st, client: &http.Client{Transport: tr}}
 }
 
-// roundTrip sends one request and drains the answer; it fails the benchmark on any
-// status but 200.
+// roundTrip sends one request and reads the answer; it fails the benchmark on any
+// status but 200 and on a tool error result.
 func (e benchEnv) roundTrip(b *testing.B, method, path string, body []byte, headers ...string) {
 	var rd io.Reader
 	if body != nil {
@@ -73,10 +74,10 @@ func (e benchEnv) roundTrip(b *testing.B, method, path string, body []byte, head
 		b.Error(err)
 		return
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	raw, _ := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
-	if resp.StatusCode != 200 {
-		b.Errorf("status %d", resp.StatusCode)
+	if resp.StatusCode != 200 || bytes.Contains(raw, []byte(`"isError":true`)) {
+		b.Errorf("status %d: %.200s", resp.StatusCode, raw)
 	}
 }
 

@@ -276,6 +276,16 @@ type rateDecision struct {
 // credential's and the organisation's window for its class have room, and is then
 // recorded in both under their locks together; a refused request records nothing.
 func (r *rateLimiter) admit(now time.Time, cred, org string, write bool) rateDecision {
+	return r.decide(now, cred, org, write, true)
+}
+
+// peek is admit without recording anything: the state a refused-for-another-reason
+// response (a 403) reports in its RateLimit headers.
+func (r *rateLimiter) peek(now time.Time, cred, org string, write bool) rateDecision {
+	return r.decide(now, cred, org, write, false)
+}
+
+func (r *rateLimiter) decide(now time.Time, cred, org string, write, record bool) rateDecision {
 	if r.off {
 		return rateDecision{OK: true}
 	}
@@ -295,7 +305,7 @@ func (r *rateLimiter) admit(now time.Time, cred, org string, write bool) rateDec
 	cWait := cl.wait(t, r.limit[cc], r.window)
 	oWait := ol.wait(t, r.limit[oc], r.window)
 	ok := cWait == 0 && oWait == 0
-	if ok {
+	if ok && record {
 		cl.record(t, r.limit[cc])
 		ol.record(t, r.limit[oc])
 	}

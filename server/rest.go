@@ -77,6 +77,7 @@ func (s *Server) restHandler(o *Operation) fasthttp.RequestHandler {
 		}
 		info.org = p.Partition.Org
 		if err := o.checkScope(p); err != nil {
+			s.setRateHeaders(c, s.limiter.peek(s.now(), p.RateKey, p.OrgKey, o.Write))
 			s.writeRESTError(c, err, resourceAPI)
 			return
 		}

@@ -235,6 +235,10 @@ func TestRateLimitsOverHTTP(t *testing.T) {
 	if w := e.do("POST", "/v1/api/studies/"+st.ID.String()+"/participant-links", "a_live", `{}`); w.status != 200 {
 		t.Fatalf("write while reads are limited: %d %s", w.status, w.body)
 	}
+	// A 403 carries the headers too, and consumes nothing.
+	if f := e.do("GET", "/v1/api/studies", "a_links_only", ""); f.status != 403 || f.header.Get("RateLimit") == "" {
+		t.Fatalf("403: %d headers %v", f.status, f.header)
+	}
 	// Another key of the same organisation has its own 120.
 	if o := e.do("GET", "/v1/api/me", "a_links_only", ""); o.status != 200 {
 		t.Fatalf("other key: %d", o.status)
