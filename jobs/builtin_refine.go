@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"interviewd/kv"
 )
@@ -142,43 +141,7 @@ func refineBrief(cur kv.Brief, guidance string) (kv.Brief, error) {
 }
 
 // splitInstructions cuts refine guidance into instructions, never inside double quotes.
-func splitInstructions(s string) []string {
-	var out []string
-	start, inQuote := 0, false
-	emit := func(end, next int) {
-		if p := strings.TrimSpace(s[start:end]); p != "" {
-			out = append(out, p)
-		}
-		start = next
-	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '"':
-			inQuote = !inQuote
-		case r == '“':
-			inQuote = true
-		case r == '”':
-			inQuote = false
-		case inQuote:
-		case r == '\n' || r == ';':
-			emit(i, i+size)
-		case r == '.' || r == '!' || r == '?':
-			if i+size == len(s) || s[i+size] == ' ' || s[i+size] == '\n' || s[i+size] == '\t' {
-				emit(i+size, i+size)
-			}
-		case r == ',' || r == ' ':
-			if n := connectorAt(s[i:]); n > 0 {
-				emit(i, i+n)
-				i += n
-				continue
-			}
-		}
-		i += size
-	}
-	emit(len(s), len(s))
-	return out
-}
+func splitInstructions(s string) []string { return splitOutsideQuotes(s, connectorAt) }
 
 // connectorAt returns the length of a connector that starts s and ends an instruction
 // (", then ", " and then ", or ", " / " and " / " then " before an instruction verb), or 0.

@@ -409,7 +409,12 @@ func pickBy(items []string, r uint64) string { return items[r%uint64(len(items))
 
 // splitSentences cuts s at sentence ends, semicolons and line breaks that are outside
 // double quotes; a '?' stays with its sentence.
-func splitSentences(s string) []string {
+func splitSentences(s string) []string { return splitOutsideQuotes(s, nil) }
+
+// splitOutsideQuotes cuts s at sentence ends, semicolons and line breaks outside double
+// (straight or curly) quotes, and, when connector is set, at every ',' or ' ' where
+// connector reports a connector's length (the connector itself is dropped).
+func splitOutsideQuotes(s string, connector func(string) int) []string {
 	var out []string
 	start, inQuote := 0, false
 	emit := func(end, next int) {
@@ -433,6 +438,12 @@ func splitSentences(s string) []string {
 		case r == '.' || r == '!' || r == '?':
 			if i+size == len(s) || s[i+size] == ' ' || s[i+size] == '\n' || s[i+size] == '\t' {
 				emit(i+size, i+size)
+			}
+		case connector != nil && (r == ',' || r == ' '):
+			if n := connector(s[i:]); n > 0 {
+				emit(i, i+n)
+				i += n
+				continue
 			}
 		}
 		i += size
