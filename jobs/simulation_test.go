@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"interviewd/jobs/chattest"
 	"interviewd/kv"
 )
 
@@ -266,32 +267,32 @@ func TestSimulationPersona(t *testing.T) {
 // TestSimulationGrowsTurnByTurn holds a simulation at each model call and watches its
 // transcript grow one committed turn at a time while it is running.
 func TestSimulationGrowsTurnByTurn(t *testing.T) {
-	g := mustGatedChat(t)
+	g := chattest.NewGated(t)
 	f := mustSimFixture(t)
-	r := f.mustRunner(t, Config{Moderator: g.engine(t)})
+	r := f.mustRunner(t, Config{Moderator: gatedEngine(t, g)})
 	j := f.start(t, r, f.p, f.study.ID, "", 3)
 	lines := func(n int) func(kv.Job, kv.SimulationProgress) bool {
 		return func(j kv.Job, pr kv.SimulationProgress) bool { return len(pr.Turns) == n }
 	}
-	g.waitArrived(t, 1) // turn 1: the participant's reply
+	g.WaitArrived(t, 1) // turn 1: the participant's reply
 	if got, _ := f.waitSim(t, f.p, j.ID, "running", lines(0)); got.Status != kv.SimulationRunning {
 		t.Fatalf("status %s while the first reply is pending", got.Status)
 	}
-	g.let(t, gateAnswer{text: "I'm a nurse."})
-	g.waitArrived(t, 1) // turn 2: the reply to the first verbatim question (no probe after a screener)
+	g.Let(t, chattest.Answer{Text: "I'm a nurse."})
+	g.WaitArrived(t, 1) // turn 2: the reply to the first verbatim question (no probe after a screener)
 	got, pr := f.waitSim(t, f.p, j.ID, "at turn 1", lines(2))
 	if got.Status != kv.SimulationRunning || pr.Turns[1].Text != "I'm a nurse." || pr.Turns[1].TurnNumber != 1 {
 		t.Fatalf("after turn 1: %s %+v", got.Status, pr.Turns)
 	}
-	g.let(t, gateAnswer{text: "Last Tuesday, in a hurry."})
-	g.waitArrived(t, 1) // turn 3 starts with a probe request
+	g.Let(t, chattest.Answer{Text: "Last Tuesday, in a hurry."})
+	g.WaitArrived(t, 1) // turn 3 starts with a probe request
 	got, pr = f.waitSim(t, f.p, j.ID, "at turn 2", lines(4))
 	if got.Status != kv.SimulationRunning || pr.Turns[2].Text != simBrief().VerbatimQuestions[0] || pr.Turns[3].TurnNumber != 2 {
 		t.Fatalf("after turn 2: %s %+v", got.Status, pr.Turns)
 	}
-	g.let(t, gateAnswer{}) // no probe: on to the next verbatim question
-	g.waitArrived(t, 1)
-	g.let(t, gateAnswer{text: "A cheaper delivery slot."})
+	g.Let(t, chattest.Answer{}) // no probe: on to the next verbatim question
+	g.WaitArrived(t, 1)
+	g.Let(t, chattest.Answer{Text: "A cheaper delivery slot."})
 	got, pr = f.waitSim(t, f.p, j.ID, "done", ended)
 	if got.Status != kv.SimulationCompleted || len(pr.Turns) != 6 || pr.Turns[4].Text != simBrief().VerbatimQuestions[1] || pr.Turns[5].Text != "A cheaper delivery slot." {
 		t.Fatalf("final: %s %+v", got.Status, pr.Turns)
@@ -299,14 +300,14 @@ func TestSimulationGrowsTurnByTurn(t *testing.T) {
 }
 
 func TestSimulationEngineErrorFails(t *testing.T) {
-	g := mustGatedChat(t)
+	g := chattest.NewGated(t)
 	f := mustSimFixture(t)
-	r := f.mustRunner(t, Config{Moderator: g.engine(t)})
+	r := f.mustRunner(t, Config{Moderator: gatedEngine(t, g)})
 	j := f.start(t, r, f.p, f.study.ID, "", 5)
-	g.waitArrived(t, 1)
-	g.let(t, gateAnswer{text: "First."})
-	g.waitArrived(t, 1)
-	g.let(t, gateAnswer{fail: true})
+	g.WaitArrived(t, 1)
+	g.Let(t, chattest.Answer{Text: "First."})
+	g.WaitArrived(t, 1)
+	g.Let(t, chattest.Answer{Fail: true})
 	got, pr := f.waitSim(t, f.p, j.ID, "done", ended)
 	if got.Status != kv.SimulationFailed || !strings.Contains(got.Error, "turn 2") || !strings.Contains(got.Error, "participant") || len(pr.Turns) != 2 {
 		t.Fatalf("failed job %s %q %+v", got.Status, got.Error, pr.Turns)
@@ -315,9 +316,9 @@ func TestSimulationEngineErrorFails(t *testing.T) {
 }
 
 func TestSimulationTimeoutFails(t *testing.T) {
-	g := mustGatedChat(t)
+	g := chattest.NewGated(t)
 	f := mustSimFixture(t)
-	r := f.mustRunner(t, Config{Moderator: g.engine(t), SimulationTimeout: 50 * time.Millisecond})
+	r := f.mustRunner(t, Config{Moderator: gatedEngine(t, g), SimulationTimeout: 50 * time.Millisecond})
 	j := f.start(t, r, f.p, f.study.ID, "", 5)
 	got, _ := f.waitSim(t, f.p, j.ID, "done", ended) // the gate never opens
 	if got.Status != kv.SimulationFailed || !strings.Contains(got.Error, "did not finish in time") {
@@ -329,15 +330,15 @@ func TestSimulationTimeoutFails(t *testing.T) {
 // TestSimulationLimit: three simulations of one organisation (across its environments)
 // hold every slot; a fourth is refused until one ends, by completing or by failing.
 func TestSimulationLimit(t *testing.T) {
-	g := mustGatedChat(t)
+	g := chattest.NewGated(t)
 	f := mustSimFixture(t)
-	r := f.mustRunner(t, Config{Moderator: g.engine(t)})
+	r := f.mustRunner(t, Config{Moderator: gatedEngine(t, g)})
 	testEnv := kv.Partition{Org: f.p.Org, Env: kv.EnvTest}
 	testStudy := f.mustStudy(t, testEnv, simBrief())
 	f.start(t, r, f.p, f.study.ID, "", 1)
 	f.start(t, r, f.p, f.study.ID, "", 1)
 	f.start(t, r, testEnv, testStudy.ID, "", 1)
-	g.waitArrived(t, 3)
+	g.WaitArrived(t, 3)
 	refused := func(t *testing.T) {
 		t.Helper()
 		release, err := r.AdmitSimulation(f.p.Org, kv.NewV4())
@@ -374,14 +375,14 @@ func TestSimulationLimit(t *testing.T) {
 		}
 	})
 	t.Run("OK_SlotFreesOnCompletion", func(t *testing.T) {
-		g.let(t, gateAnswer{text: "Done."})
+		g.Let(t, chattest.Answer{Text: "Done."})
 		waitHeld(t, r, f.p.Org, 2)
 		f.start(t, r, f.p, f.study.ID, "", 1) // takes the freed slot
-		g.waitArrived(t, 1)
+		g.WaitArrived(t, 1)
 		refused(t)
 	})
 	t.Run("OK_SlotFreesOnFailure", func(t *testing.T) {
-		g.let(t, gateAnswer{fail: true})
+		g.Let(t, chattest.Answer{Fail: true})
 		waitHeld(t, r, f.p.Org, 2)
 		release, err := r.AdmitSimulation(f.p.Org, kv.NewV4())
 		if err != nil {
@@ -395,17 +396,17 @@ func TestSimulationLimit(t *testing.T) {
 // the same file counts them against the limit again, continues each from its last
 // committed turn, and frees the slots as they complete.
 func TestSimulationRestart(t *testing.T) {
-	g1 := mustGatedChat(t)
+	g1 := chattest.NewGated(t)
 	f := mustSimFixture(t)
 	ctx := context.Background()
-	first := NewRunner(Config{DB: f.db, Moderator: g1.engine(t), Log: zerolog.Nop()})
+	first := NewRunner(Config{DB: f.db, Moderator: gatedEngine(t, g1), Log: zerolog.Nop()})
 	var ids []kv.ID
 	for i := 0; i < 3; i++ {
 		ids = append(ids, f.start(t, first, f.p, f.study.ID, "", 3).ID)
 	}
-	g1.waitArrived(t, 3)
-	g1.let(t, gateAnswer{text: "Said before the restart."})
-	g1.waitArrived(t, 1) // that simulation has committed turn 1 and waits on turn 2
+	g1.WaitArrived(t, 3)
+	g1.Let(t, chattest.Answer{Text: "Said before the restart."})
+	g1.WaitArrived(t, 1) // that simulation has committed turn 1 and waits on turn 2
 	stopNow(first)
 	partial := kv.ID{}
 	for _, id := range ids {
@@ -423,8 +424,8 @@ func TestSimulationRestart(t *testing.T) {
 	_ = f.db.Close()
 	f.db = mustOpenDB(t, f.dir)
 
-	g2 := mustGatedChat(t)
-	second := f.mustRunner(t, Config{Moderator: g2.engine(t)})
+	g2 := chattest.NewGated(t)
+	second := f.mustRunner(t, Config{Moderator: gatedEngine(t, g2)})
 	if n := second.SimulationsHeld(f.p.Org); n != 3 {
 		t.Fatalf("after restart the org holds %d slots, want 3", n)
 	}
@@ -435,8 +436,8 @@ func TestSimulationRestart(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for done := 0; done < 3; {
 		select {
-		case <-g2.arrived:
-			g2.let(t, gateAnswer{text: "Said after the restart."})
+		case <-g2.Arrived:
+			g2.Let(t, chattest.Answer{Text: "Said after the restart."})
 		case <-time.After(time.Millisecond):
 		}
 		done = 0

@@ -3,129 +3,38 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"interviewd/jobs"
+	"interviewd/jobs/chattest"
 	"interviewd/kv"
 )
 
-// gatedChat is a local chat-completions endpoint that answers one request each time the
-// test lets it, so simulations on it can be held mid-turn: they stay running, holding
-// their organisation's slots, until the test moves them on. Probes are answered ""
-// (move on); participant replies with the given text.
-type gatedChat struct {
-	srv     *httptest.Server
-	arrived chan string // the kind ("reply", "probe") of each request as it arrives
-	gate    chan gateAnswer
-	closed  chan struct{}
-	once    sync.Once
-}
-
-type gateAnswer struct {
-	fail bool   // answer 400, which the engine does not retry
-	text string // the participant's reply; "" for a default one
-}
-
-func mustGatedChat(tb testing.TB) *gatedChat {
+// gatedEngine is an OpenAI engine on a gated fake endpoint that never retries:
+// simulations on it stay running, holding their organisation's slots, until the test
+// moves them on.
+func gatedEngine(tb testing.TB, g *chattest.Gated) jobs.Moderator {
 	tb.Helper()
-	g := &gatedChat{arrived: make(chan string, 256), gate: make(chan gateAnswer), closed: make(chan struct{})}
-	g.srv = httptest.NewServer(http.HandlerFunc(g.serve))
-	tb.Cleanup(g.srv.Close)
-	tb.Cleanup(g.stop)
-	return g
-}
-
-// stop releases every held request (they end without an answer).
-func (g *gatedChat) stop() { g.once.Do(func() { close(g.closed) }) }
-
-func (g *gatedChat) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var req struct {
-		ResponseFormat struct {
-			JSONSchema struct {
-				Name string `json:"name"`
-			} `json:"json_schema"`
-		} `json:"response_format"`
-	}
-	_ = json.Unmarshal(raw, &req)
-	kind := req.ResponseFormat.JSONSchema.Name
-	g.arrived <- kind
-	var a gateAnswer
-	select {
-	case a = <-g.gate:
-	case <-r.Context().Done():
-		return
-	case <-g.closed:
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if a.fail {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `{"error":{"message":"The fake endpoint was told to fail.","type":"invalid_request_error","param":null,"code":null}}`)
-		return
-	}
-	content := map[string]any{"probe": ""}
-	if kind == "reply" {
-		text := a.text
-		if text == "" {
-			text = "I would have to think about that."
-		}
-		content = map[string]any{"reply": text}
-	}
-	c, _ := json.Marshal(content)
-	body, _ := json.Marshal(map[string]any{
-		"id": "chatcmpl-gated", "object": "chat.completion", "created": 1700000000, "model": "gated",
-		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": string(c), "refusal": nil}, "finish_reason": "stop"}},
-	})
-	_, _ = w.Write(body)
-}
-
-func (g *gatedChat) engine(tb testing.TB) jobs.Moderator {
-	tb.Helper()
-	o, err := jobs.NewOpenAI(jobs.OpenAIConfig{URL: g.srv.URL + "/v1", Model: "gated", MaxRetries: -1, Timeout: time.Minute})
+	o, err := jobs.NewOpenAI(jobs.OpenAIConfig{URL: g.URL + "/v1", Model: "gated", MaxRetries: -1, Timeout: time.Minute})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return o
 }
 
-func (g *gatedChat) waitArrived(tb testing.TB, n int) {
-	tb.Helper()
-	for i := 0; i < n; i++ {
-		select {
-		case <-g.arrived:
-		case <-time.After(10 * time.Second):
-			tb.Fatalf("only %d of %d requests reached the fake endpoint", i, n)
-		}
-	}
-}
-
-func (g *gatedChat) let(tb testing.TB, a gateAnswer) {
-	tb.Helper()
-	select {
-	case g.gate <- a:
-	case <-time.After(10 * time.Second):
-		tb.Fatal("no request waiting at the fake endpoint")
-	}
-}
-
 // mustServeGated boots a server whose engine is a gated fake. The fake lets go of
 // held requests before the runner is closed, so cleanup never waits on it.
-func mustServeGated(t *testing.T) (*testEnv, *gatedChat) {
+func mustServeGated(t *testing.T) (*testEnv, *chattest.Gated) {
 	t.Helper()
-	g := mustGatedChat(t)
-	e := mustServeEngine(t, g.engine(t))
-	t.Cleanup(g.stop)
+	g := chattest.NewGated(t)
+	e := mustServeEngine(t, gatedEngine(t, g))
+	t.Cleanup(g.Stop)
 	return e, g
 }
 
@@ -319,26 +228,26 @@ func TestSimulationGrowingTranscript(t *testing.T) {
 	e, g := mustServeGated(t)
 	st := e.mustRehearsalStudy(e.orgA.ID, kv.EnvTest)
 	id := e.mustSimulate("a_test", st.ID, `{"max_turns":3}`)
-	g.waitArrived(t, 1)
+	g.WaitArrived(t, 1)
 	got := e.pollSimulation(t, "a_test", id, "running", func(s SimulationStatus) bool { return s.Status == "running" })
 	if got.Ready || got.Error != nil || len(got.Turns) != 0 {
 		t.Fatalf("before the first reply: %+v", got)
 	}
-	g.let(t, gateAnswer{text: "I'm a nurse."})
-	g.waitArrived(t, 1) // turn 2: the reply to the first verbatim question (no probe after a screener)
+	g.Let(t, chattest.Answer{Text: "I'm a nurse."})
+	g.WaitArrived(t, 1) // turn 2: the reply to the first verbatim question (no probe after a screener)
 	got = e.pollSimulation(t, "a_test", id, "at turn 1", simLines(2))
 	if got.Status != "running" || got.Ready || got.Turns[1] != (SimulationTurn{Speaker: "participant", Text: "I'm a nurse.", TurnNumber: 1}) {
 		t.Fatalf("after turn 1: %+v", got)
 	}
-	g.let(t, gateAnswer{text: "Last Tuesday, in a hurry."})
-	g.waitArrived(t, 1) // turn 3 starts with a probe request
+	g.Let(t, chattest.Answer{Text: "Last Tuesday, in a hurry."})
+	g.WaitArrived(t, 1) // turn 3 starts with a probe request
 	got = e.pollSimulation(t, "a_test", id, "at turn 2", simLines(4))
 	if got.Status != "running" || got.Turns[2].Text != st.Brief.VerbatimQuestions[0] || got.Turns[3].Text != "Last Tuesday, in a hurry." || got.Turns[3].TurnNumber != 2 {
 		t.Fatalf("after turn 2: %+v", got)
 	}
-	g.let(t, gateAnswer{}) // no probe: on to the next verbatim question
-	g.waitArrived(t, 1)
-	g.let(t, gateAnswer{text: "A cheaper delivery slot."})
+	g.Let(t, chattest.Answer{}) // no probe: on to the next verbatim question
+	g.WaitArrived(t, 1)
+	g.Let(t, chattest.Answer{Text: "A cheaper delivery slot."})
 	got = e.pollSimulation(t, "a_test", id, "ended", simEnded)
 	if got.Status != "completed" || !got.Ready || got.Error != nil || len(got.Turns) != 6 || got.Turns[4].Text != st.Brief.VerbatimQuestions[1] || got.Turns[5].TurnNumber != 3 {
 		t.Fatalf("final: %+v", got)
@@ -362,7 +271,7 @@ func TestSimulationLimitREST(t *testing.T) {
 	var first SimulationJob
 	r.json(t, &first)
 	held := []started{{"a_live", first.JobID}, {"a_live", e.mustSimulate("a_live", live.ID, body)}, {"a_test", e.mustSimulate("a_test", test.ID, body)}}
-	g.waitArrived(t, 3)
+	g.WaitArrived(t, 3)
 	refused := func(t *testing.T) {
 		t.Helper()
 		for _, c := range []struct{ key, study string }{{"a_live", live.ID.String()}, {"a_test", test.ID.String()}} {
@@ -407,33 +316,33 @@ func TestSimulationLimitREST(t *testing.T) {
 		}
 	})
 	t.Run("OK_SlotFreesOnCompletion", func(t *testing.T) {
-		g.let(t, gateAnswer{text: "Done."})
+		g.Let(t, chattest.Answer{Text: "Done."})
 		if st := endedAmong(t, "completed"); !st.Ready || len(st.Turns) != 2 || st.Turns[1].Text != "Done." {
 			t.Fatalf("completed %+v", st)
 		}
 		// The slot frees just after the record ends; the refused key is retried until
 		// admitted, and is not a replay of the refusal.
 		e.pollAdmitted(t, "a_live", live.ID, body, "sim-later")
-		g.waitArrived(t, 1)
+		g.WaitArrived(t, 1)
 		refused(t)
 	})
 	t.Run("OK_SlotFreesOnFailure", func(t *testing.T) {
-		g.let(t, gateAnswer{fail: true})
+		g.Let(t, chattest.Answer{Fail: true})
 		if st := endedAmong(t, "failed"); st.Ready || st.Error == nil || !strings.Contains(*st.Error, "turn 1") || len(st.Turns) != 0 {
 			t.Fatalf("failed %+v", st)
 		}
 		e.pollAdmitted(t, "a_test", test.ID, body, "")
-		g.waitArrived(t, 1)
+		g.WaitArrived(t, 1)
 		refused(t)
 	})
 	t.Run("OK_RestartRebuildsCount", func(t *testing.T) {
-		g2 := mustGatedChat(t)
-		e.restartJobs(g2.engine(t))
-		t.Cleanup(g2.stop)
-		g2.waitArrived(t, 3) // the three unfinished simulations resumed
+		g2 := chattest.NewGated(t)
+		e.restartJobs(gatedEngine(t, g2))
+		t.Cleanup(g2.Stop)
+		g2.WaitArrived(t, 3) // the three unfinished simulations resumed
 		refused(t)
 		for i := 0; i < 3; i++ {
-			g2.let(t, gateAnswer{text: "After the restart."})
+			g2.Let(t, chattest.Answer{Text: "After the restart."})
 		}
 		e.pollAdmitted(t, "a_live", live.ID, body, "")
 	})
