@@ -97,6 +97,36 @@ func docxText(a *archive, s *sink) error {
 	if f == nil {
 		return errors.New("extract: no word/document.xml")
 	}
+	return runText(a, f, s, true)
+}
+
+// pptxText writes the text of the slides (ppt/slides/slideN.xml) in slide-number
+// order, a blank line between slides: a:t runs, a:br as a line break, one line per
+// paragraph. Speaker notes are left out.
+func pptxText(a *archive, s *sink) error {
+	slides := numberedParts(a, "ppt/slides/slide", ".xml")
+	if len(slides) == 0 {
+		return errors.New("extract: no slides")
+	}
+	for _, f := range slides {
+		err := runText(a, f, s, false)
+		if errors.Is(err, errRejected) {
+			return err
+		}
+		if s.full {
+			return nil
+		}
+		// A malformed slide loses only its own remaining text.
+		s.paragraph()
+	}
+	return nil
+}
+
+// runText writes the text runs (t elements) of one part, a line per paragraph (p) and
+// a line break for br. WordprocessingML also has tab and cr as run content; in
+// DrawingML (slides) a tab element is a tab-stop definition, not text, so it is only
+// honoured when word is set.
+func runText(a *archive, f *zip.File, s *sink, word bool) error {
 	var fb fallbackSkipper
 	inText := false
 	return a.walkPart(f, func(tok xml.Token) error {
@@ -108,10 +138,16 @@ func docxText(a *archive, s *sink) error {
 			switch t.Name.Local {
 			case "t":
 				inText = true
-			case "tab":
-				s.tab()
-			case "br", "cr":
+			case "br":
 				s.newline()
+			case "tab":
+				if word {
+					s.tab()
+				}
+			case "cr":
+				if word {
+					s.newline()
+				}
 			}
 		case xml.EndElement:
 			switch t.Name.Local {
@@ -127,55 +163,6 @@ func docxText(a *archive, s *sink) error {
 		}
 		return nil
 	})
-}
-
-// pptxText writes the text of the slides (ppt/slides/slideN.xml) in slide-number
-// order, a blank line between slides: a:t runs, a:br as a line break, one line per
-// paragraph. Speaker notes are left out.
-func pptxText(a *archive, s *sink) error {
-	slides := numberedParts(a, "ppt/slides/slide", ".xml")
-	if len(slides) == 0 {
-		return errors.New("extract: no slides")
-	}
-	for _, f := range slides {
-		var fb fallbackSkipper
-		inText := false
-		err := a.walkPart(f, func(tok xml.Token) error {
-			if fb.skip(tok) {
-				return nil
-			}
-			switch t := tok.(type) {
-			case xml.StartElement:
-				switch t.Name.Local {
-				case "t":
-					inText = true
-				case "br":
-					s.newline()
-				}
-			case xml.EndElement:
-				switch t.Name.Local {
-				case "t":
-					inText = false
-				case "p":
-					s.newline()
-				}
-			case xml.CharData:
-				if inText {
-					return s.writeBytes(t)
-				}
-			}
-			return nil
-		})
-		if errors.Is(err, errRejected) {
-			return err
-		}
-		if s.full {
-			return nil
-		}
-		// A malformed slide loses only its own remaining text.
-		s.paragraph()
-	}
-	return nil
 }
 
 // numberedParts returns the parts named prefix+N+suffix, ordered by N.

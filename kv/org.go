@@ -58,7 +58,7 @@ func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
 		fields = append(fields, FieldError{Loc: []any{"org"}, Msg: "Organisation name must be 1 to 200 characters.", Type: "string_length"})
 	}
 	if !validEmail(email) {
-		fields = append(fields, FieldError{Loc: []any{"email"}, Msg: "Email must be an address like name@example.com.", Type: "email"})
+		fields = append(fields, errEmail)
 	}
 	if in.Credits < 0 {
 		fields = append(fields, FieldError{Loc: []any{"credits"}, Msg: "Credits cannot be negative.", Type: "greater_than_equal"})
@@ -71,15 +71,8 @@ func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
 	var user User
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		var err error
-		user, err = userByEmail(tx, email)
-		if err != nil {
-			user = User{ID: db.NewID(), Email: email, CreatedAt: now}
-			if err := putJSON(tx.Bucket(bucketUsers), user.ID[:], user); err != nil {
-				return err
-			}
-			if err := tx.Bucket(bucketUserEmails).Put([]byte(email), user.ID[:]); err != nil {
-				return err
-			}
+		if user, err = db.userForEmail(tx, email); err != nil {
+			return err
 		}
 		if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
 			return err
@@ -88,6 +81,20 @@ func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
 		return putJSON(tx.Bucket(bucketMembers), append(org.ID[:], user.ID[:]...), m)
 	})
 	return org, user, err
+}
+
+var errEmail = FieldError{Loc: []any{"email"}, Msg: "Email must be an address like name@example.com.", Type: "email"}
+
+// userForEmail returns the user with the (normalised) email, creating them if new.
+func (db *DB) userForEmail(tx *bolt.Tx, email string) (User, error) {
+	if u, err := userByEmail(tx, email); err == nil {
+		return u, nil
+	}
+	u := User{ID: db.NewID(), Email: email, CreatedAt: db.Now()}
+	if err := putJSON(tx.Bucket(bucketUsers), u.ID[:], u); err != nil {
+		return User{}, err
+	}
+	return u, tx.Bucket(bucketUserEmails).Put([]byte(email), u.ID[:])
 }
 
 func validEmail(s string) bool {
@@ -169,7 +176,7 @@ func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
 func (db *DB) AddMember(ctx context.Context, org ID, email string, role Role) (User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	if !validEmail(email) {
-		return User{}, Invalid(FieldError{Loc: []any{"email"}, Msg: "Email must be an address like name@example.com.", Type: "email"})
+		return User{}, Invalid(errEmail)
 	}
 	if role != RoleOwner && role != RoleAdmin && role != RoleMember {
 		return User{}, Invalid(FieldError{Loc: []any{"role"}, Msg: "Role must be owner, admin or member.", Type: "enum"})
@@ -180,14 +187,8 @@ func (db *DB) AddMember(ctx context.Context, org ID, email string, role Role) (U
 			return err
 		}
 		var err error
-		if user, err = userByEmail(tx, email); err != nil {
-			user = User{ID: db.NewID(), Email: email, CreatedAt: db.Now()}
-			if err := putJSON(tx.Bucket(bucketUsers), user.ID[:], user); err != nil {
-				return err
-			}
-			if err := tx.Bucket(bucketUserEmails).Put([]byte(email), user.ID[:]); err != nil {
-				return err
-			}
+		if user, err = db.userForEmail(tx, email); err != nil {
+			return err
 		}
 		return putJSON(tx.Bucket(bucketMembers), append(org[:], user.ID[:]...), Membership{OrgID: org, UserID: user.ID, Role: role})
 	})
