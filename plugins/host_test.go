@@ -248,6 +248,9 @@ func TestRedactInput(t *testing.T) {
 		{"ErrRecordArray", nil, []json.RawMessage{json.RawMessage(`[1]`)}, "record 1: not a JSON object"},
 		{"ErrRecordInvalid", nil, []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"a":}`)}, "record 2: not a JSON object"},
 		{"ErrRecordNotUTF8", nil, []json.RawMessage{json.RawMessage("{\"a\":\"\xff\"}")}, "record 1: not valid UTF-8"},
+		{"ErrRecordTrailing", nil, []json.RawMessage{json.RawMessage(`{"a":1} {"b":2}`)}, "record 1: not a JSON object (invalid JSON at offset 8: want end of line after the value"},
+		{"ErrRecordBadEscape", nil, []json.RawMessage{json.RawMessage(`{"a":"\x"}`)}, "record 1: not a JSON object"},
+		{"ErrRecordTooDeep", nil, []json.RawMessage{json.RawMessage(`{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`)}, "nested deeper than 512"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := red.Redact(ctx, tc.config, tc.records)

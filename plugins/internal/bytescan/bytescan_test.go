@@ -49,3 +49,27 @@ func TestHasBetweenExact(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGatherBytes checks that Bytes marks every equal byte and no other, and that
+// Gather turns the marks into bit k for byte k, for every byte value in every place.
+func FuzzGatherBytes(f *testing.F) {
+	f.Add([]byte("a\"\"\x00\x01#\"!"), byte('"'))
+	f.Add([]byte{0, 0, 1, 0, 0xff, 0x80, 0, 0x7f}, byte(0))
+	f.Fuzz(func(t *testing.T, b []byte, c byte) {
+		var w [8]byte
+		copy(w[:], b)
+		x := Load(w[:], 0)
+		var want uint64
+		for k, v := range w {
+			if v == c {
+				want |= 1 << k
+			}
+		}
+		if got := Gather(Bytes(x, Repeat(c))); got != want {
+			t.Fatalf("Gather(Bytes(% x, %#x)) = %08b, want %08b", w, c, got, want)
+		}
+		if got := Gather(Zeros(x)); got != Gather(Bytes(x, 0)) {
+			t.Fatalf("Zeros(% x) = %08b, Bytes(x, 0) = %08b", w, got, Gather(Bytes(x, 0)))
+		}
+	})
+}

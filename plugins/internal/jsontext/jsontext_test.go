@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -259,4 +260,38 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	k := copy(p[:min(len(p), c.n)], c.data)
 	c.data = c.data[k:]
 	return k, nil
+}
+
+// FuzzRawString checks RawString against a byte-at-a-time reading of the same rule.
+func FuzzRawString(f *testing.F) {
+	f.Add([]byte(`"plain text that runs on past thirty-two bytes of input \n\"quoted\" end" tail`))
+	f.Add([]byte(`"0123456789012345678901234567890\n"`))
+	f.Add([]byte(`"` + strings.Repeat("a", 62) + `\"` + strings.Repeat("b", 70) + `\\"`)) // an escape across the first block's end
+	f.Add([]byte(`"` + strings.Repeat("a", 63) + `\n"`))
+	f.Add([]byte(`"bad \u0041 escape"`))
+	f.Add([]byte("\"raw \x01 control\""))
+	f.Add([]byte(`"no end \`))
+	f.Fuzz(func(t *testing.T, s []byte) {
+		for start := 0; start <= len(s); start++ {
+			wantEnd, wantEsc, wantOK := -1, []int(nil), false
+			for p := start; p < len(s); p++ {
+				c := s[p]
+				if c == '"' {
+					wantEnd, wantOK = p, true
+					break
+				}
+				if c < 0x20 || (c == '\\' && (p+1 >= len(s) || !shortEscape[s[p+1]])) {
+					break
+				}
+				if c == '\\' {
+					wantEsc = append(wantEsc, p)
+					p++
+				}
+			}
+			end, esc, ok := RawString(s, start, nil)
+			if ok != wantOK || (ok && (end != wantEnd || !slices.Equal(esc, wantEsc))) {
+				t.Fatalf("RawString(%q, %d) = %d, %v, %v; want %d, %v, %v", s, start, end, esc, ok, wantEnd, wantEsc, wantOK)
+			}
+		}
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 
-	"interviewd/plugins/internal/bytescan"
 	"interviewd/plugins/internal/jsontext"
 )
 
@@ -109,52 +108,29 @@ func (r *Redactor) value(dst, s []byte, i, depth int) ([]byte, int, error) {
 // one (whose error that path reports).
 func (r *Redactor) rawString(dst, s []byte, i int) ([]byte, int, bool) {
 	start := i + 1
-	j, escaped := start, false
-	for {
-		j = bytescan.IndexJSONSpecial(s, j)
-		if j >= len(s) || s[j] < 0x20 {
-			return dst, i, false
-		}
-		if s[j] == '"' {
-			break
-		}
-		if j+1 >= len(s) || !isShortEscape(s[j+1]) {
-			return dst, i, false
-		}
-		escaped = true
-		j += 2
+	end, esc, ok := jsontext.RawString(s, start, r.esc[:0])
+	r.esc = esc
+	if !ok {
+		return dst, i, false
 	}
-	raw := s[start:j]
-	scan := raw
-	if escaped {
-		r.cell = append(r.cell[:0], raw...)
-		for k := 0; ; k += 2 {
-			k = bytescan.IndexByte(r.cell, k, '\\')
-			if k >= len(r.cell) {
-				break
-			}
-			r.cell[k], r.cell[k+1] = 1, 1
-		}
-		scan = r.cell
-	}
+	raw := s[start:end]
 	dst = append(dst, '"')
 	changed := false
 	if r.email || r.phone || r.card || r.ip {
+		scan := raw
+		if len(esc) > 0 {
+			r.cell = append(r.cell[:0], raw...)
+			for _, k := range esc {
+				r.cell[k-start], r.cell[k-start+1] = 1, 1
+			}
+			scan = r.cell
+		}
 		dst, changed = r.builtins(dst, scan, raw)
 	}
 	if !changed {
 		dst = append(dst, raw...)
 	}
-	return append(dst, '"'), j + 1, true
-}
-
-// isShortEscape reports whether \c is a two-byte JSON escape.
-func isShortEscape(c byte) bool {
-	switch c {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return true
-	}
-	return false
+	return append(dst, '"'), end + 1, true
 }
 
 // container copies the object or array at s[i], redacting the strings among its values.

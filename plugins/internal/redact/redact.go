@@ -157,6 +157,7 @@ type Redactor struct {
 	scratch                [2][]byte
 	cell                   []byte // a decoded JSON string, or the scanning copy of a raw one
 	red                    []byte // its redacted form
+	esc                    []int  // where the escapes of a raw string start
 }
 
 // New returns a Redactor for cfg. It returns an error naming the pattern when a custom
