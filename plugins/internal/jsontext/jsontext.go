@@ -278,6 +278,9 @@ func skipString(s []byte, i int) (int, error) {
 	if i >= len(s) || s[i] != '"' {
 		return i, syntaxError(s, i, "want string")
 	}
+	if end, _, ok := rawString(s, i+1, nil, false); ok {
+		return end + 1, nil // the common case, found without stopping at each escape
+	}
 	i++
 	for i < len(s) {
 		i = bytescan.IndexJSONSpecial(s, i)

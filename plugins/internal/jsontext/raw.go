@@ -39,6 +39,11 @@ func special8(x uint64) uint64 {
 // every taken branch and every call of a function that has a branch costs an exit from
 // wazero's compiled code (see bytescan).
 func RawString(s []byte, start int, esc []int) (end int, _ []int, ok bool) {
+	return rawString(s, start, esc, true)
+}
+
+// rawString is RawString, recording the escapes only when record is set.
+func rawString(s []byte, start int, esc []int, record bool) (end int, _ []int, ok bool) {
 	j := start
 	var skip uint64 // the escaped byte just past the previous block, when there was one
 	for {
@@ -73,7 +78,9 @@ func RawString(s []byte, start int, esc []int) (end int, _ []int, ok bool) {
 			case c != '\\' || p+1 >= len(s) || !shortEscape[s[p+1]]:
 				return 0, esc, false
 			}
-			esc = append(esc, p)
+			if record {
+				esc = append(esc, p)
+			}
 			m &^= 3 << k            // the backslash and the byte it escapes
 			skip = uint64(k+1) >> 6 // 1 when the escaped byte opens the next block
 		}
