@@ -154,7 +154,7 @@ func encodeInput(config any, records []json.RawMessage) ([]byte, error) {
 
 // checkRecord returns an error unless r is one JSON object in valid UTF-8. It uses the
 // built-in plugins' own scanner rather than encoding/json: records are mostly long
-// strings, which it crosses eight bytes at a time, and this check runs on every record
+// strings, which it crosses 64 bytes at a time, and this check runs on every record
 // going into and coming out of every plugin.
 func checkRecord(r []byte) error {
 	if err := checkObject(r); err != nil {

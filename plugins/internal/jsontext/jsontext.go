@@ -1,5 +1,6 @@
 // Package jsontext reads and writes the few pieces of JSON text the built-in plugins
-// need: whitespace, strings and whole values, scanned in place without reflection.
+// need: whitespace, strings and whole values, scanned in place without reflection. The
+// host checks the records it passes to and reads from every plugin with it too.
 //
 // The built-in plugins run as WebAssembly inside the host, where encoding/json's
 // reflection costs both binary size and time on every record. These scanners touch each
@@ -296,10 +297,10 @@ func skipString(s []byte, i int) (int, error) {
 			if i+1 >= len(s) {
 				return i, ErrEnd
 			}
-			switch s[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch e := s[i+1]; {
+			case shortEscape[e]:
 				i += 2
-			case 'u':
+			case e == 'u':
 				if _, ok := hex4(s, i+2); !ok {
 					return i, syntaxError(s, i, "bad \\u escape")
 				}
