@@ -76,7 +76,17 @@ func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
 		r.fail(j, msg)
 		return err
 	}
-	return r.db.FinishExport(ctx, p, j.ID, artifact)
+	if err := r.db.FinishExport(ctx, p, j.ID, artifact); err != nil {
+		// The artifact is never recorded: remove it, since it may hold an interview
+		// erased while it was being built.
+		_ = os.Remove(filepath.Join(r.db.BlobDir(), artifact.Blob))
+		var ke *kv.Error
+		if errors.As(err, &ke) && ke.Reason == "interview_erased" {
+			r.fail(j, ke.Message)
+		}
+		return err
+	}
+	return nil
 }
 
 func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, error) {
@@ -152,8 +162,12 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 		_ = os.Remove(tmp.Name())
 		return kv.ExportResult{}, err
 	}
+	held := make([]kv.ID, len(ivs))
+	for i, iv := range ivs {
+		held[i] = iv.ID
+	}
 	return kv.ExportResult{
-		Blob: rel, MediaType: formatter.Descriptor().MediaType, Rows: len(table.Rows),
+		Blob: rel, MediaType: formatter.Descriptor().MediaType, Rows: len(table.Rows), Interviews: held,
 		Filename:  "interviews-" + st.ID.String()[:8] + "-" + r.db.Now().Format("20060102") + ext,
 		ExpiresAt: r.db.Now().Add(kv.ExportArtifactTTL),
 	}, nil

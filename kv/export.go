@@ -32,6 +32,9 @@ type ExportResult struct {
 	Filename  string    `json:"filename"`
 	Rows      int       `json:"rows"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// Interviews are the interviews the artifact holds, so erasing one finds it
+	// (absent in artifacts written before the list was kept).
+	Interviews []ID `json:"interviews"`
 }
 
 // ExportInput starts an export of a study's live participant interviews.
@@ -111,10 +114,19 @@ func (db *DB) FinishExport(ctx context.Context, p Partition, id ID, r ExportResu
 		if j.Done {
 			return Errorf(ECONFLICT, "job_done", "The job has already ended.")
 		}
+		for _, iv := range r.Interviews {
+			if tx.Bucket(bucketInterviews).Get(p.key(iv)) == nil {
+				return errExportErased
+			}
+		}
 		j.Status, j.Done, j.Output = ExportCompleted, true, out
 		return db.putJob(tx, j)
 	})
 }
+
+// errExportErased refuses to record an artifact that holds an interview erased (or
+// swept by retention) while the export was being built.
+var errExportErased = Errorf(ECONFLICT, "interview_erased", "An interview in this export was erased while the export was being built; start the export again.")
 
 // FindExpiredExports returns completed exports whose artifact has outlived
 // ExportArtifactTTL, for the sweeper to delete.

@@ -24,6 +24,9 @@ type Org struct {
 	Credits    int        `json:"credits"`
 	RequireMFA bool       `json:"require_mfa"`
 	Redaction  *Redaction `json:"redaction,omitempty"` // nil: DefaultRedaction
+	// RetentionDays deletes interviews, transcripts and export artifacts older than
+	// this many days (see SweepRetention); 0 keeps them.
+	RetentionDays int `json:"retention_days,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 }
 

@@ -1,0 +1,423 @@
+package kv
+
+import (
+	"archive/tar"
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	json "github.com/goccy/go-json"
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// A backup is one tar file: interviewd.db (a consistent copy written from one read
+// transaction while the store stays online), every file under blobs/ (uploads, export
+// artifacts, plugins) and acme/ (certificates), and last manifest.json listing each
+// entry with its size and SHA-256. The plugin compilation cache is left out: it is
+// rebuilt on demand.
+
+// ManifestName is the last entry of a backup.
+const ManifestName = "manifest.json"
+
+// backedUpDirs are the folders of the data folder a backup carries besides the file.
+var backedUpDirs = []string{"blobs", "acme"}
+
+// BackupFile is one entry of a backup.
+type BackupFile struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// BackupManifest lists what a backup holds.
+type BackupManifest struct {
+	CreatedAt time.Time    `json:"created_at"`
+	Schema    int          `json:"schema"`
+	Files     []BackupFile `json:"files"`
+}
+
+// WriteBackup writes a backup of the data folder to w and returns its manifest. The
+// database part is one read transaction: writers carry on meanwhile. Blobs are read
+// after it, outside the transaction (a long read transaction would hold the file from
+// growing); they are written once and never changed, so a blob the copy names is the
+// blob the service has.
+func (db *DB) WriteBackup(ctx context.Context, w io.Writer) (BackupManifest, error) {
+	m := BackupManifest{CreatedAt: db.Now(), Schema: schemaVersion}
+	tw := tar.NewWriter(w)
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		h := sha256.New()
+		if err := tw.WriteHeader(&tar.Header{Name: FileName, Mode: 0o600, Size: tx.Size(), ModTime: m.CreatedAt, Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		n, err := tx.WriteTo(io.MultiWriter(tw, h))
+		if err != nil {
+			return err
+		}
+		m.Files = append(m.Files, BackupFile{Path: FileName, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+		return nil
+	})
+	if err != nil {
+		return BackupManifest{}, fmt.Errorf("back up %s: %w", FileName, err)
+	}
+	for _, dir := range backedUpDirs {
+		root := filepath.Join(db.dir, dir)
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // the folder, or a file removed while walking (an expired artifact)
+			}
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !d.Type().IsRegular() || (strings.HasPrefix(d.Name(), "export-") && filepath.Base(filepath.Dir(p)) == "exports") {
+				return nil // export-* are artifacts still being written
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(db.dir, p)
+			if err != nil {
+				return err
+			}
+			f, err := addFile(tw, p, filepath.ToSlash(rel))
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err == nil {
+				m.Files = append(m.Files, f)
+			}
+			return err
+		})
+		if err != nil {
+			return BackupManifest{}, fmt.Errorf("back up %s: %w", dir, err)
+		}
+	}
+	raw, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return BackupManifest{}, err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: ManifestName, Mode: 0o600, Size: int64(len(raw)), ModTime: m.CreatedAt, Typeflag: tar.TypeReg}); err != nil {
+		return BackupManifest{}, err
+	}
+	if _, err := tw.Write(raw); err != nil {
+		return BackupManifest{}, err
+	}
+	return m, tw.Close()
+}
+
+func addFile(tw *tar.Writer, p, name string) (BackupFile, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return BackupFile{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return BackupFile{}, err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: st.Size(), ModTime: st.ModTime(), Typeflag: tar.TypeReg}); err != nil {
+		return BackupFile{}, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tw, h), f)
+	if err != nil {
+		return BackupFile{}, err
+	}
+	return BackupFile{Path: name, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// BackupToFile writes a backup to path (through a temporary file beside it, synced and
+// renamed, so path is either the previous file or a complete backup) and returns its
+// manifest.
+func (db *DB) BackupToFile(ctx context.Context, path string) (BackupManifest, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return BackupManifest{}, err
+	}
+	tmp, err := os.CreateTemp(dir, ".backup-*")
+	if err != nil {
+		return BackupManifest{}, err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	m, err := db.WriteBackup(ctx, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return BackupManifest{}, err
+	}
+	return m, nil
+}
+
+// BackupPrefix and BackupSuffix frame the names of scheduled backups.
+const (
+	BackupPrefix = "interviewd-"
+	BackupSuffix = ".tar"
+)
+
+// BackupName is the name a scheduled backup taken at t gets; names sort by time.
+func BackupName(t time.Time) string {
+	return BackupPrefix + t.UTC().Format("20060102T150405.000Z") + BackupSuffix
+}
+
+// PruneBackups deletes the oldest scheduled backups in dir beyond the newest keep and
+// returns the paths it deleted. Other files in dir are left alone.
+func PruneBackups(dir string, keep int) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && strings.HasPrefix(n, BackupPrefix) && strings.HasSuffix(n, BackupSuffix) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var deleted []string
+	for len(names) > keep {
+		p := filepath.Join(dir, names[0])
+		if err := os.Remove(p); err != nil {
+			return deleted, err
+		}
+		deleted, names = append(deleted, p), names[1:]
+	}
+	return deleted, nil
+}
+
+// RestoreReceipt says what a restore put in place and where the previous data went.
+type RestoreReceipt struct {
+	From       string    `json:"from"`
+	RestoredAt time.Time `json:"restored_at"`
+	BackupAt   time.Time `json:"backup_created_at,omitzero"`
+	Files      int       `json:"files"`
+	DBBytes    int64     `json:"db_bytes"`
+	Checked    bool      `json:"checked"` // the file passed bbolt's consistency check
+	KeptAside  string    `json:"kept_aside,omitempty"`
+}
+
+// Restore replaces the data folder's database, blobs and certificates with those of the
+// backup at from (a backup tar, or a bare database file), for a data folder no process
+// holds. Everything is unpacked beside the data first and checked: each entry against
+// the manifest's SHA-256, the database with bbolt's consistency check and for a schema
+// this interviewd understands; only then is the current data moved aside into
+// DIR/before-restore-TIME/ and the backup moved in. ELOCKED when a server holds the
+// folder; EINVALID for a backup that fails a check (nothing is changed then).
+func Restore(dir, from string, now time.Time) (RestoreReceipt, error) {
+	rc := RestoreReceipt{From: from, RestoredAt: now.UTC()}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return rc, err
+	}
+	// Hold the current file's lock until the swap is done, so no server starts on it
+	// half-way.
+	cur := filepath.Join(dir, FileName)
+	if _, err := os.Stat(cur); err == nil {
+		held, err := bolt.Open(cur, 0o600, &bolt.Options{Timeout: 300 * time.Millisecond})
+		if errors.Is(err, berrors.ErrTimeout) {
+			return rc, Errorf(ELOCKED, "data_locked", fmt.Sprintf("data folder %s is held by a running interviewd server; stop it first (restore replaces the whole file)", dir))
+		}
+		if err == nil {
+			defer held.Close()
+		}
+		// A current file too damaged to open is what a restore is for: carry on.
+	}
+	stamp := now.UTC().Format("20060102T150405Z")
+	stage, err := os.MkdirTemp(dir, ".restore-")
+	if err != nil {
+		return rc, err
+	}
+	defer os.RemoveAll(stage)
+	man, err := unpackBackup(from, stage)
+	if err != nil {
+		return rc, err
+	}
+	rc.BackupAt, rc.Files = man.CreatedAt, len(man.Files)
+	if rc.DBBytes, err = checkDBFile(filepath.Join(stage, FileName)); err != nil {
+		return rc, err
+	}
+	rc.Checked = true
+	aside := filepath.Join(dir, "before-restore-"+stamp)
+	moved := false
+	for _, name := range append([]string{FileName}, backedUpDirs...) {
+		src := filepath.Join(dir, name)
+		if _, err := os.Lstat(src); err != nil {
+			continue
+		}
+		if !moved {
+			if err := os.Mkdir(aside, 0o700); err != nil {
+				return rc, fmt.Errorf("keep the current data aside: %w", err)
+			}
+			moved = true
+		}
+		if err := os.Rename(src, filepath.Join(aside, name)); err != nil {
+			return rc, fmt.Errorf("keep the current data aside: %w", err)
+		}
+	}
+	if moved {
+		rc.KeptAside = aside
+	}
+	for _, name := range append([]string{FileName}, backedUpDirs...) {
+		src := filepath.Join(stage, name)
+		if _, err := os.Lstat(src); err != nil {
+			if name == "blobs" { // Open expects it
+				_ = os.MkdirAll(filepath.Join(dir, name), 0o700)
+			}
+			continue
+		}
+		if err := os.Rename(src, filepath.Join(dir, name)); err != nil {
+			return rc, fmt.Errorf("put the backup in place (the previous data is in %s): %w", aside, err)
+		}
+	}
+	return rc, nil
+}
+
+func invalidBackup(msg string) error {
+	return Errorf(EINVALID, "invalid_backup", msg)
+}
+
+// unpackBackup writes the backup's entries under stage and checks them against its
+// manifest. A bare bbolt file (not a tar) is taken as the database alone.
+func unpackBackup(from, stage string) (BackupManifest, error) {
+	f, err := os.Open(from)
+	if err != nil {
+		return BackupManifest{}, err
+	}
+	defer f.Close()
+	var head [512]byte
+	n, _ := io.ReadFull(f, head[:])
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return BackupManifest{}, err
+	}
+	if n < 263 || string(head[257:262]) != "ustar" {
+		dst, err := os.OpenFile(filepath.Join(stage, FileName), os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+		if err != nil {
+			return BackupManifest{}, err
+		}
+		size, err := io.Copy(dst, f)
+		if cerr := dst.Close(); err == nil {
+			err = cerr
+		}
+		return BackupManifest{Files: []BackupFile{{Path: FileName, Size: size}}}, err
+	}
+	seen := map[string]string{}
+	var man *BackupManifest
+	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return BackupManifest{}, invalidBackup("The backup is not a readable tar file: " + err.Error())
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		name := path.Clean(h.Name)
+		if name == ManifestName {
+			var m BackupManifest
+			if err := json.NewDecoder(io.LimitReader(tr, 64<<20)).Decode(&m); err != nil {
+				return BackupManifest{}, invalidBackup("The backup's manifest is unreadable: " + err.Error())
+			}
+			man = &m
+			continue
+		}
+		top, _, _ := strings.Cut(name, "/")
+		if strings.HasPrefix(name, "/") || strings.Contains(name, "..") ||
+			(name != FileName && (top == name || (top != "blobs" && top != "acme"))) {
+			return BackupManifest{}, invalidBackup(fmt.Sprintf("The backup holds an unexpected entry %q.", h.Name))
+		}
+		dst := filepath.Join(stage, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return BackupManifest{}, err
+		}
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return BackupManifest{}, err
+		}
+		hash := sha256.New()
+		_, err = io.Copy(io.MultiWriter(out, hash), tr)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return BackupManifest{}, invalidBackup(fmt.Sprintf("The backup's entry %s is truncated: %v", name, err))
+		}
+		seen[name] = hex.EncodeToString(hash.Sum(nil))
+	}
+	if man == nil {
+		return BackupManifest{}, invalidBackup("The backup has no manifest.json: it is incomplete.")
+	}
+	for _, e := range man.Files {
+		got, ok := seen[e.Path]
+		if !ok {
+			return BackupManifest{}, invalidBackup(fmt.Sprintf("The backup lacks %s, which its manifest lists.", e.Path))
+		}
+		if got != e.SHA256 {
+			return BackupManifest{}, invalidBackup(fmt.Sprintf("The backup's %s does not match its manifest (SHA-256 differs).", e.Path))
+		}
+	}
+	if _, ok := seen[FileName]; !ok {
+		return BackupManifest{}, invalidBackup("The backup holds no " + FileName + ".")
+	}
+	return *man, nil
+}
+
+// checkDBFile opens a database file read-only, runs bbolt's consistency check over it
+// and checks its schema version, and returns its size. EINVALID when any check fails.
+func checkDBFile(p string) (int64, error) {
+	b, err := bolt.Open(p, 0o400, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return 0, invalidBackup("The backup's database cannot be opened: " + err.Error())
+	}
+	defer b.Close()
+	var size int64
+	err = b.View(func(tx *bolt.Tx) error {
+		size = tx.Size()
+		var problems []string
+		for err := range tx.Check() {
+			if len(problems) < 5 {
+				problems = append(problems, err.Error())
+			}
+		}
+		if len(problems) > 0 {
+			return invalidBackup("The backup's database fails the consistency check: " + strings.Join(problems, "; "))
+		}
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			return invalidBackup("The backup's database is not an interviewd database.")
+		}
+		v := 0
+		if raw := meta.Get([]byte("schema")); raw != nil {
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return invalidBackup("The backup's schema version is unreadable.")
+			}
+		}
+		if v > schemaVersion {
+			return invalidBackup(fmt.Sprintf("The backup has schema version %d; this interviewd understands up to %d.", v, schemaVersion))
+		}
+		return nil
+	})
+	return size, err
+}
