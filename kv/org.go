@@ -26,8 +26,8 @@ type Org struct {
 	Redaction  *Redaction `json:"redaction,omitempty"` // nil: DefaultRedaction
 	// RetentionDays deletes interviews, transcripts and export artifacts older than
 	// this many days (see SweepRetention); 0 keeps them.
-	RetentionDays int `json:"retention_days,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
+	RetentionDays int       `json:"retention_days,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
 }
 
 // User is a person who signs in to the web app.
