@@ -41,8 +41,11 @@ func (o *onOff) Set(v string) error {
 }
 
 func orgCommand(ctx context.Context, args []string, stdout io.Writer, env func(string) (string, bool)) error {
+	if len(args) > 0 && args[0] == "retention" {
+		return runOffline(ctx, "org retention", orgRetentionDefine, args[1:], stdout, env)
+	}
 	if len(args) == 0 || args[0] != "redaction" {
-		return fmt.Errorf("org: want redaction")
+		return fmt.Errorf("org: want redaction or retention")
 	}
 	fs := newFlagSet("org redaction", env)
 	fs.str("data", "./data", "data folder")

@@ -51,6 +51,15 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, env f
 		return orgCommand(ctx, args, stdout, env)
 	case "plugins":
 		return pluginsCommand(ctx, args, stdout, env)
+	case "backup":
+		return runOffline(ctx, "backup", backupDefine, args, stdout, env)
+	case "restore":
+		return restoreCommand(ctx, args, stdout, env)
+	case "interviews":
+		if len(args) == 0 || args[0] != "erase" {
+			return fmt.Errorf("interviews: want erase")
+		}
+		return runOffline(ctx, "interviews erase", interviewsEraseDefine, args[1:], stdout, env)
 	case "help", "-h", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err
@@ -70,6 +79,10 @@ const usage = `interviewd: AI-moderated research interviews
   interviewd plugins add --org ORG_ID --file X.wasm
   interviewd plugins list --org ORG_ID
   interviewd plugins remove --org ORG_ID --kind redactor|formatter --name NAME
+  interviewd org retention --org ORG_ID --days N|off
+  interviewd interviews erase --id INTERVIEW_ID
+  interviewd backup --out FILE
+  interviewd restore --from FILE
 
 Every flag also reads INTERVIEWD_<FLAG> (for example INTERVIEWD_ADDR).
 `

@@ -209,7 +209,7 @@ func inChunks[T any](ctx context.Context, n int, fn func(ctx context.Context, lo
 // document structure.
 func (r *Runner) format(ctx context.Context, f *plugins.Plugin, records []json.RawMessage, w io.Writer) error {
 	if f.Descriptor().Name != plugins.BuiltinCSV || len(records) <= exportChunk {
-		return f.Format(ctx, nil, records, w)
+		return r.metrics.pluginRun(pluginFormatter, func() error { return f.Format(ctx, nil, records, w) })
 	}
 	header, rows := records[0], records[1:]
 	parts, err := inChunks(ctx, len(rows), func(ctx context.Context, lo, hi int) ([]byte, error) {
@@ -217,7 +217,7 @@ func (r *Runner) format(ctx context.Context, f *plugins.Plugin, records []json.R
 		// against it); all but the first chunk drop the header's line from the output.
 		var buf bytes.Buffer
 		chunk := append([]json.RawMessage{header}, rows[lo:hi]...)
-		if err := f.Format(ctx, nil, chunk, &buf); err != nil {
+		if err := r.metrics.pluginRun(pluginFormatter, func() error { return f.Format(ctx, nil, chunk, &buf) }); err != nil {
 			return nil, err
 		}
 		if lo > 0 {
@@ -305,7 +305,12 @@ func (r *Runner) redactInterviews(ctx context.Context, org kv.ID, brief kv.Brief
 			break
 		}
 		parts, err := inChunks(ctx, len(records), func(ctx context.Context, lo, hi int) ([]json.RawMessage, error) {
-			return step.plugin.Redact(ctx, step.config, records[lo:hi])
+			var out []json.RawMessage
+			err := r.metrics.pluginRun(pluginRedactor, func() (err error) {
+				out, err = step.plugin.Redact(ctx, step.config, records[lo:hi])
+				return err
+			})
+			return out, err
 		})
 		if err != nil {
 			return err

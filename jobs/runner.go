@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
@@ -34,6 +35,8 @@ type Config struct {
 	SimulationTimeout time.Duration
 	// Plugins runs the redaction and export-format plugins; exports fail without it.
 	Plugins *plugins.Host
+	// Metrics receives the runner's figures; nil keeps a private set.
+	Metrics *metrics.Set
 }
 
 // Runner owns the worker pools. Every job is a kv record first and a queued reference
@@ -50,6 +53,7 @@ type Runner struct {
 	closed  bool
 	sims    simSlots
 	plugins *plugins.Host
+	metrics *jobMetrics
 }
 
 type jobRef struct {
@@ -97,6 +101,10 @@ func NewRunner(cfg Config) *Runner {
 	r.pools[kv.JobExport] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runExport, timeout: cfg.Timeout}
 	r.pools[kv.JobSimulation] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runSimulation, timeout: cfg.SimulationTimeout,
 		ended: func(ref jobRef) { r.sims.release(ref.p.Org, ref.id) }}
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.NewSet()
+	}
+	r.metrics = newJobMetrics(cfg.Metrics, r.pools)
 	for _, p := range r.pools {
 		for i := 0; i < cfg.Workers; i++ {
 			p.wg.Add(1)
@@ -227,9 +235,18 @@ func (r *Runner) runOne(p *pool, ref jobRef) {
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, p.timeout)
 	defer cancel()
-	if err := p.run(ctx, j); err != nil && r.ctx.Err() == nil {
+	start := time.Now()
+	r.metrics.jobStarted(j.Kind)
+	err = p.run(ctx, j)
+	result := resultOK
+	switch {
+	case r.ctx.Err() != nil:
+		result = resultInterrupted
+	case err != nil:
+		result = resultFailed
 		r.log.Error().Err(err).Str("job_id", j.ID.String()).Str("kind", string(j.Kind)).Msg("job failed")
 	}
+	r.metrics.jobEnded(j.Kind, result, time.Since(start))
 }
 
 func (r *Runner) fail(j kv.Job, msg string) {

@@ -37,6 +37,9 @@ type Options struct {
 	// NoSync skips fsync on commit: for bulk loads in benchmarks only, never serving
 	// (a crash could lose committed writes).
 	NoSync bool
+	// OnCommit, when set, hears how long each committed write took from the end of its
+	// work to its commit being on disk (for the commit-latency metric).
+	OnCommit func(time.Duration)
 }
 
 // DB is the bbolt-backed store. Every public method is one transaction.
@@ -46,6 +49,7 @@ type DB struct {
 	now    func() time.Time
 	ids    idSource
 	secret []byte // per-instance secret for signing (download URLs, sessions)
+	commit func(time.Duration)
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -70,7 +74,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now}
+	db := &DB{bolt: b, dir: dir, now: opts.Now, commit: opts.OnCommit}
 	if err := b.Update(db.prepare); err != nil {
 		_ = b.Close()
 		return nil, err
@@ -164,6 +168,9 @@ func (db *DB) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if db.commit != nil {
+		return db.timed(db.bolt.Update, fn)
+	}
 	return db.bolt.Update(fn)
 }
 
@@ -172,6 +179,9 @@ func (db *DB) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 func (db *DB) batch(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if db.commit != nil {
+		return db.timed(db.bolt.Batch, fn)
 	}
 	return db.bolt.Batch(fn)
 }

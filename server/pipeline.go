@@ -45,7 +45,9 @@ func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler
 		info.route, info.org, info.err = "", kv.ID{}, ""
 		c.SetUserValue(infoKey{}, info)
 		c.Response.Header.SetBytesV("X-Request-Id", info.id)
+		s.secureTransport(c)
 		s.recovering(c, route)
+		s.metrics.observe(c, info.route, time.Since(start).Seconds())
 		if s.accessLog {
 			s.logRequest(c, info, time.Since(start))
 		}

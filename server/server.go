@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
 	"github.com/fasthttp/router"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
@@ -32,6 +33,13 @@ type Config struct {
 	AccessLog bool
 	// RateLimits configures admission; the zero value means DefaultRateLimits.
 	RateLimits *RateLimits
+	// Metrics receives the request metrics; nil keeps a private set.
+	Metrics *metrics.Set
+	// MetricsElsewhere stops /metrics on this listener (it is served on its own
+	// address); otherwise loopback clients may read it here.
+	MetricsElsewhere bool
+	// HSTS sends Strict-Transport-Security on answers over TLS.
+	HSTS bool
 }
 
 // Server is the HTTP side of interviewd.
@@ -51,6 +59,11 @@ type Server struct {
 	reqPrefix string
 	reqSeq    atomic.Uint64
 	part      *participantSide // the participant pages and their API
+
+	metricsSet    *metrics.Set
+	metrics       *httpMetrics
+	metricsOnMain bool
+	hsts          bool
 }
 
 // New builds a Server and its routes.
@@ -62,7 +75,15 @@ func New(cfg Config) *Server {
 		accessLog: cfg.AccessLog,
 		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
 		now:       cfg.Now,
+
+		metricsSet:    cfg.Metrics,
+		metricsOnMain: !cfg.MetricsElsewhere,
+		hsts:          cfg.HSTS,
 	}
+	if s.metricsSet == nil {
+		s.metricsSet = metrics.NewSet()
+	}
+	s.metrics = newHTTPMetrics(s.metricsSet)
 	if s.baseURL == "" {
 		s.baseURL = "http://localhost:8080"
 	}
@@ -89,6 +110,7 @@ func New(cfg Config) *Server {
 	s.routeMCP(r)
 	s.routeDocs(r)
 	s.routeParticipant(r)
+	r.GET(metricsPath, s.handleMetrics)
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{
 		Handler:            s.handler,

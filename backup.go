@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"interviewd/kv"
+)
+
+// backupDefine is `interviewd backup --out FILE`: a consistent copy of the data folder
+// (the database through one read transaction, then the blobs), taken by whichever
+// process holds the folder, so it works while the server runs.
+func backupDefine(fs *flagSet) func() (adminRun, error) {
+	out := fs.String("out", "", "file to write: a tar of the database, blobs and certificates")
+	return func() (adminRun, error) {
+		if err := required("out", *out); err != nil {
+			return nil, err
+		}
+		path := *out
+		return func(ctx context.Context, db *kv.DB, w io.Writer) error {
+			m, err := db.BackupToFile(ctx, path)
+			if err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+			return printJSON(w, backupReceipt(path, m))
+		}, nil
+	}
+}
+
+type backupOutput struct {
+	Out       string    `json:"out"`
+	CreatedAt time.Time `json:"created_at"`
+	Files     int       `json:"files"`
+	Bytes     int64     `json:"bytes"`
+	DBBytes   int64     `json:"db_bytes"`
+}
+
+func backupReceipt(path string, m kv.BackupManifest) backupOutput {
+	out := backupOutput{Out: path, CreatedAt: m.CreatedAt, Files: len(m.Files)}
+	for _, f := range m.Files {
+		out.Bytes += f.Size
+		if f.Path == kv.FileName {
+			out.DBBytes = f.Size
+		}
+	}
+	return out
+}
+
+// restoreCommand is `interviewd restore --from FILE`: offline only, since it replaces
+// the file a server would hold. The backup is unpacked and checked (manifest hashes,
+// bbolt's tx.Check, schema version) before anything is replaced; the data it replaces is
+// kept aside in DATA/before-restore-TIME/.
+func restoreCommand(_ context.Context, args []string, stdout io.Writer, env func(string) (string, bool)) error {
+	fs := newFlagSet("restore", env)
+	data := fs.str("data", "./data", "data folder")
+	from := fs.String("from", "", "backup file written by interviewd backup (or a bare interviewd.db)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := required("from", *from); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	src, err := filepath.Abs(*from)
+	if err != nil {
+		return err
+	}
+	rc, err := kv.Restore(*data, src, time.Now())
+	if err != nil {
+		if kv.ErrorCode(err) == kv.ELOCKED {
+			return fmt.Errorf("restore: data folder %s is held by a running interviewd server; stop it first (restore replaces the whole database)", *data)
+		}
+		return fmt.Errorf("restore: %w", err)
+	}
+	return printJSON(stdout, rc)
+}
+
+// backupSchedule takes a backup into dir every interval and keeps the newest keep,
+// until ctx ends. The first is taken one interval after start.
+type backupSchedule struct {
+	dir   string
+	every time.Duration
+	keep  int
+	db    *kv.DB
+	log   zerolog.Logger
+	now   func() time.Time
+	// took, when set, hears of each attempt (metrics).
+	took func(err error, d time.Duration)
+}
+
+func (b *backupSchedule) run(ctx context.Context) {
+	tick := time.NewTicker(b.every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		b.once(ctx)
+	}
+}
+
+// once takes one backup and prunes old ones; failures are logged, never fatal.
+func (b *backupSchedule) once(ctx context.Context) (string, error) {
+	start := time.Now()
+	path := filepath.Join(b.dir, kv.BackupName(b.now()))
+	m, err := b.db.BackupToFile(ctx, path)
+	if b.took != nil {
+		b.took(err, time.Since(start))
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			b.log.Error().Err(err).Str("dir", b.dir).Msg("scheduled backup failed")
+		}
+		return "", err
+	}
+	r := backupReceipt(path, m)
+	b.log.Info().Str("file", path).Int64("bytes", r.Bytes).Int("files", r.Files).Dur("duration", time.Since(start)).Msg("backup written")
+	deleted, err := kv.PruneBackups(b.dir, b.keep)
+	if err != nil {
+		b.log.Error().Err(err).Str("dir", b.dir).Msg("prune old backups")
+	}
+	for _, d := range deleted {
+		b.log.Info().Str("file", d).Msg("old backup removed")
+	}
+	return path, nil
+}
