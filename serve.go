@@ -32,7 +32,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	modelURL := fs.str("model-url", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
 	modelKey := fs.str("model-key", "", "API key for --model-url")
 	modelName := fs.str("model", "", "model name for --model-url")
+	ops := addOpsFlags(fs)
 	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := ops.check(); err != nil {
 		return err
 	}
 	limits, err := server.ParseRateLimits(*limitsFlag)
@@ -47,7 +51,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	if err != nil {
 		return err
 	}
-	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond})
+	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit})
 	if err != nil {
 		return err
 	}
@@ -61,16 +65,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	}
 	defer host.Close(context.Background())
 	go warmPlugins(ctx, host, log)
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics})
 	if err := runner.Start(ctx); err != nil {
 		return err
 	}
-	srv := server.New(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: *baseURL, AccessLog: true, RateLimits: &limits})
+	srv := server.New(ops.serverConfig(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: *baseURL, AccessLog: true, RateLimits: &limits}))
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	defer ops.close()
+	if ln, err = ops.listen(ctx, ln, db, srv, log); err != nil {
+		return err
 	}
 	log.Info().Str("addr", ln.Addr().String()).Str("base_url", *baseURL).Str("data", *data).Msg("listening")
 	served := make(chan error, 1)

@@ -6,7 +6,8 @@ import (
 )
 
 // Maintain runs the periodic housekeeping until ctx ends: forgetting idle rate-limit
-// windows every minute and idempotency keys older than seven days every hour.
+// windows every minute; idempotency keys older than seven days and data older than an
+// organisation's retention every hour.
 func (s *Server) Maintain(ctx context.Context) {
 	minute := time.NewTicker(time.Minute)
 	defer minute.Stop()
@@ -18,6 +19,7 @@ func (s *Server) Maintain(ctx context.Context) {
 		}
 		s.limiter.sweep(s.now())
 		if n%60 == 0 {
+			s.SweepRetention(ctx)
 			if swept, err := s.db.SweepIdem(ctx); err != nil {
 				s.log.Error().Err(err).Msg("sweep idempotency keys")
 			} else if swept > 0 {

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/rs/zerolog"
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
+	"interviewd/server"
+)
+
+// opsFlags are serve's operations flags (HTTPS, metrics, scheduled backups) and what
+// they set up. serve calls addOpsFlags, check, then listen once the server is built,
+// and close at the end.
+type opsFlags struct {
+	tlsCert, tlsKey, acmeDomain, acmeEmail, acmeDirectory, httpAddr *string
+	metricsAddr                                                     *string
+	backupDir, backupEvery                                          *string
+	backupKeep                                                      *int
+
+	every   time.Duration
+	metrics *metrics.Set
+	commit  *metrics.PrometheusHistogram
+
+	tls       *tlsSetup
+	metricsLn net.Listener
+	metricsS  *fasthttp.Server
+	metricsCh chan struct{}
+	stop      context.CancelFunc
+	backups   chan struct{}
+}
+
+func addOpsFlags(fs *flagSet) *opsFlags {
+	return &opsFlags{
+		tlsCert:       fs.str("tls-cert", "", "TLS certificate file (PEM, full chain); re-read on SIGHUP"),
+		tlsKey:        fs.str("tls-key", "", "TLS private key file (PEM) for --tls-cert"),
+		acmeDomain:    fs.str("acme-domain", "", "get certificates automatically over ACME for these domains (comma-separated); needs ports 80 and 443"),
+		acmeEmail:     fs.str("acme-email", "", "contact address given to the ACME certificate authority"),
+		acmeDirectory: fs.str("acme-directory", "", "ACME directory URL (default Let's Encrypt; e.g. its staging directory for trials)"),
+		httpAddr:      fs.str("http-addr", ":80", "plain-HTTP listener when TLS is on: redirects to HTTPS and answers ACME HTTP-01; off to disable"),
+		metricsAddr:   fs.str("metrics-addr", "", "serve /metrics on this address (to anyone who reaches it) instead of to loopback clients of --addr"),
+		backupDir:     fs.str("backup-dir", "", "take scheduled backups into this folder"),
+		backupEvery:   fs.str("backup-every", "6h", "interval between scheduled backups"),
+		backupKeep:    fs.integer("backup-keep", 14, "scheduled backups to keep (the oldest are removed)"),
+	}
+}
+
+// check validates the flags before anything touches disk, and makes the metrics set.
+func (o *opsFlags) check() error {
+	switch {
+	case (*o.tlsCert == "") != (*o.tlsKey == ""):
+		return errors.New("--tls-cert and --tls-key go together: give both files")
+	case *o.tlsCert != "" && *o.acmeDomain != "":
+		return errors.New("--tls-cert and --acme-domain are two ways to get a certificate: choose one")
+	case *o.acmeDomain == "" && (*o.acmeEmail != "" || *o.acmeDirectory != ""):
+		return errors.New("--acme-email and --acme-directory need --acme-domain")
+	}
+	for _, d := range o.domains() {
+		if strings.ContainsAny(d, "/:@ ") || !strings.Contains(d, ".") {
+			return fmt.Errorf("--acme-domain %q: want a domain name such as interviews.example.com", d)
+		}
+	}
+	if *o.backupDir != "" {
+		d, err := time.ParseDuration(*o.backupEvery)
+		if err != nil || d < time.Minute {
+			return fmt.Errorf("--backup-every %q: want a duration of at least 1m, such as 6h", *o.backupEvery)
+		}
+		if *o.backupKeep < 1 {
+			return fmt.Errorf("--backup-keep %d: keep at least one backup", *o.backupKeep)
+		}
+		o.every = d
+	}
+	o.metrics = metrics.NewSet()
+	o.commit = o.metrics.NewPrometheusHistogramExt("interviewd_db_commit_duration_seconds",
+		[]float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1})
+	return nil
+}
+
+func (o *opsFlags) domains() []string {
+	var out []string
+	for _, d := range strings.Split(*o.acmeDomain, ",") {
+		if d = strings.ToLower(strings.TrimSpace(d)); d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// onCommit is kv's commit hook: the commit-latency histogram.
+func (o *opsFlags) onCommit(d time.Duration) { o.commit.Update(d.Seconds()) }
+
+// tlsOn reports whether serve answers over HTTPS.
+func (o *opsFlags) tlsOn() bool { return *o.tlsCert != "" || *o.acmeDomain != "" }
+
+// serverConfig adds the operations settings to the server's configuration.
+func (o *opsFlags) serverConfig(cfg server.Config) server.Config {
+	cfg.Metrics, cfg.MetricsElsewhere, cfg.HSTS = o.metrics, *o.metricsAddr != "", o.tlsOn()
+	return cfg
+}
+
+// listen wraps the main listener in TLS when asked and starts what runs beside the
+// server: the port-80 redirect, the SIGHUP reload, the metrics listener and scheduled
+// backups. It returns the listener to serve on.
+func (o *opsFlags) listen(ctx context.Context, ln net.Listener, db *kv.DB, srv *server.Server, log zerolog.Logger) (net.Listener, error) {
+	ctx, o.stop = context.WithCancel(ctx)
+	o.metrics.NewGauge("interviewd_db_file_bytes", func() float64 { return float64(db.FileSize()) })
+	t, err := newTLS(o, db.Dir(), log)
+	if err != nil {
+		return nil, err
+	}
+	if t != nil {
+		o.tls = t
+		reloads := map[bool]*metrics.Counter{
+			true:  o.metrics.NewCounter(`interviewd_tls_reloads_total{result="ok"}`),
+			false: o.metrics.NewCounter(`interviewd_tls_reloads_total{result="failed"}`),
+		}
+		t.reloaded = func(err error) { reloads[err == nil].Inc() }
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		if err := t.start(ctx, *o.httpAddr, port); err != nil {
+			return nil, err
+		}
+		ln = tls.NewListener(ln, t.cfg)
+	}
+	if *o.metricsAddr != "" {
+		mln, err := net.Listen("tcp", *o.metricsAddr)
+		if err != nil {
+			return nil, fmt.Errorf("listen on --metrics-addr %s: %w", *o.metricsAddr, err)
+		}
+		h := srv.MetricsHandler()
+		o.metricsLn, o.metricsCh = mln, make(chan struct{})
+		o.metricsS = &fasthttp.Server{Name: "interviewd", ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
+			Handler: func(c *fasthttp.RequestCtx) {
+				if string(c.Path()) != "/metrics" {
+					c.Error("Not found: metrics are at /metrics.", fasthttp.StatusNotFound)
+					return
+				}
+				h(c)
+			}}
+		go func() {
+			defer close(o.metricsCh)
+			_ = o.metricsS.Serve(mln)
+		}()
+		log.Info().Str("addr", mln.Addr().String()).Msg("serving metrics")
+	}
+	if *o.backupDir != "" {
+		ok := o.metrics.NewCounter(`interviewd_backups_total{result="ok"}`)
+		failed := o.metrics.NewCounter(`interviewd_backups_total{result="failed"}`)
+		dur := o.metrics.NewPrometheusHistogramExt("interviewd_backup_duration_seconds", []float64{0.1, 0.5, 1, 5, 10, 30, 60, 300, 900})
+		lastG := o.metrics.NewGauge("interviewd_backup_last_success_timestamp_seconds", nil)
+		b := &backupSchedule{dir: *o.backupDir, every: o.every, keep: *o.backupKeep, db: db, log: log, now: time.Now,
+			took: func(err error, d time.Duration) {
+				dur.Update(d.Seconds())
+				if err != nil {
+					failed.Inc()
+					return
+				}
+				ok.Inc()
+				lastG.Set(float64(time.Now().Unix()))
+			}}
+		o.backups = make(chan struct{})
+		go func() {
+			defer close(o.backups)
+			b.run(ctx)
+		}()
+		log.Info().Str("dir", b.dir).Dur("every", b.every).Int("keep", b.keep).Msg("scheduled backups on")
+	}
+	return ln, nil
+}
+
+// close stops everything listen started and waits for it.
+func (o *opsFlags) close() {
+	if o.stop != nil {
+		o.stop()
+	}
+	if o.tls != nil {
+		o.tls.close()
+	}
+	if o.metricsS != nil {
+		_ = o.metricsS.Shutdown()
+		<-o.metricsCh
+	}
+	if o.backups != nil {
+		<-o.backups
+	}
+}
