@@ -70,8 +70,8 @@ func (o *opsFlags) check() error {
 	}
 	if *o.backupDir != "" {
 		d, err := time.ParseDuration(*o.backupEvery)
-		if err != nil || d < time.Minute {
-			return fmt.Errorf("--backup-every %q: want a duration of at least 1m, such as 6h", *o.backupEvery)
+		if err != nil || d < time.Second {
+			return fmt.Errorf("--backup-every %q: want a duration of at least 1s, such as 6h", *o.backupEvery)
 		}
 		if *o.backupKeep < 1 {
 			return fmt.Errorf("--backup-keep %d: keep at least one backup", *o.backupKeep)
@@ -148,7 +148,7 @@ func (o *opsFlags) listen(ctx context.Context, ln net.Listener, db *kv.DB, srv *
 			defer close(o.metricsCh)
 			_ = o.metricsS.Serve(mln)
 		}()
-		log.Info().Str("addr", mln.Addr().String()).Msg("serving metrics")
+		log.Info().Str("metrics_addr", mln.Addr().String()).Msg("serving metrics")
 	}
 	if *o.backupDir != "" {
 		ok := o.metrics.NewCounter(`interviewd_backups_total{result="ok"}`)

@@ -168,7 +168,7 @@ func (t *tlsSetup) start(ctx context.Context, httpAddr, tlsPort string) error {
 			t.log.Error().Err(err).Msg("HTTP redirect listener stopped")
 		}
 	}()
-	t.log.Info().Str("addr", ln.Addr().String()).Bool("acme_http01", t.acme != nil).Msg("redirecting plain HTTP to HTTPS")
+	t.log.Info().Str("http_addr", ln.Addr().String()).Bool("acme_http01", t.acme != nil).Msg("redirecting plain HTTP to HTTPS")
 	return nil
 }
 

@@ -1,0 +1,178 @@
+package server
+
+import (
+	"bufio"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttputil"
+
+	"interviewd/kv"
+)
+
+func withMetrics(set *metrics.Set, elsewhere bool) serveOption {
+	return func(c *Config, _ *kv.Options) { c.Metrics, c.MetricsElsewhere = set, elsewhere }
+}
+
+// scrape reads /metrics from the loopback test client and returns the value of each
+// series line.
+func (e *testEnv) scrape() map[string]float64 {
+	e.t.Helper()
+	r := e.do("GET", "/metrics", "", "")
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+		e.t.Fatalf("scrape: %d %s", r.status, r.body)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(r.body), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			e.t.Fatalf("unparsable metrics line %q", line)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+func TestMetricsEndToEnd(t *testing.T) {
+	set := metrics.NewSet()
+	e := mustServe(t, withMetrics(set, false), withRateLimits(RateLimits{Read: 2, Write: 100, OrgRead: 1000, OrgWrite: 1000, IP: 1000, Window: time.Hour}))
+	brief := plainBrief("Metered", "How do you plan the rota?")
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, brief)
+	e.completeInterview(st.LinkToken, []string{"By hand."})
+	e.participant(st.LinkToken).open() // a second, still in progress
+	e.do("GET", "/v1/api/openapi.json", "", "")
+	e.do("GET", "/no/such/path", "", "")
+	for i := 0; i < 3; i++ { // the third is over the read limit of 2
+		e.do("GET", "/v1/api/studies", "a_studies_only", "")
+	}
+	r := e.do("POST", "/v1/api/exports", "a_live", `{"study_id":"`+st.ID.String()+`"}`)
+	if r.status != 202 {
+		t.Fatalf("export: %d %s", r.status, r.body)
+	}
+	var job ExportJob
+	r.json(t, &job)
+	// The job's end is counted after its record is written: poll the metrics (the
+	// API's read limit is spent on purpose above).
+	var got map[string]float64
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got = e.scrape()
+		if got[`interviewd_jobs_ended_total{kind="export",result="ok"}`]+got[`interviewd_jobs_ended_total{kind="export",result="failed"}`] > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("export not ended after 60 s")
+		}
+	}
+	want := map[string]float64{
+		`interviewd_interviews_started_total{env="live",rehearsal="false"}`:                                                           2,
+		`interviewd_interviews_completed_total{env="live"}`:                                                                           1,
+		`interviewd_credits_spent_total`:                                                                                              2,
+		`interviewd_rate_limit_refusals_total{surface="rest"}`:                                                                        1,
+		`interviewd_http_request_duration_seconds_count{surface="rest",method="GET",route="/v1/api/openapi.json",status="2xx"}`:       1,
+		`interviewd_http_request_duration_seconds_count{surface="other",method="GET",route="unmatched",status="4xx"}`:                 1,
+		`interviewd_http_request_duration_seconds_count{surface="rest",method="GET",route="/v1/api/studies",status="4xx"}`:            1,
+		`interviewd_http_request_duration_seconds_count{surface="rest",method="GET",route="/v1/api/studies",status="2xx"}`:            2,
+		`interviewd_http_request_duration_seconds_count{surface="participant",method="POST",route="/i/{token}/session",status="2xx"}`: 2,
+		`interviewd_jobs_ended_total{kind="export",result="ok"}`:                                                                      1,
+		`interviewd_plugin_runs_total{kind="redactor",result="ok"}`:                                                                   1,
+		`interviewd_plugin_runs_total{kind="formatter",result="ok"}`:                                                                  1,
+		`interviewd_jobs_queued{kind="export"}`:                                                                                       0,
+		`interviewd_jobs_running{kind="export"}`:                                                                                      0,
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	if got[`interviewd_job_duration_seconds_count{kind="export"}`] != 1 || got[`interviewd_plugin_run_duration_seconds_count{kind="redactor"}`] < 1 {
+		t.Error("job and plugin durations were not observed")
+	}
+	// Histograms carry Prometheus le buckets.
+	if _, ok := got[`interviewd_http_request_duration_seconds_bucket{surface="rest",method="GET",route="/v1/api/openapi.json",status="2xx",le="+Inf"}`]; !ok {
+		t.Error("no le buckets in the request histogram")
+	}
+	// Made-up methods and paths do not create series.
+	e.do("FROB", "/x/"+strings.Repeat("y", 50), "", "")
+	for k := range e.scrape() {
+		if strings.Contains(k, "FROB") || strings.Contains(k, "yyyy") {
+			t.Fatalf("a client created a series: %s", k)
+		}
+	}
+}
+
+// rawGet sends GET path over conn and returns the status code.
+func rawGet(t *testing.T, conn net.Conn, path string, headers ...string) int {
+	t.Helper()
+	defer conn.Close()
+	req := "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+	for i := 0; i+1 < len(headers); i += 2 {
+		req += headers[i] + ": " + headers[i+1] + "\r\n"
+	}
+	if _, err := conn.Write([]byte(req + "\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	var resp fasthttp.Response
+	if err := resp.Read(bufio.NewReader(conn)); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode()
+}
+
+func TestMetricsNotForTheInternet(t *testing.T) {
+	e := mustServe(t)
+	ln := fasthttputil.NewInmemoryListener()
+	go func() { _ = e.srv.Serve(ln) }()
+	dial := func(ip string) net.Conn {
+		c, err := ln.DialWithLocalAddr(&net.TCPAddr{IP: net.ParseIP(ip), Port: 40000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	t.Run("OK_Loopback", func(t *testing.T) {
+		if s := rawGet(t, dial("127.0.0.1"), "/metrics"); s != 200 {
+			t.Fatalf("loopback client: %d", s)
+		}
+		if s := rawGet(t, dial("::1"), "/metrics"); s != 200 {
+			t.Fatalf("IPv6 loopback client: %d", s)
+		}
+	})
+	t.Run("ErrRemoteClient", func(t *testing.T) {
+		for _, ip := range []string{"203.0.113.9", "10.0.0.7", "2001:db8::1"} {
+			if s := rawGet(t, dial(ip), "/metrics"); s != 404 {
+				t.Fatalf("client %s: %d, want 404", ip, s)
+			}
+		}
+	})
+	t.Run("ErrForwardedByLocalProxy", func(t *testing.T) {
+		for _, h := range []string{"X-Forwarded-For", "Forwarded", "X-Real-IP"} {
+			if s := rawGet(t, dial("127.0.0.1"), "/metrics", h, "203.0.113.9"); s != 404 {
+				t.Fatalf("proxied through %s: %d, want 404", h, s)
+			}
+		}
+	})
+	t.Run("ErrServedElsewhere", func(t *testing.T) {
+		other := mustServe(t, withMetrics(metrics.NewSet(), true))
+		if r := other.do("GET", "/metrics", "", ""); r.status != 404 {
+			t.Fatalf("with --metrics-addr the main listener answered %d", r.status)
+		}
+	})
+	t.Run("OK_SameBodyAsUnknownPath", func(t *testing.T) {
+		a := e.do("GET", "/metrics", "", "", "X-Forwarded-For", "1.2.3.4")
+		b := e.do("GET", "/metricz", "", "")
+		re := regexp.MustCompile(`/metric[sz]`)
+		if a.status != b.status || re.ReplaceAllString(string(a.body), "") != re.ReplaceAllString(string(b.body), "") {
+			t.Fatalf("refusal differs from a missing route: %s vs %s", a.body, b.body)
+		}
+	})
+}
