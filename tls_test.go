@@ -104,7 +104,9 @@ func bootAt(t *testing.T, addr string, args ...string) *syncBuffer {
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- runWith(ctx, append([]string{"serve", "--addr", addr}, args...), io.Discard, logs, noEnv) }()
+	go func() {
+		done <- runWith(ctx, append([]string{"serve", "--addr", addr}, args...), io.Discard, logs, noEnv)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
