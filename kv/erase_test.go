@@ -232,3 +232,27 @@ func TestSweepOrphanExports(t *testing.T) {
 		t.Fatalf("swept %d %v; orphan %v fresh %v", n, err, exists(orphan), exists(fresh))
 	}
 }
+
+func TestEraseInterviewPersonLink(t *testing.T) {
+	db := mustOpenDB(t, nil)
+	ctx := context.Background()
+	org, _, _ := db.CreateOrg(ctx, OrgInput{Name: "Person", Email: "p@example.com", Credits: 10})
+	p := Partition{Org: org.ID, Env: EnvLive}
+	st := liveStudy(t, db, p, "P")
+	l := mustLink(t, db, p, st, LinkRequest{Audience: AudiencePerson, Context: map[string]string{"crm_id": "C-9"}})
+	o, err := db.OpenLink(ctx, l.Token, "frank")
+	if err != nil || !o.Started {
+		t.Fatalf("%+v %v", o, err)
+	}
+	rc, err := db.EraseInterview(ctx, o.Interview.ID)
+	if err != nil || rc.Sessions != 1 {
+		t.Fatalf("%+v %v", rc, err)
+	}
+	// The link stays used: no new interview (and no credit) from it.
+	if _, err := db.OpenLink(ctx, l.Token, "frank"); ErrorCode(err) != ENOTFOUND {
+		t.Fatalf("reopening an erased person link: %v", err)
+	}
+	if o, _ := db.FindOrgByID(ctx, org.ID); o.Credits != 9 {
+		t.Fatalf("credits %d", o.Credits)
+	}
+}
