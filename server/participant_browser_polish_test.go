@@ -1,10 +1,13 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -283,6 +286,34 @@ func TestParticipantBrowserPolish(t *testing.T) {
 				if skipped != 1 {
 					t.Fatalf("%d skips stored", skipped)
 				}
+			})
+
+			t.Run("OK_DarkSchemeFocusRing", func(t *testing.T) {
+				st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeTest, brief)
+				ctx, _ := newBrowserAt(t, chromium, w.width, w.height)
+				p := page{t: t, ctx: ctx}
+				p.do("prefer dark", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+					_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+						Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+					return err
+				}))
+				p.do("open the link", chromedp.Navigate(e.url+"/i/"+st.LinkToken), chromedp.WaitVisible(chromedp.CSS("#start")))
+				if !eval[bool](p, "check the scheme", `matchMedia('(prefers-color-scheme: dark)').matches`) {
+					t.Fatal("the dark scheme is not in effect")
+				}
+				p.tabTo("start", false)
+				p.checkRing("start")
+				p.do("start", chromedp.Click(chromedp.CSS("#start")))
+				if p.phase() != "ready" {
+					t.Fatal("the interview did not start")
+				}
+				p.do("focus the answer box", chromedp.Click(chromedp.CSS("#answer")))
+				p.checkRing("answer")
+				p.tabTo("skip", true)
+				p.checkRing("skip")
+				p.tabTo("send", false)
+				p.checkRing("send")
+				p.screenshot(w.name + "-dark")
 			})
 
 			t.Run("OK_Rehearsal", func(t *testing.T) {
