@@ -194,7 +194,9 @@
 
   function open() {
     setPhase('starting');
-    setStatus('Connecting…');
+    // Re-reading an interview already on screen (it moved on in another tab) is not
+    // connecting: the conversation stays in view until the fresh copy replaces it.
+    setStatus(log.children.length ? 'Catching up…' : 'Connecting…');
     startError.hidden = true;
     start.disabled = true;
     start.textContent = 'Starting…';
@@ -243,6 +245,7 @@
     setComposer(false);
     setPhase('sending');
     setStatus('Sending…');
+    typing.hidden = false;
     scrollDown();
     function failed(text) {
       busy = false;
