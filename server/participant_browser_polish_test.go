@@ -340,6 +340,29 @@ func TestParticipantBrowserPolish(t *testing.T) {
 				}
 			})
 
+			t.Run("OK_PausedWhileWelcomeOpen", func(t *testing.T) {
+				st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, brief)
+				ctx, _ := newBrowserAt(t, chromium, w.width, w.height)
+				p := page{t: t, ctx: ctx}
+				p.do("open the link", chromedp.Navigate(e.url+"/i/"+st.LinkToken), chromedp.WaitVisible(chromedp.CSS("#start")))
+				e.mustMode(st.Partition(), st.ID, kv.ModePaused)
+				p.do("start", chromedp.Click(chromedp.CSS("#start")))
+				if phase := p.phase(); phase != "notice" {
+					t.Fatalf("phase %s after the study was paused", phase)
+				}
+				sel := `[data-notice="paused"]`
+				if !p.visible(sel) || p.text(sel+" h1") != "This study is paused" || p.text(sel+" .notice-study") != title {
+					t.Fatalf("notice: visible %v, %q about %q", p.visible(sel), p.text(sel+" h1"), p.text(sel+" .notice-study"))
+				}
+				if got := p.text("#status"); got != "Paused" || p.visible("#composer") || p.visible("#welcome") {
+					t.Fatalf("header %q, composer %v, welcome %v", got, p.visible("#composer"), p.visible("#welcome"))
+				}
+				p.checkFooter("#main > .brand-foot")
+				if n := len(e.interviewsOf(st)); n != 0 {
+					t.Fatalf("%d interviews started on a paused study", n)
+				}
+			})
+
 			t.Run("OK_Notices", func(t *testing.T) {
 				cases := []struct {
 					name, token, heading, study string
