@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	json "github.com/goccy/go-json"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/rs/zerolog"
+
+	"interviewd/kv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -321,5 +324,107 @@ func TestOpenAPIOperationIDsFromTable(t *testing.T) {
 		if !seen[h.operationID] {
 			t.Errorf("the table lacks %s", h.operationID)
 		}
+	}
+}
+
+// resolveSchema compiles a JSON Schema (2020-12) document, validating its defaults
+// when asked (the OpenAPI schema's dynamic references rule that out for it).
+func resolveSchema(t *testing.T, raw []byte, defaults bool) *jsonschema.Resolved {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: defaults})
+	if err != nil {
+		t.Fatalf("schema does not compile: %v", err)
+	}
+	return rs
+}
+
+// TestOpenAPIValidates checks the served document against the OpenAPI 3.1 schema
+// (testdata/oas-3.1-schema.json, the OpenAPI Initiative's 2022-10-07 schema), compiles
+// every component as JSON Schema 2020-12 with its defaults checked, and validates real
+// responses of the router against the components their operations name.
+func TestOpenAPIValidates(t *testing.T) {
+	e := mustServe(t)
+	r := e.do("GET", "/v1/api/openapi.json", "", "")
+	var doc map[string]any
+	r.json(t, &doc)
+
+	rawMeta, err := os.ReadFile(filepath.Join("testdata", "oas-3.1-schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := resolveSchema(t, rawMeta, false)
+	if err := meta.Validate(doc); err != nil {
+		t.Fatalf("the document is not valid OpenAPI 3.1: %v", err)
+	}
+	var broken map[string]any // proof the validation bites: a parameter in the body, as in Swagger 2
+	if err := json.Unmarshal(r.body, &broken); err != nil {
+		t.Fatal(err)
+	}
+	docAt(broken, "paths", "/v1/api/studies", "get", "parameters").([]any)[0].(map[string]any)["in"] = "body"
+	if meta.Validate(broken) == nil {
+		t.Fatal("a parameter in the body passed validation: the check proves nothing")
+	}
+
+	components, err := json.Marshal(docAt(doc, "components", "schemas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := strings.ReplaceAll(string(components), `"`+componentRefPrefix, `"#/$defs/`)
+	component := func(name string) *jsonschema.Resolved {
+		return resolveSchema(t, []byte(`{"$defs":`+defs+`,"$ref":"#/$defs/`+name+`"}`), true)
+	}
+	for _, name := range hostedComponents {
+		component(name)
+	}
+	if component("WhoAmIOut").Validate(map[string]any{"org_id": "x", "extra": 1}) == nil {
+		t.Fatal("WhoAmIOut takes anything: validating responses against it proves nothing")
+	}
+
+	e.mustKey("b_test", e.orgB.ID, kv.EnvTest, []string{"studies:read", "studies:write", "studies:golive"})
+	live := e.mustStudy(e.orgB.ID, kv.EnvLive, "No credits")
+	e.mustStudy(e.orgA.ID, kv.EnvLive, "Listed")
+	start := e.do("POST", "/v1/api/studies", "a_live", `{"guidance":"hello"}`)
+	var job AuthoringJob
+	start.json(t, &job)
+	cases := []struct {
+		name      string
+		r         response
+		status    int
+		component string
+		list      bool
+	}{
+		{name: "WhoamiLive", r: e.do("GET", "/v1/api/me", "a_live", ""), status: 200, component: "WhoAmIOut"},
+		{name: "WhoamiTest", r: e.do("GET", "/v1/api/me", "a_test", ""), status: 200, component: "WhoAmIOut"},
+		{name: "ModeNotice", r: e.do("PUT", "/v1/api/studies/"+live.ID.String()+"/mode", "b_live", `{"mode":"live"}`), status: 200, component: "StudyModeOut"},
+		{name: "AuthoringFailed", r: e.pollAuthoring("a_live", job.JobID), status: 200, component: "AuthoringStatusOut"},
+		{name: "AuthoringJob", r: start, status: 202, component: "AuthoringJobOut"},
+		{name: "ListStudies", r: e.do("GET", "/v1/api/studies", "a_live", ""), status: 200, component: "PublicStudySummary", list: true},
+		{name: "Validation422", r: e.do("POST", "/v1/api/studies", "a_live", `{"guidance":""}`), status: 422, component: "HTTPValidationError"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.r.status != c.status {
+				t.Fatalf("%d %s", c.r.status, c.r.body)
+			}
+			var body any
+			c.r.json(t, &body)
+			items := []any{body}
+			if c.list {
+				items = body.([]any)
+				if len(items) == 0 {
+					t.Fatal("an empty list validates nothing")
+				}
+			}
+			sc := component(c.component)
+			for _, item := range items {
+				if err := sc.Validate(item); err != nil {
+					t.Fatalf("%s does not conform to %s: %v", c.r.body, c.component, err)
+				}
+			}
+		})
 	}
 }
