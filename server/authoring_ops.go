@@ -158,5 +158,6 @@ func (s *Server) setStudyMode(ctx context.Context, p *Principal, in *SetModeInpu
 	if err != nil {
 		return ModeResult{}, err
 	}
+	s.logModeChange(ctx, p, st)
 	return ModeResult{Mode: st.Mode, URL: s.linkURL(st.LinkToken)}, nil
 }
