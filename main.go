@@ -8,13 +8,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
-
-	"interviewd/kv"
 )
 
 func main() {
@@ -32,11 +30,7 @@ func run(ctx context.Context, args []string) error {
 	return runWith(ctx, args, os.Stdout, os.Stderr, os.LookupEnv)
 }
 
-// oneLine flattens an error for the terminal.
+// oneLine flattens an error for the terminal and the admin socket's error frame.
 func oneLine(err error) string {
-	var ke *kv.Error
-	if errors.As(err, &ke) {
-		return ke.Error()
-	}
-	return err.Error()
+	return strings.ReplaceAll(err.Error(), "\n", " ")
 }

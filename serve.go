@@ -103,7 +103,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		log.Warn().Err(err).Msg("admin commands cannot reach this server; stop it to run them")
 	} else {
-		socket = adm.path
+		socket = filepath.Join(absData, socketName)
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
