@@ -219,38 +219,41 @@ func (a *adminServer) Close() {
 func (a *adminServer) handle(conn net.Conn) {
 	defer conn.Close()
 	start := time.Now()
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var req adminRequest
-	err := json.NewDecoder(io.LimitReader(conn, 1<<20)).Decode(&req)
-	_ = conn.SetReadDeadline(time.Time{})
 	enc := json.NewEncoder(conn)
 	enc.SetEscapeHTML(false)
-	name := ""
-	if err == nil && len(req.Args) == 0 {
-		err = errors.New("empty admin request")
-	}
-	if err == nil {
-		cmd, rest := findCommand(commands(), req.Args)
-		if cmd == nil || cmd.define == nil {
-			err = fmt.Errorf("the running server has no admin command %q", strings.Join(req.Args, " "))
-		} else {
-			name = cmd.name
-			var run adminRun
-			if _, run, err = parseAdmin(cmd, rest, envOf(req.Env)); err == nil {
-				err = run(a.ctx, a.db, frameWriter{enc})
-			}
-		}
-	} else {
-		err = fmt.Errorf("unreadable admin request: %w", err)
-	}
-	ev := a.log.Info()
+	name, err := a.run(conn, frameWriter{enc})
 	final := adminFrame{Done: true}
+	ev := a.log.Info()
 	if err != nil {
 		final.Error = oneLine(err)
 		ev = ev.Str("error", final.Error)
 	}
 	ev.Str("command", name).Float64("duration_ms", ms(time.Since(start))).Msg("admin command")
 	_ = enc.Encode(final)
+}
+
+// run reads one request from conn and runs its command with the table row the client
+// used, printing to out. It returns the command's name and error.
+func (a *adminServer) run(conn net.Conn, out io.Writer) (string, error) {
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var req adminRequest
+	if err := json.NewDecoder(io.LimitReader(conn, 1<<20)).Decode(&req); err != nil {
+		return "", fmt.Errorf("unreadable admin request: %w", err)
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	var cmd *command
+	var rest []string
+	if len(req.Args) > 0 {
+		cmd, rest = findCommand(commands(), req.Args)
+	}
+	if cmd == nil || cmd.define == nil {
+		return "", fmt.Errorf("the running server has no admin command %q", strings.Join(req.Args, " "))
+	}
+	_, run, err := parseAdmin(cmd, rest, envOf(req.Env))
+	if err != nil {
+		return cmd.name, err
+	}
+	return cmd.name, run(a.ctx, a.db, out)
 }
 
 // envOf serves an admin command the client's INTERVIEWD_* variables, not the server's.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -44,6 +45,26 @@ func TestAdminThroughSocket(t *testing.T) {
 		st, err := os.Lstat(sock)
 		if err != nil || st.Mode()&os.ModeSocket == 0 || st.Mode().Perm() != 0o600 {
 			t.Fatalf("admin socket: %v %v", st, err)
+		}
+	})
+
+	t.Run("ErrUnknownOrGarbledRequest", func(t *testing.T) {
+		for req, want := range map[string]string{
+			`{"args":["serve"]}` + "\n":        `the running server has no admin command "serve"`,
+			`{"args":["backup","now"]}` + "\n": `the running server has no admin command "backup now"`,
+			"not json\n":                       "unreadable admin request",
+		} {
+			conn, err := net.Dial("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.WriteString(conn, req)
+			raw, _ := io.ReadAll(conn)
+			conn.Close()
+			var f adminFrame
+			if err := json.Unmarshal(raw, &f); err != nil || !f.Done || !strings.Contains(f.Error, want) {
+				t.Fatalf("%s → %s (%v)", req, raw, err)
+			}
 		}
 	})
 
