@@ -42,6 +42,10 @@ const adminLockTimeout = 300 * time.Millisecond
 // shutting down.
 const adminDialWindow = 5 * time.Second
 
+// maxSocketPath is the longest unix socket path Linux and macOS accept (sun_path less
+// its terminating NUL, on macOS).
+const maxSocketPath = 103
+
 type adminRequest struct {
 	Args []string          `json:"args"`
 	Env  map[string]string `json:"env"`
@@ -172,6 +176,9 @@ func listenAdmin(ctx context.Context, db *kv.DB, log zerolog.Logger) (*adminServ
 		log.Info().Str("socket", path).Msg("removed a stale admin socket left by a previous run")
 	}
 	tmp := filepath.Join(db.Dir(), fmt.Sprintf(".admin-%d.sock", os.Getpid()))
+	if len(tmp) > maxSocketPath {
+		return nil, fmt.Errorf("admin socket %s: the path is longer than a unix socket allows (%d bytes); use a shorter --data path", path, maxSocketPath)
+	}
 	_ = os.Remove(tmp)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
 	if err != nil {
