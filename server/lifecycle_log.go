@@ -1,8 +1,6 @@
 package server
 
 import (
-	"context"
-
 	"interviewd/kv"
 )
 
@@ -12,16 +10,13 @@ import (
 // logModeChange notes a study's new mode. Going live in the live environment with no
 // credits works (the researcher may add them later) but nobody can be interviewed until
 // then, so that is a warning.
-func (s *Server) logModeChange(ctx context.Context, p *Principal, st kv.Study) {
+func (s *Server) logModeChange(p *Principal, st kv.Study, noCredits bool) {
 	msg := map[kv.Mode]string{kv.ModeLive: "study went live", kv.ModePaused: "study paused", kv.ModeClosed: "study closed", kv.ModeTest: "study back in test mode"}[st.Mode]
 	s.log.Info().Str("org_id", p.Partition.Org.String()).Str("environment", string(p.Partition.Env)).
 		Str("study_id", st.ID.String()).Str("mode", string(st.Mode)).Msg(msg)
-	if st.Mode != kv.ModeLive || p.Partition.Env != kv.EnvLive {
-		return
-	}
-	if org, err := s.db.FindOrgByID(ctx, p.Partition.Org); err == nil && org.Credits < 1 {
-		s.log.Warn().Str("org_id", org.ID.String()).Str("study_id", st.ID.String()).
-			Msgf("study went live with 0 credits: no interview can start until credits are added (interviewd credits add --org %s --amount N)", org.ID)
+	if noCredits {
+		s.log.Warn().Str("org_id", p.Partition.Org.String()).Str("study_id", st.ID.String()).
+			Msgf("study went live with 0 credits: no interview can start until credits are added (interviewd credits add --org %s --amount N)", p.Partition.Org)
 	}
 }
 
