@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,18 @@ import (
 
 	"interviewd/kv"
 )
+
+func backupRow() *command {
+	return &command{name: "backup", synopsis: "--out FILE",
+		summary: "Write a consistent backup (database, blobs, certificates) to FILE; works while the server runs.",
+		define:  backupDefine, paths: []string{"out"}}
+}
+
+func restoreRow() *command {
+	return &command{name: "restore", synopsis: "--from FILE",
+		summary: "Replace the data folder with a backup (server stopped); the previous data is kept aside.",
+		main:    restoreCommand}
+}
 
 // backupDefine is `interviewd backup --out FILE`: a consistent copy of the data folder
 // (the database through one read transaction, then the blobs), taken by whichever
@@ -55,11 +68,15 @@ func backupReceipt(path string, m kv.BackupManifest) backupOutput {
 // the file a server would hold. The backup is unpacked and checked (manifest hashes,
 // bbolt's tx.Check, schema version) before anything is replaced; the data it replaces is
 // kept aside in DATA/before-restore-TIME/.
-func restoreCommand(_ context.Context, args []string, stdout io.Writer, env func(string) (string, bool)) error {
-	fs := newFlagSet("restore", env)
+func restoreCommand(_ context.Context, args []string, sio stdio) error {
+	fs := newFlagSet("restore", sio.env)
 	data := fs.str("data", "./data", "data folder")
 	from := fs.String("from", "", "backup file written by interviewd backup (or a bare interviewd.db)")
-	if err := fs.parse(args); err != nil {
+	if err := fs.parse(args); errors.Is(err, errHelp) {
+		row := restoreRow()
+		fs.printUsage(sio.stdout, row.synopsis, row.summary)
+		return nil
+	} else if err != nil {
 		return err
 	}
 	if err := required("from", *from); err != nil {
@@ -76,7 +93,7 @@ func restoreCommand(_ context.Context, args []string, stdout io.Writer, env func
 		}
 		return fmt.Errorf("restore: %w", err)
 	}
-	return printJSON(stdout, rc)
+	return printJSON(sio.stdout, rc)
 }
 
 // backupSchedule takes a backup into dir every interval and keeps the newest keep,

@@ -7,13 +7,19 @@ import (
 	"interviewd/kv"
 )
 
+func interviewsEraseRow() *command {
+	return &command{name: "interviews erase", synopsis: "--id INTERVIEW_ID",
+		summary: "Erase one participant's interview everywhere (transcript, sessions, export artifacts holding it); prints a receipt.",
+		define:  interviewsEraseDefine}
+}
+
 // interviewsEraseDefine is `interviewd interviews erase --id ID`: erases one
 // participant's interview everywhere it is kept (record, transcript, sessions, export
 // artifacts that hold it) and prints the receipt.
 func interviewsEraseDefine(fs *flagSet) func() (adminRun, error) {
 	id := fs.String("id", "", "interview id")
 	return func() (adminRun, error) {
-		ivID, err := needInterviewID(*id)
+		ivID, err := needID("id", *id)
 		if err != nil {
 			return nil, err
 		}
@@ -28,11 +34,4 @@ func interviewsEraseDefine(fs *flagSet) func() (adminRun, error) {
 			return printJSON(w, rc)
 		}, nil
 	}
-}
-
-func needInterviewID(s string) (kv.ID, error) {
-	if err := required("id", s); err != nil {
-		return kv.ID{}, err
-	}
-	return parseID("id", s)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -190,4 +191,27 @@ func (o *opsFlags) close() {
 	if o.backups != nil {
 		<-o.backups
 	}
+}
+
+// baseURL is the default base URL (derived from --addr) adjusted for HTTPS: the https
+// scheme, and with ACME the first domain, which is what certificates are valid for.
+func (o *opsFlags) baseURL(derived string) string {
+	if !o.tlsOn() {
+		return derived
+	}
+	u, err := url.Parse(derived)
+	if err != nil {
+		return derived
+	}
+	u.Scheme = "https"
+	port := u.Port()
+	if d := o.domains(); len(d) > 0 {
+		u.Host = d[0]
+		if port != "" && port != "443" {
+			u.Host = net.JoinHostPort(d[0], port)
+		}
+	} else if port == "443" {
+		u.Host = u.Hostname()
+	}
+	return u.String()
 }

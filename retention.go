@@ -10,16 +10,25 @@ import (
 	"interviewd/kv"
 )
 
+func orgRetentionRow() *command {
+	return &command{name: "org retention", synopsis: "--org ORG_ID --days N|off",
+		summary: "Delete the organisation's interviews, transcripts and export artifacts older than N days (off by default).",
+		define:  orgRetentionDefine}
+}
+
 // orgRetentionDefine is `interviewd org retention --org ID --days N|off`: how long the
 // organisation keeps interviews, transcripts and export artifacts (off by default).
 func orgRetentionDefine(fs *flagSet) func() (adminRun, error) {
 	org := fs.String("org", "", "organisation id")
 	days := fs.String("days", "", "days to keep interviews, transcripts and export artifacts, or off")
 	return func() (adminRun, error) {
-		if err := required("org", *org, "days", *days); err != nil {
+		orgID, err := needID("org", *org)
+		if err != nil {
 			return nil, err
 		}
-		orgID, err := parseID("org", *org)
+		if err := required("days", *days); err != nil {
+			return nil, err
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -32,7 +41,7 @@ func orgRetentionDefine(fs *flagSet) func() (adminRun, error) {
 		return func(ctx context.Context, db *kv.DB, w io.Writer) error {
 			o, err := db.SetRetention(ctx, orgID, n)
 			if err != nil {
-				return err
+				return orgMissing(err, orgID)
 			}
 			var out any = o.RetentionDays
 			if o.RetentionDays == 0 {

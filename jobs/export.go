@@ -86,6 +86,8 @@ func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
 		}
 		return err
 	}
+	r.log.Info().Str("org_id", p.Org.String()).Str("environment", string(p.Env)).Str("job_id", j.ID.String()).
+		Int("rows", artifact.Rows).Str("media_type", artifact.MediaType).Msg("export finished")
 	return nil
 }
 

@@ -111,6 +111,7 @@ func New(cfg Config) *Server {
 	s.routeDocs(r)
 	s.routeParticipant(r)
 	r.GET(metricsPath, s.handleMetrics)
+	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{
 		Handler:            s.handler,
