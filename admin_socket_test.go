@@ -50,9 +50,9 @@ func TestAdminThroughSocket(t *testing.T) {
 
 	t.Run("ErrUnknownOrGarbledRequest", func(t *testing.T) {
 		for req, want := range map[string]string{
-			`{"args":["serve"]}` + "\n":        `the running server has no admin command "serve"`,
-			`{"args":["backup","now"]}` + "\n": `the running server has no admin command "backup now"`,
-			"not json\n":                       "unreadable admin request",
+			`{"args":["serve"]}` + "\n":            `the running server has no admin command "serve"`,
+			`{"args":["frobnicate","now"]}` + "\n": `the running server has no admin command "frobnicate now"`,
+			"not json\n":                           "unreadable admin request",
 		} {
 			conn, err := net.Dial("unix", sock)
 			if err != nil {

@@ -266,3 +266,51 @@ func TestScheduledBackupsAndMetricsAddr(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// TestBackupAndEraseWhileServing runs backup, erase and retention through the running
+// server's admin socket: the server holds the file, so these could not open it.
+func TestBackupAndEraseWhileServing(t *testing.T) {
+	s := mustSeed(t)
+	bootAt(t, freeAddr(t), "--data", s.data)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(s.data, "admin.sock")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no admin socket after 60 s")
+		}
+	}
+	// A relative --out is the client's: the server writes where the client meant.
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var rc backupOutput
+	admin(t, &rc, "backup", "--data", s.data, "--out", "live.tar")
+	if rc.Out != filepath.Join(dir, "live.tar") || rc.Files != 2 {
+		t.Fatalf("receipt %+v", rc)
+	}
+	var er kv.EraseReceipt
+	admin(t, &er, "interviews", "erase", "--data", s.data, "--id", s.interview.String())
+	if !er.Interview || er.TranscriptMessages != 2 || len(er.ExportArtifacts) != 1 {
+		t.Fatalf("receipt %+v", er)
+	}
+	if _, err := os.Stat(s.artifact); !os.IsNotExist(err) {
+		t.Fatal("artifact still on disk")
+	}
+	var ret map[string]any
+	admin(t, &ret, "org", "retention", "--data", s.data, "--org", s.org.String(), "--days", "7")
+	if ret["retention_days"] != float64(7) {
+		t.Fatalf("%v", ret)
+	}
+	// The backup taken while serving restores, with the interview erased after it.
+	restored := filepath.Join(t.TempDir(), "restored")
+	var r kv.RestoreReceipt
+	admin(t, &r, "restore", "--data", restored, "--from", filepath.Join(dir, "live.tar"))
+	db, err := kv.Open(restored, kv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if msgs, err := db.FindTranscript(context.Background(), kv.Partition{Org: s.org, Env: kv.EnvLive}, s.interview); err != nil || len(msgs) != 2 {
+		t.Fatalf("backup taken while serving: %v", err)
+	}
+}
