@@ -185,6 +185,9 @@ func (o *opsFlags) close() {
 		o.tls.close()
 	}
 	if o.metricsS != nil {
+		// Closing the listener first ends Serve even if it has not started yet (a
+		// Shutdown before Serve registers the listener would not reach it).
+		_ = o.metricsLn.Close()
 		_ = o.metricsS.Shutdown()
 		<-o.metricsCh
 	}

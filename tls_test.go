@@ -118,6 +118,7 @@ func bootAt(t *testing.T, addr string, args ...string) *syncBuffer {
 			t.Error("server did not stop within 60 s")
 		}
 	})
+	// The start line comes once every listener (redirect, metrics, admin socket) is up.
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		select {
 		case err := <-done:
@@ -125,8 +126,7 @@ func bootAt(t *testing.T, addr string, args ...string) *syncBuffer {
 			t.Fatalf("server exited early: %v\n%s", err, logs.String())
 		default:
 		}
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
+		if strings.Contains(logs.String(), `"message":"listening"`) {
 			return logs
 		}
 		if time.Now().After(deadline) {
