@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"net"
 	"net/http"
 	"os"
@@ -161,7 +162,7 @@ func (t *tlsSetup) start(ctx context.Context, httpAddr, tlsPort string) error {
 	t.httpLn, t.httpDone = ln, make(chan struct{})
 	t.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 16 << 10,
-		ErrorLog: nil}
+		ErrorLog: stdlog.New(t.log.With().Str("listener", "http-redirect").Logger(), "", 0)}
 	go func() {
 		defer close(t.httpDone)
 		if err := t.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
