@@ -46,6 +46,7 @@ type DB struct {
 	now    func() time.Time
 	ids    idSource
 	secret []byte // per-instance secret for signing (download URLs, sessions)
+	creds  *credCache
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -70,7 +71,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now}
+	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache()}
 	if err := b.Update(db.prepare); err != nil {
 		_ = b.Close()
 		return nil, err
