@@ -203,7 +203,7 @@ func (db *DB) AppendTurn(ctx context.Context, p Partition, id ID, t Turn) (Inter
 	}
 	hash := sha256.Sum256([]byte(t.Session))
 	var out Interview
-	err := db.batch(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx *bolt.Tx) error {
 		iv, err := interviewByID(tx, p, id)
 		if err != nil {
 			return err
