@@ -97,11 +97,12 @@ func TestGroupCommit_HammerFailingWriters(t *testing.T) {
 	// Writer 0 is taken as a group of one and waits for the writer lock; the others
 	// queue behind it and must all go in the next group.
 	release := holdWriter(t, db)
+	taken := db.group.taken.Load()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); errs[0] = write(0) }()
-	waitFor(t, "the first group to be taken", func() bool { return db.group.taken.Load() >= 1 })
+	waitFor(t, "the first group to be taken", func() bool { return db.group.taken.Load() > taken })
 	for i := 1; i < n; i++ {
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[i] = write(i) }()
