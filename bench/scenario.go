@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/valyala/fasthttp"
 )
@@ -45,6 +46,7 @@ var scenarios = []scenario{
 	{name: "list_studies", setup: setupListStudies},
 	{name: "mcp_get_study", setup: setupMCPGetStudy},
 	{name: "participants", setup: setupParticipants, conns: participantConns},
+	{name: "create_link", setup: setupCreateLink},
 }
 
 func findScenario(name string) (scenario, bool) {
@@ -120,6 +122,31 @@ func setupMCPGetStudy(_ context.Context, t *target) (workload, error) {
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 			req.SetBody(bodies[rng.IntN(len(bodies))])
+		}
+	}}, nil
+}
+
+// setupCreateLink mints a participant link per request (POST
+// /v1/api/studies/{id}/participant-links) for one random known study: a durable write
+// per request, so it measures how the store shares commits between concurrent writers.
+func setupCreateLink(_ context.Context, t *target) (workload, error) {
+	if len(t.studyIDs) == 0 {
+		return workload{}, errors.New("create_link: the target has no studies")
+	}
+	uris := make([]string, len(t.studyIDs))
+	for i, id := range t.studyIDs {
+		uris[i] = t.baseURL + "/v1/api/studies/" + id + "/participant-links"
+	}
+	bearer := "Bearer " + t.key
+	return workload{newWorker: func(worker int) requestFunc {
+		rng := rand.New(rand.NewPCG(uint64(worker), 0x2b))
+		body := []byte(`{"context":{"segment":"bench worker ` + strconv.Itoa(worker) + `","source":"load test"},"audience":"group","note":"Seeded by the load-test suite."}`)
+		return func(req *fasthttp.Request, _ *fasthttp.Response) {
+			req.Header.SetMethod(fasthttp.MethodPost)
+			req.SetRequestURI(uris[rng.IntN(len(uris))])
+			req.Header.Set(fasthttp.HeaderAuthorization, bearer)
+			req.Header.SetContentType("application/json")
+			req.SetBody(body)
 		}
 	}}, nil
 }
