@@ -170,23 +170,25 @@ func memberFor(tx *bolt.Tx, org, user ID) (Membership, error) {
 // nothing about which). The credential may be shared with other callers (it is cached
 // until the key or its organisation changes): treat its slices and pointers as read-only.
 func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, error) {
-	env, ok := ParseKeySecret(secret)
-	if !ok {
+	if len(secret) != keySecretLen {
 		return Credential{}, errBadKey
 	}
 	if err := ctx.Err(); err != nil {
 		return Credential{}, err
 	}
+	// A cached entry was made from this very secret (the hash covers all of it), after
+	// it passed ParseKeySecret: a hit needs only the expiry check.
 	hash := HashKeySecret(secret)
 	if cred, ok := db.creds.get(hash); ok {
-		if cred.Key.Environment != env {
-			return Credential{}, errBadKey
-		}
 		if cred.Key.ExpiresAt != nil && !db.Now().Before(*cred.Key.ExpiresAt) {
 			db.creds.drop(hash)
 			return Credential{}, errBadKey
 		}
 		return cred, nil
+	}
+	env, ok := ParseKeySecret(secret)
+	if !ok {
+		return Credential{}, errBadKey
 	}
 	gen := db.creds.generation()
 	var cred Credential
