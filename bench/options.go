@@ -37,6 +37,9 @@ type options struct {
 	// SoloCommits makes the in-process store commit every mutation alone, as before
 	// group commit, so the two can be compared on one machine in one sitting.
 	SoloCommits bool
+	// CPUProfile, when set, is where a CPU profile of the whole run is written (client
+	// and in-process server share the process, so both appear in it).
+	CPUProfile string
 }
 
 // parseOptions reads the command line. It returns an error for an unknown flag, a value
@@ -55,6 +58,7 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.Key, "key", "", "API key for --url (needs studies:read)")
 	limits := fs.String("rate-limits", "off", "in-process server's rate limits, as interviewd's --rate-limits (e.g. read=100000000,org_read=100000000)")
 	fs.BoolVar(&o.SoloCommits, "solo-commits", false, "in-process store commits every mutation alone (no group commit), for comparison")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
