@@ -84,9 +84,9 @@ func (db *DB) CreateParticipantLink(ctx context.Context, p Partition, study ID, 
 	if err != nil {
 		return Link{}, Study{}, err
 	}
-	// The link is committed whatever happens here: a record that no longer decodes
-	// (it decoded when the caller read the study) is reported with the link, not
-	// instead of it.
+	// The link is committed whatever happens here: a study record that no longer
+	// decodes (callers read the study just before) comes back as an error alongside
+	// the committed link.
 	st, err := DecodeStudy(raw)
 	return l, st, err
 }
