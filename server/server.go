@@ -60,6 +60,8 @@ type Server struct {
 	reqSeq    atomic.Uint64
 	part      *participantSide // the participant pages and their API
 
+	studyRenders *studyRenders // get_study answers by stored record
+
 	metricsSet    *metrics.Set
 	metrics       *httpMetrics
 	metricsOnMain bool
@@ -75,6 +77,8 @@ func New(cfg Config) *Server {
 		accessLog: cfg.AccessLog,
 		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
 		now:       cfg.Now,
+
+		studyRenders: newStudyRenders(),
 
 		metricsSet:    cfg.Metrics,
 		metricsOnMain: !cfg.MetricsElsewhere,
