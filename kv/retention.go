@@ -24,7 +24,7 @@ func (db *DB) SetRetention(ctx context.Context, org ID, days int) (Org, error) {
 			return err
 		}
 		o.RetentionDays = days
-		return putJSON(tx.Bucket(bucketOrgs), o.ID[:], o)
+		return db.putOrg(tx, o)
 	})
 	return o, err
 }
