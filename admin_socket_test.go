@@ -246,6 +246,13 @@ func TestSetupDuplicateAndOrgs(t *testing.T) {
 	if shown.OrgID != first.OrgID || shown.Credits != 2 {
 		t.Fatalf("credits show %+v", shown)
 	}
+	// The documented order, org_id first, as orgs list prints it.
+	for _, args := range [][]string{{"credits", "show"}, {"credits", "add", "--amount", "1"}} {
+		out, errText := runOut(t, noEnv, append(args, "--data", dir, "--org", first.OrgID)...)
+		if errText != "" || !strings.HasPrefix(out, "{\n  \"org_id\": \""+first.OrgID+"\",\n  \"credits\": ") {
+			t.Fatalf("%v printed %q %s", args, out, errText)
+		}
+	}
 	if _, errText := runOut(t, noEnv, "credits", "show", "--data", dir, "--org", unknownID); errText != "credits show: no organisation with id "+unknownID+" (interviewd orgs list shows them)" {
 		t.Fatalf("unknown org: %s", errText)
 	}
