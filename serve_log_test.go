@@ -126,3 +126,14 @@ func TestConsoleColoursOnlyATerminal(t *testing.T) {
 		t.Error("a regular file counts as a terminal")
 	}
 }
+
+// TestStartLineHidesModelPassword: a --model-url carrying a password (user:pass@host)
+// is logged with the password masked.
+func TestStartLineHidesModelPassword(t *testing.T) {
+	srv := mustBoot(t, "--data", t.TempDir(), "--model-url", "http://ops:s3cret-pass@127.0.0.1:9/v1", "--model", "m")
+	logs := srv.logs.String() // mustBoot returns once the start line is out
+	line, _ := startLine(t, logs)
+	if strings.Contains(logs, "s3cret-pass") || line["model_url"] != "http://ops:xxxxx@127.0.0.1:9/v1" {
+		t.Fatalf("model_url %v in:\n%s", line["model_url"], logs)
+	}
+}
