@@ -153,11 +153,16 @@ func (s *Server) uploadFile(ctx context.Context, p *Principal, in *UploadFileInp
 		if !ok {
 			return FileHandle{}, fileTypeError()
 		}
-		dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(in.ContentBase64))
-		if stored, err = s.writeTempBlob(dec, ext); err != nil {
-			if _, ok := err.(base64.CorruptInputError); ok {
-				return FileHandle{}, kv.Invalid(kv.FieldError{Loc: []any{"body", "content_base64"}, Type: "base64_invalid", Msg: "Content is not valid base64."})
-			}
+		// Decoded whole, before anything touches the disk: a truncated quantum
+		// ("aGVsbG8") is io.ErrUnexpectedEOF from a streaming decoder, not a
+		// CorruptInputError, and any refusal of the argument is the caller's mistake.
+		// The MCP body is capped at 1 MiB, so this holds at most that much.
+		raw, err := base64.StdEncoding.DecodeString(in.ContentBase64)
+		if err != nil {
+			return FileHandle{}, kv.Invalid(kv.FieldError{Loc: []any{"body", "content_base64"}, Type: "base64_invalid",
+				Msg: "Content is not valid base64 (standard alphabet, padded to a multiple of 4 characters)."})
+		}
+		if stored, err = s.writeTempBlob(bytes.NewReader(raw), ext); err != nil {
 			return FileHandle{}, err
 		}
 	}

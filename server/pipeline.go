@@ -78,7 +78,7 @@ func (s *Server) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Durati
 		route = "unmatched"
 	}
 	ev = ev.Bytes("method", c.Method()).Str("route", route).Int("status", status).
-		Dur("duration", d).Bytes("request_id", info.id)
+		Dur("duration", d).Bytes("request_id", info.id).Str("client_ip", s.clientIP(c).String()).Str("scheme", s.clientScheme(c))
 	if !info.org.IsZero() {
 		ev = ev.Str("org_id", info.org.String())
 	}
