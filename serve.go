@@ -32,12 +32,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	modelURL := fs.str("model-url", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
 	modelKey := fs.str("model-key", "", "API key for --model-url")
 	modelName := fs.str("model", "", "model name for --model-url")
+	proxiesFlag := fs.str("trusted-proxies", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	limits, err := server.ParseRateLimits(*limitsFlag)
 	if err != nil {
 		return fmt.Errorf("--rate-limits: %w", err)
+	}
+	proxies, err := server.ParseTrustedProxies(*proxiesFlag)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w", err)
 	}
 	engine, err := newModerator(*modelURL, *modelKey, *modelName)
 	if err != nil {
@@ -65,7 +70,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	if err := runner.Start(ctx); err != nil {
 		return err
 	}
-	srv := server.New(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: *baseURL, AccessLog: true, RateLimits: &limits})
+	srv := server.New(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: *baseURL, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies})
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	ln, err := net.Listen("tcp", *addr)

@@ -124,6 +124,9 @@ func (fp *fieldPlan) setString(v reflect.Value, raw string) *kv.FieldError {
 		}
 		v.Set(reflect.ValueOf(id))
 	case t.Kind() == reflect.String:
+		if fe := checkText(raw, fp.loc()); fe != nil {
+			return fe
+		}
 		v.SetString(raw)
 	case t.Kind() == reflect.Int:
 		n, err := strconv.Atoi(raw)
@@ -182,6 +185,9 @@ func decodeJSONValue(v reflect.Value, t reflect.Type, raw json.RawMessage, loc [
 		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 			return one("string_type", "Input should be a valid string.")
 		}
+		if fe := checkText(s, loc); fe != nil {
+			return []kv.FieldError{*fe}
+		}
 		v.SetString(s)
 	case t.Kind() == reflect.Int:
 		var n int64
@@ -217,6 +223,10 @@ func decodeJSONValue(v reflect.Value, t reflect.Type, raw json.RawMessage, loc [
 		m := reflect.MakeMapWithSize(t, len(obj))
 		var errs []kv.FieldError
 		for _, k := range sortedKeys(obj) {
+			if fe := checkText(k, append(append([]any(nil), loc...), k)); fe != nil {
+				errs = append(errs, *fe)
+				continue
+			}
 			ev := reflect.New(t.Elem()).Elem()
 			if e := decodeJSONValue(ev, t.Elem(), obj[k], append(append([]any(nil), loc...), k)); e != nil {
 				errs = append(errs, e...)
@@ -300,6 +310,22 @@ func missing(loc []any) kv.FieldError {
 	return kv.FieldError{Loc: loc, Msg: "Field required.", Type: "missing"}
 }
 
+// checkText is the rule every text input follows, on every surface (REST body, path and
+// query, MCP arguments, the participant API): valid UTF-8 and no NUL character. Invalid
+// bytes are refused rather than replaced, so what is stored is what was sent; NUL is
+// refused because it is never text and truncates in many tools downstream (C strings,
+// some CSV readers, terminals). A JSON body is checked whole for UTF-8 before decoding
+// (see decodeObject), since decoding would replace bad bytes unseen.
+func checkText(s string, loc []any) *kv.FieldError {
+	switch {
+	case !utf8.ValidString(s):
+		return &kv.FieldError{Loc: loc, Msg: "Input should be valid UTF-8.", Type: "string_unicode"}
+	case strings.IndexByte(s, 0) >= 0:
+		return &kv.FieldError{Loc: loc, Msg: "Input should not contain the NUL character.", Type: "string_nul"}
+	}
+	return nil
+}
+
 // validator is implemented by inputs with rules beyond the declarative tags.
 type validator interface {
 	validate() []kv.FieldError
@@ -364,6 +390,9 @@ func decodeObject(raw []byte, emptyOK bool) (map[string]json.RawMessage, []kv.Fi
 			return map[string]json.RawMessage{}, nil
 		}
 		return nil, []kv.FieldError{missing([]any{"body"})}
+	}
+	if !utf8.Valid(raw) { // before decoding, which would replace the bad bytes unseen
+		return nil, []kv.FieldError{{Loc: []any{"body"}, Msg: "Body is not valid UTF-8.", Type: "string_unicode"}}
 	}
 	if raw[0] != '{' {
 		if !json.Valid(raw) {

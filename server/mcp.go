@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
@@ -122,6 +123,12 @@ func (m *mcpEndpoint) serve(c *fasthttp.RequestCtx) {
 		}
 	}()
 	if m.fast && m.serveToolCall(c, ctx, p) {
+		return
+	}
+	if !utf8.Valid(c.PostBody()) {
+		// The SDK would decode it replacing the bad bytes; a tools/call the fast path
+		// took has had its arguments refused by the same rule as REST (checkText).
+		writeJSONRPCError(c, 400, -32700, "The request body is not valid UTF-8.")
 		return
 	}
 	serveHTTPBridge(c, m.sdk, ctx)
