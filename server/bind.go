@@ -321,7 +321,7 @@ func checkText(s string, loc []any) *kv.FieldError {
 	case !utf8.ValidString(s):
 		return &kv.FieldError{Loc: loc, Msg: "Input should be valid UTF-8.", Type: "string_unicode"}
 	case strings.IndexByte(s, 0) >= 0:
-		return &kv.FieldError{Loc: loc, Msg: "Input should not contain the NUL character.", Type: "string_nul"}
+		return &kv.FieldError{Loc: loc, Msg: "Input must not contain NUL characters.", Type: "null_character"}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -43,7 +44,7 @@ func classifyReadError(err error) readRefusal {
 		return readRefusal{413, "payload_too_large", "The request body is too large."}
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return readRefusal{408, "request_timeout", "The request was not received in time."}
-	case errors.As(err, &chunk):
+	case errors.As(err, &chunk) || errors.Is(err, io.ErrUnexpectedEOF):
 		return readRefusal{400, "malformed_body", errMalformedBody.Detail}
 	}
 	return readRefusal{400, "malformed_request", "The request could not be parsed: its request line or a header is malformed."}
