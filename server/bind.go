@@ -185,6 +185,9 @@ func decodeJSONValue(v reflect.Value, t reflect.Type, raw json.RawMessage, loc [
 		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 			return one("string_type", "Input should be a valid string.")
 		}
+		if !utf8.Valid(raw) { // the decoder has replaced the bad bytes: look at the raw ones
+			return one("string_unicode", "Input should be valid UTF-8.")
+		}
 		if fe := checkText(s, loc); fe != nil {
 			return []kv.FieldError{*fe}
 		}
@@ -233,6 +236,9 @@ func decodeJSONValue(v reflect.Value, t reflect.Type, raw json.RawMessage, loc [
 				continue
 			}
 			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
+		}
+		if errs == nil && !utf8.Valid(raw) { // every value is sound: a key is not
+			errs = one("string_unicode", "Keys should be valid UTF-8.")
 		}
 		if errs != nil {
 			return errs
@@ -315,7 +321,7 @@ func missing(loc []any) kv.FieldError {
 // bytes are refused rather than replaced, so what is stored is what was sent; NUL is
 // refused because it is never text and truncates in many tools downstream (C strings,
 // some CSV readers, terminals). A JSON body is checked whole for UTF-8 before decoding
-// (see decodeObject), since decoding would replace bad bytes unseen.
+// (see bodyUTF8) and each string in its raw form, since decoding replaces bad bytes.
 func checkText(s string, loc []any) *kv.FieldError {
 	switch {
 	case !utf8.ValidString(s):
@@ -378,7 +384,16 @@ func (p *inputPlan) bindArgs(in any, args json.RawMessage) error {
 		errs = append(errs, fp.setJSON(v.Field(fp.index), raw)...)
 	}
 	errs = append(errs, extraFields(obj, known, "body")...)
-	return p.finish(in, errs)
+	return p.finish(in, append(errs, bodyUTF8(args, errs)...))
+}
+
+// bodyUTF8 refuses a body with invalid UTF-8 that no field check caught (a member name
+// of the body itself): decoding replaced those bytes, and nothing replaced is accepted.
+func bodyUTF8(raw []byte, errs []kv.FieldError) []kv.FieldError {
+	if len(errs) > 0 || utf8.Valid(raw) {
+		return nil
+	}
+	return []kv.FieldError{{Loc: []any{"body"}, Msg: "Body is not valid UTF-8.", Type: "string_unicode"}}
 }
 
 // decodeObject parses a JSON object into raw members. Empty input is an empty object
@@ -390,9 +405,6 @@ func decodeObject(raw []byte, emptyOK bool) (map[string]json.RawMessage, []kv.Fi
 			return map[string]json.RawMessage{}, nil
 		}
 		return nil, []kv.FieldError{missing([]any{"body"})}
-	}
-	if !utf8.Valid(raw) { // before decoding, which would replace the bad bytes unseen
-		return nil, []kv.FieldError{{Loc: []any{"body"}, Msg: "Body is not valid UTF-8.", Type: "string_unicode"}}
 	}
 	if raw[0] != '{' {
 		if !json.Valid(raw) {
