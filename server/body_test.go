@@ -40,7 +40,7 @@ func TestBrokenChunkedBodyIs400(t *testing.T) {
 			}
 			if c.jsonRPC {
 				var out struct {
-					JSONRPC string `json:"jsonrpc"`
+					JSONRPC string             `json:"jsonrpc"`
 					Error   struct{ Code int } `json:"error"`
 				}
 				if json.Unmarshal(resp.Body(), &out) != nil || out.JSONRPC != "2.0" || out.Error.Code != -32700 {

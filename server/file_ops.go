@@ -94,7 +94,12 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 // and nothing of it is kept. Everything else in the body shares maxFormOverhead, and
 // reading stops at the first violation, so a huge part of another name, or a huge
 // preamble, costs at most that much.
-func (s *Server) bindUpload(c *fasthttp.RequestCtx) (any, error) {
+func (s *Server) bindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
+	defer func() {
+		if err != nil { // the body is left unread: the connection cannot carry another request
+			c.SetConnectionClose()
+		}
+	}()
 	mediaType, params, err := mime.ParseMediaType(string(c.Request.Header.ContentType()))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, kv.Invalid(kv.FieldError{Loc: []any{"body"}, Type: "multipart_expected", Msg: "Send multipart/form-data with a part named file."})
