@@ -25,8 +25,8 @@ import (
 //   - a connection waiting for a request has its read side shut: the waiting read
 //     ends at once, a request already buffered is still answered, and a request that
 //     was in flight is dropped unread, never started, so its client can send it again;
-//   - any close once fasthttp has finished with the connection (StateClosed, or a
-//     close while a request is active, which only fasthttp itself does) is real.
+//   - the connection really closes when fasthttp reports it finished with it
+//     (StateClosed, which follows every close fasthttp itself makes).
 //
 // Bytes read after the read side was shut are dropped, so a request is either seen
 // whole by the handler or not at all.
@@ -117,16 +117,16 @@ func (c *trackedConn) Close() error {
 	if c.closed {
 		return nil
 	}
-	if c.idle {
-		if c.started {
-			c.deferred = true
-			return nil
-		}
+	if c.idle && !c.started {
 		if c.shutRead() {
 			return nil
 		}
+		return c.closeLocked()
 	}
-	return c.closeLocked()
+	// A request is being read or answered (the shutdown may have seen the connection
+	// idle a moment ago): it is answered, and fasthttp ends the connection after it.
+	c.deferred = true
+	return nil
 }
 
 func (c *trackedConn) closeLocked() error {
