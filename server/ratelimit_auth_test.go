@@ -162,3 +162,54 @@ func TestClientScheme(t *testing.T) {
 		t.Fatalf("trusted %s, untrusted %s", s.clientScheme(trusted), s.clientScheme(untrusted))
 	}
 }
+
+// FuzzClientIP: whatever the forwarding headers say, the client address is the peer or
+// an address that appears in them, and an untrusted peer is never overridden.
+func FuzzClientIP(f *testing.F) {
+	f.Add("10.0.0.1", "198.51.100.1, 10.0.0.2", `for=192.0.2.1;proto=https`)
+	f.Add("203.0.113.5", "1.2.3.4", "")
+	f.Add("10.0.0.1", "", `for="[2001:db8::1]:80", for=unknown`)
+	proxies, _ := ParseTrustedProxies("10.0.0.0/8")
+	s := &Server{proxies: proxies}
+	f.Fuzz(func(t *testing.T, peer, xff, fwd string) {
+		a, err := netip.ParseAddr(peer)
+		if err != nil || a.Zone() != "" {
+			return
+		}
+		ctx := requestFrom(a.String())
+		ctx.Request.Header.Set("X-Forwarded-For", xff)
+		ctx.Request.Header.Set("Forwarded", fwd)
+		got := s.clientIP(ctx)
+		if !got.IsValid() {
+			t.Fatalf("no client address for peer %s", peer)
+		}
+		if !trustedProxies(proxies).trusts(a) && got != a.Unmap() {
+			t.Fatalf("untrusted peer %s overridden by %s", a, got)
+		}
+		if got != a.Unmap() && !strings.Contains(xff+fwd, got.String()) && !strings.Contains(strings.ToLower(xff+fwd), got.String()) {
+			// a parsed hop may be spelt differently (leading zeros dropped, IPv4-mapped)
+			if _, ok := parseHop(got.String()); !ok {
+				t.Fatalf("client %s is neither the peer nor a forwarded hop", got)
+			}
+		}
+		_ = s.clientScheme(ctx)
+	})
+}
+
+// FuzzParseTrustedProxies: an accepted list holds only valid, masked prefixes.
+func FuzzParseTrustedProxies(f *testing.F) {
+	f.Add("10.0.0.0/8,192.0.2.7,::1")
+	f.Add(" , 2001:db8::/32 ")
+	f.Add("::ffff:10.0.0.1")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseTrustedProxies(s)
+		if err != nil {
+			return
+		}
+		for _, p := range got {
+			if !p.IsValid() || p != p.Masked() {
+				t.Fatalf("%q gave %v", s, p)
+			}
+		}
+	})
+}
