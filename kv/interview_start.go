@@ -25,6 +25,10 @@ type Opened struct {
 	Started   bool // a new interview was created by this call
 	// Session is the session secret the link was opened for (ResumeLink).
 	Session string
+	// SpentCredit is set when this call spent one of the organisation's credits;
+	// CreditsLeft is then the balance after it.
+	SpentCredit bool
+	CreditsLeft int
 }
 
 // ResumeLink opens an invite link like OpenLink, but never for a session a client made
@@ -164,6 +168,7 @@ func (db *DB) openLink(tx *bolt.Tx, token, session string, create bool) (Opened,
 			if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
 				return Opened{}, err
 			}
+			out.SpentCredit, out.CreditsLeft = true, org.Credits
 		}
 	}
 	if !create {

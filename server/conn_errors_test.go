@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,29 +15,6 @@ import (
 
 	"interviewd/kv"
 )
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// withLog sends the server's log, every level, to w.
-func withLog(w io.Writer) serveOption {
-	return func(c *Config, _ *kv.Options) { c.Log = zerolog.New(w).Level(zerolog.DebugLevel) }
-}
 
 // rawExchange writes raw to a fresh connection to the server and reads one response.
 // A response that never comes (the server closed the connection) is a nil response.
@@ -76,8 +52,8 @@ func (e *testEnv) rawExchange(raw string, halfClose ...bool) *fasthttp.Response 
 // log at any level, and that every answer is a proper error with a request id: JSON
 // {detail, code}, or HTML for a page.
 func TestMalformedRequestsLeakNoSecret(t *testing.T) {
-	logs := &syncBuffer{}
-	e := mustServe(t, withLog(logs))
+	logs := &logBuffer{}
+	e := mustServe(t, withLog(logs, zerolog.DebugLevel))
 	st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Secrets")
 	key := e.keys["a_live"]
 	session := newSessionSecret()
