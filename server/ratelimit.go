@@ -28,9 +28,10 @@ type RateLimits struct {
 }
 
 // DefaultRateLimits returns the limits of the API contract: per credential 120 reads and
-// 20 writes, per organisation 600 and 60, per client IP 60, in any rolling minute.
+// 20 writes, per organisation 600 and 60, per client IP 60, and 30 failed credentials
+// per client IP, in any rolling minute.
 func DefaultRateLimits() RateLimits {
-	return RateLimits{Read: 120, Write: 20, OrgRead: 600, OrgWrite: 60, IP: 60, Window: time.Minute}
+	return RateLimits{Read: 120, Write: 20, OrgRead: 600, OrgWrite: 60, IP: 60, FailedAuth: 30, Window: time.Minute}
 }
 
 // maxRateLimit bounds a configured limit: each (credential, class) keeps one timestamp

@@ -70,6 +70,25 @@ func TestFailedAuthLimitedPerAddress(t *testing.T) {
 	})
 }
 
+// TestFailedAuthDefault: with the default limits, 30 wrong keys a minute are 401 and
+// the 31st is 429.
+func TestFailedAuthDefault(t *testing.T) {
+	clock := &testClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
+	e := mustServe(t, withClock(clock), withRateLimits(DefaultRateLimits()))
+	wrong := "Bearer jsk_live_" + strings.Repeat("x", 49)
+	for i := range 30 {
+		if r := e.do("GET", "/v1/api/me", wrong, ""); r.status != 401 {
+			t.Fatalf("failure %d: %d %s", i+1, r.status, r.body)
+		}
+	}
+	if r := e.do("GET", "/v1/api/me", wrong, ""); r.status != 429 || r.header.Get("Retry-After") != "60" {
+		t.Fatalf("31st: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	if r := e.do("GET", "/v1/api/me", "a_live", ""); r.status != 200 {
+		t.Fatalf("valid key: %d %s", r.status, r.body)
+	}
+}
+
 // TestForwardedHeadersOnlyFromTrustedProxies: without --trusted-proxies, a client
 // cannot pick its own address (and budget) with X-Forwarded-For; behind a trusted
 // proxy, each client forwarded has its own participant budget.
