@@ -58,6 +58,8 @@ type Server struct {
 	part      *participantSide // the participant pages and their API
 	proxies   trustedProxies
 	authFails *authFailures // failed credentials per client address
+
+	studyRenders *studyRenders // get_study answers by stored record
 }
 
 // New builds a Server and its routes.
@@ -69,6 +71,8 @@ func New(cfg Config) *Server {
 		accessLog: cfg.AccessLog,
 		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
 		now:       cfg.Now,
+
+		studyRenders: newStudyRenders(),
 	}
 	if s.baseURL == "" {
 		s.baseURL = "http://localhost:8080"
