@@ -78,6 +78,7 @@ func TestCrashRecovery(t *testing.T) {
 	studyID := c.mustAuthor(t, "Learn how small teams plan their week and which tools they abandon.")
 	t.Logf("study authored at %v", time.Since(start).Round(time.Millisecond))
 	ledger := &crashLedger{}
+	resumed := 0
 
 	for cycle := 1; cycle <= *crashCycles; cycle++ {
 		// A random number of acknowledged writes to wait for, then a random extra delay
@@ -112,7 +113,9 @@ func TestCrashRecovery(t *testing.T) {
 		c.base = srv.url
 		restarted := time.Now()
 		c.verify(t, ledger, false)
-		t.Logf("cycle %d: killed after %d acknowledged writes + %v (load %v, restart %v, verify %v)", cycle, waitAcks, extra,
+		n := strings.Count(srv.logs.String(), "resuming job left unfinished")
+		resumed += n
+		t.Logf("cycle %d: killed after %d acknowledged writes + %v; %d jobs resumed (load %v, restart %v, verify %v)", cycle, waitAcks, extra, n,
 			killed.Sub(cycleStart).Round(time.Millisecond), restarted.Sub(killed).Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
 	}
 	verifyStart := time.Now()
@@ -121,8 +124,8 @@ func TestCrashRecovery(t *testing.T) {
 	c.waitJobs(t, ledger)
 	links, sessions, messages, jobs := ledger.counts()
 	t.Logf("final check and jobs finished in %v", time.Since(verifyStart).Round(time.Millisecond))
-	t.Logf("crash suite: %d cycles; verified %d links, %d participant sessions with %d messages, %d jobs all finished",
-		*crashCycles, links, sessions, messages, jobs)
+	t.Logf("crash suite: %d cycles; verified %d links, %d participant sessions with %d messages, %d jobs all finished (%d resumes after a kill)",
+		*crashCycles, links, sessions, messages, jobs, resumed)
 	if *crashCycles > 0 && (links == 0 || messages == 0 || jobs == 0) {
 		t.Fatalf("the load acknowledged too little to prove anything: %d links, %d messages, %d jobs", links, messages, jobs)
 	}
@@ -473,7 +476,7 @@ func (c *crashClient) load(ctx context.Context, rng *rand.Rand, l *crashLedger, 
 			}
 			c.ackJob(l, "authoring", status, raw)
 		default:
-			status, raw, err := c.call(ctx, "POST", "/v1/api/studies/"+studyID+":simulate", `{"max_turns":2}`)
+			status, raw, err := c.call(ctx, "POST", "/v1/api/studies/"+studyID+":simulate", fmt.Sprintf(`{"max_turns":%d}`, 2+rng.IntN(30)))
 			if err != nil {
 				return
 			}
