@@ -241,24 +241,24 @@ type tenancyAnswer struct {
 type tenancySurface struct {
 	name string
 	mcp  bool
-	send func(w *tenancyWorld, t *testing.T, o *Operation, f tenancyFixture, auth string, args map[string]any) tenancyAnswer
+	send func(w *tenancyWorld, t *testing.T, o *Operation, f tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer
 }
 
 var tenancySurfaces = []tenancySurface{
 	{name: "REST", send: (*tenancyWorld).sendREST},
-	{name: "MCP-" + eraLegacy, mcp: true, send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any) tenancyAnswer {
+	{name: "MCP-" + eraLegacy, mcp: true, send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
 		return w.sendMCP(t, o, auth, args, eraLegacy)
 	}},
-	{name: "MCP-" + eraModern, mcp: true, send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any) tenancyAnswer {
+	{name: "MCP-" + eraModern, mcp: true, send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
 		return w.sendMCP(t, o, auth, args, eraModern)
 	}},
-	{name: "MCP-SDK", mcp: true, send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any) tenancyAnswer {
+	{name: "MCP-SDK", mcp: true, send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
 		return w.sendMCPSDK(t, o, auth, args)
 	}},
 }
 
 // rest sends one request over the socket. body, when mkBody is nil, is JSON.
-func (w *tenancyWorld) rest(t *testing.T, method, path, auth, body string, mkBody func() (string, []byte)) tenancyAnswer {
+func (w *tenancyWorld) rest(t *testing.T, method, path, auth, body string, mkBody func() (string, []byte), headers ...string) tenancyAnswer {
 	t.Helper()
 	var rd io.Reader
 	ct := ""
@@ -279,6 +279,9 @@ func (w *tenancyWorld) rest(t *testing.T, method, path, auth, body string, mkBod
 	}
 	if ct != "" {
 		req.Header.Set("Content-Type", ct)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -303,7 +306,9 @@ func (w *tenancyWorld) rest(t *testing.T, method, path, auth, body string, mkBod
 	return a
 }
 
-func (w *tenancyWorld) sendREST(t *testing.T, o *Operation, f tenancyFixture, auth string, args map[string]any) tenancyAnswer {
+// sendREST sends the operation over REST; idem, when set and the operation takes one,
+// is its Idempotency-Key (MCP has no equivalent).
+func (w *tenancyWorld) sendREST(t *testing.T, o *Operation, f tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer {
 	t.Helper()
 	path, body := restRequest(o, args)
 	var mk func() (string, []byte)
@@ -313,7 +318,11 @@ func (w *tenancyWorld) sendREST(t *testing.T, o *Operation, f tenancyFixture, au
 		}
 		mk = func() (string, []byte) { return f.restBody(args) }
 	}
-	return w.rest(t, o.Method, path, auth, body, mk)
+	var headers []string
+	if idem != "" && o.Idempotent {
+		headers = []string{"Idempotency-Key", idem}
+	}
+	return w.rest(t, o.Method, path, auth, body, mk, headers...)
 }
 
 // toolCall is a tools/call of either era, as a client sends it by hand.
@@ -408,22 +417,34 @@ func mcpAnswer(t *testing.T, status int, h http.Header, raw []byte) tenancyAnswe
 	return a
 }
 
-// own: organisation A's live key with every scope, on A's live objects, succeeds.
+// own: organisation A's live key with every scope, on A's live objects, succeeds. Over
+// REST an idempotent operation carries the Idempotency-Key the other tenants then
+// reuse: their requests must not replay A's answer.
 func (w *tenancyWorld) own(t *testing.T, o *Operation, f tenancyFixture) int {
 	for _, s := range tenancySurfaces {
-		a := s.send(w, t, o, f, "Bearer "+w.e.keys["a_live"], f.args)
+		a := s.send(w, t, o, f, "Bearer "+w.e.keys["a_live"], f.args, tenancyIdemKey(o))
 		// The organisation's simultaneous-simulation limit is a wait, not a refusal:
 		// each surface starts one, and earlier ones finish.
 		for deadline := time.Now().Add(60 * time.Second); a.code == "simulation_limit" && time.Now().Before(deadline); {
 			time.Sleep(20 * time.Millisecond)
-			a = s.send(w, t, o, f, "Bearer "+w.e.keys["a_live"], f.args)
+			a = s.send(w, t, o, f, "Bearer "+w.e.keys["a_live"], f.args, tenancyIdemKey(o))
 		}
 		if !a.ok || (!s.mcp && a.status != o.Status) {
 			t.Errorf("OK_Own/%s: %d %s, want %d", s.name, a.status, a.body, o.Status)
 		}
+		// Whatever A's answers name (new jobs, studies, files) is A's too.
+		for _, id := range uuidPattern.FindAllString(string(a.body), -1) {
+			if id != w.e.orgA.ID.String() && !slices.Contains(w.ownIDs, id) {
+				w.ownIDs = append(w.ownIDs, id)
+			}
+		}
 	}
 	return len(tenancySurfaces)
 }
+
+// tenancyIdemKey is the Idempotency-Key organisation A uses for o, and other tenants
+// reuse with the same body.
+func tenancyIdemKey(o *Operation) string { return "tenancy-" + o.Name }
 
 // refFields are the operation's fields that name objects, by the API's naming rule
 // (study_id, job_id, interview_id, file_ids). path says whether one is in the path;
@@ -476,6 +497,8 @@ func withMissing(args map[string]any, refs []string) (map[string]any, []string) 
 	return out, ids
 }
 
+var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
 var requestIDPattern = regexp.MustCompile(`req_[0-9a-f]+_[0-9a-z]+`)
 
 // normalised is an answer's body with what may differ between two requests for the
@@ -496,7 +519,7 @@ func (w *tenancyWorld) otherTenant(t *testing.T, o *Operation, f tenancyFixture,
 	missing, sent := withMissing(f.args, refs)
 	for _, s := range tenancySurfaces {
 		auth := "Bearer " + w.e.keys[key]
-		theirs := s.send(w, t, o, f, auth, f.args)
+		theirs := s.send(w, t, o, f, auth, f.args, tenancyIdemKey(o))
 		body := normalised(theirs, sent)
 		for _, id := range w.ownIDs {
 			if strings.Contains(body, id) {
@@ -509,7 +532,7 @@ func (w *tenancyWorld) otherTenant(t *testing.T, o *Operation, f tenancyFixture,
 			}
 			continue
 		}
-		absent := s.send(w, t, o, f, auth, missing)
+		absent := s.send(w, t, o, f, auth, missing, tenancyIdemKey(o)+"-absent")
 		if theirs.ok && !filter {
 			t.Errorf("Err%s/%s: another tenant's object was accepted: %d %s", name, s.name, theirs.status, theirs.body)
 		}
@@ -572,7 +595,7 @@ func (w *tenancyWorld) scope(t *testing.T, o *Operation, f tenancyFixture) int {
 			// No scope needed: a key with the fewest scopes still works.
 			secret, _ := w.scopeKey(t, kv.AllScopes[1:]...)
 			for _, s := range tenancySurfaces {
-				if a := s.send(w, t, o, f, "Bearer "+secret, f.args); !a.ok {
+				if a := s.send(w, t, o, f, "Bearer "+secret, f.args, ""); !a.ok {
 					t.Errorf("OK_NoScopeNeeded/%s: %d %s", s.name, a.status, a.body)
 				}
 				n++
@@ -581,8 +604,8 @@ func (w *tenancyWorld) scope(t *testing.T, o *Operation, f tenancyFixture) int {
 		}
 		secret, held := w.scopeKey(t, without...)
 		for _, s := range tenancySurfaces {
-			mine := s.send(w, t, o, f, "Bearer "+secret, f.args)
-			absent := s.send(w, t, o, f, "Bearer "+secret, missing)
+			mine := s.send(w, t, o, f, "Bearer "+secret, f.args, "")
+			absent := s.send(w, t, o, f, "Bearer "+secret, missing, "")
 			n += 2
 			if mine.code != "insufficient_scope" || (!s.mcp && mine.status != 403) {
 				t.Errorf("ErrScopeMissing(%v)/%s: holding %v: %d %s", without, s.name, held, mine.status, mine.body)
@@ -640,7 +663,7 @@ func (w *tenancyWorld) credentials(t *testing.T, o *Operation, f tenancyFixture,
 		challenge := `Bearer resource_metadata="` + testBaseURL + `/.well-known/oauth-protected-resource` + resource + `"`
 		var unknownBody string
 		for _, c := range cases {
-			a := s.send(w, t, o, f, c.auth, f.args)
+			a := s.send(w, t, o, f, c.auth, f.args, "")
 			n++
 			if a.status != 401 || a.code != c.code {
 				t.Errorf("ErrCredential%s/%s: %d %s, want 401 %s", c.name, s.name, a.status, a.body, c.code)
