@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -58,21 +59,21 @@ func TestCrashRecovery(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0x1e))
 
 	start := time.Now()
-	bin := buildBinary(t)
+	bin := buildCrashBinary(t)
 	t.Logf("built in %v", time.Since(start).Round(time.Millisecond))
 	data := t.TempDir()
 	var org struct {
 		OrgID string `json:"org_id"`
 	}
-	runAdmin(t, bin, &org, "setup", "--data", data, "--org", "Crash Research", "--email", "crash@example.test")
+	crashAdmin(t, bin, &org, "setup", "--data", data, "--org", "Crash Research", "--email", "crash@example.test")
 	var key struct {
 		Secret string `json:"secret"`
 	}
-	runAdmin(t, bin, &key, "keys", "create", "--data", data, "--org", org.OrgID, "--name", "crash", "--env", "live",
+	crashAdmin(t, bin, &key, "keys", "create", "--data", data, "--org", org.OrgID, "--name", "crash", "--env", "live",
 		"--scopes", strings.Join(kv.AllScopes, ","))
 
 	c := &crashClient{key: key.Secret, http: &http.Client{Timeout: 60 * time.Second}}
-	srv := startBinary(t, bin, data)
+	srv := startCrashBinary(t, bin, data)
 	c.base = srv.url
 	t.Logf("set up and started in %v", time.Since(start).Round(time.Millisecond))
 	studyID := c.mustAuthor(t, "Learn how small teams plan their week and which tools they abandon.")
@@ -101,7 +102,7 @@ func TestCrashRecovery(t *testing.T) {
 				c.load(ctx, rand.New(rand.NewPCG(ws, uint64(i))), ledger, studyID, fmt.Sprintf("c%dw%d", cycle, i))
 			}()
 		}
-		waitUntil(t, srv, "acknowledged writes", func() bool { return ledger.acks()-before >= waitAcks })
+		crashWait(t, srv, "acknowledged writes", func() bool { return ledger.acks()-before >= waitAcks })
 		time.Sleep(extra)
 		srv.kill(t)
 		stopLoad()
@@ -109,7 +110,7 @@ func TestCrashRecovery(t *testing.T) {
 		mustCheckBolt(t, filepath.Join(data, kv.FileName))
 
 		killed := time.Now()
-		srv = startBinary(t, bin, data)
+		srv = startCrashBinary(t, bin, data)
 		c.base = srv.url
 		restarted := time.Now()
 		c.verify(t, ledger, false)
@@ -135,9 +136,9 @@ func TestCrashRecovery(t *testing.T) {
 	t.Logf("stopped in %v", time.Since(stopStart).Round(time.Millisecond))
 }
 
-// buildBinary builds the program once, normally (not with -race: the suite tests the
+// buildCrashBinary builds the program once, normally (not with -race: the suite tests the
 // binary, not the detector).
-func buildBinary(t *testing.T) string {
+func buildCrashBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "interviewd")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
@@ -148,8 +149,8 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-// runAdmin runs one admin command of the binary and decodes its JSON output.
-func runAdmin(t *testing.T, bin string, v any, args ...string) {
+// crashAdmin runs one admin command of the binary and decodes its JSON output.
+func crashAdmin(t *testing.T, bin string, v any, args ...string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
@@ -162,19 +163,38 @@ func runAdmin(t *testing.T, bin string, v any, args ...string) {
 	}
 }
 
-// process is one run of the binary.
-type process struct {
+// crashLog keeps a process's log lines for the checks and failure messages.
+type crashLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *crashLog) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.WriteString(line)
+	l.b.WriteByte('\n')
+}
+
+func (l *crashLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// crashProcess is one run of the binary.
+type crashProcess struct {
 	cmd    *exec.Cmd
 	url    string
-	logs   *syncBuffer
+	logs   *crashLog
 	exited chan struct{}
 }
 
-var listeningAddr = regexp.MustCompile(`"addr":"([^"]+)"`)
+var crashListening = regexp.MustCompile(`"addr":"([^"]+)"`)
 
-// startBinary starts the server on a free loopback port, reads its address from the
+// startCrashBinary starts the server on a free loopback port, reads its address from the
 // "listening" log line and waits until it answers.
-func startBinary(t *testing.T, bin, data string) *process {
+func startCrashBinary(t *testing.T, bin, data string) *crashProcess {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--rate-limits", "off", "--log-format", "json")
 	stderr, err := cmd.StderrPipe()
@@ -184,15 +204,15 @@ func startBinary(t *testing.T, bin, data string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, logs: &syncBuffer{}, exited: make(chan struct{})}
+	p := &crashProcess{cmd: cmd, logs: &crashLog{}, exited: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			line := sc.Text()
-			p.logs.Write([]byte(line + "\n"))
-			if m := listeningAddr.FindStringSubmatch(line); m != nil && strings.Contains(line, `"listening"`) {
+			p.logs.add(line)
+			if m := crashListening.FindStringSubmatch(line); m != nil && strings.Contains(line, `"listening"`) {
 				select {
 				case addr <- m[1]:
 				default:
@@ -215,7 +235,7 @@ func startBinary(t *testing.T, bin, data string) *process {
 	case <-time.After(crashDeadline):
 		t.Fatalf("server did not log its address within %v:\n%s", crashDeadline, p.logs.String())
 	}
-	waitUntil(t, p, "readiness", func() bool {
+	crashWait(t, p, "readiness", func() bool {
 		resp, err := http.Get(p.url + "/v1/api/openapi.json")
 		if err != nil {
 			return false
@@ -227,7 +247,7 @@ func startBinary(t *testing.T, bin, data string) *process {
 }
 
 // kill sends SIGKILL and waits for the process to be gone.
-func (p *process) kill(t *testing.T) {
+func (p *crashProcess) kill(t *testing.T) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatalf("kill: %v", err)
@@ -240,7 +260,7 @@ func (p *process) kill(t *testing.T) {
 }
 
 // stop asks for a graceful stop and expects a clean exit.
-func (p *process) stop(t *testing.T) {
+func (p *crashProcess) stop(t *testing.T) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -249,28 +269,28 @@ func (p *process) stop(t *testing.T) {
 		t.Fatal("the server did not stop on SIGTERM")
 	}
 	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("graceful stop exited %d:\n%s", code, tail(p.logs.String(), 20))
+		t.Fatalf("graceful stop exited %d:\n%s", code, logTail(p.logs.String(), 20))
 	}
 }
 
-// waitUntil polls cond with the suite's deadline; it fails early if the server exits.
-func waitUntil(t *testing.T, p *process, what string, cond func() bool) {
+// crashWait polls cond with the suite's deadline; it fails early if the server exits.
+func crashWait(t *testing.T, p *crashProcess, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(crashDeadline)
 	for !cond() {
 		select {
 		case <-p.exited:
-			t.Fatalf("server exited while waiting for %s:\n%s", what, tail(p.logs.String(), 30))
+			t.Fatalf("server exited while waiting for %s:\n%s", what, logTail(p.logs.String(), 30))
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %v:\n%s", what, crashDeadline, tail(p.logs.String(), 30))
+			t.Fatalf("no %s within %v:\n%s", what, crashDeadline, logTail(p.logs.String(), 30))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-func tail(s string, n int) string {
+func logTail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
@@ -364,7 +384,7 @@ func (l *crashLedger) addJob(j ackedJob) {
 	l.n++
 }
 
-// crashClient talks to whichever process currently serves.
+// crashClient talks to whichever crashProcess currently serves.
 type crashClient struct {
 	base string
 	key  string
@@ -412,7 +432,7 @@ func (c *crashClient) mustCall(t *testing.T, method, path, body string, headers 
 	return status, raw
 }
 
-func mustDecode(t *testing.T, raw []byte, v any) {
+func crashDecode(t *testing.T, raw []byte, v any) {
 	t.Helper()
 	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatalf("decode %s: %v", raw, err)
@@ -429,7 +449,7 @@ func (c *crashClient) mustAuthor(t *testing.T, guidance string) string {
 	var handle struct {
 		JobID string `json:"job_id"`
 	}
-	mustDecode(t, raw, &handle)
+	crashDecode(t, raw, &handle)
 	var studyID string
 	deadline := time.Now().Add(crashDeadline)
 	for studyID == "" {
@@ -439,7 +459,7 @@ func (c *crashClient) mustAuthor(t *testing.T, guidance string) string {
 			StudyID string `json:"study_id"`
 		}
 		if status == 200 {
-			mustDecode(t, raw, &st)
+			crashDecode(t, raw, &st)
 		}
 		switch {
 		case status == 200 && st.Status == "ready":
@@ -565,7 +585,7 @@ func (c *crashClient) verify(t *testing.T, l *crashLedger, all bool) {
 
 	for _, token := range links {
 		if status, raw := c.mustCall(t, "GET", "/i/"+token, ""); status != 200 {
-			t.Fatalf("acknowledged link %s is gone after the restart: %d %s", token, status, tail(string(raw), 3))
+			t.Fatalf("acknowledged link %s is gone after the restart: %d %s", token, status, logTail(string(raw), 3))
 		}
 	}
 	for _, s := range sessions {
@@ -580,7 +600,7 @@ func (c *crashClient) verify(t *testing.T, l *crashLedger, all bool) {
 				Text    string `json:"text"`
 			} `json:"messages"`
 		}
-		mustDecode(t, raw, &got)
+		crashDecode(t, raw, &got)
 		if got.Session == nil || *got.Session != s.session {
 			t.Fatalf("acknowledged session on link %s was not recognised after the restart: %s", s.token, raw)
 		}
@@ -592,7 +612,7 @@ func (c *crashClient) verify(t *testing.T, l *crashLedger, all bool) {
 		}
 		// Every acknowledged answer, in order; at most one more (sent as the server
 		// died: stored, but its answer never arrived).
-		if len(said) < len(s.texts) || len(said) > len(s.texts)+1 || !equalStrings(said[:len(s.texts)], s.texts) {
+		if len(said) < len(s.texts) || len(said) > len(s.texts)+1 || !slices.Equal(said[:len(s.texts)], s.texts) {
 			t.Fatalf("link %s: transcript has participant messages %q, acknowledged %q", s.token, said, s.texts)
 		}
 		if len(got.Messages) == 0 || got.Messages[0].Speaker != "interviewer" {
@@ -600,29 +620,17 @@ func (c *crashClient) verify(t *testing.T, l *crashLedger, all bool) {
 		}
 	}
 	for _, j := range jobs {
-		if status, raw := c.mustCall(t, "GET", jobPath(j), ""); status != 200 && !(status == 409 && j.kind == "authoring") {
+		if status, raw := c.mustCall(t, "GET", crashJobPath(j), ""); status != 200 && !(status == 409 && j.kind == "authoring") {
 			t.Fatalf("acknowledged %s job %s after the restart: %d %s", j.kind, j.id, status, raw)
 		}
 	}
 }
 
-func jobPath(j ackedJob) string {
+func crashJobPath(j ackedJob) string {
 	if j.kind == "authoring" {
 		return "/v1/api/studies/jobs/" + j.id
 	}
 	return "/v1/api/simulations/" + j.id
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // waitJobs polls every acknowledged job until it has finished: ready or failed
@@ -633,13 +641,13 @@ func (c *crashClient) waitJobs(t *testing.T, l *crashLedger) {
 	deadline := time.Now().Add(crashDeadline)
 	for _, j := range l.jobs {
 		for {
-			status, raw := c.mustCall(t, "GET", jobPath(j), "")
+			status, raw := c.mustCall(t, "GET", crashJobPath(j), "")
 			var st struct {
 				Status string `json:"status"`
 				Code   string `json:"code"`
 			}
 			_ = json.Unmarshal(raw, &st)
-			done, err := jobFinished(j.kind, status, st.Status, st.Code)
+			done, err := crashJobFinished(j.kind, status, st.Status, st.Code)
 			if err != nil {
 				t.Fatalf("%s job %s: %v: %s", j.kind, j.id, err, raw)
 			}
@@ -654,7 +662,7 @@ func (c *crashClient) waitJobs(t *testing.T, l *crashLedger) {
 	}
 }
 
-func jobFinished(kind string, status int, state, code string) (bool, error) {
+func crashJobFinished(kind string, status int, state, code string) (bool, error) {
 	switch {
 	case kind == "authoring" && status == 409 && code == "authoring_unconfirmed":
 		return true, nil
