@@ -325,7 +325,7 @@ func mustCheckBolt(t *testing.T, path string) {
 type crashLedger struct {
 	mu       sync.Mutex
 	n        int
-	links    []string // link tokens
+	links    []ackedWrite // participant links
 	sessions []*ackedSession
 	jobs     []ackedJob
 	// verified marks how far each list was checked after a restart.
@@ -337,8 +337,16 @@ type ackedSession struct {
 	texts          []string // acknowledged answers, in order
 }
 
+// ackedWrite is an acknowledged idempotent write: replaying its Idempotency-Key and
+// body after any number of kills must answer the same.
+type ackedWrite struct {
+	path, key, body string
+	answer          []byte
+}
+
 type ackedJob struct {
 	kind, id string // kind: authoring or simulation
+	write    ackedWrite
 }
 
 func (l *crashLedger) acks() int {
@@ -356,10 +364,10 @@ func (l *crashLedger) counts() (links, sessions, messages, jobs int) {
 	return len(l.links), len(l.sessions), messages, len(l.jobs)
 }
 
-func (l *crashLedger) addLink(token string) {
+func (l *crashLedger) addLink(w ackedWrite) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.links = append(l.links, token)
+	l.links = append(l.links, w)
 	l.n++
 }
 
@@ -490,37 +498,40 @@ func (c *crashClient) load(ctx context.Context, rng *rand.Rand, l *crashLedger, 
 				return
 			}
 		case r < 9:
-			status, raw, err := c.call(ctx, "POST", "/v1/api/studies", fmt.Sprintf(`{"guidance":"Crash %s: learn how people choose a bicycle shop."}`, ref))
-			if err != nil {
+			w := ackedWrite{path: "/v1/api/studies", key: ref, body: fmt.Sprintf(`{"guidance":"Crash %s: learn how people choose a bicycle shop."}`, ref)}
+			if err := c.startJob(ctx, l, "authoring", w); err != nil {
 				return
 			}
-			c.ackJob(l, "authoring", status, raw)
 		default:
-			status, raw, err := c.call(ctx, "POST", "/v1/api/studies/"+studyID+":simulate", fmt.Sprintf(`{"max_turns":%d}`, 2+rng.IntN(30)))
-			if err != nil {
+			w := ackedWrite{path: "/v1/api/studies/" + studyID + ":simulate", key: ref, body: fmt.Sprintf(`{"max_turns":%d}`, 2+rng.IntN(30))}
+			if err := c.startJob(ctx, l, "simulation", w); err != nil {
 				return
 			}
-			c.ackJob(l, "simulation", status, raw)
 		}
 	}
 }
 
-func (c *crashClient) ackJob(l *crashLedger, kind string, status int, raw []byte) {
-	if status/100 != 2 {
-		return // refused (a full queue, the simulation limit): not acknowledged
+// startJob starts a job with an Idempotency-Key and records it when acknowledged.
+func (c *crashClient) startJob(ctx context.Context, l *crashLedger, kind string, w ackedWrite) error {
+	status, raw, err := c.call(ctx, "POST", w.path, w.body, "Idempotency-Key", w.key)
+	if err != nil || status/100 != 2 {
+		return err // refused (a full queue, the simulation limit): not acknowledged
 	}
 	var handle struct {
 		JobID string `json:"job_id"`
 	}
 	if json.Unmarshal(raw, &handle) == nil && handle.JobID != "" {
-		l.addJob(ackedJob{kind: kind, id: handle.JobID})
+		w.answer = raw
+		l.addJob(ackedJob{kind: kind, id: handle.JobID, write: w})
 	}
+	return nil
 }
 
 // createLink mints a participant link and records its token when acknowledged.
 func (c *crashClient) createLink(ctx context.Context, l *crashLedger, studyID, ref, audience string) (string, error) {
-	status, raw, err := c.call(ctx, "POST", "/v1/api/studies/"+studyID+"/participant-links",
-		fmt.Sprintf(`{"context":{"ref":%q},"audience":%q,"note":"crash suite"}`, ref, audience))
+	w := ackedWrite{path: "/v1/api/studies/" + studyID + "/participant-links", key: ref,
+		body: fmt.Sprintf(`{"context":{"ref":%q},"audience":%q,"note":"crash suite"}`, ref, audience)}
+	status, raw, err := c.call(ctx, "POST", w.path, w.body, "Idempotency-Key", w.key)
 	if err != nil || status != 200 {
 		return "", err
 	}
@@ -535,7 +546,8 @@ func (c *crashClient) createLink(ctx context.Context, l *crashLedger, studyID, r
 		return "", nil
 	}
 	token := link.URL[i+3:]
-	l.addLink(token)
+	w.answer = raw
+	l.addLink(w)
 	return token, nil
 }
 
@@ -583,10 +595,16 @@ func (c *crashClient) verify(t *testing.T, l *crashLedger, all bool) {
 	l.verifiedLinks, l.verifiedSessions, l.verifiedJobs = len(l.links), len(l.sessions), len(l.jobs)
 	l.mu.Unlock()
 
-	for _, token := range links {
+	for _, w := range links {
+		var link struct {
+			URL string `json:"url"`
+		}
+		crashDecode(t, w.answer, &link)
+		token := link.URL[strings.LastIndex(link.URL, "/i/")+3:]
 		if status, raw := c.mustCall(t, "GET", "/i/"+token, ""); status != 200 {
 			t.Fatalf("acknowledged link %s is gone after the restart: %d %s", token, status, logTail(string(raw), 3))
 		}
+		c.mustReplay(t, w)
 	}
 	for _, s := range sessions {
 		status, raw := c.mustCall(t, "POST", "/i/"+s.token+"/session", "", "X-Interview-Session", s.session)
@@ -623,6 +641,17 @@ func (c *crashClient) verify(t *testing.T, l *crashLedger, all bool) {
 		if status, raw := c.mustCall(t, "GET", crashJobPath(j), ""); status != 200 && !(status == 409 && j.kind == "authoring") {
 			t.Fatalf("acknowledged %s job %s after the restart: %d %s", j.kind, j.id, status, raw)
 		}
+		c.mustReplay(t, j.write)
+	}
+}
+
+// mustReplay sends an acknowledged write again with its Idempotency-Key: the record
+// was committed with the write, so the answer is the first one, replayed.
+func (c *crashClient) mustReplay(t *testing.T, w ackedWrite) {
+	t.Helper()
+	status, raw := c.mustCall(t, "POST", w.path, w.body, "Idempotency-Key", w.key)
+	if status/100 != 2 || !bytes.Equal(raw, w.answer) {
+		t.Fatalf("replaying acknowledged %s (Idempotency-Key %s) after the restart: %d %s, first answer %s", w.path, w.key, status, raw, w.answer)
 	}
 }
 
