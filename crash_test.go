@@ -30,8 +30,9 @@ import (
 // The crash suite: the real binary, under concurrent link creation, participant
 // sessions and messages, authoring and simulation jobs, is killed with SIGKILL at
 // random moments and restarted on the same data folder. After every kill the bbolt file
-// passes tx.Check; after every restart every acknowledged write is there; at the end
-// every acknowledged job has finished (ready or failed), none is stuck.
+// passes tx.Check; after every restart every acknowledged write is there (and replays
+// identically under its Idempotency-Key); at the end every acknowledged job has
+// finished (ready or failed), none is stuck.
 //
 // Reproducing a failure: the seed is logged; run with -crash.seed=N (and the same
 // -crash.cycles). The kill moments are drawn from the seed as a number of acknowledged
