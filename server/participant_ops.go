@@ -119,6 +119,7 @@ func (s *Server) openParticipantSession(ctx context.Context, token, session stri
 	if err != nil {
 		return ParticipantSession{}, err
 	}
+	s.logOpened(opened)
 	if opened.State != kv.LinkOpen {
 		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil
 	}
@@ -195,6 +196,7 @@ func (s *Server) postParticipantMessage(ctx context.Context, token, session stri
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
+	s.logInterviewEnded(iv)
 	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(append(added, turn.Messages...))}, nil
 }
 
@@ -224,6 +226,7 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 	if err != nil {
 		return conv, nil, err
 	}
+	s.logInterviewEnded(iv)
 	conv.Interview = iv
 	conv.Transcript = append(conv.Transcript, turn.Messages...)
 	return conv, turn.Messages, nil

@@ -89,6 +89,7 @@ func New(cfg Config) *Server {
 	s.routeMCP(r)
 	s.routeDocs(r)
 	s.routeParticipant(r)
+	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{
 		Handler:            s.handler,

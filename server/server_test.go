@@ -96,7 +96,7 @@ func mustServeEngine(t *testing.T, m jobs.Moderator, opts ...serveOption) *testE
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: zerolog.Nop(), Plugins: mustPluginHost(t)})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: cfg.Log, Plugins: mustPluginHost(t)})
 	t.Cleanup(func() { _ = runner.Close(context.Background()) })
 	cfg.DB, cfg.Jobs = db, runner
 	srv := New(cfg)
