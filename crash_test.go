@@ -237,7 +237,7 @@ func startCrashBinary(t *testing.T, bin, data string) *crashProcess {
 		t.Fatalf("server did not log its address within %v:\n%s", crashDeadline, p.logs.String())
 	}
 	crashWait(t, p, "readiness", func() bool {
-		resp, err := http.Get(p.url + "/v1/api/openapi.json")
+		resp, err := http.Get(p.url + "/readyz")
 		if err != nil {
 			return false
 		}
