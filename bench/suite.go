@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"interviewd/kv"
 )
 
 // runSuite prepares the target, runs each chosen scenario (and, in-process, its
@@ -18,7 +20,7 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 		if rep.Startup, err = measureStartup(ctx); err != nil {
 			return report{}, err
 		}
-		t, err = openLocal(ctx, o.Studies, progress, o.Limits)
+		t, err = openLocal(ctx, o.Studies, progress, o.Limits, kv.Options{SoloCommits: o.SoloCommits})
 	} else {
 		t, err = openRemote(ctx, o.URL, o.Key, o.Studies)
 	}
@@ -58,7 +60,15 @@ func runScenario(ctx context.Context, sc scenario, t *target, o options, progres
 	}
 	fmt.Fprintf(progress, "%s: %d connections for %s against %s (%d-byte answers)\n", sc.name, conns, o.Duration, t.baseURL, len(a.body))
 	r := result{Scenario: sc.name, Conns: conns, Duration: o.Duration}
-	r.stats = summarise(drive(ctx, t.addr, t.tls, conns, o.Duration, w.newWorker))
+	var before kv.CommitStats
+	if t.db != nil {
+		before = t.db.CommitStats()
+	}
+	l := drive(ctx, t.addr, t.tls, conns, o.Duration, w.newWorker)
+	r.stats = summarise(l)
+	if t.db != nil {
+		r.Commits = commitFiguresOf(before, t.db.CommitStats(), l.elapsed)
+	}
 	if err := ctx.Err(); err != nil {
 		return result{}, err
 	}

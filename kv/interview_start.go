@@ -122,7 +122,7 @@ func (db *DB) openLink(tx *bolt.Tx, token, session string, create bool) (Opened,
 		}
 		if create {
 			org.Credits--
-			if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
+			if err := db.putOrg(tx, org); err != nil {
 				return Opened{}, err
 			}
 			out.SpentCredit, out.CreditsLeft = true, org.Credits

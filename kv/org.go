@@ -97,7 +97,7 @@ func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
 		if user, err = db.userForEmail(tx, email); err != nil {
 			return err
 		}
-		if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
+		if err := db.putOrg(tx, org); err != nil {
 			return err
 		}
 		m := Membership{OrgID: org.ID, UserID: user.ID, Role: RoleOwner}
@@ -236,7 +236,7 @@ func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
 		}
 		org.Credits += amount
 		balance = org.Credits
-		return putJSON(tx.Bucket(bucketOrgs), org.ID[:], org)
+		return db.putOrg(tx, org)
 	})
 	return balance, err
 }
@@ -263,4 +263,11 @@ func (db *DB) AddMember(ctx context.Context, org ID, email string, role Role) (U
 		return putJSON(tx.Bucket(bucketMembers), append(org[:], user.ID[:]...), Membership{OrgID: org, UserID: user.ID, Role: role})
 	})
 	return user, err
+}
+
+// putOrg writes the organisation record; every write of one goes through here, so the
+// organisation's cached credentials (which carry the record) are dropped on commit.
+func (db *DB) putOrg(tx *bolt.Tx, org Org) error {
+	db.authChanged(tx, org.ID)
+	return putJSON(tx.Bucket(bucketOrgs), org.ID[:], org)
 }
