@@ -55,7 +55,7 @@ func (e *testEnv) run(t *testing.T, cases []scenario) {
 // authCases are the 401s every protected route answers alike.
 func authCases(method, path string) []scenario {
 	return []scenario{
-		{name: "ErrNoCredential", method: method, path: path, wantStatus: 401, wantBody: `"code":"missing_token"`,
+		{name: "ErrNoCredential", method: method, path: path, wantStatus: 401, wantBody: `Bearer <token>.","code":"missing_token"`, // unescaped: people read it
 			check: func(t *testing.T, r response) {
 				if strings.Contains(r.header.Get("WWW-Authenticate"), "invalid_token") {
 					t.Fatal("no token was sent, yet the header says invalid_token")
@@ -187,7 +187,7 @@ func TestStudyRoutes(t *testing.T) {
 		scenario{name: "OK_Limit200", method: "GET", path: "/v1/api/studies?limit=200", key: "a_live", wantStatus: 200},
 		scenario{name: "OK_Limit1", method: "GET", path: "/v1/api/studies?limit=1", key: "a_live", wantStatus: 200},
 		scenario{name: "ErrCursor", method: "GET", path: "/v1/api/studies?cursor=garbage", key: "a_live", wantStatus: 422, wantBody: `"loc":["query","cursor"]`},
-		scenario{name: "ErrCursorTampered", method: "GET", path: "/v1/api/studies?cursor=" + kv.EncodeCursor(kv.CursorInterviews, st.ID), key: "a_live", wantStatus: 422},
+		scenario{name: "ErrCursorTampered", method: "GET", path: "/v1/api/studies?cursor=" + e.db.EncodeCursor(kv.CursorInterviews, kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive}, st.ID), key: "a_live", wantStatus: 422},
 	)
 	e.run(t, cases)
 }
