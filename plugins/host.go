@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -27,14 +29,16 @@ type Host struct {
 	cache   wazero.CompilationCache
 	runtime wazero.Runtime
 	wasi    map[string]api.FunctionDefinition // what wasi_snapshot_preview1 exports
-	// compiling is held (read) by every compile and (write) by Close.
-	compiling sync.RWMutex
+	// stop cancels every compile in flight: Close never waits for compilation.
+	stop   context.Context
+	cancel context.CancelFunc
 
 	// mu guards the fields below and every entry's mutable fields.
-	mu       sync.Mutex
-	closed   bool
-	compiled compiledSet
-	builtins map[string]*Plugin
+	mu        sync.Mutex
+	closed    bool
+	compiling int // compiles in flight; the last one out after Close frees wazero
+	compiled  compiledSet
+	builtins  map[string]*Plugin
 }
 
 // NewHost returns a Host with one wazero runtime configured from cfg. It returns an
@@ -63,7 +67,10 @@ func NewHost(ctx context.Context, cfg Config) (*Host, error) {
 		_ = cache.Close(ctx)
 		return nil, fmt.Errorf("plugins: WASI: %w", err)
 	}
+	stop, cancel := context.WithCancel(context.Background())
 	h := &Host{
+		stop:     stop,
+		cancel:   cancel,
 		cfg:      cfg,
 		cache:    cache,
 		runtime:  r,
@@ -74,8 +81,13 @@ func NewHost(ctx context.Context, cfg Config) (*Host, error) {
 	return h, nil
 }
 
-// Close stops every run in progress, frees all compiled code and closes the cache. It
-// returns the first error from wazero.
+// Close stops every run in progress, cancels every compile in flight, frees all
+// compiled code and closes the cache. It returns the first error from wazero.
+//
+// It never waits for a compile: a server stopping while a plugin compiles (seconds on
+// a busy machine) must not take that long to exit. wazero must not be compiling while
+// its runtime closes, so when a compile is still winding down after its cancellation,
+// the last one to finish closes the runtime instead, and Close returns nil at once.
 func (h *Host) Close(ctx context.Context) error {
 	h.mu.Lock()
 	if h.closed {
@@ -83,11 +95,18 @@ func (h *Host) Close(ctx context.Context) error {
 		return nil
 	}
 	h.closed = true
+	h.cancel()
+	busy := h.compiling > 0
 	h.mu.Unlock()
-	// wazero must not be compiling while its runtime closes: wait for compiles in
-	// flight (new ones see closed and stop). Runs are stopped by the close itself.
-	h.compiling.Lock()
-	defer h.compiling.Unlock()
+	if busy {
+		return nil
+	}
+	return h.free(ctx)
+}
+
+// free closes the runtime (stopping its runs) and the cache, once closed and no compile
+// is in flight.
+func (h *Host) free(ctx context.Context) error {
 	return errors.Join(h.runtime.Close(ctx), h.cache.Close(ctx))
 }
 
@@ -207,23 +226,51 @@ func (h *Host) closeEvicted(ctx context.Context, es []*entry) {
 // compile turns p's bytes into machine code (or takes it from the cache) and checks
 // that the module is a WASI command that imports nothing else.
 func (h *Host) compile(ctx context.Context, p *Plugin) (wazero.CompiledModule, error) {
-	h.compiling.RLock()
-	defer h.compiling.RUnlock()
-	if h.isClosed() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
 		return nil, ErrClosed
 	}
+	h.compiling++
+	h.mu.Unlock()
+	defer h.endCompile()
+	// wazero checks the context between functions, but only when it compiles with more
+	// than one worker: Close cancels h.stop. Two or more workers also halve a compile
+	// on a machine with cores to spare.
+	ctx = experimental.WithCompilationWorkers(ctx, min(max(runtime.GOMAXPROCS(0), 2), 4))
+	ctx, cancel := context.WithCancel(ctx)
+	defer context.AfterFunc(h.stop, cancel)()
+	defer cancel()
 	cm, err := h.runtime.CompileModule(ctx, p.wasm)
 	if err != nil {
 		if h.isClosed() {
 			return nil, ErrClosed
 		}
+		if ctx.Err() != nil {
+			return nil, p.fail("load", ReasonCanceled, "canceled while compiling", ctx.Err())
+		}
 		return nil, p.fail("load", ReasonInvalid, "not a valid WebAssembly module: "+err.Error(), err)
+	}
+	if h.isClosed() {
+		return nil, ErrClosed // the runtime, freed by the last compile out, owns cm
 	}
 	if msg := h.checkModule(cm); msg != "" {
 		_ = cm.Close(ctx)
 		return nil, p.fail("load", ReasonInvalid, msg, nil)
 	}
 	return cm, nil
+}
+
+// endCompile ends a compile begun by compile, freeing wazero if the host was closed
+// meanwhile and this was the last compile in flight.
+func (h *Host) endCompile() {
+	h.mu.Lock()
+	h.compiling--
+	last := h.closed && h.compiling == 0
+	h.mu.Unlock()
+	if last {
+		_ = h.free(context.Background())
+	}
 }
 
 // checkModule returns why cm is not an acceptable plugin, or "".
