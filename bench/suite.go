@@ -15,6 +15,13 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 	var t *target
 	if o.URL == "" {
 		// Start-up first, before seeding and load warm the machine.
+		if o.ExecRuns > 0 {
+			f, err := measureExec(ctx, o.ExecRuns, o.Idle, progress)
+			if err != nil {
+				return report{}, fmt.Errorf("exec start-up: %w", err)
+			}
+			rep.Exec = &f
+		}
 		if rep.Startup, err = measureStartup(ctx); err != nil {
 			return report{}, err
 		}

@@ -25,10 +25,15 @@ var ErrClosed = errors.New("plugins: host is closed")
 // Host loads and runs plugins. Its methods, and those of its plugins, are safe for
 // concurrent use.
 type Host struct {
-	cfg     Config
-	cache   wazero.CompilationCache
-	runtime wazero.Runtime
-	wasi    map[string]api.FunctionDefinition // what wasi_snapshot_preview1 exports
+	cfg   Config
+	cache wazero.CompilationCache
+	// The runtime is made by the first compile (newRuntime): an idle server needs none,
+	// and making one with WASI was a good part of a server's start-up. Once made, it
+	// and wasi never change.
+	runtimeOnce sync.Once
+	runtime     wazero.Runtime
+	runtimeErr  error
+	wasi        map[string]api.FunctionDefinition // what wasi_snapshot_preview1 exports
 	// stop cancels every compile in flight: Close never waits for compilation.
 	stop   context.Context
 	cancel context.CancelFunc
@@ -41,8 +46,9 @@ type Host struct {
 	builtins  map[string]*Plugin
 }
 
-// NewHost returns a Host with one wazero runtime configured from cfg. It returns an
-// error if cfg is invalid or the cache directory cannot be created.
+// NewHost returns a Host configured from cfg, whose wazero runtime is made when the
+// first plugin is loaded. It returns an error if cfg is invalid or the cache directory
+// cannot be created.
 func NewHost(ctx context.Context, cfg Config) (*Host, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -56,29 +62,38 @@ func NewHost(ctx context.Context, cfg Config) (*Host, error) {
 	} else {
 		cache = wazero.NewCompilationCache()
 	}
-	rc := wazero.NewRuntimeConfig().
-		WithCompilationCache(cache).
-		WithMemoryLimitPages(cfg.MemoryLimitPages).
-		WithCloseOnContextDone(true).
-		WithDebugInfoEnabled(false)
-	r := wazero.NewRuntimeWithConfig(ctx, rc)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
-		_ = r.Close(ctx)
-		_ = cache.Close(ctx)
-		return nil, fmt.Errorf("plugins: WASI: %w", err)
-	}
 	stop, cancel := context.WithCancel(context.Background())
 	h := &Host{
 		stop:     stop,
 		cancel:   cancel,
 		cfg:      cfg,
 		cache:    cache,
-		runtime:  r,
-		wasi:     r.Module(wasi_snapshot_preview1.ModuleName).ExportedFunctionDefinitions(),
 		builtins: map[string]*Plugin{},
 	}
 	h.compiled.init(cfg.MaxLoaded)
 	return h, nil
+}
+
+// newRuntime returns the host's runtime, making it (with WASI) on the first call. It
+// returns an error if WASI cannot be instantiated.
+func (h *Host) newRuntime() (wazero.Runtime, error) {
+	h.runtimeOnce.Do(func() {
+		ctx := context.Background()
+		rc := wazero.NewRuntimeConfig().
+			WithCompilationCache(h.cache).
+			WithMemoryLimitPages(h.cfg.MemoryLimitPages).
+			WithCloseOnContextDone(true).
+			WithDebugInfoEnabled(false)
+		r := wazero.NewRuntimeWithConfig(ctx, rc)
+		if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+			_ = r.Close(ctx)
+			h.runtimeErr = fmt.Errorf("plugins: WASI: %w", err)
+			return
+		}
+		h.runtime = r
+		h.wasi = r.Module(wasi_snapshot_preview1.ModuleName).ExportedFunctionDefinitions()
+	})
+	return h.runtime, h.runtimeErr
 }
 
 // Close stops every run in progress, cancels every compile in flight, frees all
@@ -107,7 +122,11 @@ func (h *Host) Close(ctx context.Context) error {
 // free closes the runtime (stopping its runs) and the cache, once closed and no compile
 // is in flight.
 func (h *Host) free(ctx context.Context) error {
-	return errors.Join(h.runtime.Close(ctx), h.cache.Close(ctx))
+	var err error
+	if h.runtime != nil { // made by a compile that has ended: no race with newRuntime
+		err = h.runtime.Close(ctx)
+	}
+	return errors.Join(err, h.cache.Close(ctx))
 }
 
 // Config returns the host's configuration with defaults filled in.
@@ -241,7 +260,11 @@ func (h *Host) compile(ctx context.Context, p *Plugin) (wazero.CompiledModule, e
 	ctx, cancel := context.WithCancel(ctx)
 	defer context.AfterFunc(h.stop, cancel)()
 	defer cancel()
-	cm, err := h.runtime.CompileModule(ctx, p.wasm)
+	r, err := h.newRuntime()
+	if err != nil {
+		return nil, err
+	}
+	cm, err := r.CompileModule(ctx, p.wasm)
 	if err != nil {
 		if h.isClosed() {
 			return nil, ErrClosed

@@ -46,8 +46,10 @@ func TestCloseWhileCompiling(t *testing.T) {
 		if !errors.Is(err, ErrClosed) {
 			t.Fatalf("load canceled by close returned %v, want ErrClosed", err)
 		}
-		if _, err := h.runtime.CompileModule(context.Background(), []byte("\x00asm\x01\x00\x00\x00")); err == nil {
-			t.Fatal("the runtime is still open once the canceled compile returned")
+		if r := h.runtime; r != nil {
+			if _, err := r.CompileModule(context.Background(), []byte("\x00asm\x01\x00\x00\x00")); err == nil {
+				t.Fatal("the runtime is still open once the canceled compile returned")
+			}
 		}
 	}
 }
