@@ -81,9 +81,10 @@ func (f execFigures) ratio() float64 {
 	return float64(f.First200) / float64(f.BareFirst)
 }
 
-// probePath is what the first request asks for: an unauthenticated route an empty data
-// folder answers 200 (the bare binary answers 200 to anything).
-const probePath = "/v1/api/openapi.json"
+// probePath is what the first request asks for: a route an empty data folder answers
+// 200 without authentication, as a first visitor's browser would (the bare binary answers
+// 200 to anything).
+const probePath = "/static/interview.css"
 
 // measureExec builds interviewd and bench/bare with `go build -ldflags='-s -w'` into a
 // temporary folder, then runs each runs times, alternating, on a fresh empty data
