@@ -31,6 +31,10 @@ type options struct {
 	JSON         bool
 	URL          string // empty: boot the server in-process
 	Key          string // with URL: the API key to send
+	// UntilEnough makes each scenario run past Duration until its workload says it has
+	// done enough (see workload.enough): for tests, which must not depend on what a
+	// loaded machine gets done in a fixed window. There is no flag for it.
+	UntilEnough bool
 	// ExecRuns is how many times the stripped interviewd and bare fasthttp binaries are
 	// each started for the exec figures; 0 skips them (and the idle memory reading).
 	ExecRuns int

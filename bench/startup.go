@@ -18,8 +18,13 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// startupDeadline bounds the wait for a freshly booted server's first answer.
-const startupDeadline = 10 * time.Second
+// startupDeadline bounds the wait for a freshly booted server's first answer, and
+// stopDeadline for a process to exit after SIGTERM: generous, so that only a hang
+// fails a run, never a busy machine.
+const (
+	startupDeadline = time.Minute
+	stopDeadline    = time.Minute
+)
 
 // measureStartup boots interviewd on a fresh folder holding only an organisation and a
 // key, and returns the time from server.New and listen to the first 200 answer of
@@ -148,7 +153,8 @@ type execRun struct {
 // execOnce starts bin with --addr on a free loopback port and args, polls GET probePath
 // until it answers 200, waits idle, reads the process's RssAnon, then sends SIGTERM and
 // waits for it to exit. It returns an error if no 200 comes within startupDeadline, the
-// process exits early or non-zero, or its memory cannot be read.
+// process exits early, non-zero or not within stopDeadline of SIGTERM, or its memory
+// cannot be read.
 func execOnce(ctx context.Context, bin string, args []string, idle time.Duration) (r execRun, err error) {
 	addr, err := freeAddr()
 	if err != nil {
@@ -204,8 +210,13 @@ func execOnce(ctx context.Context, bin string, args []string, idle time.Duration
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		return r, err
 	}
-	if err := <-exited; err != nil {
-		return r, fmt.Errorf("on SIGTERM: %w", err)
+	select {
+	case err := <-exited:
+		if err != nil {
+			return r, fmt.Errorf("on SIGTERM: %w", err)
+		}
+	case <-time.After(stopDeadline):
+		return r, fmt.Errorf("still running %s after SIGTERM", stopDeadline)
 	}
 	r.stop = time.Since(t0)
 	return r, nil

@@ -65,7 +65,11 @@ func runScenario(ctx context.Context, sc scenario, t *target, o options, progres
 	}
 	fmt.Fprintf(progress, "%s: %d connections for %s against %s (%d-byte answers)\n", sc.name, conns, o.Duration, t.baseURL, len(a.body))
 	r := result{Scenario: sc.name, Conns: conns, Duration: o.Duration}
-	r.stats = summarise(drive(ctx, t.addr, t.tls, conns, o.Duration, w.newWorker))
+	var until func() bool
+	if o.UntilEnough {
+		until = w.enough
+	}
+	r.stats = summarise(drive(ctx, t.addr, t.tls, conns, o.Duration, until, w.newWorker))
 	if err := ctx.Err(); err != nil {
 		return result{}, err
 	}
@@ -82,7 +86,7 @@ func runScenario(ctx context.Context, sc scenario, t *target, o options, progres
 		return result{}, fmt.Errorf("%s ceiling: %w", sc.name, err)
 	}
 	fmt.Fprintf(progress, "%s: the same load against its ceiling at %s\n", sc.name, addr)
-	c := summarise(drive(ctx, addr, false, conns, o.Duration, w.newWorker))
+	c := summarise(drive(ctx, addr, false, conns, o.Duration, nil, w.newWorker))
 	if err := errors.Join(stop(), ctx.Err()); err != nil {
 		return result{}, fmt.Errorf("%s ceiling: %w", sc.name, err)
 	}
