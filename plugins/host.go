@@ -25,8 +25,9 @@ var ErrClosed = errors.New("plugins: host is closed")
 // Host loads and runs plugins. Its methods, and those of its plugins, are safe for
 // concurrent use.
 type Host struct {
-	cfg   Config
-	cache wazero.CompilationCache
+	cfg      Config
+	cache    wazero.CompilationCache
+	ownCache bool // made by NewHost, so closed by Close (not Config.Cache)
 	// The runtime is made by the first compile (newRuntime): an idle server needs none,
 	// and making one with WASI was a good part of a server's start-up. Once made, it
 	// and wasi never change.
@@ -54,12 +55,14 @@ func NewHost(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cache wazero.CompilationCache
-	if cfg.CacheDir != "" {
+	cache, ownCache := cfg.Cache, cfg.Cache == nil // a shared cache is its owner's to close
+	switch {
+	case !ownCache:
+	case cfg.CacheDir != "":
 		if cache, err = wazero.NewCompilationCacheWithDir(cfg.CacheDir); err != nil {
 			return nil, fmt.Errorf("plugins: compilation cache: %w", err)
 		}
-	} else {
+	default:
 		cache = wazero.NewCompilationCache()
 	}
 	stop, cancel := context.WithCancel(context.Background())
@@ -68,6 +71,7 @@ func NewHost(ctx context.Context, cfg Config) (*Host, error) {
 		cancel:   cancel,
 		cfg:      cfg,
 		cache:    cache,
+		ownCache: ownCache,
 		builtins: map[string]*Plugin{},
 	}
 	h.compiled.init(cfg.MaxLoaded)
@@ -126,7 +130,10 @@ func (h *Host) free(ctx context.Context) error {
 	if h.runtime != nil { // made by a compile that has ended: no race with newRuntime
 		err = h.runtime.Close(ctx)
 	}
-	return errors.Join(err, h.cache.Close(ctx))
+	if h.ownCache {
+		err = errors.Join(err, h.cache.Close(ctx))
+	}
+	return err
 }
 
 // Config returns the host's configuration with defaults filled in.
