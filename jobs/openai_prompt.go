@@ -20,7 +20,7 @@ const (
 	promptMaxTurn       = 2000  // runes per transcript message
 	promptMaxFact       = 500   // runes per context key or value
 	promptMaxNote       = 2000  // runes
-	promptMaxPersona    = 2000  // runes
+	promptMaxPersona    = 10000 // runes: the whole persona the API accepts
 )
 
 // Every prompt is one system message and one user message: some compatible servers

@@ -3,6 +3,7 @@ package kv
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -19,7 +20,7 @@ const (
 
 // Simulation request limits (DECISIONS §8).
 const (
-	SimulationPersonaMax      = 2000
+	SimulationPersonaMax      = 10000
 	SimulationMaxTurnsMax     = 200
 	SimulationMaxTurnsDefault = 12
 )
@@ -95,7 +96,7 @@ func simulationSeed(id ID) int64 {
 func ValidateSimulation(persona string, maxTurns int) error {
 	var bad []FieldError
 	if utf8.RuneCountInString(persona) > SimulationPersonaMax {
-		bad = append(bad, FieldError{Loc: []any{"body", "persona"}, Msg: "String should have at most 2000 characters.", Type: "string_too_long",
+		bad = append(bad, FieldError{Loc: []any{"body", "persona"}, Msg: fmt.Sprintf("String should have at most %d characters.", SimulationPersonaMax), Type: "string_too_long",
 			Ctx: map[string]any{"max_length": SimulationPersonaMax}})
 	}
 	if maxTurns < 1 || maxTurns > SimulationMaxTurnsMax {

@@ -16,7 +16,7 @@ const (
 
 // CreateStudyInput is the study guidance request.
 type CreateStudyInput struct {
-	Guidance string  `json:"guidance" required:"true" doc:"Plain-language instruction: research goal, intended participants, what to learn. 1 to 20,000 characters after trimming."`
+	Guidance string  `json:"guidance" required:"true" minLength:"1" doc:"Plain-language instruction: for a new study the research goal, intended participants and what to learn; for a refine what to change. 1 to 20,000 characters after trimming."`
 	FileIDs  []kv.ID `json:"file_ids" doc:"Ids from file upload, at most 10, uploaded by the same organisation and environment."`
 }
 
@@ -24,11 +24,13 @@ func (in *CreateStudyInput) validate() []kv.FieldError {
 	return validateGuidance(&in.Guidance, in.FileIDs)
 }
 
-// RefineStudyInput is the guidance request for an existing study.
+// RefineStudyInput is the guidance request for an existing study. Its body is the
+// same StudyGuidanceRequest as create's, so its tags match CreateStudyInput's (the
+// document refuses two shapes under one component name).
 type RefineStudyInput struct {
 	StudyID  kv.ID   `path:"study_id" doc:"The study to refine."`
-	Guidance string  `json:"guidance" required:"true" doc:"What to change, in plain language. 1 to 20,000 characters after trimming."`
-	FileIDs  []kv.ID `json:"file_ids" doc:"Ids from file upload, at most 10."`
+	Guidance string  `json:"guidance" required:"true" minLength:"1" doc:"Plain-language instruction: for a new study the research goal, intended participants and what to learn; for a refine what to change. 1 to 20,000 characters after trimming."`
+	FileIDs  []kv.ID `json:"file_ids" doc:"Ids from file upload, at most 10, uploaded by the same organisation and environment."`
 }
 
 func (in *RefineStudyInput) validate() []kv.FieldError {
@@ -102,7 +104,7 @@ func (in *JobIDInput) id() (kv.ID, error) {
 type AuthoringStatus struct {
 	Status  string    `json:"status" enum:"working,ready,failed"`
 	StudyID *kv.ID    `json:"study_id"`
-	Brief   *kv.Brief `json:"brief"`
+	Brief   *kv.Brief `json:"brief" component:"Brief"`
 }
 
 func (s *Server) getAuthoringStatus(ctx context.Context, p *Principal, in *JobIDInput) (AuthoringStatus, error) {
@@ -127,9 +129,13 @@ func (s *Server) getAuthoringStatus(ctx context.Context, p *Principal, in *JobID
 			return AuthoringStatus{}, err
 		}
 	}
-	if j.Status == kv.AuthoringFailed && out.StudyID == nil {
+	// A failed job answers 200 whatever was saved: {failed, null, null} when nothing was
+	// (a refused request), so clients raise their job-failed error rather than an HTTP
+	// one (DECISIONS §4). 409 is kept for the one case the spec names: a job that
+	// completed without a failure, yet whose study change cannot be confirmed.
+	if j.Status == kv.AuthoringReady && out.Brief == nil {
 		return AuthoringStatus{}, kv.Errorf(kv.ECONFLICT, "authoring_unconfirmed",
-			"The authoring job ended without a confirmed study change. "+j.Error)
+			"The authoring job completed but its study change cannot be confirmed; poll the study or start a new job.")
 	}
 	return out, nil
 }
@@ -140,11 +146,17 @@ type SetModeInput struct {
 	Mode    kv.Mode `json:"mode" required:"true" enum:"test,live,paused,closed" doc:"Explicit target; the endpoint never toggles."`
 }
 
-// ModeResult is the settled mode and the study's invite URL.
+// ModeResult is the settled mode and the study's invite URL (DECISIONS §7), plus a
+// notice when a live study cannot start interviews yet.
 type ModeResult struct {
-	Mode kv.Mode `json:"mode" enum:"test,live,paused,closed"`
-	URL  string  `json:"url"`
+	Mode   kv.Mode `json:"mode" enum:"test,live,paused,closed"`
+	URL    string  `json:"url"`
+	Notice *string `json:"notice,omitempty" doc:"Present only when something stops the settled mode from working as expected: a study live in the live environment while the organisation has 0 credits accepts no interviews until credits are added."`
 }
+
+// noCreditsNotice is the mode response's notice for a live study of an organisation
+// with no credits: the link shows "not accepting responses" until credits are added.
+const noCreditsNotice = "The organisation has 0 credits: no interview starts, and the invite link says it is not accepting responses, until credits are added (interviewd credits add)."
 
 func modeScope(in any) string {
 	if in.(*SetModeInput).Mode == kv.ModeLive {
@@ -158,5 +170,17 @@ func (s *Server) setStudyMode(ctx context.Context, p *Principal, in *SetModeInpu
 	if err != nil {
 		return ModeResult{}, err
 	}
-	return ModeResult{Mode: st.Mode, URL: s.linkURL(st.LinkToken)}, nil
+	out := ModeResult{Mode: st.Mode, URL: s.linkURL(st.LinkToken)}
+	if st.Mode == kv.ModeLive && p.Partition.Env == kv.EnvLive {
+		// Advisory, read after the change: going live never depends on credits.
+		org, err := s.db.FindOrgByID(ctx, p.Partition.Org)
+		if err != nil {
+			return ModeResult{}, err
+		}
+		if org.Credits <= 0 {
+			notice := noCreditsNotice
+			out.Notice = &notice
+		}
+	}
+	return out, nil
 }

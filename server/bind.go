@@ -36,17 +36,18 @@ func (s fieldSource) String() string {
 
 // fieldPlan is what reflection learned about one input field, once, at start-up.
 // Struct tags: path:"x" / query:"x" (else a JSON body field named by its json tag),
-// required:"true", enum:"a,b", min:"1", max:"200", maxLength:"2000", doc:"...".
+// required:"true", enum:"a,b", min:"1", max:"200", minLength:"1", maxLength:"2000",
+// and, for documents only, doc:"...", default:"...", docEnum and component (schema.go).
 type fieldPlan struct {
-	index    int
-	name     string
-	src      fieldSource
-	typ      reflect.Type
-	required bool
-	enum     []string
-	min, max *int
-	maxLen   int
-	doc      string
+	index          int
+	name           string
+	src            fieldSource
+	typ            reflect.Type
+	tag            reflect.StructTag
+	required       bool
+	enum           []string
+	min, max       *int
+	minLen, maxLen int
 }
 
 type inputPlan struct {
@@ -63,7 +64,7 @@ func planInput(t reflect.Type) *inputPlan {
 		if !f.IsExported() {
 			continue // filled by a surface-specific binder (an upload's stream), never from JSON
 		}
-		fp := fieldPlan{index: i, typ: f.Type, doc: f.Tag.Get("doc")}
+		fp := fieldPlan{index: i, typ: f.Type, tag: f.Tag}
 		switch {
 		case f.Tag.Get("path") != "":
 			fp.src, fp.name = srcPath, f.Tag.Get("path")
@@ -82,6 +83,9 @@ func planInput(t reflect.Type) *inputPlan {
 		}
 		fp.min = intTag(f.Tag.Get("min"))
 		fp.max = intTag(f.Tag.Get("max"))
+		if m := intTag(f.Tag.Get("minLength")); m != nil {
+			fp.minLen = *m
+		}
 		if m := intTag(f.Tag.Get("maxLength")); m != nil {
 			fp.maxLen = *m
 		}
@@ -258,6 +262,10 @@ func (fp *fieldPlan) check(v reflect.Value) *kv.FieldError {
 			return &kv.FieldError{Loc: fp.loc(), Msg: "Input should be " + quoteList(fp.enum) + ".", Type: "enum",
 				Ctx: map[string]any{"expected": quoteList(fp.enum)}}
 		}
+		if fp.minLen > 0 && utf8.RuneCountInString(s) < fp.minLen {
+			return &kv.FieldError{Loc: fp.loc(), Msg: fmt.Sprintf("String should have at least %d %s.", fp.minLen, plural(fp.minLen, "character")), Type: "string_too_short",
+				Ctx: map[string]any{"min_length": fp.minLen}}
+		}
 		if fp.maxLen > 0 && utf8.RuneCountInString(s) > fp.maxLen {
 			return &kv.FieldError{Loc: fp.loc(), Msg: fmt.Sprintf("String should have at most %d characters.", fp.maxLen), Type: "string_too_long",
 				Ctx: map[string]any{"max_length": fp.maxLen}}
@@ -274,6 +282,13 @@ func (fp *fieldPlan) check(v reflect.Value) *kv.FieldError {
 		}
 	}
 	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 func contains(list []string, s string) bool {

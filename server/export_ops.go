@@ -21,8 +21,10 @@ const downloadURLLifetime = 5 * time.Minute
 
 // StartExportInput is the export request.
 type StartExportInput struct {
-	StudyID kv.ID  `json:"study_id" required:"true" doc:"The study whose completed live participant interviews are exported."`
-	Format  string `json:"format" doc:"csv (default), or the name of one of the organisation's formatter plugins."`
+	StudyID kv.ID `json:"study_id" required:"true" doc:"The study whose completed live participant interviews are exported."`
+	// Documents list csv, the one built-in format; an organisation's formatter plugins
+	// add their names, checked when the export starts.
+	Format string `json:"format" component:"ExportFormat" docEnum:"csv" default:"csv" doc:"csv (default), or the name of one of the organisation's formatter plugins."`
 }
 
 // ExportJob is the handle start_export returns.

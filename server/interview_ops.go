@@ -40,7 +40,7 @@ func (s *Server) interview(iv kv.Interview) Interview {
 type ListInterviewsInput struct {
 	StudyID *kv.ID `query:"study_id" doc:"Only this study's interviews."`
 	Status  string `query:"status" enum:"in_progress,completed,failed" doc:"Only interviews with this status."`
-	Limit   *int   `query:"limit" min:"1" max:"200" doc:"Page size, 1 to 200 (default 50)."`
+	Limit   *int   `query:"limit" min:"1" max:"200" default:"50" doc:"Page size, 1 to 200 (default 50)."`
 	Cursor  string `query:"cursor" doc:"Opaque cursor of the previous page."`
 }
 

@@ -10,8 +10,8 @@ import (
 type ParticipantLinkInput struct {
 	StudyID  kv.ID             `path:"study_id" doc:"The study."`
 	Context  map[string]string `json:"context" doc:"Facts about the participant, briefed to the interviewer and stored on the interview: at most 20 keys (1-100 characters, no control characters, not a reserved name), values up to 2048 characters, 16384 UTF-8 bytes encoded in total."`
-	Audience string            `json:"audience" enum:"group,person" doc:"group (default): one reusable link for a segment; person: the link addresses one interview."`
-	Note     string            `json:"note" doc:"Guidance for the interviewer, up to 2048 characters after trimming; never shown to the participant or exported."`
+	Audience string            `json:"audience" enum:"group,person" default:"group" doc:"group (default): one reusable link for a segment; person: the link addresses one interview."`
+	Note     string            `json:"note" default:"" doc:"Guidance for the interviewer, up to 2048 characters after trimming; never shown to the participant or exported."`
 }
 
 func (in *ParticipantLinkInput) validate() []kv.FieldError {

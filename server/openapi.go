@@ -1,6 +1,7 @@
 package server
 
 import (
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,8 +31,24 @@ func (s *Server) routeDocs(r *router.Router) {
 }
 
 // openAPIDocument generates the research API's OpenAPI 3.1 document from the
-// operations table: one path item per operation.
+// operations table: one path item per operation, and every named type (the table's
+// Request and Response, a field's component tag) a component referenced with $ref.
+// The document is the same for every caller: export formats an organisation adds
+// with its own plugins are accepted beside the documented csv.
 func (s *Server) openAPIDocument() schema {
+	g := &schemaGen{components: schema{}}
+	errRef := g.named("Error", schema{"type": "object", "required": []any{"detail", "code"}, "additionalProperties": false,
+		"properties": schema{"detail": schema{"type": "string"}, "code": schema{"type": "string"}}})
+	validationItem := g.named("ValidationError", schema{
+		"type": "object", "required": []any{"loc", "msg", "type"},
+		"properties": schema{
+			"loc":  schema{"type": "array", "items": schema{"type": []any{"string", "integer"}}},
+			"msg":  schema{"type": "string"},
+			"type": schema{"type": "string"},
+			"ctx":  schema{"type": "object"},
+		}})
+	validation := g.named("HTTPValidationError", schema{"type": "object", "required": []any{"detail"}, "additionalProperties": false,
+		"properties": schema{"detail": schema{"type": "array", "items": validationItem}}})
 	paths := schema{}
 	for _, o := range s.ops {
 		item, _ := paths[o.Path].(schema)
@@ -39,10 +56,10 @@ func (s *Server) openAPIDocument() schema {
 			item = schema{}
 			paths[o.Path] = item
 		}
-		item[strings.ToLower(o.Method)] = s.openAPIOperation(o)
+		item[strings.ToLower(o.Method)] = g.openAPIOperation(o, errRef, validation)
 	}
 	paths["/v1/api/exports/{job_id}/artifact"] = schema{"get": schema{
-		"operationId": "download_export_artifact",
+		"operationId": "download_export_artifact_v1_api_exports__job_id__artifact_get",
 		"summary":     "The export artifact at a signed download_url: no bearer; valid 5 minutes",
 		"security":    []any{},
 		"parameters": []any{
@@ -54,8 +71,8 @@ func (s *Server) openAPIDocument() schema {
 		},
 		"responses": schema{
 			"200": schema{"description": "The artifact.", "content": schema{"text/csv": schema{"schema": schema{"type": "string", "format": "binary"}}}},
-			"403": schema{"description": "download_url_invalid: a changed or expired URL.", "content": schema{"application/json": schema{"schema": schema{"$ref": "#/components/schemas/Error"}}}},
-			"404": schema{"description": "export_expired: the artifact was deleted after seven days.", "content": schema{"application/json": schema{"schema": schema{"$ref": "#/components/schemas/Error"}}}},
+			"403": schema{"description": "download_url_invalid: a changed or expired URL.", "content": schema{"application/json": schema{"schema": errRef}}},
+			"404": schema{"description": "export_expired: the artifact was deleted after seven days.", "content": schema{"application/json": schema{"schema": errRef}}},
 		},
 	}}
 	return schema{
@@ -66,57 +83,53 @@ func (s *Server) openAPIDocument() schema {
 			"description": "AI-moderated research interviews: studies, links, interviews and exports.",
 		},
 		"servers":  []any{schema{"url": s.baseURL}},
-		"security": []any{schema{"bearerAuth": []any{}}},
+		"security": []any{schema{securitySchemeName: []any{}}},
 		"paths":    paths,
 		"components": schema{
-			"securitySchemes": schema{"bearerAuth": schema{"type": "http", "scheme": "bearer",
+			"securitySchemes": schema{securitySchemeName: schema{"type": "http", "scheme": "bearer",
 				"description": "An API key (jsk_live_… or jsk_test_…) or an OAuth access token (svca_…)."}},
-			"schemas": schema{
-				"Error": schema{"type": "object", "required": []any{"detail", "code"}, "additionalProperties": false,
-					"properties": schema{"detail": schema{"type": "string"}, "code": schema{"type": "string"}}},
-				"ValidationError": schema{"type": "object", "required": []any{"detail"}, "additionalProperties": false,
-					"properties": schema{"detail": schema{"type": "array", "items": schema{
-						"type": "object", "required": []any{"loc", "msg", "type"},
-						"properties": schema{
-							"loc":  schema{"type": "array", "items": schema{"type": []any{"string", "integer"}}},
-							"msg":  schema{"type": "string"},
-							"type": schema{"type": "string"},
-							"ctx":  schema{"type": "object"},
-						}}}}},
-			},
+			"schemas": g.components,
 		},
 	}
 }
 
-func (s *Server) openAPIOperation(o *Operation) schema {
+// securitySchemeName is the bearer scheme's name, the hosted service's.
+const securitySchemeName = "ApiKey"
+
+func (g *schemaGen) openAPIOperation(o *Operation, errRef, validation schema) schema {
 	var params []any
 	for i := range o.plan.fields {
 		fp := &o.plan.fields[i]
 		if fp.src == srcBody {
 			continue
 		}
+		// A path or query parameter is absent or has a value: null is an arguments-object
+		// notion (MCP), not a URL one.
+		param := *fp
+		if param.typ.Kind() == reflect.Pointer {
+			param.typ = param.typ.Elem()
+		}
 		params = append(params, schema{"name": fp.name, "in": fp.src.String(), "required": fp.required,
-			"schema": inputFieldSchema(fp)})
+			"schema": g.inputFieldSchema(&param)})
 	}
 	if o.Idempotent {
 		params = append(params, schema{"name": "Idempotency-Key", "in": "header", "required": false,
 			"schema": schema{"type": "string", "minLength": 1, "maxLength": 255}})
 	}
-	success := schema{"description": o.Summary, "content": schema{"application/json": schema{"schema": o.restResponseSchema()}}}
+	success := schema{"description": o.Summary, "content": schema{"application/json": schema{"schema": g.restResponseSchema(o)}}}
 	if o.out.Implements(listResultType) {
 		success["headers"] = schema{"X-Next-Cursor": schema{"description": "Cursor of the next page; absent on the last page.",
 			"schema": schema{"type": "string"}}}
 	}
-	errRef := func(desc string) schema {
-		return schema{"description": desc, "content": schema{"application/json": schema{"schema": schema{"$ref": "#/components/schemas/Error"}}}}
+	refusal := func(desc string) schema {
+		return schema{"description": desc, "content": schema{"application/json": schema{"schema": errRef}}}
 	}
 	responses := schema{
 		strconv.Itoa(o.Status): success,
-		"401":                  errRef("Missing, invalid, expired or revoked credential."),
-		"403":                  errRef("The credential lacks the required scope."),
-		"422": schema{"description": "Validation failure.", "content": schema{"application/json": schema{
-			"schema": schema{"$ref": "#/components/schemas/ValidationError"}}}},
-		"429": errRef("Rate limit exceeded; see Retry-After."),
+		"401":                  refusal("Missing, invalid, expired or revoked credential."),
+		"403":                  refusal("The credential lacks the required scope."),
+		"422":                  schema{"description": "Validation failure.", "content": schema{"application/json": schema{"schema": validation}}},
+		"429":                  refusal("Rate limit exceeded; see Retry-After."),
 	}
 	var conflicts []string
 	if o.Conflict != "" {
@@ -127,20 +140,20 @@ func (s *Server) openAPIOperation(o *Operation) schema {
 			"idempotency_key_in_flight: a request with this Idempotency-Key is still running.")
 	}
 	if conflicts != nil {
-		responses["409"] = errRef(strings.Join(conflicts, " "))
+		responses["409"] = refusal(strings.Join(conflicts, " "))
 	}
 	for status, desc := range o.Refusals {
-		responses[strconv.Itoa(status)] = errRef(desc)
+		responses[strconv.Itoa(status)] = refusal(desc)
 	}
 	if o.restRespond != nil { // the download: the artifact inline unless Accept asks for JSON
 		success["content"].(schema)["text/csv"] = schema{"schema": schema{"type": "string", "format": "binary"}}
 		success["description"] = o.Summary + ". The artifact itself (text/csv, or the formatter's media type) unless Accept names application/json and not text/csv."
 	}
 	if strings.Contains(o.Path, "{") {
-		responses["404"] = errRef("Not found in the caller's organisation and environment.")
+		responses["404"] = refusal("Not found in the caller's organisation and environment.")
 	}
 	out := schema{
-		"operationId":      o.Name,
+		"operationId":      orDefault(o.OperationID, o.Name),
 		"summary":          o.Summary,
 		"x-required-scope": orDefault(o.ScopeDoc, o.Scope),
 		"responses":        responses,
@@ -152,7 +165,8 @@ func (s *Server) openAPIOperation(o *Operation) schema {
 		out["requestBody"] = schema{"required": true, "content": schema{"multipart/form-data": schema{"schema": schema{
 			"type": "object", "required": []any{"file"}, "properties": schema{"file": schema{"type": "string", "format": "binary"}}}}}}
 	} else if o.plan.hasBody {
-		out["requestBody"] = schema{"required": true, "content": schema{"application/json": schema{"schema": o.plan.inputSchema(srcBody)}}}
+		out["requestBody"] = schema{"required": true, "content": schema{"application/json": schema{
+			"schema": g.named(o.Request, g.inputSchema(o.plan, srcBody))}}}
 	}
 	return out
 }

@@ -12,14 +12,21 @@ import (
 // routes, MCP tools, A2A skills and the OpenAPI document all come from the table, so a
 // rule (scope, validation, limit) cannot differ between surfaces.
 type Operation struct {
-	Name       string // tool and skill name, e.g. "get_study"
-	Summary    string
-	Method     string // REST method
-	Path       string // REST path template, e.g. "/v1/api/studies/{study_id}:refine"
-	Scope      string // required scope; "" means any valid credential
-	Write      bool   // counts against write rate limits
-	Status     int    // REST success status
-	Idempotent bool   // accepts Idempotency-Key
+	Name string // tool and skill name, e.g. "get_study"
+	// OperationID is the operation's id in the OpenAPI document: the hosted service's
+	// published one, so code generated from either document is the same.
+	OperationID string
+	// Request and Response name the OpenAPI components of the JSON request body and of
+	// the success body (of its items, for lists), as the hosted service names them.
+	// Nested types are named by a component tag on the field that holds them.
+	Request, Response string
+	Summary           string
+	Method            string // REST method
+	Path              string // REST path template, e.g. "/v1/api/studies/{study_id}:refine"
+	Scope             string // required scope; "" means any valid credential
+	Write             bool   // counts against write rate limits
+	Status            int    // REST success status
+	Idempotent        bool   // accepts Idempotency-Key
 	// ScopeFor, when set, names the scope a particular input needs instead of Scope
 	// (setting mode to live needs studies:golive).
 	ScopeFor func(in any) string

@@ -2,36 +2,54 @@ package server
 
 // operations is the table of research operations. Every surface binds from it; adding
 // an operation here is all it takes to expose it over REST, MCP and A2A and to document
-// it in OpenAPI.
+// it in OpenAPI. OperationID, Request and Response are the hosted service's published
+// names (its operationIds and component schemas), so generated clients match.
 func (s *Server) operations() []*Operation {
-	upload := op(Operation{Name: "upload_file", Summary: "Upload a file whose text can inform authoring", Method: "POST", Path: "/v1/api/files", Scope: "studies:write", Write: true,
+	upload := op(Operation{Name: "upload_file", OperationID: "upload_file_v1_api_files_post", Response: "FileUploadOut",
+		Summary: "Upload a file whose text can inform authoring", Method: "POST", Path: "/v1/api/files", Scope: "studies:write", Write: true,
 		Refusals: map[int]string{413: "payload_too_large: over 10 MB for .txt .md .csv, over 50 MB for other types."}}, s.uploadFile)
 	upload.restBind = s.bindUpload
-	download := op(Operation{Name: "get_export_download", Summary: "Download a finished export: a signed URL valid 5 minutes (REST: the CSV inline unless Accept asks for JSON)", Method: "GET", Path: "/v1/api/exports/{job_id}/download", Scope: "export:read",
+	download := op(Operation{Name: "get_export_download", OperationID: "download_export_job_v1_api_exports__job_id__download_get",
+		Summary: "Download a finished export: a signed URL valid 5 minutes (REST: the CSV inline unless Accept asks for JSON)", Method: "GET", Path: "/v1/api/exports/{job_id}/download", Scope: "export:read",
 		Conflict: "export_not_ready: the export has not completed."}, s.getExportDownload)
 	download.restRespond = s.respondDownload
 	return []*Operation{
-		op(Operation{Name: "whoami", Summary: "Describe the calling credential", Method: "GET", Path: "/v1/api/me"}, s.whoami),
-		op(Operation{Name: "list_studies", Summary: "List studies, newest created first", Method: "GET", Path: "/v1/api/studies", Scope: "studies:read"}, s.listStudies),
-		op(Operation{Name: "get_study", Summary: "Get a study with its current brief", Method: "GET", Path: "/v1/api/studies/{study_id}", Scope: "studies:read"}, s.getStudy),
-		op(Operation{Name: "create_study", Summary: "Author a new study from plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.createStudy),
-		op(Operation{Name: "get_authoring_status", Summary: "Poll an authoring job", Method: "GET", Path: "/v1/api/studies/jobs/{job_id}", Scope: "studies:read",
-			Conflict: "authoring_unconfirmed: the job ended with no confirmed study change."}, s.getAuthoringStatus),
-		op(Operation{Name: "refine_study", Summary: "Refine a study's design with plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:refine", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.refineStudy),
-		op(Operation{Name: "set_study_mode", Summary: "Set a study's mode: test, live (Go live), paused or closed", Method: "PUT", Path: "/v1/api/studies/{study_id}/mode", Write: true, ScopeFor: modeScope, ScopeDoc: "studies:write; studies:golive to go live",
+		op(Operation{Name: "whoami", OperationID: "whoami_v1_api_me_get", Response: "WhoAmIOut",
+			Summary: "Describe the calling credential", Method: "GET", Path: "/v1/api/me"}, s.whoami),
+		op(Operation{Name: "list_studies", OperationID: "list_studies_v1_api_studies_get", Response: "PublicStudySummary",
+			Summary: "List studies, newest created first", Method: "GET", Path: "/v1/api/studies", Scope: "studies:read"}, s.listStudies),
+		op(Operation{Name: "get_study", OperationID: "get_study_v1_api_studies__study_id__get", Response: "PublicStudyDetail",
+			Summary: "Get a study with its current brief", Method: "GET", Path: "/v1/api/studies/{study_id}", Scope: "studies:read"}, s.getStudy),
+		op(Operation{Name: "create_study", OperationID: "create_study_v1_api_studies_post", Request: "StudyGuidanceRequest", Response: "AuthoringJobOut",
+			Summary: "Author a new study from plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.createStudy),
+		op(Operation{Name: "get_authoring_status", OperationID: "get_authoring_status_v1_api_studies_jobs__job_id__get", Response: "AuthoringStatusOut",
+			Summary: "Poll an authoring job; a refused or failed job answers 200 with status failed", Method: "GET", Path: "/v1/api/studies/jobs/{job_id}", Scope: "studies:read",
+			Conflict: "authoring_unconfirmed: the job completed without a failure, yet its study change cannot be confirmed."}, s.getAuthoringStatus),
+		op(Operation{Name: "refine_study", OperationID: "refine_study_v1_api_studies__study_id__refine_post", Request: "StudyGuidanceRequest", Response: "AuthoringJobOut",
+			Summary: "Refine a study's design with plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:refine", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.refineStudy),
+		op(Operation{Name: "set_study_mode", OperationID: "set_study_mode_v1_api_studies__study_id__mode_put", Request: "StudyModeRequest", Response: "StudyModeOut",
+			Summary: "Set a study's mode: test, live (Go live), paused or closed", Method: "PUT", Path: "/v1/api/studies/{study_id}/mode", Write: true, ScopeFor: modeScope, ScopeDoc: "studies:write; studies:golive to go live",
 			AnyScope: []string{"studies:write", "studies:golive"}}, s.setStudyMode),
 		upload,
-		op(Operation{Name: "start_export", Summary: "Export a study's completed live interviews, redacted (a background job)", Method: "POST", Path: "/v1/api/exports", Scope: "export:read", Write: true, Status: 202, Idempotent: true,
+		op(Operation{Name: "start_export", OperationID: "start_export_v1_api_exports_post", Request: "ExportRequest", Response: "ExportJobAccepted",
+			Summary: "Export a study's completed live interviews, redacted (a background job)", Method: "POST", Path: "/v1/api/exports", Scope: "export:read", Write: true, Status: 202, Idempotent: true,
 			Refusals: map[int]string{403: "insufficient_scope, or test_environment: test-environment credentials cannot export."}}, s.startExport),
-		op(Operation{Name: "get_export_status", Summary: "Poll an export", Method: "GET", Path: "/v1/api/exports/{job_id}", Scope: "export:read"}, s.getExportStatus),
+		op(Operation{Name: "get_export_status", OperationID: "get_export_job_v1_api_exports__job_id__get", Response: "ExportJobStatus",
+			Summary: "Poll an export", Method: "GET", Path: "/v1/api/exports/{job_id}", Scope: "export:read"}, s.getExportStatus),
 		download,
-		op(Operation{Name: "create_participant_link", Summary: "Mint a participant link carrying context and a note for the interviewer", Method: "POST", Path: "/v1/api/studies/{study_id}/participant-links", Scope: "links:write", Write: true, Idempotent: true}, s.createParticipantLink),
-		op(Operation{Name: "list_interviews", Summary: "List interviews (metadata only), newest first", Method: "GET", Path: "/v1/api/interviews", Scope: "export:read"}, s.listInterviews),
-		op(Operation{Name: "get_interview", Summary: "Get one interview's metadata", Method: "GET", Path: "/v1/api/interviews/{interview_id}", Scope: "export:read"}, s.getInterview),
-		op(Operation{Name: "get_interview_link", Summary: "Get the study's durable invite link", Method: "GET", Path: "/v1/api/studies/{study_id}/interview-link", Scope: "links:read"}, s.getInterviewLink),
-		op(Operation{Name: "simulate_study", Summary: "Rehearse a study's interview with a synthetic participant (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:simulate", Scope: "studies:write", Write: true, Status: 202, Idempotent: true,
+		op(Operation{Name: "create_participant_link", OperationID: "create_participant_link_v1_api_studies__study_id__participant_links_post", Request: "ParticipantLinkRequest", Response: "ParticipantLinkOut",
+			Summary: "Mint a participant link carrying context and a note for the interviewer", Method: "POST", Path: "/v1/api/studies/{study_id}/participant-links", Scope: "links:write", Write: true, Idempotent: true}, s.createParticipantLink),
+		op(Operation{Name: "list_interviews", OperationID: "list_interviews_v1_api_interviews_get", Response: "PublicInterview",
+			Summary: "List interviews (metadata only), newest first", Method: "GET", Path: "/v1/api/interviews", Scope: "export:read"}, s.listInterviews),
+		op(Operation{Name: "get_interview", OperationID: "get_interview_v1_api_interviews__interview_id__get", Response: "PublicInterview",
+			Summary: "Get one interview's metadata", Method: "GET", Path: "/v1/api/interviews/{interview_id}", Scope: "export:read"}, s.getInterview),
+		op(Operation{Name: "get_interview_link", OperationID: "get_study_interview_link_v1_api_studies__study_id__interview_link_get", Response: "InterviewLinkOut",
+			Summary: "Get the study's durable invite link", Method: "GET", Path: "/v1/api/studies/{study_id}/interview-link", Scope: "links:read"}, s.getInterviewLink),
+		op(Operation{Name: "simulate_study", OperationID: "simulate_study_v1_api_studies__study_id__simulate_post", Request: "SimulationRequest", Response: "SimulationJobAccepted",
+			Summary: "Rehearse a study's interview with a synthetic participant (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:simulate", Scope: "studies:write", Write: true, Status: 202, Idempotent: true,
 			Conflict: "study_live: the study's collection is live; no simulation starts.",
 			Refusals: map[int]string{429: "rate_limited, or simulation_limit: the organisation already runs 3 simulations."}}, s.simulateStudy),
-		op(Operation{Name: "get_simulation_status", Summary: "Poll a simulation: its status and the transcript so far", Method: "GET", Path: "/v1/api/simulations/{job_id}", Scope: "studies:read"}, s.getSimulationStatus),
+		op(Operation{Name: "get_simulation_status", OperationID: "get_simulation_status_v1_api_simulations__job_id__get", Response: "SimulationStatusOut",
+			Summary: "Poll a simulation: its status and the transcript so far", Method: "GET", Path: "/v1/api/simulations/{job_id}", Scope: "studies:read"}, s.getSimulationStatus),
 	}
 }

@@ -69,12 +69,12 @@ func TestAuthoringLoop(t *testing.T) {
 		t.Fatalf("versions %+v %v", versions, err)
 	}
 
-	t.Run("ErrRefusedCreate_409", func(t *testing.T) {
+	t.Run("OK_RefusedCreateIsFailed", func(t *testing.T) {
 		r := e.do("POST", "/v1/api/studies", "a_live", `{"guidance":"Write me a poem about the sea."}`)
 		var h AuthoringJob
 		r.json(t, &h)
 		done := e.pollAuthoring("a_live", h.JobID)
-		if done.status != 409 || !strings.Contains(string(done.body), `"code":"authoring_unconfirmed"`) {
+		if done.status != 200 || string(done.body) != `{"status":"failed","study_id":null,"brief":null}` {
 			t.Fatalf("refused create: %d %s", done.status, done.body)
 		}
 	})

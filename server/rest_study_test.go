@@ -78,10 +78,10 @@ func TestWhoami(t *testing.T) {
 		scenario{name: "OK_APIKey", method: "GET", path: "/v1/api/me", key: "a_live", wantStatus: 200, check: func(t *testing.T, r response) {
 			var got map[string]any
 			r.json(t, &got)
-			if len(got) != 8 {
-				t.Fatalf("whoami for a key has exactly 8 fields, got %v", got)
+			if len(got) != 9 {
+				t.Fatalf("whoami for a live key has exactly 9 fields (DECISIONS §3 and credits), got %v", got)
 			}
-			if got["org_id"] != e.orgA.ID.String() || got["org_name"] != "Org A" || got["environment"] != "live" ||
+			if got["org_id"] != e.orgA.ID.String() || got["org_name"] != "Org A" || got["environment"] != "live" || got["credits"] != float64(10) ||
 				got["credential_type"] != "api_key" || got["key_name"] != "a_live" || got["expires_at"] != nil {
 				t.Fatalf("whoami %v", got)
 			}
@@ -91,7 +91,14 @@ func TestWhoami(t *testing.T) {
 			}
 		}},
 		scenario{name: "OK_NoScopeNeeded", method: "GET", path: "/v1/api/me", key: "a_links_only", wantStatus: 200, wantBody: `"scopes":["links:read"]`},
-		scenario{name: "OK_TestEnvironment", method: "GET", path: "/v1/api/me", key: "a_test", wantStatus: 200, wantBody: `"environment":"test"`},
+		scenario{name: "OK_TestEnvironment_NoCredits", method: "GET", path: "/v1/api/me", key: "a_test", wantStatus: 200, wantBody: `"environment":"test"`,
+			check: func(t *testing.T, r response) {
+				var got map[string]any
+				r.json(t, &got)
+				if _, ok := got["credits"]; ok || len(got) != 8 {
+					t.Fatalf("a test key spends no credits and shows none: %v", got)
+				}
+			}},
 	)
 	e.run(t, cases)
 }

@@ -15,8 +15,8 @@ const simulationRetryAfter = 5
 // SimulateStudyInput is the simulation request.
 type SimulateStudyInput struct {
 	StudyID  kv.ID   `path:"study_id" doc:"The study to rehearse; it must not be live."`
-	Persona  *string `json:"persona" maxLength:"2000" doc:"Plain-language description of the synthetic participant, up to 2,000 characters; when omitted or null a plausible participant is invented."`
-	MaxTurns *int    `json:"max_turns" min:"1" max:"200" doc:"Most interview turns to play, 1 to 200 (default 12); a turn is one interviewer message and the participant's reply. The interview may finish in fewer."`
+	Persona  *string `json:"persona" maxLength:"10000" doc:"Plain-language description of the synthetic participant, up to 10,000 characters; when omitted or null a plausible participant is invented."`
+	MaxTurns *int    `json:"max_turns" min:"1" max:"200" default:"12" doc:"Most interview turns to play, 1 to 200 (default 12); a turn is one interviewer message and the participant's reply. The interview may finish in fewer."`
 }
 
 // SimulationJob is the handle a simulation start returns.
@@ -63,7 +63,7 @@ func (s *Server) simulateStudy(ctx context.Context, p *Principal, in *SimulateSt
 type SimulationStatus struct {
 	Status string           `json:"status" enum:"queued,running,completed,failed"`
 	Ready  bool             `json:"ready" doc:"True only when status is completed: the transcript is final."`
-	Turns  []SimulationTurn `json:"turns" doc:"The transcript so far, in order; it grows turn by turn while the simulation runs."`
+	Turns  []SimulationTurn `json:"turns" component:"SimulationTranscriptTurn" doc:"The transcript so far, in order; it grows turn by turn while the simulation runs."`
 	Error  *string          `json:"error" doc:"Why the simulation failed; null unless status is failed."`
 }
 

@@ -9,7 +9,7 @@ import (
 // WhoamiInput takes nothing.
 type WhoamiInput struct{}
 
-func (s *Server) whoami(_ context.Context, p *Principal, _ *WhoamiInput) (Whoami, error) {
+func (s *Server) whoami(ctx context.Context, p *Principal, _ *WhoamiInput) (Whoami, error) {
 	w := Whoami{
 		KeyID: p.KeyID, ExpiresAt: wireTimePtr(p.ExpiresAt), OrgID: p.Partition.Org, OrgName: p.OrgName,
 		Environment: string(p.Partition.Env), Scopes: append([]string{}, p.Scopes...), CredentialType: p.CredentialType,
@@ -18,6 +18,14 @@ func (s *Server) whoami(_ context.Context, p *Principal, _ *WhoamiInput) (Whoami
 	if p.CredentialType == credentialAPIKey {
 		name := p.KeyName
 		w.KeyName = &name
+		if p.Partition.Env == kv.EnvLive {
+			// Read now, not from the credential: credits move with every interview.
+			org, err := s.db.FindOrgByID(ctx, p.Partition.Org)
+			if err != nil {
+				return Whoami{}, err
+			}
+			w.Credits = &org.Credits
+		}
 	}
 	if p.CredentialType == credentialOAuth {
 		id := p.ClientID
@@ -28,7 +36,7 @@ func (s *Server) whoami(_ context.Context, p *Principal, _ *WhoamiInput) (Whoami
 
 // ListStudiesInput pages through studies.
 type ListStudiesInput struct {
-	Limit  *int   `query:"limit" min:"1" max:"200" doc:"Page size, 1 to 200 (default 50)."`
+	Limit  *int   `query:"limit" min:"1" max:"200" default:"50" doc:"Page size, 1 to 200 (default 50)."`
 	Cursor string `query:"cursor" doc:"Opaque cursor: the X-Next-Cursor (REST) or next_cursor (MCP) of the previous page."`
 }
 

@@ -27,7 +27,7 @@ func wireTimePtr(t *time.Time) *Time {
 }
 
 // Whoami describes the calling credential. API keys leave grant_id and client_id out;
-// OAuth connections carry them.
+// OAuth connections carry them. Live API keys add the organisation's credits.
 type Whoami struct {
 	KeyID          *kv.ID   `json:"key_id"`
 	KeyName        *string  `json:"key_name"`
@@ -39,6 +39,9 @@ type Whoami struct {
 	CredentialType string   `json:"credential_type" enum:"api_key,oauth"`
 	GrantID        *kv.ID   `json:"grant_id,omitempty"`
 	ClientID       *string  `json:"client_id,omitempty"`
+	// Credits is present for API keys in the live environment only: credits are spent
+	// there alone, and the OAuth shape is the spec's, field for field.
+	Credits *int `json:"credits,omitempty" doc:"The organisation's remaining interview credits (one is spent when a live interview starts). Present for live-environment API keys only; absent for test keys and OAuth connections."`
 }
 
 // StudySummary is a study in a list.
@@ -54,7 +57,7 @@ type StudySummary struct {
 // StudyDetail is one study with its current brief (null until authored).
 type StudyDetail struct {
 	StudySummary
-	Brief *kv.Brief `json:"brief"`
+	Brief *kv.Brief `json:"brief" component:"Brief"`
 }
 
 // InviteLink is a study's single durable invite link.
