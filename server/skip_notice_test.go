@@ -42,10 +42,13 @@ func TestMain(m *testing.M) {
 
 // notice writes line where the person running the tests sees it. Without -v, go test
 // keeps a passing package's output to itself, so the line goes to the go command's own
-// standard error (Linux: /proc/PPID/fd/2), falling back to the test's.
+// standard error (Linux: /proc/PPID/fd/2) when that is a terminal or a pipe, falling
+// back to the test's. (Into a regular file it would land at the file's end, under the
+// go command's own offset, and be overwritten by its next line.)
 func notice(line string) {
-	if !testing.Verbose() {
-		if f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/2", os.Getppid()), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+	parent := fmt.Sprintf("/proc/%d/fd/2", os.Getppid())
+	if st, err := os.Stat(parent); err == nil && !st.Mode().IsRegular() && !testing.Verbose() {
+		if f, err := os.OpenFile(parent, os.O_WRONLY|os.O_APPEND, 0); err == nil {
 			_, err = f.WriteString(line)
 			if cerr := f.Close(); err == nil && cerr == nil {
 				return
