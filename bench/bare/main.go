@@ -26,9 +26,9 @@ func main() {
 		os.Exit(1)
 	}
 	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("ok") }}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM) // before serving: a stop is never missed
 	go func() {
-		stop := make(chan os.Signal, 1)
-		signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 		<-stop
 		_ = srv.Shutdown()
 	}()
