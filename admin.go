@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,29 +16,87 @@ import (
 	"interviewd/kv"
 )
 
-// Admin commands work on the data folder directly. bbolt allows one process per file,
-// so against a folder a server holds they fail fast with one clear line.
+// Admin commands: each is a row of the command table (command.go) whose flags are
+// checked before anything touches disk and whose work runs against a *kv.DB, opened
+// here or held by the running server (admin_socket.go).
 
-const adminLockTimeout = 300 * time.Millisecond
-
-func openAdmin(fs *flagSet, args []string) (*kv.DB, error) {
-	if err := fs.parse(args); err != nil {
-		return nil, err
+// runAdmin is the command line's side of an admin command.
+func runAdmin(ctx context.Context, cmd *command, args []string, sio stdio) error {
+	fs, run, err := parseAdmin(cmd, args, sio.env)
+	if errors.Is(err, errHelp) {
+		fs.printUsage(sio.stdout, cmd.synopsis, cmd.summary)
+		return nil
 	}
-	data := fs.Lookup("data").Value.String()
-	db, err := kv.Open(data, kv.Options{LockTimeout: adminLockTimeout})
-	if kv.ErrorCode(err) == kv.ELOCKED {
-		return nil, fmt.Errorf("data folder %s is held by a running interviewd server; stop it first (admin commands need the folder to themselves)", data)
-	}
-	return db, err
-}
-
-func printJSON(w io.Writer, v any) error {
-	raw, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", raw)
+	data := fs.Lookup("data").Value.String()
+	return dispatchAdmin(ctx, cmd, data, args, fs.used, run, sio.stdout)
+}
+
+// parseAdmin parses and checks cmd's flags and returns its work: the client and the
+// server both call it, so a command means the same on either side.
+func parseAdmin(cmd *command, args []string, env func(string) (string, bool)) (*flagSet, adminRun, error) {
+	fs := newFlagSet(cmd.name, env)
+	fs.str("data", "./data", "data folder")
+	check := cmd.define(fs)
+	if err := fs.parse(args); err != nil {
+		return fs, nil, err
+	}
+	run, err := check()
+	if err != nil {
+		return fs, nil, fmt.Errorf("%s: %w", cmd.name, inUserWords(err))
+	}
+	return fs, func(ctx context.Context, db *kv.DB, out io.Writer) error {
+		if err := run(ctx, db, out); err != nil {
+			return fmt.Errorf("%s: %w", cmd.name, inUserWords(err))
+		}
+		return nil
+	}, nil
+}
+
+// inUserWords rewrites a kv validation error so it names flags, not record fields.
+func inUserWords(err error) error {
+	var ke *kv.Error
+	if !errors.As(err, &ke) || len(ke.Fields) == 0 {
+		return err
+	}
+	parts := make([]string, 0, len(ke.Fields))
+	for _, f := range ke.Fields {
+		parts = append(parts, flagOfField(f.Loc)+": "+f.Msg)
+	}
+	return errors.New(strings.Join(parts, "; "))
+}
+
+func flagOfField(loc []any) string {
+	if len(loc) == 0 {
+		return "arguments"
+	}
+	name, _ := loc[0].(string)
+	switch name {
+	case "environment":
+		name = "env"
+	case "patterns":
+		if len(loc) > 1 {
+			if i, ok := loc[1].(int); ok {
+				return "--pattern #" + strconv.Itoa(i+1)
+			}
+		}
+		name = "pattern"
+	}
+	return "--" + strings.ReplaceAll(name, "_", "-")
+}
+
+// printJSON prints v indented, leaving <, > and & as they are.
+func printJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
 	return err
 }
 
@@ -51,33 +113,56 @@ func required(pairs ...string) error {
 	return nil
 }
 
-func parseID(flag, s string) (kv.ID, error) {
-	id, ok := kv.ParseID(s)
+// needID parses the required id flag name.
+func needID(name, s string) (kv.ID, error) {
+	if err := required(name, s); err != nil {
+		return kv.ID{}, err
+	}
+	id, ok := kv.ParseID(strings.TrimSpace(s))
 	if !ok {
-		return kv.ID{}, fmt.Errorf("--%s %q is not a UUID", flag, s)
+		return kv.ID{}, fmt.Errorf("--%s %q is not a UUID", name, s)
 	}
 	return id, nil
 }
 
-func setupCommand(ctx context.Context, args []string, stdout io.Writer, env func(string) (string, bool)) error {
-	fs := newFlagSet("setup", env)
-	fs.str("data", "./data", "data folder")
-	org := fs.String("org", "", "organisation name")
-	email := fs.String("email", "", "owner's email")
-	credits := fs.Int("credits", 0, "starting credits (one per live interview)")
-	db, err := openAdmin(fs, args)
-	if err != nil {
-		return err
+// orgMissing says which organisation was not found, and where to look.
+func orgMissing(err error, org kv.ID) error {
+	if kv.ErrorCode(err) == kv.ENOTFOUND && strings.HasPrefix(err.Error(), "Organisation") {
+		return fmt.Errorf("no organisation with id %s (interviewd orgs list shows them)", org)
 	}
-	defer db.Close()
-	if err := required("org", *org, "email", *email); err != nil {
-		return fmt.Errorf("setup: %w", err)
-	}
-	o, u, err := db.CreateOrg(ctx, kv.OrgInput{Name: *org, Email: *email, Credits: *credits})
-	if err != nil {
-		return err
-	}
-	return printJSON(stdout, map[string]any{"org_id": o.ID, "user_id": u.ID})
+	return err
+}
+
+func setupRow() *command {
+	return &command{name: "setup", synopsis: "--org NAME --email EMAIL [--credits N] [--allow-duplicate]", creates: true,
+		summary: "Create an organisation and its owner; prints {org_id, user_id}.\n" +
+			"A second organisation of the same name is refused unless --allow-duplicate is given.",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			org := fs.String("org", "", "organisation name")
+			email := fs.String("email", "", "the owner's email")
+			credits := fs.Int("credits", 0, "starting credits (one per live interview)")
+			dup := fs.Bool("allow-duplicate", false, "create it even when an organisation of that name exists")
+			return func() (adminRun, error) {
+				if err := required("org", *org, "email", *email); err != nil {
+					return nil, err
+				}
+				in := kv.OrgInput{Name: *org, Email: *email, Credits: *credits, AllowDuplicate: *dup}
+				if err := in.Validate(); err != nil {
+					return nil, err
+				}
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					o, u, err := db.CreateOrg(ctx, in)
+					var ke *kv.Error
+					if errors.As(err, &ke) && ke.Reason == "org_exists" {
+						return fmt.Errorf("%s; pass --allow-duplicate to create another anyway", ke.Message)
+					}
+					if err != nil {
+						return err
+					}
+					return printJSON(out, map[string]any{"org_id": o.ID, "user_id": u.ID})
+				}, nil
+			}
+		}}
 }
 
 type keyOutput struct {
@@ -92,112 +177,164 @@ type keyOutput struct {
 	RevokedAt   *time.Time `json:"revoked_at,omitempty"`
 }
 
-func keysCommand(ctx context.Context, args []string, stdout io.Writer, env func(string) (string, bool)) error {
-	if len(args) == 0 {
-		return fmt.Errorf("keys: want create, list or revoke")
-	}
-	sub, args := args[0], args[1:]
-	fs := newFlagSet("keys "+sub, env)
-	fs.str("data", "./data", "data folder")
-	switch sub {
-	case "create":
-		org := fs.String("org", "", "organisation id")
-		name := fs.String("name", "", "key name")
-		envName := fs.String("env", "", "test or live")
-		scopes := fs.String("scopes", "", "comma-separated scopes")
-		days := fs.Int("expires-days", 0, "30, 90, 180 or 365 (default: no expiry)")
-		db, err := openAdmin(fs, args)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		if err := required("org", *org, "name", *name, "env", *envName, "scopes", *scopes); err != nil {
-			return fmt.Errorf("keys create: %w", err)
-		}
-		orgID, err := parseID("org", *org)
-		if err != nil {
-			return err
-		}
-		k, secret, err := db.CreateKey(ctx, kv.KeyInput{OrgID: orgID, Name: *name, Environment: kv.Environment(*envName),
-			Scopes: strings.Split(*scopes, ","), ExpiresDays: *days})
-		if err != nil {
-			return err
-		}
-		return printJSON(stdout, keyOutput{KeyID: k.ID, Name: k.Name, Environment: string(k.Environment), Scopes: k.Scopes, ExpiresAt: k.ExpiresAt, Secret: &secret})
-	case "list":
-		org := fs.String("org", "", "organisation id")
-		db, err := openAdmin(fs, args)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		if err := required("org", *org); err != nil {
-			return fmt.Errorf("keys list: %w", err)
-		}
-		orgID, err := parseID("org", *org)
-		if err != nil {
-			return err
-		}
-		keys, err := db.FindKeys(ctx, orgID)
-		if err != nil {
-			return err
-		}
-		out := make([]keyOutput, 0, len(keys))
-		for _, k := range keys {
-			created := k.CreatedAt
-			out = append(out, keyOutput{KeyID: k.ID, Name: k.Name, Environment: string(k.Environment), Scopes: k.Scopes,
-				ExpiresAt: k.ExpiresAt, Hint: k.Hint, CreatedAt: &created, RevokedAt: k.RevokedAt})
-		}
-		return printJSON(stdout, out)
-	case "revoke":
-		key := fs.String("key", "", "key id")
-		db, err := openAdmin(fs, args)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		if err := required("key", *key); err != nil {
-			return fmt.Errorf("keys revoke: %w", err)
-		}
-		id, err := parseID("key", *key)
-		if err != nil {
-			return err
-		}
-		k, err := db.RevokeKey(ctx, id)
-		if err != nil {
-			return err
-		}
-		return printJSON(stdout, map[string]any{"key_id": k.ID, "revoked_at": k.RevokedAt})
-	}
-	return fmt.Errorf("keys: unknown subcommand %q (want create, list or revoke)", sub)
+func keysCreateRow() *command {
+	return &command{name: "keys create", synopsis: "--org ORG_ID --name NAME --env test|live --scopes a,b,c [--expires-days 30|90|180|365]",
+		summary: "Create an API key; prints it with its secret, the only time the secret is shown.\nScopes: " + strings.Join(kv.AllScopes, ", ") + ".",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			org := fs.String("org", "", "organisation id")
+			name := fs.String("name", "", "the key's name")
+			envName := fs.String("env", "", "data environment: test or live")
+			scopes := fs.String("scopes", "", "comma-separated scopes")
+			days := fs.Int("expires-days", 0, "30, 90, 180 or 365 (default: no expiry)")
+			return func() (adminRun, error) {
+				if err := required("org", *org, "name", *name, "env", *envName, "scopes", *scopes); err != nil {
+					return nil, err
+				}
+				orgID, err := needID("org", *org)
+				if err != nil {
+					return nil, err
+				}
+				in := kv.KeyInput{OrgID: orgID, Name: *name, Environment: kv.Environment(*envName), ExpiresDays: *days}
+				if !in.Environment.Valid() {
+					return nil, fmt.Errorf("--env %q: want test or live", *envName)
+				}
+				if in.ExpiresDays != 0 && !slices.Contains(kv.KeyExpiryDays, in.ExpiresDays) {
+					return nil, fmt.Errorf("--expires-days %d: want 30, 90, 180 or 365 (or leave it out for no expiry)", *days)
+				}
+				for _, s := range strings.Split(*scopes, ",") {
+					s = strings.TrimSpace(s)
+					if !slices.Contains(kv.AllScopes, s) {
+						return nil, fmt.Errorf("unknown scope %q (known: %s)", s, strings.Join(kv.AllScopes, ", "))
+					}
+					in.Scopes = append(in.Scopes, s)
+				}
+				if n := len([]rune(strings.TrimSpace(*name))); n == 0 || n > 100 {
+					return nil, fmt.Errorf("--name must be 1 to 100 characters")
+				}
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					k, secret, err := db.CreateKey(ctx, in)
+					if err != nil {
+						return orgMissing(err, orgID)
+					}
+					return printJSON(out, keyOutput{KeyID: k.ID, Name: k.Name, Environment: string(k.Environment), Scopes: k.Scopes, ExpiresAt: k.ExpiresAt, Secret: &secret})
+				}, nil
+			}
+		}}
 }
 
-func creditsCommand(ctx context.Context, args []string, stdout io.Writer, env func(string) (string, bool)) error {
-	if len(args) == 0 || args[0] != "add" {
-		return fmt.Errorf("credits: want add")
-	}
-	fs := newFlagSet("credits add", env)
-	fs.str("data", "./data", "data folder")
-	org := fs.String("org", "", "organisation id")
-	amount := fs.Int("amount", 0, "credits to add")
-	db, err := openAdmin(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := required("org", *org); err != nil {
-		return fmt.Errorf("credits add: %w", err)
-	}
-	orgID, err := parseID("org", *org)
-	if err != nil {
-		return err
-	}
-	if *amount <= 0 {
-		return fmt.Errorf("credits add: --amount must be a positive number")
-	}
-	balance, err := db.AddCredits(ctx, orgID, *amount)
-	if err != nil {
-		return err
-	}
-	return printJSON(stdout, map[string]any{"org_id": orgID, "credits": balance})
+func keysListRow() *command {
+	return &command{name: "keys list", synopsis: "--org ORG_ID", summary: "List an organisation's keys (never a secret).",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			org := fs.String("org", "", "organisation id")
+			return func() (adminRun, error) {
+				orgID, err := needID("org", *org)
+				if err != nil {
+					return nil, err
+				}
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					if _, err := db.FindOrgByID(ctx, orgID); err != nil {
+						return orgMissing(err, orgID)
+					}
+					keys, err := db.FindKeys(ctx, orgID)
+					if err != nil {
+						return err
+					}
+					list := make([]keyOutput, 0, len(keys))
+					for _, k := range keys {
+						created := k.CreatedAt
+						list = append(list, keyOutput{KeyID: k.ID, Name: k.Name, Environment: string(k.Environment), Scopes: k.Scopes,
+							ExpiresAt: k.ExpiresAt, Hint: k.Hint, CreatedAt: &created, RevokedAt: k.RevokedAt})
+					}
+					return printJSON(out, list)
+				}, nil
+			}
+		}}
+}
+
+func keysRevokeRow() *command {
+	return &command{name: "keys revoke", synopsis: "--key KEY_ID", summary: "Revoke a key; it stops working at once.",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			key := fs.String("key", "", "key id")
+			return func() (adminRun, error) {
+				id, err := needID("key", *key)
+				if err != nil {
+					return nil, err
+				}
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					k, err := db.RevokeKey(ctx, id)
+					if err != nil {
+						return err
+					}
+					return printJSON(out, map[string]any{"key_id": k.ID, "revoked_at": k.RevokedAt})
+				}, nil
+			}
+		}}
+}
+
+func creditsAddRow() *command {
+	return &command{name: "credits add", synopsis: "--org ORG_ID --amount N", summary: "Add credits (one per live interview); prints the new balance.",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			org := fs.String("org", "", "organisation id")
+			amount := fs.Int("amount", 0, "credits to add")
+			return func() (adminRun, error) {
+				orgID, err := needID("org", *org)
+				if err != nil {
+					return nil, err
+				}
+				if *amount <= 0 {
+					return nil, fmt.Errorf("--amount must be a positive number")
+				}
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					balance, err := db.AddCredits(ctx, orgID, *amount)
+					if err != nil {
+						return orgMissing(err, orgID)
+					}
+					return printJSON(out, map[string]any{"org_id": orgID, "credits": balance})
+				}, nil
+			}
+		}}
+}
+
+func creditsShowRow() *command {
+	return &command{name: "credits show", synopsis: "--org ORG_ID", summary: "Print an organisation's credits.",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			org := fs.String("org", "", "organisation id")
+			return func() (adminRun, error) {
+				orgID, err := needID("org", *org)
+				if err != nil {
+					return nil, err
+				}
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					o, err := db.FindOrgByID(ctx, orgID)
+					if err != nil {
+						return orgMissing(err, orgID)
+					}
+					return printJSON(out, map[string]any{"org_id": o.ID, "credits": o.Credits})
+				}, nil
+			}
+		}}
+}
+
+func orgsListRow() *command {
+	return &command{name: "orgs list", synopsis: "", summary: "List every organisation: id, name and credits.",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			return func() (adminRun, error) {
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					orgs, err := db.FindOrgs(ctx)
+					if err != nil {
+						return err
+					}
+					type row struct {
+						OrgID   kv.ID  `json:"org_id"`
+						Name    string `json:"name"`
+						Credits int    `json:"credits"`
+					}
+					list := make([]row, len(orgs))
+					for i, o := range orgs {
+						list[i] = row{o.ID, o.Name, o.Credits}
+					}
+					return printJSON(out, list)
+				}, nil
+			}
+		}}
 }

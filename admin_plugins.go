@@ -13,64 +13,89 @@ import (
 	"interviewd/plugins"
 )
 
-// pluginsCommand adds, lists and removes an organisation's own WebAssembly plugins.
-// Kind and name come from the module's own `describe`.
-func pluginsCommand(ctx context.Context, args []string, stdout io.Writer, env func(string) (string, bool)) error {
-	if len(args) == 0 {
-		return fmt.Errorf("plugins: want add, list or remove")
-	}
-	sub, args := args[0], args[1:]
-	fs := newFlagSet("plugins "+sub, env)
-	fs.str("data", "./data", "data folder")
-	org := fs.String("org", "", "organisation id")
-	var file, kind, name *string
-	switch sub {
-	case "add":
-		file = fs.String("file", "", "the plugin's .wasm file")
-	case "remove":
-		kind = fs.String("kind", "", "redactor or formatter")
-		name = fs.String("name", "", "the plugin's name")
-	case "list":
-	default:
-		return fmt.Errorf("plugins: unknown subcommand %q (want add, list or remove)", sub)
-	}
-	db, err := openAdmin(fs, args)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := required("org", *org); err != nil {
-		return fmt.Errorf("plugins %s: %w", sub, err)
-	}
-	orgID, err := parseID("org", *org)
-	if err != nil {
-		return err
-	}
-	switch sub {
-	case "add":
-		if err := required("file", *file); err != nil {
-			return fmt.Errorf("plugins add: %w", err)
-		}
-		return addPlugin(ctx, db, orgID, *file, stdout)
-	case "remove":
-		if err := required("kind", *kind, "name", *name); err != nil {
-			return fmt.Errorf("plugins remove: %w", err)
-		}
-		p, err := db.RemovePlugin(ctx, orgID, *kind, *name)
-		if err != nil {
-			return err
-		}
-		_ = os.Remove(filepath.Join(db.BlobDir(), p.Blob))
-		return printJSON(stdout, map[string]any{"removed": p.Name, "kind": p.Kind})
-	}
-	list, err := db.FindPlugins(ctx, orgID)
-	if err != nil {
-		return err
-	}
-	if list == nil {
-		list = []kv.OrgPlugin{}
-	}
-	return printJSON(stdout, list)
+// Organisations' own WebAssembly plugins: kind and name come from the module's own
+// `describe`.
+
+func pluginsAddRow() *command {
+	return &command{name: "plugins add", synopsis: "--org ORG_ID --file X.wasm", paths: []string{"file"},
+		summary: "Add (or replace) a redactor or formatter plugin; kind and name come from the module's describe.",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			org := fs.String("org", "", "organisation id")
+			file := fs.String("file", "", "the plugin's .wasm file")
+			return func() (adminRun, error) {
+				orgID, err := needID("org", *org)
+				if err != nil {
+					return nil, err
+				}
+				if err := required("file", *file); err != nil {
+					return nil, err
+				}
+				if st, err := os.Stat(*file); err != nil || !st.Mode().IsRegular() {
+					return nil, fmt.Errorf("--file %s: not a readable file", *file)
+				}
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					if _, err := db.FindOrgByID(ctx, orgID); err != nil {
+						return orgMissing(err, orgID)
+					}
+					return addPlugin(ctx, db, orgID, *file, out)
+				}, nil
+			}
+		}}
+}
+
+func pluginsListRow() *command {
+	return &command{name: "plugins list", synopsis: "--org ORG_ID", summary: "List an organisation's plugins.",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			org := fs.String("org", "", "organisation id")
+			return func() (adminRun, error) {
+				orgID, err := needID("org", *org)
+				if err != nil {
+					return nil, err
+				}
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					if _, err := db.FindOrgByID(ctx, orgID); err != nil {
+						return orgMissing(err, orgID)
+					}
+					list, err := db.FindPlugins(ctx, orgID)
+					if err != nil {
+						return err
+					}
+					if list == nil {
+						list = []kv.OrgPlugin{}
+					}
+					return printJSON(out, list)
+				}, nil
+			}
+		}}
+}
+
+func pluginsRemoveRow() *command {
+	return &command{name: "plugins remove", synopsis: "--org ORG_ID --kind redactor|formatter --name NAME", summary: "Remove a plugin.",
+		define: func(fs *flagSet) func() (adminRun, error) {
+			org := fs.String("org", "", "organisation id")
+			kind := fs.String("kind", "", "redactor or formatter")
+			name := fs.String("name", "", "the plugin's name")
+			return func() (adminRun, error) {
+				orgID, err := needID("org", *org)
+				if err != nil {
+					return nil, err
+				}
+				if err := required("kind", *kind, "name", *name); err != nil {
+					return nil, err
+				}
+				if *kind != "redactor" && *kind != "formatter" {
+					return nil, fmt.Errorf("--kind %q: want redactor or formatter", *kind)
+				}
+				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
+					p, err := db.RemovePlugin(ctx, orgID, *kind, *name)
+					if err != nil {
+						return err
+					}
+					_ = os.Remove(filepath.Join(db.BlobDir(), p.Blob))
+					return printJSON(out, map[string]any{"removed": p.Name, "kind": p.Kind})
+				}, nil
+			}
+		}}
 }
 
 func addPlugin(ctx context.Context, db *kv.DB, org kv.ID, file string, stdout io.Writer) error {
@@ -85,7 +110,7 @@ func addPlugin(ctx context.Context, db *kv.DB, org kv.ID, file string, stdout io
 	defer host.Close(ctx)
 	pl, err := host.Load(ctx, wasm) // compiles, checks imports and runs describe
 	if err != nil {
-		return fmt.Errorf("plugins add: %w", err)
+		return err
 	}
 	d := pl.Descriptor()
 	sum := sha256.Sum256(wasm)

@@ -1,24 +1,22 @@
 // Command interviewd runs AI-moderated research interviews: one binary, one data folder.
 //
-//	interviewd [serve]          serve the API, the web app and participant pages
-//	interviewd setup            create an organisation and its owner
-//	interviewd keys create|list|revoke
-//	interviewd credits add
+//	interviewd [serve]          serve the API, the MCP server and participant pages
+//	interviewd help             every command (the table in command.go)
+//	interviewd version
+//	interviewd setup | keys | credits | orgs | org | plugins   admin commands
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
-
-	"interviewd/kv"
 )
 
 func main() {
+	setGlobalLogging()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:]); err != nil {
@@ -32,53 +30,7 @@ func run(ctx context.Context, args []string) error {
 	return runWith(ctx, args, os.Stdout, os.Stderr, os.LookupEnv)
 }
 
-// runWith is run with its outputs and environment injected.
-func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, env func(string) (string, bool)) error {
-	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "serve":
-		return serve(ctx, args, stdout, stderr, env)
-	case "setup":
-		return setupCommand(ctx, args, stdout, env)
-	case "keys":
-		return keysCommand(ctx, args, stdout, env)
-	case "credits":
-		return creditsCommand(ctx, args, stdout, env)
-	case "org":
-		return orgCommand(ctx, args, stdout, env)
-	case "plugins":
-		return pluginsCommand(ctx, args, stdout, env)
-	case "help", "-h", "--help":
-		_, err := io.WriteString(stdout, usage)
-		return err
-	}
-	return fmt.Errorf("unknown command %q (try: interviewd help)", cmd)
-}
-
-const usage = `interviewd: AI-moderated research interviews
-
-  interviewd [serve] [--addr :8080] [--data ./data] [--base-url URL] [--log-level info] [--log-format json|console]
-  interviewd setup --org NAME --email EMAIL [--credits N]
-  interviewd keys create --org ORG_ID --name NAME --env test|live --scopes a,b,c [--expires-days 30|90|180|365]
-  interviewd keys list --org ORG_ID
-  interviewd keys revoke --key KEY_ID
-  interviewd credits add --org ORG_ID --amount N
-  interviewd org redaction --org ORG_ID [--email on|off] [--phone on|off] [--card on|off] [--ip on|off] [--pattern NAME=REGEX]... [--clear-patterns]
-  interviewd plugins add --org ORG_ID --file X.wasm
-  interviewd plugins list --org ORG_ID
-  interviewd plugins remove --org ORG_ID --kind redactor|formatter --name NAME
-
-Every flag also reads INTERVIEWD_<FLAG> (for example INTERVIEWD_ADDR).
-`
-
-// oneLine flattens an error for the terminal.
+// oneLine flattens an error for the terminal and the admin socket's error frame.
 func oneLine(err error) string {
-	var ke *kv.Error
-	if errors.As(err, &ke) {
-		return ke.Error()
-	}
-	return err.Error()
+	return strings.ReplaceAll(err.Error(), "\n", " ")
 }

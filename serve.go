@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -21,40 +24,58 @@ import (
 // shutdownGrace bounds how long in-flight requests may finish after a stop signal.
 const shutdownGrace = 10 * time.Second
 
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env func(string) (string, bool)) error {
-	fs := newFlagSet("serve", env)
+func serveCommand(ctx context.Context, args []string, sio stdio) error {
+	fs := newFlagSet("serve", sio.env)
 	addr := fs.str("addr", ":8080", "listen address")
 	data := fs.str("data", "./data", "data folder")
-	baseURL := fs.str("base-url", "http://localhost:8080", "public base URL every returned link derives from")
+	baseURL := fs.str("base-url", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
 	level := fs.str("log-level", "info", "log level: debug, info, warn, error")
 	format := fs.str("log-format", "json", "log format: json or console")
-	limitsFlag := fs.str("rate-limits", "default", "default | off | read=120,write=20,org_read=600,org_write=60")
+	limitsFlag := fs.str("rate-limits", "default", "default | off | read=120,write=20,org_read=600,org_write=60,ip=60")
 	modelURL := fs.str("model-url", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
 	modelKey := fs.str("model-key", "", "API key for --model-url")
 	modelName := fs.str("model", "", "model name for --model-url")
-	if err := fs.parse(args); err != nil {
+	if err := fs.parse(args); errors.Is(err, errHelp) {
+		fs.printUsage(sio.stdout, "[flags]", "Serve the API, the MCP server and the participant pages (the default command).")
+		return nil
+	} else if err != nil {
 		return err
 	}
+	// Every check runs before the data folder is touched.
 	limits, err := server.ParseRateLimits(*limitsFlag)
 	if err != nil {
 		return fmt.Errorf("--rate-limits: %w", err)
+	}
+	if *baseURL != "" {
+		if u, err := url.Parse(*baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--base-url %q: want an absolute http or https URL such as https://research.example.com", *baseURL)
+		}
 	}
 	engine, err := newModerator(*modelURL, *modelKey, *modelName)
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(stderr, *level, *format)
+	log, err := newLogger(sio.stderr, *level, *format)
 	if err != nil {
 		return err
 	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return fmt.Errorf("--addr %q: want host:port or :port", *addr)
+	}
+	absData, err := filepath.Abs(*data)
+	if err != nil {
+		return fmt.Errorf("--data %q: %w", *data, err)
+	}
+	engineName := "builtin"
+	if *modelURL != "" {
+		engineName = "openai-compatible"
+	}
+
 	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if empty, err := db.Empty(ctx); err == nil && empty {
-		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL`, then a key with `interviewd keys create`", *data)
-	}
 	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
 	if err != nil {
 		return fmt.Errorf("plugin host: %w", err)
@@ -66,22 +87,51 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	if err := runner.Start(ctx); err != nil {
 		return err
 	}
-	srv := server.New(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: *baseURL, AccessLog: true, RateLimits: &limits})
-	go srv.Maintain(ctx)
-	go runner.Maintain(ctx)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
+		_ = runner.Close(context.Background())
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	log.Info().Str("addr", ln.Addr().String()).Str("base_url", *baseURL).Str("data", *data).Msg("listening")
+	base := *baseURL
+	if base == "" {
+		base = baseURLFor(*addr, ln.Addr())
+	}
+	srv := server.New(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits})
+	go srv.Maintain(ctx)
+	go runner.Maintain(ctx)
+	adm, err := listenAdmin(ctx, db, log)
+	socket := ""
+	if err != nil {
+		log.Warn().Err(err).Msg("admin commands cannot reach this server; stop it to run them")
+	} else {
+		socket = filepath.Join(absData, socketName)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	v := readVersion()
+	ev := log.Info().Str("addr", ln.Addr().String()).Str("version", v.Version).Str("revision", v.Revision).Str("go", v.Go).
+		Str("data", absData).Str("base_url", base).Str("engine", engineName)
+	if *modelURL != "" {
+		ev = ev.Str("model_url", *modelURL).Str("model", *modelName)
+	}
+	ev.Str("admin_socket", socket).Msg("listening")
+	if empty, err := db.Empty(ctx); err == nil && empty {
+		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL`, then a key with `interviewd keys create` (both work while the server runs)", *data)
+	}
 	select {
 	case err := <-served:
+		if adm != nil {
+			adm.Close()
+		}
+		_ = runner.Close(context.Background())
 		return err
 	case <-ctx.Done():
 	}
+	stopping := time.Now()
 	log.Info().Msg("shutting down: finishing in-flight requests")
+	if adm != nil {
+		adm.Close()
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
@@ -91,8 +141,34 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, env fun
 	if err := runner.Close(sctx); err != nil {
 		log.Warn().Err(err).Msg("jobs still running at shutdown were left for the next start")
 	}
-	log.Info().Msg("stopped")
+	log.Info().Float64("duration_ms", ms(time.Since(stopping))).Msg("stopped")
 	return nil
+}
+
+// baseURLFor is the base URL when --base-url is not given: the listen address as a
+// browser on this machine reaches it. A host in --addr is kept; none, 0.0.0.0 or ::
+// become localhost; the port is the one actually bound (so :0 works too).
+func baseURLFor(addr string, bound net.Addr) string {
+	host, _, _ := net.SplitHostPort(addr)
+	_, port, err := net.SplitHostPort(bound.String())
+	if err != nil {
+		_, port, _ = net.SplitHostPort(addr)
+	}
+	switch host {
+	case "", "0.0.0.0", "::", "[::]":
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(strings.Trim(host, "[]"), port)
+}
+
+var globalLogging sync.Once
+
+// setGlobalLogging sets zerolog's process-wide settings once, before any logger or
+// goroutine uses them (tests boot run() many times in one process).
+func setGlobalLogging() {
+	globalLogging.Do(func() {
+		zerolog.TimeFieldFormat = time.RFC3339Nano
+	})
 }
 
 func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
@@ -103,12 +179,21 @@ func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
 	switch format {
 	case "json":
 	case "console":
-		w = zerolog.ConsoleWriter{Out: w, NoColor: w != os.Stderr, TimeFormat: time.RFC3339}
+		w = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.RFC3339}
 	default:
 		return zerolog.Logger{}, fmt.Errorf("--log-format %q: want json or console", format)
 	}
-	zerolog.TimeFieldFormat = time.RFC3339Nano
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+}
+
+// isTerminal reports whether w is a terminal: only then does console output get colours.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // newModerator picks the engine: an OpenAI-compatible endpoint when a URL is set,

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"interviewd/kv"
 	"interviewd/server"
 	"io"
 	"os"
@@ -35,7 +36,7 @@ func checkResult(tb testing.TB, r result) {
 
 func mustOpenLocal(tb testing.TB, studies int) *target {
 	tb.Helper()
-	t, err := openLocal(context.Background(), studies, io.Discard, server.RateLimits{Off: true})
+	t, err := openLocal(context.Background(), studies, io.Discard, server.RateLimits{Off: true}, kv.Options{})
 	if err != nil {
 		tb.Fatalf("openLocal: %v", err)
 	}

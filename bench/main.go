@@ -39,6 +39,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -57,6 +58,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts, err := parseOptions(args)
 	if err != nil {
 		return err
+	}
+	if opts.CPUProfile != "" {
+		f, err := os.Create(opts.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	rep, err := runSuite(ctx, opts, stderr)
 	if err != nil {

@@ -43,6 +43,12 @@ type options struct {
 	// Limits are the in-process server's rate limits: off by default, so the bench
 	// measures the request path; --rate-limits measures the limiter's cost.
 	Limits server.RateLimits
+	// SoloCommits makes the in-process store commit every mutation alone, as before
+	// group commit, so the two can be compared on one machine in one sitting.
+	SoloCommits bool
+	// CPUProfile, when set, is where a CPU profile of the whole run is written (client
+	// and in-process server share the process, so both appear in it).
+	CPUProfile string
 }
 
 // parseOptions reads the command line. It returns an error for an unknown flag, a value
@@ -62,6 +68,8 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.URL, "url", "", "target a running server at this base URL instead of booting one")
 	fs.StringVar(&o.Key, "key", "", "API key for --url (needs studies:read)")
 	limits := fs.String("rate-limits", "off", "in-process server's rate limits, as interviewd's --rate-limits (e.g. read=100000000,org_read=100000000)")
+	fs.BoolVar(&o.SoloCommits, "solo-commits", false, "in-process store commits every mutation alone (no group commit), for comparison")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -105,6 +113,8 @@ func (o options) validate() error {
 		return fmt.Errorf("--key is only for --url (in-process runs make their own key)")
 	case o.URL != "" && o.Key == "":
 		return fmt.Errorf("--url needs --key")
+	case o.URL != "" && o.SoloCommits:
+		return fmt.Errorf("--solo-commits is only for in-process runs")
 	}
 	if o.URL != "" {
 		u, err := url.Parse(o.URL)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"interviewd/kv"
 )
 
 // stats summarises one timed run.
@@ -55,8 +57,31 @@ type result struct {
 	Conns    int
 	Duration time.Duration
 	stats
-	Ceiling *stats   // nil with --url
-	Checks  []figure // what the scenario's verification counted, if it has one
+	Ceiling *stats         // nil with --url
+	Checks  []figure       // what the scenario's verification counted, if it has one
+	Commits *commitFigures // in-process runs whose load committed anything
+}
+
+// commitFigures are the store's read-write commits during one timed run: how often it
+// committed and how many mutations each commit carried on average.
+type commitFigures struct {
+	Commits         uint64
+	PerSecond       float64
+	WritesPerCommit float64
+}
+
+// commitFiguresOf returns the figures between two counter readings elapsed apart, or
+// nil when nothing was committed.
+func commitFiguresOf(before, after kv.CommitStats, elapsed time.Duration) *commitFigures {
+	c, w := after.Commits-before.Commits, after.Writes-before.Writes
+	if c == 0 {
+		return nil
+	}
+	f := &commitFigures{Commits: c, WritesPerCommit: float64(w) / float64(c)}
+	if elapsed > 0 {
+		f.PerSecond = float64(c) / elapsed.Seconds()
+	}
+	return f
 }
 
 // check returns the named verification count and whether there is one.
@@ -119,6 +144,9 @@ func (rep report) writeText(w io.Writer) error {
 		for _, f := range r.Checks {
 			fmt.Fprintf(&b, " %s=%d", f.Name, f.Value)
 		}
+		if c := r.Commits; c != nil {
+			fmt.Fprintf(&b, " commits=%d commits_per_s=%.0f writes_per_commit=%.1f", c.Commits, c.PerSecond, c.WritesPerCommit)
+		}
 		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, b.String())
@@ -142,6 +170,13 @@ type resultJSON struct {
 	Ceiling      *statsJSON     `json:"ceiling,omitempty"`
 	CeilingRatio *float64       `json:"ceiling_ratio,omitempty"`
 	Checks       map[string]int `json:"checks,omitempty"`
+	Commits      *commitsJSON   `json:"commits,omitempty"`
+}
+
+type commitsJSON struct {
+	Commits         uint64  `json:"commits"`
+	PerSecond       float64 `json:"per_s"`
+	WritesPerCommit float64 `json:"writes_per_commit"`
 }
 
 type startupJSON struct {
@@ -194,6 +229,9 @@ func (rep report) writeJSON(w io.Writer) error {
 			for _, f := range r.Checks {
 				rj.Checks[f.Name] = f.Value
 			}
+		}
+		if c := r.Commits; c != nil {
+			rj.Commits = &commitsJSON{Commits: c.Commits, PerSecond: c.PerSecond, WritesPerCommit: c.WritesPerCommit}
 		}
 		out = append(out, rj)
 	}

@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
 )
 
 // requestFunc fills req with one worker's next request. The driver reuses req for the
@@ -50,6 +56,7 @@ var scenarios = []scenario{
 	{name: "list_studies", setup: setupListStudies},
 	{name: "mcp_get_study", setup: setupMCPGetStudy},
 	{name: "participants", setup: setupParticipants, conns: participantConns},
+	{name: "create_link", setup: setupCreateLink},
 }
 
 func findScenario(name string) (scenario, bool) {
@@ -127,4 +134,70 @@ func setupMCPGetStudy(_ context.Context, t *target) (workload, error) {
 			req.SetBody(bodies[rng.IntN(len(bodies))])
 		}
 	}}, nil
+}
+
+// setupCreateLink mints a participant link per request (POST
+// /v1/api/studies/{id}/participant-links) for one random known study: a durable write
+// per request, so it measures how the store shares commits between concurrent writers.
+// In-process, it then looks every acknowledged link up in the store: an answer given
+// before its commit was durable, or a write lost from a shared commit, shows as missing.
+func setupCreateLink(_ context.Context, t *target) (workload, error) {
+	if len(t.studyIDs) == 0 {
+		return workload{}, errors.New("create_link: the target has no studies")
+	}
+	uris := make([]string, len(t.studyIDs))
+	for i, id := range t.studyIDs {
+		uris[i] = t.baseURL + "/v1/api/studies/" + id + "/participant-links"
+	}
+	bearer := "Bearer " + t.key
+	var (
+		mu     sync.Mutex
+		tokens []string // acknowledged links, in the run against the target only
+	)
+	live := true // the first run is the target's; the ceiling's replayed answers are not links
+	w := workload{newWorker: func(worker int) requestFunc {
+		rng := rand.New(rand.NewPCG(uint64(worker), 0x2b))
+		body := []byte(`{"context":{"segment":"bench worker ` + strconv.Itoa(worker) + `","source":"load test"},"audience":"group","note":"Seeded by the load-test suite."}`)
+		record := live
+		return func(req *fasthttp.Request, last *fasthttp.Response) {
+			if last != nil && record && last.StatusCode() == fasthttp.StatusOK {
+				var out struct {
+					URL string `json:"url"`
+				}
+				if json.Unmarshal(last.Body(), &out) == nil {
+					if i := strings.LastIndex(out.URL, "/i/"); i >= 0 {
+						mu.Lock()
+						tokens = append(tokens, out.URL[i+len("/i/"):])
+						mu.Unlock()
+					}
+				}
+			}
+			req.Header.SetMethod(fasthttp.MethodPost)
+			req.SetRequestURI(uris[rng.IntN(len(uris))])
+			req.Header.Set(fasthttp.HeaderAuthorization, bearer)
+			req.Header.SetContentType("application/json")
+			req.SetBody(body)
+		}
+	}}
+	if t.db == nil {
+		return w, nil
+	}
+	w.verify = func(ctx context.Context) ([]figure, error) {
+		live = false
+		mu.Lock()
+		defer mu.Unlock()
+		missing := 0
+		for _, tok := range tokens {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if _, err := t.db.FindLinkByToken(ctx, tok); kv.ErrorCode(err) == kv.ENOTFOUND {
+				missing++
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		return []figure{{"links", len(tokens)}, {"missing", missing}}, nil
+	}
+	return w, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"interviewd/kv"
 )
 
 // runSuite prepares the target, runs each chosen scenario (and, in-process, its
@@ -25,7 +27,7 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 		if rep.Startup, err = measureStartup(ctx); err != nil {
 			return report{}, err
 		}
-		t, err = openLocal(ctx, o.Studies, progress, o.Limits)
+		t, err = openLocal(ctx, o.Studies, progress, o.Limits, kv.Options{SoloCommits: o.SoloCommits})
 	} else {
 		t, err = openRemote(ctx, o.URL, o.Key, o.Studies)
 	}
@@ -69,7 +71,15 @@ func runScenario(ctx context.Context, sc scenario, t *target, o options, progres
 	if o.UntilEnough {
 		until = w.enough
 	}
-	r.stats = summarise(drive(ctx, t.addr, t.tls, conns, o.Duration, until, w.newWorker))
+	var before kv.CommitStats
+	if t.db != nil {
+		before = t.db.CommitStats()
+	}
+	l := drive(ctx, t.addr, t.tls, conns, o.Duration, until, w.newWorker)
+	r.stats = summarise(l)
+	if t.db != nil {
+		r.Commits = commitFiguresOf(before, t.db.CommitStats(), l.elapsed)
+	}
 	if err := ctx.Err(); err != nil {
 		return result{}, err
 	}

@@ -28,6 +28,7 @@ type target struct {
 	studyIDs []string // studies get_study picks from
 	local    bool     // booted here: the ceiling and start-up are measured too
 	logPath  string   // in-process: the server's JSON log, access log included
+	db       *kv.DB   // in-process: the store, for its commit counters
 	close    func() error
 }
 
@@ -63,6 +64,11 @@ type instance struct {
 // newInstance creates a temporary folder holding a data folder with one organisation and
 // one live key, and a JSON log file. It returns an error if any of them cannot be made.
 func newInstance(ctx context.Context) (*instance, error) {
+	return newInstanceWith(ctx, kv.Options{})
+}
+
+// newInstanceWith is newInstance with the store opened with opts.
+func newInstanceWith(ctx context.Context, opts kv.Options) (*instance, error) {
 	dir, err := os.MkdirTemp("", "interviewd-bench-")
 	if err != nil {
 		return nil, err
@@ -76,7 +82,7 @@ func newInstance(ctx context.Context) (*instance, error) {
 		return fail(err)
 	}
 	in.log = zerolog.New(in.logFile).With().Timestamp().Logger()
-	if in.db, err = kv.Open(filepath.Join(dir, "data"), kv.Options{}); err != nil {
+	if in.db, err = kv.Open(filepath.Join(dir, "data"), opts); err != nil {
 		return fail(err)
 	}
 	if in.org, _, err = in.db.CreateOrg(ctx, kv.OrgInput{Name: "Fieldwork Bench Ltd", Email: "research@bench.example.com"}); err != nil {
@@ -122,10 +128,10 @@ func (in *instance) close() error {
 	return errors.Join(errs...)
 }
 
-// openLocal boots interviewd in-process with studies seeded studies. It returns an error
-// if the folder, store, seed or listener cannot be made.
-func openLocal(ctx context.Context, studies int, progress io.Writer, limits server.RateLimits) (*target, error) {
-	in, err := newInstance(ctx)
+// openLocal boots interviewd in-process with studies seeded studies, its store opened
+// with dbOpts. It returns an error if the folder, store, seed or listener cannot be made.
+func openLocal(ctx context.Context, studies int, progress io.Writer, limits server.RateLimits, dbOpts kv.Options) (*target, error) {
+	in, err := newInstanceWith(ctx, dbOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -144,8 +150,8 @@ func openLocal(ctx context.Context, studies int, progress io.Writer, limits serv
 	}
 	return &target{
 		baseURL: baseURL, addr: baseURL[len("http://"):], key: in.key, studyIDs: ids, local: true,
-		logPath: in.logFile.Name(),
-		close:   func() error { return errors.Join(stop(), in.close()) },
+		logPath: in.logFile.Name(), db: in.db,
+		close: func() error { return errors.Join(stop(), in.close()) },
 	}, nil
 }
 

@@ -5,7 +5,9 @@ import (
 )
 
 // The built-in interviewer's follow-ups: one short neutral probe per verbatim question at
-// most, none after a long answer or a screener question. A note can steer which word a
+// most, none after a long answer, a screener question, or an answer that closes the
+// topic ("No, that's everything"). Every probe is an open question that suggests no
+// answer (never "wasn't that frustrating?"). A note can steer which word a
 // probe picks up, but the probe only ever repeats the participant's own word, so neither
 // the note nor the context is shown.
 
@@ -43,7 +45,7 @@ func builtinProbe(req ProbeRequest) string {
 		}
 	}
 	ans := strings.TrimSpace(req.Answer)
-	if n := len(strings.Fields(ans)); n == 0 || n > builtinProbeMaxWords || builtinDecline.MatchString(ans) {
+	if n := len(strings.Fields(ans)); n == 0 || n > builtinProbeMaxWords || builtinDecline.MatchString(ans) || closesTopic(q, ans) {
 		return ""
 	}
 	if w := noteMention(req.Note, ans); w != "" {

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -259,7 +260,9 @@ func removeAbout(b *kv.Brief, m []string) error {
 	return refuse(fmt.Sprintf("no question mentions %q", truncateRunes(phrase, 60)))
 }
 
-// appendItem adds a question to a list, refusing an empty one, a duplicate or an overfull list.
+// appendItem adds a question to a list, refusing an empty one, a duplicate or an overfull
+// list. A new question goes before a closing wrap-up ("Is there anything else…?"), which
+// only makes sense last.
 func appendItem(list *[]string, q, what string) error {
 	switch {
 	case q == "":
@@ -271,6 +274,10 @@ func appendItem(list *[]string, q, what string) error {
 		if strings.EqualFold(have, q) {
 			return refuse(fmt.Sprintf("the study already asks %q", q))
 		}
+	}
+	if n := len(*list); n > 0 && isWrapUp((*list)[n-1]) && !isWrapUp(q) {
+		*list = slices.Insert(*list, n-1, q)
+		return nil
 	}
 	*list = append(*list, q)
 	return nil

@@ -76,7 +76,12 @@ func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
 		r.fail(j, msg)
 		return err
 	}
-	return r.db.FinishExport(ctx, p, j.ID, artifact)
+	if err := r.db.FinishExport(ctx, p, j.ID, artifact); err != nil {
+		return err
+	}
+	r.log.Info().Str("org_id", p.Org.String()).Str("environment", string(p.Env)).Str("job_id", j.ID.String()).
+		Int("rows", artifact.Rows).Str("media_type", artifact.MediaType).Msg("export finished")
+	return nil
 }
 
 func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, error) {

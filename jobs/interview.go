@@ -19,6 +19,9 @@ type ConductInput struct {
 	Context    map[string]string // facts from the invite link, briefed as true
 	Note       string            // researcher guidance; never shown to the participant
 	Answer     string            // the participant's answer; "" opens the interview
+	// Skip: the participant passed on the current question (Answer is not used). The
+	// interview moves to the next scripted question with no follow-up.
+	Skip bool
 }
 
 // Conducted is the interviewer's side of one turn.
@@ -51,7 +54,15 @@ func Conduct(ctx context.Context, m Moderator, in ConductInput) (Conducted, erro
 	} else {
 		transcript = append(transcript, Message{Speaker: kv.SpeakerParticipant, Text: answer})
 	}
-	msgs, next, done, err := s.Next(ctx, m, in.Brief, in.Context, in.Note, transcript, answer)
+	var msgs []string
+	var next Script
+	var done bool
+	var err error
+	if in.Skip && (s.Phase == PhaseScreener || s.Phase == PhaseVerbatim) {
+		msgs, next, done = s.Skip(in.Brief, in.Context)
+	} else {
+		msgs, next, done, err = s.Next(ctx, m, in.Brief, in.Context, in.Note, transcript, answer)
+	}
 	if err != nil {
 		return Conducted{}, err
 	}

@@ -26,6 +26,12 @@ const (
 const (
 	ScriptGreeting = "Hello, and thank you for taking part. I'll ask you a few questions; there are no right or wrong answers, and you can skip anything you'd rather not answer."
 	ScriptClosing  = "That's all my questions. Thank you very much for your time and for sharing your experience."
+	// ScriptSkipped acknowledges a skipped question before the next one: a skip is a
+	// right the greeting promised, so it is taken without comment or pressure.
+	ScriptSkipped = "No problem, let's move on."
+	// SkippedAnswer is what the transcript records for a question the participant
+	// skipped, so an export shows the question was asked and passed on, not forgotten.
+	SkippedAnswer = "(skipped)"
 )
 
 const (
@@ -61,7 +67,7 @@ func (s Script) Next(ctx context.Context, m Moderator, brief kv.Brief, interview
 	case PhaseScreener:
 	case PhaseVerbatim:
 		q := s.Question(brief)
-		if q != "" && s.Probes < scriptMaxProbes {
+		if q != "" && s.Probes < scriptMaxProbes && !closesTopic(q, answer) {
 			p, err := m.Probe(ctx, ProbeRequest{
 				Brief:       brief,
 				Question:    q,
@@ -85,6 +91,19 @@ func (s Script) Next(ctx context.Context, m Moderator, brief kv.Brief, interview
 	}
 	next = s.following(brief, interviewCtx)
 	return []string{next.say(brief)}, next, next.Phase == PhaseDone, nil
+}
+
+// Skip returns the messages and position after the participant skips the current
+// question: the next scripted question (never a follow-up), or the closing.
+func (s Script) Skip(brief kv.Brief, facts map[string]string) (msgs []string, next Script, done bool) {
+	if s.Phase == PhaseDone {
+		return nil, s, true
+	}
+	next = s.following(brief, facts)
+	if next.Phase == PhaseDone {
+		return []string{ScriptClosing}, next, true
+	}
+	return []string{ScriptSkipped, next.say(brief)}, next, false
 }
 
 // Question returns the current scripted question exactly as the brief words it, or ""
@@ -139,11 +158,11 @@ func (s Script) following(brief kv.Brief, facts map[string]string) Script {
 }
 
 // acceptProbe returns an engine's probe tidied to one line, and whether it may be asked:
-// not empty, not over scriptMaxProbeRunes, and not a scripted question in disguise
-// (containing one, or being a sizeable piece of one).
+// not empty, not over scriptMaxProbeRunes, not leading (see isLeading), and not a
+// scripted question in disguise (containing one, or being a sizeable piece of one).
 func acceptProbe(p string, brief kv.Brief) (string, bool) {
 	p = collapseSpace(p)
-	if p == "" || utf8.RuneCountInString(p) > scriptMaxProbeRunes {
+	if p == "" || utf8.RuneCountInString(p) > scriptMaxProbeRunes || isLeading(p) {
 		return "", false
 	}
 	np := normalisedWords(p)

@@ -178,6 +178,13 @@ func (r *Runner) Enqueue(j kv.Job) {
 	}
 }
 
+// Running reports whether the runner takes work: true until Close.
+func (r *Runner) Running() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.closed
+}
+
 // Close stops taking work and waits for running jobs until ctx ends; then it cancels
 // them, leaving them unfinished in kv for the next Start to resume.
 func (r *Runner) Close(ctx context.Context) error {
@@ -272,11 +279,13 @@ func (r *Runner) runAuthoring(ctx context.Context, j kv.Job) error {
 		if r.ctx.Err() != nil {
 			return nil // shutting down: resume after restart
 		}
-		msg := "Authoring did not complete."
 		if errors.Is(err, ErrRefused) {
-			msg = err.Error()
+			// The engine declined the request: the researcher's answer, not a fault.
+			r.fail(j, err.Error())
+			r.log.Info().Str("job_id", j.ID.String()).Str("org_id", j.OrgID.String()).Str("reason", err.Error()).Msg("authoring request refused")
+			return nil
 		}
-		r.fail(j, msg)
+		r.fail(j, "Authoring did not complete.")
 		return err
 	}
 	_, err = r.db.FinishAuthoring(ctx, p, j.ID, brief)

@@ -37,6 +37,9 @@ type Options struct {
 	// NoSync skips fsync on commit: for bulk loads in benchmarks only, never serving
 	// (a crash could lose committed writes).
 	NoSync bool
+	// SoloCommits makes every mutation commit alone, as before group commit: for
+	// comparing the two in benchmarks only (it is slower and no safer).
+	SoloCommits bool
 }
 
 // DB is the bbolt-backed store. Every public method is one transaction.
@@ -46,6 +49,8 @@ type DB struct {
 	now    func() time.Time
 	ids    idSource
 	secret []byte // per-instance secret for signing (download URLs, sessions)
+	creds  *credCache
+	group  *committer
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -73,11 +78,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now}
+	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache()}
 	if err := db.prepareOnce(); err != nil {
 		_ = b.Close()
 		return nil, err
 	}
+	db.group = newCommitter(b, opts.SoloCommits)
 	return db, nil
 }
 
@@ -119,8 +125,12 @@ func (db *DB) prepare(tx *bolt.Tx) error {
 	return nil
 }
 
-// Close closes the file.
-func (db *DB) Close() error { return db.bolt.Close() }
+// Close answers the writers already waiting for a commit, then closes the file. Writes
+// that arrive later fail.
+func (db *DB) Close() error {
+	db.group.close()
+	return db.bolt.Close()
+}
 
 // Dir returns the data folder.
 func (db *DB) Dir() string { return db.dir }
@@ -163,20 +173,15 @@ func (db *DB) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	return db.bolt.View(fn)
 }
 
+// update runs fn in a read-write transaction and returns once it is committed and
+// durable, or with fn's error (nothing of fn's is kept). Concurrent callers share one
+// commit and one fsync (see committer), so fn may run more than once: it must only touch
+// the transaction and its own result variables, setting them on every run.
 func (db *DB) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.bolt.Update(fn)
-}
-
-// batch is update for hot-path writers: concurrent callers share one commit and fsync.
-// fn may run more than once, so it must only touch the transaction.
-func (db *DB) batch(ctx context.Context, fn func(tx *bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return db.bolt.Batch(fn)
+	return db.group.do(fn)
 }
 
 func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {

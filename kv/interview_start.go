@@ -23,6 +23,10 @@ type Opened struct {
 	Study     Study
 	Interview *Interview
 	Started   bool // a new interview was created by this call
+	// SpentCredit is set when this call spent one of the organisation's credits;
+	// CreditsLeft is then the balance after it.
+	SpentCredit bool
+	CreditsLeft int
 }
 
 // OpenLink opens an invite link for a participant whose session secret is session (a
@@ -118,9 +122,10 @@ func (db *DB) openLink(tx *bolt.Tx, token, session string, create bool) (Opened,
 		}
 		if create {
 			org.Credits--
-			if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
+			if err := db.putOrg(tx, org); err != nil {
 				return Opened{}, err
 			}
+			out.SpentCredit, out.CreditsLeft = true, org.Credits
 		}
 	}
 	if !create {

@@ -95,6 +95,7 @@ func (db *DB) CreateKey(ctx context.Context, in KeyInput) (Key, string, error) {
 				}
 			}
 		}
+		db.authChanged(tx, k.OrgID)
 		if err := putJSON(tx.Bucket(bucketKeys), k.ID[:], k); err != nil {
 			return err
 		}
@@ -166,13 +167,30 @@ func memberFor(tx *bolt.Tx, org, user ID) (Membership, error) {
 
 // Authenticate resolves a presented API key secret. It returns EUNAUTHORIZED for a
 // malformed, unknown, revoked or expired key (one answer for all, so a caller learns
-// nothing about which).
+// nothing about which). The credential may be shared with other callers (it is cached
+// until the key or its organisation changes): treat its slices and pointers as read-only.
 func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, error) {
+	if len(secret) != keySecretLen {
+		return Credential{}, errBadKey
+	}
+	if err := ctx.Err(); err != nil {
+		return Credential{}, err
+	}
+	// A cached entry was made from this very secret (the hash covers all of it), after
+	// it passed ParseKeySecret: a hit needs only the expiry check.
+	hash := HashKeySecret(secret)
+	if cred, ok := db.creds.get(hash); ok {
+		if cred.Key.ExpiresAt != nil && !db.Now().Before(*cred.Key.ExpiresAt) {
+			db.creds.drop(hash)
+			return Credential{}, errBadKey
+		}
+		return cred, nil
+	}
 	env, ok := ParseKeySecret(secret)
 	if !ok {
 		return Credential{}, errBadKey
 	}
-	hash := HashKeySecret(secret)
+	gen := db.creds.generation()
 	var cred Credential
 	err := db.view(ctx, func(tx *bolt.Tx) error {
 		id := tx.Bucket(bucketKeyHashes).Get(hash[:])
@@ -196,7 +214,11 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 		cred = Credential{Key: k, Org: org}
 		return nil
 	})
-	return cred, err
+	if err != nil {
+		return Credential{}, err
+	}
+	db.creds.put(hash, cred, gen)
+	return cred, nil
 }
 
 var errBadKey = Errorf(EUNAUTHORIZED, "invalid_token", "The API key is missing, invalid, expired or revoked.")
@@ -240,6 +262,7 @@ func (db *DB) RevokeKey(ctx context.Context, id ID) (Key, error) {
 		}
 		now := db.Now()
 		k.RevokedAt = &now
+		db.authChanged(tx, k.OrgID)
 		if err := tx.Bucket(bucketKeyHashes).Delete(k.Hash); err != nil {
 			return err
 		}

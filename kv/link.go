@@ -60,14 +60,17 @@ func NewLinkToken() string { return newLinkToken() }
 // be validated (ValidateLinkRequest). ENOTFOUND for a study outside the partition.
 func (db *DB) CreateParticipantLink(ctx context.Context, p Partition, study ID, req LinkRequest, token string, idem *IdemWrite) (Link, Study, error) {
 	var (
-		l  Link
-		st Study
+		l   Link
+		raw []byte
 	)
 	err := db.update(ctx, func(tx *bolt.Tx) error {
-		var err error
-		if st, err = studyByID(tx, p, study); err != nil {
-			return err
+		// Only the study's existence is checked inside the shared commit; it is decoded
+		// after, outside the one writer every other write waits for.
+		rec := tx.Bucket(bucketStudies).Get(p.key(study))
+		if rec == nil {
+			return notFound("Study")
 		}
+		raw = append(raw[:0], rec...)
 		l = Link{Token: token, OrgID: p.Org, Env: p.Env, StudyID: study, Audience: req.Audience,
 			Context: req.Context, Note: req.Note, CreatedAt: db.Now()}
 		if tx.Bucket(bucketLinks).Get([]byte(token)) != nil {
@@ -78,6 +81,13 @@ func (db *DB) CreateParticipantLink(ctx context.Context, p Partition, study ID, 
 		}
 		return db.writeIdem(tx, idem)
 	})
+	if err != nil {
+		return Link{}, Study{}, err
+	}
+	// The link is committed whatever happens here: a study record that no longer
+	// decodes (callers read the study just before) comes back as an error alongside
+	// the committed link.
+	st, err := DecodeStudy(raw)
 	return l, st, err
 }
 

@@ -2,9 +2,11 @@ package kv
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
+	json "github.com/goccy/go-json"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -46,41 +48,109 @@ type OrgInput struct {
 	Name    string
 	Email   string
 	Credits int
+	// AllowDuplicate creates the organisation even when one with the same name (compared
+	// without case) exists; otherwise that is ECONFLICT org_exists.
+	AllowDuplicate bool
 }
 
-// CreateOrg creates an organisation and makes the user with Email (created if new) its
-// owner. It returns EINVALID for an empty name, a malformed email or negative credits.
-func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
-	name := strings.TrimSpace(in.Name)
-	email := strings.ToLower(strings.TrimSpace(in.Email))
+// Validate returns EINVALID for an empty or over-long name, a malformed email or
+// negative credits: what CreateOrg checks before it touches the file.
+func (in OrgInput) Validate() error {
 	var fields []FieldError
-	if name == "" || len([]rune(name)) > 200 {
+	if name := strings.TrimSpace(in.Name); name == "" || len([]rune(name)) > 200 {
 		fields = append(fields, FieldError{Loc: []any{"org"}, Msg: "Organisation name must be 1 to 200 characters.", Type: "string_length"})
 	}
-	if !validEmail(email) {
+	if !validEmail(strings.ToLower(strings.TrimSpace(in.Email))) {
 		fields = append(fields, errEmail)
 	}
 	if in.Credits < 0 {
 		fields = append(fields, FieldError{Loc: []any{"credits"}, Msg: "Credits cannot be negative.", Type: "greater_than_equal"})
 	}
 	if len(fields) > 0 {
-		return Org{}, User{}, Invalid(fields...)
+		return Invalid(fields...)
 	}
+	return nil
+}
+
+// CreateOrg creates an organisation and makes the user with Email (created if new) its
+// owner. It returns EINVALID as Validate does, and ECONFLICT org_exists (the message
+// names the existing id) when an organisation of that name exists and AllowDuplicate is
+// not set; the check and the creation are one transaction.
+func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
+	if err := in.Validate(); err != nil {
+		return Org{}, User{}, err
+	}
+	name := strings.TrimSpace(in.Name)
+	email := strings.ToLower(strings.TrimSpace(in.Email))
 	now := db.Now()
 	org := Org{ID: db.NewID(), Name: name, Credits: in.Credits, CreatedAt: now}
 	var user User
 	err := db.update(ctx, func(tx *bolt.Tx) error {
+		if !in.AllowDuplicate {
+			if same, ok, err := orgByName(tx, name); err != nil {
+				return err
+			} else if ok {
+				return Errorf(ECONFLICT, "org_exists", fmt.Sprintf("an organisation named %q already exists with id %s", same.Name, same.ID))
+			}
+		}
 		var err error
 		if user, err = db.userForEmail(tx, email); err != nil {
 			return err
 		}
-		if err := putJSON(tx.Bucket(bucketOrgs), org.ID[:], org); err != nil {
+		if err := db.putOrg(tx, org); err != nil {
 			return err
 		}
 		m := Membership{OrgID: org.ID, UserID: user.ID, Role: RoleOwner}
 		return putJSON(tx.Bucket(bucketMembers), append(org.ID[:], user.ID[:]...), m)
 	})
 	return org, user, err
+}
+
+// FindOrgs returns every organisation, oldest first (ids are time-ordered). It is an
+// operator's listing: the API never ranges over organisations.
+func (db *DB) FindOrgs(ctx context.Context) ([]Org, error) {
+	orgs := []Org{}
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketOrgs).ForEach(func(_, v []byte) error {
+			var o Org
+			if err := json.Unmarshal(v, &o); err != nil {
+				return err
+			}
+			orgs = append(orgs, o)
+			return nil
+		})
+	})
+	return orgs, err
+}
+
+// FindOrgByName returns the oldest organisation whose name equals name without regard
+// to case or surrounding spaces, or ENOTFOUND.
+func (db *DB) FindOrgByName(ctx context.Context, name string) (Org, error) {
+	var org Org
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		o, ok, err := orgByName(tx, strings.TrimSpace(name))
+		if err == nil && !ok {
+			err = notFound("Organisation")
+		}
+		org = o
+		return err
+	})
+	return org, err
+}
+
+// orgByName scans the organisations: there are few, and only set-up asks.
+func orgByName(tx *bolt.Tx, name string) (Org, bool, error) {
+	c := tx.Bucket(bucketOrgs).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var o Org
+		if err := json.Unmarshal(v, &o); err != nil {
+			return Org{}, false, err
+		}
+		if strings.EqualFold(o.Name, name) {
+			return o, true, nil
+		}
+	}
+	return Org{}, false, nil
 }
 
 var errEmail = FieldError{Loc: []any{"email"}, Msg: "Email must be an address like name@example.com.", Type: "email"}
@@ -166,7 +236,7 @@ func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
 		}
 		org.Credits += amount
 		balance = org.Credits
-		return putJSON(tx.Bucket(bucketOrgs), org.ID[:], org)
+		return db.putOrg(tx, org)
 	})
 	return balance, err
 }
@@ -193,4 +263,11 @@ func (db *DB) AddMember(ctx context.Context, org ID, email string, role Role) (U
 		return putJSON(tx.Bucket(bucketMembers), append(org[:], user.ID[:]...), Membership{OrgID: org, UserID: user.ID, Role: role})
 	})
 	return user, err
+}
+
+// putOrg writes the organisation record; every write of one goes through here, so the
+// organisation's cached credentials (which carry the record) are dropped on commit.
+func (db *DB) putOrg(tx *bolt.Tx, org Org) error {
+	db.authChanged(tx, org.ID)
+	return putJSON(tx.Bucket(bucketOrgs), org.ID[:], org)
 }

@@ -89,7 +89,7 @@ func (db *DB) SetRedaction(ctx context.Context, org ID, r Redaction) (Redaction,
 			return err
 		}
 		o.Redaction = &r
-		return putJSON(tx.Bucket(bucketOrgs), o.ID[:], o)
+		return db.putOrg(tx, o)
 	})
 	return r, err
 }

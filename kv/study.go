@@ -2,6 +2,7 @@ package kv
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -122,6 +123,30 @@ func (db *DB) FindStudyByID(ctx context.Context, p Partition, id ID) (Study, err
 		return err
 	})
 	return s, err
+}
+
+// ViewStudyRecord calls fn with the stored record of the study in partition p, exactly
+// as committed; raw is only valid during the call and must not be changed. Two calls
+// see equal bytes only if the study did not change in between, so a caller may keep
+// something derived from raw for as long as the bytes stay the same. It returns
+// ENOTFOUND, as FindStudyByID does, or fn's error.
+func (db *DB) ViewStudyRecord(ctx context.Context, p Partition, id ID, fn func(raw []byte) error) error {
+	return db.view(ctx, func(tx *bolt.Tx) error {
+		raw := tx.Bucket(bucketStudies).Get(p.key(id))
+		if raw == nil {
+			return notFound("Study")
+		}
+		return fn(raw)
+	})
+}
+
+// DecodeStudy decodes a record ViewStudyRecord handed over.
+func DecodeStudy(raw []byte) (Study, error) {
+	var s Study
+	if err := jsonUnmarshal(raw, &s); err != nil {
+		return Study{}, fmt.Errorf("decode study: %w", err)
+	}
+	return s, nil
 }
 
 func studyByID(tx *bolt.Tx, p Partition, id ID) (Study, error) {

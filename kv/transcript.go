@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"time"
 
+	json "github.com/goccy/go-json"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -201,56 +202,142 @@ func (db *DB) AppendTurn(ctx context.Context, p Partition, id ID, t Turn) (Inter
 			return Interview{}, Errorf(EINVALID, "speaker", "Unknown speaker "+m.Speaker+".")
 		}
 	}
+	// The turn is prepared outside the shared commit, on the interview as it stands now:
+	// decoding it, applying the turn and encoding the result are most of a turn's
+	// storage work, and inside the commit they would run on the one writer every other
+	// writer waits for. The commit then only checks that the stored record is still
+	// byte for byte the one prepared from and writes the prepared bytes; if the
+	// interview moved in between, the turn is applied inside the commit as usual.
+	return db.appendTurn(ctx, p, id, t, db.prepareTurn(ctx, p, id, t))
+}
+
+// appendTurn commits t, from prep when the interview is still what prep was made from
+// (prep may be nil).
+func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *preparedTurn) (Interview, error) {
 	hash := sha256.Sum256([]byte(t.Session))
 	var out Interview
-	err := db.batch(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketInterviews)
+		if prep != nil && bytes.Equal(b.Get(p.key(id)), prep.base) {
+			if err := checkTurn(tx, id, hash, t, prep.from); err != nil {
+				return err
+			}
+			tb := tx.Bucket(bucketTranscripts)
+			for i, m := range prep.messages {
+				if err := tb.Put(transcriptKey(id, prep.from.TranscriptLen+i), m); err != nil {
+					return err
+				}
+			}
+			out = prep.to
+			return b.Put(p.key(id), prep.record)
+		}
 		iv, err := interviewByID(tx, p, id)
 		if err != nil {
 			return err
 		}
-		if t.Session == "" || !sessionMatches(tx, id, hash) {
-			return errInvalidSession()
+		if err := checkTurn(tx, id, hash, t, iv); err != nil {
+			return err
 		}
-		if iv.Status != InterviewInProgress {
-			return Errorf(ECONFLICT, "interview_finished", "This interview has finished.")
+		next, messages, err := db.applyTurn(iv, t)
+		if err != nil {
+			return err
 		}
-		if iv.TranscriptLen != t.ExpectLen {
-			return Errorf(ECONFLICT, "transcript_moved", "The conversation moved on in the meantime; reload it and try again.")
-		}
-		b := tx.Bucket(bucketTranscripts)
-		for _, m := range t.Messages {
-			m.At = m.At.UTC()
-			if err := putJSON(b, transcriptKey(id, iv.TranscriptLen), m); err != nil {
+		tb := tx.Bucket(bucketTranscripts)
+		for i, m := range messages {
+			if err := tb.Put(transcriptKey(id, iv.TranscriptLen+i), m); err != nil {
 				return err
 			}
-			iv.TranscriptLen++
-			if iv.LastMessageAt != nil {
-				gap := min(max(m.At.Sub(*iv.LastMessageAt), 0), MaxGap)
-				iv.ActiveMS += gap.Milliseconds()
-			}
-			at := m.At
-			iv.LastMessageAt = &at
-			if m.Speaker == SpeakerParticipant || iv.DurationSeconds != nil {
-				secs := int((iv.ActiveMS + 500) / 1000)
-				iv.DurationSeconds = &secs
-			}
 		}
-		if t.Script != nil {
-			iv.Script = append([]byte(nil), t.Script...)
-		}
-		if t.Voice {
-			iv.Modality = ModalityVoice
-		}
-		iv.Status = t.Status
-		if t.Status == InterviewCompleted {
-			done := db.Now()
-			if iv.LastMessageAt != nil {
-				done = *iv.LastMessageAt
-			}
-			iv.CompletedAt = &done
-		}
-		out = iv
-		return putJSON(tx.Bucket(bucketInterviews), p.key(id), iv)
+		out = next
+		return putJSON(b, p.key(id), next)
 	})
 	return out, err
+}
+
+// preparedTurn is a turn applied to the interview record base, ready to be written.
+type preparedTurn struct {
+	base     []byte    // the stored interview it was prepared from
+	from, to Interview // before and after the turn
+	messages [][]byte  // the encoded messages, from transcript position from.TranscriptLen
+	record   []byte    // to, encoded
+}
+
+// prepareTurn applies t to the interview as stored now, or returns nil when it cannot
+// (no such interview, a record that does not decode): the commit then does it all.
+func (db *DB) prepareTurn(ctx context.Context, p Partition, id ID, t Turn) *preparedTurn {
+	var base []byte
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		base = bytes.Clone(tx.Bucket(bucketInterviews).Get(p.key(id)))
+		return nil
+	})
+	if err != nil || base == nil {
+		return nil
+	}
+	var from Interview
+	if jsonUnmarshal(base, &from) != nil {
+		return nil
+	}
+	to, messages, err := db.applyTurn(from, t)
+	if err != nil {
+		return nil
+	}
+	record, err := json.Marshal(to)
+	if err != nil {
+		return nil
+	}
+	return &preparedTurn{base: base, from: from, to: to, messages: messages, record: record}
+}
+
+// checkTurn refuses a turn that may not be appended to iv: a session not of the
+// interview, an interview no longer in progress, a transcript that moved.
+func checkTurn(tx *bolt.Tx, id ID, hash [32]byte, t Turn, iv Interview) error {
+	if t.Session == "" || !sessionMatches(tx, id, hash) {
+		return errInvalidSession()
+	}
+	if iv.Status != InterviewInProgress {
+		return Errorf(ECONFLICT, "interview_finished", "This interview has finished.")
+	}
+	if iv.TranscriptLen != t.ExpectLen {
+		return Errorf(ECONFLICT, "transcript_moved", "The conversation moved on in the meantime; reload it and try again.")
+	}
+	return nil
+}
+
+// applyTurn returns iv after the turn and the turn's messages encoded, in order.
+func (db *DB) applyTurn(iv Interview, t Turn) (Interview, [][]byte, error) {
+	messages := make([][]byte, 0, len(t.Messages))
+	for _, m := range t.Messages {
+		m.At = m.At.UTC()
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return Interview{}, nil, err
+		}
+		messages = append(messages, raw)
+		iv.TranscriptLen++
+		if iv.LastMessageAt != nil {
+			gap := min(max(m.At.Sub(*iv.LastMessageAt), 0), MaxGap)
+			iv.ActiveMS += gap.Milliseconds()
+		}
+		at := m.At
+		iv.LastMessageAt = &at
+		if m.Speaker == SpeakerParticipant || iv.DurationSeconds != nil {
+			secs := int((iv.ActiveMS + 500) / 1000)
+			iv.DurationSeconds = &secs
+		}
+	}
+	if t.Script != nil {
+		iv.Script = append([]byte(nil), t.Script...)
+	}
+	if t.Voice {
+		iv.Modality = ModalityVoice
+	}
+	iv.Status = t.Status
+	if t.Status == InterviewCompleted {
+		done := db.Now()
+		if iv.LastMessageAt != nil {
+			done = *iv.LastMessageAt
+		}
+		iv.CompletedAt = &done
+	}
+	return iv, messages, nil
 }

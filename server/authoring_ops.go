@@ -171,6 +171,7 @@ func (s *Server) setStudyMode(ctx context.Context, p *Principal, in *SetModeInpu
 		return ModeResult{}, err
 	}
 	out := ModeResult{Mode: st.Mode, URL: s.linkURL(st.LinkToken)}
+	noCredits := false
 	if st.Mode == kv.ModeLive && p.Partition.Env == kv.EnvLive {
 		// Advisory, read after the change: going live never depends on credits.
 		org, err := s.db.FindOrgByID(ctx, p.Partition.Org)
@@ -179,8 +180,9 @@ func (s *Server) setStudyMode(ctx context.Context, p *Principal, in *SetModeInpu
 		}
 		if org.Credits <= 0 {
 			notice := noCreditsNotice
-			out.Notice = &notice
+			out.Notice, noCredits = &notice, true
 		}
 	}
+	s.logModeChange(p, st, noCredits)
 	return out, nil
 }

@@ -113,8 +113,10 @@ func (s *Server) writeRESTError(c *fasthttp.RequestCtx, err error, resource stri
 // 422 as {"detail":[items]}, anything else as {"detail","code"}. Internal failures are
 // noted for the access log.
 func writeErrorBody(c *fasthttp.RequestCtx, ae *apiError) {
+	info := infoOf(c)
+	info.code = ae.Code
 	if ae.Status >= 500 {
-		infoOf(c).err = ae.Error()
+		info.err = ae.Error()
 	}
 	if ae.Status == 429 {
 		c.Response.Header.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))

@@ -35,7 +35,12 @@ type ParticipantLink struct {
 }
 
 func (s *Server) createParticipantLink(ctx context.Context, p *Principal, in *ParticipantLinkInput) (ParticipantLink, error) {
-	st, err := s.db.FindStudyByID(ctx, p.Partition, in.StudyID)
+	var st StudyDetail // its mode, from the rendering get_study keeps when still current
+	err := s.db.ViewStudyRecord(ctx, p.Partition, in.StudyID, func(raw []byte) error {
+		var err error
+		st, err = s.studyRenders.detail(in.StudyID, raw)
+		return err
+	})
 	if err != nil {
 		return ParticipantLink{}, err
 	}

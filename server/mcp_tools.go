@@ -126,7 +126,7 @@ func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args [
 		out, err = s.callTool(ctx, o, p, args)
 	}
 	if err == nil {
-		if raw, err = json.MarshalNoEscape(out); err == nil {
+		if raw, err = encodeOutput(out); err == nil {
 			return raw, false, ""
 		}
 	}

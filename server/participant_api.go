@@ -81,6 +81,30 @@ func (s *Server) handleParticipantMessage(c *fasthttp.RequestCtx) {
 	s.writeParticipantJSON(c, out)
 }
 
+// handleParticipantSkip passes on the current question: the transcript records
+// jobs.SkippedAnswer and the interviewer moves to the next scripted question with no
+// follow-up. It takes no body and answers as POST /i/{token}/messages does.
+func (s *Server) handleParticipantSkip(c *fasthttp.RequestCtx) {
+	infoOf(c).route = "/i/{token}/skip"
+	s.setAPIHeaders(c)
+	if err := s.admitParticipant(c); err != nil {
+		s.writeParticipantError(c, err)
+		return
+	}
+	token, _ := c.UserValue("token").(string)
+	session := participantSession(c, token)
+	if !wellFormedSession(session) {
+		s.writeParticipantError(c, errNoSession)
+		return
+	}
+	out, err := s.postParticipantTurn(s.ctx, token, session, &ParticipantMessageInput{}, true)
+	if err != nil {
+		s.writeParticipantError(c, err)
+		return
+	}
+	s.writeParticipantJSON(c, out)
+}
+
 // admitParticipant applies the per-client-address limit, so a leaked link cannot be
 // used to hammer the service (or to burn an organisation's credits quickly).
 func (s *Server) admitParticipant(c *fasthttp.RequestCtx) error {

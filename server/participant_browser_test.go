@@ -71,12 +71,19 @@ func chromiumPath(t *testing.T) string {
 // shared with any other) and a phone viewport. It ends with the test or when closed.
 func newBrowser(t *testing.T, chromium string) (ctx context.Context, closeBrowser func()) {
 	t.Helper()
+	return newBrowserAt(t, chromium, phoneWidth, phoneHeight)
+}
+
+// newBrowserAt is newBrowser with a width × height window (CSS pixels); a window
+// narrower than a tablet is a phone, drawn at twice the density.
+func newBrowserAt(t *testing.T, chromium string, width, height int64) (ctx context.Context, closeBrowser func()) {
+	t.Helper()
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
 		chromedp.ExecPath(chromium),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.NoSandbox, // CI runs as root
 		chromedp.DisableGPU,
-		chromedp.WindowSize(phoneWidth, phoneHeight),
+		chromedp.WindowSize(int(width), int(height)),
 	)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(alloc)
@@ -87,7 +94,11 @@ func newBrowser(t *testing.T, chromium string) (ctx context.Context, closeBrowse
 		cancelAlloc()
 	}
 	t.Cleanup(closeBrowser)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateScale(2))); err != nil {
+	scale := 1.0
+	if width < 700 {
+		scale = 2
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height, chromedp.EmulateScale(scale))); err != nil {
 		t.Fatalf("start %s: %v", chromium, err)
 	}
 	return ctx, closeBrowser

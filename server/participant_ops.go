@@ -38,6 +38,10 @@ type ParticipantSession struct {
 	Session  *string              `json:"session"`
 	Status   *string              `json:"status" enum:"in_progress,completed,failed"`
 	Messages []ParticipantMessage `json:"messages"`
+	// Progress is the scripted question being asked; null unless in progress.
+	Progress *ParticipantProgress `json:"progress"`
+	// Rehearsal marks a test-mode interview: its answers are not collected.
+	Rehearsal bool `json:"rehearsal"`
 }
 
 // ParticipantTurn answers POST /i/{token}/messages: the interview's status after the
@@ -45,6 +49,7 @@ type ParticipantSession struct {
 type ParticipantTurn struct {
 	Status   string               `json:"status" enum:"in_progress,completed,failed"`
 	Messages []ParticipantMessage `json:"messages"`
+	Progress *ParticipantProgress `json:"progress"` // as in ParticipantSession
 }
 
 // ParticipantMessageInput is the body of POST /i/{token}/messages.
@@ -119,6 +124,7 @@ func (s *Server) openParticipantSession(ctx context.Context, token, session stri
 	if err != nil {
 		return ParticipantSession{}, err
 	}
+	s.logOpened(opened)
 	if opened.State != kv.LinkOpen {
 		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil
 	}
@@ -134,7 +140,8 @@ func (s *Server) openParticipantSession(ctx context.Context, token, session stri
 		}
 	}
 	status := conv.Interview.Status
-	return ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &status, Messages: participantMessages(conv.Transcript)}, nil
+	return ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &status, Messages: participantMessages(conv.Transcript),
+		Progress: participantProgress(conv, conv.Interview), Rehearsal: conv.Interview.IsTest}, nil
 }
 
 // postParticipantMessage answers the interviewer with in, as session, and returns what
@@ -143,6 +150,13 @@ func (s *Server) openParticipantSession(ctx context.Context, token, session stri
 // Errors: 404 for an unknown token, 401 for a session not of the link's interview, 409
 // interview_finished, 503 when the server is shutting down.
 func (s *Server) postParticipantMessage(ctx context.Context, token, session string, in *ParticipantMessageInput) (ParticipantTurn, error) {
+	return s.postParticipantTurn(ctx, token, session, in, false)
+}
+
+// postParticipantTurn is postParticipantMessage, or with skip the participant passing
+// on the current question (in is then not read): the transcript records
+// jobs.SkippedAnswer and the interviewer moves on with no follow-up.
+func (s *Server) postParticipantTurn(ctx context.Context, token, session string, in *ParticipantMessageInput, skip bool) (ParticipantTurn, error) {
 	if !wellFormedToken(token) {
 		return ParticipantTurn{}, errLinkNotFound
 	}
@@ -169,12 +183,16 @@ func (s *Server) postParticipantMessage(ctx context.Context, token, session stri
 			return ParticipantTurn{}, err
 		}
 		if conv.Interview.Status != kv.InterviewInProgress {
-			return ParticipantTurn{Status: conv.Interview.Status, Messages: participantMessages(added)}, nil
+			return ParticipantTurn{Status: conv.Interview.Status, Messages: participantMessages(added), Progress: participantProgress(conv, conv.Interview)}, nil
 		}
 	}
-	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: in.Text, At: s.now()}
-	turn := kv.Turn{Session: session, ExpectLen: len(conv.Transcript), Status: kv.InterviewInProgress, Voice: in.Modality == kv.ModalityVoice}
-	out, err := s.conduct(conv, in.Text)
+	text, voice := in.Text, in.Modality == kv.ModalityVoice
+	if skip {
+		text, voice = jobs.SkippedAnswer, false
+	}
+	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: text, At: s.now()}
+	turn := kv.Turn{Session: session, ExpectLen: len(conv.Transcript), Status: kv.InterviewInProgress, Voice: voice}
+	out, err := s.conduct(conv, text, skip)
 	if err != nil {
 		if s.ctx.Err() != nil {
 			return ParticipantTurn{}, errShuttingDown
@@ -195,7 +213,8 @@ func (s *Server) postParticipantMessage(ctx context.Context, token, session stri
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
-	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(append(added, turn.Messages...))}, nil
+	s.logInterviewEnded(iv)
+	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(append(added, turn.Messages...)), Progress: participantProgress(conv, iv)}, nil
 }
 
 // openInterview has the interviewer open a new interview (greeting and first question),
@@ -203,7 +222,7 @@ func (s *Server) postParticipantMessage(ctx context.Context, token, session stri
 // engine failure ends the interview failed.
 func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, session string) (kv.Conversation, []kv.Message, error) {
 	turn := kv.Turn{Session: session, Status: kv.InterviewInProgress}
-	out, err := s.conduct(conv, "")
+	out, err := s.conduct(conv, "", false)
 	switch {
 	case err != nil && s.ctx.Err() != nil:
 		return conv, nil, errShuttingDown
@@ -224,6 +243,7 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 	if err != nil {
 		return conv, nil, err
 	}
+	s.logInterviewEnded(iv)
 	conv.Interview = iv
 	conv.Transcript = append(conv.Transcript, turn.Messages...)
 	return conv, turn.Messages, nil
@@ -231,12 +251,12 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 
 // conduct asks the interviewer for its side of a turn, under the server's lifetime and
 // a per-turn deadline (never the request's: fasthttp contexts stay in the handler).
-func (s *Server) conduct(conv kv.Conversation, answer string) (jobs.Conducted, error) {
+func (s *Server) conduct(conv kv.Conversation, answer string, skip bool) (jobs.Conducted, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, participantTurnTimeout)
 	defer cancel()
 	out, err := jobs.Conduct(ctx, s.part.moderator, jobs.ConductInput{
 		Brief: conv.Brief, Script: conv.Interview.Script, Transcript: conv.Transcript,
-		Context: conv.Interview.EntryAttributes, Note: conv.Link.Note, Answer: answer,
+		Context: conv.Interview.EntryAttributes, Note: conv.Link.Note, Answer: answer, Skip: skip,
 	})
 	if err == nil && len(out.Messages) == 0 {
 		err = errors.New("interviewer said nothing")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/webui"
 )
@@ -58,25 +59,31 @@ func (s *Server) handleParticipantPage(c *fasthttp.RequestCtx) {
 		s.renderNotice(c, fasthttp.StatusInternalServerError, webui.NoticeError)
 		return
 	}
+	title := ""
+	if b := peek.Study.Brief; b != nil && b.Title != nil {
+		title = *b.Title
+	}
 	switch peek.State {
 	case kv.LinkPaused:
-		s.renderNotice(c, fasthttp.StatusOK, webui.NoticePaused)
+		s.renderPage(c, fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticePaused, Title: title})
 		return
 	case kv.LinkClosed:
-		s.renderNotice(c, fasthttp.StatusOK, webui.NoticeClosed)
+		s.renderPage(c, fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeClosed, Title: title})
 		return
 	case kv.LinkUnavailable:
-		s.renderNotice(c, fasthttp.StatusOK, webui.NoticeUnavailable)
+		s.renderPage(c, fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeUnavailable, Title: title})
 		return
 	}
-	page := webui.InterviewPage{API: "/i/" + token, Resume: peek.Interview != nil}
+	page := webui.InterviewPage{API: "/i/" + token, Resume: peek.Interview != nil, Title: title,
+		Rehearsal: peek.Study.Mode == kv.ModeTest}
+	if peek.Interview != nil {
+		page.Rehearsal = peek.Interview.IsTest
+	}
 	if b := peek.Study.Brief; b != nil {
-		if b.Title != nil {
-			page.Title = *b.Title
-		}
-		if b.EstimatedDurationMinutes != nil {
-			page.Minutes = *b.EstimatedDurationMinutes
-		}
+		// The welcome's length is the design's: the questions this link will ask times a
+		// realistic time per answer. The study's estimated_duration_minutes is the
+		// researcher's own figure for their plans, and stays theirs.
+		page.Questions, page.Minutes = jobs.PlannedLength(*b, peek.Link.Context)
 	}
 	s.renderPage(c, fasthttp.StatusOK, webui.PageInterview, page)
 }

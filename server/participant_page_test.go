@@ -26,12 +26,13 @@ func TestParticipantPage(t *testing.T) {
 	e := mustServe(t)
 	minutes := 20
 	title := "How nurses plan <rotas> & shifts"
-	brief := kv.Brief{Title: &title, VerbatimQuestions: []string{"Q?"}, EstimatedDurationMinutes: &minutes}
+	brief := kv.Brief{Title: &title, PreInterviewQuestions: []string{"What is your crm?"}, VerbatimQuestions: []string{"Q?", "R?", "S?"}, EstimatedDurationMinutes: &minutes}
 	open := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, brief)
 	person := e.linkFor(open, kv.AudiencePerson, map[string]string{"crm": "CTX-VALUE-9"}, "NOTE-VALUE-9")
 	paused := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModePaused, brief)
 	closed := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeClosed, brief)
 	broke := e.studyWith(e.orgB.ID, kv.EnvLive, kv.ModeLive, brief)
+	rehearsal := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeTest, brief)
 	credits := e.credits(e.orgA.ID)
 	cases := []struct {
 		name       string
@@ -40,11 +41,15 @@ func TestParticipantPage(t *testing.T) {
 		want       []string
 		wantResume bool
 	}{
-		{"OK_Welcome", "/i/" + open.LinkToken, 200, []string{`id="welcome"`, "How nurses plan &lt;rotas&gt; &amp; shifts", "About 20 minutes", `data-api="/i/` + open.LinkToken + `"`}, false},
-		{"OK_PersonLinkNotYetClaimed", "/i/" + person, 200, []string{`id="start"`}, false},
-		{"OK_Paused", "/i/" + paused.LinkToken, 200, []string{"This study is paused", "come back"}, false},
-		{"OK_Closed", "/i/" + closed.LinkToken, 200, []string{"This study has closed"}, false},
-		{"OK_NotAcceptingResponses", "/i/" + broke.LinkToken, 200, []string{"Not accepting responses"}, false},
+		// The length comes from the design (1 screener and 3 verbatim questions: 30 s +
+		// 3 × 100 s), not from the study's estimated_duration_minutes (20).
+		{"OK_Welcome", "/i/" + open.LinkToken, 200, []string{`id="welcome"`, "How nurses plan &lt;rotas&gt; &amp; shifts", "4 questions, about 6 minutes", `data-api="/i/` + open.LinkToken + `"`, `id="rehearsal" role="note" hidden`}, false},
+		// The person link's context answers the screener question: it is not counted.
+		{"OK_PersonLinkNotYetClaimed", "/i/" + person, 200, []string{`id="start"`, "3 questions, about 5 minutes"}, false},
+		{"OK_Rehearsal", "/i/" + rehearsal.LinkToken, 200, []string{`id="rehearsal" role="note">Rehearsal — answers are not collected`}, false},
+		{"OK_Paused", "/i/" + paused.LinkToken, 200, []string{"This study is paused", "come back", `notice-study">How nurses plan &lt;rotas&gt; &amp; shifts<`, "Powered by interviewd"}, false},
+		{"OK_Closed", "/i/" + closed.LinkToken, 200, []string{"This study has closed", `notice-study">How nurses plan &lt;rotas&gt; &amp; shifts<`}, false},
+		{"OK_NotAcceptingResponses", "/i/" + broke.LinkToken, 200, []string{"Not accepting responses", `notice-study">How nurses plan &lt;rotas&gt; &amp; shifts<`}, false},
 		{"ErrUnknownLink", "/i/" + kv.NewLinkToken(), 404, []string{"This link doesn't work"}, false},
 		{"ErrMalformedLink", "/i/nope", 404, []string{"This link doesn't work"}, false},
 	}
@@ -59,6 +64,9 @@ func TestParticipantPage(t *testing.T) {
 				if !strings.Contains(body, w) {
 					t.Fatalf("page lacks %q:\n%s", w, body)
 				}
+			}
+			if strings.Contains(body, "20 minutes") {
+				t.Fatal("the page shows the study's own estimate, not the design's")
 			}
 			checkPageHeaders(t, r)
 			if m := inlineCode.FindString(body); m != "" {

@@ -39,5 +39,6 @@ func (s *Server) routeParticipant(r *router.Router) {
 	r.GET("/i/{token}", s.handleParticipantPage)
 	r.POST("/i/{token}/session", s.handleParticipantSession)
 	r.POST("/i/{token}/messages", s.handleParticipantMessage)
+	r.POST("/i/{token}/skip", s.handleParticipantSkip)
 	r.GET("/static/{name}", s.handleStatic)
 }

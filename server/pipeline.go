@@ -17,6 +17,8 @@ type reqInfo struct {
 	route string
 	org   kv.ID
 	err   string
+	code  string // the error code of a refused request (4xx/5xx), logged with it
+	quiet bool   // health probes: logged at debug only
 }
 
 type infoKey struct{}
@@ -42,7 +44,7 @@ func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler
 		start := time.Now()
 		info := infoPool.Get().(*reqInfo)
 		info.id = strconv.AppendUint(append(info.id[:0], s.reqPrefix...), s.reqSeq.Add(1), 36)
-		info.route, info.org, info.err = "", kv.ID{}, ""
+		info.route, info.org, info.err, info.code, info.quiet = "", kv.ID{}, "", "", false
 		c.SetUserValue(infoKey{}, info)
 		c.Response.Header.SetBytesV("X-Request-Id", info.id)
 		s.recovering(c, route)
@@ -67,20 +69,31 @@ func (s *Server) recovering(c *fasthttp.RequestCtx, next fasthttp.RequestHandler
 	next(c)
 }
 
+// logRequest writes the access log line: refusals (4xx) at info with their code,
+// server failures at error, health probes at debug so they do not drown the log.
 func (s *Server) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Duration) {
 	status := c.Response.StatusCode()
 	ev := s.log.Info()
-	if status >= 500 {
+	switch {
+	case status >= 500:
 		ev = s.log.Error()
+	case info.quiet:
+		ev = s.log.Debug()
+	}
+	if ev == nil {
+		return
 	}
 	route := info.route
 	if route == "" {
 		route = "unmatched"
 	}
 	ev = ev.Bytes("method", c.Method()).Str("route", route).Int("status", status).
-		Dur("duration", d).Bytes("request_id", info.id)
+		Float64("duration_ms", float64(d.Microseconds())/1000).Bytes("request_id", info.id)
 	if !info.org.IsZero() {
 		ev = ev.Str("org_id", info.org.String())
+	}
+	if info.code != "" {
+		ev = ev.Str("code", info.code)
 	}
 	if info.err != "" {
 		ev = ev.Str("error", info.err)

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/fasthttp/router"
-	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 )
 
@@ -130,7 +129,7 @@ func (s *Server) writeREST(c *fasthttp.RequestCtx, status int, out any) {
 			c.Response.Header.Set("X-Next-Cursor", next)
 		}
 	}
-	raw, err := json.MarshalNoEscape(body)
+	raw, err := encodeOutput(body)
 	if err != nil {
 		s.writeRESTError(c, err, resourceAPI)
 		return

@@ -51,6 +51,8 @@ type Server struct {
 	reqPrefix string
 	reqSeq    atomic.Uint64
 	part      *participantSide // the participant pages and their API
+
+	studyRenders *studyRenders // get_study answers by stored record
 }
 
 // New builds a Server and its routes.
@@ -62,6 +64,8 @@ func New(cfg Config) *Server {
 		accessLog: cfg.AccessLog,
 		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
 		now:       cfg.Now,
+
+		studyRenders: newStudyRenders(),
 	}
 	if s.baseURL == "" {
 		s.baseURL = "http://localhost:8080"
@@ -89,6 +93,7 @@ func New(cfg Config) *Server {
 	s.routeMCP(r)
 	s.routeDocs(r)
 	s.routeParticipant(r)
+	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{
 		Handler:            s.handler,

@@ -96,7 +96,7 @@ func mustServeEngine(t *testing.T, m jobs.Moderator, opts ...serveOption) *testE
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: zerolog.Nop(), Plugins: mustPluginHost(t)})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: cfg.Log, Plugins: mustPluginHost(t)})
 	t.Cleanup(func() { _ = runner.Close(context.Background()) })
 	cfg.DB, cfg.Jobs = db, runner
 	srv := New(cfg)
@@ -107,7 +107,7 @@ func mustServeEngine(t *testing.T, m jobs.Moderator, opts ...serveOption) *testE
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 		<-served // the server is gone before the next test starts

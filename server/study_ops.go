@@ -64,12 +64,16 @@ type StudyIDInput struct {
 	StudyID kv.ID `path:"study_id" doc:"The study's id."`
 }
 
+// getStudy serves the study's detail, rendered from its stored record only when that
+// record changed since it was last rendered (studyRenders).
 func (s *Server) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) (StudyDetail, error) {
-	st, err := s.db.FindStudyByID(ctx, p.Partition, in.StudyID)
-	if err != nil {
-		return StudyDetail{}, err
-	}
-	return studyDetail(st), nil
+	var d StudyDetail
+	err := s.db.ViewStudyRecord(ctx, p.Partition, in.StudyID, func(raw []byte) error {
+		var err error
+		d, err = s.studyRenders.detail(in.StudyID, raw)
+		return err
+	})
+	return d, err
 }
 
 func (s *Server) getInterviewLink(ctx context.Context, p *Principal, in *StudyIDInput) (InviteLink, error) {

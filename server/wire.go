@@ -3,6 +3,8 @@ package server
 import (
 	"time"
 
+	json "github.com/goccy/go-json"
+
 	"interviewd/kv"
 )
 
@@ -58,6 +60,37 @@ type StudySummary struct {
 type StudyDetail struct {
 	StudySummary
 	Brief *kv.Brief `json:"brief" component:"Brief"`
+	// encoded, when set, is this detail's JSON, rendered once and served as is while
+	// the stored study stays the same (see studyRenders).
+	encoded []byte
+}
+
+// plainStudyDetail encodes a StudyDetail field by field.
+type plainStudyDetail StudyDetail
+
+// MarshalJSON returns the rendered JSON when there is one, so every encoder of a
+// StudyDetail gives the same bytes whichever way it was built.
+func (d StudyDetail) MarshalJSON() ([]byte, error) {
+	if d.encoded != nil {
+		return d.encoded, nil
+	}
+	return json.MarshalNoEscape(plainStudyDetail(d))
+}
+
+func (d StudyDetail) encodedJSON() []byte { return d.encoded }
+
+// preEncoded is an output that may carry its JSON already: encoders send those bytes
+// instead of encoding the value again.
+type preEncoded interface{ encodedJSON() []byte }
+
+// encodeOutput returns out's JSON, without HTML escaping.
+func encodeOutput(out any) ([]byte, error) {
+	if e, ok := out.(preEncoded); ok {
+		if raw := e.encodedJSON(); raw != nil {
+			return raw, nil
+		}
+	}
+	return json.MarshalNoEscape(out)
 }
 
 // InviteLink is a study's single durable invite link.

@@ -42,21 +42,24 @@ const (
 
 // InterviewPage is the data of the participant's chat page.
 type InterviewPage struct {
-	Title   string // the study's title, shown on the welcome card; may be empty
-	Minutes int    // the planned length in minutes; 0 when not given
-	API     string // the link's path, "/i/TOKEN": the page's JSON API lives under it
-	Resume  bool   // this visitor already has an interview here: continue it at once
+	Title     string // the study's title, shown on the welcome card; may be empty
+	Questions int    // the scripted questions this link's interview asks
+	Minutes   int    // the likely length in minutes, from the questions; 0 when none
+	API       string // the link's path, "/i/TOKEN": the page's JSON API lives under it
+	Resume    bool   // this visitor already has an interview here: continue it at once
+	Rehearsal bool   // a test-mode interview: answers are not collected
 }
 
 // NoticePage is the data of a page explaining why no interview is on offer.
 type NoticePage struct {
-	Kind string // one of the Notice* kinds
+	Kind  string // one of the Notice* kinds
+	Title string // the study's title, when the link names a study; else ""
 }
 
-// Notices returns the notice kinds the chat page can switch to after it has loaded
-// (the study's mode can change while a participant reads the welcome).
-func (InterviewPage) Notices() []string {
-	return []string{NoticePaused, NoticeClosed, NoticeUnavailable}
+// Notices returns the notices the chat page can switch to after it has loaded (the
+// study's mode can change while a participant reads the welcome).
+func (p InterviewPage) Notices() []NoticePage {
+	return []NoticePage{{NoticePaused, p.Title}, {NoticeClosed, p.Title}, {NoticeUnavailable, p.Title}}
 }
 
 // Asset is one static file and what caching it needs.

@@ -35,10 +35,14 @@ func TestRender(t *testing.T) {
 		data any
 		want []string
 	}{
-		{"OK_Welcome", PageInterview, InterviewPage{Title: "Rotas <b>now</b>", Minutes: 15, API: "/i/abc"},
-			[]string{"Rotas &lt;b&gt;now&lt;/b&gt;", "About 15 minutes", `data-api="/i/abc"`, `data-resume=""`, `data-phase="welcome"`, `data-notice="paused"`, `data-notice="closed"`, `data-notice="unavailable"`}},
+		{"OK_Welcome", PageInterview, InterviewPage{Title: "Rotas <b>now</b>", Questions: 7, Minutes: 11, API: "/i/abc"},
+			[]string{"Rotas &lt;b&gt;now&lt;/b&gt;", "7 questions, about 11 minutes", "Skip this question", "Powered by interviewd", `id="rehearsal" role="note" hidden`, `data-api="/i/abc"`, `data-resume=""`, `data-phase="welcome"`, `data-notice="paused"`, `data-notice="closed"`, `data-notice="unavailable"`}},
 		{"OK_Resume", PageInterview, InterviewPage{API: "/i/abc", Resume: true},
 			[]string{`data-resume="1"`, `data-phase="starting"`, "Thanks for taking part"}},
+		{"OK_Rehearsal", PageInterview, InterviewPage{API: "/i/abc", Questions: 1, Minutes: 1, Rehearsal: true},
+			[]string{`id="rehearsal" role="note">Rehearsal — answers are not collected`, "1 question, about 1 minute<"}},
+		{"OK_PausedNamesStudy", PageNotice, NoticePage{Kind: NoticePaused, Title: "Rotas & shifts"},
+			[]string{"This study is paused", `<p class="eyebrow notice-study">Rotas &amp; shifts</p>`, "<title>Rotas &amp; shifts · Research interview</title>", "Powered by interviewd"}},
 		{"OK_Paused", PageNotice, NoticePage{Kind: NoticePaused}, []string{"This study is paused"}},
 		{"OK_Closed", PageNotice, NoticePage{Kind: NoticeClosed}, []string{"This study has closed"}},
 		{"OK_Unavailable", PageNotice, NoticePage{Kind: NoticeUnavailable}, []string{"Not accepting responses right now"}},

@@ -1,8 +1,9 @@
 // interviewd participant chat. Plain JavaScript, no dependencies, no build step.
 //
 // The page talks to the link's JSON API (data-api="/i/TOKEN"):
-//   POST /i/TOKEN/session   start or resume: {state, session, status, messages}
-//   POST /i/TOKEN/messages  answer: {status, messages}
+//   POST /i/TOKEN/session   start or resume: {state, session, status, messages, progress, rehearsal}
+//   POST /i/TOKEN/messages  answer: {status, messages, progress}
+//   POST /i/TOKEN/skip      pass on the current question: as messages
 // The session secret lives in an HttpOnly cookie the server sets; the page also keeps
 // the value it was given in memory and sends it as X-Interview-Session, so the interview
 // continues while the page is open even where cookies are blocked.
@@ -17,7 +18,8 @@
   var main = $('main'), log = $('log'), typing = $('typing'), welcome = $('welcome');
   var start = $('start'), composer = $('composer'), answer = $('answer'), send = $('send');
   var mic = $('mic'), micLabel = $('mic-label'), speak = $('speak'), count = $('count');
-  var toast = $('toast'), statusLine = $('status');
+  var hint = $('hint'), startError = $('start-error'), statusLine = $('status'), skip = $('skip');
+  var progressText = $('progress-text'), progressBar = $('progress-bar'), rehearsal = $('rehearsal');
 
   var MAX = 10000;
   var reduceMotion = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -25,9 +27,28 @@
   var busy = false;
   var spoken = false;      // the current answer came (at least partly) from speech
   var readAloud = false;   // interviewer messages are spoken
-  var toastTimer = 0;
+  var SKIPPED = '(skipped)'; // what the transcript records for a skipped question
 
   function setPhase(p) { app.setAttribute('data-phase', p); }
+
+  // The header says what is happening now, and nothing else: "Connecting…" only while
+  // the page waits for the server, "Typing…" while the interviewer's messages arrive.
+  function setStatus(text) { statusLine.textContent = text; }
+
+  // showProgress shows "Question 3 of 8" (scripted questions only; follow-ups keep the
+  // number), or hides it when the server gives none (not started, or finished).
+  function showProgress(p, status) {
+    if (p && p.total > 0) {
+      progressText.textContent = 'Question ' + p.question + ' of ' + p.total;
+      progressText.hidden = false;
+      progressBar.max = p.total;
+      progressBar.value = p.question - 1;
+      progressBar.hidden = false;
+      return;
+    }
+    progressText.hidden = true;
+    if (status === 'completed') { progressBar.value = progressBar.max; } else { progressBar.hidden = true; }
+  }
 
   // ---- Talking to the server ----
 
@@ -57,11 +78,23 @@
     return 'Something went wrong. Please try again.';
   }
 
-  function showToast(text) {
-    toast.textContent = text;
-    toast.hidden = false;
-    clearTimeout(toastTimer);
-    toastTimer = setTimeout(function () { toast.hidden = true; }, 6000);
+  // tell shows a problem where the participant is looking: beside the answer box (in
+  // its own row, never over it) while answering, under the Start button before. It
+  // stays until the participant acts again, so it cannot vanish before it is read.
+  function tell(text) {
+    if (!composer.hidden) {
+      hint.textContent = text;
+      hint.classList.add('shown');
+      return;
+    }
+    startError.textContent = text;
+    startError.hidden = false;
+  }
+
+  function clearHint() {
+    hint.textContent = '';
+    hint.classList.remove('shown');
+    answer.removeAttribute('aria-invalid');
   }
 
   // ---- The conversation ----
@@ -72,8 +105,10 @@
 
   function addMessage(m, extra) {
     var li = document.createElement('li');
-    li.className = 'msg ' + (m.speaker === 'participant' ? 'participant' : 'interviewer') + (extra ? ' ' + extra : '');
+    var mine = m.speaker === 'participant';
+    li.className = 'msg ' + (mine ? 'participant' : 'interviewer') + (extra ? ' ' + extra : '');
     li.textContent = m.text;
+    if (mine && m.text === SKIPPED) { li.classList.add('skipped'); li.textContent = 'Skipped'; }
     if (m.at) { li.title = new Date(m.at).toLocaleString(); }
     log.appendChild(li);
     scrollDown();
@@ -95,6 +130,7 @@
     msgs.forEach(function (m, i) {
       chain = chain.then(function () {
         if (i === 0) { return; }
+        setStatus('Typing…');
         typing.hidden = false;
         scrollDown();
         return wait(Math.min(900, 250 + m.text.length * 6));
@@ -107,11 +143,12 @@
     return chain;
   }
 
-  function settle(status) {
+  function settle(status, progress) {
     typing.hidden = true;
+    showProgress(progress, status);
     if (status === 'completed') {
       composer.hidden = true;
-      statusLine.textContent = 'Interview complete';
+      setStatus('Interview complete');
       $('end').hidden = false;
       setPhase('done');
       scrollDown();
@@ -120,7 +157,7 @@
     }
     if (status === 'failed') {
       composer.hidden = true;
-      statusLine.textContent = 'Interview stopped';
+      setStatus('Interview stopped');
       $('failed').hidden = false;
       setPhase('failed');
       scrollDown();
@@ -130,13 +167,14 @@
     composer.hidden = false;
     setComposer(true);
     setPhase('ready');
-    statusLine.textContent = 'Your turn';
+    setStatus('Your turn');
     scrollDown();
     if (!('ontouchstart' in window)) { answer.focus({ preventScroll: true }); }
   }
 
   function showNotice(state) {
-    statusLine.textContent = '';
+    setStatus(state === 'paused' ? 'Paused' : state === 'closed' ? 'Closed' : 'Not available');
+    showProgress(null);
     welcome.hidden = true;
     composer.hidden = true;
     var notice = document.querySelector('[data-notice="' + state + '"]');
@@ -144,40 +182,44 @@
     setPhase('notice');
   }
 
+  function backToWelcome(text) {
+    setStatus('Ready when you are');
+    start.disabled = false;
+    start.textContent = 'Start the interview';
+    welcome.hidden = false;
+    composer.hidden = true;
+    setPhase('welcome');
+    tell(text);
+  }
+
   function open() {
     setPhase('starting');
-    statusLine.textContent = 'Connecting…';
+    // Re-reading an interview already on screen (it moved on in another tab) is not
+    // connecting: the conversation stays in view until the fresh copy replaces it.
+    setStatus(log.children.length ? 'Catching up…' : 'Connecting…');
+    startError.hidden = true;
     start.disabled = true;
     start.textContent = 'Starting…';
     return post('/session').then(function (res) {
-      if (res.status !== 200) {
-        statusLine.textContent = 'Ready when you are';
-        start.disabled = false;
-        start.textContent = 'Start the interview';
-        welcome.hidden = false;
-        setPhase('welcome');
-        showToast(problem(res));
-        return;
-      }
+      if (res.status !== 200) { backToWelcome(problem(res)); return; }
       var d = res.data;
       if (d.state !== 'open') { showNotice(d.state); return; }
       session = d.session;
+      rehearsal.hidden = !d.rehearsal;
       welcome.hidden = true;
       log.textContent = '';
+      setStatus('Typing…');
       var msgs = d.messages || [];
       var fresh = msgs.length > 0 && msgs.every(function (m) { return m.speaker === 'interviewer'; });
       if (fresh && app.getAttribute('data-resume') !== '1') {
-        return playInterviewer(msgs).then(function () { settle(d.status); });
+        lastProgress = d.progress;
+        return playInterviewer(msgs).then(function () { settle(d.status, d.progress); });
       }
       msgs.forEach(function (m) { addMessage(m); });
-      settle(d.status);
+      lastProgress = d.progress;
+      settle(d.status, d.progress);
     }, function () {
-      statusLine.textContent = 'Ready when you are';
-      start.disabled = false;
-      start.textContent = 'Start the interview';
-      welcome.hidden = false;
-      setPhase('welcome');
-      showToast('Couldn\'t reach the interview. Check your connection and try again.');
+      backToWelcome('Couldn\'t reach the interview. Check your connection and try again.');
     });
   }
 
@@ -185,53 +227,75 @@
     answer.disabled = !on;
     send.disabled = !on;
     mic.disabled = !on;
+    skip.disabled = !on;
+  }
+
+  var lastProgress = null;
+
+  // turn sends one answer (or a skip) and plays the interviewer's reply. On failure the
+  // answer goes back into the box and the reason shows beside it.
+  function turn(path, body, shown, extra) {
+    stopListening();
+    busy = true;
+    clearHint();
+    var pending = addMessage({ speaker: 'participant', text: shown }, 'pending' + (extra ? ' ' + extra : ''));
+    var kept = answer.value;
+    if (path === '/messages') { answer.value = ''; }
+    updateCount();
+    setComposer(false);
+    setPhase('sending');
+    setStatus('Sending…');
+    typing.hidden = false;
+    scrollDown();
+    function failed(text) {
+      busy = false;
+      pending.remove();
+      typing.hidden = true;
+      answer.value = kept;
+      updateCount();
+      settle('in_progress', lastProgress);
+      tell(text);
+    }
+    post(path, body).then(function (res) {
+      if (res.status === 200) {
+        busy = false;
+        spoken = false;
+        pending.classList.remove('pending');
+        lastProgress = res.data.progress;
+        setStatus('Typing…');
+        typing.hidden = false;
+        scrollDown();
+        var replies = (res.data.messages || []).filter(function (m) { return m.speaker !== 'participant'; });
+        return wait(350).then(function () { return playInterviewer(replies); }).then(function () { settle(res.data.status, res.data.progress); });
+      }
+      if (res.status === 409) { // the interview moved on elsewhere (another tab or device)
+        busy = false;
+        typing.hidden = true;
+        return open();
+      }
+      failed(problem(res));
+    }, function () {
+      failed(path === '/skip' ? 'The question wasn\'t skipped. Check your connection and try again.' : 'Your answer wasn\'t sent. Check your connection and try again.');
+    });
   }
 
   function submit(ev) {
     if (ev) { ev.preventDefault(); }
     if (busy) { return; }
     var text = answer.value.trim();
-    if (!text) { showToast('Please write an answer first.'); answer.focus(); return; }
-    if (text.length > MAX) { showToast('Please keep your answer under 10,000 characters.'); return; }
-    stopListening();
-    busy = true;
-    var modality = spoken ? 'voice' : 'text';
-    var pending = addMessage({ speaker: 'participant', text: text }, 'pending' + (spoken ? ' spoken' : ''));
-    var kept = answer.value;
-    answer.value = '';
-    updateCount();
-    setComposer(false);
-    setPhase('sending');
-    statusLine.textContent = 'Typing…';
-    typing.hidden = false;
-    scrollDown();
-    post('/messages', { text: text, modality: modality }).then(function (res) {
-      busy = false;
-      if (res.status === 200) {
-        spoken = false;
-        pending.classList.remove('pending');
-        var replies = (res.data.messages || []).filter(function (m) { return m.speaker !== 'participant'; });
-        return wait(350).then(function () { return playInterviewer(replies); }).then(function () { settle(res.data.status); });
-      }
-      if (res.status === 409) { // the interview moved on elsewhere (another tab or device)
-        typing.hidden = true;
-        return open();
-      }
-      pending.remove();
-      typing.hidden = true;
-      answer.value = kept;
-      updateCount();
-      settle('in_progress');
-      showToast(problem(res));
-    }, function () {
-      busy = false;
-      pending.remove();
-      typing.hidden = true;
-      answer.value = kept;
-      updateCount();
-      settle('in_progress');
-      showToast('Your answer wasn\'t sent. Check your connection and try again.');
-    });
+    if (!text) {
+      tell('Please write an answer first, or skip this question.');
+      answer.setAttribute('aria-invalid', 'true');
+      answer.focus();
+      return;
+    }
+    if (text.length > MAX) { tell('Please keep your answer under 10,000 characters.'); return; }
+    turn('/messages', { text: text, modality: spoken ? 'voice' : 'text' }, text, spoken ? 'spoken' : '');
+  }
+
+  function skipQuestion() {
+    if (busy) { return; }
+    turn('/skip', {}, SKIPPED, '');
   }
 
   function updateCount() {
@@ -240,6 +304,7 @@
       answer.style.height = 'auto';
       answer.style.height = Math.min(answer.scrollHeight + 2, window.innerHeight * 0.4) + 'px';
     }
+    if (n > 0) { clearHint(); }
     if (n < MAX - 1000) { count.hidden = true; return; }
     count.hidden = false;
     count.textContent = n.toLocaleString() + ' / ' + MAX.toLocaleString();
@@ -260,7 +325,7 @@
     if (window.speechSynthesis) { window.speechSynthesis.cancel(); }
     var before = answer.value.trim();
     var r;
-    try { r = new Recognition(); } catch (e) { showToast('Voice input isn\'t available in this browser.'); return; }
+    try { r = new Recognition(); } catch (e) { tell('Voice input isn\'t available in this browser.'); return; }
     r.lang = document.documentElement.lang || 'en';
     r.interimResults = true;
     r.continuous = true;
@@ -276,22 +341,22 @@
     };
     r.onerror = function (e) {
       if (e.error === 'not-allowed' || e.error === 'service-not-allowed') {
-        showToast('Microphone access is blocked. You can allow it in your browser settings, or type your answer.');
+        tell('Microphone access is blocked. You can allow it in your browser settings, or type your answer.');
       } else if (e.error !== 'no-speech' && e.error !== 'aborted') {
-        showToast('Voice input stopped (' + e.error + '). You can try again or type your answer.');
+        tell('Voice input stopped (' + e.error + '). You can try again or type your answer.');
       }
     };
     r.onend = function () {
       recognizer = null;
       mic.setAttribute('aria-pressed', 'false');
       micLabel.textContent = 'Answer by voice';
-      statusLine.textContent = 'Your turn';
+      setStatus('Your turn');
       if (answer.value.trim()) { send.focus({ preventScroll: true }); }
     };
     recognizer = r;
     mic.setAttribute('aria-pressed', 'true');
     micLabel.textContent = 'Stop listening';
-    statusLine.textContent = 'Listening… tap the microphone when you\'re done';
+    setStatus('Listening… tap the microphone when you\'re done');
     if (!readAloud && window.speechSynthesis && !speak.hidden) { setReadAloud(true); }
     try { r.start(); } catch (e) { r.onend(); }
   }
@@ -319,6 +384,7 @@
   // ---- Wiring ----
 
   composer.addEventListener('submit', submit);
+  skip.addEventListener('click', skipQuestion);
   answer.addEventListener('keydown', function (e) {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { submit(e); }
   });

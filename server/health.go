@@ -1,0 +1,56 @@
+package server
+
+import (
+	"github.com/fasthttp/router"
+	"github.com/valyala/fasthttp"
+)
+
+// Health probes for load balancers and orchestrators: unauthenticated, outside the
+// operations table (so no rate limit) and logged at debug only.
+//
+//	GET /healthz  liveness: the process answers → 200 {"status":"ok"}
+//	GET /readyz   readiness: the database is open and the job runner takes work → 200
+//	              {"status":"ready"}; otherwise 503 {"status":"unavailable","reason":…}
+func (s *Server) routeHealth(r *router.Router) {
+	for _, m := range []string{"GET", "HEAD"} {
+		r.Handle(m, "/healthz", s.handleHealthz)
+		r.Handle(m, "/readyz", s.handleReadyz)
+	}
+}
+
+func (s *Server) handleHealthz(c *fasthttp.RequestCtx) {
+	info := infoOf(c)
+	info.route, info.quiet = "/healthz", true
+	writeHealth(c, 200, `{"status":"ok"}`)
+}
+
+func (s *Server) handleReadyz(c *fasthttp.RequestCtx) {
+	info := infoOf(c)
+	info.route, info.quiet = "/readyz", true
+	if reason := s.notReady(); reason != "" {
+		writeHealth(c, 503, `{"status":"unavailable","reason":"`+reason+`"}`)
+		return
+	}
+	writeHealth(c, 200, `{"status":"ready"}`)
+}
+
+// notReady names what is not ready, or returns "".
+func (s *Server) notReady() string {
+	if s.ctx.Err() != nil {
+		return "shutting_down"
+	}
+	if _, err := s.db.Empty(s.ctx); err != nil { // a read transaction: the file is open and readable
+		return "database_unavailable"
+	}
+	if s.jobs == nil || !s.jobs.Running() {
+		return "jobs_stopped"
+	}
+	return ""
+}
+
+func writeHealth(c *fasthttp.RequestCtx, status int, body string) {
+	c.SetStatusCode(status)
+	c.SetContentType("application/json")
+	c.Response.Header.Set("Cache-Control", "no-store")
+	c.SetBodyString(body)
+}
