@@ -86,10 +86,10 @@ func (f execFigures) ratio() float64 {
 	return float64(f.First200) / float64(f.BareFirst)
 }
 
-// probePath is what the first request asks for: a route an empty data folder answers
-// 200 without authentication, as a first visitor's browser would (the bare binary answers
-// 200 to anything).
-const probePath = "/static/interview.css"
+// probePath is what the first request asks for: the liveness check, answered 200
+// without authentication by a server that is up (the bare binary answers 200 to
+// anything).
+const probePath = "/healthz"
 
 // measureExec builds interviewd and bench/bare with `go build -ldflags='-s -w'` into a
 // temporary folder, then runs each runs times, alternating, on a fresh empty data
