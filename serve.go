@@ -31,10 +31,11 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	baseURL := fs.str("base-url", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
 	level := fs.str("log-level", "info", "log level: debug, info, warn, error")
 	format := fs.str("log-format", "json", "log format: json or console")
-	limitsFlag := fs.str("rate-limits", "default", "default | off | read=120,write=20,org_read=600,org_write=60,ip=60")
+	limitsFlag := fs.str("rate-limits", "default", "default | off | read=120,write=20,org_read=600,org_write=60,ip=60,failed_auth=30")
 	modelURL := fs.str("model-url", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
 	modelKey := fs.str("model-key", "", "API key for --model-url")
 	modelName := fs.str("model", "", "model name for --model-url")
+	proxiesFlag := fs.str("trusted-proxies", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
 	if err := fs.parse(args); errors.Is(err, errHelp) {
 		fs.printUsage(sio.stdout, "[flags]", "Serve the API, the MCP server and the participant pages (the default command).")
 		return nil
@@ -45,6 +46,10 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	limits, err := server.ParseRateLimits(*limitsFlag)
 	if err != nil {
 		return fmt.Errorf("--rate-limits: %w", err)
+	}
+	proxies, err := server.ParseTrustedProxies(*proxiesFlag)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w", err)
 	}
 	if *baseURL != "" {
 		if u, err := url.Parse(*baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -96,7 +101,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if base == "" {
 		base = baseURLFor(*addr, ln.Addr())
 	}
-	srv := server.New(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits})
+	srv := server.New(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies})
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	adm, err := listenAdmin(ctx, db, log)

@@ -83,7 +83,7 @@ type InterviewFilter struct {
 func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Interview], error) {
 	var after *ID
 	if f.Cursor != "" {
-		id, err := DecodeCursor(CursorInterviews, f.Cursor)
+		id, err := db.DecodeCursor(CursorInterviews, f.Partition, f.Cursor)
 		if err != nil {
 			return Page[Interview]{}, err
 		}
@@ -103,7 +103,7 @@ func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Inter
 			return true, nil
 		})
 		if more {
-			page.Next = EncodeCursor(CursorInterviews, last)
+			page.Next = db.EncodeCursor(CursorInterviews, f.Partition, last)
 		}
 		return err
 	})

@@ -23,10 +23,53 @@ type Opened struct {
 	Study     Study
 	Interview *Interview
 	Started   bool // a new interview was created by this call
+	// Session is the session secret the link was opened for (ResumeLink).
+	Session string
 	// SpentCredit is set when this call spent one of the organisation's credits;
 	// CreditsLeft is then the balance after it.
 	SpentCredit bool
 	CreditsLeft int
+}
+
+// ResumeLink opens an invite link like OpenLink, but never for a session a client made
+// up: presented (what the request carried, or "") is used only when the store already
+// knows it for this link (it opened this group link before, or was added to this person
+// link's interview); otherwise the link is opened for fresh, a secret the caller has
+// just minted. Opened.Session is the secret in effect. ENOTFOUND for an unknown token.
+func (db *DB) ResumeLink(ctx context.Context, token, presented, fresh string) (Opened, error) {
+	var out Opened
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		session := fresh
+		if presented != "" {
+			known, err := sessionKnown(tx, token, sha256.Sum256([]byte(presented)))
+			if err != nil {
+				return err
+			}
+			if known {
+				session = presented
+			}
+		}
+		var err error
+		out, err = db.openLink(tx, token, session, true)
+		out.Session = session
+		return err
+	})
+	return out, err
+}
+
+// sessionKnown reports whether a session (by hash) belongs to the link: a group or
+// plain link's session of one of its interviews, or a session of a person link's
+// interview.
+func sessionKnown(tx *bolt.Tx, token string, hash [32]byte) (bool, error) {
+	var l Link
+	ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &l)
+	if err != nil || !ok {
+		return false, err
+	}
+	if l.Audience == AudiencePerson {
+		return l.InterviewID != nil && sessionMatches(tx, *l.InterviewID, hash), nil
+	}
+	return tx.Bucket(bucketSessions).Get(sessionKey(token, hash)) != nil, nil
 }
 
 // OpenLink opens an invite link for a participant whose session secret is session (a

@@ -2,6 +2,8 @@ package kv
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 
 	bolt "go.etcd.io/bbolt"
@@ -20,34 +22,58 @@ const (
 	CursorInterviews byte = 'i'
 )
 
-const cursorVersion = 1
+// cursorVersion 2 cursors are signed; version 1 (unsigned) ones are no longer accepted.
+const cursorVersion = 2
 
-// EncodeCursor returns the opaque cursor naming the last row of a page.
-func EncodeCursor(kind byte, last ID) string {
-	var raw [18]byte
+// cursorMACLen is the length of a cursor's truncated HMAC-SHA256: 128 bits, far beyond
+// what guessing online could reach.
+const cursorMACLen = 16
+
+const cursorRawLen = 2 + 16 + cursorMACLen
+
+// EncodeCursor returns the opaque cursor naming the last row of a page of partition p:
+// version, kind and row id, signed with the instance's secret (HMAC-SHA256 over those
+// and the partition), so a cursor cannot be made up or edited to start a page at an
+// arbitrary position, nor carried to another organisation or environment.
+func (db *DB) EncodeCursor(kind byte, p Partition, last ID) string {
+	var raw [cursorRawLen]byte
 	raw[0] = cursorVersion
 	raw[1] = kind
-	copy(raw[2:], last[:])
+	copy(raw[2:18], last[:])
+	copy(raw[18:], db.cursorMAC(p, raw[:18]))
 	return base64.RawURLEncoding.EncodeToString(raw[:])
 }
 
-// DecodeCursor parses a cursor of the given kind. It returns an EINVALID error for
-// anything that is not such a cursor.
-func DecodeCursor(kind byte, s string) (ID, error) {
+// DecodeCursor checks and parses a cursor of the given kind for partition p. It
+// returns an EINVALID error for anything that is not such a cursor, signature included.
+func (db *DB) DecodeCursor(kind byte, p Partition, s string) (ID, error) {
 	bad := Invalid(FieldError{Loc: []any{"query", "cursor"}, Msg: "Cursor is not valid; pass the X-Next-Cursor value of the previous page unchanged.", Type: "cursor_invalid"})
-	if len(s) != 24 {
+	if len(s) != base64.RawURLEncoding.EncodedLen(cursorRawLen) {
 		return ID{}, bad
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(raw) != 18 || raw[0] != cursorVersion || raw[1] != kind {
+	if err != nil || len(raw) != cursorRawLen || raw[0] != cursorVersion || raw[1] != kind {
 		return ID{}, bad
 	}
-	var id ID
-	copy(id[:], raw[2:])
+	if !hmac.Equal(raw[18:], db.cursorMAC(p, raw[:18])) {
+		return ID{}, bad
+	}
 	if base64.RawURLEncoding.EncodeToString(raw) != s { // one spelling per cursor
 		return ID{}, bad
 	}
+	var id ID
+	copy(id[:], raw[2:18])
 	return id, nil
+}
+
+func (db *DB) cursorMAC(p Partition, head []byte) []byte {
+	m := hmac.New(sha256.New, db.secret)
+	m.Write([]byte("interviewd cursor\x00"))
+	m.Write(p.Org[:])
+	m.Write([]byte(p.Env))
+	m.Write([]byte{0})
+	m.Write(head)
+	return m.Sum(nil)[:cursorMACLen]
 }
 
 // pageNewest walks the keys under prefix (each prefix + 16-byte id) from newest to

@@ -173,7 +173,7 @@ type StudyFilter struct {
 func (db *DB) FindStudies(ctx context.Context, f StudyFilter) (Page[Study], error) {
 	var after *ID
 	if f.Cursor != "" {
-		id, err := DecodeCursor(CursorStudies, f.Cursor)
+		id, err := db.DecodeCursor(CursorStudies, f.Partition, f.Cursor)
 		if err != nil {
 			return Page[Study]{}, err
 		}
@@ -191,7 +191,7 @@ func (db *DB) FindStudies(ctx context.Context, f StudyFilter) (Page[Study], erro
 			return true, nil
 		})
 		if more {
-			page.Next = EncodeCursor(CursorStudies, last)
+			page.Next = db.EncodeCursor(CursorStudies, f.Partition, last)
 		}
 		return err
 	})

@@ -93,7 +93,7 @@ func TestFindStudiesPaging(t *testing.T) {
 		t.Fatalf("a page holding every row must have no next cursor: %d %q", len(exact.Items), exact.Next)
 	}
 	t.Run("ErrCursorFromOtherList", func(t *testing.T) {
-		if _, err := db.FindStudies(ctx, StudyFilter{Partition: p, Limit: 5, Cursor: EncodeCursor(CursorInterviews, ids[0])}); ErrorCode(err) != EINVALID {
+		if _, err := db.FindStudies(ctx, StudyFilter{Partition: p, Limit: 5, Cursor: db.EncodeCursor(CursorInterviews, p, ids[0])}); ErrorCode(err) != EINVALID {
 			t.Fatal(err)
 		}
 	})
@@ -158,19 +158,26 @@ func TestFindStudiesPagingHammer(t *testing.T) {
 }
 
 func FuzzDecodeCursor(f *testing.F) {
-	f.Add(EncodeCursor(CursorStudies, NewV4()))
+	db, err := Open(f.TempDir(), Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = db.Close() })
+	p := Partition{Org: NewV4(), Env: EnvLive}
+	f.Add(db.EncodeCursor(CursorStudies, p, NewV4()))
 	f.Add("")
 	f.Add("AQ")
-	f.Add(EncodeCursor(CursorInterviews, NewV4()))
+	f.Add(db.EncodeCursor(CursorInterviews, p, NewV4()))
+	f.Add(db.EncodeCursor(CursorStudies, Partition{Org: NewV4(), Env: EnvLive}, NewV4()))
 	f.Fuzz(func(t *testing.T, s string) {
-		id, err := DecodeCursor(CursorStudies, s)
+		id, err := db.DecodeCursor(CursorStudies, p, s)
 		if err != nil {
 			if ErrorCode(err) != EINVALID {
 				t.Fatalf("error %v is not EINVALID", err)
 			}
 			return
 		}
-		if EncodeCursor(CursorStudies, id) != s {
+		if db.EncodeCursor(CursorStudies, p, id) != s {
 			t.Fatalf("accepted %q, which does not re-encode to itself", s)
 		}
 	})

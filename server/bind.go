@@ -128,6 +128,9 @@ func (fp *fieldPlan) setString(v reflect.Value, raw string) *kv.FieldError {
 		}
 		v.Set(reflect.ValueOf(id))
 	case t.Kind() == reflect.String:
+		if fe := checkText(raw, fp.loc()); fe != nil {
+			return fe
+		}
 		v.SetString(raw)
 	case t.Kind() == reflect.Int:
 		n, err := strconv.Atoi(raw)
@@ -186,6 +189,12 @@ func decodeJSONValue(v reflect.Value, t reflect.Type, raw json.RawMessage, loc [
 		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 			return one("string_type", "Input should be a valid string.")
 		}
+		if !utf8.Valid(raw) { // the decoder has replaced the bad bytes: look at the raw ones
+			return one("string_unicode", "Input should be valid UTF-8.")
+		}
+		if fe := checkText(s, loc); fe != nil {
+			return []kv.FieldError{*fe}
+		}
 		v.SetString(s)
 	case t.Kind() == reflect.Int:
 		var n int64
@@ -221,12 +230,19 @@ func decodeJSONValue(v reflect.Value, t reflect.Type, raw json.RawMessage, loc [
 		m := reflect.MakeMapWithSize(t, len(obj))
 		var errs []kv.FieldError
 		for _, k := range sortedKeys(obj) {
+			if fe := checkText(k, append(append([]any(nil), loc...), k)); fe != nil {
+				errs = append(errs, *fe)
+				continue
+			}
 			ev := reflect.New(t.Elem()).Elem()
 			if e := decodeJSONValue(ev, t.Elem(), obj[k], append(append([]any(nil), loc...), k)); e != nil {
 				errs = append(errs, e...)
 				continue
 			}
 			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
+		}
+		if errs == nil && !utf8.Valid(raw) { // every value is sound: a key is not
+			errs = one("string_unicode", "Keys should be valid UTF-8.")
 		}
 		if errs != nil {
 			return errs
@@ -315,6 +331,22 @@ func missing(loc []any) kv.FieldError {
 	return kv.FieldError{Loc: loc, Msg: "Field required.", Type: "missing"}
 }
 
+// checkText is the rule every text input follows, on every surface (REST body, path and
+// query, MCP arguments, the participant API): valid UTF-8 and no NUL character. Invalid
+// bytes are refused rather than replaced, so what is stored is what was sent; NUL is
+// refused because it is never text and truncates in many tools downstream (C strings,
+// some CSV readers, terminals). A JSON body is checked whole for UTF-8 before decoding
+// (see bodyUTF8) and each string in its raw form, since decoding replaces bad bytes.
+func checkText(s string, loc []any) *kv.FieldError {
+	switch {
+	case !utf8.ValidString(s):
+		return &kv.FieldError{Loc: loc, Msg: "Input should be valid UTF-8.", Type: "string_unicode"}
+	case strings.IndexByte(s, 0) >= 0:
+		return &kv.FieldError{Loc: loc, Msg: "Input must not contain NUL characters.", Type: "null_character"}
+	}
+	return nil
+}
+
 // validator is implemented by inputs with rules beyond the declarative tags.
 type validator interface {
 	validate() []kv.FieldError
@@ -367,7 +399,16 @@ func (p *inputPlan) bindArgs(in any, args json.RawMessage) error {
 		errs = append(errs, fp.setJSON(v.Field(fp.index), raw)...)
 	}
 	errs = append(errs, extraFields(obj, known, "body")...)
-	return p.finish(in, errs)
+	return p.finish(in, append(errs, bodyUTF8(args, errs)...))
+}
+
+// bodyUTF8 refuses a body with invalid UTF-8 that no field check caught (a member name
+// of the body itself): decoding replaced those bytes, and nothing replaced is accepted.
+func bodyUTF8(raw []byte, errs []kv.FieldError) []kv.FieldError {
+	if len(errs) > 0 || utf8.Valid(raw) {
+		return nil
+	}
+	return []kv.FieldError{{Loc: []any{"body"}, Msg: "Body is not valid UTF-8.", Type: "string_unicode"}}
 }
 
 // decodeObject parses a JSON object into raw members. Empty input is an empty object

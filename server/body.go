@@ -12,6 +12,41 @@ const maxJSONBody = 1 << 20
 
 var errBodyTooLarge = &apiError{Status: 413, Code: "payload_too_large", Detail: "The request body is larger than 1 MiB."}
 
+// errMalformedBody answers a body that cannot be read to its end: broken chunked
+// framing, or a connection that ends before Content-Length bytes. It is the client's
+// mistake, never a 500, and the connection is closed after it (its framing is lost).
+var errMalformedBody = &apiError{Status: 400, Code: "malformed_body",
+	Detail: "The request body could not be read: its chunked encoding or Content-Length is broken."}
+
+// bodyStream returns the request body as a reader whose read failures are
+// errMalformedBody (the cause kept for errors.Is); c's connection is closed after one.
+func bodyStream(c *fasthttp.RequestCtx) io.Reader {
+	if !c.Request.IsBodyStream() {
+		return bytes.NewReader(c.PostBody())
+	}
+	return &framedReader{r: c.RequestBodyStream(), c: c}
+}
+
+type framedReader struct {
+	r io.Reader
+	c *fasthttp.RequestCtx
+}
+
+func (f *framedReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err != nil && err != io.EOF {
+		f.c.SetConnectionClose()
+		err = &malformedBody{err}
+	}
+	return n, err
+}
+
+// malformedBody is a body read failure; it maps to errMalformedBody.
+type malformedBody struct{ cause error }
+
+func (e *malformedBody) Error() string { return "read request body: " + e.cause.Error() }
+func (e *malformedBody) Unwrap() error { return e.cause }
+
 // readBody returns the request body, at most limit bytes. Bodies the server streams
 // (larger than its in-memory threshold) are read through a limit, never whole.
 func readBody(c *fasthttp.RequestCtx, limit int) ([]byte, error) {
@@ -23,9 +58,9 @@ func readBody(c *fasthttp.RequestCtx, limit int) ([]byte, error) {
 		return b, nil
 	}
 	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(c.RequestBodyStream(), int64(limit)+1))
+	n, err := io.Copy(&buf, io.LimitReader(bodyStream(c), int64(limit)+1))
 	if err != nil {
-		return nil, err
+		return nil, errMalformedBody
 	}
 	if n > int64(limit) {
 		c.SetConnectionClose() // the rest of the body is not worth reading

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -56,25 +57,64 @@ func fileTooLarge(ext string) error {
 
 func cleanFilename(name string) (string, error) {
 	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
-	if !utf8.ValidString(name) || name == "." || name == "/" || utf8.RuneCountInString(name) > maxFilenameChars {
-		return "", kv.Invalid(kv.FieldError{Loc: []any{"body", "file"}, Type: "filename_invalid", Msg: "The filename must be valid UTF-8 of at most 255 characters."})
+	if checkText(name, nil) != nil || name == "." || name == "/" || utf8.RuneCountInString(name) > maxFilenameChars {
+		return "", kv.Invalid(kv.FieldError{Loc: []any{"body", "file"}, Type: "filename_invalid", Msg: "The filename must be valid UTF-8 without NUL, at most 255 characters."})
 	}
 	return name, nil
 }
 
+// maxFormOverhead bounds everything of an upload body but the file's bytes: the
+// preamble, boundaries, part headers, other parts and what follows the file. Each byte
+// of it counts against one budget, so no part (and no preamble) is read past it.
+const maxFormOverhead = 64 << 10
+
+var errFormOverhead = &apiError{Status: 413, Code: "payload_too_large",
+	Detail: "Everything of an upload but the file part (other parts, part headers, preamble) may be at most 64 KiB."}
+
+// budgetReader reads at most left bytes from r, then fails with errFormOverhead.
+type budgetReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errFormOverhead
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
 // bindUpload streams the multipart part "file" to a temporary blob, enforcing the
 // type's size limit as bytes arrive: an oversized upload is cut off at limit+1 bytes
-// and nothing of it is kept.
-func (s *Server) bindUpload(c *fasthttp.RequestCtx) (any, error) {
+// and nothing of it is kept. Everything else in the body shares maxFormOverhead, and
+// reading stops at the first violation, so a huge part of another name, or a huge
+// preamble, costs at most that much.
+func (s *Server) bindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
+	defer func() {
+		if err != nil { // the body is left unread: the connection cannot carry another request
+			c.SetConnectionClose()
+		}
+	}()
 	mediaType, params, err := mime.ParseMediaType(string(c.Request.Header.ContentType()))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, kv.Invalid(kv.FieldError{Loc: []any{"body"}, Type: "multipart_expected", Msg: "Send multipart/form-data with a part named file."})
 	}
-	var body io.Reader
-	if c.Request.IsBodyStream() {
-		body = c.RequestBodyStream()
-	} else {
-		body = bytes.NewReader(c.PostBody())
+	body := &budgetReader{r: bodyStream(c), left: maxFormOverhead}
+	fail := func(err error) (any, error) {
+		var mb *malformedBody
+		switch {
+		case errors.Is(err, errFormOverhead):
+			c.SetConnectionClose() // the rest of the body is not worth reading
+			return nil, errFormOverhead
+		case errors.As(err, &mb):
+			return nil, errMalformedBody
+		}
+		return nil, err
 	}
 	mr := multipart.NewReader(body, params["boundary"])
 	for {
@@ -83,11 +123,14 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (any, error) {
 			return nil, kv.Invalid(kv.FieldError{Loc: []any{"body", "file"}, Type: "missing", Msg: "Field required: a part named file."})
 		}
 		if err != nil {
+			if errors.Is(err, errFormOverhead) || errors.As(err, new(*malformedBody)) {
+				return fail(err)
+			}
 			return nil, kv.Invalid(kv.FieldError{Loc: []any{"body"}, Type: "multipart_invalid", Msg: "The multipart body could not be read."})
 		}
 		if part.FormName() != "file" {
-			if _, err := io.Copy(io.Discard, io.LimitReader(part, 1<<16)); err != nil {
-				return nil, err
+			if _, err := io.Copy(io.Discard, part); err != nil {
+				return fail(err)
 			}
 			continue
 		}
@@ -99,17 +142,20 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (any, error) {
 		if !ok {
 			return nil, fileTypeError()
 		}
+		body.left += extract.MaxSize(ext) + 1 // the file's own limit is checked as it is written
 		stored, err := s.writeTempBlob(part, ext)
 		if err != nil {
 			if ae, ok := err.(*apiError); ok && ae.Status == 413 {
 				c.SetConnectionClose()
 			}
-			return nil, err
+			return fail(err)
 		}
-		// Read the closing boundary (and any trailing parts, within reason) so the
+		// Read the closing boundary (and any trailing parts, within the budget) so the
 		// connection is left at the start of the next request.
-		if n, _ := io.Copy(io.Discard, io.LimitReader(body, 1<<16)); n == 1<<16 {
-			c.SetConnectionClose()
+		body.left = min(body.left, maxFormOverhead)
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			_ = os.Remove(stored.path)
+			return fail(err)
 		}
 		return &UploadFileInput{Filename: name, stored: stored}, nil
 	}
@@ -153,11 +199,16 @@ func (s *Server) uploadFile(ctx context.Context, p *Principal, in *UploadFileInp
 		if !ok {
 			return FileHandle{}, fileTypeError()
 		}
-		dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(in.ContentBase64))
-		if stored, err = s.writeTempBlob(dec, ext); err != nil {
-			if _, ok := err.(base64.CorruptInputError); ok {
-				return FileHandle{}, kv.Invalid(kv.FieldError{Loc: []any{"body", "content_base64"}, Type: "base64_invalid", Msg: "Content is not valid base64."})
-			}
+		// Decoded whole, before anything touches the disk: a truncated quantum
+		// ("aGVsbG8") is io.ErrUnexpectedEOF from a streaming decoder, not a
+		// CorruptInputError, and any refusal of the argument is the caller's mistake.
+		// The MCP body is capped at 1 MiB, so this holds at most that much.
+		raw, err := base64.StdEncoding.DecodeString(in.ContentBase64)
+		if err != nil {
+			return FileHandle{}, kv.Invalid(kv.FieldError{Loc: []any{"body", "content_base64"}, Type: "base64_invalid",
+				Msg: "Content is not valid base64 (standard alphabet, padded to a multiple of 4 characters)."})
+		}
+		if stored, err = s.writeTempBlob(bytes.NewReader(raw), ext); err != nil {
 			return FileHandle{}, err
 		}
 	}

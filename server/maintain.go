@@ -17,6 +17,7 @@ func (s *Server) Maintain(ctx context.Context) {
 		case <-minute.C:
 		}
 		s.limiter.sweep(s.now())
+		s.authFails.sweep(s.now())
 		if n%60 == 0 {
 			if swept, err := s.db.SweepIdem(ctx); err != nil {
 				s.log.Error().Err(err).Msg("sweep idempotency keys")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
@@ -104,13 +105,17 @@ func (m *mcpEndpoint) serve(c *fasthttp.RequestCtx) {
 			Detail: "The MCP endpoint accepts only POST (Streamable HTTP, stateless, JSON responses)."}, resourceMCP)
 		return
 	}
-	p, err := s.authenticate(c, resourceMCP)
+	p, err := s.authenticateLimited(c, resourceMCP)
 	if err != nil {
 		s.writeRESTError(c, err, resourceMCP)
 		return
 	}
 	info.org = p.Partition.Org
 	if _, err := readBody(c, mcpMaxBody); err != nil {
+		if err == errMalformedBody { // a JSON-RPC client reads a parse error
+			writeJSONRPCError(c, 400, -32700, errMalformedBody.Detail)
+			return
+		}
 		s.writeRESTError(c, err, resourceMCP)
 		return
 	}
@@ -123,6 +128,12 @@ func (m *mcpEndpoint) serve(c *fasthttp.RequestCtx) {
 		}
 	}()
 	if m.fast && m.serveToolCall(c, ctx, p) {
+		return
+	}
+	if !utf8.Valid(c.PostBody()) {
+		// The SDK would decode it replacing the bad bytes; a tools/call the fast path
+		// took has had its arguments refused by the same rule as REST (checkText).
+		writeJSONRPCError(c, 400, -32700, "The request body is not valid UTF-8.")
 		return
 	}
 	serveHTTPBridge(c, m.sdk(), ctx)
@@ -174,8 +185,15 @@ func transportErrorAsJSONRPC(c *fasthttp.RequestCtx) {
 	if len(msg) > 200 {
 		msg = strings.ToValidUTF8(msg[:200], "") + "…" // the SDK may quote the whole body back
 	}
-	body, _ := json.MarshalNoEscape(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
 	c.Response.Header.Del("X-Content-Type-Options")
+	writeJSONRPCError(c, c.Response.StatusCode(), code, msg)
+}
+
+// writeJSONRPCError answers with status and a JSON-RPC error object for no request id:
+// the shape for a request the endpoint could not take as JSON-RPC at all.
+func writeJSONRPCError(c *fasthttp.RequestCtx, status, code int, msg string) {
+	body, _ := json.MarshalNoEscape(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	c.SetStatusCode(status)
 	c.SetContentType("application/json")
 	c.SetBody(body)
 }

@@ -28,7 +28,7 @@ type parityCase struct {
 // refuse alike on REST and MCP: a missing scope, a malformed uuid, another
 // organisation's object, a limit out of range and a forged cursor. Operations added
 // later are covered with no change here.
-func parityCases(ops []*Operation, mine, theirs kv.ID) []parityCase {
+func parityCases(ops []*Operation, mine, theirs kv.ID, cursor func(kind byte, last kv.ID) string) []parityCase {
 	var cases []parityCase
 	for _, o := range ops {
 		base := map[string]any{}
@@ -86,7 +86,7 @@ func parityCases(ops []*Operation, mine, theirs kv.ID) []parityCase {
 				if o.Name == "list_interviews" {
 					other = kv.CursorStudies
 				}
-				add("ErrCursorOtherKind", "a_live", with("cursor", kv.EncodeCursor(other, mine)), 422)
+				add("ErrCursorOtherKind", "a_live", with("cursor", cursor(other, mine)), 422)
 			}
 		}
 	}
@@ -147,7 +147,9 @@ func TestMCPRESTParity(t *testing.T) {
 				t.Fatalf("tools %v, operations %v", tools, ops)
 			}
 		})
-		cases := parityCases(e.srv.Operations(), mine.ID, theirs.ID)
+		cases := parityCases(e.srv.Operations(), mine.ID, theirs.ID, func(kind byte, last kv.ID) string {
+			return e.db.EncodeCursor(kind, kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive}, last)
+		})
 		if len(cases) < 11 {
 			t.Fatalf("only %d parity cases derived from the table", len(cases))
 		}

@@ -109,21 +109,24 @@ var (
 	errShuttingDown = &apiError{Status: 503, Code: "unavailable", Detail: "The service is restarting; please send your answer again in a moment."}
 )
 
-// openParticipantSession opens the link for session (a new secret when it is not a
-// well-formed one) and returns the link's state with, when open, the session and the
-// whole transcript. A new interview gets its opening messages here, before it is
-// returned. ENOTFOUND for an unknown token.
-func (s *Server) openParticipantSession(ctx context.Context, token, session string) (ParticipantSession, error) {
+// openParticipantSession opens the link for the presented session and returns the
+// link's state with, when open, the session and the whole transcript. The server mints
+// sessions: one the store does not know for this link (made up, from another link, or
+// malformed) is replaced by a fresh secret, so a client can never choose its own. A new
+// interview gets its opening messages here, before it is returned. ENOTFOUND for an
+// unknown token.
+func (s *Server) openParticipantSession(ctx context.Context, token, presented string) (ParticipantSession, error) {
 	if !wellFormedToken(token) {
 		return ParticipantSession{}, errLinkNotFound
 	}
-	if !wellFormedSession(session) {
-		session = newSessionSecret()
+	if !wellFormedSession(presented) {
+		presented = ""
 	}
-	opened, err := s.db.OpenLink(ctx, token, session)
+	opened, err := s.db.ResumeLink(ctx, token, presented, newSessionSecret())
 	if err != nil {
 		return ParticipantSession{}, err
 	}
+	session := opened.Session
 	s.logOpened(opened)
 	if opened.State != kv.LinkOpen {
 		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil

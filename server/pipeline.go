@@ -88,7 +88,8 @@ func (s *Server) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Durati
 		route = "unmatched"
 	}
 	ev = ev.Bytes("method", c.Method()).Str("route", route).Int("status", status).
-		Float64("duration_ms", float64(d.Microseconds())/1000).Bytes("request_id", info.id)
+		Float64("duration_ms", float64(d.Microseconds())/1000).Bytes("request_id", info.id).
+		Str("client_ip", s.clientIP(c).String()).Str("scheme", s.clientScheme(c))
 	if !info.org.IsZero() {
 		ev = ev.Str("org_id", info.org.String())
 	}

@@ -21,13 +21,17 @@ type RateLimits struct {
 	OrgRead  int // per organisation, all its credentials together
 	OrgWrite int
 	IP       int // per client IP address on unauthenticated endpoints
-	Window   time.Duration
+	// FailedAuth is how many failed credentials one client address may present; see
+	// ratelimit_auth.go.
+	FailedAuth int
+	Window     time.Duration
 }
 
 // DefaultRateLimits returns the limits of the API contract: per credential 120 reads and
-// 20 writes, per organisation 600 and 60, per client IP 60, in any rolling minute.
+// 20 writes, per organisation 600 and 60, per client IP 60, and 30 failed credentials
+// per client IP, in any rolling minute.
 func DefaultRateLimits() RateLimits {
-	return RateLimits{Read: 120, Write: 20, OrgRead: 600, OrgWrite: 60, IP: 60, Window: time.Minute}
+	return RateLimits{Read: 120, Write: 20, OrgRead: 600, OrgWrite: 60, IP: 60, FailedAuth: 30, Window: time.Minute}
 }
 
 // maxRateLimit bounds a configured limit: each (credential, class) keeps one timestamp
@@ -37,7 +41,8 @@ const maxRateLimit = 100_000_000
 
 // ParseRateLimits parses a rate limit setting: "default" (or empty), "off", or a comma
 // separated list of name=value overrides of the defaults, for example
-// "read=240,org_read=1200". Names are read, write, org_read, org_write and ip; values are
+// "read=240,org_read=1200". Names are read, write, org_read, org_write, ip and
+// failed_auth; values are
 // whole numbers from 1 to 100000000. On error it returns the defaults and an error naming
 // the offending item.
 func ParseRateLimits(s string) (RateLimits, error) {
@@ -70,8 +75,10 @@ func ParseRateLimits(s string) (RateLimits, error) {
 			field = &l.OrgWrite
 		case "ip":
 			field = &l.IP
+		case "failed_auth":
+			field = &l.FailedAuth
 		default:
-			return DefaultRateLimits(), fmt.Errorf("rate limits: unknown limit %q (want read, write, org_read, org_write or ip)", name)
+			return DefaultRateLimits(), fmt.Errorf("rate limits: unknown limit %q (want read, write, org_read, org_write, ip or failed_auth)", name)
 		}
 		if seen[name] {
 			return DefaultRateLimits(), fmt.Errorf("rate limits: %q is given more than once", name)

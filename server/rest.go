@@ -69,7 +69,7 @@ func (s *Server) restHandler(o *Operation) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		info := infoOf(c)
 		info.route = o.Path
-		p, err := s.authenticate(c, resourceAPI)
+		p, err := s.authenticateLimited(c, resourceAPI)
 		if err != nil {
 			s.writeRESTError(c, err, resourceAPI)
 			return

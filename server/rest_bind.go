@@ -77,5 +77,6 @@ func (p *inputPlan) bindBody(v reflect.Value, body []byte) []kv.FieldError {
 		}
 		errs = append(errs, fp.setJSON(v.Field(fp.index), raw)...)
 	}
-	return append(errs, extraFields(obj, known, "body")...)
+	errs = append(errs, extraFields(obj, known, "body")...)
+	return append(errs, bodyUTF8(body, errs)...)
 }

@@ -181,3 +181,73 @@ func TestUploadSizeBoundaries(t *testing.T) {
 		})
 	}
 }
+
+// TestUploadCapsEveryPart: parts other than file (and a preamble) share a 64 KiB budget
+// and reading stops at the first byte past it, so a 1 GB part of another name ahead of
+// the file costs the server next to nothing. The client streams the body and counts
+// what it managed to send before the server answered and closed: the kernel's socket
+// buffers hold a few MB at most, nowhere near the gigabyte.
+func TestUploadCapsEveryPart(t *testing.T) {
+	e := mustServe(t)
+	const gigabyte = 1 << 30
+	cases := []struct {
+		name, head string
+		want       int
+	}{
+		{"HugeFieldBeforeFile", "--B\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n", 413},
+		{"HugeFileOfAnotherName", "--B\r\nContent-Disposition: form-data; name=\"document\"; filename=\"a.txt\"\r\n\r\n", 413},
+		{"HugePreamble", "", 422}, // one endless line: the multipart reader gives up on it
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST /v1/api/files HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: %d\r\n\r\n%s",
+				e.keys["a_live"], int64(len(c.head))+gigabyte, c.head)
+			sent := make(chan int64, 1)
+			go func() {
+				chunk := bytes.Repeat([]byte("a"), 1<<16)
+				var n int64
+				for n < gigabyte {
+					w, err := conn.Write(chunk)
+					n += int64(w)
+					if err != nil {
+						break
+					}
+				}
+				sent <- n
+			}()
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("read response: %v", err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			conn.Close() // ends the writer if the server has not already
+			n := <-sent
+			if resp.StatusCode != c.want {
+				t.Fatalf("status %d: %s", resp.StatusCode, body)
+			}
+			if n >= 64<<20 {
+				t.Fatalf("the client sent %d MB before the server stopped reading", n>>20)
+			}
+			t.Logf("sent %d KB before the answer", n>>10)
+		})
+	}
+	t.Run("OK_SmallFieldsAroundFile", func(t *testing.T) {
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		_ = w.WriteField("note", strings.Repeat("n", 30<<10))
+		part, _ := w.CreateFormFile("file", "a.txt")
+		part.Write([]byte("hello"))
+		_ = w.WriteField("after", "x")
+		w.Close()
+		r := e.do("POST", "/v1/api/files", "a_live", buf.String(), "Content-Type", w.FormDataContentType())
+		if r.status != 200 || !strings.Contains(string(r.body), `"byte_size":5`) {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
+}

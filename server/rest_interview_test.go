@@ -73,7 +73,7 @@ func TestInterviewRoutes(t *testing.T) {
 		scenario{name: "ErrFilterStatus", method: "GET", path: "/v1/api/interviews?status=done", key: "a_live", wantStatus: 422, wantBody: `"loc":["query","status"]`},
 		scenario{name: "ErrFilterStudyID", method: "GET", path: "/v1/api/interviews?study_id=abc", key: "a_live", wantStatus: 422, wantBody: `"loc":["query","study_id"]`},
 		scenario{name: "ErrLimit", method: "GET", path: "/v1/api/interviews?limit=201", key: "a_live", wantStatus: 422},
-		scenario{name: "ErrStudyCursorOnInterviews", method: "GET", path: "/v1/api/interviews?cursor=" + kv.EncodeCursor(kv.CursorStudies, st.ID), key: "a_live", wantStatus: 422},
+		scenario{name: "ErrStudyCursorOnInterviews", method: "GET", path: "/v1/api/interviews?cursor=" + e.db.EncodeCursor(kv.CursorStudies, kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive}, st.ID), key: "a_live", wantStatus: 422},
 		scenario{name: "ErrListScope", method: "GET", path: "/v1/api/interviews", key: "a_links_only", wantStatus: 403},
 	)
 	e.run(t, cases)

@@ -187,7 +187,7 @@ func TestStudyRoutes(t *testing.T) {
 		scenario{name: "OK_Limit200", method: "GET", path: "/v1/api/studies?limit=200", key: "a_live", wantStatus: 200},
 		scenario{name: "OK_Limit1", method: "GET", path: "/v1/api/studies?limit=1", key: "a_live", wantStatus: 200},
 		scenario{name: "ErrCursor", method: "GET", path: "/v1/api/studies?cursor=garbage", key: "a_live", wantStatus: 422, wantBody: `"loc":["query","cursor"]`},
-		scenario{name: "ErrCursorTampered", method: "GET", path: "/v1/api/studies?cursor=" + kv.EncodeCursor(kv.CursorInterviews, st.ID), key: "a_live", wantStatus: 422},
+		scenario{name: "ErrCursorTampered", method: "GET", path: "/v1/api/studies?cursor=" + e.db.EncodeCursor(kv.CursorInterviews, kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive}, st.ID), key: "a_live", wantStatus: 422},
 	)
 	e.run(t, cases)
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,10 @@ type Config struct {
 	AccessLog bool
 	// RateLimits configures admission; the zero value means DefaultRateLimits.
 	RateLimits *RateLimits
+	// TrustedProxies are the addresses whose X-Forwarded-For / Forwarded and
+	// X-Forwarded-Proto headers are believed (see ParseTrustedProxies); from any other
+	// address those headers are ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // Server is the HTTP side of interviewd.
@@ -51,6 +56,8 @@ type Server struct {
 	reqPrefix string
 	reqSeq    atomic.Uint64
 	part      *participantSide // the participant pages and their API
+	proxies   trustedProxies
+	authFails *authFailures // failed credentials per client address
 
 	studyRenders *studyRenders // get_study answers by stored record
 }
@@ -82,6 +89,8 @@ func New(cfg Config) *Server {
 		limits = *cfg.RateLimits
 	}
 	s.limiter = newRateLimiter(limits)
+	s.proxies = trustedProxies(cfg.TrustedProxies)
+	s.authFails = newAuthFailures(limits)
 	s.ops = s.operations()
 	r := router.New()
 	r.RedirectTrailingSlash = false
@@ -107,7 +116,16 @@ func New(cfg Config) *Server {
 		StreamRequestBody:            true,
 		DisablePreParseMultipartForm: true,
 		NoDefaultDate:                false,
-		Logger:                       fasthttpLogger{s.log},
+		ReadBufferSize:               maxHeaderBytes,
+		// fasthttp's errors quote the request they failed on (keys, sessions, link
+		// tokens); its remaining lines go through a logger that prints none of it.
+		SecureErrorLogMessage: true,
+		Logger:                fasthttpLogger{s.log},
+		ErrorHandler:          s.handleReadError,
+		// Graceful stop: answers written during a shutdown say Connection: close, and
+		// connections decide what the shutdown's close means (see conn.go).
+		CloseOnShutdown: true,
+		ConnState:       connState,
 	}
 	return s
 }
@@ -119,7 +137,7 @@ func (s *Server) Handler() fasthttp.RequestHandler { return s.handler }
 func (s *Server) Operations() []*Operation { return s.ops }
 
 // Serve answers requests on ln until Shutdown; it returns nil after a clean shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
+func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(trackedListener{ln}) }
 
 // Shutdown stops accepting connections and waits for in-flight requests until ctx ends,
 // then cancels whatever operations remain. It returns ctx's error if time ran out.
@@ -128,7 +146,3 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.cancel()
 	return err
 }
-
-type fasthttpLogger struct{ log zerolog.Logger }
-
-func (l fasthttpLogger) Printf(format string, args ...any) { l.log.Warn().Msgf(format, args...) }

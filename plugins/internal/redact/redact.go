@@ -55,7 +55,8 @@ func DefaultConfig() Config {
 // JSON, unknown fields or values of the wrong type.
 func ParseConfig(raw []byte) (Config, error) {
 	cfg := DefaultConfig()
-	if i := jsontext.SkipSpace(raw, 0); i == len(raw) || string(bytes.TrimSpace(raw)) == "null" {
+	// JSON whitespace only: bytes.TrimSpace would also take "\fnull" for null.
+	if i := jsontext.SkipSpace(raw, 0); i == len(raw) || string(bytes.Trim(raw, " \t\r\n")) == "null" {
 		return cfg, nil
 	}
 	end, err := jsontext.Object(raw, 0, func(name []byte, v int) (int, error) {

@@ -1,0 +1,107 @@
+package server
+
+import (
+	"errors"
+	"hash/maphash"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Failed authentication is limited per client address: the first FailedAuth failures in
+// any rolling window are answered 401 as usual, later ones 429 rate_limited with
+// Retry-After, until the window has room again. Only failures are counted and only
+// failures are refused: a valid credential is always let through, even from an address
+// over its budget. Refusing every request from such an address would let anyone who
+// shares it (an office NAT, a mobile carrier, the same proxy) lock a real key out by
+// sending wrong ones, and it would buy nothing: a key is 32 random bytes, which no
+// number of guesses finds. What the limit does is stop a stream of wrong keys from
+// being answered as if it were ordinary traffic, and make a client that loops on a
+// revoked key back off. Requests without any credential are not failures.
+
+// authFailures counts failed credentials per client address.
+type authFailures struct {
+	off    bool
+	limit  int
+	window int64
+	seed   maphash.Seed
+	shards [rateShards]authShard
+}
+
+type authShard struct {
+	mu   sync.Mutex
+	logs map[netip.Addr]*slidingLog
+}
+
+func newAuthFailures(l RateLimits) *authFailures {
+	a := &authFailures{off: l.Off, limit: l.FailedAuth, window: int64(l.Window), seed: maphash.MakeSeed()}
+	if a.limit <= 0 {
+		a.limit = DefaultRateLimits().FailedAuth
+	}
+	if a.window <= 0 {
+		a.window = int64(DefaultRateLimits().Window)
+	}
+	for i := range a.shards {
+		a.shards[i].logs = map[netip.Addr]*slidingLog{}
+	}
+	return a
+}
+
+func (a *authFailures) shard(ip netip.Addr) *authShard {
+	b := ip.As16()
+	return &a.shards[maphash.Bytes(a.seed, b[:])%rateShards]
+}
+
+// fail notes a failed credential from ip at now and returns 0 when it is to be answered
+// 401, or the whole seconds to wait when the address is over its budget (the failure
+// is then refused and not counted).
+func (a *authFailures) fail(now time.Time, ip netip.Addr) int {
+	if a.off {
+		return 0
+	}
+	t := now.UnixNano()
+	sh := a.shard(ip)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	l := sh.logs[ip]
+	if l == nil {
+		l = &slidingLog{}
+		sh.logs[ip] = l
+	}
+	if wait := l.wait(t, a.limit, a.window); wait > 0 {
+		return max(ceilSeconds(wait), 1)
+	}
+	l.record(t, a.limit)
+	return 0
+}
+
+// sweep forgets addresses with no failure inside the window.
+func (a *authFailures) sweep(now time.Time) {
+	t := now.UnixNano()
+	for i := range a.shards {
+		sh := &a.shards[i]
+		sh.mu.Lock()
+		for k, l := range sh.logs {
+			if l.n == 0 || t-l.at(l.n-1) >= a.window {
+				delete(sh.logs, k)
+			}
+		}
+		sh.mu.Unlock()
+	}
+}
+
+// authenticateLimited is authenticate under the failed-credential limit.
+func (s *Server) authenticateLimited(c *fasthttp.RequestCtx, resource string) (*Principal, error) {
+	p, err := s.authenticate(c, resource)
+	var ae *apiError
+	if err == nil || !errors.As(err, &ae) || ae.Status != 401 || ae.Code == "missing_token" {
+		return p, err
+	}
+	if wait := s.authFails.fail(s.now(), s.clientIP(c)); wait > 0 {
+		return nil, &apiError{Status: 429, Code: "rate_limited", RetryAfter: wait,
+			Detail: "Too many failed authentication attempts from your address; wait before trying again."}
+	}
+	return nil, err
+}
