@@ -147,8 +147,8 @@ func (l *participantsLoad) newWorker(worker int) requestFunc {
 	return p.next
 }
 
-// newSession returns a fresh session secret. A participant may bring its own: the
-// server keeps whatever well-formed secret opened the interview.
+// newSession returns a fresh session secret to open an interview with. The server may
+// answer with a session of its own, which the participant then uses (see read).
 func newSession() string {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
@@ -202,6 +202,9 @@ func (p *benchParticipant) read(iv *benchInterview, resp *fasthttp.Response) {
 	if err := json.Unmarshal(resp.Body(), &p.ans); err != nil || (p.ans.State != "" && p.ans.State != "open") {
 		iv.broken = true
 		return
+	}
+	if p.ans.Session != nil && *p.ans.Session != "" {
+		iv.session = *p.ans.Session // the server issues the session: keep what it says
 	}
 	if p.record {
 		iv.shown = append(iv.shown, p.ans.Messages...)
