@@ -271,6 +271,13 @@ func keysRevokeRow() *command {
 		}}
 }
 
+// creditsOutput is what credits add and credits show print: a struct, not a map, so the
+// fields come in the documented order ({"org_id","credits"}) rather than sorted.
+type creditsOutput struct {
+	OrgID   kv.ID `json:"org_id"`
+	Credits int   `json:"credits"`
+}
+
 func creditsAddRow() *command {
 	return &command{name: "credits add", synopsis: "--org ORG_ID --amount N", summary: "Add credits (one per live interview); prints the new balance.",
 		define: func(fs *flagSet) func() (adminRun, error) {
@@ -289,7 +296,7 @@ func creditsAddRow() *command {
 					if err != nil {
 						return orgMissing(err, orgID)
 					}
-					return printJSON(out, map[string]any{"org_id": orgID, "credits": balance})
+					return printJSON(out, creditsOutput{OrgID: orgID, Credits: balance})
 				}, nil
 			}
 		}}
@@ -309,7 +316,7 @@ func creditsShowRow() *command {
 					if err != nil {
 						return orgMissing(err, orgID)
 					}
-					return printJSON(out, map[string]any{"org_id": o.ID, "credits": o.Credits})
+					return printJSON(out, creditsOutput{OrgID: o.ID, Credits: o.Credits})
 				}, nil
 			}
 		}}

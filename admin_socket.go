@@ -30,6 +30,9 @@ import (
 // Wire: one JSON request line, then JSON frame lines: {"out":"…"} for each write and a
 // last {"done":true,"error":"…"}.
 
+// errAdminStopping answers a command that arrives while the server stops.
+var errAdminStopping = errors.New("the server is stopping; run the command again once it has stopped")
+
 // socketName is the admin socket inside the data folder.
 const socketName = "admin.sock"
 
@@ -156,6 +159,9 @@ func removeStaleSocket(sock string) bool {
 	return os.Remove(sock) == nil
 }
 
+// adminRequestTimeout bounds how long a connection may take to send its request.
+const adminRequestTimeout = 10 * time.Second
+
 // adminServer is the running server's side of the socket.
 type adminServer struct {
 	db   *kv.DB
@@ -164,6 +170,16 @@ type adminServer struct {
 	path string
 	ctx  context.Context
 	wg   sync.WaitGroup
+	// requestTimeout is adminRequestTimeout; a test lengthens it to show that Close
+	// never waits for it.
+	requestTimeout time.Duration
+
+	// Connections still sending their request. Close cuts them off, so a client that
+	// connects and says nothing cannot hold up the server's stop; commands already
+	// running finish.
+	mu      sync.Mutex
+	reading map[net.Conn]struct{}
+	closing bool
 }
 
 // listenAdmin removes a stale socket (the caller holds the data folder's lock, so no
@@ -171,6 +187,11 @@ type adminServer struct {
 // under a temporary name, given mode 0600 and then renamed into place, so it is never
 // reachable with looser permissions.
 func listenAdmin(ctx context.Context, db *kv.DB, log zerolog.Logger) (*adminServer, error) {
+	return listenAdminTimeout(ctx, db, log, adminRequestTimeout)
+}
+
+// listenAdminTimeout is listenAdmin with the time a connection has to send its request.
+func listenAdminTimeout(ctx context.Context, db *kv.DB, log zerolog.Logger, requestTimeout time.Duration) (*adminServer, error) {
 	path := filepath.Join(db.Dir(), socketName)
 	if removeStaleSocket(path) {
 		log.Info().Str("socket", path).Msg("removed a stale admin socket left by a previous run")
@@ -195,7 +216,7 @@ func listenAdmin(ctx context.Context, db *kv.DB, log zerolog.Logger) (*adminServ
 		_ = os.Remove(tmp)
 		return nil, fmt.Errorf("admin socket %s: %w", path, err)
 	}
-	a := &adminServer{db: db, log: log, ln: ln, path: path, ctx: ctx}
+	a := &adminServer{db: db, log: log, ln: ln, path: path, ctx: ctx, requestTimeout: requestTimeout, reading: map[net.Conn]struct{}{}}
 	a.wg.Add(1)
 	go a.serve()
 	return a, nil
@@ -216,11 +237,35 @@ func (a *adminServer) serve() {
 	}
 }
 
-// Close stops accepting commands, waits for those running, and removes the socket.
+// Close stops accepting commands, cuts off connections that have not sent their request
+// yet, waits for the commands running, and removes the socket.
 func (a *adminServer) Close() {
 	_ = a.ln.Close()
+	a.mu.Lock()
+	a.closing = true
+	for conn := range a.reading {
+		_ = conn.SetReadDeadline(time.Now())
+	}
+	a.mu.Unlock()
 	a.wg.Wait()
 	_ = os.Remove(a.path)
+}
+
+// startReading registers conn as awaiting its request; false once the server is closing.
+func (a *adminServer) startReading(conn net.Conn) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closing {
+		return false
+	}
+	a.reading[conn] = struct{}{}
+	return true
+}
+
+func (a *adminServer) doneReading(conn net.Conn) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.reading, conn)
 }
 
 func (a *adminServer) handle(conn net.Conn) {
@@ -242,9 +287,20 @@ func (a *adminServer) handle(conn net.Conn) {
 // run reads one request from conn and runs its command with the table row the client
 // used, printing to out. It returns the command's name and error.
 func (a *adminServer) run(conn net.Conn, out io.Writer) (string, error) {
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if !a.startReading(conn) {
+		return "", errAdminStopping
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(a.requestTimeout))
 	var req adminRequest
-	if err := json.NewDecoder(io.LimitReader(conn, 1<<20)).Decode(&req); err != nil {
+	err := json.NewDecoder(io.LimitReader(conn, 1<<20)).Decode(&req)
+	a.doneReading(conn)
+	a.mu.Lock()
+	stopping := a.closing
+	a.mu.Unlock()
+	if err != nil && stopping {
+		return "", errAdminStopping
+	}
+	if err != nil {
 		return "", fmt.Errorf("unreadable admin request: %w", err)
 	}
 	_ = conn.SetReadDeadline(time.Time{})

@@ -12,6 +12,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"interviewd/kv"
 )
@@ -246,6 +249,13 @@ func TestSetupDuplicateAndOrgs(t *testing.T) {
 	if shown.OrgID != first.OrgID || shown.Credits != 2 {
 		t.Fatalf("credits show %+v", shown)
 	}
+	// The documented order, org_id first, as orgs list prints it.
+	for _, args := range [][]string{{"credits", "show"}, {"credits", "add", "--amount", "1"}} {
+		out, errText := runOut(t, noEnv, append(args, "--data", dir, "--org", first.OrgID)...)
+		if errText != "" || !strings.HasPrefix(out, "{\n  \"org_id\": \""+first.OrgID+"\",\n  \"credits\": ") {
+			t.Fatalf("%v printed %q %s", args, out, errText)
+		}
+	}
 	if _, errText := runOut(t, noEnv, "credits", "show", "--data", dir, "--org", unknownID); errText != "credits show: no organisation with id "+unknownID+" (interviewd orgs list shows them)" {
 		t.Fatalf("unknown org: %s", errText)
 	}
@@ -304,4 +314,57 @@ func TestAbsPaths(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
+}
+
+// TestAdminCloseCutsOffIdleConnections: a client that connects to the admin socket and
+// sends nothing must not hold up the server's stop. The request timeout is made far
+// longer than the test's deadline, so only cutting the connection off can pass.
+func TestAdminCloseCutsOffIdleConnections(t *testing.T) {
+	db, err := kv.Open(t.TempDir(), kv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	a, err := listenAdminTimeout(context.Background(), db, zerolog.Nop(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("unix", a.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A command that runs still gets its answer: the socket serves before Close.
+	var out bytes.Buffer
+	busy, err := net.Dial("unix", a.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remoteAdmin(busy, orgsListRowForTest(t), nil, nil, &out); err != nil || strings.TrimSpace(out.String()) != "[]" {
+		t.Fatalf("orgs list through the socket: %q %v", out.String(), err)
+	}
+	closed := make(chan struct{})
+	go func() { a.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(60 * time.Second):
+		t.Fatal("Close waits for a connection that never sends its request")
+	}
+	raw, _ := io.ReadAll(conn)
+	var f adminFrame
+	if err := json.Unmarshal(raw, &f); err != nil || !f.Done || f.Error != errAdminStopping.Error() {
+		t.Fatalf("the idle connection got %q (%v)", raw, err)
+	}
+	if _, err := os.Lstat(a.path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left after Close: %v", err)
+	}
+}
+
+func orgsListRowForTest(t *testing.T) *command {
+	t.Helper()
+	cmd, _ := findCommand(commands(), []string{"orgs", "list"})
+	if cmd == nil {
+		t.Fatal("no orgs list command")
+	}
+	return cmd
 }

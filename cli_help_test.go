@@ -50,6 +50,11 @@ func TestHelpEveryCommand(t *testing.T) {
 				if c.define != nil && !strings.Contains(out, "--data") {
 					t.Fatalf("admin command %q lists no --data:\n%s", c.name, out)
 				}
+				// No trailing blanks (a command without flags in its synopsis) and no
+				// "flags:" heading over nothing (version).
+				if strings.Contains(out, " \n") || strings.HasSuffix(out, "flags:\n") {
+					t.Fatalf("%q printed a ragged usage:\n%q", args, out)
+				}
 			})
 		}
 	}

@@ -101,7 +101,13 @@ func flagErrorText(err error) string {
 
 // printUsage writes "usage: …", the summary and the flags with their defaults.
 func (f *flagSet) printUsage(w io.Writer, synopsis, summary string) {
-	fmt.Fprintf(w, "usage: interviewd %s %s\n\n%s\n\nflags:\n", f.Name(), synopsis, summary)
+	fmt.Fprintf(w, "%s\n\n%s\n", strings.TrimSpace("usage: interviewd "+f.Name()+" "+synopsis), summary)
+	n := 0
+	f.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return // version: no "flags:" heading over nothing
+	}
+	fmt.Fprintf(w, "\nflags:\n")
 	f.VisitAll(func(fl *flag.Flag) {
 		name, help := flag.UnquoteUsage(fl)
 		line := "  --" + fl.Name

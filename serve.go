@@ -117,7 +117,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	ev := log.Info().Str("addr", ln.Addr().String()).Str("version", v.Version).Str("revision", v.Revision).Str("go", v.Go).
 		Str("data", absData).Str("base_url", base).Str("engine", engineName)
 	if *modelURL != "" {
-		ev = ev.Str("model_url", *modelURL).Str("model", *modelName)
+		ev = ev.Str("model_url", redactedURL(*modelURL)).Str("model", *modelName)
 	}
 	ev.Str("admin_socket", socket).Msg("listening")
 	if empty, err := db.Empty(ctx); err == nil && empty {
@@ -148,6 +148,16 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	}
 	log.Info().Float64("duration_ms", ms(time.Since(stopping))).Msg("stopped")
 	return nil
+}
+
+// redactedURL is raw with any password in it masked, for the log: an endpoint may carry
+// its credential as user:password@host.
+func redactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }
 
 // baseURLFor is the base URL when --base-url is not given: the listen address as a

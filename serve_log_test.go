@@ -30,10 +30,15 @@ func TestBaseURLFollowsAddr(t *testing.T) {
 	}
 
 	t.Run("OK_EndToEnd", func(t *testing.T) {
-		srv := mustBoot(t, "--data", t.TempDir())
+		// A --model-url carrying a password (user:pass@host) is logged with it masked.
+		srv := mustBoot(t, "--data", t.TempDir(), "--model-url", "http://ops:s3cret-pass@127.0.0.1:9/v1", "--model", "m")
 		status, body := get(t, srv.url+"/.well-known/oauth-protected-resource/v1/api", "")
 		if status != 200 || !strings.Contains(body, `"resource":"`+srv.url+`/v1/api"`) {
 			t.Fatalf("links do not follow the bound address %s: %d %s", srv.url, status, body)
+		}
+		logs := srv.logs.String()
+		if line, _ := startLine(t, logs); strings.Contains(logs, "s3cret-pass") || line["model_url"] != "http://ops:xxxxx@127.0.0.1:9/v1" {
+			t.Fatalf("model_url %v in:\n%s", line["model_url"], logs)
 		}
 	})
 }

@@ -121,11 +121,12 @@ func writeErrorBody(c *fasthttp.RequestCtx, ae *apiError) {
 	if ae.Status == 429 {
 		c.Response.Header.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
 	}
+	// Messages are read by people too (curl): "Bearer <token>", not "Bearer \u003ctoken\u003e".
 	var body []byte
 	if ae.Status == 422 {
-		body, _ = json.MarshalNoEscape(validationBody{Detail: ae.Fields})
+		body, _ = json.MarshalWithOption(validationBody{Detail: ae.Fields}, json.DisableHTMLEscape())
 	} else {
-		body, _ = json.MarshalNoEscape(errorBody{Detail: ae.Detail, Code: ae.Code})
+		body, _ = json.MarshalWithOption(errorBody{Detail: ae.Detail, Code: ae.Code}, json.DisableHTMLEscape())
 	}
 	c.SetStatusCode(ae.Status)
 	c.SetContentType("application/json")

@@ -168,6 +168,35 @@ func TestLifecycleLog(t *testing.T) {
 	}
 }
 
+// TestParticipantPageRefusalsLogged: a refused participant page (an unknown link, a
+// busy server) is logged at info with its code, like an API refusal.
+func TestParticipantPageRefusalsLogged(t *testing.T) {
+	logs := &logBuffer{}
+	e := mustServe(t, withLog(logs, zerolog.InfoLevel), withRateLimits(RateLimits{Read: 100, Write: 100, OrgRead: 100, OrgWrite: 100, IP: 1}))
+	statuses := map[int]bool{}
+	for i := 0; i < 3; i++ { // the first is admitted (404), the rest are over the limit (429)
+		statuses[e.do("GET", "/i/"+kv.NewLinkToken(), "", "").status] = true
+	}
+	if !statuses[404] || !statuses[429] {
+		t.Fatalf("statuses %v", statuses)
+	}
+	want := map[float64]string{404: "not_found", 429: "rate_limited"}
+	seen := map[float64]bool{}
+	for _, m := range logs.lines(t) {
+		if m["message"] != "request" || m["route"] != "/i/{token}" {
+			continue
+		}
+		status, _ := m["status"].(float64)
+		if m["level"] != "info" || m["code"] != want[status] {
+			t.Fatalf("access line %v", m)
+		}
+		seen[status] = true
+	}
+	if !seen[404] || !seen[429] {
+		t.Fatalf("access lines for %v:\n%s", seen, logs)
+	}
+}
+
 func TestHealthProbes(t *testing.T) {
 	logs := &logBuffer{}
 	e := mustServe(t, withLog(logs, zerolog.InfoLevel), withRateLimits(RateLimits{Read: 1, Write: 1, OrgRead: 1, OrgWrite: 1, IP: 1}))

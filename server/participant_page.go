@@ -88,7 +88,15 @@ func (s *Server) handleParticipantPage(c *fasthttp.RequestCtx) {
 	s.renderPage(c, fasthttp.StatusOK, webui.PageInterview, page)
 }
 
+// renderNotice answers a refused page. Its access line carries the refusal's code, as
+// the API's refusals do, so an operator can tell a bad link from a busy server.
 func (s *Server) renderNotice(c *fasthttp.RequestCtx, status int, kind string) {
+	switch kind {
+	case webui.NoticeNotFound:
+		infoOf(c).code = "not_found"
+	case webui.NoticeBusy:
+		infoOf(c).code = "rate_limited"
+	}
 	s.renderPage(c, status, webui.PageNotice, webui.NoticePage{Kind: kind})
 }
 

@@ -55,7 +55,7 @@ func (e *testEnv) run(t *testing.T, cases []scenario) {
 // authCases are the 401s every protected route answers alike.
 func authCases(method, path string) []scenario {
 	return []scenario{
-		{name: "ErrNoCredential", method: method, path: path, wantStatus: 401, wantBody: `"code":"missing_token"`,
+		{name: "ErrNoCredential", method: method, path: path, wantStatus: 401, wantBody: `Bearer <token>.","code":"missing_token"`, // unescaped: people read it
 			check: func(t *testing.T, r response) {
 				if strings.Contains(r.header.Get("WWW-Authenticate"), "invalid_token") {
 					t.Fatal("no token was sent, yet the header says invalid_token")
