@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -54,8 +56,14 @@ type booted struct {
 	stop func() error
 }
 
+// bootWait bounds the waits around a booted program: its address appearing and its
+// stop. It is generous because the suite runs on loaded machines under the race
+// detector; a healthy run never comes near it.
+const bootWait = 2 * time.Minute
+
 // mustBoot runs the real program's serve command on 127.0.0.1:0 and waits for it to
-// log its address.
+// log its address. However the test ends, the program is stopped and waited for before
+// the next test starts, so no server outlives its test.
 func mustBoot(t *testing.T, args ...string) *booted {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -64,40 +72,46 @@ func mustBoot(t *testing.T, args ...string) *booted {
 	go func() {
 		done <- runWith(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), io.Discard, logs, noEnv)
 	}()
+	var once sync.Once
+	var stopErr error
+	stop := func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-done:
+			case <-time.After(bootWait):
+				stopErr = fmt.Errorf("server did not stop within %s of its stop signal", bootWait)
+			}
+		})
+		return stopErr
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil && !errors.Is(err, errExitedEarly) {
+			t.Errorf("stopping the server: %v", err)
+		}
+	})
 	addrRe := regexp.MustCompile(`"addr":"([^"]+)"`)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(bootWait)
 	for {
 		if m := addrRe.FindStringSubmatch(logs.String()); m != nil {
-			b := &booted{url: "http://" + m[1], logs: logs}
-			var once sync.Once
-			var stopErr error
-			b.stop = func() error {
-				once.Do(func() {
-					cancel()
-					select {
-					case stopErr = <-done:
-					case <-time.After(15 * time.Second):
-						t.Fatal("server did not stop within 15 s")
-					}
-				})
-				return stopErr
-			}
-			t.Cleanup(func() { _ = b.stop() })
-			return b
+			return &booted{url: "http://" + m[1], logs: logs, stop: stop}
 		}
 		select {
 		case err := <-done:
-			cancel()
+			stopErr = errExitedEarly
+			once.Do(func() {})
 			t.Fatalf("server exited early: %v\n%s", err, logs.String())
-		default:
+		case <-time.After(5 * time.Millisecond): // poll the log for the address
 		}
 		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("server never logged its address:\n%s", logs.String())
+			t.Fatalf("server never logged its address within %s:\n%s", bootWait, logs.String())
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// errExitedEarly marks a server that exited before logging its address: nothing is
+// left to stop.
+var errExitedEarly = errors.New("server exited early")
 
 func get(t *testing.T, url, key string) (int, string) {
 	t.Helper()

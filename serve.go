@@ -89,8 +89,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		return fmt.Errorf("plugin host: %w", err)
 	}
+	// Plugins compile on first use (from DATA/cache when it holds them), so an idle
+	// server stays small, and Close cancels a compile in flight rather than wait.
 	defer host.Close(context.Background())
-	go warmPlugins(ctx, host, log)
 	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics})
 	if err := runner.Start(ctx); err != nil {
 		return err
@@ -233,14 +234,4 @@ func newModerator(url, key, model string) (jobs.Moderator, error) {
 		return nil, fmt.Errorf("--model-url: %w", err)
 	}
 	return m, nil
-}
-
-// warmPlugins loads the built-in plugins in the background at start-up, so the first
-// export pays no compilation (with the on-disk cache this is a quick load).
-func warmPlugins(ctx context.Context, host *plugins.Host, log zerolog.Logger) {
-	for _, name := range []string{plugins.BuiltinRedactor, plugins.BuiltinCSV} {
-		if _, err := host.Builtin(ctx, name); err != nil && ctx.Err() == nil {
-			log.Error().Err(err).Str("plugin", name).Msg("load built-in plugin")
-		}
-	}
 }

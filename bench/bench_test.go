@@ -142,7 +142,7 @@ func TestOpenLocal_AccessLogIsOn(t *testing.T) {
 		t.Fatalf("get study answered %d: %s", resp.StatusCode(), resp.Body())
 	}
 	// The server writes the line after the response is sent: poll the file.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		raw, err := os.ReadFile(local.logPath)
 		if err != nil {

@@ -29,10 +29,15 @@ type workerLoad struct {
 // workers) so appending on the hot path almost never reallocates.
 const expectedRate = 100_000
 
-// drive runs conns workers against addr for d (or until ctx ends). Each worker owns one
-// connection and keeps exactly one request in flight: it sends the next request when
-// the previous answer has been read.
-func drive(ctx context.Context, addr string, tls bool, conns int, d time.Duration, newWorker func(int) requestFunc) load {
+// untilEnoughWait bounds how long past its duration a run waits for its workload to
+// have done enough: generous, as it only ever matters on a badly loaded machine.
+const untilEnoughWait = 2 * time.Minute
+
+// drive runs conns workers against addr for d (or until ctx ends) and, when until is
+// set, on past d until until reports true or untilEnoughWait more has passed. Each
+// worker owns one connection and keeps exactly one request in flight: it sends the
+// next request when the previous answer has been read.
+func drive(ctx context.Context, addr string, tls bool, conns int, d time.Duration, until func() bool, newWorker func(int) requestFunc) load {
 	var stop atomic.Bool
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	per := min(int(d.Seconds()*expectedRate)/conns+1024, 1<<20)
@@ -46,7 +51,7 @@ func drive(ctx context.Context, addr string, tls bool, conns int, d time.Duratio
 		records[w].latencies = make([]time.Duration, 0, per)
 		wg.Go(func() {
 			defer hc.CloseIdleConnections()
-			records[w] = work(hc, next, end, &stop, records[w].latencies)
+			records[w] = work(hc, next, end, until, &stop, records[w].latencies)
 		})
 	}
 	wg.Wait()
@@ -68,8 +73,9 @@ func drive(ctx context.Context, addr string, tls bool, conns int, d time.Duratio
 	return l
 }
 
-// work sends requests on hc until end or stop, appending each one's latency to lat.
-func work(hc *fasthttp.HostClient, next requestFunc, end time.Time, stop *atomic.Bool, lat []time.Duration) workerLoad {
+// work sends requests on hc until end (and, when set, until reports true, within
+// untilEnoughWait past end) or stop, appending each one's latency to lat.
+func work(hc *fasthttp.HostClient, next requestFunc, end time.Time, until func() bool, stop *atomic.Bool, lat []time.Duration) workerLoad {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
@@ -88,7 +94,7 @@ func work(hc *fasthttp.HostClient, next requestFunc, end time.Time, stop *atomic
 		if code := resp.StatusCode(); err != nil || code < 200 || code > 299 {
 			r.errors++
 		}
-		if !t1.Before(end) {
+		if !t1.Before(end) && (until == nil || until() || t1.After(end.Add(untilEnoughWait))) {
 			break
 		}
 	}

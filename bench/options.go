@@ -31,6 +31,15 @@ type options struct {
 	JSON         bool
 	URL          string // empty: boot the server in-process
 	Key          string // with URL: the API key to send
+	// UntilEnough makes each scenario run past Duration until its workload says it has
+	// done enough (see workload.enough): for tests, which must not depend on what a
+	// loaded machine gets done in a fixed window. There is no flag for it.
+	UntilEnough bool
+	// ExecRuns is how many times the stripped interviewd and bare fasthttp binaries are
+	// each started for the exec figures; 0 skips them (and the idle memory reading).
+	ExecRuns int
+	// Idle is how long a freshly started interviewd idles before its memory is read.
+	Idle time.Duration
 	// Limits are the in-process server's rate limits: off by default, so the bench
 	// measures the request path; --rate-limits measures the limiter's cost.
 	Limits server.RateLimits
@@ -53,6 +62,8 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long each scenario (and each ceiling) runs")
 	scenarios := fs.String("scenarios", strings.Join(scenarioNames(), ","), "comma-separated scenarios to run")
 	fs.IntVar(&o.Studies, "studies", 500, "studies to seed (in-process) or to collect ids of (--url)")
+	fs.IntVar(&o.ExecRuns, "exec-runs", 5, "times to exec interviewd and a bare fasthttp binary for the start-up figures (0: skip)")
+	fs.DurationVar(&o.Idle, "idle", 30*time.Second, "how long a fresh interviewd idles before its anonymous resident memory is read")
 	fs.BoolVar(&o.JSON, "json", false, "print a JSON array instead of one line per scenario")
 	fs.StringVar(&o.URL, "url", "", "target a running server at this base URL instead of booting one")
 	fs.StringVar(&o.Key, "key", "", "API key for --url (needs studies:read)")
@@ -92,6 +103,10 @@ func (o options) validate() error {
 		return fmt.Errorf("--duration %s: want %s to %s", o.Duration, minDuration, maxDuration)
 	case o.Studies < 1 || o.Studies > maxStudies:
 		return fmt.Errorf("--studies %d: want 1 to %d", o.Studies, maxStudies)
+	case o.ExecRuns < 0 || o.ExecRuns > 100:
+		return fmt.Errorf("--exec-runs %d: want 0 to 100", o.ExecRuns)
+	case o.Idle < 0 || o.Idle > maxDuration:
+		return fmt.Errorf("--idle %s: want 0 to %s", o.Idle, maxDuration)
 	case len(o.Scenarios) == 0:
 		return fmt.Errorf("--scenarios: name at least one of %s", strings.Join(scenarioNames(), ", "))
 	case o.URL == "" && o.Key != "":

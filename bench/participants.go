@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 )
@@ -65,6 +66,8 @@ type participantsLoad struct {
 	mu     sync.Mutex
 	people []*benchParticipant
 	sealed bool // verified: later workers (the ceiling's) keep nothing
+	// completed counts recorded interviews the server said were completed.
+	completed atomic.Int64
 }
 
 // benchParticipant is one worker: a participant taking one interview after another.
@@ -106,7 +109,8 @@ func newParticipantsLoad(ctx context.Context, t *target) (*participantsLoad, err
 // workload runs the participants; the smoke check (and the ceiling's sample) is a
 // session opened and one answer.
 func (l *participantsLoad) workload() workload {
-	return workload{newWorker: l.newWorker, sample: 2, verify: l.verify}
+	return workload{newWorker: l.newWorker, sample: 2, verify: l.verify,
+		enough: func() bool { return l.completed.Load() > 0 }}
 }
 
 // inviteToken returns the token of a study's invite link, read through the API. It
@@ -143,8 +147,8 @@ func (l *participantsLoad) newWorker(worker int) requestFunc {
 	return p.next
 }
 
-// newSession returns a fresh session secret. A participant may bring its own: the
-// server keeps whatever well-formed secret opened the interview.
+// newSession returns a fresh session secret to open an interview with. The server may
+// answer with a session of its own, which the participant then uses (see read).
 func newSession() string {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
@@ -199,10 +203,16 @@ func (p *benchParticipant) read(iv *benchInterview, resp *fasthttp.Response) {
 		iv.broken = true
 		return
 	}
+	if p.ans.Session != nil && *p.ans.Session != "" {
+		iv.session = *p.ans.Session // the server issues the session: keep what it says
+	}
 	if p.record {
 		iv.shown = append(iv.shown, p.ans.Messages...)
 	}
 	iv.done = p.ans.Status == "completed" || p.ans.Status == "failed"
+	if p.record && p.ans.Status == "completed" {
+		p.load.completed.Add(1)
+	}
 }
 
 // verify reopens every interview with its session and compares the stored transcript

@@ -10,7 +10,9 @@ import (
 )
 
 func TestParticipants_WholeInterviewsNothingLost(t *testing.T) {
-	o := options{Conns: 2, Participants: 24, Duration: 700 * time.Millisecond, Scenarios: []string{"participants"}, Studies: 3, Limits: server.RateLimits{Off: true}}
+	// UntilEnough: the run lasts until an interview has been taken to its end, however
+	// slow the machine, rather than a fixed window that a loaded one may not finish in.
+	o := options{Conns: 2, Participants: 24, Duration: 700 * time.Millisecond, UntilEnough: true, Scenarios: []string{"participants"}, Studies: 3, Limits: server.RateLimits{Off: true}}
 	rep, err := runSuite(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatalf("runSuite: %v", err)

@@ -105,6 +105,7 @@ func (r result) ratio() float64 {
 // report is everything one invocation measured.
 type report struct {
 	Startup time.Duration // 0: not measured (--url)
+	Exec    *execFigures  // nil: not measured (--url, --exec-runs 0)
 	Results []result
 }
 
@@ -124,6 +125,10 @@ func (rep report) writeText(w io.Writer) error {
 	var b strings.Builder
 	if rep.Startup > 0 {
 		fmt.Fprintf(&b, "startup=%s\n", ms(rep.Startup))
+	}
+	if f := rep.Exec; f != nil {
+		fmt.Fprintf(&b, "exec runs=%d first_200=%s bare_first_200=%s ratio=%.2f stop=%s stop_max=%s idle_rss_anon=%.1fMiB idle=%s binary=%.1fMiB bare_binary=%.1fMiB\n",
+			f.Runs, ms(f.First200), ms(f.BareFirst), f.ratio(), ms(f.Stop), ms(f.StopMax), mib(f.IdleRSSAnon), f.Idle, mib(f.Binary), mib(f.BareBinary))
 	}
 	width := 0
 	for _, r := range rep.Results {
@@ -179,6 +184,22 @@ type startupJSON struct {
 	StartupMS float64 `json:"startup_ms"`
 }
 
+type execJSON struct {
+	Scenario     string  `json:"scenario"`
+	Runs         int     `json:"runs"`
+	First200MS   float64 `json:"first_200_ms"`
+	BareFirst200 float64 `json:"bare_first_200_ms"`
+	Ratio        float64 `json:"ratio"`
+	StopMS       float64 `json:"stop_ms"`
+	StopMaxMS    float64 `json:"stop_max_ms"`
+	IdleS        float64 `json:"idle_s"`
+	IdleRSSAnon  int64   `json:"idle_rss_anon_bytes"`
+	BinaryBytes  int64   `json:"binary_bytes"`
+	BareBinBytes int64   `json:"bare_binary_bytes"`
+}
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
 func msFloat(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func (s stats) json() statsJSON {
@@ -191,6 +212,11 @@ func (rep report) writeJSON(w io.Writer) error {
 	out := []any{}
 	if rep.Startup > 0 {
 		out = append(out, startupJSON{Scenario: "startup", StartupMS: msFloat(rep.Startup)})
+	}
+	if f := rep.Exec; f != nil {
+		out = append(out, execJSON{Scenario: "exec", Runs: f.Runs, First200MS: msFloat(f.First200), BareFirst200: msFloat(f.BareFirst),
+			Ratio: f.ratio(), StopMS: msFloat(f.Stop), StopMaxMS: msFloat(f.StopMax), IdleS: f.Idle.Seconds(), IdleRSSAnon: f.IdleRSSAnon,
+			BinaryBytes: f.Binary, BareBinBytes: f.BareBinary})
 	}
 	for _, r := range rep.Results {
 		rj := resultJSON{Scenario: r.Scenario, Conns: r.Conns, DurationS: r.Duration.Seconds(), statsJSON: r.stats.json()}

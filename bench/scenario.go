@@ -34,6 +34,11 @@ type workload struct {
 	// verify, when set, runs after the timed load and checks what the server kept. It
 	// returns figures for the report, or an error when the check could not be made.
 	verify func(ctx context.Context) ([]figure, error)
+	// enough, when set, says whether the load so far shows what the scenario exists to
+	// show (an interview taken to its end). With options.UntilEnough the timed run goes
+	// on past --duration until it does (within untilEnoughWait), so a test of the
+	// scenario never depends on how much a busy machine gets done in a fixed window.
+	enough func() bool
 }
 
 // scenario is one kind of load. setup runs once against the target.

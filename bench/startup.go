@@ -4,13 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
 )
 
-// startupDeadline bounds the wait for a freshly booted server's first answer.
-const startupDeadline = 10 * time.Second
+// startupDeadline bounds the wait for a freshly booted server's first answer, and
+// stopDeadline for a process to exit after SIGTERM: generous, so that only a hang
+// fails a run, never a busy machine.
+const (
+	startupDeadline = time.Minute
+	stopDeadline    = time.Minute
+)
 
 // measureStartup boots interviewd on a fresh folder holding only an organisation and a
 // key, and returns the time from server.New and listen to the first 200 answer of
@@ -44,4 +58,212 @@ func measureStartup(ctx context.Context) (d time.Duration, err error) {
 			return 0, fmt.Errorf("start-up: no successful answer within %s: %w", startupDeadline, errors.Join(err, ctx.Err()))
 		}
 	}
+}
+
+// The exec figures: start-up and stop as an operator meets them, from exec of the
+// stripped binary (package init, the bbolt file and its fsyncs, every surface's set-up)
+// to its first 200, against a bare fasthttp binary built and measured the same way in
+// the same run.
+
+// execFigures is what measureExec measured. Durations are medians over the runs.
+type execFigures struct {
+	Runs        int
+	First200    time.Duration // interviewd: exec to the first 200, on an empty data folder
+	BareFirst   time.Duration // the bare fasthttp binary, measured the same way
+	Stop        time.Duration // interviewd: SIGTERM to exit, idle
+	StopMax     time.Duration // the slowest stop over every run
+	Idle        time.Duration // how long the server idled before IdleRSSAnon was read
+	IdleRSSAnon int64         // bytes of anonymous resident memory after Idle
+	Binary      int64         // bytes of the stripped interviewd binary
+	BareBinary  int64
+}
+
+// ratio is interviewd's exec-to-first-200 as a multiple of the bare binary's.
+func (f execFigures) ratio() float64 {
+	if f.BareFirst <= 0 {
+		return 0
+	}
+	return float64(f.First200) / float64(f.BareFirst)
+}
+
+// probePath is what the first request asks for: the liveness check, answered 200
+// without authentication by a server that is up (the bare binary answers 200 to
+// anything).
+const probePath = "/healthz"
+
+// measureExec builds interviewd and bench/bare with `go build -ldflags='-s -w'` into a
+// temporary folder, then runs each runs times, alternating, on a fresh empty data
+// folder: exec to the first 200 of GET probePath, then SIGTERM to exit. A last
+// interviewd run idles for idle before its anonymous resident memory is read from
+// /proc. It returns an error if a build fails, a process does not answer 200 within
+// startupDeadline, or interviewd exits non-zero on SIGTERM.
+func measureExec(ctx context.Context, runs int, idle time.Duration, progress io.Writer) (f execFigures, err error) {
+	dir, err := os.MkdirTemp("", "interviewd-bench-exec-")
+	if err != nil {
+		return f, err
+	}
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
+	bin, bare := filepath.Join(dir, "interviewd"), filepath.Join(dir, "bare")
+	fmt.Fprintf(progress, "exec: building interviewd and bench/bare with -ldflags='-s -w' in %s\n", dir)
+	for _, b := range []struct{ out, pkg string }{{bin, "interviewd"}, {bare, "interviewd/bench/bare"}} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-ldflags=-s -w", "-o", b.out, b.pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return f, fmt.Errorf("go build %s: %w\n%s", b.pkg, err, out)
+		}
+	}
+	if f.Binary, err = fileSize(bin); err != nil {
+		return f, err
+	}
+	if f.BareBinary, err = fileSize(bare); err != nil {
+		return f, err
+	}
+	runs = max(runs, 1)
+	var first, bareFirst, stops []time.Duration
+	for i := range runs {
+		b, err := execOnce(ctx, bare, nil, 0)
+		if err != nil {
+			return f, fmt.Errorf("bare: %w", err)
+		}
+		r, err := execOnce(ctx, bin, []string{"--data", filepath.Join(dir, fmt.Sprintf("data-%d", i))}, 0)
+		if err != nil {
+			return f, fmt.Errorf("interviewd: %w", err)
+		}
+		bareFirst, first, stops = append(bareFirst, b.first200), append(first, r.first200), append(stops, r.stop)
+	}
+	fmt.Fprintf(progress, "exec: idling a fresh interviewd for %s to read its memory\n", idle)
+	r, err := execOnce(ctx, bin, []string{"--data", filepath.Join(dir, "data-idle")}, idle)
+	if err != nil {
+		return f, fmt.Errorf("interviewd: %w", err)
+	}
+	stops = append(stops, r.stop)
+	f.Runs, f.Idle, f.IdleRSSAnon = runs, idle, r.rssAnon
+	f.First200, f.BareFirst = median(first), median(bareFirst)
+	f.Stop, f.StopMax = median(stops), slices.Max(stops)
+	return f, nil
+}
+
+// execRun is one process's life as execOnce measured it.
+type execRun struct {
+	first200 time.Duration
+	stop     time.Duration
+	rssAnon  int64 // bytes, read after the idle wait
+}
+
+// execOnce starts bin with --addr on a free loopback port and args, polls GET probePath
+// until it answers 200, waits idle, reads the process's RssAnon, then sends SIGTERM and
+// waits for it to exit. It returns an error if no 200 comes within startupDeadline, the
+// process exits early, non-zero or not within stopDeadline of SIGTERM, or its memory
+// cannot be read.
+func execOnce(ctx context.Context, bin string, args []string, idle time.Duration) (r execRun, err error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return r, err
+	}
+	cmd := exec.Command(bin, append([]string{"--addr", addr}, args...)...)
+	exited := make(chan error, 1)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return r, err
+	}
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if err != nil && cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	hc := &fasthttp.HostClient{Addr: addr}
+	defer hc.CloseIdleConnections()
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI("http://" + addr + probePath)
+	for {
+		err := hc.DoTimeout(req, resp, startupDeadline)
+		if err == nil && resp.StatusCode() == fasthttp.StatusOK {
+			r.first200 = time.Since(start)
+			break
+		}
+		select {
+		case werr := <-exited:
+			return r, fmt.Errorf("exited before answering 200: %v", werr)
+		case <-ctx.Done():
+			return r, ctx.Err()
+		default:
+		}
+		if time.Since(start) > startupDeadline {
+			return r, fmt.Errorf("no 200 for GET %s within %s (last: %v, status %d)", probePath, startupDeadline, err, resp.StatusCode())
+		}
+		time.Sleep(100 * time.Microsecond) // a refused connect returns at once: do not spin
+	}
+	hc.CloseIdleConnections()
+	select {
+	case <-time.After(idle): // the bench measures an idle server: waiting is the point
+	case <-ctx.Done():
+		return r, ctx.Err()
+	}
+	if r.rssAnon, err = rssAnon(cmd.Process.Pid); err != nil {
+		return r, err
+	}
+	t0 := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return r, err
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			return r, fmt.Errorf("on SIGTERM: %w", err)
+		}
+	case <-time.After(stopDeadline):
+		return r, fmt.Errorf("still running %s after SIGTERM", stopDeadline)
+	}
+	r.stop = time.Since(t0)
+	return r, nil
+}
+
+// freeAddr returns a loopback address with a port nothing listens on right now.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// rssAnon returns process pid's anonymous resident memory in bytes, from
+// /proc/PID/status (Linux), or an error where that cannot be read.
+func rssAnon(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read memory: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("read memory: RssAnon %q: %w", v, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("read memory: no RssAnon in /proc/%d/status", pid)
+}
+
+func fileSize(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+// median returns the middle value of ds (the upper one for an even count), or 0.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(ds))
+	return s[len(s)/2]
 }

@@ -17,6 +17,13 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 	var t *target
 	if o.URL == "" {
 		// Start-up first, before seeding and load warm the machine.
+		if o.ExecRuns > 0 {
+			f, err := measureExec(ctx, o.ExecRuns, o.Idle, progress)
+			if err != nil {
+				return report{}, fmt.Errorf("exec start-up: %w", err)
+			}
+			rep.Exec = &f
+		}
 		if rep.Startup, err = measureStartup(ctx); err != nil {
 			return report{}, err
 		}
@@ -60,11 +67,15 @@ func runScenario(ctx context.Context, sc scenario, t *target, o options, progres
 	}
 	fmt.Fprintf(progress, "%s: %d connections for %s against %s (%d-byte answers)\n", sc.name, conns, o.Duration, t.baseURL, len(a.body))
 	r := result{Scenario: sc.name, Conns: conns, Duration: o.Duration}
+	var until func() bool
+	if o.UntilEnough {
+		until = w.enough
+	}
 	var before kv.CommitStats
 	if t.db != nil {
 		before = t.db.CommitStats()
 	}
-	l := drive(ctx, t.addr, t.tls, conns, o.Duration, w.newWorker)
+	l := drive(ctx, t.addr, t.tls, conns, o.Duration, until, w.newWorker)
 	r.stats = summarise(l)
 	if t.db != nil {
 		r.Commits = commitFiguresOf(before, t.db.CommitStats(), l.elapsed)
@@ -85,7 +96,7 @@ func runScenario(ctx context.Context, sc scenario, t *target, o options, progres
 		return result{}, fmt.Errorf("%s ceiling: %w", sc.name, err)
 	}
 	fmt.Fprintf(progress, "%s: the same load against its ceiling at %s\n", sc.name, addr)
-	c := summarise(drive(ctx, addr, false, conns, o.Duration, w.newWorker))
+	c := summarise(drive(ctx, addr, false, conns, o.Duration, nil, w.newWorker))
 	if err := errors.Join(stop(), ctx.Err()); err != nil {
 		return result{}, fmt.Errorf("%s ceiling: %w", sc.name, err)
 	}

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -44,8 +43,8 @@ type simPersona struct {
 }
 
 var (
-	builtinRoleRe   = regexp.MustCompile(`(?i)(?:^|,|\bas|\bis|\bi'm|\bi\s+am)\s*\b(?:an?)\s+(?:\d{1,3}[- ]year[- ]old\s+)?([\p{L}][\p{L} -]*?)\s*(?:\bwho\b|\bthat\b|\bat\b|\bin\b|\bfrom\b|\bwith\b|\band\b|\bof\b|\bfor\b|[,.;(]|$)`)
-	builtinClauseRe = regexp.MustCompile(`(?i)\s*(?:\bwho\b|\bwhich\b|\band\b|\bbut\b|[,;.])\s*`)
+	builtinRoleRe   = newLazyRegexp(`(?i)(?:^|,|\bas|\bis|\bi'm|\bi\s+am)\s*\b(?:an?)\s+(?:\d{1,3}[- ]year[- ]old\s+)?([\p{L}][\p{L} -]*?)\s*(?:\bwho\b|\bthat\b|\bat\b|\bin\b|\bfrom\b|\bwith\b|\band\b|\bof\b|\bfor\b|[,.;(]|$)`)
+	builtinClauseRe = newLazyRegexp(`(?i)\s*(?:\bwho\b|\bwhich\b|\band\b|\bbut\b|[,;.])\s*`)
 	builtinFactVerb = wordSet("is", "has", "was", "works", "lives", "uses", "loves", "likes", "hates", "dislikes", "prefers", "enjoys", "runs", "manages", "owns", "travels", "shops", "spends", "finds", "feels", "wants", "needs", "worries", "cares", "struggles", "tends", "avoids", "buys", "reads", "plays", "commutes", "looks", "volunteers", "juggles", "studies", "teaches", "drives", "cooks", "trusts", "distrusts", "values", "thinks", "believes", "gets", "does", "recently", "often", "usually", "always", "never", "rarely", "sometimes", "mostly", "still", "i", "i'm", "i've", "my")
 	builtinNegTone  = wordSet("sceptical", "skeptical", "frustrated", "annoyed", "hates", "dislikes", "distrusts", "reluctant", "cautious", "wary", "impatient", "critical", "unhappy", "struggles", "worried", "worries", "tired", "stressed", "frustrating", "slow")
 	builtinPosTone  = wordSet("enthusiastic", "loves", "likes", "happy", "keen", "excited", "fan", "satisfied", "enjoys", "quick", "early", "relaxed", "optimistic", "confident")
@@ -252,7 +251,7 @@ func isYesNo(words []string) bool {
 }
 
 // builtinSubjectRe finds what a question is about: the phrase after its last "about" or "with".
-var builtinSubjectRe = regexp.MustCompile(`(?i)\b(?:about|with|regarding|of)\s+([^?,.;]{2,80})`)
+var builtinSubjectRe = newLazyRegexp(`(?i)\b(?:about|with|regarding|of)\s+([^?,.;]{2,80})`)
 
 // firstPersonSubject returns what the question is about in the participant's words
 // ("our mobile app" → "your mobile app"), or "".

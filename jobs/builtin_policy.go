@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -22,26 +21,26 @@ const builtinFrame = `(?:^\s*|\b(?:how\s+(?:to|do\s+(?:you|they|i|we)|would\s+(?
 // substrings), which keeps ordinary guidance off the slower patterns.
 var builtinHarms = []struct {
 	triggers []string
-	re       *regexp.Regexp
+	re       *lazyRegexp
 	reason   string
 }{
 	{[]string{"bomb", "explosive", "ied", "grenade", "gun", "firearm", "rifle", "pistol", "weapon", "silencer", "suppressor", "nerve", "sarin", "ricin", "anthrax", "napalm", "thermite", "molotov", "meth", "fentanyl", "heroin", "poison", "toxin"},
-		regexp.MustCompile(`(?i)` + builtinFrame + `(?:make|making|build|building|assemble|assembling|manufacture|manufacturing|construct|constructing|synthesi[sz]e|synthesi[sz]ing|3d[- ]print(?:ing)?|produce|producing|create|creating|cook|cooking|brew|brewing)\s+(?:[\w'-]+\s+){0,3}?(?:bombs?|explosives?|ieds?|grenades?|guns?|firearms?|rifles?|pistols?|weapons?|silencers?|suppressors?|nerve\s+agents?|sarin|ricin|anthrax|napalm|thermite|molotovs?|meth|methamphetamine|fentanyl|heroin|poisons?|toxins?|bioweapons?)\b`),
+		newLazyRegexp(`(?i)` + builtinFrame + `(?:make|making|build|building|assemble|assembling|manufacture|manufacturing|construct|constructing|synthesi[sz]e|synthesi[sz]ing|3d[- ]print(?:ing)?|produce|producing|create|creating|cook|cooking|brew|brewing)\s+(?:[\w'-]+\s+){0,3}?(?:bombs?|explosives?|ieds?|grenades?|guns?|firearms?|rifles?|pistols?|weapons?|silencers?|suppressors?|nerve\s+agents?|sarin|ricin|anthrax|napalm|thermite|molotovs?|meth|methamphetamine|fentanyl|heroin|poisons?|toxins?|bioweapons?)\b`),
 		"it asks how to make weapons, explosives, poisons or drugs"},
 	{[]string{"malware", "ransomware", "virus", "trojan", "keylogger", "spyware", "botnet", "rootkit", "exploit", "phishing", "ddos"},
-		regexp.MustCompile(`(?i)` + builtinFrame + `(?:write|writing|code|coding|develop|developing|create|creating|build|building|deploy|deploying|spread|spreading|send|sending|make|making|launch|launching|craft|crafting)\s+(?:[\w'-]+\s+){0,3}?(?:malware|ransomware|viruses|virus|trojans?|keyloggers?|spyware|botnets?|rootkits?|exploits?|phishing\s+(?:emails?|messages?|pages?|sites?|websites?|kits?|campaigns?)|ddos\s+attacks?)\b`),
+		newLazyRegexp(`(?i)` + builtinFrame + `(?:write|writing|code|coding|develop|developing|create|creating|build|building|deploy|deploying|spread|spreading|send|sending|make|making|launch|launching|craft|crafting)\s+(?:[\w'-]+\s+){0,3}?(?:malware|ransomware|viruses|virus|trojans?|keyloggers?|spyware|botnets?|rootkits?|exploits?|phishing\s+(?:emails?|messages?|pages?|sites?|websites?|kits?|campaigns?)|ddos\s+attacks?)\b`),
 		"it asks for malicious software or phishing"},
 	{[]string{"self", "themselves", "yourself", "himself", "herself", "lives", "suicide"},
-		regexp.MustCompile(`(?i)\b(?:encourage|encouraging|persuade|persuading|convince|convincing|push|pushing|pressure|pressuring|urge|urging|coach|coaching|dare|daring|goad|goading)\s+(?:[\w'-]+\s+){0,3}?to\s+(?:self[- ]harm|harm\s+(?:themselves|yourself|himself|herself)|hurt\s+(?:themselves|yourself|himself|herself)|kill\s+(?:themselves|yourself|himself|herself)|end\s+(?:their|your|his|her)\s+(?:own\s+)?lives?|commit\s+suicide|starve\s+(?:themselves|yourself)|cut\s+(?:themselves|yourself))`),
+		newLazyRegexp(`(?i)\b(?:encourage|encouraging|persuade|persuading|convince|convincing|push|pushing|pressure|pressuring|urge|urging|coach|coaching|dare|daring|goad|goading)\s+(?:[\w'-]+\s+){0,3}?to\s+(?:self[- ]harm|harm\s+(?:themselves|yourself|himself|herself)|hurt\s+(?:themselves|yourself|himself|herself)|kill\s+(?:themselves|yourself|himself|herself)|end\s+(?:their|your|his|her)\s+(?:own\s+)?lives?|commit\s+suicide|starve\s+(?:themselves|yourself)|cut\s+(?:themselves|yourself))`),
 		"it encourages self-harm"},
 	{[]string{"suicide", "kill", "self", "life"},
-		regexp.MustCompile(`(?i)\b(?:best|easiest|quickest|painless|most\s+effective)\s+(?:way|ways|method|methods)\s+(?:to|of)\s+(?:kill\s+(?:myself|yourself|themselves|oneself)|commit\s+suicide|self[- ]harm|end\s+(?:my|your|their)\s+(?:own\s+)?life)`),
+		newLazyRegexp(`(?i)\b(?:best|easiest|quickest|painless|most\s+effective)\s+(?:way|ways|method|methods)\s+(?:to|of)\s+(?:kill\s+(?:myself|yourself|themselves|oneself)|commit\s+suicide|self[- ]harm|end\s+(?:my|your|their)\s+(?:own\s+)?life)`),
 		"it encourages self-harm"},
 	{[]string{"harass", "intimidat", "threaten", "bully", "humiliat", "insult", "belittl", "shame", "stalk", "dox", "blackmail", "troll", "frighten", "scare", "abuse", "degrad", "demean"},
-		regexp.MustCompile(`(?i)(?:^\s*|\b(?:and|then|please|let's|will|would|should|must|we|(?:want|wants|like|need|going|plan|planning|try|trying|aim|intend|intending|wish|hope)\s+to|(?:ask|get|encourage|tell|help)\s+(?:[\w'-]+\s+){0,2}to)\s+)(?:harass|intimidate|threaten|bully|humiliate|insult|belittle|shame|stalk|doxx?|blackmail|troll|frighten|scare|abuse|degrade|demean)\b`),
+		newLazyRegexp(`(?i)(?:^\s*|\b(?:and|then|please|let's|will|would|should|must|we|(?:want|wants|like|need|going|plan|planning|try|trying|aim|intend|intending|wish|hope)\s+to|(?:ask|get|encourage|tell|help)\s+(?:[\w'-]+\s+){0,2}to)\s+)(?:harass|intimidate|threaten|bully|humiliate|insult|belittle|shame|stalk|doxx?|blackmail|troll|frighten|scare|abuse|degrade|demean)\b`),
 		"it asks to harass, threaten or intimidate people"},
 	{[]string{"lives", "address"},
-		regexp.MustCompile(`(?i)\bfind\s+(?:out\s+)?(?:where\s+(?:he|she|my\s+ex|this\s+person|that\s+person)\s+lives|(?:his|her|my\s+ex's)\s+(?:home\s+)?address)`),
+		newLazyRegexp(`(?i)\bfind\s+(?:out\s+)?(?:where\s+(?:he|she|my\s+ex|this\s+person|that\s+person)\s+lives|(?:his|her|my\s+ex's)\s+(?:home\s+)?address)`),
 		"it asks to track down a person"},
 }
 
@@ -65,21 +64,21 @@ func hasAnySubstring(s string, subs []string) bool {
 // builtinPromoteHarm glorifies self-harm unless a support word follows ("promoting
 // suicide prevention" is research).
 var (
-	builtinPromoteHarm = regexp.MustCompile(`(?i)\b(?:promote|promoting|glorify|glorifying|glamori[sz]e|glamori[sz]ing|romantici[sz]e|romantici[sz]ing)\s+(?:[\w'-]+\s+){0,2}?(?:self[- ]harm(?:ing)?|suicide|anorexia|bulimia|eating\s+disorders?|starving)\b(\s+[\w'-]+)?`)
+	builtinPromoteHarm = newLazyRegexp(`(?i)\b(?:promote|promoting|glorify|glorifying|glamori[sz]e|glamori[sz]ing|romantici[sz]e|romantici[sz]ing)\s+(?:[\w'-]+\s+){0,2}?(?:self[- ]harm(?:ing)?|suicide|anorexia|bulimia|eating\s+disorders?|starving)\b(\s+[\w'-]+)?`)
 	builtinHarmSupport = wordSet("prevention", "awareness", "support", "recovery", "helpline", "helplines", "services", "resources", "research", "education", "risk", "risks")
 )
 
 // Credentials: refused when a sentence both names a credential and asks for it.
 var (
-	builtinCredential      = regexp.MustCompile(`(?i)\b(?:passwords?|passcodes?|pass\s+codes?|pin\s+(?:codes?|numbers?)|(?:their|your|bank|card|atm)\s+pins?|credit\s+cards?(?:\s+(?:numbers?|details|info(?:rmation)?))?|debit\s+cards?(?:\s+(?:numbers?|details))?|card\s+(?:numbers?|details)|cvvs?|cvcs?|security\s+codes?|social\s+security\s+numbers?|ssns?|national\s+insurance\s+numbers?|bank\s+(?:account\s+)?(?:details|numbers?|logins?|credentials|passwords?)|account\s+numbers?|log\s*-?\s*in\s+(?:details|credentials|info(?:rmation)?)|login\s+(?:details|credentials|info(?:rmation)?)|credentials|one[- ]time\s+(?:codes?|passwords?|passcodes?)|(?:2fa|mfa|verification)\s+codes?|otps?|security\s+(?:questions?|answers?)|mother's\s+maiden\s+names?|private\s+keys?|seed\s+phrases?|recovery\s+phrases?)\b(\s+[\w'-]+)?`)
+	builtinCredential      = newLazyRegexp(`(?i)\b(?:passwords?|passcodes?|pass\s+codes?|pin\s+(?:codes?|numbers?)|(?:their|your|bank|card|atm)\s+pins?|credit\s+cards?(?:\s+(?:numbers?|details|info(?:rmation)?))?|debit\s+cards?(?:\s+(?:numbers?|details))?|card\s+(?:numbers?|details)|cvvs?|cvcs?|security\s+codes?|social\s+security\s+numbers?|ssns?|national\s+insurance\s+numbers?|bank\s+(?:account\s+)?(?:details|numbers?|logins?|credentials|passwords?)|account\s+numbers?|log\s*-?\s*in\s+(?:details|credentials|info(?:rmation)?)|login\s+(?:details|credentials|info(?:rmation)?)|credentials|one[- ]time\s+(?:codes?|passwords?|passcodes?)|(?:2fa|mfa|verification)\s+codes?|otps?|security\s+(?:questions?|answers?)|mother's\s+maiden\s+names?|private\s+keys?|seed\s+phrases?|recovery\s+phrases?)\b(\s+[\w'-]+)?`)
 	builtinCredentialTopic = wordSet("manager", "managers", "management", "policy", "policies", "reset", "resets", "strength", "habits", "hygiene", "practices", "practice", "rules", "requirements", "fatigue", "security", "safety", "usage", "use", "debt", "debts", "rewards", "fees", "fee", "interest", "limits", "limit", "offers", "statements", "spending", "payments", "applications", "sharing", "reuse", "recovery", "design", "ux", "flow", "flows", "screens", "screen", "experience", "experiences", "options", "choices")
-	builtinAskFor          = regexp.MustCompile(`(?i)\bask(?:s|ed|ing)?\s+(?:[\w'-]+\s+){0,3}?for\b|\bask(?:s|ed|ing)?\s+(?:[\w'-]+\s+){0,3}?to\s+(?:share|give|provide|tell|write|type|enter|send|read|reveal|disclose|confirm|show|hand)\b|\b(?:collect|collecting|gather|gathering|obtain|obtaining|harvest|harvesting|capture|capturing|steal|stealing|phish|phishing|extract|extracting|request|requesting)\b|\b(?:have|get|make|require|requiring|force|forcing|convince|persuade|trick|tricking)\s+(?:[\w'-]+\s+){0,2}?(?:to\s+)?(?:share|give|provide|tell|write|type|enter|send|read|reveal|disclose|confirm|hand\s+over)\b|^\s*(?:share|give|provide|tell\s+(?:us|me)|write\s+down|type|enter|send|read\s+out|reveal|disclose|confirm|hand\s+over)\b|\bwhat(?:'s|\s+is|\s+are)\s+(?:your|their)\b`)
+	builtinAskFor          = newLazyRegexp(`(?i)\bask(?:s|ed|ing)?\s+(?:[\w'-]+\s+){0,3}?for\b|\bask(?:s|ed|ing)?\s+(?:[\w'-]+\s+){0,3}?to\s+(?:share|give|provide|tell|write|type|enter|send|read|reveal|disclose|confirm|show|hand)\b|\b(?:collect|collecting|gather|gathering|obtain|obtaining|harvest|harvesting|capture|capturing|steal|stealing|phish|phishing|extract|extracting|request|requesting)\b|\b(?:have|get|make|require|requiring|force|forcing|convince|persuade|trick|tricking)\s+(?:[\w'-]+\s+){0,2}?(?:to\s+)?(?:share|give|provide|tell|write|type|enter|send|read|reveal|disclose|confirm|hand\s+over)\b|^\s*(?:share|give|provide|tell\s+(?:us|me)|write\s+down|type|enter|send|read\s+out|reveal|disclose|confirm|hand\s+over)\b|\bwhat(?:'s|\s+is|\s+are)\s+(?:your|their)\b`)
 )
 
 // Children: refused when a sentence both names minors and sensitive personal data.
 var (
-	builtinMinors    = regexp.MustCompile(`(?i)\b(?:children|child|kids|kid|minors|under[- ]?(?:1[0-8]|[5-9])s|under\s+(?:the\s+age\s+of\s+)?(?:1[0-8]|[5-9])\b|teens|teenagers|teenage|adolescents|schoolchildren|pupils|toddlers|infants|(?:[5-9]|1[0-7])[- ]?(?:to[- ]?(?:[5-9]|1[0-7])[- ]?)?years?[- ]olds?)\b`)
-	builtinSensitive = regexp.MustCompile(`(?i)\b(?:home\s+address(?:es)?|email\s+address(?:es)?|(?:their|your)\s+address(?:es)?|where\s+(?:they|he|she)\s+lives?|phone\s+numbers?|mobile\s+numbers?|(?:photos?|photographs?|pictures?|selfies?|videos?|images?)\s+of\s+(?:them|themselves|their\s+(?:bodies|faces|homes|rooms))|send\s+(?:us|me)\s+(?:[\w'-]+\s+)?(?:photos?|pictures?|selfies?|videos?|images?)|sexual|sexuality|sex|nude|nudes|naked|exact\s+location|current\s+location|gps|date\s+of\s+birth|passwords?|school\s+(?:name|address)|which\s+school|medical\s+records?|health\s+records?|social\s+security|bank\s+details|parents'\s+(?:income|finances|bank|credit\s+cards?))\b`)
+	builtinMinors    = newLazyRegexp(`(?i)\b(?:children|child|kids|kid|minors|under[- ]?(?:1[0-8]|[5-9])s|under\s+(?:the\s+age\s+of\s+)?(?:1[0-8]|[5-9])\b|teens|teenagers|teenage|adolescents|schoolchildren|pupils|toddlers|infants|(?:[5-9]|1[0-7])[- ]?(?:to[- ]?(?:[5-9]|1[0-7])[- ]?)?years?[- ]olds?)\b`)
+	builtinSensitive = newLazyRegexp(`(?i)\b(?:home\s+address(?:es)?|email\s+address(?:es)?|(?:their|your)\s+address(?:es)?|where\s+(?:they|he|she)\s+lives?|phone\s+numbers?|mobile\s+numbers?|(?:photos?|photographs?|pictures?|selfies?|videos?|images?)\s+of\s+(?:them|themselves|their\s+(?:bodies|faces|homes|rooms))|send\s+(?:us|me)\s+(?:[\w'-]+\s+)?(?:photos?|pictures?|selfies?|videos?|images?)|sexual|sexuality|sex|nude|nudes|naked|exact\s+location|current\s+location|gps|date\s+of\s+birth|passwords?|school\s+(?:name|address)|which\s+school|medical\s+records?|health\s+records?|social\s+security|bank\s+details|parents'\s+(?:income|finances|bank|credit\s+cards?))\b`)
 )
 
 // harmReason returns why any of the sentences asks for harmful content, or "".
@@ -123,12 +122,12 @@ func asksForCredential(s string) bool {
 
 // Requests that are plainly something other than research.
 var (
-	builtinCreative = regexp.MustCompile(`(?i)^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:(?:write|compose|generate|create|make|give|draft)\s+(?:me\s+|us\s+)?(?:an?\s+|some\s+|the\s+|another\s+)?(?:[\w'-]+\s+){0,2}?(?:poem|poems|poetry|song|songs|lyrics|story|stories|haiku|limerick|sonnet|rap|joke|jokes|essay|novel|screenplay|tweet|slogan|birthday\s+card|love\s+letter|cover\s+letter|fan\s*fiction|riddle)|tell\s+(?:me|us)\s+(?:a\s+|another\s+)?(?:joke|story|riddle|bedtime\s+story))\b`)
-	builtinCodeAsk  = regexp.MustCompile(`(?i)^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:write|generate|create|build|make|implement|code|fix|debug|refactor|optimi[sz]e|review|explain|convert)\s+(?:me\s+|us\s+)?(?:an?\s+|the\s+|some\s+|this\s+|my\s+)?(?:[\w'+#-]+\s+){0,3}?(?:code|function|script|program|class|method|regex|regular\s+expression|sql|query|algorithm|app|application|website|web\s*page|api|endpoint|bug|unit\s+tests?|python|javascript|typescript|golang|java|html|css|c\+\+|rust)\b`)
-	builtinCodeLike = regexp.MustCompile("```|\\bfunc\\s+\\w+\\s*\\(|\\bdef\\s+\\w+\\s*\\(|#include\\s*<|\\bselect\\s+.+\\s+from\\s+\\w+|\\bconsole\\.log\\(|\\bimport\\s+(?:java|numpy|os|sys|react)\\b|=>\\s*\\{|\\bpublic\\s+static\\s+void\\b")
-	builtinChat     = regexp.MustCompile(`(?i)^(?:(?:hi|hello|hey)[,!]?\s+)?(?:what(?:'s|\s+is)\s+the\s+(?:weather|time|date|capital|meaning\s+of\s+life|population|score|news)|(?:will|is)\s+it\s+(?:going\s+to\s+)?(?:rain|snow|be\s+sunny)|weather\s+(?:forecast|today|tomorrow)|translate\b|calculate\b|solve\b|define\b|who\s+(?:won|are\s+you)\b|tell\s+me\s+about\s+yourself|what\s+is\s+\d+\s*[-+*/x]\s*\d+)`)
-	builtinFileAsk  = regexp.MustCompile(`(?i)\b(?:attached|file|files|document|documents|notes|upload\w*|draft|guide)\b`)
-	builtinStrong   = regexp.MustCompile(`(?i)\b(?:interview\w*|research\w*|study|studies|participants?|respondents?|survey\w*|usability|focus\s+groups?|discussion\s+guide|screeners?|diary\s+stud\w+)\b`)
+	builtinCreative = newLazyRegexp(`(?i)^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:(?:write|compose|generate|create|make|give|draft)\s+(?:me\s+|us\s+)?(?:an?\s+|some\s+|the\s+|another\s+)?(?:[\w'-]+\s+){0,2}?(?:poem|poems|poetry|song|songs|lyrics|story|stories|haiku|limerick|sonnet|rap|joke|jokes|essay|novel|screenplay|tweet|slogan|birthday\s+card|love\s+letter|cover\s+letter|fan\s*fiction|riddle)|tell\s+(?:me|us)\s+(?:a\s+|another\s+)?(?:joke|story|riddle|bedtime\s+story))\b`)
+	builtinCodeAsk  = newLazyRegexp(`(?i)^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:write|generate|create|build|make|implement|code|fix|debug|refactor|optimi[sz]e|review|explain|convert)\s+(?:me\s+|us\s+)?(?:an?\s+|the\s+|some\s+|this\s+|my\s+)?(?:[\w'+#-]+\s+){0,3}?(?:code|function|script|program|class|method|regex|regular\s+expression|sql|query|algorithm|app|application|website|web\s*page|api|endpoint|bug|unit\s+tests?|python|javascript|typescript|golang|java|html|css|c\+\+|rust)\b`)
+	builtinCodeLike = newLazyRegexp("```|\\bfunc\\s+\\w+\\s*\\(|\\bdef\\s+\\w+\\s*\\(|#include\\s*<|\\bselect\\s+.+\\s+from\\s+\\w+|\\bconsole\\.log\\(|\\bimport\\s+(?:java|numpy|os|sys|react)\\b|=>\\s*\\{|\\bpublic\\s+static\\s+void\\b")
+	builtinChat     = newLazyRegexp(`(?i)^(?:(?:hi|hello|hey)[,!]?\s+)?(?:what(?:'s|\s+is)\s+the\s+(?:weather|time|date|capital|meaning\s+of\s+life|population|score|news)|(?:will|is)\s+it\s+(?:going\s+to\s+)?(?:rain|snow|be\s+sunny)|weather\s+(?:forecast|today|tomorrow)|translate\b|calculate\b|solve\b|define\b|who\s+(?:won|are\s+you)\b|tell\s+me\s+about\s+yourself|what\s+is\s+\d+\s*[-+*/x]\s*\d+)`)
+	builtinFileAsk  = newLazyRegexp(`(?i)\b(?:attached|file|files|document|documents|notes|upload\w*|draft|guide)\b`)
+	builtinStrong   = newLazyRegexp(`(?i)\b(?:interview\w*|research\w*|study|studies|participants?|respondents?|survey\w*|usability|focus\s+groups?|discussion\s+guide|screeners?|diary\s+stud\w+)\b`)
 )
 
 // Research signals, looked up word by word: a word in the set, or starting with one of

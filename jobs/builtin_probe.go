@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -27,9 +26,9 @@ const (
 
 var (
 	// builtinNoteFocus reads the subject out of a steering note: "dig into pricing".
-	builtinNoteFocus = regexp.MustCompile(`(?i)\b(?:dig\s+(?:into|in\s+on|deeper\s+(?:into|on))|probe(?:\s+(?:on|about|into|for))?|focus\s+on|ask\s+(?:more\s+)?about|explore|follow\s+up\s+on|find\s+out\s+about|push\s+on|get\s+at|look\s+for|learn\s+about|interested\s+in|curious\s+about)\s+(.+)`)
+	builtinNoteFocus = newLazyRegexp(`(?i)\b(?:dig\s+(?:into|in\s+on|deeper\s+(?:into|on))|probe(?:\s+(?:on|about|into|for))?|focus\s+on|ask\s+(?:more\s+)?about|explore|follow\s+up\s+on|find\s+out\s+about|push\s+on|get\s+at|look\s+for|learn\s+about|interested\s+in|curious\s+about)\s+(.+)`)
 	// builtinDecline is an answer that opts out; it is not pressed.
-	builtinDecline = regexp.MustCompile(`(?i)^(?:i(?:'d|\s+would)\s+rather\s+not|(?:i\s+)?prefer\s+not|pass\b|skip\b|no\s+comment|next\s+question|i\s+don't\s+want\s+to)`)
+	builtinDecline = newLazyRegexp(`(?i)^(?:i(?:'d|\s+would)\s+rather\s+not|(?:i\s+)?prefer\s+not|pass\b|skip\b|no\s+comment|next\s+question|i\s+don't\s+want\s+to)`)
 	// builtinNoteNoise are words of a note that say how to interview, not what about.
 	builtinNoteNoise = wordSet("participant", "participants", "interviewee", "answer", "answers", "probe", "probes", "mention", "mentions", "mentioned", "deeper", "dig", "focus", "follow", "polite", "gently", "carefully", "please", "customer", "user")
 )

@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -14,19 +13,19 @@ import (
 // of people; questions from quoted text and from lines of the files ending in '?'.
 
 var (
-	builtinIntentRe    = regexp.MustCompile(`(?i)^(understand|learn|find\s+out|discover|explore|uncover|figure\s+out|investigate|research|study|assess|evaluate|test|validate|gauge|measure|know|see|hear)\b(?:\s+(?:more|better|in\s+depth))?(?:\s+(?:about|on|into|of|regarding))?\s+`)
-	builtinInterviewRe = regexp.MustCompile(`(?i)^(interview|interviews|interviewing|talk\s+to|talk\s+with|speak\s+to|speak\s+with|survey|ask|asking)\s+(?:with\s+)?(.+?)\s+(?:about|on|regarding)\s+`)
-	builtinFromAboutRe = regexp.MustCompile(`(?i)^(?:from|with)\s+(.+?)\s+(?:about|on|regarding)\s+(.+)$`)
-	builtinMarkerRe    = regexp.MustCompile(`(?i)\b(?:with|for|among|from|of|targeting|target|recruit|recruiting|interviewing|interview|participants?\s+(?:are|will\s+be|should\s+be)|participants?\s*:|audience\s*(?:is|:))\s+`)
-	builtinTrailMarker = regexp.MustCompile(`(?i)\s(?:with|for|among|from|of)\s`)
-	builtinLeadPrepRe  = regexp.MustCompile(`(?i)^(?:(?:more\s+)?about|on|into|of|regarding)\s+`)
-	builtinReasonsRe   = regexp.MustCompile(`(?i)^(?:the\s+)?(?:main\s+)?reasons?\s+(?:why|that)\s+`)
-	builtinTrailFiller = regexp.MustCompile(`(?i)(?:\s+(?:better|more|in\s+(?:more\s+)?(?:depth|detail)|today|now|first|please|too|as\s+well))+$`)
-	builtinQuantityRe  = regexp.MustCompile(`(?i)^(?:(?:about|around|roughly|approximately|up\s+to|at\s+least)\s+)?(?:\d+(?:\s*(?:-|to)\s*\d+)?|a\s+few|a\s+handful\s+of|a\s+couple\s+of|a\s+dozen|dozens\s+of|some|several|many|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)\s+`)
-	builtinMinutesRe   = regexp.MustCompile(`(?i)\b(\d{1,3})\s*(?:-\s*|\s)?(?:minutes?|mins?)\b`)
-	builtinHoursRe     = regexp.MustCompile(`(?i)\b(half\s+an\s+hour|an\s+hour\s+and\s+a\s+half|(?:an|one|1)\s*-?\s*hours?|([2-8])\s*-?\s*hours?)\b`)
-	builtinQuotedQRe   = regexp.MustCompile(`["“]([^"“”\n]{3,300}?\?)\s*["”]`)
-	builtinNumberingRe = regexp.MustCompile(`^(?:[-*•·–—>]+|\(?\d{1,3}[.):]|\(?[a-zA-Z][.)]|[Qq](?:uestion)?\s*\d{0,3}\s*[.:)])\s*`)
+	builtinIntentRe    = newLazyRegexp(`(?i)^(understand|learn|find\s+out|discover|explore|uncover|figure\s+out|investigate|research|study|assess|evaluate|test|validate|gauge|measure|know|see|hear)\b(?:\s+(?:more|better|in\s+depth))?(?:\s+(?:about|on|into|of|regarding))?\s+`)
+	builtinInterviewRe = newLazyRegexp(`(?i)^(interview|interviews|interviewing|talk\s+to|talk\s+with|speak\s+to|speak\s+with|survey|ask|asking)\s+(?:with\s+)?(.+?)\s+(?:about|on|regarding)\s+`)
+	builtinFromAboutRe = newLazyRegexp(`(?i)^(?:from|with)\s+(.+?)\s+(?:about|on|regarding)\s+(.+)$`)
+	builtinMarkerRe    = newLazyRegexp(`(?i)\b(?:with|for|among|from|of|targeting|target|recruit|recruiting|interviewing|interview|participants?\s+(?:are|will\s+be|should\s+be)|participants?\s*:|audience\s*(?:is|:))\s+`)
+	builtinTrailMarker = newLazyRegexp(`(?i)\s(?:with|for|among|from|of)\s`)
+	builtinLeadPrepRe  = newLazyRegexp(`(?i)^(?:(?:more\s+)?about|on|into|of|regarding)\s+`)
+	builtinReasonsRe   = newLazyRegexp(`(?i)^(?:the\s+)?(?:main\s+)?reasons?\s+(?:why|that)\s+`)
+	builtinTrailFiller = newLazyRegexp(`(?i)(?:\s+(?:better|more|in\s+(?:more\s+)?(?:depth|detail)|today|now|first|please|too|as\s+well))+$`)
+	builtinQuantityRe  = newLazyRegexp(`(?i)^(?:(?:about|around|roughly|approximately|up\s+to|at\s+least)\s+)?(?:\d+(?:\s*(?:-|to)\s*\d+)?|a\s+few|a\s+handful\s+of|a\s+couple\s+of|a\s+dozen|dozens\s+of|some|several|many|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)\s+`)
+	builtinMinutesRe   = newLazyRegexp(`(?i)\b(\d{1,3})\s*(?:-\s*|\s)?(?:minutes?|mins?)\b`)
+	builtinHoursRe     = newLazyRegexp(`(?i)\b(half\s+an\s+hour|an\s+hour\s+and\s+a\s+half|(?:an|one|1)\s*-?\s*hours?|([2-8])\s*-?\s*hours?)\b`)
+	builtinQuotedQRe   = newLazyRegexp(`["“]([^"“”\n]{3,300}?\?)\s*["”]`)
+	builtinNumberingRe = newLazyRegexp(`^(?:[-*•·–—>]+|\(?\d{1,3}[.):]|\(?[a-zA-Z][.)]|[Qq](?:uestion)?\s*\d{0,3}\s*[.:)])\s*`)
 )
 
 // builtinMaxIntentTries bounds the intent phrases looked for in one sentence.
@@ -42,7 +41,7 @@ var (
 // findAnchored returns the submatch indexes (relative to s) of the first match of the
 // anchored pattern re at a word start in s where one of words begins, or nil.
 // Each word's next position is remembered, so a search reads s about once per word.
-func findAnchored(re *regexp.Regexp, s string, words []string) []int {
+func findAnchored(re *lazyRegexp, s string, words []string) []int {
 	low := asciiLower(s)
 	pos := make([]int, len(words)) // next start of each word at or after at; -1 none left
 	for i := range pos {

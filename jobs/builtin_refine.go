@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,54 +40,54 @@ func instructionRef(kind string) string {
 
 // A refine rule: a pattern over one instruction and what it does to the brief.
 type refineRule struct {
-	re    *regexp.Regexp
+	re    *lazyRegexp
 	apply func(b *kv.Brief, m []string) error
 }
 
 // builtinRefineRules are tried in order; the first match wins.
 var builtinRefineRules = []refineRule{
-	{regexp.MustCompile(`(?i)` + builtinDelLead + instructionRef(builtinVerbQ) + `$`), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)` + builtinDelLead + instructionRef(builtinVerbQ) + `$`), func(b *kv.Brief, m []string) error {
 		return removeAt(&b.VerbatimQuestions, m[1], m[2], "question", 1)
 	}},
-	{regexp.MustCompile(`(?i)` + builtinDelLead + `(?:the\s+)?` + builtinVerbQ + `\s+(?:about|on|regarding|mentioning|that\s+mentions|that\s+asks\s+about|asking\s+about|on\s+the\s+topic\s+of)\s+(.+)$`), removeAbout},
-	{regexp.MustCompile(`(?i)` + builtinDelLead + instructionRef(builtinScreenQ) + `$`), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)` + builtinDelLead + `(?:the\s+)?` + builtinVerbQ + `\s+(?:about|on|regarding|mentioning|that\s+mentions|that\s+asks\s+about|asking\s+about|on\s+the\s+topic\s+of)\s+(.+)$`), removeAbout},
+	{newLazyRegexp(`(?i)` + builtinDelLead + instructionRef(builtinScreenQ) + `$`), func(b *kv.Brief, m []string) error {
 		return removeAt(&b.PreInterviewQuestions, m[1], m[2], "screener question", 0)
 	}},
-	{regexp.MustCompile(`(?i)` + builtinDelLead + instructionRef(builtinObjQ) + `$`), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)` + builtinDelLead + instructionRef(builtinObjQ) + `$`), func(b *kv.Brief, m []string) error {
 		return removeAt(&b.Objectives, m[1], m[2], "objective", 1)
 	}},
-	{regexp.MustCompile(`(?i)` + builtinEditLead + instructionRef(builtinVerbQ) + builtinEditTo), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)` + builtinEditLead + instructionRef(builtinVerbQ) + builtinEditTo), func(b *kv.Brief, m []string) error {
 		return rewordAt(b.VerbatimQuestions, m[1], m[2], m[3], "question")
 	}},
-	{regexp.MustCompile(`(?i)` + builtinEditLead + instructionRef(builtinScreenQ) + builtinEditTo), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)` + builtinEditLead + instructionRef(builtinScreenQ) + builtinEditTo), func(b *kv.Brief, m []string) error {
 		return rewordAt(b.PreInterviewQuestions, m[1], m[2], m[3], "screener question")
 	}},
-	{regexp.MustCompile(`(?i)` + builtinAddLead + `(?:verbatim\s+|interview\s+|follow-up\s+)?question\b\s*:?\s*((?:"|“|').+(?:"|”|'))$`), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)` + builtinAddLead + `(?:verbatim\s+|interview\s+|follow-up\s+)?question\b\s*:?\s*((?:"|“|').+(?:"|”|'))$`), func(b *kv.Brief, m []string) error {
 		return appendItem(&b.VerbatimQuestions, exactQuestion(m[1]), "question")
 	}},
-	{regexp.MustCompile(`(?i)` + builtinAddLead + `(?:verbatim\s+|interview\s+|open\s+|open-ended\s+)?(?:question|q)s?\s+(?:about|on|regarding|covering|around|asking(?:\s+about)?|to\s+ask\s+about|that\s+asks(?:\s+about)?|exploring|into|on\s+whether|for)\s+(.+)$`), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)` + builtinAddLead + `(?:verbatim\s+|interview\s+|open\s+|open-ended\s+)?(?:question|q)s?\s+(?:about|on|regarding|covering|around|asking(?:\s+about)?|to\s+ask\s+about|that\s+asks(?:\s+about)?|exploring|into|on\s+whether|for)\s+(.+)$`), func(b *kv.Brief, m []string) error {
 		return appendItem(&b.VerbatimQuestions, questionAbout(m[1], false), "question")
 	}},
-	{regexp.MustCompile(`(?i)` + builtinAddLead + `(?:verbatim\s+|interview\s+)?question\b\s*:?\s*(.+)$`), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)` + builtinAddLead + `(?:verbatim\s+|interview\s+)?question\b\s*:?\s*(.+)$`), func(b *kv.Brief, m []string) error {
 		return appendItem(&b.VerbatimQuestions, exactQuestion(m[1]), "question")
 	}},
-	{regexp.MustCompile(`(?i)^ask\s+(?:them|participants|people|the\s+participants?|everyone|users|each\s+participant)\s+(?:about\s+)?(.+)$`), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)^ask\s+(?:them|participants|people|the\s+participants?|everyone|users|each\s+participant)\s+(?:about\s+)?(.+)$`), func(b *kv.Brief, m []string) error {
 		return appendItem(&b.VerbatimQuestions, questionAbout(m[1], false), "question")
 	}},
-	{regexp.MustCompile(`(?i)` + builtinAddLead + builtinScreenQ + `\b\s*(?:(?:about|on|regarding|covering|asking(?:\s+about)?|to\s+check(?:\s+for)?|checking|for)\s+)?:?\s*(.+)$`), func(b *kv.Brief, m []string) error {
+	{newLazyRegexp(`(?i)` + builtinAddLead + builtinScreenQ + `\b\s*(?:(?:about|on|regarding|covering|asking(?:\s+about)?|to\s+check(?:\s+for)?|checking|for)\s+)?:?\s*(.+)$`), func(b *kv.Brief, m []string) error {
 		return appendItem(&b.PreInterviewQuestions, questionAbout(m[1], true), "screener question")
 	}},
-	{regexp.MustCompile(`(?i)` + builtinAddLead + `(?:research\s+)?` + builtinObjQ + `\b\s*(?:(about|on|regarding|to|of)\s+|:\s*)?(.+)$`), addObjective},
-	{regexp.MustCompile(`(?i)^(?:rename|retitle)\s+(?:the\s+|this\s+|our\s+)?(?:study|brief|project|research|title)?\s*(?:to|as|:)\s*(.+)$`), rename},
-	{regexp.MustCompile(`(?i)^(?:call|name|title)\s+(?:it|this|the\s+study|this\s+study|the\s+brief)\s*(?:to\s+|as\s+|:\s*)?(.+)$`), rename},
-	{regexp.MustCompile(`(?i)^(?:change|set|update|make)\s+(?:the\s+)?(?:study(?:'s)?\s+)?(?:title|name)(?:\s+of\s+the\s+study)?\s*(?:to\s+be|to|as|:)\s*(.+)$`), rename},
-	{regexp.MustCompile(`(?i)^(?:the\s+)?(?:new\s+)?(?:study\s+)?(?:title|name)\s*(?:should\s+be|will\s+be|is|:|=)\s*(.+)$`), rename},
-	{regexp.MustCompile(`(?i)^(?:(?:make|set|change|keep|limit|cap|update|shorten|extend|adjust|reduce|increase|bring|cut)\s+(?:it|this|that|the\s+(?:study|interview|interviews|duration|length|session|sessions|estimate|estimated\s+duration|time))?\s*(?:down\s+|up\s+|back\s+)?(?:to\s+be|to|at|be|:)?\s*|(?:it|this|the\s+(?:study|interview|interviews|session|sessions))\s+should\s+(?:be|last|take|run)(?:\s+for)?\s*|(?:the\s+)?(?:duration|length|estimated\s+duration|time)\s*(?:is|should\s+be|:|=|of)?\s*)?(?:about|around|roughly|approximately|approx\.?|under|at\s+most|max(?:imum)?|no\s+more\s+than|~)?\s*(?:(\d{1,4})\s*-?\s*(?:minutes?|mins?)|(half\s+an\s+hour|an\s+hour\s+and\s+a\s+half|(?:an|one|1)\s*-?\s*hours?|(\d)\s*-?\s*hours?))(?:\s+(?:long|max|maximum|interviews?|sessions?|in\s+length|in\s+total|total))?$`), setDuration},
+	{newLazyRegexp(`(?i)` + builtinAddLead + `(?:research\s+)?` + builtinObjQ + `\b\s*(?:(about|on|regarding|to|of)\s+|:\s*)?(.+)$`), addObjective},
+	{newLazyRegexp(`(?i)^(?:rename|retitle)\s+(?:the\s+|this\s+|our\s+)?(?:study|brief|project|research|title)?\s*(?:to|as|:)\s*(.+)$`), rename},
+	{newLazyRegexp(`(?i)^(?:call|name|title)\s+(?:it|this|the\s+study|this\s+study|the\s+brief)\s*(?:to\s+|as\s+|:\s*)?(.+)$`), rename},
+	{newLazyRegexp(`(?i)^(?:change|set|update|make)\s+(?:the\s+)?(?:study(?:'s)?\s+)?(?:title|name)(?:\s+of\s+the\s+study)?\s*(?:to\s+be|to|as|:)\s*(.+)$`), rename},
+	{newLazyRegexp(`(?i)^(?:the\s+)?(?:new\s+)?(?:study\s+)?(?:title|name)\s*(?:should\s+be|will\s+be|is|:|=)\s*(.+)$`), rename},
+	{newLazyRegexp(`(?i)^(?:(?:make|set|change|keep|limit|cap|update|shorten|extend|adjust|reduce|increase|bring|cut)\s+(?:it|this|that|the\s+(?:study|interview|interviews|duration|length|session|sessions|estimate|estimated\s+duration|time))?\s*(?:down\s+|up\s+|back\s+)?(?:to\s+be|to|at|be|:)?\s*|(?:it|this|the\s+(?:study|interview|interviews|session|sessions))\s+should\s+(?:be|last|take|run)(?:\s+for)?\s*|(?:the\s+)?(?:duration|length|estimated\s+duration|time)\s*(?:is|should\s+be|:|=|of)?\s*)?(?:about|around|roughly|approximately|approx\.?|under|at\s+most|max(?:imum)?|no\s+more\s+than|~)?\s*(?:(\d{1,4})\s*-?\s*(?:minutes?|mins?)|(half\s+an\s+hour|an\s+hour\s+and\s+a\s+half|(?:an|one|1)\s*-?\s*hours?|(\d)\s*-?\s*hours?))(?:\s+(?:long|max|maximum|interviews?|sessions?|in\s+length|in\s+total|total))?$`), setDuration},
 }
 
 var (
-	builtinPoliteLead = regexp.MustCompile(`(?i)^(?:(?:please|also|then|and|now|next|finally|lastly|first|firstly|secondly|ok|okay|so|but|oh|hi|hello|hey|great|thanks|thank\s+you)[,!]?\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?|(?:i|we)(?:'d|\s+would)\s+like\s+(?:you\s+)?to\s+|(?:i|we)\s+want\s+(?:you\s+)?to\s+|let's\s+|let\s+us\s+|you\s+should\s+|we\s+should\s+|we\s+need\s+to\s+|i\s+need\s+you\s+to\s+|kindly\s+)`)
-	builtinPoliteTail = regexp.MustCompile(`(?i)(?:[,\s]+(?:please|thanks|thank\s+you|too|as\s+well))+[.!]*$`)
+	builtinPoliteLead = newLazyRegexp(`(?i)^(?:(?:please|also|then|and|now|next|finally|lastly|first|firstly|secondly|ok|okay|so|but|oh|hi|hello|hey|great|thanks|thank\s+you)[,!]?\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?|(?:i|we)(?:'d|\s+would)\s+like\s+(?:you\s+)?to\s+|(?:i|we)\s+want\s+(?:you\s+)?to\s+|let's\s+|let\s+us\s+|you\s+should\s+|we\s+should\s+|we\s+need\s+to\s+|i\s+need\s+you\s+to\s+|kindly\s+)`)
+	builtinPoliteTail = newLazyRegexp(`(?i)(?:[,\s]+(?:please|thanks|thank\s+you|too|as\s+well))+[.!]*$`)
 )
 
 // refineBrief applies refine guidance to the current brief. It returns an error wrapping

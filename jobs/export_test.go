@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
+	"github.com/tetratelabs/wazero"
 
 	"interviewd/kv"
 	"interviewd/plugins"
@@ -19,9 +21,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
+// testPluginCache is the compilation cache every test host shares: compiled once per
+// suite (and kept on disk between runs), a built-in plugin loads at once in each test.
+var testPluginCache = sync.OnceValues(func() (wazero.CompilationCache, error) {
+	return wazero.NewCompilationCacheWithDir(filepath.Join(os.TempDir(), "interviewd-test-plugin-cache"))
+})
+
 func mustPlugins(tb testing.TB) *plugins.Host {
 	tb.Helper()
-	h, err := plugins.NewHost(context.Background(), plugins.Config{CacheDir: filepath.Join(os.TempDir(), "interviewd-test-plugin-cache")})
+	cache, err := testPluginCache()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := plugins.NewHost(context.Background(), plugins.Config{Cache: cache})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func mustOpenDB(tb testing.TB, dir string) *kv.DB {
 // waitJob polls a job until it is done, with a deadline.
 func waitJob(t *testing.T, db *kv.DB, p kv.Partition, id kv.ID) kv.Job {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		j, err := db.FindJobByID(context.Background(), p, kv.JobAuthoring, id)
 		if err != nil {
@@ -81,7 +81,7 @@ func TestRestartResumesInterruptedJob(t *testing.T) {
 	first.Enqueue(job)
 	select {
 	case <-arrived:
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("the job never reached the model endpoint")
 	}
 	// Stop without waiting: the in-flight job is cancelled and stays unfinished.

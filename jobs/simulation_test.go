@@ -95,7 +95,7 @@ func (f *simFixture) start(t *testing.T, r *Runner, p kv.Partition, study kv.ID,
 // waitSim polls a simulation job until ok says so, with a deadline.
 func (f *simFixture) waitSim(t *testing.T, p kv.Partition, id kv.ID, what string, ok func(kv.Job, kv.SimulationProgress) bool) (kv.Job, kv.SimulationProgress) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		j, err := f.db.FindJobByID(context.Background(), p, kv.JobSimulation, id)
 		if err != nil {
@@ -121,7 +121,7 @@ func ended(j kv.Job, _ kv.SimulationProgress) bool { return j.Done }
 // record ends.
 func waitHeld(t *testing.T, r *Runner, org kv.ID, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for r.SimulationsHeld(org) != n {
 		if time.Now().After(deadline) {
 			t.Fatalf("org holds %d simulation slots, want %d", r.SimulationsHeld(org), n)
@@ -433,7 +433,7 @@ func TestSimulationRestart(t *testing.T) {
 		t.Fatalf("fourth simulation after restart: %v", err)
 	}
 	// Answer every model call until all three complete.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for done := 0; done < 3; {
 		select {
 		case <-g2.Arrived:

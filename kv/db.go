@@ -70,6 +70,9 @@ func Open(dir string, opts Options) (*DB, error) {
 		opts.Now = time.Now
 	}
 	path := filepath.Join(dir, FileName)
+	if err := createFile(path); err != nil {
+		return nil, err
+	}
 	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, Errorf(ELOCKED, "data_locked", fmt.Sprintf("data folder %s is in use by another interviewd process", dir))
@@ -79,7 +82,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	b.NoSync = opts.NoSync
 	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache()}
-	if err := b.Update(db.prepare); err != nil {
+	if err := db.prepareOnce(); err != nil {
 		_ = b.Close()
 		return nil, err
 	}

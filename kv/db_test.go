@@ -60,8 +60,8 @@ func TestOpen(t *testing.T) {
 		if ErrorCode(err) != ELOCKED {
 			t.Fatalf("second open: got %v, want ELOCKED", err)
 		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("second open did not fail fast")
+		if time.Since(start) > time.Minute {
+			t.Fatal("second open did not fail within a minute of its 100 ms lock timeout")
 		}
 	})
 }

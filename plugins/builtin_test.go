@@ -3,9 +3,11 @@ package plugins
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,10 +246,7 @@ func TestBuiltinsReproducible(t *testing.T) {
 			}
 		}
 		args = line[1:]
-		want, err := os.ReadFile(committed)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := mustGunzip(t, committed+".gz")
 		if !builtBy(want, goVersion) {
 			t.Skipf("%s was built by another Go release than %s; run go generate ./plugins/ with this toolchain to compare", committed, goVersion)
 		}
@@ -264,9 +263,23 @@ func TestBuiltinsReproducible(t *testing.T) {
 			t.Errorf("%s is not what its source builds to (%d bytes built, %d committed): run go generate ./plugins/ and commit", committed, len(got), len(want))
 		}
 	}
-	if !bytes.Equal(builtinRedactorWasm, mustRead(t, "builtin/redactor.wasm")) || !bytes.Equal(builtinCSVWasm, mustRead(t, "builtin/csv.wasm")) {
+	if !bytes.Equal(builtinRedactorGz, mustRead(t, "builtin/redactor.wasm.gz")) || !bytes.Equal(builtinCSVGz, mustRead(t, "builtin/csv.wasm.gz")) {
 		t.Error("the embedded built-ins differ from the files")
 	}
+}
+
+// mustGunzip returns the unpacked contents of the gzip file at path.
+func mustGunzip(tb testing.TB, path string) []byte {
+	tb.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(mustRead(tb, path)))
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return b
 }
 
 // builtBy reports whether a Go binary carries the version string goVersion (so

@@ -3,6 +3,8 @@ package plugins
 import (
 	"fmt"
 	"time"
+
+	"github.com/tetratelabs/wazero"
 )
 
 // Config sets where the host caches compiled code and what one run may use. A zero
@@ -11,6 +13,11 @@ type Config struct {
 	// CacheDir holds compiled machine code between restarts (data/cache/). Empty keeps
 	// the cache in memory only.
 	CacheDir string
+	// Cache, when set, is used instead of a cache of the host's own (CacheDir is then
+	// ignored), and the host does not close it: hosts sharing one share compiled code
+	// in memory, so a module compiled for one loads at once in the others. A test suite
+	// making many hosts needs this; a server has one host.
+	Cache wazero.CompilationCache
 	// MemoryLimitPages caps each instance's linear memory, in 64 KiB pages.
 	MemoryLimitPages uint32
 	// Timeout bounds one run (describe, redact or format).

@@ -30,10 +30,11 @@
 //
 // Load compiles once per distinct module (by SHA-256) and keeps up to Config.MaxLoaded
 // compiled modules in memory, so a run costs an instantiation (a few milliseconds for
-// a Go-built plugin). The first Builtin call compiles the built-in (about half a second,
-// or tens of milliseconds from a warm CacheDir); calling it at start-up moves that cost
-// off the first export. Records going in, and a redactor's records coming out, must be
-// JSON objects in valid UTF-8.
+// a Go-built plugin). The first Builtin call unpacks and compiles the built-in (about
+// half a second, or tens of milliseconds from a warm CacheDir). The server does not do
+// this at start-up: an idle server stays small, and Close cancels a compile in flight
+// rather than wait for it, so stopping is never held up by one. Records going in, and
+// a redactor's records coming out, must be JSON objects in valid UTF-8.
 //
 // # Sandbox
 //

@@ -3,30 +3,38 @@ package plugins
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/tetratelabs/wazero"
 )
 
-// sharedCacheDir is the compilation cache the package's tests share, so each module is
-// compiled once per test binary rather than once per host.
-var sharedCacheDir string
+// sharedCacheDir is where the package's tests keep compiled code, shared with the
+// other packages' tests and kept between runs of the suite (wazero writes each entry
+// atomically, so test binaries running side by side share it safely). sharedCache is
+// one cache on it for every host of the test binary: a module compiled for one test
+// is in memory for the next, so each is compiled once per suite, not once per host.
+var (
+	sharedCacheDir = filepath.Join(os.TempDir(), "interviewd-test-plugin-cache")
+	sharedCache    wazero.CompilationCache
+)
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "interviewd-plugins-cache-")
-	if err != nil {
+	var err error
+	if sharedCache, err = wazero.NewCompilationCacheWithDir(sharedCacheDir); err != nil {
 		panic(err)
 	}
-	sharedCacheDir = dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	_ = sharedCache.Close(context.Background())
 	os.Exit(code)
 }
 
-// mustHost returns a Host with cfg (on the shared cache unless cfg names another),
-// closed when the test ends.
+// mustHost returns a Host with cfg (on the shared cache unless cfg names a cache
+// folder), closed when the test ends.
 func mustHost(tb testing.TB, cfg Config) *Host {
 	tb.Helper()
 	if cfg.CacheDir == "" {
-		cfg.CacheDir = sharedCacheDir
+		cfg.Cache = sharedCache
 	}
 	h, err := NewHost(context.Background(), cfg)
 	if err != nil {

@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -23,59 +25,88 @@ var ErrClosed = errors.New("plugins: host is closed")
 // Host loads and runs plugins. Its methods, and those of its plugins, are safe for
 // concurrent use.
 type Host struct {
-	cfg     Config
-	cache   wazero.CompilationCache
-	runtime wazero.Runtime
-	wasi    map[string]api.FunctionDefinition // what wasi_snapshot_preview1 exports
-	// compiling is held (read) by every compile and (write) by Close.
-	compiling sync.RWMutex
+	cfg      Config
+	cache    wazero.CompilationCache
+	ownCache bool // made by NewHost, so closed by Close (not Config.Cache)
+	// The runtime is made by the first compile (newRuntime): an idle server needs none,
+	// and making one with WASI was a good part of a server's start-up. Once made, it
+	// and wasi never change.
+	runtimeOnce sync.Once
+	runtime     wazero.Runtime
+	runtimeErr  error
+	wasi        map[string]api.FunctionDefinition // what wasi_snapshot_preview1 exports
+	// stop cancels every compile in flight: Close never waits for compilation.
+	stop   context.Context
+	cancel context.CancelFunc
 
 	// mu guards the fields below and every entry's mutable fields.
-	mu       sync.Mutex
-	closed   bool
-	compiled compiledSet
-	builtins map[string]*Plugin
+	mu        sync.Mutex
+	closed    bool
+	compiling int // compiles in flight; the last one out after Close frees wazero
+	compiled  compiledSet
+	builtins  map[string]*Plugin
 }
 
-// NewHost returns a Host with one wazero runtime configured from cfg. It returns an
-// error if cfg is invalid or the cache directory cannot be created.
+// NewHost returns a Host configured from cfg, whose wazero runtime is made when the
+// first plugin is loaded. It returns an error if cfg is invalid or the cache directory
+// cannot be created.
 func NewHost(ctx context.Context, cfg Config) (*Host, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	var cache wazero.CompilationCache
-	if cfg.CacheDir != "" {
+	cache, ownCache := cfg.Cache, cfg.Cache == nil // a shared cache is its owner's to close
+	switch {
+	case !ownCache:
+	case cfg.CacheDir != "":
 		if cache, err = wazero.NewCompilationCacheWithDir(cfg.CacheDir); err != nil {
 			return nil, fmt.Errorf("plugins: compilation cache: %w", err)
 		}
-	} else {
+	default:
 		cache = wazero.NewCompilationCache()
 	}
-	rc := wazero.NewRuntimeConfig().
-		WithCompilationCache(cache).
-		WithMemoryLimitPages(cfg.MemoryLimitPages).
-		WithCloseOnContextDone(true).
-		WithDebugInfoEnabled(false)
-	r := wazero.NewRuntimeWithConfig(ctx, rc)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
-		_ = r.Close(ctx)
-		_ = cache.Close(ctx)
-		return nil, fmt.Errorf("plugins: WASI: %w", err)
-	}
+	stop, cancel := context.WithCancel(context.Background())
 	h := &Host{
+		stop:     stop,
+		cancel:   cancel,
 		cfg:      cfg,
 		cache:    cache,
-		runtime:  r,
-		wasi:     r.Module(wasi_snapshot_preview1.ModuleName).ExportedFunctionDefinitions(),
+		ownCache: ownCache,
 		builtins: map[string]*Plugin{},
 	}
 	h.compiled.init(cfg.MaxLoaded)
 	return h, nil
 }
 
-// Close stops every run in progress, frees all compiled code and closes the cache. It
-// returns the first error from wazero.
+// newRuntime returns the host's runtime, making it (with WASI) on the first call. It
+// returns an error if WASI cannot be instantiated.
+func (h *Host) newRuntime() (wazero.Runtime, error) {
+	h.runtimeOnce.Do(func() {
+		ctx := context.Background()
+		rc := wazero.NewRuntimeConfig().
+			WithCompilationCache(h.cache).
+			WithMemoryLimitPages(h.cfg.MemoryLimitPages).
+			WithCloseOnContextDone(true).
+			WithDebugInfoEnabled(false)
+		r := wazero.NewRuntimeWithConfig(ctx, rc)
+		if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+			_ = r.Close(ctx)
+			h.runtimeErr = fmt.Errorf("plugins: WASI: %w", err)
+			return
+		}
+		h.runtime = r
+		h.wasi = r.Module(wasi_snapshot_preview1.ModuleName).ExportedFunctionDefinitions()
+	})
+	return h.runtime, h.runtimeErr
+}
+
+// Close stops every run in progress, cancels every compile in flight, frees all
+// compiled code and closes the cache. It returns the first error from wazero.
+//
+// It never waits for a compile: a server stopping while a plugin compiles (seconds on
+// a busy machine) must not take that long to exit. wazero must not be compiling while
+// its runtime closes, so when a compile is still winding down after its cancellation,
+// the last one to finish closes the runtime instead, and Close returns nil at once.
 func (h *Host) Close(ctx context.Context) error {
 	h.mu.Lock()
 	if h.closed {
@@ -83,12 +114,26 @@ func (h *Host) Close(ctx context.Context) error {
 		return nil
 	}
 	h.closed = true
+	h.cancel()
+	busy := h.compiling > 0
 	h.mu.Unlock()
-	// wazero must not be compiling while its runtime closes: wait for compiles in
-	// flight (new ones see closed and stop). Runs are stopped by the close itself.
-	h.compiling.Lock()
-	defer h.compiling.Unlock()
-	return errors.Join(h.runtime.Close(ctx), h.cache.Close(ctx))
+	if busy {
+		return nil
+	}
+	return h.free(ctx)
+}
+
+// free closes the runtime (stopping its runs) and the cache, once closed and no compile
+// is in flight.
+func (h *Host) free(ctx context.Context) error {
+	var err error
+	if h.runtime != nil { // made by a compile that has ended: no race with newRuntime
+		err = h.runtime.Close(ctx)
+	}
+	if h.ownCache {
+		err = errors.Join(err, h.cache.Close(ctx))
+	}
+	return err
 }
 
 // Config returns the host's configuration with defaults filled in.
@@ -207,23 +252,55 @@ func (h *Host) closeEvicted(ctx context.Context, es []*entry) {
 // compile turns p's bytes into machine code (or takes it from the cache) and checks
 // that the module is a WASI command that imports nothing else.
 func (h *Host) compile(ctx context.Context, p *Plugin) (wazero.CompiledModule, error) {
-	h.compiling.RLock()
-	defer h.compiling.RUnlock()
-	if h.isClosed() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
 		return nil, ErrClosed
 	}
-	cm, err := h.runtime.CompileModule(ctx, p.wasm)
+	h.compiling++
+	h.mu.Unlock()
+	defer h.endCompile()
+	// wazero checks the context between functions, but only when it compiles with more
+	// than one worker: Close cancels h.stop. Two or more workers also halve a compile
+	// on a machine with cores to spare.
+	ctx = experimental.WithCompilationWorkers(ctx, min(max(runtime.GOMAXPROCS(0), 2), 4))
+	ctx, cancel := context.WithCancel(ctx)
+	defer context.AfterFunc(h.stop, cancel)()
+	defer cancel()
+	r, err := h.newRuntime()
+	if err != nil {
+		return nil, err
+	}
+	cm, err := r.CompileModule(ctx, p.wasm)
 	if err != nil {
 		if h.isClosed() {
 			return nil, ErrClosed
 		}
+		if ctx.Err() != nil {
+			return nil, p.fail("load", ReasonCanceled, "canceled while compiling", ctx.Err())
+		}
 		return nil, p.fail("load", ReasonInvalid, "not a valid WebAssembly module: "+err.Error(), err)
+	}
+	if h.isClosed() {
+		return nil, ErrClosed // the runtime, freed by the last compile out, owns cm
 	}
 	if msg := h.checkModule(cm); msg != "" {
 		_ = cm.Close(ctx)
 		return nil, p.fail("load", ReasonInvalid, msg, nil)
 	}
 	return cm, nil
+}
+
+// endCompile ends a compile begun by compile, freeing wazero if the host was closed
+// meanwhile and this was the last compile in flight.
+func (h *Host) endCompile() {
+	h.mu.Lock()
+	h.compiling--
+	last := h.closed && h.compiling == 0
+	h.mu.Unlock()
+	if last {
+		_ = h.free(context.Background())
+	}
 }
 
 // checkModule returns why cm is not an acceptable plugin, or "".

@@ -285,7 +285,7 @@ func TestFormatWriterFails(t *testing.T) {
 
 func TestClosedHost(t *testing.T) {
 	ctx := context.Background()
-	h, err := NewHost(ctx, Config{CacheDir: sharedCacheDir})
+	h, err := NewHost(ctx, Config{Cache: sharedCache})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ const (
 	sandboxGrace   = time.Second
 	// sandboxBound is how long any sandbox run may take before the test fails:
 	// deadline, grace and a generous margin for a loaded machine and the race detector.
-	sandboxBound = sandboxTimeout + sandboxGrace + 10*time.Second
+	sandboxBound = sandboxTimeout + sandboxGrace + time.Minute
 )
 
 // mustSandboxHost returns a host with the given timeout and short other limits, the
@@ -27,12 +27,22 @@ func mustSandboxHost(tb testing.TB, timeout time.Duration) (h *Host, sandbox, re
 	return h, mustLoadFile(tb, h, "testdata/sandbox/sandbox.wasm"), mustBuiltin(tb, h, BuiltinRedactor)
 }
 
-// checkRedactorWorks fails unless the built-in redactor still runs correctly on h.
+// checkRedactorWorks fails unless the built-in redactor still runs correctly on its
+// host. A host with a short run timeout may time a run out on a loaded machine: that
+// says nothing about the host, so such a run is tried again, for up to a minute.
 func checkRedactorWorks(tb testing.TB, red *Plugin) {
 	tb.Helper()
-	out, err := red.Redact(context.Background(), nil, []json.RawMessage{json.RawMessage(`{"id":"1","cells":{"t":"a@b.io"}}`)})
-	if err != nil || len(out) != 1 || string(out[0]) != `{"id":"1","cells":{"t":"[EMAIL]"}}` {
-		tb.Fatalf("the built-in redactor no longer works: %s, %v", out, err)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, err := red.Redact(context.Background(), nil, []json.RawMessage{json.RawMessage(`{"id":"1","cells":{"t":"a@b.io"}}`)})
+		var pe *Error
+		if errors.As(err, &pe) && pe.Reason == ReasonTimeout && time.Now().Before(deadline) {
+			continue
+		}
+		if err != nil || len(out) != 1 || string(out[0]) != `{"id":"1","cells":{"t":"[EMAIL]"}}` {
+			tb.Fatalf("the built-in redactor no longer works: %s, %v", out, err)
+		}
+		return
 	}
 }
 
@@ -42,9 +52,10 @@ var twoRecords = []json.RawMessage{json.RawMessage(`{"id":"1"}`), json.RawMessag
 
 func TestSandboxMisbehaviour(t *testing.T) {
 	_, sandbox, red := mustSandboxHost(t, sandboxTimeout)
-	// Filling memory takes a while under the race detector: those cases get a deadline
-	// far beyond it, since time is not what they test.
-	_, roomySandbox, _ := mustSandboxHost(t, time.Minute)
+	// Only the timeout cases run under the short deadline. The others get one far
+	// beyond what a loaded machine under the race detector needs (filling memory takes
+	// a while there), since time is not what they test.
+	_, roomySandbox, roomyRed := mustSandboxHost(t, time.Minute)
 	tests := []struct {
 		mode       string
 		reason     Reason
@@ -65,9 +76,9 @@ func TestSandboxMisbehaviour(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.mode, func(t *testing.T) {
-			p, bound := sandbox, sandboxBound
-			if tc.reason == ReasonMemory {
-				p, bound = roomySandbox, time.Minute+sandboxGrace
+			p, r, bound := sandbox, red, sandboxBound
+			if tc.reason != ReasonTimeout {
+				p, r, bound = roomySandbox, roomyRed, time.Minute+sandboxGrace
 			}
 			start := time.Now()
 			out, err := p.Redact(context.Background(), sandboxConfig(tc.mode), twoRecords)
@@ -88,13 +99,13 @@ func TestSandboxMisbehaviour(t *testing.T) {
 			if elapsed > bound {
 				t.Errorf("the run took %v, more than %v", elapsed, bound)
 			}
-			checkRedactorWorks(t, red)
+			checkRedactorWorks(t, r)
 		})
 	}
 }
 
 func TestSandboxSeesNothingOfTheHost(t *testing.T) {
-	_, sandbox, _ := mustSandboxHost(t, sandboxTimeout)
+	_, sandbox, _ := mustSandboxHost(t, time.Minute) // time is not what it tests
 	out, err := sandbox.Redact(context.Background(), sandboxConfig("probe"), []json.RawMessage{json.RawMessage(`{}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +130,7 @@ func TestSandboxSeesNothingOfTheHost(t *testing.T) {
 }
 
 func TestSandboxEcho(t *testing.T) {
-	_, sandbox, _ := mustSandboxHost(t, sandboxTimeout)
+	_, sandbox, _ := mustSandboxHost(t, time.Minute) // time is not what it tests
 	out, err := sandbox.Redact(context.Background(), sandboxConfig("echo"), twoRecords)
 	if err != nil || len(out) != 2 || string(out[0]) != `{"id":"1"}` || string(out[1]) != `{"id":"2"}` {
 		t.Fatalf("Redact = %s, %v", out, err)
@@ -201,7 +212,8 @@ func TestDescribeTimesOut(t *testing.T) {
 func TestMemoryLimitWithoutRuntimeMessage(t *testing.T) {
 	// A module that grows its memory 64 pages at a time until refused, then traps,
 	// as a runtime without an out-of-memory message would.
-	h := mustHost(t, Config{MemoryLimitPages: 256, Timeout: sandboxTimeout, Grace: sandboxGrace})
+	// It traps; time is not what it tests, so the run deadline is far off.
+	h := mustHost(t, Config{MemoryLimitPages: 256, Timeout: time.Minute, Grace: sandboxGrace})
 	code := []byte{0x03, 0x40} // loop
 	code = append(code, i32Const(64)...)
 	code = append(code, 0x40, 0x00) // memory.grow

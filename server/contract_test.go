@@ -87,11 +87,13 @@ func serveStore(t *testing.T, db *kv.DB, keys map[string]string) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = srv.Serve(ln) }()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
+		<-served // the server is gone before the next test starts
 	})
 	return &testEnv{t: t, db: db, srv: srv, runner: runner, url: "http://" + ln.Addr().String(), keys: keys}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -31,8 +32,10 @@ const mcpMaxBody = 1 << 20
 // authentication through the same resolveToken as REST; and the fast path for the
 // one request that is most of the traffic, a single tools/call (see mcp_fastpath.go).
 type mcpEndpoint struct {
-	s       *Server
-	sdk     http.Handler
+	s *Server
+	// sdk is built on the first request the fast path does not answer: adding every
+	// tool to the SDK resolves its schemas, which was a third of a server's start-up.
+	sdk     func() http.Handler
 	origins originPolicy
 	tools   map[string]*Operation
 	// serverInfo is the Implementation as JSON, for results of the 2026-07-28 era.
@@ -42,16 +45,18 @@ type mcpEndpoint struct {
 }
 
 func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
-	sdk := s.newMCPServer()
 	m := &mcpEndpoint{
 		s: s,
-		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return sdk }, &mcp.StreamableHTTPOptions{
-			Stateless:           true,
-			JSONResponse:        true,
-			MaxRequestBodyBytes: mcpMaxBody,
-			// The bridge gives the SDK no local address, so its own Host-header check
-			// never runs; the Origin check is what stops a foreign web page.
-			DisableLocalhostProtection: true,
+		sdk: sync.OnceValue(func() http.Handler {
+			sdk := s.newMCPServer()
+			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return sdk }, &mcp.StreamableHTTPOptions{
+				Stateless:           true,
+				JSONResponse:        true,
+				MaxRequestBodyBytes: mcpMaxBody,
+				// The bridge gives the SDK no local address, so its own Host-header check
+				// never runs; the Origin check is what stops a foreign web page.
+				DisableLocalhostProtection: true,
+			})
 		}),
 		origins:    newOriginPolicy(s.baseURL),
 		tools:      make(map[string]*Operation, len(s.ops)),
@@ -131,7 +136,7 @@ func (m *mcpEndpoint) serve(c *fasthttp.RequestCtx) {
 		writeJSONRPCError(c, 400, -32700, "The request body is not valid UTF-8.")
 		return
 	}
-	serveHTTPBridge(c, m.sdk, ctx)
+	serveHTTPBridge(c, m.sdk(), ctx)
 	if e := call.internalErr.Load(); e != nil {
 		info.err = *e
 	}

@@ -33,7 +33,7 @@ func mustBenchServe(b *testing.B) benchEnv {
 	}
 	go func() { _ = srv.Serve(ln) }()
 	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	})

@@ -31,7 +31,7 @@ func inspectorPath(t *testing.T) string {
 		if os.Getenv("INTERVIEWD_REQUIRE_MCP_INSPECTOR") == "1" {
 			t.Fatal(msg)
 		}
-		t.Skip(msg)
+		skipMissing(t, msg)
 	}
 	return path
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
@@ -14,15 +15,18 @@ import (
 const OpenAPIVersion = "1.0.0"
 
 func (s *Server) routeDocs(r *router.Router) {
-	doc := s.openAPIDocument()
-	raw, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		panic(err)
-	}
+	// Rendered on first request: generating it was a fifth of a server's start-up.
+	raw := sync.OnceValue(func() []byte {
+		raw, err := json.MarshalIndent(s.openAPIDocument(), "", "  ")
+		if err != nil {
+			panic(err)
+		}
+		return raw
+	})
 	r.GET("/v1/api/openapi.json", func(c *fasthttp.RequestCtx) {
 		infoOf(c).route = "/v1/api/openapi.json"
 		c.SetContentType("application/json")
-		c.SetBody(raw)
+		c.SetBody(raw())
 	})
 }
 

@@ -62,7 +62,7 @@ func chromiumPath(t *testing.T) string {
 		if os.Getenv("INTERVIEWD_REQUIRE_BROWSER") == "1" {
 			t.Fatal(msg)
 		}
-		t.Skip(msg)
+		skipMissing(t, msg)
 	}
 	return path
 }

@@ -13,7 +13,7 @@ import (
 // it retries with a deadline).
 func (e *testEnv) pollAuthoring(key, jobID string) response {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		r := e.do("GET", "/v1/api/studies/jobs/"+jobID, key, "")
 		if r.status != 200 || !strings.Contains(string(r.body), `"status":"working"`) {

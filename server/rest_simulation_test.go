@@ -43,7 +43,7 @@ func mustServeGated(t *testing.T) (*testEnv, *chattest.Gated) {
 // and a new runner on the same file, with engine m, resumes them behind a new server.
 func (e *testEnv) restartJobs(m jobs.Moderator) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	_ = e.srv.Shutdown(ctx)
 	crashed, stop := context.WithCancel(context.Background())
@@ -60,11 +60,13 @@ func (e *testEnv) restartJobs(m jobs.Moderator) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	go func() { _ = srv.Serve(ln) }()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
 	e.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
+		<-served // the server is gone before the next test starts
 	})
 	e.srv, e.runner, e.url = srv, runner, "http://"+ln.Addr().String()
 }
@@ -84,7 +86,7 @@ func (e *testEnv) mustSimulate(key string, study kv.ID, body string) string {
 // pollSimulation polls a simulation's status until ok says so, with a deadline.
 func (e *testEnv) pollSimulation(t testing.TB, key, jobID, what string, ok func(SimulationStatus) bool) SimulationStatus {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		r := e.do("GET", "/v1/api/simulations/"+jobID, key, "")
 		if r.status != 200 {
@@ -285,7 +287,7 @@ func TestSimulationLimitREST(t *testing.T) {
 	// endedAmong polls the held simulations until one has the given status.
 	endedAmong := func(t *testing.T, status string) SimulationStatus {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(60 * time.Second)
 		for {
 			for _, h := range held {
 				var st SimulationStatus
@@ -367,7 +369,7 @@ func (e *testEnv) pollAdmitted(t testing.TB, key string, study kv.ID, body, idem
 	if idemKey != "" {
 		headers = []string{"Idempotency-Key", idemKey}
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		r := e.do("POST", "/v1/api/studies/"+study.String()+":simulate", key, body, headers...)
 		switch {

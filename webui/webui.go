@@ -78,6 +78,15 @@ type UI struct {
 	assets map[string]Asset
 }
 
+// staticTypes are the content types of the static files' extensions. Asking mime for
+// them would load the system's MIME tables (/etc/mime.types): the slowest step of a
+// server's start-up, for three answers known in advance.
+var staticTypes = map[string]string{
+	".css": "text/css; charset=utf-8",
+	".js":  "text/javascript; charset=utf-8",
+	".svg": "image/svg+xml",
+}
+
 // New parses every page and indexes the static files. It returns an error when a
 // template does not parse or a static file cannot be read: a broken build, never a
 // condition of a running server.
@@ -93,7 +102,10 @@ func New() (*UI, error) {
 		}
 		name := strings.TrimPrefix(p, "static/")
 		sum := sha256.Sum256(body)
-		ct := mime.TypeByExtension(path.Ext(name))
+		ct := staticTypes[path.Ext(name)]
+		if ct == "" {
+			ct = mime.TypeByExtension(path.Ext(name))
+		}
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
