@@ -282,3 +282,17 @@ func TestReport_Output(t *testing.T) {
 		t.Fatalf("JSON output = %s", js.String())
 	}
 }
+
+func TestRun_HelpPrintsUsage(t *testing.T) {
+	for _, arg := range []string{"-h", "--help"} {
+		var out strings.Builder
+		if err := run(context.Background(), []string{arg}, &out, io.Discard); err != nil {
+			t.Fatalf("run %s: %v", arg, err)
+		}
+		for _, want := range []string{"usage: go run ./bench", "-scenarios", "-solo-commits"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("run %s: usage lacks %q:\n%s", arg, want, out.String())
+			}
+		}
+	}
+}

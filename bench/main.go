@@ -35,6 +35,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,6 +57,11 @@ func main() {
 // for bad flags, a target that cannot be prepared or a scenario that cannot be set up.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts, err := parseOptions(args)
+	var help *helpRequested
+	if errors.As(err, &help) {
+		_, err = io.WriteString(stdout, help.usage)
+		return err
+	}
 	if err != nil {
 		return err
 	}

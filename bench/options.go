@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -51,6 +52,12 @@ type options struct {
 	CPUProfile string
 }
 
+// helpRequested is parseOptions' answer to -h or --help: the usage to print, and a
+// successful exit.
+type helpRequested struct{ usage string }
+
+func (h *helpRequested) Error() string { return "help requested" }
+
 // parseOptions reads the command line. It returns an error for an unknown flag, a value
 // outside its bounds, an unknown scenario, or --url without --key.
 func parseOptions(args []string) (options, error) {
@@ -71,6 +78,13 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.SoloCommits, "solo-commits", false, "in-process store commits every mutation alone (no group commit), for comparison")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			var b strings.Builder
+			b.WriteString("usage: go run ./bench [flags]\n\nflags:\n")
+			fs.SetOutput(&b)
+			fs.PrintDefaults()
+			return options{}, &helpRequested{usage: b.String()}
+		}
 		return options{}, err
 	}
 	var err error
