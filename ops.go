@@ -107,6 +107,29 @@ func (o *opsFlags) serverConfig(cfg server.Config) server.Config {
 	return cfg
 }
 
+// loopbackListener reports whether a listener is bound to a loopback address only (not
+// to all interfaces, not to a public one): only then may the main listener serve
+// /metrics.
+func loopbackListener(a net.Addr) bool {
+	t, ok := a.(*net.TCPAddr)
+	return ok && t.IP.IsLoopback()
+}
+
+// newMetricsServer is the --metrics-addr server. Like the main server it never formats
+// a malformed request into its log: fasthttp's own lines go through zerolog, redacted.
+func newMetricsServer(h fasthttp.RequestHandler, log zerolog.Logger) *fasthttp.Server {
+	return &fasthttp.Server{Name: "interviewd", ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
+		SecureErrorLogMessage: true,
+		Logger:                server.FasthttpLogger(log),
+		Handler: func(c *fasthttp.RequestCtx) {
+			if string(c.Path()) != "/metrics" {
+				c.Error("Not found: metrics are at /metrics.", fasthttp.StatusNotFound)
+				return
+			}
+			h(c)
+		}}
+}
+
 // listen wraps the main listener in TLS when asked and starts what runs beside the
 // server: the port-80 redirect, the SIGHUP reload, the metrics listener and scheduled
 // backups. It returns the listener to serve on.
@@ -135,16 +158,8 @@ func (o *opsFlags) listen(ctx context.Context, ln net.Listener, db *kv.DB, srv *
 		if err != nil {
 			return nil, fmt.Errorf("listen on --metrics-addr %s: %w", *o.metricsAddr, err)
 		}
-		h := srv.MetricsHandler()
 		o.metricsLn, o.metricsCh = mln, make(chan struct{})
-		o.metricsS = &fasthttp.Server{Name: "interviewd", ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
-			Handler: func(c *fasthttp.RequestCtx) {
-				if string(c.Path()) != "/metrics" {
-					c.Error("Not found: metrics are at /metrics.", fasthttp.StatusNotFound)
-					return
-				}
-				h(c)
-			}}
+		o.metricsS = newMetricsServer(srv.MetricsHandler(), log)
 		go func() {
 			defer close(o.metricsCh)
 			_ = o.metricsS.Serve(mln)

@@ -105,7 +105,8 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if base == "" {
 		base = ops.baseURL(baseURLFor(*addr, ln.Addr()))
 	}
-	srv := server.New(ops.serverConfig(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies}))
+	srv := server.New(ops.serverConfig(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies,
+		LoopbackListener: loopbackListener(ln.Addr())}))
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	defer ops.close()

@@ -117,6 +117,10 @@ func refusalPage(r readRefusal) string {
 // the remote IP, numbers as they are.
 type fasthttpLogger struct{ log zerolog.Logger }
 
+// FasthttpLogger is the fasthttp.Logger for any other fasthttp server interviewd runs
+// (the --metrics-addr listener), so that it logs as redacted as the main one.
+func FasthttpLogger(log zerolog.Logger) fasthttp.Logger { return fasthttpLogger{log} }
+
 const connErrorFormat = "error when serving connection %q<->%q: %v"
 
 func (l fasthttpLogger) Printf(format string, args ...any) {

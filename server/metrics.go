@@ -139,9 +139,10 @@ func (m *httpMetrics) interviewTurned(before string, iv kv.Interview) {
 	}
 }
 
-// handleMetrics serves the Prometheus text on the main listener to loopback clients
-// only, and not to requests a reverse proxy forwarded (a proxy on the same host makes
-// every client look local); everyone else gets the same 404 as any unknown path.
+// handleMetrics serves the Prometheus text on the main listener only when that listener
+// is bound to loopback, and then only to loopback clients whose request no reverse
+// proxy forwarded (a proxy on the same host makes every client look local); everyone
+// else gets the same 404 as any unknown path.
 func (s *Server) handleMetrics(c *fasthttp.RequestCtx) {
 	infoOf(c).route = metricsPath
 	if !s.metricsOnMain || !c.RemoteIP().IsLoopback() || forwarded(&c.Request.Header) {

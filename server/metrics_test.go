@@ -167,6 +167,17 @@ func TestMetricsNotForTheInternet(t *testing.T) {
 			t.Fatalf("with --metrics-addr the main listener answered %d", r.status)
 		}
 	})
+	t.Run("ErrMainListenerNotLoopback", func(t *testing.T) {
+		// Bound to a public address, a same-host proxy that adds no headers makes
+		// internet clients look local: the main listener serves no metrics then.
+		public := mustServe(t, func(c *Config, _ *kv.Options) { c.LoopbackListener = false })
+		if r := public.do("GET", "/metrics", "", ""); r.status != 404 {
+			t.Fatalf("main listener not on loopback answered %d", r.status)
+		}
+		if r := e.do("GET", "/metrics", "", ""); r.status != 200 {
+			t.Fatalf("main listener on loopback answered %d", r.status)
+		}
+	})
 	t.Run("OK_SameBodyAsUnknownPath", func(t *testing.T) {
 		a := e.do("GET", "/metrics", "", "", "X-Forwarded-For", "1.2.3.4")
 		b := e.do("GET", "/metricz", "", "")

@@ -108,7 +108,7 @@ func (s *Server) handleParticipantSkip(c *fasthttp.RequestCtx) {
 // admitParticipant applies the per-client-address limit, so a leaked link cannot be
 // used to hammer the service (or to burn an organisation's credits quickly).
 func (s *Server) admitParticipant(c *fasthttp.RequestCtx) error {
-	d := s.limiter.admitIP(s.now(), s.clientIP(c).String())
+	d := s.limiter.admitIP(s.now(), addrBudgetKey(s.clientIP(c)).String())
 	s.setRateHeaders(c, d)
 	if !d.OK {
 		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,

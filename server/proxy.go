@@ -56,6 +56,18 @@ func (t trustedProxies) trusts(a netip.Addr) bool {
 	return false
 }
 
+// addrBudgetKey is what a per-address limit counts against: an IPv4 address itself, an
+// IPv6 address by its /64. One IPv6 subscriber (a home line, a VPS, a phone) is given a
+// whole /64 and picks any address in it at will, so counting single IPv6 addresses
+// would give them unlimited budgets. IPv4-mapped addresses count as the IPv4 address.
+func addrBudgetKey(a netip.Addr) netip.Addr {
+	a = a.Unmap()
+	if a.Is6() {
+		return netip.PrefixFrom(a, 64).Masked().Addr()
+	}
+	return a
+}
+
 // peerAddr returns the address the connection comes from.
 func peerAddr(c *fasthttp.RequestCtx) netip.Addr {
 	a, _ := netip.AddrFromSlice(c.RemoteIP())
@@ -63,8 +75,8 @@ func peerAddr(c *fasthttp.RequestCtx) netip.Addr {
 }
 
 // clientIP returns the address of the client a request is from: the peer, unless the
-// peer is a trusted proxy, in which case the forwarding chain (Forwarded, else
-// X-Forwarded-For) is walked from the nearest hop back past every trusted proxy, and
+// peer is a trusted proxy, in which case the forwarding chain (X-Forwarded-For, else
+// Forwarded) is walked from the nearest hop back past every trusted proxy, and
 // the first address that is not one is the client. A chain of trusted proxies only
 // gives its farthest entry; a malformed entry stops the walk at the last good address.
 func (s *Server) clientIP(c *fasthttp.RequestCtx) netip.Addr {
@@ -88,7 +100,7 @@ func (s *Server) clientIP(c *fasthttp.RequestCtx) netip.Addr {
 }
 
 // clientScheme returns "https" or "http": what the client used to reach us, as a trusted
-// proxy reports it (Forwarded proto=, else X-Forwarded-Proto), else this connection's.
+// proxy reports it (X-Forwarded-Proto, else Forwarded proto=), else this connection's.
 func (s *Server) clientScheme(c *fasthttp.RequestCtx) string {
 	scheme := "http"
 	if c.IsTLS() {
@@ -97,12 +109,13 @@ func (s *Server) clientScheme(c *fasthttp.RequestCtx) string {
 	if len(s.proxies) == 0 || !s.proxies.trusts(peerAddr(c)) {
 		return scheme
 	}
+	// X-Forwarded-Proto first, for the same reason forwardedFor prefers X-Forwarded-For.
 	proto := ""
-	if fwd := forwardedParams(&c.Request.Header, "proto"); len(fwd) > 0 {
-		proto = fwd[len(fwd)-1]
-	} else if v := c.Request.Header.Peek("X-Forwarded-Proto"); len(v) > 0 {
+	if v := c.Request.Header.Peek("X-Forwarded-Proto"); len(v) > 0 {
 		parts := strings.Split(string(v), ",")
 		proto = parts[len(parts)-1]
+	} else if fwd := forwardedParams(&c.Request.Header, "proto"); len(fwd) > 0 {
+		proto = fwd[len(fwd)-1]
 	}
 	switch strings.ToLower(strings.TrimSpace(proto)) {
 	case "https":
@@ -113,19 +126,22 @@ func (s *Server) clientScheme(c *fasthttp.RequestCtx) string {
 	return scheme
 }
 
-// forwardedFor returns the forwarding chain, nearest hop last: the for= parameters of
-// Forwarded (RFC 7239) when present, else the X-Forwarded-For entries.
+// forwardedFor returns the forwarding chain, nearest hop last: the X-Forwarded-For
+// entries when present, else the for= parameters of Forwarded (RFC 7239). Most proxies
+// (nginx, Caddy, Traefik, ELB) add X-Forwarded-For and pass a client's own Forwarded
+// header through untouched, so when both are present only X-Forwarded-For carries what
+// the trusted proxy saw; believing Forwarded would let the client name its own address.
 func forwardedFor(h *fasthttp.RequestHeader) []string {
-	if hops := forwardedParams(h, "for"); len(hops) > 0 {
-		return hops
-	}
 	var hops []string
 	for _, v := range h.PeekAll("X-Forwarded-For") {
 		for part := range strings.SplitSeq(string(v), ",") {
 			hops = append(hops, strings.TrimSpace(part))
 		}
 	}
-	return hops
+	if len(hops) > 0 {
+		return hops
+	}
+	return forwardedParams(h, "for")
 }
 
 // forwardedParams returns the values of one parameter of every Forwarded element, in

@@ -61,6 +61,7 @@ func (a *authFailures) fail(now time.Time, ip netip.Addr) int {
 	if a.off {
 		return 0
 	}
+	ip = addrBudgetKey(ip)
 	t := now.UnixNano()
 	sh := a.shard(ip)
 	sh.mu.Lock()

@@ -116,8 +116,13 @@ func TestForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
 		if s := open(e, st.LinkToken, "192.0.2.1"); s != 429 {
 			t.Fatalf("third from 192.0.2.1: %d", s)
 		}
-		// Forwarded (RFC 7239) is read too, and takes precedence.
-		if s := e.do("POST", "/i/"+st.LinkToken+"/session", "", "", "Forwarded", `for="[2001:db8::1]:4711";proto=https`, "X-Forwarded-For", "192.0.2.1").status; s != 200 {
+		// A proxy adds X-Forwarded-For and passes the client's own Forwarded through:
+		// X-Forwarded-For wins, so the client cannot escape its spent budget with it.
+		if s := e.do("POST", "/i/"+st.LinkToken+"/session", "", "", "Forwarded", `for="[2001:db8::1]:4711";proto=https`, "X-Forwarded-For", "192.0.2.1").status; s != 429 {
+			t.Fatalf("client's own Forwarded beside X-Forwarded-For: %d, want 429", s)
+		}
+		// Forwarded (RFC 7239) alone is read.
+		if s := e.do("POST", "/i/"+st.LinkToken+"/session", "", "", "Forwarded", `for="[2001:db8::1]:4711";proto=https`).status; s != 200 {
 			t.Fatalf("Forwarded: %d", s)
 		}
 	})
@@ -138,7 +143,8 @@ func TestClientIPChain(t *testing.T) {
 		{"AllTrustedGivesFarthest", "10.1.2.3", "10.0.0.1, 192.0.2.7", "", "10.0.0.1"},
 		{"GarbageStopsWalk", "10.1.2.3", "198.51.100.1, nonsense", "", "10.1.2.3"},
 		{"NoHeader", "10.1.2.3", "", "", "10.1.2.3"},
-		{"ForwardedWins", "::1", "198.51.100.1", `for=198.51.100.2, for="[2001:db8::5]:80"`, "2001:db8::5"},
+		{"XForwardedForWinsOverForwarded", "::1", "198.51.100.1", `for=198.51.100.2, for="[2001:db8::5]:80"`, "198.51.100.1"},
+		{"ForwardedWithoutXForwardedFor", "::1", "", `for=198.51.100.2, for="[2001:db8::5]:80"`, "2001:db8::5"},
 		{"PortStripped", "::1", "198.51.100.1:5555", "", "198.51.100.1"},
 	}
 	for _, c := range cases {
@@ -179,6 +185,73 @@ func TestClientScheme(t *testing.T) {
 	}
 	if s.clientScheme(trusted) != "https" || s.clientScheme(untrusted) != "http" {
 		t.Fatalf("trusted %s, untrusted %s", s.clientScheme(trusted), s.clientScheme(untrusted))
+	}
+	both := requestFrom("10.0.0.1") // the client's own Forwarded, passed through
+	both.Request.Header.Set("Forwarded", "for=192.0.2.1;proto=https")
+	both.Request.Header.Set("X-Forwarded-Proto", "http")
+	if got := s.clientScheme(both); got != "http" {
+		t.Fatalf("with X-Forwarded-Proto http and Forwarded proto=https: %s", got)
+	}
+	fwdOnly := requestFrom("10.0.0.1")
+	fwdOnly.Request.Header.Set("Forwarded", "for=192.0.2.1;proto=https")
+	if got := s.clientScheme(fwdOnly); got != "https" {
+		t.Fatalf("Forwarded alone: %s", got)
+	}
+}
+
+func TestAddrBudgetKey(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"192.0.2.1", "192.0.2.1"},
+		{"::ffff:192.0.2.1", "192.0.2.1"},
+		{"2001:db8:1:2::1", "2001:db8:1:2::"},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::"},
+		{"2001:db8:1:3::1", "2001:db8:1:3::"},
+	} {
+		if got := addrBudgetKey(netip.MustParseAddr(c.in)); got.String() != c.want {
+			t.Errorf("%s: key %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// TestPerAddressLimitsIPv6By64: both per-address limits count an IPv6 client by its
+// /64, which one subscriber holds whole, and an IPv4-mapped address as the IPv4 one.
+func TestPerAddressLimitsIPv6By64(t *testing.T) {
+	limits := RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 2, FailedAuth: 2, Window: time.Hour}
+	e := mustServe(t, withRateLimits(limits), withTrustedProxies("127.0.0.0/8"))
+	st := e.mustStudy(e.orgA.ID, kv.EnvTest, "Slash64")
+	wrong := "Bearer jsk_live_" + strings.Repeat("x", 49)
+	for _, c := range []struct{ first, second, over, other string }{
+		{"2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:3::1"},
+		{"::ffff:192.0.2.9", "192.0.2.9", "::ffff:192.0.2.9", "192.0.2.10"},
+	} {
+		t.Run("Participant/"+c.first, func(t *testing.T) {
+			open := func(xff string) int {
+				return e.do("POST", "/i/"+st.LinkToken+"/session", "", "", "X-Forwarded-For", xff).status
+			}
+			if a, b := open(c.first), open(c.second); a != 200 || b != 200 {
+				t.Fatalf("first two: %d %d", a, b)
+			}
+			if s := open(c.over); s != 429 {
+				t.Fatalf("third from %s after %s and %s: %d, want 429 (one budget)", c.over, c.first, c.second, s)
+			}
+			if s := open(c.other); s != 200 {
+				t.Fatalf("%s (another network): %d", c.other, s)
+			}
+		})
+		t.Run("FailedAuth/"+c.first, func(t *testing.T) {
+			fail := func(xff string) int {
+				return e.do("GET", "/v1/api/me", wrong, "", "X-Forwarded-For", xff).status
+			}
+			if a, b := fail(c.first), fail(c.second); a != 401 || b != 401 {
+				t.Fatalf("first two: %d %d", a, b)
+			}
+			if s := fail(c.over); s != 429 {
+				t.Fatalf("third from %s after %s and %s: %d, want 429 (one budget)", c.over, c.first, c.second, s)
+			}
+			if s := fail(c.other); s != 401 {
+				t.Fatalf("%s (another network): %d", c.other, s)
+			}
+		})
 	}
 }
 

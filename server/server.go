@@ -39,6 +39,11 @@ type Config struct {
 	// MetricsElsewhere stops /metrics on this listener (it is served on its own
 	// address); otherwise loopback clients may read it here.
 	MetricsElsewhere bool
+	// LoopbackListener says the main listener is bound to a loopback address only.
+	// /metrics is served on it only then: when it listens on a public address, a
+	// reverse proxy or TLS terminator on the same host that adds no forwarding header
+	// would make every internet client look local.
+	LoopbackListener bool
 	// HSTS sends Strict-Transport-Security on answers over TLS.
 	HSTS bool
 	// TrustedProxies are the addresses whose X-Forwarded-For / Forwarded and
@@ -88,7 +93,7 @@ func New(cfg Config) *Server {
 		studyRenders: newStudyRenders(),
 
 		metricsSet:    cfg.Metrics,
-		metricsOnMain: !cfg.MetricsElsewhere,
+		metricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
 		hsts:          cfg.HSTS,
 	}
 	if s.metricsSet == nil {

@@ -86,7 +86,8 @@ func mustServe(t *testing.T, opts ...serveOption) *testEnv {
 func mustServeEngine(t *testing.T, m jobs.Moderator, opts ...serveOption) *testEnv {
 	t.Helper()
 	off := RateLimits{Off: true}
-	cfg := Config{Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true, RateLimits: &off}
+	// The listener below is bound to 127.0.0.1.
+	cfg := Config{Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true, RateLimits: &off, LoopbackListener: true}
 	var kopts kv.Options
 	for _, o := range opts {
 		o(&cfg, &kopts)
