@@ -71,6 +71,7 @@ func (db *DB) WriteBackup(ctx context.Context, w io.Writer) (BackupManifest, err
 	if err != nil {
 		return BackupManifest{}, fmt.Errorf("back up %s: %w", FileName, err)
 	}
+	uploads := filepath.Join(db.dir, "blobs", "tmp")
 	for _, dir := range backedUpDirs {
 		root := filepath.Join(db.dir, dir)
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -79,6 +80,9 @@ func (db *DB) WriteBackup(ctx context.Context, w io.Writer) (BackupManifest, err
 			}
 			if err != nil {
 				return err
+			}
+			if d.IsDir() && p == uploads {
+				return fs.SkipDir // uploads still being received, growing while they are copied
 			}
 			if d.IsDir() || !d.Type().IsRegular() || (strings.HasPrefix(d.Name(), "export-") && filepath.Base(filepath.Dir(p)) == "exports") {
 				return nil // export-* are artifacts still being written
@@ -129,8 +133,15 @@ func addFile(tw *tar.Writer, p, name string) (BackupFile, error) {
 	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: st.Size(), ModTime: st.ModTime(), Typeflag: tar.TypeReg}); err != nil {
 		return BackupFile{}, err
 	}
+	// The header promised st.Size() bytes: copy exactly that many, so a file that grows
+	// meanwhile is carried as it was when looked at rather than failing the tar. One that
+	// shrinks fails the backup naming it: the entry cannot be taken back once its header
+	// is written, and padding it would store a copy that never existed.
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tw, h), f)
+	n, err := io.CopyN(io.MultiWriter(tw, h), f, st.Size())
+	if errors.Is(err, io.EOF) {
+		return BackupFile{}, fmt.Errorf("%s shrank from %d to %d bytes while being backed up", name, st.Size(), n)
+	}
 	if err != nil {
 		return BackupFile{}, err
 	}

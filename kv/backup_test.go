@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -262,5 +264,59 @@ func TestPruneBackups(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, BackupName(base.Add(24*time.Hour)))); err != nil {
 		t.Fatal("the newest backup was pruned")
+	}
+}
+
+// TestBackupSkipsUploadsInProgress: blobs/tmp holds uploads still being received, which
+// grow while copied and would fail the whole backup; they are no part of it.
+func TestBackupSkipsUploadsInProgress(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, f := range []string{"tmp/upload-123", "kept.bin"} {
+		p := filepath.Join(dir, "blobs", filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("partial upload"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "b.tar")
+	man, err := db.BackupToFile(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, f := range man.Files {
+		listed = append(listed, f.Path)
+	}
+	in, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var entries []string
+	tr := tar.NewReader(in)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, h.Name)
+	}
+	if !slices.Contains(listed, "blobs/kept.bin") || !slices.Contains(entries, "blobs/kept.bin") {
+		t.Fatalf("the stored blob is missing: manifest %q, archive %q", listed, entries)
+	}
+	for _, name := range append(listed, entries...) {
+		if strings.HasPrefix(name, "blobs/tmp/") {
+			t.Fatalf("the backup carries the upload in progress %s: manifest %q, archive %q", name, listed, entries)
+		}
 	}
 }

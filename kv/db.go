@@ -43,6 +43,11 @@ type Options struct {
 	// OnCommit, when set, hears how long each committed write took from the end of its
 	// work to its commit being on disk (for the commit-latency metric).
 	OnCommit func(time.Duration)
+
+	// scratch and link, when set, stand in for the scratch folder and os.Link that
+	// createFile uses: tests make them fail as on systems without either.
+	scratch string
+	link    func(oldname, newname string) error
 }
 
 // DB is the bbolt-backed store. Every public method is one transaction.
@@ -70,7 +75,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		opts.Now = time.Now
 	}
 	path := filepath.Join(dir, FileName)
-	if err := createFile(path); err != nil {
+	if err := createFile(path, opts.scratch, opts.link); err != nil {
 		return nil, err
 	}
 	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})

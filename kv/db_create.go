@@ -18,13 +18,22 @@ import (
 // synced once and linked into place, then the folder is synced: two syncs, and a crash
 // midway leaves at most a stray temporary file, never a half-made data file. When
 // another process creates the file first, its file wins.
-func createFile(path string) error {
+//
+// This is only a shortcut: when the scratch folder cannot be used, or the data folder's
+// filesystem has no hard links (EPERM, ENOTSUP, EXDEV...), createFile leaves no file
+// and Open takes the plain path, bolt.Open creating the file and prepareOnce preparing
+// it, slower but sound. Any fault of the data folder itself shows up there. scratch and
+// link replace the scratch folder and os.Link when set.
+func createFile(path, scratch string, link func(oldname, newname string) error) error {
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		return nil // there already, or an error bolt.Open will report
 	}
-	img, err := preparedImage()
+	if link == nil {
+		link = os.Link
+	}
+	img, err := preparedImage(scratch)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return nil // no usable scratch folder: the plain path
 	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, FileName+".new-*")
@@ -43,19 +52,21 @@ func createFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
-	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("create %s: %w", path, err)
+	if err := link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil // no hard links here: the plain path (the deferred Remove drops tmp)
 	}
 	return syncPath(dir) // the new name is durable before anything is written under it
 }
 
 // preparedImage returns the bytes of a freshly prepared data file, made in a scratch
-// folder (/dev/shm when it exists, else the system's temporary folder) without syncs
-// beyond the one bbolt makes at creation, and removed afterwards.
-func preparedImage() ([]byte, error) {
-	scratch := os.TempDir()
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		scratch = "/dev/shm"
+// folder (scratch if set, else /dev/shm when it exists, else the system's temporary
+// folder) without syncs beyond the one bbolt makes at creation, and removed afterwards.
+func preparedImage(scratch string) ([]byte, error) {
+	if scratch == "" {
+		scratch = os.TempDir()
+		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+			scratch = "/dev/shm"
+		}
 	}
 	f, err := os.CreateTemp(scratch, "interviewd-new-*.db")
 	if err != nil {

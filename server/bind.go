@@ -189,7 +189,7 @@ func decodeJSONValue(v reflect.Value, t reflect.Type, raw json.RawMessage, loc [
 		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 			return one("string_type", "Input should be a valid string.")
 		}
-		if !utf8.Valid(raw) { // the decoder has replaced the bad bytes: look at the raw ones
+		if !utf8.Valid(raw) || loneSurrogate(raw) { // the decoder has replaced the bad text: look at the raw bytes
 			return one("string_unicode", "Input should be valid UTF-8.")
 		}
 		if fe := checkText(s, loc); fe != nil {
@@ -241,7 +241,7 @@ func decodeJSONValue(v reflect.Value, t reflect.Type, raw json.RawMessage, loc [
 			}
 			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
 		}
-		if errs == nil && !utf8.Valid(raw) { // every value is sound: a key is not
+		if errs == nil && (!utf8.Valid(raw) || loneSurrogate(raw)) { // every value is sound: a key is not
 			errs = one("string_unicode", "Keys should be valid UTF-8.")
 		}
 		if errs != nil {
@@ -347,6 +347,56 @@ func checkText(s string, loc []any) *kv.FieldError {
 	return nil
 }
 
+// loneSurrogate reports whether valid JSON text raw holds a \u escape of a UTF-16
+// surrogate (U+D800–U+DFFF) that is not a high one followed by a low one. Such text is
+// plain ASCII on the wire, but encoding/json decodes it to U+FFFD: it is invalid text
+// like invalid UTF-8, and refused the same way rather than stored replaced.
+func loneSurrogate(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if i+1 < len(raw) && raw[i+1] != 'u' {
+			i++ // a two-character escape, such as \\ (the next backslash is not an escape)
+			continue
+		}
+		r, ok := escapedUnit(raw, i)
+		switch {
+		case !ok || r < 0xD800 || r > 0xDFFF:
+		case r >= 0xDC00:
+			return true // a low surrogate with no high one before it
+		default:
+			if lo, ok := escapedUnit(raw, i+6); !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return true // a high surrogate with no low one after it
+			}
+			i += 6 // the low half of the pair
+		}
+		i += 5
+	}
+	return false
+}
+
+// escapedUnit returns the code unit of the \uXXXX escape at raw[i:], if there is one.
+func escapedUnit(raw []byte, i int) (rune, bool) {
+	if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range raw[i+2 : i+6] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
 // validator is implemented by inputs with rules beyond the declarative tags.
 type validator interface {
 	validate() []kv.FieldError
@@ -405,7 +455,7 @@ func (p *inputPlan) bindArgs(in any, args json.RawMessage) error {
 // bodyUTF8 refuses a body with invalid UTF-8 that no field check caught (a member name
 // of the body itself): decoding replaced those bytes, and nothing replaced is accepted.
 func bodyUTF8(raw []byte, errs []kv.FieldError) []kv.FieldError {
-	if len(errs) > 0 || utf8.Valid(raw) {
+	if len(errs) > 0 || (utf8.Valid(raw) && !loneSurrogate(raw)) {
 		return nil
 	}
 	return []kv.FieldError{{Loc: []any{"body"}, Msg: "Body is not valid UTF-8.", Type: "string_unicode"}}
