@@ -25,15 +25,18 @@ type ErasedArtifact struct {
 
 // EraseReceipt says what erasing one interview deleted, and when.
 type EraseReceipt struct {
-	InterviewID        ID               `json:"interview_id"`
-	OrgID              ID               `json:"org_id"`
-	Environment        Environment      `json:"environment"`
-	StudyID            ID               `json:"study_id"`
-	ErasedAt           time.Time        `json:"erased_at"`
-	Interview          bool             `json:"interview"`
-	TranscriptMessages int              `json:"transcript_messages"`
-	Sessions           int              `json:"sessions"`
-	ExportArtifacts    []ErasedArtifact `json:"export_artifacts"`
+	InterviewID        ID          `json:"interview_id"`
+	OrgID              ID          `json:"org_id"`
+	Environment        Environment `json:"environment"`
+	StudyID            ID          `json:"study_id"`
+	ErasedAt           time.Time   `json:"erased_at"`
+	Interview          bool        `json:"interview"`
+	TranscriptMessages int         `json:"transcript_messages"`
+	Sessions           int         `json:"sessions"`
+	// LinksScrubbed counts person links whose context and note (which may name the
+	// person) were cleared; the link stays used, so it starts no new interview.
+	LinksScrubbed   int              `json:"links_scrubbed"`
+	ExportArtifacts []ErasedArtifact `json:"export_artifacts"`
 	// FilesNotRemoved lists artifact files that could not be deleted (the records no
 	// longer point at them; SweepOrphanExports retries).
 	FilesNotRemoved []string `json:"files_not_removed,omitempty"`
@@ -107,6 +110,17 @@ func (db *DB) eraseInterviews(tx *bolt.Tx, ivs []Interview, rc *EraseReceipt) ([
 			rc.Sessions += s
 		}
 	}
+	// A person link's context and note were written about this one participant: clear
+	// them with the interview. Group links are shared by many visitors and keep theirs.
+	for token := range tokens {
+		n, err := scrubPersonLink(tx, token, byID)
+		if err != nil {
+			return nil, err
+		}
+		if rc != nil {
+			rc.LinksScrubbed += n
+		}
+	}
 	// A group link's session rows point at the interview they continue.
 	for token := range tokens {
 		s, err := deletePrefix(tx.Bucket(bucketSessions), []byte("l:"+token+":"), func(v []byte) bool {
@@ -130,6 +144,22 @@ func (db *DB) eraseInterviews(tx *bolt.Tx, ivs []Interview, rc *EraseReceipt) ([
 		}
 		return false
 	})
+}
+
+// scrubPersonLink clears the context and note of the person link token when its one
+// interview is among the erased; it returns 1 when it did.
+func scrubPersonLink(tx *bolt.Tx, token string, erased map[ID]Interview) (int, error) {
+	b := tx.Bucket(bucketLinks)
+	var l Link
+	ok, err := getJSON(b, []byte(token), &l)
+	if err != nil || !ok || l.InterviewID == nil {
+		return 0, err
+	}
+	if _, hit := erased[*l.InterviewID]; !hit || (l.Context == nil && l.Note == "") {
+		return 0, nil
+	}
+	l.Context, l.Note = nil, ""
+	return 1, putJSON(b, []byte(token), l)
 }
 
 // exportContains reports whether a completed export's artifact holds the interview. An

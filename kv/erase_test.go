@@ -239,14 +239,18 @@ func TestEraseInterviewPersonLink(t *testing.T) {
 	org, _, _ := db.CreateOrg(ctx, OrgInput{Name: "Person", Email: "p@example.com", Credits: 10})
 	p := Partition{Org: org.ID, Env: EnvLive}
 	st := liveStudy(t, db, p, "P")
-	l := mustLink(t, db, p, st, LinkRequest{Audience: AudiencePerson, Context: map[string]string{"crm_id": "C-9"}})
+	l := mustLink(t, db, p, st, LinkRequest{Audience: AudiencePerson, Context: map[string]string{"crm_id": "C-9"}, Note: "Frank runs the Leeds bakery"})
 	o, err := db.OpenLink(ctx, l.Token, "frank")
 	if err != nil || !o.Started {
 		t.Fatalf("%+v %v", o, err)
 	}
 	rc, err := db.EraseInterview(ctx, o.Interview.ID)
-	if err != nil || rc.Sessions != 1 {
+	if err != nil || rc.Sessions != 1 || rc.LinksScrubbed != 1 {
 		t.Fatalf("%+v %v", rc, err)
+	}
+	// The context written about the person goes with the interview.
+	if kept, err := db.FindLinkByToken(ctx, l.Token); err != nil || kept.Context != nil || kept.Note != "" || kept.InterviewID == nil {
+		t.Fatalf("person link after erasure: %+v %v", kept, err)
 	}
 	// The link stays used: no new interview (and no credit) from it.
 	if _, err := db.OpenLink(ctx, l.Token, "frank"); ErrorCode(err) != ENOTFOUND {
