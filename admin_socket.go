@@ -196,11 +196,17 @@ func listenAdminTimeout(ctx context.Context, db *kv.DB, log zerolog.Logger, requ
 	if removeStaleSocket(path) {
 		log.Info().Str("socket", path).Msg("removed a stale admin socket left by a previous run")
 	}
-	tmp := filepath.Join(db.Dir(), fmt.Sprintf(".admin-%d.sock", os.Getpid()))
-	if len(tmp) > maxSocketPath {
+	// Bind inside a fresh owner-only folder: between bind and chmod the socket has the
+	// umask's mode, and nobody else can reach it there.
+	dir, err := os.MkdirTemp(db.Dir(), ".admin-")
+	if err != nil {
+		return nil, fmt.Errorf("admin socket %s: %w", path, err)
+	}
+	defer os.Remove(dir)
+	tmp := filepath.Join(dir, "s")
+	if len(path) > maxSocketPath || len(tmp) > maxSocketPath {
 		return nil, fmt.Errorf("admin socket %s: the path is longer than a unix socket allows (%d bytes); use a shorter --data path", path, maxSocketPath)
 	}
-	_ = os.Remove(tmp)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
 	if err != nil {
 		return nil, fmt.Errorf("admin socket %s: %w", path, err)
@@ -273,6 +279,11 @@ func (a *adminServer) handle(conn net.Conn) {
 	start := time.Now()
 	enc := json.NewEncoder(conn)
 	enc.SetEscapeHTML(false)
+	if err := checkPeer(conn); err != nil {
+		a.log.Warn().Err(err).Msg("admin connection refused")
+		_ = enc.Encode(adminFrame{Done: true, Error: oneLine(err)})
+		return
+	}
 	name, err := a.run(conn, frameWriter{enc})
 	final := adminFrame{Done: true}
 	ev := a.log.Info()
@@ -341,3 +352,7 @@ func (w frameWriter) Write(p []byte) (int, error) {
 
 // ms is a duration in milliseconds with microsecond precision, for log fields named *_ms.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// peerAllowed reports whether a connection from user uid may run admin commands on a
+// server running as user self: the same user, or root.
+func peerAllowed(uid, self uint32) bool { return uid == self || uid == 0 }

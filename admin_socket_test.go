@@ -368,3 +368,50 @@ func orgsListRowForTest(t *testing.T) *command {
 	}
 	return cmd
 }
+
+func TestAdminSocketBindAndPeer(t *testing.T) {
+	dir := t.TempDir()
+	db, err := kv.Open(dir, kv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	a, err := listenAdminTimeout(context.Background(), db, zerolog.Nop(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	// The owner-only folder the socket was bound in is gone; the socket is 0600.
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".admin-") {
+			t.Errorf("bind folder %s left behind", e.Name())
+		}
+	}
+	if st, err := os.Stat(a.path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode: %v %v", st, err)
+	}
+	// This process's own user passes the peer check and gets its answer.
+	conn, err := net.Dial("unix", a.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPeer(conn); err != nil {
+		t.Errorf("own user refused: %v", err)
+	}
+	var out bytes.Buffer
+	if err := remoteAdmin(conn, orgsListRowForTest(t), nil, nil, &out); err != nil || strings.TrimSpace(out.String()) != "[]" {
+		t.Fatalf("orgs list through the socket: %q %v", out.String(), err)
+	}
+	for _, c := range []struct {
+		uid, self uint32
+		want      bool
+	}{{1000, 1000, true}, {0, 1000, true}, {1001, 1000, false}, {1000, 0, false}, {0, 0, true}} {
+		if got := peerAllowed(c.uid, c.self); got != c.want {
+			t.Errorf("peerAllowed(%d, %d) = %v, want %v", c.uid, c.self, got, c.want)
+		}
+	}
+}
