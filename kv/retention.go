@@ -67,25 +67,31 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 	if err != nil || len(cutoffs) == 0 {
 		return out, err
 	}
+	// Candidates are found in a read transaction, so the hourly scan never holds the
+	// store's one writer; the write re-reads each and deletes only what is still expired.
 	for {
+		var cands []Interview
+		if err := db.view(ctx, func(tx *bolt.Tx) error {
+			var err error
+			cands, err = expiredInterviews(tx, cutoffs, retentionBatch)
+			return err
+		}); err != nil {
+			return out, err
+		}
+		if len(cands) == 0 {
+			break
+		}
 		var rc EraseReceipt
 		var arts []ErasedArtifact
 		n := 0
 		err := db.update(ctx, func(tx *bolt.Tx) error {
 			rc, arts, n = EraseReceipt{}, nil, 0
-			old, err := expiredInterviews(tx, cutoffs, retentionBatch)
+			old, err := stillExpired(tx, cands, cutoffs)
 			if err != nil {
 				return err
 			}
 			n = len(old)
-			if arts, err = db.eraseInterviews(tx, old, &rc); err != nil {
-				return err
-			}
-			more, err := expireArtifactsContaining(tx, func(j Job, _ ExportResult) bool {
-				cut, ok := cutoffs[j.OrgID]
-				return ok && j.CreatedAt.Before(cut)
-			})
-			arts = append(arts, more...)
+			arts, err = db.eraseInterviews(tx, old, &rc)
 			return err
 		})
 		if err != nil {
@@ -96,10 +102,44 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 		out.Sessions += rc.Sessions
 		out.ExportArtifacts = append(out.ExportArtifacts, arts...)
 		out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(arts)...)
-		if n < retentionBatch {
-			return out, nil
+		if len(cands) < retentionBatch {
+			break
 		}
 	}
+	var arts []ErasedArtifact
+	err = db.update(ctx, func(tx *bolt.Tx) error {
+		var err error
+		arts, err = expireArtifactsContaining(tx, func(j Job, _ ExportResult) bool {
+			cut, ok := cutoffs[j.OrgID]
+			return ok && j.CreatedAt.Before(cut)
+		})
+		return err
+	})
+	if err != nil {
+		return out, err
+	}
+	out.ExportArtifacts = append(out.ExportArtifacts, arts...)
+	out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(arts)...)
+	return out, nil
+}
+
+// stillExpired re-reads the candidate interviews in tx and returns those that still
+// exist and are still past their organisation's cut-off (a participant may have answered
+// since they were chosen).
+func stillExpired(tx *bolt.Tx, cands []Interview, cutoffs map[ID]time.Time) ([]Interview, error) {
+	b := tx.Bucket(bucketInterviews)
+	out := make([]Interview, 0, len(cands))
+	for _, c := range cands {
+		var iv Interview
+		ok, err := getJSON(b, c.Partition().key(c.ID), &iv)
+		if err != nil {
+			return nil, err
+		}
+		if ok && lastActivity(iv).Before(cutoffs[iv.OrgID]) {
+			out = append(out, iv)
+		}
+	}
+	return out, nil
 }
 
 // expiredInterviews returns up to limit interviews of the organisations in cutoffs whose

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 func TestSweepRetention(t *testing.T) {
@@ -114,5 +116,47 @@ func TestSweepRetentionBatches(t *testing.T) {
 	}
 	if k := countPrefix(t, db, bucketInterviews, p.prefix()); k != 0 {
 		t.Fatalf("%d interviews left", k)
+	}
+}
+
+// The sweep chooses candidates in a read transaction; the write deletes only those still
+// past the cut-off, so an answer given in between keeps the interview.
+func TestSweepRetentionRechecksCandidates(t *testing.T) {
+	c := newClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	db := mustOpenDB(t, c.now)
+	ctx := context.Background()
+	org, _, err := db.CreateOrg(ctx, OrgInput{Name: "Recheck", Email: "r@example.com", Credits: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Partition{Org: org.ID, Env: EnvLive}
+	st := liveStudy(t, db, p, "R")
+	iv := mustInterview(t, db, st, "session-recheck-1", false)
+	cutoffs := map[ID]time.Time{org.ID: c.now().Add(time.Hour)}
+	err = db.view(ctx, func(tx *bolt.Tx) error {
+		got, err := stillExpired(tx, []Interview{iv}, cutoffs)
+		if err == nil && len(got) != 1 {
+			t.Errorf("before the answer: %d still expired, want 1", len(got))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.add(2 * time.Hour)
+	if _, err := db.AppendTurn(ctx, p, iv.ID, Turn{Session: "session-recheck-1", ExpectLen: 2, Status: InterviewInProgress, Messages: []Message{
+		{Speaker: SpeakerParticipant, Text: "One more thing.", At: c.now()},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	err = db.view(ctx, func(tx *bolt.Tx) error {
+		got, err := stillExpired(tx, []Interview{iv}, cutoffs)
+		if err == nil && len(got) != 0 {
+			t.Errorf("after the answer: %d still expired, want 0", len(got))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
