@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -156,23 +158,47 @@ func TestCallerCancels(t *testing.T) {
 }
 
 // blockingReader gives one line, then blocks until release is closed: a host function
-// wazero cannot interrupt, the case the watchdog exists for.
+// wazero cannot interrupt, the case the watchdog exists for. blocked is closed once the
+// plugin is inside that read.
 type blockingReader struct {
 	first   io.Reader
 	release chan struct{}
+	blocked chan struct{}
+	once    sync.Once
 }
 
 func (br *blockingReader) Read(p []byte) (int, error) {
 	if n, err := br.first.Read(p); n > 0 || !errors.Is(err, io.EOF) {
 		return n, err
 	}
+	br.once.Do(func() { close(br.blocked) })
 	<-br.release
 	return 0, io.EOF
 }
 
 func TestWatchdogAbandonsStuckRun(t *testing.T) {
-	// The deadline leaves the plugin ample time to start and block reading stdin.
-	h := mustHost(t, Config{Timeout: time.Second, Grace: 300 * time.Millisecond})
+	// The watchdog is for a run stuck in a host call when its deadline passes. On a slow
+	// machine the plugin may not reach its blocking read before a short deadline (wazero
+	// then stops it in guest code, which is not the case under test), so the deadline
+	// doubles until the plugin was inside the read; then the run must be abandoned.
+	const grace = 300 * time.Millisecond
+	for timeout := time.Second; ; timeout *= 2 {
+		if watchdogRun(t, timeout, grace) {
+			return
+		}
+		if timeout >= time.Minute {
+			t.Fatalf("the plugin never reached its blocking read within a %v deadline", timeout)
+		}
+		t.Logf("the plugin was stopped before it blocked at a %v deadline; trying a longer one", timeout)
+	}
+}
+
+// watchdogRun runs the sandbox plugin into a read that never returns, under timeout and
+// grace. It reports false when the plugin never got into that read (nothing to judge);
+// otherwise it checks the run was abandoned by the watchdog after deadline plus grace.
+func watchdogRun(t *testing.T, timeout, grace time.Duration) bool {
+	t.Helper()
+	h := mustHost(t, Config{Timeout: timeout, Grace: grace})
 	sandbox := mustLoadFile(t, h, "testdata/sandbox/sandbox.wasm")
 	red := mustBuiltin(t, h, BuiltinRedactor)
 	ctx := context.Background()
@@ -182,17 +208,24 @@ func TestWatchdogAbandonsStuckRun(t *testing.T) {
 	}
 	defer h.release(e)
 
-	stdin := &blockingReader{first: strings.NewReader(`{"config":{"mode":"echo"}}` + "\n"), release: make(chan struct{})}
+	stdin := &blockingReader{first: strings.NewReader(`{"config":{"mode":"echo"}}` + "\n"), release: make(chan struct{}), blocked: make(chan struct{})}
 	defer close(stdin.release) // lets the abandoned run end with the test
 	var out strings.Builder
 	start := time.Now()
-	err = h.run(ctx, sandbox, e, "redact", h.cfg.Timeout, nil, stdin, &out)
+	err = h.run(ctx, sandbox, e, "redact", timeout, nil, stdin, &out)
 	elapsed := time.Since(start)
-	wantPluginError(t, err, ReasonTimeout, "still running 300ms after the 1s deadline; abandoned")
-	if elapsed < 1300*time.Millisecond || elapsed > sandboxBound {
-		t.Errorf("the watchdog fired after %v, want deadline plus grace (1.3s)", elapsed)
+	select {
+	case <-stdin.blocked:
+	default:
+		wantPluginError(t, err, ReasonTimeout, "stopped")
+		return false
+	}
+	wantPluginError(t, err, ReasonTimeout, fmt.Sprintf("still running %v after the %v deadline; abandoned", grace, timeout))
+	if elapsed < timeout+grace || elapsed > timeout+grace+time.Minute {
+		t.Errorf("the watchdog fired after %v, want deadline plus grace (%v)", elapsed, timeout+grace)
 	}
 	checkRedactorWorks(t, red)
+	return true
 }
 
 func TestDescribeTimesOut(t *testing.T) {
