@@ -329,7 +329,7 @@ func TestHTTPSFlagErrors(t *testing.T) {
 // TestACMEWiring checks what can be checked without a certificate authority: the
 // autocert manager caches in DATA/acme, its certificates are what the TLS listener
 // serves, its HTTP-01 handler answers on the port-80 listener for the allowed domain
-// only, and TLS-ALPN-01 is offered. Getting a certificate from a CA is not exercised.
+// only, and TLS-ALPN-01 is offered. TestACMEWithPebble gets a certificate from a CA.
 func TestACMEWiring(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
