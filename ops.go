@@ -22,10 +22,10 @@ import (
 // they set up. serve calls addOpsFlags, check, then listen once the server is built,
 // and close at the end.
 type opsFlags struct {
-	tlsCert, tlsKey, acmeDomain, acmeEmail, acmeDirectory, httpAddr *string
-	metricsAddr                                                     *string
-	backupDir, backupEvery                                          *string
-	backupKeep                                                      *int
+	tlsCert, tlsKey, acmeDomain, acmeEmail, acmeDirectory, acmeCARoot, httpAddr *string
+	metricsAddr                                                                 *string
+	backupDir, backupEvery                                                      *string
+	backupKeep                                                                  *int
 
 	every   time.Duration
 	metrics *metrics.Set
@@ -46,6 +46,7 @@ func addOpsFlags(fs *flagSet) *opsFlags {
 		acmeDomain:    fs.str("acme-domain", "", "get certificates automatically over ACME for these domains (comma-separated); needs ports 80 and 443"),
 		acmeEmail:     fs.str("acme-email", "", "contact address given to the ACME certificate authority"),
 		acmeDirectory: fs.str("acme-directory", "", "ACME directory URL (default Let's Encrypt; e.g. its staging directory for trials)"),
+		acmeCARoot:    fs.str("acme-ca-root", "", "extra root certificates (PEM file) trusted for the ACME directory's HTTPS only, for a private or test CA"),
 		httpAddr:      fs.str("http-addr", ":80", "plain-HTTP listener when TLS is on: redirects to HTTPS and answers ACME HTTP-01; off to disable"),
 		metricsAddr:   fs.str("metrics-addr", "", "serve /metrics on this address (to anyone who reaches it) instead of to loopback clients of --addr"),
 		backupDir:     fs.str("backup-dir", "", "take scheduled backups into this folder"),
@@ -61,8 +62,8 @@ func (o *opsFlags) check() error {
 		return errors.New("--tls-cert and --tls-key go together: give both files")
 	case *o.tlsCert != "" && *o.acmeDomain != "":
 		return errors.New("--tls-cert and --acme-domain are two ways to get a certificate: choose one")
-	case *o.acmeDomain == "" && (*o.acmeEmail != "" || *o.acmeDirectory != ""):
-		return errors.New("--acme-email and --acme-directory need --acme-domain")
+	case *o.acmeDomain == "" && (*o.acmeEmail != "" || *o.acmeDirectory != "" || *o.acmeCARoot != ""):
+		return errors.New("--acme-email, --acme-directory and --acme-ca-root need --acme-domain")
 	}
 	for _, d := range o.domains() {
 		if strings.ContainsAny(d, "/:@ ") || !strings.Contains(d, ".") {

@@ -98,8 +98,12 @@ func newTLS(o *opsFlags, dataDir string, log zerolog.Logger) (*tlsSetup, error) 
 			HostPolicy: autocert.HostWhitelist(o.domains()...),
 			Email:      *o.acmeEmail,
 		}
-		if *o.acmeDirectory != "" {
-			m.Client = &acme.Client{DirectoryURL: *o.acmeDirectory}
+		if *o.acmeDirectory != "" || *o.acmeCARoot != "" {
+			c, err := acmeClient(*o.acmeDirectory, *o.acmeCARoot)
+			if err != nil {
+				return nil, err
+			}
+			m.Client = c
 		}
 		t.acme, base.GetCertificate = m, m.GetCertificate
 		// TLS-ALPN-01: the CA connects offering only acme-tls/1 and autocert answers
@@ -110,6 +114,34 @@ func newTLS(o *opsFlags, dataDir string, log zerolog.Logger) (*tlsSetup, error) 
 	}
 	t.cfg = base
 	return t, nil
+}
+
+// acmeClient talks to the directory (empty: Let's Encrypt), trusting the system roots
+// plus those in caRoot: a private CA's API is often served under its own root. The extra
+// roots apply to this client's HTTPS only, never to what interviewd serves or fetches.
+func acmeClient(directory, caRoot string) (*acme.Client, error) {
+	c := &acme.Client{DirectoryURL: directory}
+	if c.DirectoryURL == "" {
+		c.DirectoryURL = autocert.DefaultACMEDirectory
+	}
+	if caRoot == "" {
+		return c, nil
+	}
+	pem, err := os.ReadFile(caRoot)
+	if err != nil {
+		return nil, fmt.Errorf("read --acme-ca-root: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--acme-ca-root %s: no PEM certificate found", caRoot)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	c.HTTPClient = &http.Client{Transport: tr}
+	return c, nil
 }
 
 // reload re-reads the certificate files (what SIGHUP does) and says what happened.

@@ -313,6 +313,8 @@ func TestHTTPSFlagErrors(t *testing.T) {
 		{[]string{"--tls-cert", "x.pem", "--tls-key", "y.pem", "--acme-domain", "a.example.com"}, "choose one"},
 		{[]string{"--acme-email", "a@example.com"}, "need --acme-domain"},
 		{[]string{"--acme-domain", "https://a.example.com"}, "want a domain name"},
+		{[]string{"--acme-ca-root", "ca.pem"}, "need --acme-domain"},
+		{[]string{"--acme-domain", "a.example.com", "--acme-ca-root", filepath.Join(dir, "missing-ca.pem")}, "read --acme-ca-root"},
 		{[]string{"--tls-cert", filepath.Join(dir, "missing.pem"), "--tls-key", filepath.Join(dir, "missing.key")}, "load --tls-cert"},
 		{[]string{"--backup-dir", dir, "--backup-every", "soon"}, "--backup-every"},
 		{[]string{"--backup-dir", dir, "--backup-keep", "0"}, "--backup-keep"},
@@ -327,7 +329,7 @@ func TestHTTPSFlagErrors(t *testing.T) {
 // TestACMEWiring checks what can be checked without a certificate authority: the
 // autocert manager caches in DATA/acme, its certificates are what the TLS listener
 // serves, its HTTP-01 handler answers on the port-80 listener for the allowed domain
-// only, and TLS-ALPN-01 is offered. Getting a certificate from a CA is not exercised.
+// only, and TLS-ALPN-01 is offered. TestACMEWithPebble gets a certificate from a CA.
 func TestACMEWiring(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
