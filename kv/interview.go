@@ -74,6 +74,7 @@ type InterviewFilter struct {
 	Partition Partition
 	StudyID   *ID
 	Status    string
+	IsTest    *bool // only rehearsals (true) or only real interviews (false)
 	Limit     int
 	Cursor    string
 }
@@ -96,7 +97,8 @@ func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Inter
 			if err := jsonUnmarshal(v, &iv); err != nil {
 				return false, err
 			}
-			if (f.StudyID != nil && iv.StudyID != *f.StudyID) || (f.Status != "" && iv.Status != f.Status) {
+			if (f.StudyID != nil && iv.StudyID != *f.StudyID) || (f.Status != "" && iv.Status != f.Status) ||
+				(f.IsTest != nil && iv.IsTest != *f.IsTest) {
 				return false, nil
 			}
 			page.Items = append(page.Items, iv)

@@ -42,10 +42,13 @@ type ListInterviewsInput struct {
 	Status  string `query:"status" enum:"in_progress,completed,failed" doc:"Only interviews with this status."`
 	Limit   *int   `query:"limit" min:"1" max:"200" default:"50" doc:"Page size, 1 to 200 (default 50)."`
 	Cursor  string `query:"cursor" doc:"Opaque cursor of the previous page."`
+	// isTest keeps only rehearsals or only real interviews: the app's filter, not a
+	// wire parameter (the contract lists none), so it has no tag to bind from.
+	isTest *bool
 }
 
 func (s *Server) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
-	page, err := s.db.FindInterviews(ctx, kv.InterviewFilter{Partition: p.Partition, StudyID: in.StudyID, Status: in.Status,
+	page, err := s.db.FindInterviews(ctx, kv.InterviewFilter{Partition: p.Partition, StudyID: in.StudyID, Status: in.Status, IsTest: in.isTest,
 		Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
 		return List[Interview]{}, err

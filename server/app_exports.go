@@ -1,0 +1,75 @@
+package server
+
+import (
+	"context"
+	"path/filepath"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// The exports pages: start an export, watch its progress, download it. They run the
+// export operations, so the rules are the API's: export:read, live environment only,
+// a format the organisation has.
+
+func (s *Server) buildExportsPage(ctx context.Context, p *Principal, study string) (webui.ExportsPage, error) {
+	if err := p.require(kv.ScopeExportRead); err != nil {
+		return webui.ExportsPage{}, err
+	}
+	page := webui.ExportsPage{TestEnv: p.Partition.Env != kv.EnvLive}
+	studies, err := s.studyNames(ctx, p)
+	if err != nil {
+		return page, err
+	}
+	for _, st := range studies {
+		page.Studies = append(page.Studies, webui.Option{Value: st.ID.String(), Label: st.Name, Selected: st.ID.String() == study})
+	}
+	page.NoStudies = len(studies) == 0
+	page.Formats = []webui.Option{{Value: "csv", Label: "CSV (built in)", Selected: true}}
+	plugins, err := s.db.FindPlugins(ctx, p.Partition.Org)
+	if err != nil {
+		return page, err
+	}
+	for _, pl := range plugins {
+		if pl.Kind == kv.PluginFormatter {
+			page.Formats = append(page.Formats, webui.Option{Value: pl.Name, Label: pl.Name + " (" + pl.MediaType + ")"})
+		}
+	}
+	return page, nil
+}
+
+// appStartExport starts an export of study in format; it returns the job's id.
+func (s *Server) appStartExport(ctx context.Context, p *Principal, study, format string) (string, error) {
+	id, ok := kv.ParseID(study)
+	if !ok {
+		return "", kv.Invalid(kv.FieldError{Loc: []any{"body", "study_id"}, Type: "uuid_parsing", Msg: "Choose a study to export."})
+	}
+	job, err := appCall[ExportJob](ctx, s, p, "start_export", &StartExportInput{StudyID: id, Format: format})
+	return job.JobID, err
+}
+
+func (s *Server) buildExportPage(ctx context.Context, p *Principal, jobID string) (webui.ExportPage, error) {
+	st, err := appCall[ExportStatus](ctx, s, p, "get_export_status", &JobIDInput{JobID: jobID})
+	if err != nil {
+		return webui.ExportPage{}, err
+	}
+	page := webui.ExportPage{JobID: jobID, Status: st.Status, Ready: st.Ready, Failed: st.Status == kv.ExportFailed}
+	if st.Ready {
+		page.DownloadURL = "/app/exports/" + jobID + "/download"
+	}
+	return page, nil
+}
+
+// appExportFile is a finished export's file on disk, for the page's download: the
+// get_export_download operation decides (409 until ready, gone after expiry).
+type appExportFile struct {
+	Path, MediaType, Filename string
+}
+
+func (s *Server) appExportDownload(ctx context.Context, p *Principal, jobID string) (appExportFile, error) {
+	d, err := appCall[ExportDownload](ctx, s, p, "get_export_download", &JobIDInput{JobID: jobID})
+	if err != nil {
+		return appExportFile{}, err
+	}
+	return appExportFile{Path: filepath.Clean(d.artifact), MediaType: d.mediaType, Filename: d.filename}, nil
+}

@@ -1,0 +1,168 @@
+package server
+
+import (
+	"context"
+	"net/url"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// The interviews pages: the filtered list and the transcript at the permalink
+// (/app/interviews/{id}). Both need export:read, as the API's interview operations do:
+// a member (who never holds it) is refused, never shown a transcript.
+
+// interviewsPageSize is the interviews list's page.
+const interviewsPageSize = 50
+
+// InterviewsQuery is the interviews list's filters, as the page's form sends them.
+type InterviewsQuery struct {
+	Study     string // a study id, or ""
+	Status    string // in_progress, completed, failed, or ""
+	Rehearsal string // "yes" (rehearsals only), "no" (real interviews only), or ""
+	Cursor    string
+}
+
+func (q InterviewsQuery) url(cursor string) string {
+	v := url.Values{}
+	if q.Study != "" {
+		v.Set("study", q.Study)
+	}
+	if q.Status != "" {
+		v.Set("status", q.Status)
+	}
+	if q.Rehearsal != "" {
+		v.Set("rehearsal", q.Rehearsal)
+	}
+	if cursor != "" {
+		v.Set("cursor", cursor)
+	}
+	if len(v) == 0 {
+		return "/app/interviews"
+	}
+	return "/app/interviews?" + v.Encode()
+}
+
+// studyNames lists the partition's newest studies for filters and row labels: at most
+// the API's largest page, which is as many as a select can usefully offer.
+func (s *Server) studyNames(ctx context.Context, p *Principal) ([]StudySummary, error) {
+	limit := 200
+	list, err := appCall[List[StudySummary]](ctx, s, p, "list_studies", &ListStudiesInput{Limit: &limit})
+	return list.Items, err
+}
+
+func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q InterviewsQuery) (webui.InterviewsPage, error) {
+	limit := interviewsPageSize
+	in := &ListInterviewsInput{Status: q.Status, Limit: &limit, Cursor: q.Cursor}
+	if q.Study != "" {
+		id, ok := kv.ParseID(q.Study)
+		if !ok {
+			return webui.InterviewsPage{}, kv.Invalid(kv.FieldError{Loc: []any{"query", "study"}, Type: "uuid_parsing", Msg: "Choose a study from the list."})
+		}
+		in.StudyID = &id
+	}
+	switch q.Rehearsal {
+	case "yes", "no":
+		v := q.Rehearsal == "yes"
+		in.isTest = &v
+	case "":
+	default:
+		return webui.InterviewsPage{}, kv.Invalid(kv.FieldError{Loc: []any{"query", "rehearsal"}, Type: "enum", Msg: "Rehearsal is yes, no or empty."})
+	}
+	list, err := appCall[List[Interview]](ctx, s, p, "list_interviews", in)
+	if err != nil {
+		return webui.InterviewsPage{}, err
+	}
+	studies, err := s.studyNames(ctx, p)
+	if err != nil {
+		return webui.InterviewsPage{}, err
+	}
+	names := make(map[kv.ID]string, len(studies))
+	page := webui.InterviewsPage{Interviews: make([]webui.InterviewRow, len(list.Items)),
+		Studies:  []webui.Option{{Value: "", Label: "All studies", Selected: q.Study == ""}},
+		Filtered: q.Study != "" || q.Status != "" || q.Rehearsal != ""}
+	for _, st := range studies {
+		names[st.ID] = st.Name
+		page.Studies = append(page.Studies, webui.Option{Value: st.ID.String(), Label: st.Name, Selected: st.ID.String() == q.Study})
+	}
+	for _, o := range []webui.Option{{Value: "", Label: "Any status"}, {Value: kv.InterviewInProgress, Label: "In progress"},
+		{Value: kv.InterviewCompleted, Label: "Completed"}, {Value: kv.InterviewFailed, Label: "Failed"}} {
+		o.Selected = o.Value == q.Status
+		page.Statuses = append(page.Statuses, o)
+	}
+	for _, o := range []webui.Option{{Value: "", Label: "Interviews and rehearsals"}, {Value: "no", Label: "Interviews only"}, {Value: "yes", Label: "Rehearsals only"}} {
+		o.Selected = o.Value == q.Rehearsal
+		page.Rehearsals = append(page.Rehearsals, o)
+	}
+	for i, iv := range list.Items {
+		row := webui.InterviewRow{ID: iv.ID.String(), StudyID: iv.StudyID.String(), StudyName: names[iv.StudyID], Status: iv.Status,
+			Rehearsal: iv.IsTest, Started: wireStamp(iv.StartedAt)}
+		if row.StudyName == "" {
+			row.StudyName = "Study " + row.StudyID[:8]
+		}
+		if iv.DurationSeconds != nil {
+			row.Duration = spoken(*iv.DurationSeconds)
+		}
+		if iv.InviteAudience != nil {
+			row.Audience = *iv.InviteAudience
+		}
+		page.Interviews[i] = row
+	}
+	if list.NextCursor != nil {
+		page.NextURL = q.url(*list.NextCursor)
+	}
+	if q.Cursor != "" {
+		page.FirstURL = q.url("")
+	}
+	return page, nil
+}
+
+// findTranscript returns an interview's messages under export:read: the scope that
+// reads interviews at all (no operation serves transcripts; exports carry them
+// redacted, and this page is the researcher's own view of their data).
+func (s *Server) findTranscript(ctx context.Context, p *Principal, id kv.ID) ([]kv.Message, error) {
+	if err := p.require(kv.ScopeExportRead); err != nil {
+		return nil, err
+	}
+	return s.db.FindTranscript(ctx, p.Partition, id)
+}
+
+// buildTranscriptPage is the permalink's page. It reads the interview record once
+// (for the metadata the API shows and what only the page needs: its design version and
+// the start instant for offsets), its transcript, and its study's name.
+func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID) (webui.TranscriptPage, error) {
+	iv, err := appCall[Interview](ctx, s, p, "get_interview", &InterviewIDInput{InterviewID: id})
+	if err != nil {
+		return webui.TranscriptPage{}, err
+	}
+	msgs, err := s.findTranscript(ctx, p, id)
+	if err != nil {
+		return webui.TranscriptPage{}, err
+	}
+	page := webui.TranscriptPage{ID: iv.ID.String(), StudyID: iv.StudyID.String(), Status: iv.Status, Rehearsal: iv.IsTest,
+		Modality: iv.Modality, Started: wireStamp(iv.StartedAt), Completed: wireStampPtr(iv.CompletedAt),
+		Context: sortedPairs(iv.EntryAttributes), Messages: make([]webui.Message, len(msgs))}
+	if iv.InviteAudience != nil {
+		page.Audience = *iv.InviteAudience
+	}
+	if iv.DurationSeconds != nil {
+		page.Duration = spoken(*iv.DurationSeconds)
+	}
+	if rec, err := s.db.FindInterviewByID(ctx, p.Partition, id); err == nil {
+		page.DesignVersion = rec.DesignVersion
+	}
+	started, _ := iv.StartedAt.Parse()
+	for i, m := range msgs {
+		page.Messages[i] = webui.Message{Speaker: m.Speaker, Text: m.Text, At: stampOf(m.At), Offset: clock(m.At.Sub(started))}
+	}
+	st, err := s.db.FindStudyByID(ctx, p.Partition, iv.StudyID)
+	switch {
+	case err == nil:
+		page.StudyName = st.Name
+	case kv.ErrorCode(err) == kv.ENOTFOUND:
+		page.StudyName = "A removed study"
+	default:
+		return page, err
+	}
+	return page, nil
+}

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"strconv"
+	"time"
+
+	"github.com/boombuler/barcode"
+	"github.com/boombuler/barcode/qr"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// appOp returns the operation named name from the research table. The research pages
+// run operations through it, so a page can never apply a rule the API does not.
+func (s *Server) appOp(name string) *Operation {
+	for _, o := range s.ops {
+		if o.Name == name {
+			return o
+		}
+	}
+	panic("server: no operation " + name) // a typo in this package, caught by any page test
+}
+
+// appCall runs a research operation for the app as the API runs it: the scope check,
+// the input's declarative rules and its own validation, the scope the input needs,
+// then the operation. Only binding differs (forms instead of JSON).
+func appCall[Out any](ctx context.Context, s *Server, p *Principal, name string, in any) (Out, error) {
+	var zero Out
+	o := s.appOp(name)
+	if err := o.checkScope(p); err != nil {
+		return zero, err
+	}
+	if err := o.plan.finish(in, nil); err != nil {
+		return zero, err
+	}
+	if err := p.require(o.requiredScope(in)); err != nil {
+		return zero, err
+	}
+	out, err := o.call(ctx, p, in)
+	if err != nil {
+		return zero, err
+	}
+	return out.(Out), nil
+}
+
+// formErrors turns a validation refusal into messages by form field, or returns nil
+// when err is not one (the caller passes it on to the error page). A field is named by
+// the first name in the error's location after any wire part ("body", "query", "path"),
+// so ["body","context","k"] and ["context","k"] both land on "context".
+func formErrors(err error) webui.FieldErrors {
+	var ke *kv.Error
+	if !asKV(err, &ke) || ke.Code != kv.EINVALID {
+		return nil
+	}
+	out := webui.FieldErrors{}
+	for _, f := range ke.Fields {
+		name := ""
+		for _, part := range f.Loc {
+			s, ok := part.(string)
+			if !ok {
+				continue
+			}
+			if s == "body" || s == "query" || s == "path" || s == "header" {
+				continue
+			}
+			name = s
+			break
+		}
+		if _, seen := out[name]; !seen {
+			out[name] = f.Msg
+		}
+	}
+	if len(ke.Fields) == 0 {
+		out[""] = ke.Message
+	}
+	return out
+}
+
+// stampOf formats t for a page.
+func stampOf(t time.Time) webui.Stamp {
+	t = t.UTC()
+	return webui.Stamp{ISO: t.Format(time.RFC3339), Text: t.Format("2 Jan 2006, 15:04 UTC")}
+}
+
+func stampPtr(t *time.Time) *webui.Stamp {
+	if t == nil {
+		return nil
+	}
+	st := stampOf(*t)
+	return &st
+}
+
+// wireStamp formats a wire time the operations return.
+func wireStamp(t Time) webui.Stamp {
+	at, err := t.Parse()
+	if err != nil {
+		return webui.Stamp{ISO: string(t), Text: string(t)}
+	}
+	return stampOf(at)
+}
+
+func wireStampPtr(t *Time) *webui.Stamp {
+	if t == nil {
+		return nil
+	}
+	st := wireStamp(*t)
+	return &st
+}
+
+// spoken renders seconds as a person reads a duration: "45 s", "4 min 10 s", "1 h 2 min".
+func spoken(seconds int) string {
+	switch {
+	case seconds < 60:
+		return strconv.Itoa(seconds) + " s"
+	case seconds < 3600:
+		if r := seconds % 60; r != 0 {
+			return fmt.Sprintf("%d min %d s", seconds/60, r)
+		}
+		return strconv.Itoa(seconds/60) + " min"
+	default:
+		return fmt.Sprintf("%d h %d min", seconds/3600, seconds%3600/60)
+	}
+}
+
+// clock renders an offset into an interview as m:ss (or h:mm:ss).
+func clock(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int(d / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s%3600/60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// byteSize renders a file size.
+func byteSize(n int64) string {
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return strconv.FormatInt((n+512)/1024, 10) + " KB"
+	default:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+}
+
+// qrDataURI returns a PNG QR code of text as a data URI (pages allow img-src data:).
+// Medium error correction survives a phone photographing a screen; 8 pixels a module
+// plus the quiet zone keeps a 60-character URL readable at the size the page shows.
+func qrDataURI(text string) (string, error) {
+	code, err := qr.Encode(text, qr.M, qr.Auto)
+	if err != nil {
+		return "", err
+	}
+	side := (code.Bounds().Dx() + 8) * 8
+	scaled, err := barcode.Scale(withQuietZone(code), side, side)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, scaled); err != nil {
+		return "", err
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes()), nil
+}
+
+// parseIDs keeps the well-formed ids of raw, in order, without repeats.
+func parseIDs(raw []string) []kv.ID {
+	var out []kv.ID
+	seen := map[kv.ID]bool{}
+	for _, r := range raw {
+		if id, ok := kv.ParseID(r); ok && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// quietZone is a QR code with the four-module white margin scanners need around it.
+type quietZone struct{ barcode.Barcode }
+
+func withQuietZone(b barcode.Barcode) barcode.Barcode { return quietZone{b} }
+
+func (q quietZone) Bounds() image.Rectangle {
+	r := q.Barcode.Bounds()
+	return image.Rect(0, 0, r.Dx()+8, r.Dy()+8)
+}
+
+func (q quietZone) At(x, y int) color.Color {
+	r := q.Barcode.Bounds()
+	x, y = x-4+r.Min.X, y-4+r.Min.Y
+	if !(image.Point{x, y}).In(r) {
+		return color.White
+	}
+	return q.Barcode.At(x, y)
+}

@@ -1,0 +1,294 @@
+package webui
+
+// The research pages of the app: studies, interviews, transcripts, exports and the
+// organisation's redaction and plugins. Their data is plain values the server fills
+// in once per request (times already formatted, counts already counted), so rendering
+// does no work beyond writing text.
+
+// Research page names for Render.
+const (
+	PageStudies        = "app_studies"
+	PageStudyNew       = "app_study_new"
+	PageStudyAuthoring = "app_study_authoring"
+	PageStudy          = "app_study"
+	PageStudyGoLive    = "app_study_golive"
+	PageSimulation     = "app_study_simulation"
+	PageInterviews     = "app_interviews"
+	PageTranscript     = "app_interview"
+	PageExports        = "app_exports"
+	PageExport         = "app_export"
+	PageRedaction      = "app_settings_redaction"
+)
+
+// ResearchPages lists the research pages, each parsed with the app layout.
+var ResearchPages = []string{PageStudies, PageStudyNew, PageStudyAuthoring, PageStudy, PageStudyGoLive,
+	PageSimulation, PageInterviews, PageTranscript, PageExports, PageExport, PageRedaction}
+
+// Stamp is a moment as a page shows it: the machine form for <time datetime> and
+// the words a person reads.
+type Stamp struct {
+	ISO  string // RFC 3339, UTC
+	Text string // "23 Nov 2026, 18:15 UTC"
+}
+
+// FieldErrors are a form's refusals by field name ("" for the whole form).
+type FieldErrors map[string]string
+
+// StudyRow is one study of the studies list.
+type StudyRow struct {
+	ID       string
+	Name     string
+	Mode     string // test, live, paused, closed
+	Created  Stamp
+	Updated  Stamp
+	Launched *Stamp
+}
+
+// StudiesPage is the paged list of studies, newest first.
+type StudiesPage struct {
+	Studies  []StudyRow
+	NextURL  string // the next page's address; "" on the last page
+	FirstURL string // the first page's address when this is a later page; else ""
+	CanWrite bool   // may create studies
+}
+
+// UploadedFile is a file attached to a study being created.
+type UploadedFile struct {
+	ID        string
+	Filename  string
+	Size      string // "12 KB"
+	Extracted bool
+}
+
+// StudyNewPage is the form that authors a study from guidance.
+type StudyNewPage struct {
+	Guidance string
+	Files    []UploadedFile
+	Errors   FieldErrors
+}
+
+// AuthoringPage is the live status of an authoring job.
+type AuthoringPage struct {
+	JobID    string
+	Status   string // working, ready, failed
+	StudyURL string // the study's page once one exists
+	Refine   bool   // the job refines an existing study
+}
+
+// Change is what changed in one part of a brief between two design versions.
+type Change struct {
+	Part    string   // "Title", "Objectives", ...
+	Added   []string // new items (or the new value)
+	Removed []string // items gone (or the old value)
+}
+
+// DesignVersion is one saved design version and what changed from the one before.
+type DesignVersion struct {
+	Number   int
+	Created  Stamp
+	Guidance string
+	Changes  []Change // empty for version 1
+	Current  bool
+}
+
+// LinkRow is one participant link of a study.
+type LinkRow struct {
+	URL      string
+	Audience string
+	Context  []KeyValue
+	Note     string
+	Created  Stamp
+	Claimed  bool // a person link whose interview has started
+}
+
+// KeyValue is one entry of a link's context, in key order.
+type KeyValue struct {
+	Key, Value string
+}
+
+// BriefView is a study's current brief as the page shows it.
+type BriefView struct {
+	Title      string
+	Objectives []string
+	Screener   []string
+	Verbatim   []string
+	Minutes    int // 0: not estimated
+}
+
+// StudyPage is one study: its brief, design versions, invite link and actions.
+type StudyPage struct {
+	ID       string
+	Name     string
+	Mode     string
+	Launched *Stamp
+	Created  Stamp
+	Updated  Stamp
+	Brief    *BriefView
+	Versions []DesignVersion // newest first
+
+	InviteURL string
+	InviteQR  string // data:image/png;base64,... of the invite URL
+
+	Links     []LinkRow
+	LinkForm  LinkForm
+	CanLinks  bool // may create participant links
+	CanRead   bool // may read links
+	CanWrite  bool // may refine, simulate, pause, close or return to test
+	CanGoLive bool // may go live
+	CanExport bool // may read interviews and export
+
+	// NoCredits is set when the study is live in the live environment while the
+	// organisation has no credits: the link accepts no interviews until credits arrive.
+	NoCredits bool
+	Credits   *int // the organisation's credits in the live environment; nil in test
+
+	RefineGuidance string
+	Persona        string
+	MaxTurns       int
+	Errors         FieldErrors
+	Notice         string // a one-line outcome of the last action ("Study paused.")
+}
+
+// LinkForm is the participant-link form, kept on a refusal so nothing typed is lost.
+type LinkForm struct {
+	Audience string
+	Note     string
+	Rows     []KeyValue // context rows; always at least a few blank ones
+}
+
+// ModeTargets are the modes a study can be moved to from mode, except live: every
+// target but paused (valid only from live), minus the mode itself.
+func (p StudyPage) ModeTargets() []string {
+	var out []string
+	for _, m := range []string{"test", "paused", "closed"} {
+		if m == p.Mode || (m == "paused" && p.Mode != "live") {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// GoLivePage confirms going live.
+type GoLivePage struct {
+	ID        string
+	Name      string
+	FirstTime bool // the study has never been live: validation runs and launched_at is set
+	Credits   *int
+	Errors    FieldErrors
+}
+
+// SimulationTurn is one message of a simulation's transcript.
+type SimulationTurn struct {
+	Speaker string // interviewer or participant
+	Text    string
+	Turn    int
+}
+
+// SimulationPage is a simulation growing turn by turn.
+type SimulationPage struct {
+	JobID    string
+	StudyID  string
+	Status   string // queued, running, completed, failed
+	Turns    []SimulationTurn
+	Error    string
+	Finished bool
+}
+
+// InterviewRow is one interview of the interviews list.
+type InterviewRow struct {
+	ID        string
+	StudyID   string
+	StudyName string
+	Status    string
+	Rehearsal bool
+	Started   Stamp
+	Duration  string // "4 min 10 s"; "" until the participant answers
+	Audience  string
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// InterviewsPage is the filtered, paged list of interviews.
+type InterviewsPage struct {
+	Interviews []InterviewRow
+	Studies    []Option // the study filter
+	Statuses   []Option
+	Rehearsals []Option
+	NextURL    string
+	FirstURL   string
+	Filtered   bool
+}
+
+// Message is one line of a transcript.
+type Message struct {
+	Speaker string // interviewer or participant
+	Text    string
+	At      Stamp
+	Offset  string // time since the interview started, "3:05"
+}
+
+// TranscriptPage is an interview's transcript: the permalink every interview carries.
+type TranscriptPage struct {
+	ID            string
+	StudyID       string
+	StudyName     string
+	Status        string
+	Rehearsal     bool
+	Modality      string
+	Audience      string
+	DesignVersion int
+	Started       Stamp
+	Completed     *Stamp
+	Duration      string
+	Context       []KeyValue
+	Messages      []Message
+}
+
+// ExportsPage starts an export.
+type ExportsPage struct {
+	Studies    []Option
+	Formats    []Option
+	TestEnv    bool // test-environment data cannot be exported
+	Errors     FieldErrors
+	NoStudies  bool
+	LiveNotice string
+}
+
+// ExportPage is one export's progress.
+type ExportPage struct {
+	JobID       string
+	Status      string
+	Ready       bool
+	Failed      bool
+	DownloadURL string
+}
+
+// PluginRow is one of the organisation's plugins.
+type PluginRow struct {
+	Kind      string
+	Name      string
+	MediaType string
+	SHA256    string
+	Added     Stamp
+}
+
+// PatternRow is one custom redaction pattern.
+type PatternRow struct {
+	Name, Regex string
+	Error       string // why this row was refused
+}
+
+// RedactionPage is Settings → Redaction and plugins.
+type RedactionPage struct {
+	Email, Phone, Card, IP bool
+	Patterns               []PatternRow // saved ones plus a blank row to add one
+	Plugins                []PluginRow
+	Errors                 FieldErrors
+	Notice                 string
+	CanEdit                bool
+}
