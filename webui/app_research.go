@@ -1,5 +1,7 @@
 package webui
 
+import "sort"
+
 // The research pages of the app: studies, interviews, transcripts, exports and the
 // organisation's redaction and plugins. Their data is plain values the server fills
 // in once per request (times already formatted, counts already counted), so rendering
@@ -291,4 +293,21 @@ type RedactionPage struct {
 	Errors                 FieldErrors
 	Notice                 string
 	CanEdit                bool
+}
+
+// List returns the form's refusals for the summary above it, the whole form's first.
+func (e FieldErrors) List() []string {
+	if len(e) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(e))
+	for k := range e {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = e[k]
+	}
+	return out
 }

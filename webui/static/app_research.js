@@ -1,0 +1,126 @@
+// interviewd web app: the research pages' live parts. Every page works without it (a
+// "Check again" link reloads); nothing here is inline, as the Content-Security-Policy
+// forbids that. Copy buttons come from app.js (data-copy).
+(function () {
+  'use strict';
+  document.documentElement.classList.add('js');
+
+  var pollEvery = 1200; // ms between polls of a job's status
+  var box = document.querySelector('[data-poll]');
+  if (!box || !box.getAttribute('data-poll')) { return; }
+  var url = box.getAttribute('data-poll');
+  var kind = box.getAttribute('data-kind');
+  var failures = 0;
+
+  function setStatus(id, text, state, busy) {
+    var el = document.getElementById(id);
+    if (!el) { return; }
+    el.className = 'job-status status-' + state;
+    el.textContent = '';
+    if (busy) {
+      var s = document.createElement('span');
+      s.className = 'spinner';
+      s.setAttribute('aria-hidden', 'true');
+      el.appendChild(s);
+      el.appendChild(document.createTextNode(' '));
+    }
+    el.appendChild(document.createTextNode(text));
+    return el;
+  }
+
+  function link(el, href, text) {
+    var a = document.createElement('a');
+    a.href = href;
+    a.textContent = text;
+    el.appendChild(document.createTextNode(' '));
+    el.appendChild(a);
+    el.appendChild(document.createTextNode('.'));
+  }
+
+  // authoring: working → ready (open the study) or failed (say so plainly).
+  function authoring(s) {
+    if (s.status === 'ready' && s.study_url) {
+      setStatus('authoring-status', 'Ready. Opening the study…', 'ready', false);
+      window.location.assign(s.study_url);
+      return true;
+    }
+    if (s.status === 'failed') {
+      var el = setStatus('authoring-status', 'The draft did not work out: the guidance may not describe a research study, or the author stopped.', 'failed', false);
+      if (s.study_url) { link(el, s.study_url, 'Open the study as last saved'); } else { link(el, '/app/studies/new', 'Try again with other guidance'); }
+      el.setAttribute('role', 'alert');
+      return true;
+    }
+    return false;
+  }
+
+  // simulation: append the turns not shown yet; stop when it has finished.
+  function simulation(s) {
+    var list = document.getElementById('sim-transcript');
+    var turns = s.turns || [];
+    for (var i = list.children.length; i < turns.length; i++) {
+      var t = turns[i];
+      var li = document.createElement('li');
+      li.className = 'msg msg-' + (t.speaker === 'interviewer' ? 'interviewer' : 'participant');
+      var who = document.createElement('span');
+      who.className = 'who';
+      who.textContent = t.speaker === 'interviewer' ? 'Interviewer' : 'Participant';
+      var turn = document.createElement('span');
+      turn.className = 'turn muted small';
+      turn.textContent = 'turn ' + t.turn_number;
+      var p = document.createElement('p');
+      p.textContent = t.text;
+      li.appendChild(who);
+      li.appendChild(document.createTextNode(' '));
+      li.appendChild(turn);
+      li.appendChild(p);
+      list.appendChild(li);
+    }
+    if (s.status === 'completed') { setStatus('sim-status', 'Finished.', 'completed', false); return true; }
+    if (s.status === 'failed') {
+      setStatus('sim-status', 'Failed: ' + (s.error || 'the simulation did not complete.'), 'failed', false).setAttribute('role', 'alert');
+      return true;
+    }
+    setStatus('sim-status', s.status === 'queued' ? 'Waiting to start…' : 'Running: the transcript grows turn by turn.', s.status, true);
+    return false;
+  }
+
+  // export: queued → running → completed (offer the download) or failed.
+  function exportJob(s) {
+    if (s.ready) {
+      setStatus('export-status', 'Ready to download.', 'completed', false);
+      var dl = document.getElementById('export-download');
+      dl.hidden = false;
+      var a = dl.querySelector('a');
+      if (a) { a.focus(); }
+      return true;
+    }
+    if (s.status === 'failed') {
+      setStatus('export-status', 'The export failed. Start a new one.', 'failed', false).setAttribute('role', 'alert');
+      return true;
+    }
+    setStatus('export-status', s.status === 'running' ? 'Building the file…' : 'Queued…', s.status, true);
+    return false;
+  }
+
+  var handlers = { authoring: authoring, simulation: simulation, export: exportJob };
+  var handle = handlers[kind];
+  if (!handle) { return; }
+
+  function poll() {
+    fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' }, cache: 'no-store' })
+      .then(function (r) {
+        if (!r.ok) { throw new Error('status ' + r.status); }
+        return r.json();
+      })
+      .then(function (s) {
+        failures = 0;
+        if (!handle(s)) { window.setTimeout(poll, pollEvery); }
+      })
+      .catch(function () {
+        // A blip (a restart, a network change): keep trying, more slowly.
+        failures++;
+        window.setTimeout(poll, Math.min(pollEvery * Math.pow(2, failures), 15000));
+      });
+  }
+  window.setTimeout(poll, pollEvery);
+})();
