@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"html/template"
 	"net/url"
 	"sort"
 	"strconv"
@@ -131,9 +132,11 @@ func (s *Server) buildStudyPage(ctx context.Context, p *Principal, study kv.ID) 
 			return page, err
 		}
 		page.InviteURL = link.URL
-		if page.InviteQR, err = qrDataURI(link.URL); err != nil {
+		qr, err := qrDataURI(link.URL)
+		if err != nil {
 			return page, err
 		}
+		page.InviteQR = template.URL(qr)
 		links, err := s.findParticipantLinks(ctx, p, study)
 		if err != nil {
 			return page, err

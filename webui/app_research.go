@@ -1,6 +1,9 @@
 package webui
 
-import "sort"
+import (
+	"html/template"
+	"sort"
+)
 
 // The research pages of the app: studies, interviews, transcripts, exports and the
 // organisation's redaction and plugins. Their data is plain values the server fills
@@ -129,7 +132,7 @@ type StudyPage struct {
 	Versions []DesignVersion // newest first
 
 	InviteURL string
-	InviteQR  string // data:image/png;base64,... of the invite URL
+	InviteQR  template.URL // data:image/png;base64,... of the invite URL (trusted: the server made it)
 
 	Links     []LinkRow
 	LinkForm  LinkForm
