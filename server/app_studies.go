@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"html/template"
 	"net/url"
 	"sort"
 	"strconv"
@@ -56,8 +55,14 @@ func (s *Server) buildStudyNewPage(ctx context.Context, p *Principal, guidance s
 	if err != nil && kv.ErrorCode(err) != kv.ENOTFOUND {
 		return page, err
 	}
+	v := url.Values{}
 	for _, f := range files {
 		page.Files = append(page.Files, webui.UploadedFile{ID: f.ID.String(), Filename: f.Filename, Size: byteSize(f.ByteSize), Extracted: f.Extracted})
+		v.Add("file_ids", f.ID.String())
+	}
+	page.UploadAction = "/app/studies/files"
+	if len(v) > 0 {
+		page.UploadAction += "?" + v.Encode()
 	}
 	return page, nil
 }
@@ -132,11 +137,9 @@ func (s *Server) buildStudyPage(ctx context.Context, p *Principal, study kv.ID) 
 			return page, err
 		}
 		page.InviteURL = link.URL
-		qr, err := qrDataURI(link.URL)
-		if err != nil {
+		if page.InviteQR, err = qrDataURI(link.URL); err != nil {
 			return page, err
 		}
-		page.InviteQR = template.URL(qr)
 		links, err := s.findParticipantLinks(ctx, p, study)
 		if err != nil {
 			return page, err

@@ -154,26 +154,6 @@ func byteSize(n int64) string {
 	}
 }
 
-// qrDataURI returns a PNG QR code of text as a data URI (pages allow img-src data:).
-// Medium error correction survives a phone photographing a screen; 8 pixels a module
-// plus the quiet zone keeps a 60-character URL readable at the size the page shows.
-func qrDataURI(text string) (string, error) {
-	code, err := qr.Encode(text, qr.M, qr.Auto)
-	if err != nil {
-		return "", err
-	}
-	side := (code.Bounds().Dx() + 8) * 8
-	scaled, err := barcode.Scale(withQuietZone(code), side, side)
-	if err != nil {
-		return "", err
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, scaled); err != nil {
-		return "", err
-	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes()), nil
-}
-
 // parseIDs keeps the well-formed ids of raw, in order, without repeats.
 func parseIDs(raw []string) []kv.ID {
 	var out []kv.ID
@@ -185,23 +165,4 @@ func parseIDs(raw []string) []kv.ID {
 		}
 	}
 	return out
-}
-
-// quietZone is a QR code with the four-module white margin scanners need around it.
-type quietZone struct{ barcode.Barcode }
-
-func withQuietZone(b barcode.Barcode) barcode.Barcode { return quietZone{b} }
-
-func (q quietZone) Bounds() image.Rectangle {
-	r := q.Barcode.Bounds()
-	return image.Rect(0, 0, r.Dx()+8, r.Dy()+8)
-}
-
-func (q quietZone) At(x, y int) color.Color {
-	r := q.Barcode.Bounds()
-	x, y = x-4+r.Min.X, y-4+r.Min.Y
-	if !(image.Point{x, y}).In(r) {
-		return color.White
-	}
-	return q.Barcode.At(x, y)
 }

@@ -72,6 +72,10 @@ func (s *Server) appRouteSets() [][]appRoute {
 		s.appDeveloperRoutes(),
 		s.appMembersRoutes(),
 		s.appSecurityRoutes(),
+		s.appStudyRoutes(),
+		s.appInterviewRoutes(),
+		s.appExportRoutes(),
+		s.appRedactionRoutes(),
 	}
 }
 

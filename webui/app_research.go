@@ -67,7 +67,10 @@ type UploadedFile struct {
 
 // StudyNewPage is the form that authors a study from guidance.
 type StudyNewPage struct {
-	Guidance string
+	// UploadAction is where the attach form posts: the files attached so far ride in
+	// its query, as a multipart body's other parts are not read.
+	UploadAction string
+	Guidance     string
 	Files    []UploadedFile
 	Errors   FieldErrors
 }

@@ -47,7 +47,7 @@ func TestRenderResearchPages(t *testing.T) {
 			[]string{`href="/app/studies/s1">Rotas &lt;b&gt;</a>`, `class="mode mode-live">live<`, `href="/app/studies?cursor=abc" rel="next"`, `href="/app/studies/new"`, "app_research.css"}, nil},
 		{"OK_StudiesEmpty", PageStudies, member, StudiesPage{}, []string{"No studies yet"}, []string{"/app/studies/new"}},
 		{"OK_New", PageStudyNew, owner, StudyNewPage{Guidance: "learn <x>", Files: []UploadedFile{{ID: "f1", Filename: "plan.pdf", Size: "2 KB"}}, Errors: FieldErrors{"guidance": "Guidance must not be empty."}},
-			[]string{`name="csrf" value="tok123"`, `enctype="multipart/form-data"`, `name="file_ids" value="f1"`, "plan.pdf", "learn &lt;x&gt;</textarea>", `id="guidance-err">Guidance must not be empty.`, `aria-invalid="true"`}, nil},
+			[]string{`name="csrf" value="tok123"`, `enctype="multipart/form-data"`, `name="file_ids" value="f1"`, `data-upload`, "plan.pdf", "learn &lt;x&gt;</textarea>", `id="guidance-err">Guidance must not be empty.`, `aria-invalid="true"`}, nil},
 		{"OK_Authoring", PageStudyAuthoring, owner, AuthoringPage{JobID: "j1", Status: "working"},
 			[]string{`data-poll="/app/studies/jobs/j1/status"`, `role="status"`, "app_research.js"}, nil},
 		{"OK_AuthoringFailed", PageStudyAuthoring, owner, AuthoringPage{JobID: "j1", Status: "failed"},

@@ -5,6 +5,38 @@
   'use strict';
   document.documentElement.classList.add('js');
 
+  // Uploads (a study's documents, a plugin) post multipart bodies, whose CSRF token
+  // travels in the X-CSRF-Token header: the form is sent from here, then the browser
+  // follows the answer (a redirect) or shows the refusal in place.
+  document.addEventListener('submit', function (ev) {
+    var form = ev.target;
+    if (!form.hasAttribute || !form.hasAttribute('data-upload') || ev.defaultPrevented) { return; }
+    ev.preventDefault();
+    var token = form.querySelector('input[name=csrf]');
+    var button = form.querySelector('button[type=submit]');
+    if (button) { button.disabled = true; }
+    fetch(form.action, {
+      method: 'POST', body: new FormData(form), credentials: 'same-origin',
+      headers: { 'X-CSRF-Token': token ? token.value : '' }
+    }).then(function (r) {
+      if (r.redirected && r.ok) { window.location.assign(r.url); return null; }
+      return r.text().then(function (html) {
+        var doc = new DOMParser().parseFromString(html, 'text/html');
+        var main = doc.getElementById('main');
+        var here = document.getElementById('main');
+        if (main && here) {
+          here.innerHTML = main.innerHTML;
+          document.title = doc.title;
+          var problem = here.querySelector('.field-error, .form-errors, h1');
+          if (problem) { problem.setAttribute('tabindex', '-1'); problem.focus(); }
+        }
+      });
+    }).catch(function () {
+      if (button) { button.disabled = false; }
+      window.alert('The upload did not reach the server. Check the connection and try again.');
+    });
+  });
+
   var pollEvery = 1200; // ms between polls of a job's status
   var box = document.querySelector('[data-poll]');
   if (!box || !box.getAttribute('data-poll')) { return; }

@@ -1,0 +1,37 @@
+package server
+
+import "interviewd/webui"
+
+// The interviews pages read interviews, which needs export:read: only owners and
+// admins hold it (a member gets the 403 page), so the routes are admin-only and the
+// operations check the scope again.
+func (s *Server) appInterviewRoutes() []appRoute {
+	return []appRoute{
+		{"GET", "/interviews", accessAdmin, s.handleAppInterviews},
+		{"GET", "/interviews/{interview_id}", accessAdmin, s.handleAppTranscript},
+	}
+}
+
+func (s *Server) handleAppInterviews(r *request) error {
+	q := InterviewsQuery{Study: query(r, "study"), Status: query(r, "status"), Rehearsal: query(r, "rehearsal"), Cursor: query(r, "cursor")}
+	page, err := s.buildInterviewsPage(r.ctx, r.p, q)
+	if err != nil {
+		return err
+	}
+	r.out = &appPage{name: webui.PageInterviews, title: "Interviews", nav: webui.NavInterviews, data: page}
+	return nil
+}
+
+// handleAppTranscript is the permalink every interview carries.
+func (s *Server) handleAppTranscript(r *request) error {
+	id, err := pathID(r, "interview_id")
+	if err != nil {
+		return err
+	}
+	page, err := s.buildTranscriptPage(r.ctx, r.p, id)
+	if err != nil {
+		return err
+	}
+	r.out = &appPage{name: webui.PageTranscript, title: "Interview · " + page.StudyName, nav: webui.NavInterviews, data: page}
+	return nil
+}

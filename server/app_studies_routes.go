@@ -1,0 +1,352 @@
+package server
+
+import (
+	"net/url"
+	"strconv"
+
+	json "github.com/goccy/go-json"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// The studies pages' routes. Go live needs studies:golive, which only owners and
+// admins hold, so its confirmation page is admin-only; the mode post serves every
+// target and leaves the scope for the target to the operation.
+func (s *Server) appStudyRoutes() []appRoute {
+	return []appRoute{
+		{"GET", "/studies", accessMember, s.handleAppStudies},
+		{"GET", "/studies/new", accessMember, s.handleAppStudyNew},
+		{"POST", "/studies", accessMember, s.handleAppStudyCreate},
+		{"POST", "/studies/files", accessMember, s.handleAppStudyFile},
+		{"GET", "/studies/jobs/{job_id}", accessMember, s.handleAppAuthoring},
+		{"GET", "/studies/jobs/{job_id}/status", accessMember, s.handleAppAuthoringStatus},
+		{"GET", "/studies/{study_id}", accessMember, s.handleAppStudy},
+		{"GET", "/studies/{study_id}/golive", accessAdmin, s.handleAppGoLive},
+		{"POST", "/studies/{study_id}/mode", accessMember, s.handleAppStudyMode},
+		{"POST", "/studies/{study_id}/refine", accessMember, s.handleAppStudyRefine},
+		{"POST", "/studies/{study_id}/simulate", accessMember, s.handleAppStudySimulate},
+		{"POST", "/studies/{study_id}/links", accessMember, s.handleAppStudyLink},
+		{"GET", "/simulations/{job_id}", accessMember, s.handleAppSimulation},
+		{"GET", "/simulations/{job_id}/status", accessMember, s.handleAppSimulationStatus},
+	}
+}
+
+// pathID returns the id in path parameter name; a malformed one is simply not found,
+// as an unknown one is.
+func pathID(r *request, name string) (kv.ID, error) {
+	raw, _ := r.c.UserValue(name).(string)
+	id, ok := kv.ParseID(raw)
+	if !ok {
+		return kv.ID{}, kv.Errorf(kv.ENOTFOUND, "not_found", "Not found.")
+	}
+	return id, nil
+}
+
+func pathString(r *request, name string) string {
+	v, _ := r.c.UserValue(name).(string)
+	return v
+}
+
+// query returns a query parameter of the request.
+func query(r *request, name string) string { return string(r.c.QueryArgs().Peek(name)) }
+
+func queryAll(r *request, name string) []string {
+	var out []string
+	for _, v := range r.c.QueryArgs().PeekMulti(name) {
+		out = append(out, string(v))
+	}
+	return out
+}
+
+// writeAppJSON answers a page's script (a job's status) with v as JSON.
+func writeAppJSON(r *request, v any) error {
+	body, err := json.MarshalNoEscape(v)
+	if err != nil {
+		return err
+	}
+	r.c.SetStatusCode(200)
+	r.c.SetContentType("application/json")
+	r.c.SetBody(body)
+	r.written = true
+	return nil
+}
+
+func studyPage(title string, status int, data any, name string) *appPage {
+	return &appPage{name: name, status: status, title: title, nav: webui.NavStudies, data: data}
+}
+
+func (s *Server) handleAppStudies(r *request) error {
+	page, err := s.buildStudiesPage(r.ctx, r.p, query(r, "cursor"))
+	if err != nil {
+		return err
+	}
+	r.out = studyPage("Studies", 0, page, webui.PageStudies)
+	return nil
+}
+
+func (s *Server) handleAppStudyNew(r *request) error {
+	page, err := s.buildStudyNewPage(r.ctx, r.p, "", queryAll(r, "file"))
+	if err != nil {
+		return err
+	}
+	r.out = studyPage("New study", 0, page, webui.PageStudyNew)
+	return nil
+}
+
+func (s *Server) handleAppStudyCreate(r *request) error {
+	guidance, files := r.formValue("guidance"), r.formValues("file_ids")
+	job, err := s.appCreateStudy(r.ctx, r.p, guidance, files)
+	if fe := formErrors(err); fe != nil {
+		page, perr := s.buildStudyNewPage(r.ctx, r.p, guidance, files)
+		if perr != nil {
+			return perr
+		}
+		page.Errors = fe
+		r.out = studyPage("New study", 422, page, webui.PageStudyNew)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/studies/jobs/" + job}
+	return nil
+}
+
+// handleAppStudyFile takes one document for a study being created (multipart, part
+// "file", through the upload operation) and returns to the form with it attached.
+// A refused file comes back as the form with the reason beside the file field.
+func (s *Server) handleAppStudyFile(r *request) error {
+	keep := queryAll(r, "file_ids") // the files attached so far ride in the action's query
+	in, err := s.bindUpload(r.c)
+	var fh FileHandle
+	if err == nil {
+		fh, err = appCall[FileHandle](r.ctx, s, r.p, "upload_file", in)
+	}
+	if fe := formErrors(err); fe != nil {
+		page, perr := s.buildStudyNewPage(r.ctx, r.p, "", keep)
+		if perr != nil {
+			return perr
+		}
+		if _, ok := fe["file"]; !ok {
+			fe = webui.FieldErrors{"file": fe.List()[0]}
+		}
+		page.Errors = fe
+		r.out = studyPage("New study", 422, page, webui.PageStudyNew)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	v := url.Values{}
+	for _, id := range append(keep, fh.FileID.String()) {
+		v.Add("file", id)
+	}
+	r.out = appRedirect{to: "/app/studies/new?" + v.Encode()}
+	return nil
+}
+
+func (s *Server) handleAppAuthoring(r *request) error {
+	page, err := s.buildAuthoringPage(r.ctx, r.p, pathString(r, "job_id"))
+	if err != nil {
+		return err
+	}
+	page.Refine = query(r, "refine") == "1"
+	r.out = studyPage("Drafting the study", 0, page, webui.PageStudyAuthoring)
+	return nil
+}
+
+// authoringStatusJSON is what the authoring page's script polls.
+type authoringStatusJSON struct {
+	Status   string `json:"status"`
+	StudyURL string `json:"study_url,omitempty"`
+}
+
+func (s *Server) handleAppAuthoringStatus(r *request) error {
+	page, err := s.buildAuthoringPage(r.ctx, r.p, pathString(r, "job_id"))
+	if err != nil {
+		return err
+	}
+	return writeAppJSON(r, authoringStatusJSON{Status: page.Status, StudyURL: page.StudyURL})
+}
+
+func (s *Server) handleAppStudy(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	page, err := s.buildStudyPage(r.ctx, r.p, id)
+	if err != nil {
+		return err
+	}
+	page.Notice = studyNotices[query(r, "done")]
+	r.out = studyPage(page.Name, 0, page, webui.PageStudy)
+	return nil
+}
+
+// studyNotices are the outcomes a redirect to the study page may name with ?done=: a
+// fixed list, so a crafted link cannot put words on the page.
+var studyNotices = map[string]string{
+	"live":   "The study is live: its invite link now starts real interviews.",
+	"test":   "Back in test mode: the invite link runs rehearsals.",
+	"paused": "Paused: the invite link asks participants to come back later.",
+	"closed": "Closed: the invite link no longer offers interviews.",
+	"link":   "Participant link created.",
+}
+
+// studyFormError re-renders the study page with a form's refusal beside its field.
+func (s *Server) studyFormError(r *request, id kv.ID, fe webui.FieldErrors, keep func(*webui.StudyPage)) error {
+	page, err := s.buildStudyPage(r.ctx, r.p, id)
+	if err != nil {
+		return err
+	}
+	page.Errors = fe
+	if keep != nil {
+		keep(&page)
+	}
+	r.out = studyPage(page.Name, 422, page, webui.PageStudy)
+	return nil
+}
+
+func (s *Server) handleAppGoLive(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	page, err := s.buildGoLivePage(r.ctx, r.p, id)
+	if err != nil {
+		return err
+	}
+	r.out = studyPage("Go live", 0, page, webui.PageStudyGoLive)
+	return nil
+}
+
+// handleAppStudyMode sets a study's mode. Going live needs the confirmation page's
+// "confirm" field, so no single click on the study page can spend credits.
+func (s *Server) handleAppStudyMode(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	target := r.formValue("mode")
+	if target == string(kv.ModeLive) && r.formValue("confirm") != "yes" {
+		r.out = appRedirect{to: "/app/studies/" + id.String() + "/golive"}
+		return nil
+	}
+	res, err := s.appSetMode(r.ctx, r.p, id, target)
+	if fe := formErrors(err); fe != nil {
+		if target == string(kv.ModeLive) {
+			page, perr := s.buildGoLivePage(r.ctx, r.p, id)
+			if perr != nil {
+				return perr
+			}
+			page.Errors = fe
+			r.out = studyPage("Go live", 422, page, webui.PageStudyGoLive)
+			return nil
+		}
+		return s.studyFormError(r, id, fe, nil)
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/studies/" + id.String() + "?done=" + string(res.Mode)}
+	return nil
+}
+
+func (s *Server) handleAppStudyRefine(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	guidance := r.formValue("guidance")
+	job, err := s.appRefineStudy(r.ctx, r.p, id, guidance)
+	if fe := formErrors(err); fe != nil {
+		return s.studyFormError(r, id, fe, func(p *webui.StudyPage) { p.RefineGuidance = guidance })
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/studies/jobs/" + job + "?refine=1"}
+	return nil
+}
+
+func (s *Server) handleAppStudySimulate(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	persona, turnsRaw := r.formValue("persona"), r.formValue("max_turns")
+	var turns *int
+	if turnsRaw != "" {
+		n, convErr := strconv.Atoi(turnsRaw)
+		if convErr != nil {
+			return s.studyFormError(r, id, webui.FieldErrors{"max_turns": "Most turns is a whole number from 1 to 200."},
+				func(p *webui.StudyPage) { p.Persona = persona })
+		}
+		turns = &n
+	}
+	job, err := s.appSimulate(r.ctx, r.p, id, persona, turns)
+	if fe := formErrors(err); fe != nil {
+		return s.studyFormError(r, id, fe, func(p *webui.StudyPage) {
+			p.Persona = persona
+			if turns != nil {
+				p.MaxTurns = *turns
+			}
+		})
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/simulations/" + job}
+	return nil
+}
+
+func (s *Server) handleAppStudyLink(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	f := webui.LinkForm{Audience: r.formValue("audience"), Note: r.formValue("note")}
+	keys, values := r.formValues("context_key"), r.formValues("context_value")
+	for i := range max(len(keys), len(values)) {
+		var kv webui.KeyValue
+		if i < len(keys) {
+			kv.Key = keys[i]
+		}
+		if i < len(values) {
+			kv.Value = values[i]
+		}
+		f.Rows = append(f.Rows, kv)
+	}
+	_, err = s.appCreateParticipantLink(r.ctx, r.p, id, f)
+	if fe := formErrors(err); fe != nil {
+		for len(f.Rows) < linkFormRows {
+			f.Rows = append(f.Rows, webui.KeyValue{})
+		}
+		return s.studyFormError(r, id, fe, func(p *webui.StudyPage) { p.LinkForm = f })
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/studies/" + id.String() + "?done=link#links-h"}
+	return nil
+}
+
+func (s *Server) handleAppSimulation(r *request) error {
+	page, err := s.buildSimulationPage(r.ctx, r.p, pathString(r, "job_id"))
+	if err != nil {
+		return err
+	}
+	r.out = studyPage("Simulation", 0, page, webui.PageSimulation)
+	return nil
+}
+
+// simulationStatusJSON is what the simulation page's script polls: the operation's
+// own answer, so the page and the API show the same transcript.
+func (s *Server) handleAppSimulationStatus(r *request) error {
+	st, err := appCall[SimulationStatus](r.ctx, s, r.p, "get_simulation_status", &JobIDInput{JobID: pathString(r, "job_id")})
+	if err != nil {
+		return err
+	}
+	return writeAppJSON(r, st)
+}
