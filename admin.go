@@ -194,7 +194,7 @@ func keysCreateRow() *command {
 				if err != nil {
 					return nil, err
 				}
-				in := kv.KeyInput{OrgID: orgID, Name: *name, Environment: kv.Environment(*envName), ExpiresDays: *days}
+				in := kv.KeyInput{OrgID: orgID, Name: *name, Environment: kv.Environment(*envName), ExpiresDays: *days, ByOperator: true}
 				if !in.Environment.Valid() {
 					return nil, fmt.Errorf("--env %q: want test or live", *envName)
 				}

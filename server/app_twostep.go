@@ -31,13 +31,11 @@ type appTwoStepPage struct {
 func (s *Server) twoStepPage(r *request, method, next string) *appTwoStepPage {
 	a := r.app()
 	page := &appTwoStepPage{Method: method, HasTOTP: a.auth.User.TOTPEnabled, Next: next}
-	if !page.HasTOTP && method != kv.MethodEmail {
-		page.Method = kv.MethodEmail
-	}
-	switch page.Method {
-	case kv.MethodTOTP, kv.MethodRecovery, kv.MethodEmail:
-	default:
-		page.Method = kv.MethodTOTP
+	switch m := kv.TwoStepMethod(method); {
+	case !page.HasTOTP:
+		page.Method = string(kv.MethodEmail)
+	case m != kv.MethodTOTP && m != kv.MethodRecovery && m != kv.MethodEmail:
+		page.Method = string(kv.MethodTOTP)
 	}
 	if !a.auth.User.TOTPEnabled && a.auth.Org.RequireMFA {
 		page.Required = a.auth.Org.Name + " requires a second step at every sign-in. Until you set up an authenticator app, we'll email you a code."
@@ -69,12 +67,12 @@ func (s *Server) handleAppTwoStep(r *request) error {
 	if err := s.admitTwoStep(r); err != nil {
 		return err
 	}
-	passed, err := s.db.PassTwoStep(r.ctx, kv.PassTwoStepInput{Token: a.token, Method: method,
+	passed, err := s.db.PassTwoStep(r.ctx, kv.PassTwoStepInput{Token: a.token, Method: kv.TwoStepMethod(method),
 		Code: r.formValue("code"), UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()})
 	switch {
-	case kv.ErrorCode(err) == kv.EUNAUTHORIZED && kv.ErrorReason(err) == "invalid_code":
+	case kv.ErrorCode(err) == kv.EUNAUTHORIZED && toAPIError(err).Code == "invalid_code":
 		page := s.twoStepPage(r, method, next)
-		page.EmailSent = method == kv.MethodEmail
+		page.EmailSent = method == string(kv.MethodEmail)
 		page.Errors = []string{toAPIError(err).Detail}
 		r.info.code = "invalid_code"
 		r.out = &appPage{name: "app_twostep", status: 401, title: "Two-step verification", bare: true, data: page}
@@ -82,7 +80,7 @@ func (s *Server) handleAppTwoStep(r *request) error {
 	case kv.ErrorCode(err) == kv.EUNAUTHORIZED:
 		// Too many wrong codes: the session is gone; start again.
 		s.setAppCookie(r, appSessionCookie, "", -1)
-		r.info.code = kv.ErrorReason(err)
+		r.info.code = toAPIError(err).Code
 		r.out = appRedirect{to: "/app/signin"}
 		return nil
 	case kv.ErrorCode(err) == kv.EINVALID:
@@ -109,7 +107,7 @@ func (s *Server) handleAppTwoStepEmail(r *request) error {
 		return err
 	}
 	code, err := s.db.RequestTwoStepEmailCode(r.ctx, a.token)
-	page := s.twoStepPage(r, kv.MethodEmail, next)
+	page := s.twoStepPage(r, string(kv.MethodEmail), next)
 	switch kv.ErrorCode(err) {
 	case "":
 		s.sendMail(mail.TwoStepCode(code.Email, code.Code))
