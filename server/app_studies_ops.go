@@ -1,18 +1,10 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"strconv"
 	"time"
-
-	"github.com/boombuler/barcode"
-	"github.com/boombuler/barcode/qr"
 
 	"interviewd/kv"
 	"interviewd/webui"

@@ -1,0 +1,228 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"interviewd/kv"
+)
+
+// appUser is a browser signed in to the app, driven over plain HTTP: its session
+// cookie and the CSRF token its forms carry. It follows no redirect, so a test sees
+// each 303 and where it leads.
+type appUser struct {
+	e      *testEnv
+	cookie string
+	csrf   string
+	hc     *http.Client
+}
+
+// mustAppUser signs email in through the store exactly as the sign-in page does (the
+// code the store hands out is the one the email would carry) and chooses org's env.
+// A new address becomes a member of org first, with role.
+func (e *testEnv) mustAppUser(t *testing.T, email string, org kv.ID, env kv.Environment, role kv.Role) *appUser {
+	t.Helper()
+	ctx := context.Background()
+	if role != "" {
+		if _, err := e.db.AddMember(ctx, org, email, role); err != nil && kv.ErrorCode(err) != kv.ECONFLICT {
+			t.Fatal(err)
+		}
+	}
+	code, err := e.db.RequestSignInCode(ctx, email)
+	if err != nil || !code.Send {
+		t.Fatalf("sign-in code for %s: %+v %v", email, code, err)
+	}
+	start, err := e.db.SignIn(ctx, kv.SignInInput{Email: email, Code: code.Code, UserAgent: "test", IP: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth, err := e.db.ChooseWorkspace(ctx, kv.WorkspaceInput{Token: start.Token, OrgID: org, Environment: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &appUser{e: e, cookie: start.Token, csrf: auth.Session.CSRF, hc: &http.Client{
+		Timeout:       60 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+func (u *appUser) send(t *testing.T, method, path, contentType string, body io.Reader, headers ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, u.e.url+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.cookie != "" {
+		req.AddCookie(&http.Cookie{Name: appSessionCookie, Value: u.cookie})
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := u.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, body: b, header: resp.Header}
+}
+
+func (u *appUser) get(t *testing.T, path string) response {
+	t.Helper()
+	return u.send(t, "GET", path, "", nil)
+}
+
+// post submits a form with the session's CSRF token (unless form sets csrf itself).
+func (u *appUser) post(t *testing.T, path string, form url.Values) response {
+	t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	if _, ok := form["csrf"]; !ok {
+		form.Set("csrf", u.csrf)
+	}
+	return u.send(t, "POST", path, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+}
+
+// wantPage checks status and that the page says each of want.
+func wantPage(t *testing.T, r response, status int, want ...string) string {
+	t.Helper()
+	page := string(r.body)
+	if r.status != status {
+		t.Fatalf("status %d, want %d (Location %q):\n%s", r.status, status, r.header.Get("Location"), page)
+	}
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Fatalf("page lacks %q:\n%s", w, page)
+		}
+	}
+	return page
+}
+
+func wantRedirect(t *testing.T, r response, prefix string) string {
+	t.Helper()
+	loc := r.header.Get("Location")
+	if r.status != http.StatusSeeOther || !strings.HasPrefix(loc, prefix) {
+		t.Fatalf("got %d to %q, want 303 to %s…:\n%s", r.status, loc, prefix, r.body)
+	}
+	return loc
+}
+
+// pollJSON polls a page's status endpoint until done says so (60 s at most).
+func pollJSON[T any](t *testing.T, u *appUser, path string, done func(T) bool) T {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r := u.get(t, path)
+		if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+			t.Fatalf("%s: %d %s", path, r.status, r.body)
+		}
+		var v T
+		if err := json.Unmarshal(r.body, &v); err != nil {
+			t.Fatal(err)
+		}
+		if done(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not done after 60 s: %s", path, r.body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+var studyIDInURL = regexp.MustCompile(`/app/studies/([0-9a-f-]{36})`)
+
+// TestAppStudyLifecycle: a study created from guidance becomes ready, shows its brief,
+// design versions and invite link, refines into version 2 with what changed, goes live
+// only through the confirmation, and takes a participant link.
+func TestAppStudyLifecycle(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+
+	wantPage(t, owner.get(t, "/app/studies"), 200, "No studies yet", `href="/app/studies/new"`)
+	wantPage(t, owner.get(t, "/app/studies/new"), 200, `name="guidance"`, `enctype="multipart/form-data"`)
+
+	// Empty guidance comes back as the form with the operation's message beside it.
+	wantPage(t, owner.post(t, "/app/studies", url.Values{"guidance": {"   "}}), 422, `id="guidance-err"`, `aria-invalid="true"`)
+
+	loc := wantRedirect(t, owner.post(t, "/app/studies", url.Values{"guidance": {"Understand how night-shift nurses plan their week and what breaks their rota."}}), "/app/studies/jobs/")
+	wantPage(t, owner.get(t, loc), 200, `data-poll="`+loc+`/status"`)
+	st := pollJSON(t, owner, loc+"/status", func(s authoringStatusJSON) bool { return s.Status != kv.AuthoringWorking })
+	if st.Status != kv.AuthoringReady || !studyIDInURL.MatchString(st.StudyURL) {
+		t.Fatalf("authoring ended %+v", st)
+	}
+	studyID := studyIDInURL.FindStringSubmatch(st.StudyURL)[1]
+	page := wantPage(t, owner.get(t, st.StudyURL), 200, "Verbatim questions", "Version 1", `class="mode mode-test"`,
+		`data-copy="#invite-url"`, `src="data:image/png;base64,`, `href="/app/studies/`+studyID+`/golive"`, `action="/app/studies/`+studyID+`/simulate"`)
+	d, err := e.db.FindStudyByID(t.Context(), kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive}, mustID(t, studyID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page, testBaseURL+"/i/"+d.LinkToken) {
+		t.Fatalf("study page lacks its invite URL")
+	}
+	for _, q := range d.Brief.VerbatimQuestions {
+		if !strings.Contains(page, htmlEscape(q)) {
+			t.Fatalf("study page lacks verbatim question %q", q)
+		}
+	}
+	wantPage(t, owner.get(t, "/app/studies"), 200, `href="/app/studies/`+studyID+`"`)
+
+	// Refine: a new design version, with what changed from the first.
+	loc = wantRedirect(t, owner.post(t, "/app/studies/"+studyID+"/refine", url.Values{"guidance": {"Add a question about handovers. Rename the study to Night Shift Rotas."}}), "/app/studies/jobs/")
+	if st := pollJSON(t, owner, strings.SplitN(loc, "?", 2)[0]+"/status", func(s authoringStatusJSON) bool { return s.Status != kv.AuthoringWorking }); st.Status != kv.AuthoringReady {
+		t.Fatalf("refine ended %+v", st)
+	}
+	wantPage(t, owner.get(t, "/app/studies/"+studyID), 200, "Version 2", "Rename the study to Night Shift Rotas.", "Night Shift Rotas", `class="added"`)
+
+	// Go live: a post without the confirmation only leads to the confirmation page.
+	wantRedirect(t, owner.post(t, "/app/studies/"+studyID+"/mode", url.Values{"mode": {"live"}}), "/app/studies/"+studyID+"/golive")
+	if d, _ := e.db.FindStudyByID(t.Context(), kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive}, mustID(t, studyID)); d.Mode != kv.ModeTest {
+		t.Fatalf("went live without confirmation: %s", d.Mode)
+	}
+	wantPage(t, owner.get(t, "/app/studies/"+studyID+"/golive"), 200, `name="confirm" value="yes"`, "10 left")
+	wantRedirect(t, owner.post(t, "/app/studies/"+studyID+"/mode", url.Values{"mode": {"live"}, "confirm": {"yes"}}), "/app/studies/"+studyID+"?done=live")
+	wantPage(t, owner.get(t, "/app/studies/"+studyID+"?done=live"), 200, "The study is live", `class="mode mode-live"`, `value="paused"`)
+	// A live study cannot be simulated: the operation's 409, as a page.
+	wantPage(t, owner.post(t, "/app/studies/"+studyID+"/simulate", nil), 409, "live")
+
+	// A participant link with context and a note; a reserved key is refused in place.
+	wantPage(t, owner.post(t, "/app/studies/"+studyID+"/links", url.Values{"context_key": {"token"}, "context_value": {"x"}, "audience": {"group"}}), 422, `id="context-err"`)
+	wantRedirect(t, owner.post(t, "/app/studies/"+studyID+"/links", url.Values{"context_key": {"segment", ""}, "context_value": {"enterprise", ""}, "note": {"Ask about the pilot"}, "audience": {"person"}}), "/app/studies/"+studyID+"?done=link")
+	wantPage(t, owner.get(t, "/app/studies/"+studyID), 200, "segment=enterprise", "Ask about the pilot", `<span class="tag">person</span>`)
+
+	// The credits notice: live, live environment, no credits left.
+	if _, err := e.db.AddCredits(t.Context(), e.orgA.ID, -10); err != nil {
+		t.Fatal(err)
+	}
+	wantPage(t, owner.get(t, "/app/studies/"+studyID), 200, "Not accepting interviews")
+}
+
+func htmlEscape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
+	return r.Replace(s)
+}
+
+func mustID(t *testing.T, s string) kv.ID {
+	t.Helper()
+	id, ok := kv.ParseID(s)
+	if !ok {
+		t.Fatalf("not an id: %q", s)
+	}
+	return id
+}
