@@ -71,7 +71,8 @@ func readPluginUpload(r *request) ([]byte, error) {
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, errPluginMissing
 	}
-	mr := multipart.NewReader(io.LimitReader(bodyStream(r.c), maxPluginBytes+maxFormOverhead), params["boundary"])
+	body := io.LimitReader(bodyStream(r.c), maxPluginBytes+maxFormOverhead)
+	mr := multipart.NewReader(body, params["boundary"])
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -92,6 +93,10 @@ func readPluginUpload(r *request) ([]byte, error) {
 		if len(wasm) > maxPluginBytes {
 			r.c.SetConnectionClose()
 			return nil, &apiError{Status: 413, Code: "payload_too_large", Detail: "A plugin may be at most 32 MB."}
+		}
+		// Read the closing boundary, so the connection is left at the next request.
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			r.c.SetConnectionClose()
 		}
 		if len(wasm) == 0 {
 			return nil, errPluginMissing

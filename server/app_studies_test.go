@@ -226,3 +226,32 @@ func mustID(t *testing.T, s string) kv.ID {
 	}
 	return id
 }
+
+// TestAppStudyDocuments: documents attach to a new study through the upload operation
+// (its type and size rules) and ride along into authoring.
+func TestAppStudyDocuments(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	ct, body := multipartFile(t, "notes.exe", []byte("MZ"))
+	wantPage(t, owner.send(t, "POST", "/app/studies/files", ct, body, "X-CSRF-Token", owner.csrf), 422, `id="file-err"`, "File type not accepted")
+	ct, body = multipartFile(t, "plan.txt", []byte("We want to learn how clinics book follow-up visits."))
+	loc := wantRedirect(t, owner.send(t, "POST", "/app/studies/files", ct, body, "X-CSRF-Token", owner.csrf), "/app/studies/new?file=")
+	first := strings.TrimPrefix(loc, "/app/studies/new?file=")
+	ct, body = multipartFile(t, "more.md", []byte("# Also\nHow reminders work."))
+	loc = wantRedirect(t, owner.send(t, "POST", "/app/studies/files?file_ids="+first, ct, body, "X-CSRF-Token", owner.csrf), "/app/studies/new?file="+first+"&file=")
+	page := wantPage(t, owner.get(t, loc), 200, "plan.txt", "more.md", `name="file_ids" value="`+first+`"`, `action="/app/studies/files?file_ids=`+first+`&amp;file_ids=`)
+	_ = page
+	// Another organisation cannot see (or use) these files.
+	b := e.mustAppUser(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
+	if strings.Contains(string(b.get(t, loc).body), "plan.txt") {
+		t.Fatal("another organisation sees the attached file")
+	}
+	wantPage(t, b.post(t, "/app/studies", url.Values{"guidance": {"Learn about booking."}, "file_ids": {first}}), 422, "No uploaded file with this id")
+
+	jobLoc := wantRedirect(t, owner.post(t, "/app/studies", url.Values{"guidance": {"Learn how clinics book follow-up visits."}, "file_ids": {first}}), "/app/studies/jobs/")
+	id, _ := kv.ParseID(strings.TrimPrefix(jobLoc, "/app/studies/jobs/"))
+	j, err := e.db.FindJobByID(t.Context(), kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive}, kv.JobAuthoring, id)
+	if err != nil || len(j.FileIDs) != 1 || j.FileIDs[0].String() != first {
+		t.Fatalf("authoring job %+v %v", j, err)
+	}
+}

@@ -71,8 +71,8 @@ type StudyNewPage struct {
 	// its query, as a multipart body's other parts are not read.
 	UploadAction string
 	Guidance     string
-	Files    []UploadedFile
-	Errors   FieldErrors
+	Files        []UploadedFile
+	Errors       FieldErrors
 }
 
 // AuthoringPage is the live status of an authoring job.

@@ -1,0 +1,101 @@
+package server
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"interviewd/kv"
+)
+
+// TestAppTranscriptPermalink: the permalink an interview carries opens its transcript
+// with the link's context and timing; rehearsals read the same; the list filters by
+// study, status and rehearsal.
+func TestAppTranscriptPermalink(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Rota planning", "How do you plan the rota today?", "What goes wrong with it?"))
+	e.completeInterview(e.linkFor(st, kv.AudiencePerson, map[string]string{"segment": "night <shift>"}, "private note"), []string{"I use a spreadsheet & a wall chart."})
+	other := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeTest, plainBrief("Rehearsed", "Why?"))
+	e.completeInterview(other.LinkToken, []string{"Because."})
+
+	ivs := e.interviewsOf(st)
+	if len(ivs) != 1 {
+		t.Fatalf("interviews %+v", ivs)
+	}
+	iv := ivs[0]
+	r := e.do("GET", "/v1/api/interviews/"+iv.ID.String(), "a_live", "")
+	var wire Interview
+	r.json(t, &wire)
+	permalink := strings.TrimPrefix(wire.Permalink, testBaseURL)
+	if permalink != "/app/interviews/"+iv.ID.String() {
+		t.Fatalf("permalink %q", wire.Permalink)
+	}
+	page := wantPage(t, owner.get(t, permalink), 200, "Interview of Rota planning", "How do you plan the rota today?",
+		"I use a spreadsheet &amp; a wall chart.", "Context from the link", "segment", "night &lt;shift&gt;", "One person", "Completed", "Design version")
+	if strings.Contains(page, "private note") {
+		t.Fatal("the interviewer's note is on the transcript page")
+	}
+	msgs, err := e.db.FindTranscript(t.Context(), st.Partition(), iv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(page, `<li class="msg msg-`); got != len(msgs) {
+		t.Fatalf("page shows %d messages, the transcript has %d", got, len(msgs))
+	}
+
+	rehearsal := e.interviewsOf(other)[0]
+	wantPage(t, owner.get(t, "/app/interviews/"+rehearsal.ID.String()), 200, "Rehearsal of Rehearsed", "Because.")
+
+	all := wantPage(t, owner.get(t, "/app/interviews"), 200, "/app/interviews/"+iv.ID.String(), "/app/interviews/"+rehearsal.ID.String())
+	_ = all
+	only := wantPage(t, owner.get(t, "/app/interviews?rehearsal=yes"), 200, "/app/interviews/"+rehearsal.ID.String(), `<option value="yes" selected>`)
+	if strings.Contains(only, "/app/interviews/"+iv.ID.String()) {
+		t.Fatal("rehearsals-only list shows a real interview")
+	}
+	real := wantPage(t, owner.get(t, "/app/interviews?"+url.Values{"study": {st.ID.String()}, "status": {"completed"}, "rehearsal": {"no"}}.Encode()), 200, "/app/interviews/"+iv.ID.String())
+	if strings.Contains(real, "/app/interviews/"+rehearsal.ID.String()) {
+		t.Fatal("filtered list shows the other study's rehearsal")
+	}
+	wantPage(t, owner.get(t, "/app/interviews?status=failed"), 200, "No interviews match these filters.")
+	wantPage(t, owner.get(t, "/app/interviews?status=bogus"), 422)
+
+	// Another organisation's interview is not found; a member is refused with a page.
+	b := e.mustAppUser(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
+	wantPage(t, b.get(t, permalink), 404, "Not found")
+	wantPage(t, b.get(t, "/app/interviews/not-an-id"), 404)
+	member := e.mustAppUser(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
+	wantPage(t, member.get(t, permalink), 403, "Only owners and admins")
+	wantPage(t, member.get(t, "/app/interviews"), 403)
+	// The test environment holds other data: the live interview is not there.
+	test := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvTest, "")
+	wantPage(t, test.get(t, permalink), 404)
+}
+
+// TestAppMemberSeesNoGoLiveOrExport: a member reads a study but is offered neither Go
+// live nor exports, and is refused when trying them anyway.
+func TestAppMemberSeesNoGoLiveOrExport(t *testing.T) {
+	e := mustServe(t)
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeTest, plainBrief("Member view", "Why?"))
+	member := e.mustAppUser(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
+	page := wantPage(t, member.get(t, "/app/studies/"+st.ID.String()), 200, "Member view", `value="closed"`, "Refine")
+	for _, never := range []string{"/golive", "Go live", "/app/exports?study", "/app/interviews?study"} {
+		if strings.Contains(page, never) {
+			t.Fatalf("member's study page offers %q", never)
+		}
+	}
+	wantPage(t, member.get(t, "/app/studies/"+st.ID.String()+"/golive"), 403)
+	wantPage(t, member.post(t, "/app/studies/"+st.ID.String()+"/mode", url.Values{"mode": {"live"}, "confirm": {"yes"}}), 403)
+	wantPage(t, member.get(t, "/app/exports"), 403)
+	wantPage(t, member.post(t, "/app/exports", url.Values{"study_id": {st.ID.String()}}), 403)
+	if got, _ := e.db.FindStudyByID(t.Context(), st.Partition(), st.ID); got.Mode != kv.ModeTest {
+		t.Fatalf("member moved the study to %s", got.Mode)
+	}
+	// What members may do, they do: close it.
+	wantRedirect(t, member.post(t, "/app/studies/"+st.ID.String()+"/mode", url.Values{"mode": {"closed"}}), "/app/studies/"+st.ID.String()+"?done=closed")
+	// No CSRF token: refused before anything happens.
+	wantPage(t, member.post(t, "/app/studies/"+st.ID.String()+"/mode", url.Values{"mode": {"test"}, "csrf": {"wrong"}}), 403)
+	if got, _ := e.db.FindStudyByID(t.Context(), st.Partition(), st.ID); got.Mode != kv.ModeClosed {
+		t.Fatalf("a post without its CSRF token changed the mode to %s", got.Mode)
+	}
+}
