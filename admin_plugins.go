@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +9,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/plugins"
+	"interviewd/server"
 )
 
 // Organisations' own WebAssembly plugins: kind and name come from the module's own
@@ -87,11 +86,10 @@ func pluginsRemoveRow() *command {
 					return nil, fmt.Errorf("--kind %q: want redactor or formatter", *kind)
 				}
 				return func(ctx context.Context, db *kv.DB, out io.Writer) error {
-					p, err := db.RemovePlugin(ctx, orgID, *kind, *name)
+					p, err := server.RemoveOrgPlugin(ctx, db, orgID, *kind, *name)
 					if err != nil {
 						return err
 					}
-					_ = os.Remove(filepath.Join(db.BlobDir(), p.Blob))
 					return printJSON(out, map[string]any{"removed": p.Name, "kind": p.Kind})
 				}, nil
 			}
@@ -108,21 +106,8 @@ func addPlugin(ctx context.Context, db *kv.DB, org kv.ID, file string, stdout io
 		return err
 	}
 	defer host.Close(ctx)
-	pl, err := host.Load(ctx, wasm) // compiles, checks imports and runs describe
-	if err != nil {
-		return err
-	}
-	d := pl.Descriptor()
-	sum := sha256.Sum256(wasm)
-	rel := filepath.Join("plugins", hex.EncodeToString(sum[:])+".wasm")
-	if err := os.MkdirAll(filepath.Join(db.BlobDir(), "plugins"), 0o700); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(db.BlobDir(), rel), wasm, 0o600); err != nil {
-		return err
-	}
-	p, err := db.PutPlugin(ctx, kv.OrgPlugin{OrgID: org, Kind: string(d.Kind), Name: d.Name, MediaType: d.MediaType,
-		SHA256: hex.EncodeToString(sum[:]), Blob: rel})
+	// The same function the app's Settings → Redaction and plugins page uses.
+	p, err := server.AddOrgPlugin(ctx, db, host, org, wasm)
 	if err != nil {
 		return err
 	}

@@ -255,3 +255,28 @@ func TestAppStudyDocuments(t *testing.T) {
 		t.Fatalf("authoring job %+v %v", j, err)
 	}
 }
+
+// TestAppSimulation: a simulation started from the study page runs to its end and the
+// page's status endpoint carries the transcript as the API does.
+func TestAppSimulation(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeTest, plainBrief("Rehearse me", "How do you plan the week?", "What breaks the plan?"))
+	wantPage(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"persona": {"A night nurse"}, "max_turns": {"0"}}), 422, `id="turns-err"`, `value="0"`, "A night nurse")
+	wantPage(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"max_turns": {"many"}}), 422, `id="turns-err"`)
+	loc := wantRedirect(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"persona": {"A night nurse"}, "max_turns": {"4"}}), "/app/simulations/")
+	wantPage(t, owner.get(t, loc), 200, `data-kind="simulation"`, `href="/app/studies/`+st.ID.String()+`"`)
+	done := pollJSON(t, owner, loc+"/status", func(s SimulationStatus) bool {
+		return s.Status == kv.SimulationCompleted || s.Status == kv.SimulationFailed
+	})
+	if done.Status != kv.SimulationCompleted || len(done.Turns) == 0 {
+		t.Fatalf("simulation ended %+v", done)
+	}
+	page := wantPage(t, owner.get(t, loc), 200, "Finished.", `data-poll=""`, htmlEscape(done.Turns[0].Text))
+	if got := strings.Count(page, `<li class="msg msg-`); got != len(done.Turns) {
+		t.Fatalf("page shows %d turns, the simulation has %d", got, len(done.Turns))
+	}
+	b := e.mustAppUser(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
+	wantPage(t, b.get(t, loc), 404)
+	wantPage(t, b.get(t, loc+"/status"), 404)
+}
