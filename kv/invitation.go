@@ -162,43 +162,79 @@ func (db *DB) FindInvitation(ctx context.Context, token string) (InvitationView,
 	return out, err
 }
 
+// AcceptInput opens an invitation link in a browser.
+type AcceptInput struct {
+	Token string
+	// Previous is the session token the browser held, if any: it is replaced.
+	Previous  string
+	UserAgent string
+	IP        string
+}
+
+// Accepted is the membership an invitation made and the session it started.
+type Accepted struct {
+	SessionStart
+	Membership Membership
+	Org        Org
+}
+
 // AcceptInvitation spends the invitation and, in the same transaction, creates the user
-// if the address has none (verified: the link reached the address), and the membership
-// with the invited role (someone already a member keeps their role). ENOTFOUND
-// invitation_invalid as FindInvitation.
-func (db *DB) AcceptInvitation(ctx context.Context, token string) (User, Membership, error) {
-	var u User
-	var m Membership
+// if the address has none (verified: the link reached the address), the membership with
+// the invited role (someone already a member keeps their role) and a new session in the
+// invitation's organisation (live environment), replacing Previous. The link is as good
+// a proof of the address as a sign-in code; a user with two-step on must still pass it
+// (TwoStepDue). ENOTFOUND invitation_invalid as FindInvitation.
+func (db *DB) AcceptInvitation(ctx context.Context, in AcceptInput) (Accepted, error) {
+	token, hash := newSessionToken()
+	csrf := newCSRFSecret()
+	var out Accepted
 	err := db.update(ctx, func(tx *bolt.Tx) error {
-		rec, err := invitationByToken(tx, token, db.Now())
+		out = Accepted{}
+		now := db.Now()
+		rec, err := invitationByToken(tx, in.Token, now)
 		if err != nil {
 			return err
 		}
-		if _, err := orgByID(tx, rec.OrgID); err != nil {
+		org, err := orgByID(tx, rec.OrgID)
+		if err != nil {
 			return errInvitation
 		}
-		if u, err = db.userForEmail(tx, rec.Email); err != nil {
+		u, err := db.userForEmail(tx, rec.Email)
+		if err != nil {
 			return err
 		}
-		if !u.Verified {
-			u.Verified = true
-			if err := putUser(tx, u); err != nil {
-				return err
-			}
+		u.Verified = true
+		u.LastSignInAt = &now
+		if err := putUser(tx, u); err != nil {
+			return err
 		}
 		if err := deleteInvitation(tx, rec); err != nil {
 			return err
 		}
-		if m, err = memberFor(tx, rec.OrgID, u.ID); err == nil {
-			return nil
+		m, err := memberFor(tx, rec.OrgID, u.ID)
+		if err != nil {
+			m = Membership{OrgID: rec.OrgID, UserID: u.ID, Role: rec.Role, CreatedAt: now}
+			if err := putMember(tx, m); err != nil {
+				return err
+			}
 		}
-		m = Membership{OrgID: rec.OrgID, UserID: u.ID, Role: rec.Role, CreatedAt: db.Now()}
-		return putMember(tx, m)
+		if err := db.dropSessionToken(tx, in.Previous); err != nil {
+			return err
+		}
+		s := sessionRecord{Session: Session{
+			ID: NewV4(), UserID: u.ID, OrgID: org.ID, Environment: EnvLive, CreatedAt: now, LastSeenAt: now,
+			UserAgent: clip(in.UserAgent, 300), IP: clip(in.IP, 64), CSRF: csrf,
+		}, Hash: hash[:]}
+		if err := putSession(tx, s); err != nil {
+			return err
+		}
+		out = Accepted{SessionStart: SessionStart{Session: s.Session, Token: token, User: u}, Membership: m, Org: org}
+		return nil
 	})
 	if err != nil {
-		return User{}, Membership{}, err
+		return Accepted{}, err
 	}
-	return u, m, nil
+	return out, nil
 }
 
 // RevokeInvitationInput revokes invitation ID of OrgID on behalf of Actor.

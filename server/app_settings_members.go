@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/url"
+	"time"
 
 	"interviewd/kv"
 	"interviewd/mail"
@@ -219,11 +220,13 @@ func (s *Server) handleAppInvitationPage(r *request) error {
 	return nil
 }
 
-// handleAppInvitationAccept spends the invitation: its address becomes a member. The
-// link proves the address received it, not who holds this browser, so unless the
-// browser is already signed in as that address it then signs in with an emailed code.
+// handleAppInvitationAccept spends the invitation: its address becomes a member and
+// this browser is signed in as it (the link reached the address, as a sign-in code
+// would), in the invitation's organisation. Two-step still applies when due.
 func (s *Server) handleAppInvitationAccept(r *request) error {
-	user, m, err := s.db.AcceptInvitation(r.ctx, r.pathParam("token"))
+	a := r.app()
+	acc, err := s.db.AcceptInvitation(r.ctx, kv.AcceptInput{Token: r.pathParam("token"), Previous: a.token,
+		UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()})
 	switch kv.ErrorCode(err) {
 	case "":
 	case kv.ENOTFOUND, kv.EINVALID:
@@ -234,19 +237,11 @@ func (s *Server) handleAppInvitationAccept(r *request) error {
 	default:
 		return err
 	}
-	a := r.app()
-	if a.signed && a.auth.User.ID == user.ID {
-		auth, err := s.db.ChooseWorkspace(r.ctx, kv.WorkspaceInput{Token: a.token, OrgID: m.OrgID, Environment: kv.EnvLive})
-		if err != nil {
-			return err
-		}
-		if auth.TwoStepDue() {
-			r.out = appRedirect{to: "/app/twostep"}
-			return nil
-		}
-		r.out = appRedirect{to: "/app/settings/members?done=joined"}
+	s.setAppCookie(r, appSessionCookie, acc.Token, int(kv.SessionIdleTTL/time.Second))
+	if kv.NeedsTwoStep(acc.User, acc.Org) {
+		r.out = appRedirect{to: "/app/twostep"}
 		return nil
 	}
-	r.out = appRedirect{to: "/app/signin?email=" + url.QueryEscape(user.Email)}
+	r.out = appRedirect{to: "/app/settings/members?done=joined"}
 	return nil
 }
