@@ -155,6 +155,22 @@ func (e *testEnv) appParamFixtures() appFixtures {
 		e.t.Fatalf("sessions of B: %v", err)
 	}
 	f.own["session_id"], f.other["session_id"] = sessions[0].ID.String(), bs[0].ID.String()
+
+	// Research pages. study_id: a live study of A and of B. job_id: one job of each
+	// (the routes of authoring, simulation and export jobs all find a job only in the
+	// caller's partition, of their own kind). interview_id: a finished interview of each.
+	stA := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Fixture A", "Why?"))
+	stB := e.studyWith(e.orgB.ID, kv.EnvLive, kv.ModeLive, plainBrief("Fixture B", "Why?"))
+	f.own["study_id"], f.other["study_id"] = stA.ID.String(), stB.ID.String()
+	jobA := e.mustAuthoringJob(kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive})
+	jobB := e.mustAuthoringJob(kv.Partition{Org: e.orgB.ID, Env: kv.EnvLive})
+	f.own["job_id"], f.other["job_id"] = jobA.String(), jobB.String()
+	e.completeInterview(stA.LinkToken, []string{"Because."})
+	if _, err := e.db.AddCredits(ctx, e.orgB.ID, 1); err != nil { // B starts with none
+		e.t.Fatal(err)
+	}
+	e.completeInterview(stB.LinkToken, []string{"Because."})
+	f.own["interview_id"], f.other["interview_id"] = e.interviewsOf(stA)[0].ID.String(), e.interviewsOf(stB)[0].ID.String()
 	return f
 }
 

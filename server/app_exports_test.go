@@ -16,7 +16,7 @@ import (
 // completion, downloads the redacted CSV; the test environment is refused plainly.
 func TestAppExportStartProgressDownload(t *testing.T) {
 	e := mustServe(t)
-	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Exported", "How do you plan?"))
 	e.completeInterview(e.linkFor(st, "", nil, ""), []string{"Mail me at jane@example.com please"})
 
@@ -37,11 +37,11 @@ func TestAppExportStartProgressDownload(t *testing.T) {
 	}
 
 	// Another organisation's export is not found.
-	b := e.mustAppUser(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
+	b := e.mustAppClient(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
 	wantPage(t, b.get(t, loc), 404)
 	wantPage(t, b.get(t, loc+"/download"), 404)
 
-	test := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvTest, "")
+	test := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvTest, "")
 	wantPage(t, test.get(t, "/app/exports"), 200, "test data cannot be exported")
 	wantPage(t, test.post(t, "/app/exports", url.Values{"study_id": {st.ID.String()}}), 403, "Test-environment")
 }
@@ -68,7 +68,7 @@ func multipartFile(t *testing.T, name string, content []byte) (string, *bytes.Bu
 // refuses a bad pattern beside its row; a plugin uploads, lists, exports and goes.
 func TestAppRedactionAndPlugins(t *testing.T) {
 	e := mustServe(t)
-	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Formats", "Why?"))
 	wantPage(t, owner.get(t, "/app/settings/redaction"), 200, `name="email" value="on" checked`, "No plugins", `action="/app/settings/plugins"`)
 
@@ -107,7 +107,7 @@ func TestAppRedactionAndPlugins(t *testing.T) {
 	}
 
 	// Members read the settings but change nothing.
-	member := e.mustAppUser(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
+	member := e.mustAppClient(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
 	wantPage(t, member.get(t, "/app/settings/redaction"), 200, "Only owners and admins change these settings", "jsonl")
 	wantPage(t, member.post(t, "/app/settings/redaction", url.Values{"email": {"on"}}), 403)
 	wantPage(t, member.post(t, "/app/settings/plugins/remove", url.Values{"kind": {"formatter"}, "name": {"jsonl"}}), 403)

@@ -13,7 +13,7 @@ import (
 // study, status and rehearsal.
 func TestAppTranscriptPermalink(t *testing.T) {
 	e := mustServe(t)
-	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Rota planning", "How do you plan the rota today?", "What goes wrong with it?"))
 	e.completeInterview(e.linkFor(st, kv.AudiencePerson, map[string]string{"segment": "night <shift>"}, "private note"), []string{"I use a spreadsheet & a wall chart."})
 	other := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeTest, plainBrief("Rehearsed", "Why?"))
@@ -61,14 +61,14 @@ func TestAppTranscriptPermalink(t *testing.T) {
 	wantPage(t, owner.get(t, "/app/interviews?status=bogus"), 422)
 
 	// Another organisation's interview is not found; a member is refused with a page.
-	b := e.mustAppUser(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
+	b := e.mustAppClient(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
 	wantPage(t, b.get(t, permalink), 404, "Not found")
 	wantPage(t, b.get(t, "/app/interviews/not-an-id"), 404)
-	member := e.mustAppUser(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
+	member := e.mustAppClient(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
 	wantPage(t, member.get(t, permalink), 403, "Only owners and admins")
 	wantPage(t, member.get(t, "/app/interviews"), 403)
 	// The test environment holds other data: the live interview is not there.
-	test := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvTest, "")
+	test := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvTest, "")
 	wantPage(t, test.get(t, permalink), 404)
 }
 
@@ -77,7 +77,7 @@ func TestAppTranscriptPermalink(t *testing.T) {
 func TestAppMemberSeesNoGoLiveOrExport(t *testing.T) {
 	e := mustServe(t)
 	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeTest, plainBrief("Member view", "Why?"))
-	member := e.mustAppUser(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
+	member := e.mustAppClient(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
 	page := wantPage(t, member.get(t, "/app/studies/"+st.ID.String()), 200, "Member view", `value="closed"`, "Refine")
 	for _, never := range []string{"/golive", "Go live", "/app/exports?study", "/app/interviews?study"} {
 		if strings.Contains(page, never) {

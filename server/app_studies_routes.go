@@ -43,6 +43,18 @@ func pathID(r *request, name string) (kv.ID, error) {
 	return id, nil
 }
 
+// studyInPath returns the study named by the path, after checking that the caller may
+// read it in their partition: a post about another organisation's study is not found
+// before anything in its form is looked at.
+func (s *Server) studyInPath(r *request) (kv.ID, error) {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return id, err
+	}
+	_, err = appCall[StudyDetail](r.ctx, s, r.p, "get_study", &StudyIDInput{StudyID: id})
+	return id, err
+}
+
 func pathString(r *request, name string) string {
 	v, _ := r.c.UserValue(name).(string)
 	return v
@@ -224,7 +236,7 @@ func (s *Server) handleAppGoLive(r *request) error {
 // handleAppStudyMode sets a study's mode. Going live needs the confirmation page's
 // "confirm" field, so no single click on the study page can spend credits.
 func (s *Server) handleAppStudyMode(r *request) error {
-	id, err := pathID(r, "study_id")
+	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
@@ -254,7 +266,7 @@ func (s *Server) handleAppStudyMode(r *request) error {
 }
 
 func (s *Server) handleAppStudyRefine(r *request) error {
-	id, err := pathID(r, "study_id")
+	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
@@ -271,7 +283,7 @@ func (s *Server) handleAppStudyRefine(r *request) error {
 }
 
 func (s *Server) handleAppStudySimulate(r *request) error {
-	id, err := pathID(r, "study_id")
+	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
@@ -302,7 +314,7 @@ func (s *Server) handleAppStudySimulate(r *request) error {
 }
 
 func (s *Server) handleAppStudyLink(r *request) error {
-	id, err := pathID(r, "study_id")
+	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}

@@ -15,20 +15,20 @@ import (
 	"interviewd/kv"
 )
 
-// appUser is a browser signed in to the app, driven over plain HTTP: its session
+// appClient is a browser signed in to the app, driven over plain HTTP: its session
 // cookie and the CSRF token its forms carry. It follows no redirect, so a test sees
 // each 303 and where it leads.
-type appUser struct {
+type appClient struct {
 	e      *testEnv
 	cookie string
 	csrf   string
 	hc     *http.Client
 }
 
-// mustAppUser signs email in through the store exactly as the sign-in page does (the
+// mustAppClient signs email in through the store exactly as the sign-in page does (the
 // code the store hands out is the one the email would carry) and chooses org's env.
 // A new address becomes a member of org first, with role.
-func (e *testEnv) mustAppUser(t *testing.T, email string, org kv.ID, env kv.Environment, role kv.Role) *appUser {
+func (e *testEnv) mustAppClient(t *testing.T, email string, org kv.ID, env kv.Environment, role kv.Role) *appClient {
 	t.Helper()
 	ctx := context.Background()
 	if role != "" {
@@ -48,13 +48,13 @@ func (e *testEnv) mustAppUser(t *testing.T, email string, org kv.ID, env kv.Envi
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &appUser{e: e, cookie: start.Token, csrf: auth.Session.CSRF, hc: &http.Client{
+	return &appClient{e: e, cookie: start.Token, csrf: auth.Session.CSRF, hc: &http.Client{
 		Timeout:       60 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
 }
 
-func (u *appUser) send(t *testing.T, method, path, contentType string, body io.Reader, headers ...string) response {
+func (u *appClient) send(t *testing.T, method, path, contentType string, body io.Reader, headers ...string) response {
 	t.Helper()
 	req, err := http.NewRequest(method, u.e.url+path, body)
 	if err != nil {
@@ -81,13 +81,13 @@ func (u *appUser) send(t *testing.T, method, path, contentType string, body io.R
 	return response{status: resp.StatusCode, body: b, header: resp.Header}
 }
 
-func (u *appUser) get(t *testing.T, path string) response {
+func (u *appClient) get(t *testing.T, path string) response {
 	t.Helper()
 	return u.send(t, "GET", path, "", nil)
 }
 
 // post submits a form with the session's CSRF token (unless form sets csrf itself).
-func (u *appUser) post(t *testing.T, path string, form url.Values) response {
+func (u *appClient) post(t *testing.T, path string, form url.Values) response {
 	t.Helper()
 	if form == nil {
 		form = url.Values{}
@@ -123,7 +123,7 @@ func wantRedirect(t *testing.T, r response, prefix string) string {
 }
 
 // pollJSON polls a page's status endpoint until done says so (60 s at most).
-func pollJSON[T any](t *testing.T, u *appUser, path string, done func(T) bool) T {
+func pollJSON[T any](t *testing.T, u *appClient, path string, done func(T) bool) T {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -152,7 +152,7 @@ var studyIDInURL = regexp.MustCompile(`/app/studies/([0-9a-f-]{36})`)
 // only through the confirmation, and takes a participant link.
 func TestAppStudyLifecycle(t *testing.T) {
 	e := mustServe(t)
-	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 
 	wantPage(t, owner.get(t, "/app/studies"), 200, "No studies yet", `href="/app/studies/new"`)
 	wantPage(t, owner.get(t, "/app/studies/new"), 200, `name="guidance"`, `enctype="multipart/form-data"`)
@@ -231,7 +231,7 @@ func mustID(t *testing.T, s string) kv.ID {
 // (its type and size rules) and ride along into authoring.
 func TestAppStudyDocuments(t *testing.T) {
 	e := mustServe(t)
-	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	ct, body := multipartFile(t, "notes.exe", []byte("MZ"))
 	wantPage(t, owner.send(t, "POST", "/app/studies/files", ct, body, "X-CSRF-Token", owner.csrf), 422, `id="file-err"`, "File type not accepted")
 	ct, body = multipartFile(t, "plan.txt", []byte("We want to learn how clinics book follow-up visits."))
@@ -242,7 +242,7 @@ func TestAppStudyDocuments(t *testing.T) {
 	page := wantPage(t, owner.get(t, loc), 200, "plan.txt", "more.md", `name="file_ids" value="`+first+`"`, `action="/app/studies/files?file_ids=`+first+`&amp;file_ids=`)
 	_ = page
 	// Another organisation cannot see (or use) these files.
-	b := e.mustAppUser(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
+	b := e.mustAppClient(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
 	if strings.Contains(string(b.get(t, loc).body), "plan.txt") {
 		t.Fatal("another organisation sees the attached file")
 	}
@@ -260,7 +260,7 @@ func TestAppStudyDocuments(t *testing.T) {
 // page's status endpoint carries the transcript as the API does.
 func TestAppSimulation(t *testing.T) {
 	e := mustServe(t)
-	owner := e.mustAppUser(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeTest, plainBrief("Rehearse me", "How do you plan the week?", "What breaks the plan?"))
 	wantPage(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"persona": {"A night nurse"}, "max_turns": {"0"}}), 422, `id="turns-err"`, `value="0"`, "A night nurse")
 	wantPage(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"max_turns": {"many"}}), 422, `id="turns-err"`)
@@ -276,7 +276,17 @@ func TestAppSimulation(t *testing.T) {
 	if got := strings.Count(page, `<li class="msg msg-`); got != len(done.Turns) {
 		t.Fatalf("page shows %d turns, the simulation has %d", got, len(done.Turns))
 	}
-	b := e.mustAppUser(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
+	b := e.mustAppClient(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")
 	wantPage(t, b.get(t, loc), 404)
 	wantPage(t, b.get(t, loc+"/status"), 404)
+}
+
+// mustAuthoringJob records an authoring job in p (not run: a fixture id).
+func (e *testEnv) mustAuthoringJob(p kv.Partition) kv.ID {
+	e.t.Helper()
+	id := kv.NewV4()
+	if _, err := e.db.CreateAuthoringJob(context.Background(), kv.AuthoringInput{Partition: p, JobID: id, ThreadID: kv.NewV4(), Guidance: "fixture"}, nil); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
 }
