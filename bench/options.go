@@ -50,6 +50,10 @@ type options struct {
 	// CPUProfile, when set, is where a CPU profile of the whole run is written (client
 	// and in-process server share the process, so both appear in it).
 	CPUProfile string
+	// AppSession and AppInterview let the app scenarios run against --url: a signed-in
+	// session token of the key's organisation (live data) and an interview to read.
+	// In-process the bench signs in and seeds its own.
+	AppSession, AppInterview string
 }
 
 // helpRequested is parseOptions' answer to -h or --help: the usage to print, and a
@@ -77,6 +81,8 @@ func parseOptions(args []string) (options, error) {
 	limits := fs.String("rate-limits", "off", "in-process server's rate limits, as interviewd's --rate-limits (e.g. read=100000000,org_read=100000000)")
 	fs.BoolVar(&o.SoloCommits, "solo-commits", false, "in-process store commits every mutation alone (no group commit), for comparison")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	fs.StringVar(&o.AppSession, "app-session", "", "with --url: a web-app session token (cookie interviewd_session) for the app scenarios; without it they are skipped")
+	fs.StringVar(&o.AppInterview, "app-interview", "", "with --url and --app-session: the interview id app_transcript reads")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var b strings.Builder

@@ -57,6 +57,8 @@ var scenarios = []scenario{
 	{name: "mcp_get_study", setup: setupMCPGetStudy},
 	{name: "participants", setup: setupParticipants, conns: participantConns},
 	{name: "create_link", setup: setupCreateLink},
+	{name: "app_studies", setup: setupAppStudies},
+	{name: "app_transcript", setup: setupAppTranscript},
 }
 
 func findScenario(name string) (scenario, bool) {

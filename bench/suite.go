@@ -30,6 +30,9 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 		t, err = openLocal(ctx, o.Studies, progress, o.Limits, kv.Options{SoloCommits: o.SoloCommits})
 	} else {
 		t, err = openRemote(ctx, o.URL, o.Key, o.Studies)
+		if err == nil {
+			t.appSession, t.appInterview = o.AppSession, o.AppInterview
+		}
 	}
 	if err != nil {
 		return report{}, err
@@ -41,6 +44,10 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 			return report{}, fmt.Errorf("unknown scenario %q", name)
 		}
 		r, err := runScenario(ctx, sc, t, o, progress)
+		if errors.Is(err, errSkipped) {
+			fmt.Fprintf(progress, "%s: skipped (against --url it needs --app-session)\n", name)
+			continue
+		}
 		if err != nil {
 			return report{}, err
 		}

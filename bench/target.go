@@ -19,6 +19,9 @@ import (
 	"interviewd/server"
 )
 
+// benchOwner is the in-process organisation's owner: the person the app scenarios sign in.
+const benchOwner = "research@bench.example.com"
+
 // target is the server under load: booted in-process, or a running one (--url).
 type target struct {
 	baseURL  string // scheme://host:port, what request URIs start with
@@ -30,6 +33,12 @@ type target struct {
 	logPath  string   // in-process: the server's JSON log, access log included
 	db       *kv.DB   // in-process: the store, for its commit counters
 	close    func() error
+
+	org          kv.ID  // in-process: the organisation everything is seeded in
+	ownerEmail   string // in-process: its owner, who signs in to the app
+	appSession   string // --url: --app-session
+	appInterview string // --url: --app-interview
+	app          appPages
 }
 
 // shutdownGrace bounds how long closing an in-process server may wait for connections.
@@ -85,7 +94,7 @@ func newInstanceWith(ctx context.Context, opts kv.Options) (*instance, error) {
 	if in.db, err = kv.Open(filepath.Join(dir, "data"), opts); err != nil {
 		return fail(err)
 	}
-	if in.org, _, err = in.db.CreateOrg(ctx, kv.OrgInput{Name: "Fieldwork Bench Ltd", Email: "research@bench.example.com"}); err != nil {
+	if in.org, _, err = in.db.CreateOrg(ctx, kv.OrgInput{Name: "Fieldwork Bench Ltd", Email: benchOwner}); err != nil {
 		return fail(fmt.Errorf("create organisation: %w", err))
 	}
 	if _, in.key, err = in.db.CreateKey(ctx, kv.KeyInput{OrgID: in.org.ID, Name: "bench", Environment: kv.EnvLive, Scopes: benchScopes()}); err != nil {
@@ -150,7 +159,7 @@ func openLocal(ctx context.Context, studies int, progress io.Writer, limits serv
 	}
 	return &target{
 		baseURL: baseURL, addr: baseURL[len("http://"):], key: in.key, studyIDs: ids, local: true,
-		logPath: in.logFile.Name(), db: in.db,
+		logPath: in.logFile.Name(), db: in.db, org: in.org.ID, ownerEmail: benchOwner,
 		close: func() error { return errors.Join(stop(), in.close()) },
 	}, nil
 }

@@ -135,25 +135,21 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 	if err != nil {
 		return webui.TranscriptPage{}, err
 	}
-	msgs, err := s.findTranscript(ctx, p, id)
+	rec, err := s.db.FindInterviewByID(ctx, p.Partition, id)
 	if err != nil {
 		return webui.TranscriptPage{}, err
 	}
 	page := webui.TranscriptPage{ID: iv.ID.String(), StudyID: iv.StudyID.String(), Status: iv.Status, Rehearsal: iv.IsTest,
 		Modality: iv.Modality, Started: wireStamp(iv.StartedAt), Completed: wireStampPtr(iv.CompletedAt),
-		Context: sortedPairs(iv.EntryAttributes), Messages: make([]webui.Message, len(msgs))}
+		Context: sortedPairs(iv.EntryAttributes), DesignVersion: rec.DesignVersion}
 	if iv.InviteAudience != nil {
 		page.Audience = *iv.InviteAudience
 	}
 	if iv.DurationSeconds != nil {
 		page.Duration = spoken(*iv.DurationSeconds)
 	}
-	if rec, err := s.db.FindInterviewByID(ctx, p.Partition, id); err == nil {
-		page.DesignVersion = rec.DesignVersion
-	}
-	started, _ := iv.StartedAt.Parse()
-	for i, m := range msgs {
-		page.Messages[i] = webui.Message{Speaker: m.Speaker, Text: m.Text, At: stampOf(m.At), Offset: clock(m.At.Sub(started))}
+	if err := s.transcriptHTML(ctx, p, rec, &page); err != nil {
+		return page, err
 	}
 	st, err := s.db.FindStudyByID(ctx, p.Partition, iv.StudyID)
 	switch {
@@ -165,4 +161,25 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 		return page, err
 	}
 	return page, nil
+}
+
+// transcriptHTML fills the page's rendered messages: kept from an earlier read while
+// the transcript has not grown, else read, rendered and kept.
+func (s *Server) transcriptHTML(ctx context.Context, p *Principal, rec kv.Interview, page *webui.TranscriptPage) error {
+	if html, ok := s.transcripts.get(rec.ID, rec.TranscriptLen); ok {
+		page.Transcript, page.Count = html, rec.TranscriptLen
+		return nil
+	}
+	msgs, err := s.findTranscript(ctx, p, rec.ID)
+	if err != nil {
+		return err
+	}
+	page.Messages = make([]webui.Message, len(msgs))
+	for i, m := range msgs {
+		page.Messages[i] = webui.Message{Speaker: m.Speaker, Text: m.Text, At: stampOf(m.At), Offset: clock(m.At.Sub(rec.StartedAt))}
+	}
+	page.Transcript, page.Count = page.MessagesHTML(), len(msgs)
+	page.Messages = nil
+	s.transcripts.put(rec.ID, len(msgs), page.Transcript)
+	return nil
 }

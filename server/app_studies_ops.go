@@ -76,10 +76,45 @@ func formErrors(err error) webui.FieldErrors {
 	return out
 }
 
-// stampOf formats t for a page.
+// stampOf formats t for a page: RFC 3339 for machines, "2 Jan 2006, 15:04 UTC" for
+// people. Written out by hand: lists format two stamps a row, and time.Format's
+// layout interpretation was a tenth of a studies page.
 func stampOf(t time.Time) webui.Stamp {
 	t = t.UTC()
-	return webui.Stamp{ISO: t.Format(time.RFC3339), Text: t.Format("2 Jan 2006, 15:04 UTC")}
+	y, mo, d := t.Date()
+	h, mi, sec := t.Clock()
+	var iso [20]byte
+	b := iso[:0]
+	b = append4(b, y)
+	b = append(b, '-')
+	b = append2(b, int(mo))
+	b = append(b, '-')
+	b = append2(b, d)
+	b = append(b, 'T')
+	b = append2(b, h)
+	b = append(b, ':')
+	b = append2(b, mi)
+	b = append(b, ':')
+	b = append2(b, sec)
+	b = append(b, 'Z')
+	var text [24]byte
+	x := strconv.AppendInt(text[:0], int64(d), 10)
+	x = append(x, ' ')
+	x = append(x, mo.String()[:3]...)
+	x = append(x, ' ')
+	x = append4(x, y)
+	x = append(x, ", "...)
+	x = append2(x, h)
+	x = append(x, ':')
+	x = append2(x, mi)
+	x = append(x, " UTC"...)
+	return webui.Stamp{ISO: string(b), Text: string(x)}
+}
+
+func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10%10), byte('0'+n%10)) }
+
+func append4(b []byte, n int) []byte {
+	return append(b, byte('0'+n/1000%10), byte('0'+n/100%10), byte('0'+n/10%10), byte('0'+n%10))
 }
 
 func stampPtr(t *time.Time) *webui.Stamp {

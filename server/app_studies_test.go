@@ -290,3 +290,21 @@ func (e *testEnv) mustAuthoringJob(p kv.Partition) kv.ID {
 	}
 	return id
 }
+
+// TestStampOf: the hand-written formats match time.Format's.
+func TestStampOf(t *testing.T) {
+	for _, at := range []time.Time{
+		time.Date(2026, 11, 23, 18, 5, 9, 999e6, time.UTC),
+		time.Date(999, 1, 2, 0, 0, 0, 0, time.UTC),
+		time.Date(2027, 12, 31, 23, 59, 59, 0, time.FixedZone("x", 5*3600)),
+	} {
+		got := stampOf(at)
+		u := at.UTC()
+		if want := u.Format("2006-01-02T15:04:05Z"); got.ISO != want {
+			t.Errorf("ISO %q, want %q", got.ISO, want)
+		}
+		if want := u.Format("2 Jan 2006, 15:04 UTC"); got.Text != want {
+			t.Errorf("Text %q, want %q", got.Text, want)
+		}
+	}
+}

@@ -556,8 +556,9 @@ func (s *Server) renderAppPage(r *request, p *appPage) {
 	if flash := string(r.c.QueryArgs().Peek("done")); flash != "" && shell.Flash == "" {
 		shell.Flash = appFlashes[flash]
 	}
-	var buf bytes.Buffer
-	if err := s.part.ui.RenderApp(&buf, p.name, webui.AppPage{Shell: shell, Data: p.data}); err != nil {
+	// RenderApp writes the page in one piece or not at all, straight into the body.
+	r.c.Response.ResetBody()
+	if err := s.part.ui.RenderApp(r.c, p.name, webui.AppPage{Shell: shell, Data: p.data}); err != nil {
 		r.info.err = err.Error()
 		r.c.SetStatusCode(fasthttp.StatusInternalServerError)
 		r.c.SetContentType("text/plain; charset=utf-8")
@@ -570,7 +571,6 @@ func (s *Server) renderAppPage(r *request, p *appPage) {
 	}
 	r.c.SetStatusCode(status)
 	r.c.SetContentType("text/html; charset=utf-8")
-	r.c.SetBody(buf.Bytes())
 }
 
 // appFlashes are the confirmations a redirect may ask for with ?done=NAME: a fixed

@@ -76,7 +76,8 @@ type Server struct {
 	proxies   trustedProxies
 	authFails *authFailures // failed credentials per client address
 
-	studyRenders *studyRenders // get_study answers by stored record
+	studyRenders *studyRenders      // get_study answers by stored record
+	transcripts  *transcriptRenders // the app's transcript pages by interview and length
 
 	metricsSet    *metrics.Set
 	metrics       *httpMetrics
@@ -95,6 +96,7 @@ func New(cfg Config) *Server {
 		now:       cfg.Now,
 
 		studyRenders: newStudyRenders(),
+		transcripts:  newTranscriptRenders(),
 
 		metricsSet:    cfg.Metrics,
 		metricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,

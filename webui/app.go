@@ -105,8 +105,17 @@ func (u *UI) RenderApp(w io.Writer, name string, p AppPage) error {
 	if !ok {
 		return fmt.Errorf("webui: no app page %q", name)
 	}
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "app_layout", p); err != nil {
+	buf, _ := u.bufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	defer func() {
+		if buf.Cap() <= 1<<20 { // an outsized page's buffer is not kept
+			buf.Reset()
+			u.bufs.Put(buf)
+		}
+	}()
+	if err := t.ExecuteTemplate(buf, "app_layout", p); err != nil {
 		return fmt.Errorf("webui: render %s: %w", name, err)
 	}
 	_, err := w.Write(buf.Bytes())

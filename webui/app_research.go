@@ -254,7 +254,11 @@ type TranscriptPage struct {
 	Completed     *Stamp
 	Duration      string
 	Context       []KeyValue
-	Messages      []Message
+	Messages      []Message // when Transcript is empty: the messages to show
+	// Transcript is the messages already rendered (see MessagesHTML) and Count how
+	// many they are; the server keeps renders of transcripts that have not grown.
+	Transcript template.HTML
+	Count      int
 }
 
 // ExportsPage starts an export.

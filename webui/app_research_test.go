@@ -36,6 +36,9 @@ func TestRenderResearchPages(t *testing.T) {
 	memberStudy.CanGoLive, memberStudy.CanExport = false, false
 	live := study
 	live.Mode, live.NoCredits = "live", true
+	transcript := TranscriptPage{ID: "i1", StudyID: "s1", StudyName: "Rotas", Status: "completed", Started: at, Duration: "4 min",
+		Context: []KeyValue{{"segment", "smb"}}, Messages: []Message{{"interviewer", "Hi <b>", at, "0:00"}, {"participant", "Hello", at, "0:12"}}}
+	transcript.Transcript, transcript.Count = transcript.MessagesHTML(), 2
 	cases := []struct {
 		name        string
 		page        string
@@ -65,8 +68,7 @@ func TestRenderResearchPages(t *testing.T) {
 		{"OK_Interviews", PageInterviews, owner, InterviewsPage{Interviews: []InterviewRow{{ID: "i1", StudyName: "Rotas", Status: "completed", Rehearsal: true, Started: at, Duration: "4 min"}},
 			Studies: []Option{{"", "All studies", false}, {"s1", "Rotas", true}}, Statuses: []Option{{"", "Any status", true}}, Rehearsals: []Option{{"yes", "Rehearsals only", true}}},
 			[]string{`href="/app/interviews/i1"`, "rehearsal", `<option value="s1" selected>Rotas</option>`, `<option value="yes" selected>`, "4 min"}, nil},
-		{"OK_Transcript", PageTranscript, owner, TranscriptPage{ID: "i1", StudyID: "s1", StudyName: "Rotas", Status: "completed", Started: at, Duration: "4 min",
-			Context: []KeyValue{{"segment", "smb"}}, Messages: []Message{{"interviewer", "Hi <b>", at, "0:00"}, {"participant", "Hello", at, "0:12"}}},
+		{"OK_Transcript", PageTranscript, owner, transcript,
 			[]string{"Interview of Rotas", "Hi &lt;b&gt;", "msg-participant", "0:12", "segment", "smb", "Context from the link"}, nil},
 		{"OK_Exports", PageExports, owner, ExportsPage{Studies: []Option{{"s1", "Rotas", false}}, Formats: []Option{{"csv", "CSV", true}}},
 			[]string{`action="/app/exports"`, `name="study_id"`, `value="csv" selected`}, nil},
@@ -100,5 +102,25 @@ func TestRenderResearchPages(t *testing.T) {
 				t.Log(html)
 			}
 		})
+	}
+}
+
+// TestResearchListWritersEscape: the hand-written list writers escape what a template
+// would: element text and quoted attributes, NUL included.
+func TestResearchListWritersEscape(t *testing.T) {
+	evil := `"><script>alert('x')</script>&` + "\x00"
+	at := Stamp{ISO: evil, Text: evil}
+	tr := string(TranscriptPage{Messages: []Message{{Speaker: evil, Text: evil, At: at, Offset: evil}, {Speaker: "interviewer", Text: "Hi", At: at, Offset: "0:00"}}}.MessagesHTML())
+	rows := string(StudiesPage{Studies: []StudyRow{{ID: evil, Name: evil, Mode: evil, Created: at, Updated: at}}}.RowsHTML())
+	for name, out := range map[string]string{"transcript": tr, "rows": rows} {
+		if strings.Contains(out, "<script>") || strings.Contains(out, "'x'") || strings.ContainsRune(out, 0) {
+			t.Errorf("%s: unescaped input:\n%s", name, out)
+		}
+		if !strings.Contains(out, "&#34;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;\uFFFD") {
+			t.Errorf("%s: input not escaped as expected:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(tr, `<li class="msg msg-participant"><span class="who">Participant</span>`) || !strings.Contains(tr, `<li class="msg msg-interviewer"><span class="who">Interviewer</span>`) {
+		t.Errorf("speakers: %s", tr)
 	}
 }
