@@ -82,7 +82,7 @@ func (s *Server) handleParticipantMessage(c *fasthttp.RequestCtx) {
 }
 
 // handleParticipantSkip passes on the current question: the transcript records
-// jobs.SkippedAnswer and the interviewer moves to the next scripted question with no
+// moderator.SkippedAnswer and the interviewer moves to the next scripted question with no
 // follow-up. It takes no body and answers as POST /i/{token}/messages does.
 func (s *Server) handleParticipantSkip(c *fasthttp.RequestCtx) {
 	infoOf(c).route = "/i/{token}/skip"
