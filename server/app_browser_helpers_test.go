@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/rs/zerolog"
 
@@ -148,6 +149,26 @@ func (b appTab) submit(sel, next string) {
 func (b appTab) text(sel string) string {
 	b.t.Helper()
 	return eval[string](b.page, "read "+sel, fmt.Sprintf(`(function(){var e=document.querySelector(%q);return e?e.innerText:''})()`, sel))
+}
+
+// cookie returns the browser's cookie name for the server ("" when it has none); it
+// reads HttpOnly cookies too, through the DevTools protocol.
+func (b appTab) cookie(name string) string {
+	b.t.Helper()
+	value := ""
+	b.do("read cookies", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		res, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{b.e.url + "/"}})
+		if err != nil {
+			return err
+		}
+		for _, c := range res.Cookies {
+			if c.Name == name {
+				value = c.Value
+			}
+		}
+		return nil
+	}))
+	return value
 }
 
 // acceptConfirms makes the page's confirm() dialogs answer yes, recording the

@@ -3,6 +3,7 @@ package server
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"interviewd/kv"
@@ -116,9 +117,10 @@ func (s *Server) handleAppSignInCode(r *request) error {
 	return nil
 }
 
-// nextQuery is "?next=…" for a non-empty return path.
+// nextQuery is "?next=…" for a non-empty return path. The workspace chooser is never
+// a return path: it is where a sign-in goes anyway, and returning to it would loop.
 func nextQuery(next string) string {
-	if next == "" {
+	if next == "" || strings.HasPrefix(next, "/app/workspace") {
 		return ""
 	}
 	return "?next=" + url.QueryEscape(next)
@@ -177,6 +179,9 @@ func (s *Server) handleAppWorkspaceChoose(r *request) error {
 	}
 	a.auth = auth
 	next := safeNext(r.formValue("next"))
+	if strings.HasPrefix(next, "/app/workspace") {
+		next = ""
+	}
 	if auth.TwoStepDue() {
 		r.out = appRedirect{to: "/app/twostep" + nextQuery(next)}
 		return nil
