@@ -255,6 +255,11 @@ type axeViolation struct {
 // still runs under its own CSP.
 func checkAxe(t *testing.T, b appTab) {
 	t.Helper()
+	// Usable on a phone: nothing makes the page itself scroll sideways (wide tables
+	// scroll inside their own box).
+	if w := eval[int](b.page, "page width", `document.documentElement.scrollWidth - document.documentElement.clientWidth`); w > 0 {
+		t.Fatalf("%s is %d px wider than the window", b.location(), w)
+	}
 	if bad := axeSerious(t, b); len(bad) > 0 {
 		t.Fatalf("accessibility: %d serious or critical violations on %s:\n%s", len(bad), b.location(), strings.Join(bad, "\n"))
 	}
