@@ -54,11 +54,7 @@ func (s *Server) handleAppSignInPage(r *request) error {
 // admitSignIn applies the sign-in limits for email from the request's client address;
 // a refusal is a 429 page with Retry-After.
 func (s *Server) admitSignIn(r *request, email string) error {
-	now := s.now()
-	d := s.app.perAddr.admitIP(now, s.clientIP(r.c).String())
-	if d.OK && email != "" {
-		d = s.app.perEmail.admitIP(now, email)
-	}
+	d := s.app.signIn.admit(s.now(), "email:"+email, "addr:"+s.clientIP(r.c).String(), false)
 	if d.OK {
 		return nil
 	}

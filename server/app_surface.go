@@ -79,8 +79,10 @@ func (s *Server) appRouteSets() [][]appRoute {
 // table and /app's start), the sign-in limits and the mail sender.
 type appSide struct {
 	routes   []appRoute
-	perEmail *rateLimiter // sign-in and code attempts per email address
-	perAddr  *rateLimiter // the same per client address
+	// signIn limits sign-in and code attempts per email address (its "read" window)
+	// and per client address (its "org_read" window), both checked before either is
+	// counted, so a refused attempt uses up nothing.
+	signIn *rateLimiter
 	mail     mail.Sender
 }
 
@@ -185,8 +187,7 @@ func (s *Server) appSurfaceOf() *surface {
 func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimits) {
 	s.app = &appSide{
 		mail:     sender,
-		perEmail: newRateLimiter(RateLimits{Off: limits.Off, IP: signInPerEmail, Window: signInWindow}),
-		perAddr:  newRateLimiter(RateLimits{Off: limits.Off, IP: signInPerAddr, Window: signInWindow}),
+		signIn: newRateLimiter(RateLimits{Off: limits.Off, Read: signInPerEmail, OrgRead: signInPerAddr, Window: signInWindow}),
 	}
 	sf := s.appSurfaceOf()
 	root := s.group(r, "", sf)
