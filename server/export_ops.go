@@ -65,7 +65,7 @@ func (s *Server) startExport(ctx context.Context, p *Principal, in *StartExportI
 	}
 	jobID := kv.NewV4()
 	out := ExportJob{JobID: jobID.String()}
-	job, err := s.db.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format}, idemWrite(ctx, 202, out))
+	job, err := s.db.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format}, idemWrite(ctx, out))
 	if err != nil {
 		return ExportJob{}, err
 	}

@@ -65,10 +65,10 @@ func (in *ParticipantMessageInput) validate() []kv.FieldError {
 	}
 	switch n := utf8.RuneCountInString(in.Text); {
 	case n == 0:
-		return []kv.FieldError{{Loc: []any{"body", "text"}, Msg: "String should have at least 1 character after trimming.", Type: "string_too_short",
+		return []kv.FieldError{{Loc: []any{"text"}, Msg: "String should have at least 1 character after trimming.", Type: "string_too_short",
 			Ctx: map[string]any{"min_length": 1}}}
 	case n > MaxAnswerChars:
-		return []kv.FieldError{{Loc: []any{"body", "text"}, Msg: "String should have at most 10000 characters.", Type: "string_too_long",
+		return []kv.FieldError{{Loc: []any{"text"}, Msg: "String should have at most 10000 characters.", Type: "string_too_long",
 			Ctx: map[string]any{"max_length": MaxAnswerChars}}}
 	}
 	return nil
