@@ -13,18 +13,18 @@ import (
 // apiError is an error on its way to the wire. Every surface maps it with its own
 // writer: REST JSON here, JSON-RPC for MCP and A2A, HTML for pages.
 type apiError struct {
-	Status     int
-	Code       string
-	Detail     string
-	Fields     []kv.FieldError // 422 only; see domain
+	Status int
+	Code   string
+	Detail string
+	Fields []kv.FieldError // 422 only; see domain
 	// domain says Fields are kv's domain paths inside the input (no wire location yet);
 	// each surface's renderer locates them (REST: locate; MCP: argument names; a form:
 	// its fields). Failures found while reading the wire are located already.
-	domain bool
-	RetryAfter int             // 429: seconds
-	Scope      string          // 403 insufficient_scope: the missing scope
-	TokenSent  bool            // 401: a token was presented (adds error="invalid_token")
-	cause      error           // internal errors: logged, never sent
+	domain     bool
+	RetryAfter int    // 429: seconds
+	Scope      string // 403 insufficient_scope: the missing scope
+	TokenSent  bool   // 401: a token was presented (adds error="invalid_token")
+	cause      error  // internal errors: logged, never sent
 }
 
 func (e *apiError) Error() string {

@@ -196,9 +196,9 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	}
 	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: text, At: s.now()}
 	turn := kv.Turn{Session: session, ExpectLen: len(conv.Transcript), Status: kv.InterviewInProgress, Voice: voice}
-	out, err := s.conduct(conv, text, skip)
+	out, err := s.conduct(ctx, conv, text, skip)
 	if err != nil {
-		if s.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return ParticipantTurn{}, errShuttingDown
 		}
 		s.log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer failed; the interview ends failed")
@@ -227,9 +227,9 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 // engine failure ends the interview failed.
 func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, session string) (kv.Conversation, []kv.Message, error) {
 	turn := kv.Turn{Session: session, Status: kv.InterviewInProgress}
-	out, err := s.conduct(conv, "", false)
+	out, err := s.conduct(ctx, conv, "", false)
 	switch {
-	case err != nil && s.ctx.Err() != nil:
+	case err != nil && ctx.Err() != nil:
 		return conv, nil, errShuttingDown
 	case err != nil:
 		s.log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer could not open; the interview ends failed")
@@ -255,10 +255,10 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 	return conv, turn.Messages, nil
 }
 
-// conduct asks the interviewer for its side of a turn, under the server's lifetime and
-// a per-turn deadline (never the request's: fasthttp contexts stay in the handler).
-func (s *Server) conduct(conv kv.Conversation, answer string, skip bool) (jobs.Conducted, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, participantTurnTimeout)
+// conduct asks the interviewer for its side of a turn, under the request's context (it
+// ends when the server stops) and a per-turn deadline.
+func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer string, skip bool) (jobs.Conducted, error) {
+	ctx, cancel := context.WithTimeout(ctx, participantTurnTimeout)
 	defer cancel()
 	out, err := jobs.Conduct(ctx, s.part.moderator, jobs.ConductInput{
 		Brief: conv.Brief, Script: conv.Interview.Script, Transcript: conv.Transcript,
