@@ -23,8 +23,7 @@ func (s *Server) restSurface() *surface {
 // whose path ends in a literal action (":refine", ":simulate") share one route per
 // template, dispatched on the suffix, because the router matches whole segments.
 func (s *Server) routeREST(r *router.Router) {
-	r.GET("/v1/api/exports/{job_id}/artifact", s.handleSignedDownload)
-	r.HEAD("/v1/api/exports/{job_id}/artifact", s.handleSignedDownload)
+	s.group(r, "", s.signedDownloadSurface()).GET("/v1/api/exports/{job_id}/artifact", s.handleSignedDownload)
 	g := s.group(r, "", s.restSurface())
 	for _, o := range s.ops {
 		if tmpl, action := o.restPathAction(); action != "" {
