@@ -5,6 +5,7 @@ import (
 	stdjson "encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 
 	json "github.com/goccy/go-json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -158,20 +159,34 @@ func renderTool(r *request, err error) {
 	*res = toolOutcome{raw: raw, isError: true, cause: cause}
 }
 
+// pooledToolCall is one tool call's request and its rendered outcome, pooled: tool calls
+// are most of an agent's traffic.
+type pooledToolCall struct {
+	r   request
+	res toolOutcome
+}
+
+var pooledToolCalls = sync.Pool{New: func() any { return new(pooledToolCall) }}
+
 // runTool runs one operation as a tool call through the tool chain and returns the
 // result's JSON (the output, or the error body when isError) and, for an internal
 // failure, its cause for the log. Tool calls run on the SDK's goroutines as well as
-// the fast path's, so each has its own request, never the pooled one.
+// the fast path's, so each has its own request, never the HTTP request's.
 func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args []byte) (raw []byte, isError bool, cause string) {
-	var res toolOutcome
-	r := &request{ctx: ctx, sf: s.tools, op: o, p: p, args: args, data: &res}
+	tc := pooledToolCalls.Get().(*pooledToolCall)
+	defer func() {
+		*tc = pooledToolCall{}
+		pooledToolCalls.Put(tc)
+	}()
+	r := &tc.r
+	*r = request{ctx: ctx, sf: s.tools, op: o, p: p, args: args, data: &tc.res}
 	err := s.toolChain(r)
 	if call := mcpCallFrom(ctx); call != nil && r.rated {
 		d := r.rate
 		call.rate.Store(&d)
 	}
 	s.tools.render(r, err)
-	return res.raw, res.isError, res.cause
+	return tc.res.raw, tc.res.isError, tc.res.cause
 }
 
 func isJSONNull(raw []byte) bool {

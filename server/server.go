@@ -1,7 +1,18 @@
 // Package server puts every HTTP surface of interviewd on one fasthttp router: the
 // REST research API, OAuth, account access, MCP, A2A, the web app and participant
-// pages, with authentication, rate limits, idempotency and error mapping. Research
-// operations are written once (see Operation) and bound to each surface.
+// pages, with authentication, rate limits, idempotency and error mapping.
+//
+// Every request takes the pipeline (request id → recover → access log → route); each
+// route belongs to a surface (chain.go): an authenticator, steps composed once as
+// middleware, a handler that returns an error, and the surface's one renderer. Research
+// operations are written once (see Operation) in a table whose steps (scope → rate
+// limit → idempotency → bind → operation) REST and MCP compose alike; other surfaces
+// (the participant pages and API, the web app) are route groups with their own
+// authenticator and renderer, so adding one of their routes adds no MCP tool. kv
+// reports validation failures in domain terms; each renderer adds its wire location.
+// Operations run on the request's context, which ends when the server stops (fasthttp
+// cannot tell that a client went away while a handler runs: it does not read the
+// connection until the handler returns).
 package server
 
 import (
@@ -64,7 +75,7 @@ type Server struct {
 	limiter   *rateLimiter
 	handler   fasthttp.RequestHandler
 	http      *fasthttp.Server
-	ctx       context.Context // cancelled at shutdown; operations run under it
+	ctx       context.Context // cancelled at shutdown; every request's context derives from it
 	cancel    context.CancelFunc
 	reqPrefix string
 	reqSeq    atomic.Uint64
