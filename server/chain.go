@@ -255,3 +255,12 @@ func (r *request) pathParam(name string) string {
 	v, _ := r.c.UserValue(name).(string)
 	return v
 }
+
+// handlePlain registers a handler that belongs to no surface (health probes, documents,
+// static files), recording the template it is registered with for logs and metrics.
+func handlePlain(r *router.Router, method, tmpl string, h fasthttp.RequestHandler) {
+	r.Handle(method, tmpl, func(c *fasthttp.RequestCtx) {
+		infoOf(c).route = tmpl
+		h(c)
+	})
+}

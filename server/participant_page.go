@@ -152,7 +152,6 @@ func (s *Server) renderPage(c *fasthttp.RequestCtx, status int, page string, dat
 // (as pages link it) may be cached for good; any other for a few minutes. ETags let a
 // browser revalidate cheaply.
 func (s *Server) handleStatic(c *fasthttp.RequestCtx) {
-	infoOf(c).route = "/static/{name}"
 	name, _ := c.UserValue("name").(string)
 	a, ok := s.part.ui.Asset(name)
 	if !ok {

@@ -42,5 +42,5 @@ func (s *Server) routeParticipant(r *router.Router) {
 	api.POST("/{token}/session", s.handleParticipantSession)
 	api.POST("/{token}/messages", s.handleParticipantMessage)
 	api.POST("/{token}/skip", s.handleParticipantSkip)
-	r.GET("/static/{name}", s.handleStatic)
+	handlePlain(r, "GET", "/static/{name}", s.handleStatic)
 }
