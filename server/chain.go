@@ -16,7 +16,8 @@ import (
 // they must also cover requests no route matches; everything from authentication on is
 // the surface's:
 //
-//	recover → authenticate → steps (scope → rate limit → idempotency → ...) → handler → render
+//	recover → pre → authenticate → steps (scope → rate limit → idempotency → bind) →
+//	group and route steps → handler → render
 //
 // Handlers return an error instead of writing one; the surface's renderer writes the
 // handler's output or its error, once, in the surface's wire format.
@@ -28,7 +29,9 @@ type request struct {
 	c    *fasthttp.RequestCtx
 	info *reqInfo
 	// ctx is the request's context: operations run under it. It ends when the server
-	// stops (see requestContext); steps may derive from it (idempotency adds its claim).
+	// stops; steps may derive from it (idempotency adds its claim). It does not end when
+	// the client goes away: fasthttp does not read the connection while a handler runs,
+	// so it cannot tell (valyala/fasthttp#468, #965).
 	ctx context.Context
 	sf  *surface
 	// route is the template the route was registered with, as the router matched it

@@ -114,33 +114,36 @@ func (s *Server) getExportDownload(ctx context.Context, p *Principal, in *JobIDI
 // respondDownload serves the download over REST: the artifact inline when Accept names
 // text/csv, */* or nothing, the signed URL as JSON when it asks for application/json
 // (and not text/csv). Never a redirect.
-func (s *Server) respondDownload(c *fasthttp.RequestCtx, out any) bool {
+func (s *Server) respondDownload(c *fasthttp.RequestCtx, out any) (bool, error) {
 	d := out.(ExportDownload)
 	accept := strings.ToLower(string(c.Request.Header.Peek("Accept")))
 	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/csv") {
-		return false // the JSON body
+		return false, nil // the JSON body
 	}
-	s.streamArtifact(c, d.artifact, d.mediaType, d.filename)
-	return true
+	return true, streamArtifact(c, d.artifact, d.mediaType, d.filename)
 }
 
-func (s *Server) streamArtifact(c *fasthttp.RequestCtx, path, mediaType, filename string) {
+// errExportExpired is an export whose file is gone (swept, or never written).
+var errExportExpired = kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export.")
+
+// streamArtifact answers with the file at path, or returns why it cannot (nothing is
+// written then).
+func streamArtifact(c *fasthttp.RequestCtx, path, mediaType, filename string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		s.writeRESTError(c, kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export."), resourceAPI)
-		return
+		return errExportExpired
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		s.writeRESTError(c, err, resourceAPI)
-		return
+		return err
 	}
 	c.SetStatusCode(200)
 	c.SetContentType(mediaType)
 	c.Response.Header.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
 	c.Response.Header.Set("Cache-Control", "no-store")
 	c.SetBodyStream(f, int(st.Size())) // fasthttp closes f when the body is sent
+	return nil
 }
 
 // signedDownloadURL is an address to the artifact that needs no bearer: the job and
@@ -195,9 +198,11 @@ func (s *Server) handleSignedDownload(r *request) error {
 	j, err := s.db.FindJobByID(r.ctx, sj.p, kv.JobExport, sj.job)
 	res, ok := j.ExportResult()
 	if err != nil || !ok || res.Blob == "" {
-		return kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export.")
+		return errExportExpired
 	}
-	s.streamArtifact(r.c, filepath.Join(s.db.BlobDir(), res.Blob), res.MediaType, res.Filename)
+	if err := streamArtifact(r.c, filepath.Join(s.db.BlobDir(), res.Blob), res.MediaType, res.Filename); err != nil {
+		return err
+	}
 	r.written = true
 	return nil
 }

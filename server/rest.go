@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/fasthttp/router"
-	"github.com/valyala/fasthttp"
 )
 
 // resourceAPI is the REST surface's protected-resource path suffix.
@@ -62,43 +61,50 @@ func (s *Server) renderREST(r *request, err error) {
 	if r.rated {
 		s.setRateHeaders(c, r.rate)
 	}
+	if err == nil {
+		err = s.writeREST(r)
+	}
 	if err != nil {
 		var plan *inputPlan
 		if r.op != nil {
 			plan = r.op.plan
 		}
 		s.writeRESTAPIError(c, toAPIError(err).locatedREST(plan), resourceAPI)
-		return
 	}
-	if stored, ok := r.out.(replayedOutput); ok {
+}
+
+// writeREST writes a request's output: a replayed output as recorded, an operation's
+// own answer (an inline download), lists as a bare JSON array with the next cursor in
+// X-Next-Cursor, everything else as its JSON object. It returns what kept it from
+// answering, having written nothing.
+func (s *Server) writeREST(r *request) error {
+	c, out := r.c, r.out
+	if stored, ok := out.(replayedOutput); ok {
 		c.Response.Header.Set("Idempotent-Replayed", "true")
 		c.SetStatusCode(r.status)
 		c.SetContentType("application/json")
 		c.SetBody(stored)
-		return
+		return nil
 	}
-	if r.op != nil && r.op.restRespond != nil && r.op.restRespond(c, r.out) {
-		return
-	}
-	s.writeREST(c, max(r.status, 200), r.out)
-}
-
-// writeREST encodes an operation's output: lists as a bare JSON array with the next
-// cursor in X-Next-Cursor, everything else as its JSON object.
-func (s *Server) writeREST(c *fasthttp.RequestCtx, status int, out any) {
-	body := out
-	if l, ok := out.(listResult); ok {
-		body = l.restItems()
-		if next := l.nextCursor(); next != "" {
-			c.Response.Header.Set("X-Next-Cursor", next)
+	if r.op != nil && r.op.restRespond != nil {
+		if done, err := r.op.restRespond(c, out); done || err != nil {
+			return err
 		}
+	}
+	body := out
+	next := ""
+	if l, ok := out.(listResult); ok {
+		body, next = l.restItems(), l.nextCursor()
 	}
 	raw, err := encodeOutput(body)
 	if err != nil {
-		s.writeRESTError(c, err, resourceAPI)
-		return
+		return err
 	}
-	c.SetStatusCode(status)
+	if next != "" {
+		c.Response.Header.Set("X-Next-Cursor", next)
+	}
+	c.SetStatusCode(max(r.status, 200))
 	c.SetContentType("application/json")
 	c.SetBody(raw)
+	return nil
 }
