@@ -6,13 +6,13 @@ import (
 
 	"github.com/fasthttp/router"
 
-	"interviewd/jobs"
+	"interviewd/moderator"
 	"interviewd/webui"
 )
 
 // participantSide is what the participant pages and their API need beside the store.
 type participantSide struct {
-	moderator     jobs.Moderator // the live interviewer's engine
+	moderator     moderator.Engine // the live interviewer's engine
 	ui            *webui.UI
 	turns         *turnLocks // one turn at a time per interview
 	plan          *inputPlan // the message body's decoding plan
@@ -27,7 +27,7 @@ func (s *Server) routeParticipant(r *router.Router) {
 		panic(err) // the embedded pages are checked by tests: this is a broken build
 	}
 	s.part = &participantSide{
-		moderator:     jobs.NewBuiltin(),
+		moderator:     moderator.NewBuiltin(),
 		ui:            ui,
 		turns:         newTurnLocks(),
 		plan:          planInput(reflect.TypeFor[ParticipantMessageInput]()),
@@ -36,9 +36,11 @@ func (s *Server) routeParticipant(r *router.Router) {
 	if s.jobs != nil {
 		s.part.moderator = s.jobs.Moderator()
 	}
-	r.GET("/i/{token}", s.handleParticipantPage)
-	r.POST("/i/{token}/session", s.handleParticipantSession)
-	r.POST("/i/{token}/messages", s.handleParticipantMessage)
-	r.POST("/i/{token}/skip", s.handleParticipantSkip)
-	r.GET("/static/{name}", s.handleStatic)
+	pages := s.group(r, "/i", s.participantPageSurface())
+	pages.handle("GET", "/{token}", s.handleParticipantPage)
+	api := s.group(r, "/i", s.participantAPISurface())
+	api.POST("/{token}/session", s.handleParticipantSession)
+	api.POST("/{token}/messages", s.handleParticipantMessage)
+	api.POST("/{token}/skip", s.handleParticipantSkip)
+	handlePlain(r, "GET", "/static/{name}", s.handleStatic)
 }
