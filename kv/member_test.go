@@ -2,6 +2,7 @@ package kv
 
 import (
 	"context"
+	bolt "go.etcd.io/bbolt"
 	"testing"
 )
 
@@ -207,5 +208,48 @@ func TestKeyRoleAndMFARules(t *testing.T) {
 	in.TwoStepPassed, in.ByOperator = false, true
 	if _, _, err := db.CreateKey(ctx, in); err != nil {
 		t.Fatalf("operator: %v", err)
+	}
+}
+
+// A file from before people (schema 2) gets its membership index and two-step defaults
+// when opened.
+func TestMigratePeople(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	org, owner, err := db.CreateOrg(ctx, OrgInput{Name: "Old", Email: "old@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Make it look like schema 2: no index rows, users without the new fields.
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketUserOrgs); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketUsers).Put(owner.ID[:], []byte(`{"id":"`+owner.ID.String()+`","email":"old@example.com","created_at":"2026-01-01T00:00:00Z"}`)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put([]byte("schema"), []byte("2"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	orgs, err := db.FindUserOrgs(ctx, owner.ID)
+	if err != nil || len(orgs) != 1 || orgs[0].Org.ID != org.ID || orgs[0].Role != RoleOwner {
+		t.Fatalf("orgs after migration %+v %v", orgs, err)
+	}
+	if u, _ := db.FindUserByID(ctx, owner.ID); !u.EmailFallback {
+		t.Fatalf("user after migration %+v", u)
 	}
 }
