@@ -19,6 +19,8 @@ func (s *Server) Maintain(ctx context.Context) {
 		}
 		s.limiter.sweep(s.now())
 		s.authFails.sweep(s.now())
+		s.app.perEmail.sweep(s.now())
+		s.app.perAddr.sweep(s.now())
 		if n%60 == 0 {
 			s.SweepRetention(ctx)
 			if swept, err := s.db.SweepIdem(ctx); err != nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"time"
@@ -19,6 +20,9 @@ type reqInfo struct {
 	err   string
 	code  string // the error code of a refused request (4xx/5xx), logged with it
 	quiet bool   // health probes: logged at debug only
+	// ctx is the context operations of this request run under (see chain.go).
+	ctx context.Context
+	req request // the surface request (chain.go), pooled with the info
 }
 
 type infoKey struct{}
@@ -45,6 +49,7 @@ func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler
 		info := infoPool.Get().(*reqInfo)
 		info.id = strconv.AppendUint(append(info.id[:0], s.reqPrefix...), s.reqSeq.Add(1), 36)
 		info.route, info.org, info.err, info.code, info.quiet = "", kv.ID{}, "", "", false
+		info.ctx = s.ctx
 		c.SetUserValue(infoKey{}, info)
 		c.Response.Header.SetBytesV("X-Request-Id", info.id)
 		s.secureTransport(c)
@@ -54,6 +59,8 @@ func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler
 			s.logRequest(c, info, time.Since(start))
 		}
 		c.RemoveUserValue(infoKey{})
+		info.req = request{}
+		info.ctx = nil
 		infoPool.Put(info)
 	}
 }
