@@ -65,7 +65,7 @@ func (s *Server) startExport(ctx context.Context, p *Principal, in *StartExportI
 	}
 	jobID := kv.NewV4()
 	out := ExportJob{JobID: jobID.String()}
-	job, err := s.db.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format}, idemWrite(ctx, 202, out))
+	job, err := s.db.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format}, idemWrite(ctx, out))
 	if err != nil {
 		return ExportJob{}, err
 	}
@@ -157,29 +157,47 @@ func (s *Server) downloadSignature(p kv.Partition, job kv.ID, expires string) st
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// handleSignedDownload serves GET /v1/api/exports/{job_id}/artifact: no bearer, the
-// signature and expiry are the credential. Any changed character or a stale URL is 403.
-func (s *Server) handleSignedDownload(c *fasthttp.RequestCtx) {
-	infoOf(c).route = "/v1/api/exports/{job_id}/artifact"
-	args := c.QueryArgs()
-	job, okJob := kv.ParseID(c.UserValue("job_id").(string))
+// signedDownload is the export artifact behind a signed URL: a REST route group whose
+// credential is the URL's signature and expiry, not a bearer (so the research table's
+// steps do not apply), answered in the REST shapes.
+func (s *Server) signedDownloadSurface() *surface {
+	return &surface{name: "rest_signed", authenticate: s.downloadSigned, render: s.renderREST}
+}
+
+// signedJob is what a valid signed URL names.
+type signedJob struct {
+	p   kv.Partition
+	job kv.ID
+}
+
+// downloadSigned checks the URL's signature and expiry: any changed character or a
+// stale URL is 403.
+func (s *Server) downloadSigned(r *request) error {
+	args := r.c.QueryArgs()
+	job, okJob := kv.ParseID(r.pathParam("job_id"))
 	org, okOrg := kv.ParseID(string(args.Peek("org")))
 	env := kv.Environment(args.Peek("env"))
 	expires := string(args.Peek("expires"))
 	sig := string(args.Peek("sig"))
 	exp, err := strconv.ParseInt(expires, 10, 64)
 	p := kv.Partition{Org: org, Env: env}
-	denied := &apiError{Status: 403, Code: "download_url_invalid", Detail: "This download URL is invalid or has expired; request a new one."}
 	if !okJob || !okOrg || !env.Valid() || err != nil ||
 		!hmac.Equal([]byte(sig), []byte(s.downloadSignature(p, job, expires))) || !s.now().Before(time.Unix(exp, 0)) {
-		s.writeRESTError(c, denied, resourceAPI)
-		return
+		return &apiError{Status: 403, Code: "download_url_invalid", Detail: "This download URL is invalid or has expired; request a new one."}
 	}
-	j, err := s.db.FindJobByID(s.ctx, p, kv.JobExport, job)
-	r, ok := j.ExportResult()
-	if err != nil || !ok || r.Blob == "" {
-		s.writeRESTError(c, kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export."), resourceAPI)
-		return
+	r.data = signedJob{p: p, job: job}
+	return nil
+}
+
+// handleSignedDownload serves GET /v1/api/exports/{job_id}/artifact to a signed URL.
+func (s *Server) handleSignedDownload(r *request) error {
+	sj := r.data.(signedJob)
+	j, err := s.db.FindJobByID(r.ctx, sj.p, kv.JobExport, sj.job)
+	res, ok := j.ExportResult()
+	if err != nil || !ok || res.Blob == "" {
+		return kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export.")
 	}
-	s.streamArtifact(c, filepath.Join(s.db.BlobDir(), r.Blob), r.MediaType, r.Filename)
+	s.streamArtifact(r.c, filepath.Join(s.db.BlobDir(), res.Blob), res.MediaType, res.Filename)
+	r.written = true
+	return nil
 }

@@ -78,6 +78,11 @@ type Server struct {
 
 	studyRenders *studyRenders // get_study answers by stored record
 
+	// tools is the MCP tool-call surface and toolChain its composed chain, shared by
+	// the endpoint's fast path and the SDK's tool handlers.
+	tools     *surface
+	toolChain handler
+
 	metricsSet    *metrics.Set
 	metrics       *httpMetrics
 	metricsOnMain bool
@@ -122,6 +127,8 @@ func New(cfg Config) *Server {
 	s.proxies = trustedProxies(cfg.TrustedProxies)
 	s.authFails = newAuthFailures(limits)
 	s.ops = s.operations()
+	s.tools = s.toolSurface()
+	s.toolChain = s.tools.chain(runOperation)
 	r := router.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
