@@ -252,3 +252,26 @@ func FuzzParseSignInCode(f *testing.F) {
 		}
 	})
 }
+
+func TestSweepSignInCodes(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0)
+	db := mustOpenDB(t, clk.now)
+	mustOrg(t, db, "acme")
+	for _, e := range []string{"nobody@example.com", "acme@example.com"} {
+		if _, err := db.RequestSignInCode(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := db.SweepPeople(ctx); err != nil || n != (PeopleSwept{}) {
+		t.Fatalf("swept live codes: %+v %v", n, err)
+	}
+	clk.add(SignInCodeTTL)
+	fresh, _ := db.RequestSignInCode(ctx, "acme@example.com")
+	if n, err := db.SweepPeople(ctx); err != nil || n.SignInCodes != 1 {
+		t.Fatalf("sweep %+v %v", n, err)
+	}
+	if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: fresh.Code}); err != nil {
+		t.Fatalf("the fresh code was swept: %v", err)
+	}
+}
