@@ -2,6 +2,7 @@ package kv
 
 import (
 	"context"
+	"strings"
 	bolt "go.etcd.io/bbolt"
 	"testing"
 )
@@ -251,5 +252,29 @@ func TestMigratePeople(t *testing.T) {
 	}
 	if u, _ := db.FindUserByID(ctx, owner.ID); !u.EmailFallback {
 		t.Fatalf("user after migration %+v", u)
+	}
+}
+
+func TestUserName(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpenDB(t, newClock(t0).now)
+	_, u, err := db.CreateOrg(ctx, OrgInput{Name: "Acme", Email: "o@acme.test", OwnerName: "  Olive Owner "})
+	if err != nil || u.Name != "Olive Owner" {
+		t.Fatalf("owner %+v %v", u, err)
+	}
+	if _, _, err := db.CreateOrg(ctx, OrgInput{Name: "B", Email: "b@acme.test", OwnerName: "a\nb"}); reason(err) != "EINVALID validation_error" {
+		t.Fatalf("two-line name: %v", err)
+	}
+	if got, err := db.UpdateUserName(ctx, u.ID, " Olive O. "); err != nil || got.Name != "Olive O." {
+		t.Fatalf("update %+v %v", got, err)
+	}
+	if got, _ := db.FindUserByEmail(ctx, " O@ACME.test"); got.Name != "Olive O." {
+		t.Fatalf("stored %+v", got)
+	}
+	if _, err := db.UpdateUserName(ctx, u.ID, strings.Repeat("é", 101)); reason(err) != "EINVALID validation_error" {
+		t.Fatalf("long name: %v", err)
+	}
+	if _, err := db.UpdateUserName(ctx, NewV4(), "x"); reason(err) != "ENOTFOUND not_found" {
+		t.Fatalf("unknown user: %v", err)
 	}
 }

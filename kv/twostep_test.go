@@ -328,3 +328,31 @@ func FuzzParseRecoveryCode(f *testing.F) {
 		}
 	})
 }
+
+// Replacing an authenticator needs a session that passed two-step with the old one.
+func TestReplaceTOTPNeedsTwoStep(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0)
+	db := mustOpenDB(t, clk.now)
+	mustOrg(t, db, "acme")
+	passed, _, _ := enrol(t, db, clk, "acme@example.com")
+	fresh := signInAs(t, db, "acme@example.com")
+	if _, err := db.BeginTOTP(ctx, fresh.Token); reason(err) != "EFORBIDDEN two_step_required" {
+		t.Fatalf("begin from an unpassed session: %v", err)
+	}
+	setup, err := db.BeginTOTP(ctx, passed.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.add(30 * time.Second)
+	if _, err := db.ConfirmTOTP(ctx, fresh.Token, otpCode(t, setup.Secret, clk.now())); reason(err) != "EFORBIDDEN two_step_required" {
+		t.Fatalf("confirm from an unpassed session: %v", err)
+	}
+	if _, err := db.DisableTOTP(ctx, fresh.Token); reason(err) != "EFORBIDDEN two_step_required" {
+		t.Fatalf("disable from an unpassed session: %v", err)
+	}
+	codes, err := db.ConfirmTOTP(ctx, passed.Token, otpCode(t, setup.Secret, clk.now()))
+	if err != nil || len(codes) != RecoveryCodeCount {
+		t.Fatalf("replace: %d %v", len(codes), err)
+	}
+}
