@@ -2,8 +2,8 @@ package kv
 
 import (
 	"context"
-	"strings"
 	bolt "go.etcd.io/bbolt"
+	"strings"
 	"testing"
 )
 
