@@ -2,9 +2,10 @@ package kv
 
 import (
 	"context"
-	bolt "go.etcd.io/bbolt"
 	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // team makes an organisation with an owner, an admin and a member.

@@ -3,10 +3,11 @@ package kv
 import (
 	"context"
 	"errors"
-	bolt "go.etcd.io/bbolt"
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
