@@ -18,6 +18,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/moderator"
 	"interviewd/plugins"
 	"interviewd/server"
 )
@@ -245,11 +246,11 @@ func isTerminal(w io.Writer) bool {
 
 // newModerator picks the engine: an OpenAI-compatible endpoint when a URL is set,
 // otherwise the built-in offline engine.
-func newModerator(url, key, model string) (jobs.Moderator, error) {
+func newModerator(url, key, model string) (moderator.Engine, error) {
 	if url == "" {
-		return jobs.NewBuiltin(), nil
+		return moderator.NewBuiltin(), nil
 	}
-	m, err := jobs.NewOpenAI(jobs.OpenAIConfig{URL: url, Key: key, Model: model})
+	m, err := moderator.NewOpenAI(moderator.OpenAIConfig{URL: url, Key: key, Model: model})
 	if err != nil {
 		return nil, fmt.Errorf("--model-url: %w", err)
 	}

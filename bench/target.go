@@ -16,6 +16,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 	"interviewd/server"
 )
 
@@ -102,7 +103,7 @@ func (in *instance) serve() (baseURL string, stop func() error, err error) {
 		return "", nil, err
 	}
 	baseURL = "http://" + ln.Addr().String()
-	runner := jobs.NewRunner(jobs.Config{DB: in.db, Moderator: jobs.NewBuiltin(), Log: in.log})
+	runner := jobs.NewRunner(jobs.Config{DB: in.db, Moderator: moderator.NewBuiltin(), Log: in.log})
 	srv := server.New(serverConfig(in.db, runner, in.log, baseURL, in.limits))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

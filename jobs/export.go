@@ -114,9 +114,9 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 		if err != nil {
 			return kv.ExportResult{}, err
 		}
-		t := make([]Message, len(msgs))
+		t := make([]exportMessage, len(msgs))
 		for i, m := range msgs {
-			t[i] = Message{Speaker: m.Speaker, Text: m.Text}
+			t[i] = exportMessage{Speaker: m.Speaker, Text: m.Text}
 		}
 		rows = append(rows, exportInterview{Interview: iv, Transcript: t})
 	}
@@ -346,7 +346,7 @@ func (r *Runner) redactInterviews(ctx context.Context, org kv.ID, brief kv.Brief
 			attrs[k] = v
 		}
 		e.Interview.EntryAttributes = attrs
-		transcript := append([]Message(nil), e.Transcript...)
+		transcript := append([]exportMessage(nil), e.Transcript...)
 		for n, m := range transcript {
 			if m.Text == "" || (m.Speaker == kv.SpeakerInterviewer && authored[m.Text]) {
 				continue

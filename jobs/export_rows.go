@@ -18,10 +18,17 @@ type ExportTable struct {
 	Rows   [][]string
 }
 
+// exportMessage is one transcript line as the export sees it; redaction rewrites Text
+// in a copy, so the stored transcript is never touched.
+type exportMessage struct {
+	Speaker string
+	Text    string
+}
+
 // exportInterview is one interview with its transcript.
 type exportInterview struct {
 	Interview  kv.Interview
-	Transcript []Message
+	Transcript []exportMessage
 }
 
 // buildExportTable lays out the (already redacted) interviews as the CSV of DECISIONS §10: fixed columns, context.<key> for
@@ -68,7 +75,7 @@ func buildExportTable(brief kv.Brief, ivs []exportInterview) ExportTable {
 // answersByQuestion pairs each scripted question with what the participant said after
 // the interviewer asked it, up to the next scripted question (follow-up answers
 // included, joined by a blank line).
-func answersByQuestion(questions []string, transcript []Message) map[string]string {
+func answersByQuestion(questions []string, transcript []exportMessage) map[string]string {
 	answers := map[string][]string{}
 	current := ""
 	for _, m := range transcript {
@@ -91,7 +98,7 @@ func answersByQuestion(questions []string, transcript []Message) map[string]stri
 	return out
 }
 
-func transcriptText(transcript []Message) string {
+func transcriptText(transcript []exportMessage) string {
 	var b strings.Builder
 	for i, m := range transcript {
 		if i > 0 {

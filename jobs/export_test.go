@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"interviewd/kv"
+	"interviewd/moderator"
 	"interviewd/plugins"
 )
 
@@ -60,7 +61,7 @@ func goldenInterviews() (kv.Brief, []exportInterview) {
 	return brief, []exportInterview{
 		{Interview: kv.Interview{ID: id(1), StudyID: study, Status: kv.InterviewCompleted, Modality: "text", StartedAt: at, CompletedAt: &done,
 			DurationSeconds: &dur, InviteAudience: &person, EntryAttributes: map[string]string{"crm_id": "C-1", "email": "jane.doe@example.com"}},
-			Transcript: []Message{
+			Transcript: []exportMessage{
 				{kv.SpeakerInterviewer, "Hello! Thanks for joining.\n\n" + q(0)},
 				{kv.SpeakerParticipant, "Five. Call me on +44 20 7946 0958 or jane.doe@example.com."},
 				{kv.SpeakerInterviewer, q(1)},
@@ -73,7 +74,7 @@ func goldenInterviews() (kv.Brief, []exportInterview) {
 			}},
 		{Interview: kv.Interview{ID: id(2), StudyID: study, Status: kv.InterviewCompleted, Modality: "voice", StartedAt: at.Add(time.Hour), CompletedAt: &done,
 			InviteAudience: &group, EntryAttributes: map[string]string{"plan": "@pro"}},
-			Transcript: []Message{
+			Transcript: []exportMessage{
 				{kv.SpeakerInterviewer, q(0)},
 				{kv.SpeakerParticipant, "+3"},
 				{kv.SpeakerInterviewer, q(1)},
@@ -96,7 +97,7 @@ func TestExportGoldenCSV(t *testing.T) {
 		Patterns: []kv.RedactionPattern{{Name: "CRM", Regex: `C-\d+`}}}); err != nil {
 		t.Fatal(err)
 	}
-	r := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPlugins(t)})
+	r := NewRunner(Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPlugins(t)})
 	defer r.Close(ctx)
 	brief, ivs := goldenInterviews()
 	if err := r.redactInterviews(ctx, org.ID, brief, ivs); err != nil {
@@ -158,7 +159,7 @@ func BenchmarkExport10k(b *testing.B) {
 	if err := seedCompletedInterviews(ctx, db, st, 10000, verbatim); err != nil {
 		b.Fatal(err)
 	}
-	r := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPlugins(b)})
+	r := NewRunner(Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPlugins(b)})
 	defer r.Close(ctx)
 	if _, err := r.plugins.Builtin(ctx, plugins.BuiltinRedactor); err != nil {
 		b.Fatal(err)
@@ -212,7 +213,7 @@ func seedCompletedInterviews(ctx context.Context, db *kv.DB, st kv.Study, n int,
 func TestChunkedCSVMatchesOneRun(t *testing.T) {
 	db := mustOpenDB(t, t.TempDir())
 	defer db.Close()
-	r := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPlugins(t)})
+	r := NewRunner(Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPlugins(t)})
 	defer r.Close(context.Background())
 	ctx := context.Background()
 	f, err := r.plugins.Builtin(ctx, plugins.BuiltinCSV)

@@ -1,3 +1,8 @@
+// Package jobs runs interviewd's background work (authoring, simulation, export) on
+// bounded worker pools with persisted job state, restart recovery and per-organisation
+// limits. The engines that do the thinking live in moderator; jobs decides when they
+// run, under which deadline, and what of their output is committed, so a crash or a
+// shutdown never loses or duplicates work.
 package jobs
 
 import (
@@ -11,13 +16,14 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/moderator"
 	"interviewd/plugins"
 )
 
 // Config configures a Runner. Zero values have working defaults except DB.
 type Config struct {
 	DB        *kv.DB
-	Moderator Moderator // required: the built-in engine or an OpenAI-compatible one
+	Moderator moderator.Engine // required: the built-in engine or an OpenAI-compatible one
 	Log       zerolog.Logger
 	// Workers and Queue size each kind's pool; a full queue refuses new work (429).
 	Workers int
@@ -43,7 +49,7 @@ type Config struct {
 // second, so a crash loses nothing: Start resumes what was left unfinished.
 type Runner struct {
 	db      *kv.DB
-	mod     Moderator
+	mod     moderator.Engine
 	log     zerolog.Logger
 	maxTry  int
 	ctx     context.Context // cancelled when Close runs out of patience
@@ -115,7 +121,7 @@ func NewRunner(cfg Config) *Runner {
 }
 
 // Moderator returns the engine the runner uses.
-func (r *Runner) Moderator() Moderator { return r.mod }
+func (r *Runner) Moderator() moderator.Engine { return r.mod }
 
 // Start resumes the jobs a previous process left unfinished. A job interrupted
 // MaxAttempts times is failed instead, so a poison job cannot crash-loop the server.
@@ -271,7 +277,7 @@ func failedStatus(kind kv.JobKind) string {
 
 // runAuthoring drafts or refines a brief and saves it, or ends the job failed.
 func (r *Runner) runAuthoring(ctx context.Context, j kv.Job) error {
-	req := AuthorRequest{Guidance: j.Guidance}
+	req := moderator.AuthorRequest{Guidance: j.Guidance}
 	p := j.Partition()
 	if j.StudyID != nil {
 		st, err := r.db.FindStudyByID(ctx, p, *j.StudyID)
@@ -288,7 +294,7 @@ func (r *Runner) runAuthoring(ctx context.Context, j kv.Job) error {
 			return err
 		}
 		for _, f := range files {
-			req.Files = append(req.Files, FileText{Name: f.Filename, Text: f.Text})
+			req.Files = append(req.Files, moderator.FileText{Name: f.Filename, Text: f.Text})
 		}
 	}
 	brief, err := r.mod.Author(ctx, req)
@@ -296,7 +302,7 @@ func (r *Runner) runAuthoring(ctx context.Context, j kv.Job) error {
 		if r.ctx.Err() != nil {
 			return nil // shutting down: resume after restart
 		}
-		if errors.Is(err, ErrRefused) {
+		if errors.Is(err, moderator.ErrRefused) {
 			// The engine declined the request: the researcher's answer, not a fault.
 			r.fail(j, err.Error())
 			r.log.Info().Str("job_id", j.ID.String()).Str("org_id", j.OrgID.String()).Str("reason", err.Error()).Msg("authoring request refused")

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/moderator"
 )
 
 func mustOpenDB(tb testing.TB, dir string) *kv.DB {
@@ -69,7 +70,7 @@ func TestRestartResumesInterruptedJob(t *testing.T) {
 	}))
 	defer hanging.Close()
 	defer close(release)
-	slow, err := NewOpenAI(OpenAIConfig{URL: hanging.URL + "/v1", Model: "m", MaxRetries: -1, Timeout: time.Minute})
+	slow, err := moderator.NewOpenAI(moderator.OpenAIConfig{URL: hanging.URL + "/v1", Model: "m", MaxRetries: -1, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestRestartResumesInterruptedJob(t *testing.T) {
 
 	db = mustOpenDB(t, dir)
 	defer db.Close()
-	second := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop()})
+	second := NewRunner(Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop()})
 	defer second.Close(ctx)
 	if err := second.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -127,7 +128,7 @@ func TestRestartGivesUpOnPoisonJob(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop(), MaxAttempts: 3})
+	r := NewRunner(Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop(), MaxAttempts: 3})
 	defer r.Close(ctx)
 	if err := r.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestRestartGivesUpOnPoisonJob(t *testing.T) {
 func TestAdmitRefusesWhenQueueFull(t *testing.T) {
 	db := mustOpenDB(t, t.TempDir())
 	defer db.Close()
-	r := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop(), Workers: 1, Queue: 1})
+	r := NewRunner(Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop(), Workers: 1, Queue: 1})
 	if err := r.Admit(kv.JobAuthoring); err != nil {
 		t.Fatalf("empty queue refused: %v", err)
 	}
@@ -162,7 +163,7 @@ func BenchmarkAuthoringReady(b *testing.B) {
 	ctx := context.Background()
 	org, _, _ := db.CreateOrg(ctx, kv.OrgInput{Name: "Bench", Email: "b@example.com"})
 	p := kv.Partition{Org: org.ID, Env: kv.EnvLive}
-	r := NewRunner(Config{DB: db, Moderator: NewBuiltin(), Log: zerolog.Nop()})
+	r := NewRunner(Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop()})
 	defer r.Close(ctx)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -200,7 +201,7 @@ func TestEnqueueIntoFullQueueFailsTheJob(t *testing.T) {
 	}))
 	defer hanging.Close()
 	defer close(release)
-	slow, _ := NewOpenAI(OpenAIConfig{URL: hanging.URL + "/v1", Model: "m", MaxRetries: -1, Timeout: time.Minute})
+	slow, _ := moderator.NewOpenAI(moderator.OpenAIConfig{URL: hanging.URL + "/v1", Model: "m", MaxRetries: -1, Timeout: time.Minute})
 	r := NewRunner(Config{DB: db, Moderator: slow, Log: zerolog.Nop(), Workers: 1, Queue: 1})
 	defer func() {
 		stop, cancel := context.WithTimeout(ctx, time.Millisecond)

@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/moderator"
 )
 
 // A simulation rehearses a study's interview: interviewd plays the interviewer with the
@@ -100,7 +101,7 @@ func (r *Runner) runSimulation(ctx context.Context, j kv.Job) error {
 		r.fail(j, "The simulation transcript could not be read; start a new simulation.")
 		return err
 	}
-	var script Script
+	var script moderator.Script
 	if len(progress.Script) > 0 {
 		if err := json.Unmarshal(progress.Script, &script); err != nil {
 			r.fail(j, "The simulation could not be resumed; start a new simulation.")
@@ -121,7 +122,7 @@ func (r *Runner) runSimulation(ctx context.Context, j kv.Job) error {
 	}
 	persona := strings.TrimSpace(spec.Persona)
 	if persona == "" {
-		persona = InventPersona(spec.Seed)
+		persona = moderator.InventPersona(spec.Seed)
 	}
 	sim := simulation{r: r, job: j, brief: brief, persona: persona, seed: spec.Seed, maxTurns: spec.MaxTurns, script: script}
 	sim.resume(progress.Turns)
@@ -136,16 +137,16 @@ type simulation struct {
 	persona    string
 	seed       int64
 	maxTurns   int
-	script     Script
-	transcript []Message // what the engines see: one message per transcript line
-	turn       int       // the last committed turn
+	script     moderator.Script
+	transcript []moderator.Message // what the engines see: one message per transcript line
+	turn       int                 // the last committed turn
 }
 
 // resume rebuilds the conversation from committed lines. Lines are committed a whole
 // turn at a time, so the last one is always a participant's reply.
 func (s *simulation) resume(lines []kv.SimulationLine) {
 	for _, l := range lines {
-		s.transcript = append(s.transcript, Message{Speaker: l.Speaker, Text: l.Text})
+		s.transcript = append(s.transcript, moderator.Message{Speaker: l.Speaker, Text: l.Text})
 		s.turn = max(s.turn, l.TurnNumber)
 	}
 }
@@ -172,13 +173,13 @@ func (s *simulation) play(ctx context.Context) error {
 			}
 			return s.saved(s.r.db.FinishSimulation(ctx, p, s.job.ID, closing))
 		}
-		s.transcript = append(s.transcript, Message{Speaker: ask.Speaker, Text: ask.Text})
-		reply, err := s.r.mod.Participant(ctx, ParticipantRequest{Persona: s.persona, Seed: s.seed, Brief: s.brief, Transcript: s.transcript})
+		s.transcript = append(s.transcript, moderator.Message{Speaker: ask.Speaker, Text: ask.Text})
+		reply, err := s.r.mod.Participant(ctx, moderator.ParticipantRequest{Persona: s.persona, Seed: s.seed, Brief: s.brief, Transcript: s.transcript})
 		if err != nil {
 			return s.stopped(ctx, "participant", err)
 		}
 		answerLine := kv.SimulationLine{Speaker: kv.SpeakerParticipant, Text: reply, TurnNumber: turn}
-		s.transcript = append(s.transcript, Message{Speaker: answerLine.Speaker, Text: answerLine.Text})
+		s.transcript = append(s.transcript, moderator.Message{Speaker: answerLine.Speaker, Text: answerLine.Text})
 		position, err := json.Marshal(next)
 		if err != nil {
 			return err
@@ -213,7 +214,7 @@ func (s *simulation) stopped(ctx context.Context, role string, err error) error 
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		msg = fmt.Sprintf("The simulation did not finish in time and stopped at turn %d; start a new simulation, perhaps with fewer turns.", turn)
-	case errors.Is(err, ErrRefused):
+	case errors.Is(err, moderator.ErrRefused):
 		msg = fmt.Sprintf("The simulation stopped at turn %d: the model declined to play the %s.", turn, role)
 	default:
 		msg = fmt.Sprintf("The simulation stopped at turn %d: the model engine failed while playing the %s; start a new simulation.", turn, role)

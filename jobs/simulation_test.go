@@ -10,8 +10,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"interviewd/jobs/chattest"
 	"interviewd/kv"
+	"interviewd/moderator"
+	"interviewd/moderator/chattest"
 )
 
 // simFixture is an organisation with a study to rehearse, on a real bbolt file.
@@ -143,7 +144,7 @@ func checkTranscript(t *testing.T, lines []kv.SimulationLine, b kv.Brief) (turns
 			t.Fatalf("line %d: %+v, want interviewer turn %d", i, ask, turns)
 		}
 		if i+1 == len(lines) {
-			if !strings.HasSuffix(ask.Text, ScriptClosing) {
+			if !strings.HasSuffix(ask.Text, moderator.ScriptClosing) {
 				t.Fatalf("the last turn has no reply but is not the closing: %+v", ask)
 			}
 			closed = true
@@ -168,7 +169,7 @@ func checkTranscript(t *testing.T, lines []kv.SimulationLine, b kv.Brief) (turns
 
 func TestSimulationTurns(t *testing.T) {
 	f := mustSimFixture(t)
-	r := f.mustRunner(t, Config{Moderator: NewBuiltin()})
+	r := f.mustRunner(t, Config{Moderator: moderator.NewBuiltin()})
 	long := simBrief()
 	long.VerbatimQuestions = nil
 	for i := 1; i <= 250; i++ {
@@ -200,7 +201,7 @@ func TestSimulationTurns(t *testing.T) {
 			if closed != c.wantClosed || (c.wantTurns > 0 && turns != c.wantTurns) || turns > c.maxTurns {
 				t.Fatalf("%d turns (closed %v), want %d (closed %v) of at most %d", turns, closed, c.wantTurns, c.wantClosed, c.maxTurns)
 			}
-			if !strings.HasPrefix(pr.Turns[0].Text, ScriptGreeting) {
+			if !strings.HasPrefix(pr.Turns[0].Text, moderator.ScriptGreeting) {
 				t.Fatalf("first message %q", pr.Turns[0].Text)
 			}
 		})
@@ -215,7 +216,7 @@ func TestSimulationTurns(t *testing.T) {
 
 func TestSimulationPersona(t *testing.T) {
 	f := mustSimFixture(t)
-	r := f.mustRunner(t, Config{Moderator: NewBuiltin()})
+	r := f.mustRunner(t, Config{Moderator: moderator.NewBuiltin()})
 	ctx := context.Background()
 	t.Run("OK_GivenPersona", func(t *testing.T) {
 		persona := "I'm a nurse who works night shifts and hates waiting for deliveries."
@@ -230,15 +231,15 @@ func TestSimulationPersona(t *testing.T) {
 			t.Fatalf("role reply %q ignores the persona", pr.Turns[1].Text)
 		}
 		// Every reply is the engine's, in character for the persona given (trimmed).
-		var transcript []Message
+		var transcript []moderator.Message
 		for _, l := range pr.Turns {
 			if l.Speaker == kv.SpeakerParticipant {
-				want, err := NewBuiltin().Participant(ctx, ParticipantRequest{Persona: persona, Seed: spec.Seed, Brief: simBrief(), Transcript: transcript})
+				want, err := moderator.NewBuiltin().Participant(ctx, moderator.ParticipantRequest{Persona: persona, Seed: spec.Seed, Brief: simBrief(), Transcript: transcript})
 				if err != nil || l.Text != want {
 					t.Fatalf("turn %d reply %q, want %q (%v)", l.TurnNumber, l.Text, want, err)
 				}
 			}
-			transcript = append(transcript, Message{Speaker: l.Speaker, Text: l.Text})
+			transcript = append(transcript, moderator.Message{Speaker: l.Speaker, Text: l.Text})
 		}
 	})
 	t.Run("OK_InventedPersonaFromSeed", func(t *testing.T) {
@@ -248,9 +249,9 @@ func TestSimulationPersona(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		invented := InventPersona(spec.Seed)
-		want, err := NewBuiltin().Participant(ctx, ParticipantRequest{Persona: invented, Seed: spec.Seed, Brief: simBrief(),
-			Transcript: []Message{{Speaker: kv.SpeakerInterviewer, Text: pr.Turns[0].Text}}})
+		invented := moderator.InventPersona(spec.Seed)
+		want, err := moderator.NewBuiltin().Participant(ctx, moderator.ParticipantRequest{Persona: invented, Seed: spec.Seed, Brief: simBrief(),
+			Transcript: []moderator.Message{{Speaker: kv.SpeakerInterviewer, Text: pr.Turns[0].Text}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,7 +360,7 @@ func TestSimulationLimit(t *testing.T) {
 		release()
 	})
 	t.Run("OK_ReleaseOfUnrecordedJob", func(t *testing.T) {
-		r2 := f.mustRunner(t, Config{Moderator: NewBuiltin(), SimulationLimit: 1})
+		r2 := f.mustRunner(t, Config{Moderator: moderator.NewBuiltin(), SimulationLimit: 1})
 		org := kv.NewV4()
 		release, err := r2.AdmitSimulation(org, kv.NewV4())
 		if err != nil {
@@ -477,7 +478,7 @@ func TestSimulationRestartGivesUp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := f.mustRunner(t, Config{Moderator: NewBuiltin(), MaxAttempts: 3})
+	r := f.mustRunner(t, Config{Moderator: moderator.NewBuiltin(), MaxAttempts: 3})
 	got, _ := f.waitSim(t, f.p, j.ID, "done", ended)
 	if got.Status != kv.SimulationFailed || got.Error == "" {
 		t.Fatalf("poison simulation %+v", got)

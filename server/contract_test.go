@@ -14,6 +14,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 )
 
 // Where the hosted service's own client and the published contract meet: authoring
@@ -80,7 +81,7 @@ func TestAuthoringRefusedAnswersFailed(t *testing.T) {
 func serveStore(t *testing.T, db *kv.DB, keys map[string]string) *testEnv {
 	t.Helper()
 	off := RateLimits{Off: true}
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: jobs.NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPluginHost(t)})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPluginHost(t)})
 	t.Cleanup(func() { _ = runner.Close(context.Background()) })
 	srv := New(Config{DB: db, Jobs: runner, Log: zerolog.Nop(), BaseURL: testBaseURL, RateLimits: &off})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

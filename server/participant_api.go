@@ -117,7 +117,7 @@ func (s *Server) handleParticipantMessage(r *request) error {
 }
 
 // handleParticipantSkip passes on the current question: the transcript records
-// jobs.SkippedAnswer and the interviewer moves to the next scripted question with no
+// moderator.SkippedAnswer and the interviewer moves to the next scripted question with no
 // follow-up. It takes no body and answers as POST /i/{token}/messages does.
 func (s *Server) handleParticipantSkip(r *request) error {
 	token := r.pathParam("token")

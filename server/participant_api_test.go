@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 )
 
 // participant is one browser or device talking to a link's JSON API with its session.
@@ -185,7 +185,7 @@ func TestParticipantOpenModesAndCredits(t *testing.T) {
 			if got.Session == nil || len(*got.Session) != 43 || got.Status == nil || *got.Status != kv.InterviewInProgress {
 				t.Fatalf("open session: %s", r.body)
 			}
-			if len(got.Messages) != 2 || got.Messages[0].Text != jobs.ScriptGreeting || got.Messages[1].Text != "How do you plan your week?" ||
+			if len(got.Messages) != 2 || got.Messages[0].Text != moderator.ScriptGreeting || got.Messages[1].Text != "How do you plan your week?" ||
 				got.Messages[0].Speaker != kv.SpeakerInterviewer || got.Messages[0].At == "" {
 				t.Fatalf("opening messages: %+v", got.Messages)
 			}

@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 )
 
 // The participant page's finish, checked in a real browser on a phone (390×844) and a
@@ -143,7 +143,7 @@ func TestParticipantBrowserPolish(t *testing.T) {
 		VerbatimQuestions:        []string{"How do you plan a rota?", "What gets in the way?", "Is there anything else you would like to share about rotas?"},
 		EstimatedDurationMinutes: &researcherMinutes,
 	}
-	questions, minutes := jobs.PlannedLength(brief, nil)
+	questions, minutes := moderator.PlannedLength(brief, nil)
 
 	for _, w := range browserWindows {
 		t.Run(w.name, func(t *testing.T) {
@@ -268,7 +268,7 @@ func TestParticipantBrowserPolish(t *testing.T) {
 				progress(4)
 
 				// "No, that's everything" ends the interview: no follow-up.
-				if p.answer("No, that's everything.") != "done" || p.lastInterviewer() != jobs.ScriptClosing {
+				if p.answer("No, that's everything.") != "done" || p.lastInterviewer() != moderator.ScriptClosing {
 					t.Fatalf("after a closing answer: %q", p.lines())
 				}
 				if got := p.text("#status"); got != "Interview complete" || p.visible("#progress-text") {
@@ -279,7 +279,7 @@ func TestParticipantBrowserPolish(t *testing.T) {
 				tr, _ := e.db.FindTranscript(t.Context(), st.Partition(), e.interviewsOf(st)[0].ID)
 				skipped := 0
 				for _, m := range tr {
-					if m.Speaker == kv.SpeakerParticipant && m.Text == jobs.SkippedAnswer {
+					if m.Speaker == kv.SpeakerParticipant && m.Text == moderator.SkippedAnswer {
 						skipped++
 					}
 				}

@@ -15,8 +15,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
-	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 )
 
 // Questions with typography a careless engine would "fix": they must reach the
@@ -86,7 +86,7 @@ func TestParticipantFullInterview(t *testing.T) {
 		if !slices.Equal(asked, want) {
 			t.Fatalf("asked %q\nwant %q", asked, want)
 		}
-		if p.seen[0].Text != jobs.ScriptGreeting || p.seen[len(p.seen)-1].Text != jobs.ScriptClosing {
+		if p.seen[0].Text != moderator.ScriptGreeting || p.seen[len(p.seen)-1].Text != moderator.ScriptClosing {
 			t.Fatalf("greeting/closing: %q … %q", p.seen[0].Text, p.seen[len(p.seen)-1].Text)
 		}
 	})
@@ -289,7 +289,7 @@ func TestParticipantEngineFailure(t *testing.T) {
 		http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusInternalServerError)
 	}))
 	defer fake.Close()
-	engine, err := jobs.NewOpenAI(jobs.OpenAIConfig{URL: fake.URL + "/v1", MaxRetries: -1})
+	engine, err := moderator.NewOpenAI(moderator.OpenAIConfig{URL: fake.URL + "/v1", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestParticipantOpeningRaces(t *testing.T) {
 		t.Fatalf("%d interviews, %d credits spent", len(ivs), before-e.credits(e.orgA.ID))
 	}
 	tr, _ := e.db.FindTranscript(t.Context(), st.Partition(), ivs[0].ID)
-	if len(tr) != 2 || tr[0].Text != jobs.ScriptGreeting || tr[1].Text != "Q1?" {
+	if len(tr) != 2 || tr[0].Text != moderator.ScriptGreeting || tr[1].Text != "Q1?" {
 		t.Fatalf("transcript %+v", tr)
 	}
 }
@@ -402,7 +402,7 @@ func TestParticipantAnswerBeforeOpening(t *testing.T) {
 	for _, m := range turn.Messages {
 		said = append(said, m.Speaker+": "+m.Text)
 	}
-	if len(said) < 4 || said[0] != "interviewer: "+jobs.ScriptGreeting || said[1] != "interviewer: Q1?" || said[2] != "participant: Hello?" {
+	if len(said) < 4 || said[0] != "interviewer: "+moderator.ScriptGreeting || said[1] != "interviewer: Q1?" || said[2] != "participant: Hello?" {
 		t.Fatalf("turn %q", said)
 	}
 	if again, _ := p.open(); fmt.Sprint(again.Messages) != fmt.Sprint(turn.Messages) {

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 )
 
 // The participant's side of an interview: opening a link and answering. A link token is
@@ -159,7 +159,7 @@ func (s *Server) postParticipantMessage(ctx context.Context, token, session stri
 
 // postParticipantTurn is postParticipantMessage, or with skip the participant passing
 // on the current question (in is then not read): the transcript records
-// jobs.SkippedAnswer and the interviewer moves on with no follow-up.
+// moderator.SkippedAnswer and the interviewer moves on with no follow-up.
 func (s *Server) postParticipantTurn(ctx context.Context, token, session string, in *ParticipantMessageInput, skip bool) (ParticipantTurn, error) {
 	if !wellFormedToken(token) {
 		return ParticipantTurn{}, errLinkNotFound
@@ -192,7 +192,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	}
 	text, voice := in.Text, in.Modality == kv.ModalityVoice
 	if skip {
-		text, voice = jobs.SkippedAnswer, false
+		text, voice = moderator.SkippedAnswer, false
 	}
 	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: text, At: s.now()}
 	turn := kv.Turn{Session: session, ExpectLen: len(conv.Transcript), Status: kv.InterviewInProgress, Voice: voice}
@@ -257,10 +257,10 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 
 // conduct asks the interviewer for its side of a turn, under the request's context (it
 // ends when the server stops) and a per-turn deadline.
-func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer string, skip bool) (jobs.Conducted, error) {
+func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer string, skip bool) (moderator.Conducted, error) {
 	ctx, cancel := context.WithTimeout(ctx, participantTurnTimeout)
 	defer cancel()
-	out, err := jobs.Conduct(ctx, s.part.moderator, jobs.ConductInput{
+	out, err := moderator.Conduct(ctx, s.part.moderator, moderator.ConductInput{
 		Brief: conv.Brief, Script: conv.Interview.Script, Transcript: conv.Transcript,
 		Context: conv.Interview.EntryAttributes, Note: conv.Link.Note, Answer: answer, Skip: skip,
 	})

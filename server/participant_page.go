@@ -5,8 +5,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 	"interviewd/webui"
 )
 
@@ -128,7 +128,7 @@ func (s *Server) handleParticipantPage(r *request) error {
 		// The welcome's length is the design's: the questions this link will ask times a
 		// realistic time per answer. The study's estimated_duration_minutes is the
 		// researcher's own figure for their plans, and stays theirs.
-		page.Questions, page.Minutes = jobs.PlannedLength(*b, peek.Link.Context)
+		page.Questions, page.Minutes = moderator.PlannedLength(*b, peek.Link.Context)
 	}
 	r.out = pageOut{fasthttp.StatusOK, webui.PageInterview, page}
 	return nil

@@ -1,8 +1,8 @@
 package server
 
 import (
-	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 )
 
 // ParticipantProgress is where an interview stands in its scripted questions, for the
@@ -19,7 +19,7 @@ func participantProgress(conv kv.Conversation, iv kv.Interview) *ParticipantProg
 	if iv.Status != kv.InterviewInProgress {
 		return nil
 	}
-	p, ok := jobs.InterviewProgress(conv.Brief, iv.EntryAttributes, iv.Script)
+	p, ok := moderator.InterviewProgress(conv.Brief, iv.EntryAttributes, iv.Script)
 	if !ok {
 		return nil
 	}

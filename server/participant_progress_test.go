@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 )
 
 // skip posts /skip for p and expects 200.
@@ -51,7 +51,7 @@ func TestParticipantProgressAndSkip(t *testing.T) {
 
 	t.Run("OK_SkipScreener", func(t *testing.T) {
 		turn := p.skip()
-		want := []string{jobs.SkippedAnswer, jobs.ScriptSkipped, "How do you plan a rota?"}
+		want := []string{moderator.SkippedAnswer, moderator.ScriptSkipped, "How do you plan a rota?"}
 		var got []string
 		for _, m := range turn.Messages {
 			got = append(got, m.Text)
@@ -78,7 +78,7 @@ func TestParticipantProgressAndSkip(t *testing.T) {
 	})
 	t.Run("OK_ClosingAnswerEnds", func(t *testing.T) {
 		turn := p.mustSay("No, that's everything.")
-		if turn.Status != kv.InterviewCompleted || len(turn.Messages) != 2 || turn.Messages[1].Text != jobs.ScriptClosing || turn.Progress != nil {
+		if turn.Status != kv.InterviewCompleted || len(turn.Messages) != 2 || turn.Messages[1].Text != moderator.ScriptClosing || turn.Progress != nil {
 			t.Fatalf("after a closing answer: %s %+v at %s", turn.Status, turn.Messages, progressString(turn.Progress))
 		}
 		again, r := p.open()
@@ -93,7 +93,7 @@ func TestParticipantProgressAndSkip(t *testing.T) {
 		}
 		n := 0
 		for _, m := range tr {
-			if m.Speaker == kv.SpeakerParticipant && m.Text == jobs.SkippedAnswer {
+			if m.Speaker == kv.SpeakerParticipant && m.Text == moderator.SkippedAnswer {
 				n++
 			}
 		}

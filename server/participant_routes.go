@@ -6,13 +6,13 @@ import (
 
 	"github.com/fasthttp/router"
 
-	"interviewd/jobs"
+	"interviewd/moderator"
 	"interviewd/webui"
 )
 
 // participantSide is what the participant pages and their API need beside the store.
 type participantSide struct {
-	moderator     jobs.Moderator // the live interviewer's engine
+	moderator     moderator.Engine // the live interviewer's engine
 	ui            *webui.UI
 	turns         *turnLocks // one turn at a time per interview
 	plan          *inputPlan // the message body's decoding plan
@@ -27,7 +27,7 @@ func (s *Server) routeParticipant(r *router.Router) {
 		panic(err) // the embedded pages are checked by tests: this is a broken build
 	}
 	s.part = &participantSide{
-		moderator:     jobs.NewBuiltin(),
+		moderator:     moderator.NewBuiltin(),
 		ui:            ui,
 		turns:         newTurnLocks(),
 		plan:          planInput(reflect.TypeFor[ParticipantMessageInput]()),

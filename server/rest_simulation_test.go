@@ -12,16 +12,17 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/jobs"
-	"interviewd/jobs/chattest"
 	"interviewd/kv"
+	"interviewd/moderator"
+	"interviewd/moderator/chattest"
 )
 
 // gatedEngine is an OpenAI engine on a gated fake endpoint that never retries:
 // simulations on it stay running, holding their organisation's slots, until the test
 // moves them on.
-func gatedEngine(tb testing.TB, g *chattest.Gated) jobs.Moderator {
+func gatedEngine(tb testing.TB, g *chattest.Gated) moderator.Engine {
 	tb.Helper()
-	o, err := jobs.NewOpenAI(jobs.OpenAIConfig{URL: g.URL + "/v1", Model: "gated", MaxRetries: -1, Timeout: time.Minute})
+	o, err := moderator.NewOpenAI(moderator.OpenAIConfig{URL: g.URL + "/v1", Model: "gated", MaxRetries: -1, Timeout: time.Minute})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func mustServeGated(t *testing.T) (*testEnv, *chattest.Gated) {
 // restartJobs replaces the server and its runner as a crash and a restart would: the
 // old runner is stopped without waiting (running simulations stay unfinished in kv),
 // and a new runner on the same file, with engine m, resumes them behind a new server.
-func (e *testEnv) restartJobs(m jobs.Moderator) {
+func (e *testEnv) restartJobs(m moderator.Engine) {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

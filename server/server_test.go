@@ -17,6 +17,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/moderator"
 	"interviewd/plugins"
 )
 
@@ -79,11 +80,11 @@ func withRateLimits(l RateLimits) serveOption {
 // are off unless a test asks for them, so scenario tables are not limited by volume.
 func mustServe(t *testing.T, opts ...serveOption) *testEnv {
 	t.Helper()
-	return mustServeEngine(t, jobs.NewBuiltin(), opts...)
+	return mustServeEngine(t, moderator.NewBuiltin(), opts...)
 }
 
 // mustServeEngine is mustServe with background jobs run by engine m.
-func mustServeEngine(t *testing.T, m jobs.Moderator, opts ...serveOption) *testEnv {
+func mustServeEngine(t *testing.T, m moderator.Engine, opts ...serveOption) *testEnv {
 	t.Helper()
 	off := RateLimits{Off: true}
 	// The listener below is bound to 127.0.0.1.

@@ -1,0 +1,71 @@
+package moderator
+
+import (
+	"encoding/json"
+
+	"interviewd/kv"
+)
+
+// What a participant is told about the length of an interview: how far along they are
+// and how long the whole is likely to take. Both count the scripted questions this
+// participant will actually be asked (screener questions the link's context answers are
+// left out); follow-ups never count, since how many come depends on the answers.
+
+// Realistic times per answer for the welcome's estimate, typed on a phone: a screener
+// question is answered in a few words; a verbatim question takes a considered answer
+// and usually one follow-up.
+const (
+	plannedScreenerSeconds = 30
+	plannedVerbatimSeconds = 100
+)
+
+// Progress is where an interview stands in its scripted questions.
+type Progress struct {
+	Question int // 1-based: the scripted question being asked now (or followed up)
+	Total    int // the scripted questions this interview asks
+}
+
+// plannedQuestions returns the positions of the scripted questions an interview with
+// these facts asks, in order.
+func plannedQuestions(brief kv.Brief, facts map[string]string) []Script {
+	var out []Script
+	for s := (Script{}).following(brief, facts); s.Phase != PhaseDone; s = s.following(brief, facts) {
+		out = append(out, s)
+	}
+	return out
+}
+
+// InterviewProgress returns where the interview saved at script stands, and false when
+// it is not at a scripted question (not started, done, or a position it cannot read).
+func InterviewProgress(brief kv.Brief, facts map[string]string, script []byte) (Progress, bool) {
+	var s Script
+	if len(script) == 0 || json.Unmarshal(script, &s) != nil {
+		return Progress{}, false
+	}
+	if s.Phase != PhaseScreener && s.Phase != PhaseVerbatim {
+		return Progress{}, false
+	}
+	planned := plannedQuestions(brief, facts)
+	for i, p := range planned {
+		if p.Phase == s.Phase && p.Index == s.Index {
+			return Progress{Question: i + 1, Total: len(planned)}, true
+		}
+	}
+	return Progress{}, false
+}
+
+// PlannedLength returns how many scripted questions an interview with these facts asks
+// and about how many minutes it takes (at least 1 when there is a question): the
+// questions times a realistic time per answer, rounded up to a whole minute.
+func PlannedLength(brief kv.Brief, facts map[string]string) (questions, minutes int) {
+	secs := 0
+	planned := plannedQuestions(brief, facts)
+	for _, p := range planned {
+		if p.Phase == PhaseScreener {
+			secs += plannedScreenerSeconds
+		} else {
+			secs += plannedVerbatimSeconds
+		}
+	}
+	return len(planned), (secs + 59) / 60
+}
