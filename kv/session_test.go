@@ -260,3 +260,24 @@ func TestSessionConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAuthenticateSession is the app's per-request cost of a session cookie with a
+// chosen workspace (no touch: within SessionTouchEvery).
+func BenchmarkAuthenticateSession(b *testing.B) {
+	ctx := context.Background()
+	db := mustOpenDB(b, newClock(t0).now)
+	org := mustOrg(b, db, "acme")
+	s := signInAs(b, db, "acme@example.com")
+	if _, err := db.ChooseWorkspace(ctx, WorkspaceInput{Token: s.Token, OrgID: org.ID, Environment: EnvLive}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := db.AuthenticateSession(ctx, s.Token, "ua", "127.0.0.1"); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
