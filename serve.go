@@ -154,7 +154,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	}
 	ev.Str("admin_socket", socket).Msg("listening")
 	if empty, err := db.Empty(ctx); err == nil && empty {
-		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL`, then a key with `interviewd keys create` (both work while the server runs)", *data)
+		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL` (EMAIL is its owner, who signs in at %s/app with a code sent there, or shown in this log when no --smtp-url is set), then a key with `interviewd keys create` or in the app (both work while the server runs)", *data, base)
 	}
 	select {
 	case err := <-served:

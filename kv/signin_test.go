@@ -3,7 +3,9 @@ package kv
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -274,5 +276,44 @@ func TestSweepSignInCodes(t *testing.T) {
 	}
 	if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: fresh.Code}); err != nil {
 		t.Fatalf("the fresh code was swept: %v", err)
+	}
+}
+
+// Guesses that race each other still get 5 tries in all: 4 invalid_code answers, then
+// code_exhausted for every other, however the group commit interleaves them.
+func TestSignInGuessesRace(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpenDB(t, newClock(t0).now)
+	mustOrg(t, db, "acme")
+	c, _ := db.RequestSignInCode(ctx, "acme@example.com")
+	const guesses = 40
+	results := make(chan string, guesses)
+	var wg sync.WaitGroup
+	for i := range guesses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			guess := fmt.Sprintf("%06d", i)
+			if guess == c.Code {
+				guess = "999999"
+				if c.Code == guess {
+					guess = "999998"
+				}
+			}
+			_, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: guess})
+			results <- reason(err)
+		}()
+	}
+	wg.Wait()
+	close(results)
+	count := map[string]int{}
+	for r := range results {
+		count[r]++
+	}
+	if count["EUNAUTHORIZED invalid_code"] != SignInCodeAttempts-1 || count["EUNAUTHORIZED code_exhausted"] != guesses-SignInCodeAttempts+1 {
+		t.Fatalf("answers %v", count)
+	}
+	if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: c.Code}); reason(err) != "EUNAUTHORIZED code_exhausted" {
+		t.Fatalf("right code after the race: %v", err)
 	}
 }
