@@ -37,6 +37,8 @@ type OrgInput struct {
 	Name    string
 	Email   string
 	Credits int
+	// OwnerName is the owner's display name, set when the owner has none yet.
+	OwnerName string
 	// AllowDuplicate creates the organisation even when one with the same name (compared
 	// without case) exists; otherwise that is ECONFLICT org_exists.
 	AllowDuplicate bool
@@ -54,6 +56,9 @@ func (in OrgInput) Validate() error {
 	}
 	if in.Credits < 0 {
 		fields = append(fields, FieldError{Loc: []any{"credits"}, Msg: "Credits cannot be negative.", Type: "greater_than_equal"})
+	}
+	if n := strings.TrimSpace(in.OwnerName); len([]rune(n)) > 100 || strings.ContainsAny(n, "\x00\r\n") {
+		fields = append(fields, FieldError{Loc: []any{"name"}, Msg: "Name must be at most 100 characters on one line.", Type: "string_too_long", Ctx: map[string]any{"max_length": 100}})
 	}
 	if len(fields) > 0 {
 		return Invalid(fields...)
@@ -85,6 +90,12 @@ func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
 		var err error
 		if user, err = db.userForEmail(tx, email); err != nil {
 			return err
+		}
+		if name := strings.TrimSpace(in.OwnerName); name != "" && user.Name == "" {
+			user.Name = name
+			if err := putUser(tx, user); err != nil {
+				return err
+			}
 		}
 		if err := db.putOrg(tx, org); err != nil {
 			return err

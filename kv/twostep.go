@@ -275,8 +275,10 @@ func (db *DB) BeginTOTP(ctx context.Context, token string) (TOTPSetup, error) {
 // ConfirmTOTP checks a code from the authenticator set up by BeginTOTP, turns two-step
 // on for the user, issues 10 new recovery codes (returned only now; earlier ones stop
 // working) and marks the session as having passed two-step. EUNAUTHORIZED invalid_code
-// for a wrong code (it counts as BeginTOTP's tries do not: re-scan and try again);
-// ECONFLICT totp_not_started without a pending secret (or one older than an hour).
+// for a wrong code, which counts against the session's 5 two-step tries like any other
+// (two_step_exhausted ends it); ECONFLICT totp_not_started without a pending secret (or
+// one older than an hour); EFORBIDDEN two_step_required when replacing an authenticator
+// from a session that has not passed two-step.
 func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, error) {
 	if !ParseSessionToken(token) {
 		return nil, errSession
@@ -294,6 +296,9 @@ func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, er
 		u, err := userByID(tx, rec.UserID)
 		if err != nil {
 			return errSession
+		}
+		if u.TOTPEnabled && !rec.TwoStepPassed {
+			return errTwoStepFirst
 		}
 		ts, err := twoStepOf(tx, u.ID)
 		if err != nil {

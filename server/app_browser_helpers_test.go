@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/rs/zerolog"
 
@@ -150,6 +151,26 @@ func (b appTab) text(sel string) string {
 	return eval[string](b.page, "read "+sel, fmt.Sprintf(`(function(){var e=document.querySelector(%q);return e?e.innerText:''})()`, sel))
 }
 
+// cookie returns the browser's cookie name for the server ("" when it has none); it
+// reads HttpOnly cookies too, through the DevTools protocol.
+func (b appTab) cookie(name string) string {
+	b.t.Helper()
+	value := ""
+	b.do("read cookies", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		res, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{b.e.url + "/"}})
+		if err != nil {
+			return err
+		}
+		for _, c := range res.Cookies {
+			if c.Name == name {
+				value = c.Value
+			}
+		}
+		return nil
+	}))
+	return value
+}
+
 // acceptConfirms makes the page's confirm() dialogs answer yes, recording the
 // questions in window.__asked.
 func (b appTab) acceptConfirms() {
@@ -234,6 +255,11 @@ type axeViolation struct {
 // still runs under its own CSP.
 func checkAxe(t *testing.T, b appTab) {
 	t.Helper()
+	// Usable on a phone: nothing makes the page itself scroll sideways (wide tables
+	// scroll inside their own box).
+	if w := eval[int](b.page, "page width", `document.documentElement.scrollWidth - document.documentElement.clientWidth`); w > 0 {
+		t.Fatalf("%s is %d px wider than the window", b.location(), w)
+	}
 	if bad := axeSerious(t, b); len(bad) > 0 {
 		t.Fatalf("accessibility: %d serious or critical violations on %s:\n%s", len(bad), b.location(), strings.Join(bad, "\n"))
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"interviewd/kv"
@@ -53,11 +54,7 @@ func (s *Server) handleAppSignInPage(r *request) error {
 // admitSignIn applies the sign-in limits for email from the request's client address;
 // a refusal is a 429 page with Retry-After.
 func (s *Server) admitSignIn(r *request, email string) error {
-	now := s.now()
-	d := s.app.perAddr.admitIP(now, s.clientIP(r.c).String())
-	if d.OK && email != "" {
-		d = s.app.perEmail.admitIP(now, email)
-	}
+	d := s.app.signIn.admit(s.now(), "email:"+email, "addr:"+s.clientIP(r.c).String(), false)
 	if d.OK {
 		return nil
 	}
@@ -116,9 +113,10 @@ func (s *Server) handleAppSignInCode(r *request) error {
 	return nil
 }
 
-// nextQuery is "?next=…" for a non-empty return path.
+// nextQuery is "?next=…" for a non-empty return path. The workspace chooser is never
+// a return path: it is where a sign-in goes anyway, and returning to it would loop.
 func nextQuery(next string) string {
-	if next == "" {
+	if next == "" || strings.HasPrefix(next, "/app/workspace") {
 		return ""
 	}
 	return "?next=" + url.QueryEscape(next)
@@ -177,6 +175,9 @@ func (s *Server) handleAppWorkspaceChoose(r *request) error {
 	}
 	a.auth = auth
 	next := safeNext(r.formValue("next"))
+	if strings.HasPrefix(next, "/app/workspace") {
+		next = ""
+	}
 	if auth.TwoStepDue() {
 		r.out = appRedirect{to: "/app/twostep" + nextQuery(next)}
 		return nil

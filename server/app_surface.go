@@ -82,10 +82,12 @@ func (s *Server) appRouteSets() [][]appRoute {
 // appSide is what the app needs beside the store: its routes (for the authorization
 // table and /app's start), the sign-in limits and the mail sender.
 type appSide struct {
-	routes   []appRoute
-	perEmail *rateLimiter // sign-in and code attempts per email address
-	perAddr  *rateLimiter // the same per client address
-	mail     mail.Sender
+	routes []appRoute
+	// signIn limits sign-in and code attempts per email address (its "read" window)
+	// and per client address (its "org_read" window), both checked before either is
+	// counted, so a refused attempt uses up nothing.
+	signIn *rateLimiter
+	mail   mail.Sender
 }
 
 // sendMail sends a message off the request path, so a page answers as fast whether or
@@ -188,9 +190,8 @@ func (s *Server) appSurfaceOf() *surface {
 // routeApp mounts the app: GET / and every route of appRouteSets under /app.
 func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimits) {
 	s.app = &appSide{
-		mail:     sender,
-		perEmail: newRateLimiter(RateLimits{Off: limits.Off, IP: signInPerEmail, Window: signInWindow}),
-		perAddr:  newRateLimiter(RateLimits{Off: limits.Off, IP: signInPerAddr, Window: signInWindow}),
+		mail:   sender,
+		signIn: newRateLimiter(RateLimits{Off: limits.Off, Read: signInPerEmail, OrgRead: signInPerAddr, Window: signInWindow}),
 	}
 	sf := s.appSurfaceOf()
 	root := s.group(r, "", sf)

@@ -57,7 +57,7 @@ func (s *Server) handleAppTwoStepPage(r *request) error {
 
 // admitTwoStep applies the code-endpoint limits for the session's user.
 func (s *Server) admitTwoStep(r *request) error {
-	return s.admitSignIn(r, "user:"+r.app().auth.User.ID.String())
+	return s.admitSignIn(r, r.app().auth.User.Email)
 }
 
 func (s *Server) handleAppTwoStep(r *request) error {

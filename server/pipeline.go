@@ -40,9 +40,10 @@ func infoOf(c *fasthttp.RequestCtx) *reqInfo {
 	return info
 }
 
-// pipeline is the order every request takes: request id → recover → access log →
-// route. Authentication, scope, rate limit, idempotency, decoding and the operation
-// itself run inside the route's handler (see restHandler).
+// pipeline is what every request takes, matched by a route or not: request id →
+// recover → access log → route. From there each route runs its surface's chain
+// (chain.go): recover → authenticate → the surface's steps (scope → rate limit →
+// idempotency → bind for the research table) → handler → the surface's renderer.
 func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()
@@ -65,7 +66,9 @@ func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler
 	}
 }
 
-// recovering runs next and turns a panic into a 500 that reveals nothing internal.
+// recovering runs next and turns a panic into a 500 that reveals nothing internal. A
+// surface's own recoverStep renders panics in its shape first; this one catches what
+// happens outside any surface (the router, unmatched routes, a renderer).
 func (s *Server) recovering(c *fasthttp.RequestCtx, next fasthttp.RequestHandler) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -1,7 +1,18 @@
 // Package server puts every HTTP surface of interviewd on one fasthttp router: the
 // REST research API, OAuth, account access, MCP, A2A, the web app and participant
-// pages, with authentication, rate limits, idempotency and error mapping. Research
-// operations are written once (see Operation) and bound to each surface.
+// pages, with authentication, rate limits, idempotency and error mapping.
+//
+// Every request takes the pipeline (request id → recover → access log → route); each
+// route belongs to a surface (chain.go): an authenticator, steps composed once as
+// middleware, a handler that returns an error, and the surface's one renderer. Research
+// operations are written once (see Operation) in a table whose steps (scope → rate
+// limit → idempotency → bind → operation) REST and MCP compose alike; other surfaces
+// (the participant pages and API, the web app) are route groups with their own
+// authenticator and renderer, so adding one of their routes adds no MCP tool. kv
+// reports validation failures in domain terms; each renderer adds its wire location.
+// Operations run on the request's context, which ends when the server stops (fasthttp
+// cannot tell that a client went away while a handler runs: it does not read the
+// connection until the handler returns).
 package server
 
 import (
@@ -67,7 +78,7 @@ type Server struct {
 	limiter   *rateLimiter
 	handler   fasthttp.RequestHandler
 	http      *fasthttp.Server
-	ctx       context.Context // cancelled at shutdown; operations run under it
+	ctx       context.Context // cancelled at shutdown; every request's context derives from it
 	cancel    context.CancelFunc
 	reqPrefix string
 	reqSeq    atomic.Uint64
@@ -78,6 +89,11 @@ type Server struct {
 
 	studyRenders *studyRenders      // get_study answers by stored record
 	transcripts  *transcriptRenders // the app's transcript pages by interview and length
+
+	// tools is the MCP tool-call surface and toolChain its composed chain, shared by
+	// the endpoint's fast path and the SDK's tool handlers.
+	tools     *surface
+	toolChain handler
 
 	metricsSet    *metrics.Set
 	metrics       *httpMetrics
@@ -124,6 +140,8 @@ func New(cfg Config) *Server {
 	s.proxies = trustedProxies(cfg.TrustedProxies)
 	s.authFails = newAuthFailures(limits)
 	s.ops = s.operations()
+	s.tools = s.toolSurface()
+	s.toolChain = s.tools.chain(runOperation)
 	r := router.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
@@ -135,7 +153,7 @@ func New(cfg Config) *Server {
 	s.routeDocs(r)
 	s.routeParticipant(r)
 	s.routeApp(r, cfg.Mail, limits)
-	r.GET(metricsPath, s.handleMetrics)
+	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{

@@ -1,0 +1,283 @@
+package server
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"interviewd/mail"
+	"interviewd/mail/smtptest"
+)
+
+// appBrowserless is a signed-out browser as plain HTTP: its pre-session cookie.
+type appBrowserless struct {
+	e   *testEnv
+	pre string
+	ip  string // X-Forwarded-For, honoured only from trusted proxies (none here)
+}
+
+var preCookie = regexp.MustCompile(appPreCookie + `=([A-Za-z0-9_-]+)`)
+
+// newSignedOut fetches the sign-in page and keeps the pre-session token it sets.
+func newSignedOut(e *testEnv) *appBrowserless {
+	e.t.Helper()
+	r := e.appDo("GET", "/app/signin", nil, nil, false)
+	m := preCookie.FindStringSubmatch(r.header.Get("Set-Cookie"))
+	if r.status != 200 || m == nil {
+		e.t.Fatalf("sign-in page: %d, Set-Cookie %q", r.status, r.header.Get("Set-Cookie"))
+	}
+	if !bytes.Contains(r.body, []byte(`name="csrf" value="`+m[1]+`"`)) {
+		e.t.Fatal("the sign-in form does not carry the pre-session token")
+	}
+	return &appBrowserless{e: e, pre: m[1]}
+}
+
+// post sends a sign-in form with the pre-session cookie and token.
+func (b *appBrowserless) post(path string, form url.Values) response {
+	b.e.t.Helper()
+	form.Set("csrf", b.pre)
+	req, err := http.NewRequest("POST", b.e.url+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(&http.Cookie{Name: appPreCookie, Value: b.pre})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: raw}
+}
+
+func TestAppHeaders(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppSession("a@example.com", e.orgA.ID, "live")
+	for _, c := range []struct {
+		name string
+		as   *appUser
+		path string
+	}{{"SignInPage", nil, "/app/signin"}, {"SettingsPage", &owner, "/app/settings/developer"}, {"ErrorPage", &owner, "/app/settings/developer/keys/x/revoke"}} {
+		t.Run(c.name, func(t *testing.T) {
+			method := "GET"
+			if strings.HasSuffix(c.path, "/revoke") {
+				method = "POST"
+			}
+			r := e.appDo(method, c.path, c.as, nil, true)
+			if c.name == "ErrorPage" && r.status != 404 {
+				t.Fatalf("status %d", r.status)
+			}
+			h := r.header
+			csp := h.Get("Content-Security-Policy")
+			for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "frame-ancestors 'none'", "form-action 'self'"} {
+				if !strings.Contains(csp, want) {
+					t.Fatalf("CSP %q lacks %q", csp, want)
+				}
+			}
+			if strings.Contains(csp, "unsafe-inline") {
+				t.Fatalf("CSP allows inline code: %q", csp)
+			}
+			if h.Get("Cache-Control") != "no-store" || h.Get("X-Frame-Options") != "DENY" || h.Get("X-Content-Type-Options") != "nosniff" {
+				t.Fatalf("headers %v", h)
+			}
+			if !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+				t.Fatalf("Content-Type %q", h.Get("Content-Type"))
+			}
+			// No inline script or style anywhere in the page.
+			for _, bad := range []string{"<script>", "style=", "<style", "onclick="} {
+				if bytes.Contains(r.body, []byte(bad)) {
+					t.Fatalf("page has inline %q", bad)
+				}
+			}
+		})
+	}
+	t.Run("PreCookie", func(t *testing.T) {
+		r := e.appDo("GET", "/app/signin", nil, nil, false)
+		ck := r.header.Get("Set-Cookie")
+		if !strings.Contains(ck, "HttpOnly") || !strings.Contains(ck, "SameSite=Lax") || strings.Contains(ck, "Secure") {
+			t.Fatalf("pre-session cookie %q (http base URL: HttpOnly, Lax, not Secure)", ck)
+		}
+	})
+}
+
+func TestAppRoot(t *testing.T) {
+	e := mustServe(t)
+	r := e.appDo("GET", "/", nil, nil, false)
+	if r.status != 303 || r.header.Get("Location") != "/app/signin" {
+		t.Fatalf("signed out: %d %q", r.status, r.header.Get("Location"))
+	}
+	owner := e.mustAppSession("a@example.com", e.orgA.ID, "live")
+	r = e.appDo("GET", "/", &owner, nil, false)
+	if r.status != 303 || r.header.Get("Location") != "/app" {
+		t.Fatalf("signed in: %d %q", r.status, r.header.Get("Location"))
+	}
+	r = e.appDo("GET", "/app", &owner, nil, false)
+	if r.status != 303 || r.header.Get("Location") != "/app/settings/developer" && r.header.Get("Location") != "/app/studies" {
+		t.Fatalf("/app: %d %q", r.status, r.header.Get("Location"))
+	}
+	// Signed in without a workspace: choose one first, then come back.
+	bare := e.mustAppSession("a@example.com", [16]byte{}, "")
+	r = e.appDo("GET", "/app/settings/members", &bare, nil, false)
+	if r.status != 303 || r.header.Get("Location") != "/app/workspace?next=%2Fapp%2Fsettings%2Fmembers" {
+		t.Fatalf("no workspace: %d %q", r.status, r.header.Get("Location"))
+	}
+}
+
+// mustServeMail is mustServe with mail to a real SMTP server.
+func mustServeMail(t *testing.T, opts ...serveOption) (*testEnv, *smtptest.Server) {
+	t.Helper()
+	srv := smtptest.Start(t)
+	sender, err := mail.New(mail.Config{URL: srv.URL, BaseURL: testBaseURL}, nil, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustServe(t, append(opts, withMail(sender))...), srv
+}
+
+var emailEcho = regexp.MustCompile(`[a-z.]+@[a-z.]*example\.com`)
+
+// TestAppSignInDoesNotTell: the pages answer an unknown address exactly as a known
+// one, mail goes only to the known one, and a wrong code reads the same for both.
+func TestAppSignInDoesNotTell(t *testing.T) {
+	e, smtp := mustServeMail(t)
+	b := newSignedOut(e)
+	known := b.post("/app/signin", url.Values{"email": {"a@example.com"}})
+	unknown := b.post("/app/signin", url.Values{"email": {"nobody@example.com"}})
+	if known.status != 200 || unknown.status != 200 {
+		t.Fatalf("code requests: %d, %d", known.status, unknown.status)
+	}
+	if k, u := emailEcho.ReplaceAll(known.body, nil), emailEcho.ReplaceAll(unknown.body, nil); !bytes.Equal(k, u) {
+		t.Fatal("the code page differs between a known and an unknown address")
+	}
+	code := smtp.Next(t, "a@example.com").Code()
+	// A later code for the known address proves the unknown one's request was handled
+	// before it; nothing was ever sent to the unknown address.
+	b.post("/app/signin", url.Values{"email": {"a@example.com"}})
+	code = smtp.Next(t, "a@example.com").Code()
+	for _, m := range smtp.Messages() {
+		if strings.Contains(strings.Join(m.To, ","), "nobody@") {
+			t.Fatal("mail was sent to an address with no account")
+		}
+	}
+	wrong := code[:5] + string('0'+(code[5]-'0'+1)%10)
+	k := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {wrong}})
+	u := b.post("/app/signin/code", url.Values{"email": {"nobody@example.com"}, "code": {wrong}})
+	if k.status != 401 || u.status != 401 {
+		t.Fatalf("wrong codes: %d, %d", k.status, u.status)
+	}
+	if kb, ub := emailEcho.ReplaceAll(k.body, nil), emailEcho.ReplaceAll(u.body, nil); !bytes.Equal(kb, ub) {
+		t.Fatal("a wrong code reads differently for a known and an unknown address")
+	}
+	ok := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {code}, "next": {"/app/settings/members"}})
+	if ok.status != 303 || ok.header.Get("Location") != "/app/workspace?next=%2Fapp%2Fsettings%2Fmembers" {
+		t.Fatalf("right code: %d %q", ok.status, ok.header.Get("Location"))
+	}
+	ck := ok.header.Get("Set-Cookie")
+	if !strings.Contains(ck, appSessionCookie+"=ivs_") || !strings.Contains(ck, "HttpOnly") || !strings.Contains(ck, "SameSite=Lax") || !strings.Contains(strings.ToLower(ck), "max-age=1209600") {
+		t.Fatalf("session cookie %q", ck)
+	}
+}
+
+// TestAppSignInRateLimit: sign-in attempts are limited per email address and per
+// client address, with Retry-After; a refused attempt sends no mail.
+func TestAppSignInRateLimit(t *testing.T) {
+	e, smtp := mustServeMail(t, withRateLimits(DefaultRateLimits()))
+	b := newSignedOut(e)
+	for i := range signInPerEmail {
+		if r := b.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 200 {
+			t.Fatalf("attempt %d: %d", i+1, r.status)
+		}
+	}
+	for range signInPerEmail {
+		smtp.Next(t, "a@example.com")
+	}
+	r := b.post("/app/signin", url.Values{"email": {"a@example.com"}})
+	if r.status != 429 || r.header.Get("Retry-After") == "" || !bytes.Contains(r.body, []byte("Too many sign-in attempts")) {
+		t.Fatalf("attempt %d for one address: %d Retry-After %q", signInPerEmail+1, r.status, r.header.Get("Retry-After"))
+	}
+	// Codes for that address are limited too.
+	if r := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {"123456"}}); r.status != 429 {
+		t.Fatalf("code attempt over the address limit: %d", r.status)
+	}
+	// Other addresses from the same client, up to the client's own limit.
+	n := signInPerEmail // attempts this client has made (refused ones count for nothing)
+	for i := 0; n < signInPerAddr; i++ {
+		email := "someone" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "@example.com"
+		if r := b.post("/app/signin", url.Values{"email": {email}}); r.status != 200 {
+			t.Fatalf("client attempt %d: %d", n+1, r.status)
+		}
+		n++
+	}
+	if r := b.post("/app/signin", url.Values{"email": {"fresh@example.com"}}); r.status != 429 {
+		t.Fatalf("client attempt %d: %d, want 429", n+1, r.status)
+	}
+	if got := len(smtp.Messages()); got != signInPerEmail {
+		t.Fatalf("%d messages sent, want %d (refused attempts send nothing)", got, signInPerEmail)
+	}
+}
+
+func TestSafeNext(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/app/settings/members", "/app/settings/members"},
+		{"/app", "/app"},
+		{"/app/interviews/0194?x=1", "/app/interviews/0194?x=1"},
+		{"", ""},
+		{"/application", ""},
+		{"https://evil.example/app", ""},
+		{"//evil.example/app", ""},
+		{"/app\\..\\evil", ""},
+		{"/\\evil.example", ""},
+		{"/app/\r\nLocation: x", ""},
+		{"javascript:alert(1)", ""},
+		{"/v1/api/me", ""},
+	} {
+		if got := safeNext(c.in); got != c.want {
+			t.Errorf("safeNext(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzSafeNext: whatever a link carries, a return path stays inside the app.
+func FuzzSafeNext(f *testing.F) {
+	for _, s := range []string{"/app/x", "//x", "/app/../x", "/app%2F..", "http://x/app", "/app?next=//x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := safeNext(s)
+		if got == "" {
+			return
+		}
+		u, err := url.Parse(got)
+		if err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(got, "//") || strings.ContainsAny(got, "\\\r\n") {
+			t.Fatalf("safeNext(%q) = %q leaves the app", s, got)
+		}
+		if u.Path != "/app" && !strings.HasPrefix(u.Path, "/app/") {
+			t.Fatalf("safeNext(%q) = %q is outside /app", s, got)
+		}
+	})
+}
+
+// FuzzTOTPSetupOf: the set-up address a confirm form posts back is only ever shown
+// again when it is an otpauth address with a secret.
+func FuzzTOTPSetupOf(f *testing.F) {
+	f.Add("otpauth://totp/interviewd:a%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=interviewd")
+	f.Add("javascript:alert(1)")
+	f.Add("otpauth://x?secret=")
+	f.Fuzz(func(t *testing.T, s string) {
+		setup, ok := totpSetupOf(s)
+		if !ok {
+			return
+		}
+		if !strings.HasPrefix(s, "otpauth:") || setup.Secret == "" || !strings.HasPrefix(string(setup.QR), "data:image/png;base64,") {
+			t.Fatalf("totpSetupOf(%q) accepted %+v", s, setup)
+		}
+	})
+}
