@@ -48,12 +48,15 @@ func appCall[Out any](ctx context.Context, s *Server, p *Principal, name string,
 // the first name in the error's location after any wire part ("body", "query", "path"),
 // so ["body","context","k"] and ["context","k"] both land on "context".
 func formErrors(err error) webui.FieldErrors {
-	var ke *kv.Error
-	if !asKV(err, &ke) || ke.Code != kv.EINVALID {
+	if err == nil {
+		return nil
+	}
+	ae := toAPIError(err)
+	if ae.Status != 422 {
 		return nil
 	}
 	out := webui.FieldErrors{}
-	for _, f := range ke.Fields {
+	for _, f := range ae.Fields {
 		name := ""
 		for _, part := range f.Loc {
 			s, ok := part.(string)
@@ -70,8 +73,8 @@ func formErrors(err error) webui.FieldErrors {
 			out[name] = f.Msg
 		}
 	}
-	if len(ke.Fields) == 0 {
-		out[""] = ke.Message
+	if len(ae.Fields) == 0 {
+		out[""] = ae.Detail
 	}
 	return out
 }
