@@ -141,10 +141,19 @@
   function poll() {
     fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' }, cache: 'no-store' })
       .then(function (r) {
+        if (r.status >= 400 && r.status < 500 && r.status !== 429) {
+          // Gone, or no longer ours to see (signed out, another workspace): stop and
+          // say so rather than poll for ever.
+          var ids = { authoring: 'authoring-status', simulation: 'sim-status', export: 'export-status' };
+          var el = setStatus(ids[kind], 'This can no longer be followed here. Reload the page to see where it stands.', 'failed', false);
+          if (el) { el.setAttribute('role', 'alert'); }
+          return null;
+        }
         if (!r.ok) { throw new Error('status ' + r.status); }
         return r.json();
       })
       .then(function (s) {
+        if (s === null) { return; }
         failures = 0;
         if (!handle(s)) { window.setTimeout(poll, pollEvery); }
       })
