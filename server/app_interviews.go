@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"html/template"
 	"net/url"
+	"strconv"
+	"strings"
 
 	"interviewd/kv"
 	"interviewd/webui"
@@ -127,9 +130,9 @@ func (s *Server) findTranscript(ctx context.Context, p *Principal, id kv.ID) ([]
 	return s.db.FindTranscript(ctx, p.Partition, id)
 }
 
-// buildTranscriptPage is the permalink's page. It reads the interview record once
-// (for the metadata the API shows and what only the page needs: its design version and
-// the start instant for offsets), its transcript, and its study's name.
+// buildTranscriptPage is the permalink's page: the interview as the API shows it, its
+// record (design version, transcript length, start instant for offsets), its study's
+// name, and its transcript unless a render of the same content is kept.
 func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID) (webui.TranscriptPage, error) {
 	iv, err := appCall[Interview](ctx, s, p, "get_interview", &InterviewIDInput{InterviewID: id})
 	if err != nil {
@@ -148,9 +151,6 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 	if iv.DurationSeconds != nil {
 		page.Duration = spoken(*iv.DurationSeconds)
 	}
-	if err := s.transcriptHTML(ctx, p, rec, &page); err != nil {
-		return page, err
-	}
 	st, err := s.db.FindStudyByID(ctx, p.Partition, iv.StudyID)
 	switch {
 	case err == nil:
@@ -160,26 +160,37 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 	default:
 		return page, err
 	}
-	return page, nil
-}
-
-// transcriptHTML fills the page's rendered messages: kept from an earlier read while
-// the transcript has not grown, else read, rendered and kept.
-func (s *Server) transcriptHTML(ctx context.Context, p *Principal, rec kv.Interview, page *webui.TranscriptPage) error {
-	if html, ok := s.transcripts.get(rec.ID, rec.TranscriptLen); ok {
-		page.Transcript, page.Count = html, rec.TranscriptLen
-		return nil
+	// Everything the content shows but the messages is above; the messages are named
+	// by the transcript's length. A kept render of the same is the page's content.
+	key := strings.Join([]string{strconv.Itoa(rec.TranscriptLen), page.Status, page.Duration, page.StudyName, page.Audience,
+		strconv.Itoa(page.DesignVersion), strconv.FormatBool(page.Rehearsal), stampText(page.Completed)}, "\x00")
+	if body, ok := s.transcripts.get(rec.ID, key); ok {
+		page.Body = body
+		return page, nil
 	}
 	msgs, err := s.findTranscript(ctx, p, rec.ID)
 	if err != nil {
-		return err
+		return page, err
 	}
 	page.Messages = make([]webui.Message, len(msgs))
 	for i, m := range msgs {
 		page.Messages[i] = webui.Message{Speaker: m.Speaker, Text: m.Text, At: stampOf(m.At), Offset: clock(m.At.Sub(rec.StartedAt))}
 	}
 	page.Transcript, page.Count = page.MessagesHTML(), len(msgs)
-	page.Messages = nil
-	s.transcripts.put(rec.ID, len(msgs), page.Transcript)
-	return nil
+	var body strings.Builder
+	if err := s.part.ui.RenderAppPart(&body, webui.PageTranscript, "interview_body", page); err != nil {
+		return page, err
+	}
+	page.Body = template.HTML(body.String()) // rendered by html/template just now
+	if len(msgs) == rec.TranscriptLen {      // else the transcript grew meanwhile: keep nothing
+		s.transcripts.put(rec.ID, key, page.Body)
+	}
+	return page, nil
+}
+
+func stampText(s *webui.Stamp) string {
+	if s == nil {
+		return ""
+	}
+	return s.ISO
 }

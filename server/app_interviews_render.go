@@ -7,19 +7,20 @@ import (
 	"interviewd/kv"
 )
 
-// transcriptRenders keeps the rendered messages of recently read transcripts. A
+// transcriptRenders keeps the rendered content of recently read transcript pages. A
 // transcript only ever grows (messages are appended, never edited), so an interview's
-// id and its transcript length name its content: a render is reused while the stored
-// length is the same, and the page skips reading and decoding every message. An
-// erased interview is not found before its render is looked for.
+// id, its transcript length and the few facts the page shows beside it (status, end,
+// length, study name) name the content: a render is reused while they are the same,
+// and the page skips reading and decoding every message. An erased interview is not
+// found before its render is looked for.
 type transcriptRenders struct {
 	mu sync.Mutex
 	m  map[kv.ID]transcriptRender
 }
 
 type transcriptRender struct {
-	length int // messages the render holds
-	html   template.HTML
+	key  string // the facts the render was made from (see transcriptKey)
+	html template.HTML
 }
 
 // transcriptRendersMax bounds the renders kept (about 25 KB each for 60 messages);
@@ -30,22 +31,22 @@ func newTranscriptRenders() *transcriptRenders {
 	return &transcriptRenders{m: map[kv.ID]transcriptRender{}}
 }
 
-// get returns the render of interview id at length messages, if kept.
-func (r *transcriptRenders) get(id kv.ID, length int) (template.HTML, bool) {
+// get returns the render of interview id made from key, if kept.
+func (r *transcriptRenders) get(id kv.ID, key string) (template.HTML, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tr, ok := r.m[id]
-	if !ok || tr.length != length {
+	if !ok || tr.key != key {
 		return "", false
 	}
 	return tr.html, true
 }
 
-func (r *transcriptRenders) put(id kv.ID, length int, html template.HTML) {
+func (r *transcriptRenders) put(id kv.ID, key string, html template.HTML) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.m) >= transcriptRendersMax {
 		clear(r.m)
 	}
-	r.m[id] = transcriptRender{length: length, html: html}
+	r.m[id] = transcriptRender{key: key, html: html}
 }

@@ -99,3 +99,26 @@ func TestAppMemberSeesNoGoLiveOrExport(t *testing.T) {
 		t.Fatalf("a post without its CSRF token changed the mode to %s", got.Mode)
 	}
 }
+
+// TestAppTranscriptShowsGrowth: a transcript read while the interview runs shows each
+// new turn on the next read (a kept render is never served for a longer transcript).
+func TestAppTranscriptShowsGrowth(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Growing", "First question?", "Second question?", "Third question?"))
+	p := e.participant(st.LinkToken)
+	p.open()
+	p.mustSay("first answer, in full")
+	iv := e.interviewsOf(st)[0]
+	path := "/app/interviews/" + iv.ID.String()
+	first := wantPage(t, owner.get(t, path), 200, "first answer, in full", "In progress")
+	again := wantPage(t, owner.get(t, path), 200)
+	if strings.Count(first, `<li class="msg`) != strings.Count(again, `<li class="msg`) || !strings.Contains(again, "first answer, in full") {
+		t.Fatal("a second read of an unchanged transcript differs")
+	}
+	p.mustSay("second answer arrives")
+	grown := wantPage(t, owner.get(t, path), 200, "first answer, in full", "second answer arrives")
+	if strings.Count(grown, `<li class="msg`) <= strings.Count(first, `<li class="msg`) {
+		t.Fatalf("transcript did not grow on the page: %d then %d messages", strings.Count(first, `<li class="msg`), strings.Count(grown, `<li class="msg`))
+	}
+}

@@ -1,7 +1,10 @@
 package webui
 
 import (
+	"bytes"
+	"fmt"
 	"html/template"
+	"io"
 	"sort"
 )
 
@@ -259,6 +262,9 @@ type TranscriptPage struct {
 	// many they are; the server keeps renders of transcripts that have not grown.
 	Transcript template.HTML
 	Count      int
+	// Body, when set, is the whole content already rendered (RenderAppPart with
+	// "interview_body"); the page then only wraps it in the layout.
+	Body template.HTML
 }
 
 // ExportsPage starts an export.
@@ -320,4 +326,27 @@ func (e FieldErrors) List() []string {
 		out[i] = e[k]
 	}
 	return out
+}
+
+// RenderAppPart writes the template part of app page name with data (not the layout):
+// a piece the server renders once and keeps. It returns an error for an unknown page
+// or part, or a failed execution or write.
+func (u *UI) RenderAppPart(w io.Writer, name, part string, data any) error {
+	t, ok := u.app[name]
+	if !ok {
+		return fmt.Errorf("webui: no app page %q", name)
+	}
+	buf, _ := u.bufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	defer func() {
+		buf.Reset()
+		u.bufs.Put(buf)
+	}()
+	if err := t.ExecuteTemplate(buf, part, data); err != nil {
+		return fmt.Errorf("webui: render %s %s: %w", name, part, err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }
