@@ -34,6 +34,7 @@ func TestAppBrowserResearch(t *testing.T) {
 	}
 	checkAxe(t, b)
 	checkAxeDark(t, b)
+	fitsPhone(t, b)
 
 	// Go live: the study page offers a link to the confirmation, which asks once more.
 	b = e.signedIn(t, "a@example.com", "Org A", "live")
@@ -92,6 +93,7 @@ func TestAppBrowserResearch(t *testing.T) {
 	if !strings.Contains(b.text(".transcript"), answerFor(0)) {
 		t.Fatalf("transcript lacks the first answer")
 	}
+	fitsPhone(t, b)
 	checkAxe(t, b)
 	checkAxeDark(t, b)
 
@@ -153,4 +155,13 @@ func studyOf(t *testing.T, e *testEnv, path string) kv.Study {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// fitsPhone fails when the page is wider than the 390-pixel phone it is shown on (a
+// horizontal scroll bar on a phone).
+func fitsPhone(t *testing.T, b appTab) {
+	t.Helper()
+	if w := eval[int](b.page, "width", `document.documentElement.scrollWidth`); w > phoneWidth {
+		t.Fatalf("%s is %d px wide on a %d px phone", b.location(), w, phoneWidth)
+	}
 }
