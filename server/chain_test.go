@@ -279,6 +279,9 @@ func TestLocatedREST(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if kv.ErrorCode(tc.err) != kv.EINVALID { // wire failures are coded kv errors too
+				t.Fatalf("code %q, want EINVALID", kv.ErrorCode(tc.err))
+			}
 			ae := toAPIError(tc.err)
 			got := ae.locatedREST(plans[tc.op])
 			if got.Status != 422 || len(got.Fields) != 1 || !reflect.DeepEqual(got.Fields[0].Loc, tc.want) {
