@@ -32,6 +32,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/mail"
 )
 
 // Config is what a Server needs. Zero values have working defaults except DB.
@@ -61,6 +62,8 @@ type Config struct {
 	// X-Forwarded-Proto headers are believed (see ParseTrustedProxies); from any other
 	// address those headers are ignored.
 	TrustedProxies []netip.Prefix
+	// Mail sends the web app's messages (sign-in codes, invitations); nil logs them.
+	Mail mail.Sender
 }
 
 // Server is the HTTP side of interviewd.
@@ -80,6 +83,7 @@ type Server struct {
 	reqPrefix string
 	reqSeq    atomic.Uint64
 	part      *participantSide // the participant pages and their API
+	app       *appSide         // the web app (app_surface.go)
 	proxies   trustedProxies
 	authFails *authFailures // failed credentials per client address
 
@@ -147,6 +151,7 @@ func New(cfg Config) *Server {
 	s.routeMCP(r)
 	s.routeDocs(r)
 	s.routeParticipant(r)
+	s.routeApp(r, cfg.Mail, limits)
 	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
