@@ -66,6 +66,13 @@ func TestAppBrowserSignIn(t *testing.T) {
 	}
 	checkAxeDark(t, b)
 
+	// Unknown pages answer in the app's layout.
+	b.open("/app/settings/nope")
+	if got := b.text("h1"); got != "Not found" {
+		t.Fatalf("unknown page heading %q", got)
+	}
+	checkAxe(t, b)
+
 	// GET / now leads into the app.
 	b.open("/")
 	b.waitPath("/app/settings/developer")

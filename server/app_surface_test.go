@@ -281,3 +281,33 @@ func FuzzTOTPSetupOf(f *testing.F) {
 		}
 	})
 }
+
+// TestAppNotFound: unknown app paths and wrong methods get the app's HTML pages; the
+// API keeps its JSON.
+func TestAppNotFound(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppSession("a@example.com", e.orgA.ID, "live")
+	for _, c := range []struct {
+		name, method, path string
+		as                 *appUser
+		status             int
+		want               string
+	}{
+		{"UnknownSignedOut", "GET", "/app/nope", nil, 404, "Not found"},
+		{"UnknownSignedIn", "GET", "/app/settings/nope", &owner, 404, "Not found"},
+		{"WrongMethod", "GET", "/app/settings/developer/keys", &owner, 405, "cannot be opened that way"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.appDo(c.method, c.path, c.as, nil, false)
+			if r.status != c.status || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !bytes.Contains(r.body, []byte(c.want)) {
+				t.Fatalf("%d %s %.200s", r.status, r.header.Get("Content-Type"), r.body)
+			}
+			if r.header.Get("Content-Security-Policy") == "" {
+				t.Fatal("no CSP on the app's error page")
+			}
+		})
+	}
+	if r := e.do("GET", "/v1/api/nope", "", ""); r.status != 404 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		t.Fatalf("API 404: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+}
