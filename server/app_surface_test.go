@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/mail/smtptest"
 )
@@ -309,5 +310,82 @@ func TestAppNotFound(t *testing.T) {
 	}
 	if r := e.do("GET", "/v1/api/nope", "", ""); r.status != 404 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
 		t.Fatalf("API 404: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+}
+
+// TestAppRequireMFA: once an admin requires two-step, a session that has not passed it
+// is sent to the check on every page, and keys cannot be created from it.
+func TestAppRequireMFA(t *testing.T) {
+	e, smtp := mustServeMail(t)
+	e.mustMember(e.orgA.ID, "member@a.example", "member")
+	member := e.mustAppSession("member@a.example", e.orgA.ID, "live")
+	owner := e.mustAppSession("a@example.com", e.orgA.ID, "live")
+
+	if r := e.appDo("POST", "/app/settings/security/require-mfa", &member, url.Values{"require_mfa": {"on"}}, true); r.status != 403 {
+		t.Fatalf("a member setting the policy: %d", r.status)
+	}
+	r := e.appDo("POST", "/app/settings/security/require-mfa", &owner, url.Values{"require_mfa": {"on"}}, true)
+	if r.status != 303 || r.header.Get("Location") != "/app/settings/security?done=policy_saved" {
+		t.Fatalf("owner setting the policy: %d %q", r.status, r.header.Get("Location"))
+	}
+	r = e.appDo("GET", "/app/settings/developer", &member, nil, false)
+	if r.status != 303 || r.header.Get("Location") != "/app/twostep?next=%2Fapp%2Fsettings%2Fdeveloper" {
+		t.Fatalf("member after the policy: %d %q", r.status, r.header.Get("Location"))
+	}
+	r = e.appDo("POST", "/app/settings/developer/keys", &member, url.Values{"name": {"k"}, "environment": {"live"}, "scopes": {"studies:read"}}, true)
+	if r.status != 303 || !strings.HasPrefix(r.header.Get("Location"), "/app/twostep") {
+		t.Fatalf("member creating a key before two-step: %d %q", r.status, r.header.Get("Location"))
+	}
+	// The member has no authenticator: the check offers the email code.
+	r = e.appDo("GET", "/app/twostep", &member, nil, false)
+	if r.status != 200 || !bytes.Contains(r.body, []byte(`action="/app/twostep/email"`)) || !bytes.Contains(r.body, []byte("requires a second step")) {
+		t.Fatalf("two-step page: %d %.300s", r.status, r.body)
+	}
+	if r = e.appDo("POST", "/app/twostep/email", &member, nil, true); r.status != 200 {
+		t.Fatalf("email code request: %d", r.status)
+	}
+	code := smtp.Next(t, "member@a.example").Code()
+	r = e.appDo("POST", "/app/twostep", &member, url.Values{"method": {"email"}, "code": {code}}, true)
+	if r.status != 303 || r.header.Get("Location") != "/app" {
+		t.Fatalf("passing two-step: %d %q", r.status, r.header.Get("Location"))
+	}
+	m := regexp.MustCompile(appSessionCookie + `=(ivs_[A-Za-z0-9]+)`).FindStringSubmatch(r.header.Get("Set-Cookie"))
+	if m == nil || m[1] == member.token {
+		t.Fatalf("the session was not rotated: %q", r.header.Get("Set-Cookie"))
+	}
+	if r := e.appDo("GET", "/app/settings/developer", &member, nil, false); r.status != 303 {
+		t.Fatalf("the old token after rotation: %d, want a sign-in redirect", r.status)
+	}
+	passed := member
+	passed.token = m[1]
+	// The rotated session has its own CSRF secret, which its pages carry.
+	page := e.appDo("GET", "/app/settings/developer", &passed, nil, false)
+	tok := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page.body)
+	if page.status != 200 || tok == nil {
+		t.Fatalf("developer page after two-step: %d", page.status)
+	}
+	if string(tok[1]) == member.csrf {
+		t.Fatal("the CSRF secret survived the session's rotation")
+	}
+	passed.csrf = string(tok[1])
+	r = e.appDo("POST", "/app/settings/developer/keys", &passed, url.Values{"name": {"k"}, "environment": {"live"}, "scopes": {"studies:read"}}, true)
+	if r.status != 201 || !bytes.Contains(r.body, []byte("jsk_live_")) {
+		t.Fatalf("creating a key after two-step: %d %s", r.status, regexp.MustCompile(`(?s)<main.*</main>`).Find(r.body))
+	}
+	// A member's key may not carry export:read, whatever the form says.
+	r = e.appDo("POST", "/app/settings/developer/keys", &passed, url.Values{"name": {"k2"}, "environment": {"live"}, "scopes": {"export:read"}}, true)
+	if r.status != 403 || !bytes.Contains(r.body, []byte("export:read")) {
+		t.Fatalf("a member's key with export:read: %d %.300s", r.status, r.body)
+	}
+}
+
+// TestAppSecureCookie: under an https base URL the session cookie is Secure.
+func TestAppSecureCookie(t *testing.T) {
+	e, smtp := mustServeMail(t, func(c *Config, _ *kv.Options) { c.BaseURL = "https://interviewd.test" })
+	b := newSignedOut(e)
+	b.post("/app/signin", url.Values{"email": {"a@example.com"}})
+	r := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {smtp.Next(t, "a@example.com").Code()}})
+	if ck := r.header.Get("Set-Cookie"); r.status != 303 || !strings.Contains(ck, "secure") && !strings.Contains(ck, "Secure") {
+		t.Fatalf("session cookie under https: %d %q", r.status, ck)
 	}
 }
