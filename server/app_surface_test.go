@@ -389,3 +389,30 @@ func TestAppSecureCookie(t *testing.T) {
 		t.Fatalf("session cookie under https: %d %q", r.status, ck)
 	}
 }
+
+// TestAppPrincipal: a session's principal holds the research scopes of the role in the
+// chosen organisation and environment (DECISIONS §3: never golive or export:read for a
+// member; agent:run is for API keys only).
+func TestAppPrincipal(t *testing.T) {
+	all := []string{"export:read", "links:read", "links:write", "studies:golive", "studies:read", "studies:write"}
+	for _, c := range []struct {
+		role kv.Role
+		want []string
+	}{
+		{kv.RoleOwner, all},
+		{kv.RoleAdmin, all},
+		{kv.RoleMember, []string{"links:read", "links:write", "studies:read", "studies:write"}},
+	} {
+		org, sess := kv.NewV4(), kv.NewV4()
+		p := appPrincipal(kv.SessionAuth{Session: kv.Session{ID: sess, Environment: kv.EnvTest}, Org: kv.Org{ID: org, Name: "O"}, Role: c.role})
+		if strings.Join(p.Scopes, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: scopes %v, want %v", c.role, p.Scopes, c.want)
+		}
+		if p.Has(kv.ScopeAgentRun) || p.Partition != (kv.Partition{Org: org, Env: kv.EnvTest}) || p.CredentialType != "session" {
+			t.Errorf("%s: principal %+v", c.role, p)
+		}
+		if c.role == kv.RoleMember && (p.require(kv.ScopeStudiesGoLive) == nil || p.require(kv.ScopeExportRead) == nil) {
+			t.Errorf("a member's principal passes golive or export:read")
+		}
+	}
+}
