@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fasthttp/router"
+	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 )
 
@@ -84,6 +85,8 @@ type surface struct {
 	authenticate authenticator
 	steps        []middleware
 	render       renderer
+	// log receives panics; Server.group sets it to the server's log when nil.
+	log *zerolog.Logger
 }
 
 // chain composes the surface around h: recover → pre → authenticate → steps → extra → h.
@@ -107,15 +110,22 @@ func (sf *surface) chain(h handler, extra ...middleware) handler {
 	for i := len(sf.pre) - 1; i >= 0; i-- {
 		h = sf.pre[i](h)
 	}
-	return recoverStep(h)
+	return sf.recoverStep(h)
 }
 
 // recoverStep turns a panic in the surface's steps or handler into an internal error
-// the surface renders in its own shape; the cause is logged with the request, never sent.
-func recoverStep(next handler) handler {
+// the surface renders in its own shape; the cause is logged, never sent.
+func (sf *surface) recoverStep(next handler) handler {
 	return func(r *request) (err error) {
 		defer func() {
 			if v := recover(); v != nil {
+				if sf.log != nil {
+					ev := sf.log.Error().Str("surface", sf.name).Interface("panic", v)
+					if r.info != nil {
+						ev = ev.Bytes("request_id", r.info.id)
+					}
+					ev.Msg("handler panicked")
+				}
 				if r.c != nil {
 					r.c.Response.ResetBody()
 				}
@@ -165,6 +175,9 @@ type actionRoute struct {
 // group returns a route group of sf under prefix ("" for none). mw are steps only this
 // group's routes take, after the surface's own.
 func (s *Server) group(r *router.Router, prefix string, sf *surface, mw ...middleware) *routeGroup {
+	if sf.log == nil {
+		sf.log = &s.log
+	}
 	return &routeGroup{r: r, sf: sf, prefix: prefix, mw: mw}
 }
 

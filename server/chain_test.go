@@ -30,6 +30,12 @@ func (l *syncLog) Write(p []byte) (int, error) {
 	return l.buf.Write(p)
 }
 
+func (l *syncLog) text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
 // requestLines returns the access log lines so far.
 func (l *syncLog) requestLines(t *testing.T) []map[string]any {
 	t.Helper()
@@ -232,6 +238,9 @@ func TestSurfaceChain(t *testing.T) {
 				t.Fatalf("access line route %v, want /t/{id}: %v", l["route"], l)
 			}
 			if l["status"] == float64(500) {
+				if _, ok := l["error"].(string); !ok {
+					t.Fatalf("panic access line without its error: %v", l)
+				}
 				if !strings.Contains(l["error"].(string), "the handler broke") {
 					t.Fatalf("panic cause not logged: %v", l)
 				}
@@ -240,6 +249,9 @@ func TestSurfaceChain(t *testing.T) {
 		}
 		if byPath["GET"] < 5 || byPath["HEAD"] != 1 {
 			t.Fatalf("access lines %v", byPath)
+		}
+		if !strings.Contains(logs.text(), `"message":"handler panicked"`) || !strings.Contains(logs.text(), `"panic":"the handler broke"`) {
+			t.Fatalf("the panic was not logged on its own line:\n%s", logs.text())
 		}
 	})
 }
@@ -267,6 +279,9 @@ func TestLocatedREST(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if kv.ErrorCode(tc.err) != kv.EINVALID { // wire failures are coded kv errors too
+				t.Fatalf("code %q, want EINVALID", kv.ErrorCode(tc.err))
+			}
 			ae := toAPIError(tc.err)
 			got := ae.locatedREST(plans[tc.op])
 			if got.Status != 422 || len(got.Fields) != 1 || !reflect.DeepEqual(got.Fields[0].Loc, tc.want) {

@@ -43,6 +43,10 @@ func toAPIError(err error) *apiError {
 	if errors.As(err, &ae) {
 		return ae
 	}
+	var le *locatedError
+	if errors.As(err, &le) {
+		return &apiError{Status: 422, Code: "validation_error", Detail: le.err.Message, Fields: le.err.Fields}
+	}
 	var ke *kv.Error
 	if !errors.As(err, &ke) {
 		return &apiError{Status: 500, Code: "internal_error", Detail: errInternal, cause: err}
@@ -76,10 +80,17 @@ func toAPIError(err error) *apiError {
 }
 
 // wireInvalid is a validation failure found while reading the wire (a header, the body
-// as a whole, an unknown member): its fields carry their wire location already.
-func wireInvalid(fields ...kv.FieldError) *apiError {
-	return &apiError{Status: 422, Code: "validation_error", Detail: "Request validation failed", Fields: fields}
+// as a whole, an unknown member): its fields carry their wire location already. It is
+// still a coded kv error to errors.As, for callers that ask for one.
+func wireInvalid(fields ...kv.FieldError) error {
+	return &locatedError{kv.Invalid(fields...)}
 }
+
+// locatedError is an EINVALID whose fields are at their wire location (wireInvalid).
+type locatedError struct{ err *kv.Error }
+
+func (e *locatedError) Error() string { return e.err.Error() }
+func (e *locatedError) Unwrap() error { return e.err }
 
 // locatedREST returns ae with its domain fields located as REST reports them: each
 // path gets the source its first element names in the operation's input plan ("path",

@@ -70,6 +70,7 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 		m.tools[o.Name] = o
 	}
 	sf := m.surface()
+	sf.log = &s.log
 	m.serve = sf.serve(resourceMCP, nil, sf.chain(m.serveRPC))
 	return m
 }

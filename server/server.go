@@ -139,6 +139,7 @@ func New(cfg Config) *Server {
 	s.authFails = newAuthFailures(limits)
 	s.ops = s.operations()
 	s.tools = s.toolSurface()
+	s.tools.log = &s.log
 	s.toolChain = s.tools.chain(runOperation)
 	r := router.New()
 	r.RedirectTrailingSlash = false
