@@ -205,7 +205,8 @@ func (db *DB) SignOut(ctx context.Context, token string) error {
 	return db.update(ctx, func(tx *bolt.Tx) error { return db.dropSessionToken(tx, token) })
 }
 
-// FindSessions returns the user's live sessions, most recently seen first.
+// FindSessions returns the user's live sessions, most recently seen first, without their
+// CSRF secrets (a list is for showing).
 func (db *DB) FindSessions(ctx context.Context, user ID) ([]Session, error) {
 	var out []Session
 	err := db.view(ctx, func(tx *bolt.Tx) error {
@@ -213,6 +214,7 @@ func (db *DB) FindSessions(ctx context.Context, user ID) ([]Session, error) {
 		now := db.Now()
 		return eachUserSession(tx, user, func(r sessionRecord) error {
 			if now.Before(r.LastSeenAt.Add(SessionIdleTTL)) {
+				r.Session.CSRF = ""
 				out = append(out, r.Session)
 			}
 			return nil

@@ -117,6 +117,11 @@ func TestSessionListAndRevoke(t *testing.T) {
 	if err != nil || len(list) != 3 || list[0].ID != c.Session.ID || list[2].ID != a.Session.ID {
 		t.Fatalf("list %+v %v", list, err)
 	}
+	for _, s := range list {
+		if s.CSRF != "" {
+			t.Fatal("a listed session carries its CSRF secret")
+		}
+	}
 	if err := db.RevokeSession(ctx, bob.User.ID, a.Session.ID); reason(err) != "ENOTFOUND not_found" {
 		t.Fatalf("another user's session: %v", err)
 	}

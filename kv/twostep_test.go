@@ -5,6 +5,7 @@ import (
 	"image/png"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -354,5 +355,41 @@ func TestReplaceTOTPNeedsTwoStep(t *testing.T) {
 	codes, err := db.ConfirmTOTP(ctx, passed.Token, otpCode(t, setup.Secret, clk.now()))
 	if err != nil || len(codes) != RecoveryCodeCount {
 		t.Fatalf("replace: %d %v", len(codes), err)
+	}
+}
+
+// One TOTP code sent from several sessions at once passes at most one of them.
+func TestTOTPCodeUsedOnceUnderRace(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0)
+	db := mustOpenDB(t, clk.now)
+	mustOrg(t, db, "acme")
+	_, secret, _ := enrol(t, db, clk, "acme@example.com")
+	clk.add(30 * time.Second)
+	var sessions []SessionStart
+	for range 6 {
+		sessions = append(sessions, signInAs(t, db, "acme@example.com"))
+	}
+	code := otpCode(t, secret, clk.now())
+	passed := make(chan bool, len(sessions))
+	var wg sync.WaitGroup
+	for _, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := db.PassTwoStep(ctx, PassTwoStepInput{Token: s.Token, Method: MethodTOTP, Code: code})
+			passed <- err == nil
+		}()
+	}
+	wg.Wait()
+	close(passed)
+	n := 0
+	for ok := range passed {
+		if ok {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("one code passed %d sessions", n)
 	}
 }
