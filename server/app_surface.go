@@ -595,6 +595,8 @@ var appFlashes = map[string]string{
 	"member_removed":     "Member removed.",
 	"joined":             "Welcome! You've joined the workspace.",
 	"totp_off":           "Two-step verification is off.",
+	"fallback_on":        "Codes by email are allowed as a fallback.",
+	"fallback_off":       "Codes by email are no longer accepted for two-step.",
 	"session_revoked":    "That session is signed out.",
 	"sessions_revoked":   "Every other session is signed out.",
 	"policy_saved":       "Policy saved.",

@@ -2,13 +2,16 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/pquerna/otp/totp"
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
@@ -415,4 +418,51 @@ func TestAppPrincipal(t *testing.T) {
 			t.Errorf("a member's principal passes golive or export:read")
 		}
 	}
+}
+
+// TestAppEmailFallback: a user with an authenticator may refuse codes by email; the
+// two-step check then offers none.
+func TestAppEmailFallback(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppSession("a@example.com", e.orgA.ID, "live")
+	ctx := context.Background()
+	setup, err := e.db.BeginTOTP(ctx, owner.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, _ := url.Parse(setup.URL)
+	code, err := totp.GenerateCode(secret.Query().Get("secret"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.ConfirmTOTP(ctx, owner.token, code); err != nil {
+		t.Fatal(err)
+	}
+	r := e.appDo("GET", "/app/settings/security", &owner, nil, false)
+	if !bytes.Contains(r.body, []byte(`name="email_fallback" value="on" checked`)) {
+		t.Fatalf("the fallback is not shown as on: %d", r.status)
+	}
+	r = e.appDo("POST", "/app/settings/security/email-fallback", &owner, url.Values{}, true)
+	if r.status != 303 || r.header.Get("Location") != "/app/settings/security?done=fallback_off" {
+		t.Fatalf("turning the fallback off: %d %q", r.status, r.header.Get("Location"))
+	}
+	again := e.mustAppSessionDue("a@example.com")
+	if r := e.appDo("POST", "/app/twostep/email", &again, nil, true); r.status != 403 || !bytes.Contains(r.body, []byte("form-errors")) {
+		t.Fatalf("an email code with the fallback off: %d", r.status)
+	}
+}
+
+// mustAppSessionDue signs email in through the store and stops before two-step.
+func (e *testEnv) mustAppSessionDue(email string) appUser {
+	e.t.Helper()
+	ctx := context.Background()
+	code, err := e.db.RequestSignInCode(ctx, email)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	start, err := e.db.SignIn(ctx, kv.SignInInput{Email: email, Code: code.Code})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return appUser{email: email, token: start.Token, csrf: start.Session.CSRF, user: start.User.ID}
 }
