@@ -20,6 +20,7 @@ func (s *Server) appSecurityRoutes() []appRoute {
 		{"POST", "/settings/security/totp/confirm", accessMember, s.handleAppTOTPConfirm},
 		{"POST", "/settings/security/totp/disable", accessMember, s.handleAppTOTPDisable},
 		{"POST", "/settings/security/recovery-codes", accessMember, s.handleAppRecoveryCodes},
+		{"POST", "/settings/security/email-fallback", accessMember, s.handleAppEmailFallback},
 		{"POST", "/settings/security/sessions/{session_id}/revoke", accessMember, s.handleAppSessionRevoke},
 		{"POST", "/settings/security/sessions/revoke-others", accessMember, s.handleAppSessionsRevokeOthers},
 		{"POST", "/settings/security/require-mfa", accessAdmin, s.handleAppRequireMFA},
@@ -59,6 +60,7 @@ type appSessionRow struct {
 
 type appSecurityPage struct {
 	TOTPEnabled   bool
+	EmailFallback bool // a code by email may stand in for the authenticator
 	RecoveryLeft  int
 	RecoveryCodes []string // only right after they were made
 	Setup         *appTOTPSetup
@@ -76,7 +78,8 @@ func (s *Server) securityPage(r *request) (*appSecurityPage, error) {
 		return nil, err
 	}
 	page := &appSecurityPage{TOTPEnabled: a.auth.User.TOTPEnabled, RecoveryLeft: a.auth.User.RecoveryCodesLeft,
-		OrgRequires: a.auth.Org.RequireMFA, RequireMFA: a.auth.Org.RequireMFA, CanSetMFA: a.auth.Role.Manages()}
+		EmailFallback: a.auth.User.EmailFallback,
+		OrgRequires:   a.auth.Org.RequireMFA, RequireMFA: a.auth.Org.RequireMFA, CanSetMFA: a.auth.Role.Manages()}
 	for _, ss := range sessions {
 		page.Sessions = append(page.Sessions, appSessionRow{ID: ss.ID.String(), Agent: browserName(ss.UserAgent),
 			IP: orDefault(ss.IP, "unknown address"), Created: appDate(ss.CreatedAt), LastSeen: appDate(ss.LastSeenAt),
@@ -219,6 +222,19 @@ func (s *Server) handleAppRecoveryCodes(r *request) error {
 	}
 	page.RecoveryCodes = codes
 	s.renderSecurity(r, page, 0, "New recovery codes made. The old ones no longer work.", false)
+	return nil
+}
+
+func (s *Server) handleAppEmailFallback(r *request) error {
+	on := r.formValue("email_fallback") == "on"
+	if _, err := s.db.SetEmailFallback(r.ctx, r.app().token, on); err != nil {
+		return s.securityRefusal(r, err)
+	}
+	done := "fallback_off"
+	if on {
+		done = "fallback_on"
+	}
+	r.out = appRedirect{to: "/app/settings/security?done=" + done}
 	return nil
 }
 

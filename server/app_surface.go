@@ -88,6 +88,14 @@ type appSide struct {
 	// counted, so a refused attempt uses up nothing.
 	signIn *rateLimiter
 	mail   mail.Sender
+	// notFound and notAllowed answer unknown /app paths and wrong methods with the
+	// app's own HTML page instead of the API's JSON (see handleNotFound).
+	notFound, notAllowed fasthttp.RequestHandler
+}
+
+// isAppPath reports whether path belongs to the app.
+func isAppPath(path []byte) bool {
+	return bytes.Equal(path, []byte("/app")) || bytes.HasPrefix(path, []byte("/app/"))
 }
 
 // sendMail sends a message off the request path, so a page answers as fast whether or
@@ -194,6 +202,13 @@ func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimit
 		signIn: newRateLimiter(RateLimits{Off: limits.Off, Read: signInPerEmail, OrgRead: signInPerAddr, Window: signInWindow}),
 	}
 	sf := s.appSurfaceOf()
+	public := s.appRequire(appRoute{Access: accessPublic})
+	s.app.notFound = sf.serve("/app/*", nil, sf.chain(func(*request) error {
+		return &apiError{Status: 404, Code: "not_found", Detail: "No such page."}
+	}, public))
+	s.app.notAllowed = sf.serve("/app/*", nil, sf.chain(func(*request) error {
+		return &apiError{Status: 405, Code: "method_not_allowed", Detail: "This page cannot be opened that way. Go back and use the page's own buttons."}
+	}, public))
 	root := s.group(r, "", sf)
 	root.GET("/", s.handleAppRoot)
 	g := s.group(r, "/app", sf)
@@ -508,7 +523,7 @@ func (s *Server) renderAppError(r *request, ae *apiError) {
 	}
 	heading, msg := "Something went wrong", "We couldn't complete that. Please try again in a moment."
 	switch ae.Status {
-	case 400, 413, 422:
+	case 400, 405, 413, 422:
 		heading, msg = "That didn't work", ae.Detail
 	case 403:
 		heading, msg = "Not allowed", ae.Detail
@@ -584,6 +599,8 @@ var appFlashes = map[string]string{
 	"member_removed":     "Member removed.",
 	"joined":             "Welcome! You've joined the workspace.",
 	"totp_off":           "Two-step verification is off.",
+	"fallback_on":        "Codes by email are allowed as a fallback.",
+	"fallback_off":       "Codes by email are no longer accepted for two-step.",
 	"session_revoked":    "That session is signed out.",
 	"sessions_revoked":   "Every other session is signed out.",
 	"policy_saved":       "Policy saved.",

@@ -2,15 +2,19 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/pquerna/otp/totp"
 	"github.com/rs/zerolog"
 
+	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/mail/smtptest"
 )
@@ -280,4 +284,185 @@ func FuzzTOTPSetupOf(f *testing.F) {
 			t.Fatalf("totpSetupOf(%q) accepted %+v", s, setup)
 		}
 	})
+}
+
+// TestAppNotFound: unknown app paths and wrong methods get the app's HTML pages; the
+// API keeps its JSON.
+func TestAppNotFound(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppSession("a@example.com", e.orgA.ID, "live")
+	for _, c := range []struct {
+		name, method, path string
+		as                 *appUser
+		status             int
+		want               string
+	}{
+		{"UnknownSignedOut", "GET", "/app/nope", nil, 404, "Not found"},
+		{"UnknownSignedIn", "GET", "/app/settings/nope", &owner, 404, "Not found"},
+		{"WrongMethod", "GET", "/app/settings/developer/keys", &owner, 405, "cannot be opened that way"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.appDo(c.method, c.path, c.as, nil, false)
+			if r.status != c.status || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || !bytes.Contains(r.body, []byte(c.want)) {
+				t.Fatalf("%d %s %.200s", r.status, r.header.Get("Content-Type"), r.body)
+			}
+			if r.header.Get("Content-Security-Policy") == "" {
+				t.Fatal("no CSP on the app's error page")
+			}
+		})
+	}
+	if r := e.do("GET", "/v1/api/nope", "", ""); r.status != 404 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		t.Fatalf("API 404: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+}
+
+// TestAppRequireMFA: once an admin requires two-step, a session that has not passed it
+// is sent to the check on every page, and keys cannot be created from it.
+func TestAppRequireMFA(t *testing.T) {
+	e, smtp := mustServeMail(t)
+	e.mustMember(e.orgA.ID, "member@a.example", "member")
+	member := e.mustAppSession("member@a.example", e.orgA.ID, "live")
+	owner := e.mustAppSession("a@example.com", e.orgA.ID, "live")
+
+	if r := e.appDo("POST", "/app/settings/security/require-mfa", &member, url.Values{"require_mfa": {"on"}}, true); r.status != 403 {
+		t.Fatalf("a member setting the policy: %d", r.status)
+	}
+	r := e.appDo("POST", "/app/settings/security/require-mfa", &owner, url.Values{"require_mfa": {"on"}}, true)
+	if r.status != 303 || r.header.Get("Location") != "/app/settings/security?done=policy_saved" {
+		t.Fatalf("owner setting the policy: %d %q", r.status, r.header.Get("Location"))
+	}
+	r = e.appDo("GET", "/app/settings/developer", &member, nil, false)
+	if r.status != 303 || r.header.Get("Location") != "/app/twostep?next=%2Fapp%2Fsettings%2Fdeveloper" {
+		t.Fatalf("member after the policy: %d %q", r.status, r.header.Get("Location"))
+	}
+	r = e.appDo("POST", "/app/settings/developer/keys", &member, url.Values{"name": {"k"}, "environment": {"live"}, "scopes": {"studies:read"}}, true)
+	if r.status != 303 || !strings.HasPrefix(r.header.Get("Location"), "/app/twostep") {
+		t.Fatalf("member creating a key before two-step: %d %q", r.status, r.header.Get("Location"))
+	}
+	// The member has no authenticator: the check offers the email code.
+	r = e.appDo("GET", "/app/twostep", &member, nil, false)
+	if r.status != 200 || !bytes.Contains(r.body, []byte(`action="/app/twostep/email"`)) || !bytes.Contains(r.body, []byte("requires a second step")) {
+		t.Fatalf("two-step page: %d %.300s", r.status, r.body)
+	}
+	if r = e.appDo("POST", "/app/twostep/email", &member, nil, true); r.status != 200 {
+		t.Fatalf("email code request: %d", r.status)
+	}
+	code := smtp.Next(t, "member@a.example").Code()
+	r = e.appDo("POST", "/app/twostep", &member, url.Values{"method": {"email"}, "code": {code}}, true)
+	if r.status != 303 || r.header.Get("Location") != "/app" {
+		t.Fatalf("passing two-step: %d %q", r.status, r.header.Get("Location"))
+	}
+	m := regexp.MustCompile(appSessionCookie + `=(ivs_[A-Za-z0-9]+)`).FindStringSubmatch(r.header.Get("Set-Cookie"))
+	if m == nil || m[1] == member.token {
+		t.Fatalf("the session was not rotated: %q", r.header.Get("Set-Cookie"))
+	}
+	if r := e.appDo("GET", "/app/settings/developer", &member, nil, false); r.status != 303 {
+		t.Fatalf("the old token after rotation: %d, want a sign-in redirect", r.status)
+	}
+	passed := member
+	passed.token = m[1]
+	// The rotated session has its own CSRF secret, which its pages carry.
+	page := e.appDo("GET", "/app/settings/developer", &passed, nil, false)
+	tok := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page.body)
+	if page.status != 200 || tok == nil {
+		t.Fatalf("developer page after two-step: %d", page.status)
+	}
+	if string(tok[1]) == member.csrf {
+		t.Fatal("the CSRF secret survived the session's rotation")
+	}
+	passed.csrf = string(tok[1])
+	r = e.appDo("POST", "/app/settings/developer/keys", &passed, url.Values{"name": {"k"}, "environment": {"live"}, "scopes": {"studies:read"}}, true)
+	if r.status != 201 || !bytes.Contains(r.body, []byte("jsk_live_")) {
+		t.Fatalf("creating a key after two-step: %d %s", r.status, regexp.MustCompile(`(?s)<main.*</main>`).Find(r.body))
+	}
+	// A member's key may not carry export:read, whatever the form says.
+	r = e.appDo("POST", "/app/settings/developer/keys", &passed, url.Values{"name": {"k2"}, "environment": {"live"}, "scopes": {"export:read"}}, true)
+	if r.status != 403 || !bytes.Contains(r.body, []byte("export:read")) {
+		t.Fatalf("a member's key with export:read: %d %.300s", r.status, r.body)
+	}
+}
+
+// TestAppSecureCookie: under an https base URL the session cookie is Secure.
+func TestAppSecureCookie(t *testing.T) {
+	e, smtp := mustServeMail(t, func(c *Config, _ *kv.Options) { c.BaseURL = "https://interviewd.test" })
+	b := newSignedOut(e)
+	b.post("/app/signin", url.Values{"email": {"a@example.com"}})
+	r := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {smtp.Next(t, "a@example.com").Code()}})
+	if ck := r.header.Get("Set-Cookie"); r.status != 303 || !strings.Contains(ck, "secure") && !strings.Contains(ck, "Secure") {
+		t.Fatalf("session cookie under https: %d %q", r.status, ck)
+	}
+}
+
+// TestAppPrincipal: a session's principal holds the research scopes of the role in the
+// chosen organisation and environment (DECISIONS §3: never golive or export:read for a
+// member; agent:run is for API keys only).
+func TestAppPrincipal(t *testing.T) {
+	all := []string{"export:read", "links:read", "links:write", "studies:golive", "studies:read", "studies:write"}
+	for _, c := range []struct {
+		role kv.Role
+		want []string
+	}{
+		{kv.RoleOwner, all},
+		{kv.RoleAdmin, all},
+		{kv.RoleMember, []string{"links:read", "links:write", "studies:read", "studies:write"}},
+	} {
+		org, sess := kv.NewV4(), kv.NewV4()
+		p := appPrincipal(kv.SessionAuth{Session: kv.Session{ID: sess, Environment: kv.EnvTest}, Org: kv.Org{ID: org, Name: "O"}, Role: c.role})
+		if strings.Join(p.Scopes, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: scopes %v, want %v", c.role, p.Scopes, c.want)
+		}
+		if p.Has(kv.ScopeAgentRun) || p.Partition != (kv.Partition{Org: org, Env: kv.EnvTest}) || p.CredentialType != "session" {
+			t.Errorf("%s: principal %+v", c.role, p)
+		}
+		if c.role == kv.RoleMember && (p.require(kv.ScopeStudiesGoLive) == nil || p.require(kv.ScopeExportRead) == nil) {
+			t.Errorf("a member's principal passes golive or export:read")
+		}
+	}
+}
+
+// TestAppEmailFallback: a user with an authenticator may refuse codes by email; the
+// two-step check then offers none.
+func TestAppEmailFallback(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppSession("a@example.com", e.orgA.ID, "live")
+	ctx := context.Background()
+	setup, err := e.db.BeginTOTP(ctx, owner.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, _ := url.Parse(setup.URL)
+	code, err := totp.GenerateCode(secret.Query().Get("secret"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.ConfirmTOTP(ctx, owner.token, code); err != nil {
+		t.Fatal(err)
+	}
+	r := e.appDo("GET", "/app/settings/security", &owner, nil, false)
+	if !bytes.Contains(r.body, []byte(`name="email_fallback" value="on" checked`)) {
+		t.Fatalf("the fallback is not shown as on: %d", r.status)
+	}
+	r = e.appDo("POST", "/app/settings/security/email-fallback", &owner, url.Values{}, true)
+	if r.status != 303 || r.header.Get("Location") != "/app/settings/security?done=fallback_off" {
+		t.Fatalf("turning the fallback off: %d %q", r.status, r.header.Get("Location"))
+	}
+	again := e.mustAppSessionDue("a@example.com")
+	if r := e.appDo("POST", "/app/twostep/email", &again, nil, true); r.status != 403 || !bytes.Contains(r.body, []byte("form-errors")) {
+		t.Fatalf("an email code with the fallback off: %d", r.status)
+	}
+}
+
+// mustAppSessionDue signs email in through the store and stops before two-step.
+func (e *testEnv) mustAppSessionDue(email string) appUser {
+	e.t.Helper()
+	ctx := context.Background()
+	code, err := e.db.RequestSignInCode(ctx, email)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	start, err := e.db.SignIn(ctx, kv.SignInInput{Email: email, Code: code.Code})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return appUser{email: email, token: start.Token, csrf: start.Session.CSRF, user: start.User.ID}
 }

@@ -108,15 +108,18 @@ func (s *Server) handleAppTwoStepEmail(r *request) error {
 	}
 	code, err := s.db.RequestTwoStepEmailCode(r.ctx, a.token)
 	page := s.twoStepPage(r, string(kv.MethodEmail), next)
+	status := 0
 	switch kv.ErrorCode(err) {
 	case "":
 		s.sendMail(mail.TwoStepCode(code.Email, code.Code))
 		page.EmailSent = true
 	case kv.EFORBIDDEN, kv.ECONFLICT:
-		page.Errors = []string{toAPIError(err).Detail}
+		ae := toAPIError(err)
+		page.Errors = []string{ae.Detail}
+		status, r.info.code = ae.Status, ae.Code
 	default:
 		return err
 	}
-	r.out = &appPage{name: "app_twostep", title: "Two-step verification", bare: true, data: page}
+	r.out = &appPage{name: "app_twostep", status: status, title: "Two-step verification", bare: true, data: page}
 	return nil
 }

@@ -104,6 +104,13 @@ func TestAppBrowserTwoStep(t *testing.T) {
 	if !strings.Contains(b4.text("#form-errors"), "not right") {
 		t.Fatalf("a spent recovery code: %q", b4.text("main"))
 	}
+	// The email fallback.
+	b4.open("/app/twostep?method=email")
+	checkAxe(t, b4)
+	b4.submit("form[action='/app/twostep/email'] button", "/app/twostep")
+	b4.fill("#code", e.smtp.Next(t, "a@example.com").Code())
+	checkAxe(t, b4)
+	b4.submit("form[action='/app/twostep'] button[type=submit]", "/app/workspace")
 
 	// Sign out every other session from the first browser.
 	b3.submit("form[action='/app/settings/security/sessions/revoke-others'] button", "/app/settings/security")

@@ -115,9 +115,17 @@ func (s *Server) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Durati
 }
 
 func (s *Server) handleNotFound(c *fasthttp.RequestCtx) {
+	if isAppPath(c.Path()) {
+		s.app.notFound(c) // the web app answers in HTML
+		return
+	}
 	s.writeRESTError(c, &apiError{Status: 404, Code: "not_found", Detail: "No route matches " + string(c.Method()) + " " + string(c.Path()) + "."}, "/v1/api")
 }
 
 func (s *Server) handleMethodNotAllowed(c *fasthttp.RequestCtx) {
+	if isAppPath(c.Path()) {
+		s.app.notAllowed(c)
+		return
+	}
 	s.writeRESTError(c, &apiError{Status: 405, Code: "method_not_allowed", Detail: "Method " + string(c.Method()) + " is not allowed on " + string(c.Path()) + "."}, "/v1/api")
 }
