@@ -53,7 +53,7 @@ func TestAppBrowserSignIn(t *testing.T) {
 	}
 
 	b.chooseWorkspace("Org A", "test")
-	b.waitPath("/app/settings/developer")
+	b.waitPath("/app/studies") // the app starts at the first section: Studies
 	if env := b.text(".workspace .env"); env != "Test data" {
 		t.Fatalf("header environment %q, want Test data", env)
 	}
@@ -79,7 +79,7 @@ func TestAppBrowserSignIn(t *testing.T) {
 
 	// GET / now leads into the app.
 	b.open("/")
-	b.waitPath("/app/settings/developer")
+	b.waitPath("/app/studies") // the app starts at the first section: Studies
 
 	b.submit("form[action='/app/signout'] button", "/app/signin")
 	b.open("/app/settings/security")
@@ -163,7 +163,8 @@ func TestAppBrowserKeyboard(t *testing.T) {
 	b.checkFocusRing("the live data button")
 	b.do("mark", chromedp.Evaluate[chromedp.Void](`window.__stale = true`))
 	b.do("press Enter", chromedp.KeyEvent(kb.Enter))
-	b.waitFor("the app", `!window.__stale && location.pathname === '/app/settings/developer' && document.readyState === 'complete'`)
+	b.waitFor("the app", `!window.__stale && location.pathname === '/app/studies' && document.readyState === 'complete'`)
+	b.open("/app/settings/developer") // the app starts at Studies; the keys are the rest of this walk
 
 	// The first Tab reaches the skip link, which is shown and moves the focus to main.
 	b.do("press Tab", chromedp.KeyEvent(kb.Tab))

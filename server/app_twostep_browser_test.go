@@ -76,7 +76,7 @@ func TestAppBrowserTwoStep(t *testing.T) {
 	b2.fill("#code", totpCode(t, secret, time.Now().Add(30*time.Second)))
 	b2.submit("form[action='/app/twostep'] button[type=submit]", "/app/workspace")
 	b2.chooseWorkspace("Org A", "live")
-	b2.waitPath("/app/settings")
+	b2.waitPath("/app/studies") // the app starts at the first section: Studies
 
 	// And with a recovery code.
 	b3 := e.browser(t)
