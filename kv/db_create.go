@@ -78,10 +78,10 @@ func createFile(path, scratch string, link func(oldname, newname string) error) 
 	}
 	defer os.Remove(tmp)
 	if err := link(tmp, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return false, nil // another process was first: its file is settled like any other
-		}
-		return false, nil // no hard links here: the plain path (the deferred Remove drops tmp)
+		// ErrExist: another process was first, and its file is settled like any other.
+		// Anything else: no hard links here, so the plain path (the deferred Remove
+		// drops tmp).
+		return false, nil
 	}
 	if !canLock {
 		return true, syncPath(filepath.Dir(path)) // nothing can be set aside: the name is made durable now
