@@ -134,19 +134,22 @@ func orgMissing(err error, org kv.ID) error {
 }
 
 func setupRow() *command {
-	return &command{name: "setup", synopsis: "--org NAME --email EMAIL [--credits N] [--allow-duplicate]", creates: true,
-		summary: "Create an organisation and its owner; prints {org_id, user_id}.\n" +
+	return &command{name: "setup", synopsis: "--org NAME --email EMAIL [--name NAME] [--credits N] [--allow-duplicate]", creates: true,
+		summary: "Create an organisation and its owner; prints {org_id, user_id, email, sign_in}.\n" +
+			"The owner signs in to the web app with a code sent to EMAIL (with no INTERVIEWD_SMTP_URL,\n" +
+			"the code is in the server's log and in `interviewd mail outbox`).\n" +
 			"A second organisation of the same name is refused unless --allow-duplicate is given.",
 		define: func(fs *flagSet) func() (adminRun, error) {
 			org := fs.String("org", "", "organisation name")
-			email := fs.String("email", "", "the owner's email")
+			email := fs.String("email", "", "the owner's email: they sign in with codes sent to it")
+			name := fs.String("name", "", "the owner's display name (optional)")
 			credits := fs.Int("credits", 0, "starting credits (one per live interview)")
 			dup := fs.Bool("allow-duplicate", false, "create it even when an organisation of that name exists")
 			return func() (adminRun, error) {
 				if err := required("org", *org, "email", *email); err != nil {
 					return nil, err
 				}
-				in := kv.OrgInput{Name: *org, Email: *email, Credits: *credits, AllowDuplicate: *dup}
+				in := kv.OrgInput{Name: *org, Email: *email, OwnerName: *name, Credits: *credits, AllowDuplicate: *dup}
 				if err := in.Validate(); err != nil {
 					return nil, err
 				}
@@ -159,7 +162,8 @@ func setupRow() *command {
 					if err != nil {
 						return err
 					}
-					return printJSON(out, map[string]any{"org_id": o.ID, "user_id": u.ID})
+					return printJSON(out, map[string]any{"org_id": o.ID, "user_id": u.ID, "email": u.Email,
+						"sign_in": "Open the server's /app and sign in with " + u.Email + ": the code goes to that address, or, with no INTERVIEWD_SMTP_URL, to the server log and `interviewd mail outbox`."})
 				}, nil
 			}
 		}}
@@ -194,7 +198,7 @@ func keysCreateRow() *command {
 				if err != nil {
 					return nil, err
 				}
-				in := kv.KeyInput{OrgID: orgID, Name: *name, Environment: kv.Environment(*envName), ExpiresDays: *days}
+				in := kv.KeyInput{OrgID: orgID, Name: *name, Environment: kv.Environment(*envName), ExpiresDays: *days, ByOperator: true}
 				if !in.Environment.Valid() {
 					return nil, fmt.Errorf("--env %q: want test or live", *envName)
 				}

@@ -54,6 +54,7 @@ func commands() []*command {
 		pluginsAddRow(), pluginsListRow(), pluginsRemoveRow(),
 		interviewsEraseRow(),
 		backupRow(), restoreRow(),
+		mailOutboxRow(),
 	}
 }
 

@@ -216,7 +216,8 @@ func TestRunEmptyFolderHint(t *testing.T) {
 		t.Fatalf("openapi: %d", status)
 	}
 	_ = srv.stop()
-	if !strings.Contains(srv.logs.String(), "no organisation yet: create one with `interviewd setup") {
+	if !strings.Contains(srv.logs.String(), "no organisation yet: create one with `interviewd setup") ||
+		!strings.Contains(srv.logs.String(), "signs in at "+srv.url+"/app") {
 		t.Fatalf("no first-run hint:\n%s", srv.logs.String())
 	}
 }

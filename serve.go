@@ -17,6 +17,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/mail"
 	"interviewd/moderator"
 	"interviewd/plugins"
 	"interviewd/server"
@@ -36,6 +37,8 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	modelURL := fs.str("model-url", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
 	modelKey := fs.str("model-key", "", "API key for --model-url")
 	modelName := fs.str("model", "", "model name for --model-url")
+	smtpURL := fs.str("smtp-url", "", "mail server for sign-in codes and invitations: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://...:465; empty logs them and keeps them in `interviewd mail outbox`")
+	mailFrom := fs.str("mail-from", "", "sender address of that mail (default interviewd@<host of --base-url>)")
 	proxiesFlag := fs.str("trusted-proxies", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
 	ops := addOpsFlags(fs)
 	if err := fs.parse(args); errors.Is(err, errHelp) {
@@ -59,6 +62,11 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if *baseURL != "" {
 		if u, err := url.Parse(*baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("--base-url %q: want an absolute http or https URL such as https://research.example.com", *baseURL)
+		}
+	}
+	if *smtpURL != "" {
+		if _, _, _, _, _, err := mail.ParseURL(*smtpURL); err != nil {
+			return fmt.Errorf("--smtp-url: %w", err)
 		}
 	}
 	engine, err := newModerator(*modelURL, *modelKey, *modelName)
@@ -106,7 +114,13 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if base == "" {
 		base = ops.baseURL(baseURLFor(*addr, ln.Addr()))
 	}
-	srv := server.New(ops.serverConfig(server.Config{DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies,
+	sender, err := mail.New(mail.Config{URL: *smtpURL, From: *mailFrom, BaseURL: base}, db, log)
+	if err != nil {
+		_ = ln.Close()
+		_ = runner.Close(context.Background())
+		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
+	}
+	srv := server.New(ops.serverConfig(server.Config{Mail: sender, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies,
 		LoopbackListener: loopbackListener(ln.Addr())}))
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
@@ -133,9 +147,14 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if *modelURL != "" {
 		ev = ev.Str("model_url", redactedURL(*modelURL)).Str("model", *modelName)
 	}
+	if *smtpURL != "" {
+		ev = ev.Str("mail", redactedURL(*smtpURL))
+	} else {
+		ev = ev.Str("mail", "outbox (no --smtp-url: codes are logged and kept for `interviewd mail outbox`)")
+	}
 	ev.Str("admin_socket", socket).Msg("listening")
 	if empty, err := db.Empty(ctx); err == nil && empty {
-		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL`, then a key with `interviewd keys create` (both work while the server runs)", *data)
+		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL` (EMAIL is its owner, who signs in at %s/app with a code sent there, or shown in this log when no --smtp-url is set), then a key with `interviewd keys create` or in the app (both work while the server runs)", *data, base)
 	}
 	select {
 	case err := <-served:

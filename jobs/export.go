@@ -19,7 +19,7 @@ import (
 	"interviewd/plugins"
 )
 
-// CheckExportFormat returns EINVALID at ["body","format"] unless format is csv or the
+// CheckExportFormat returns EINVALID at ["format"] unless format is csv or the
 // name of one of the organisation's formatter plugins.
 func (r *Runner) CheckExportFormat(ctx context.Context, org kv.ID, format string) error {
 	if format == plugins.BuiltinCSV {
@@ -34,7 +34,7 @@ func (r *Runner) CheckExportFormat(ctx context.Context, org kv.ID, format string
 			return nil
 		}
 	}
-	return kv.Invalid(kv.FieldError{Loc: []any{"body", "format"}, Type: "enum",
+	return kv.Invalid(kv.FieldError{Loc: []any{"format"}, Type: "enum",
 		Msg: "Unknown export format; use csv or the name of one of your organisation's formatter plugins."})
 }
 

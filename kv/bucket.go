@@ -20,10 +20,23 @@ var (
 	bucketPlugins     = []byte("plugins")     // org id + kind + name → OrgPlugin
 	bucketSessions    = []byte("sessions")    // link+session or interview+session → interview id
 	bucketTranscripts = []byte("transcripts") // interview id + 4-byte sequence → Message
+
+	// People: the web app's users, their sign-in and their sessions.
+	bucketUserOrgs       = []byte("user_orgs")          // user id + org id → nil (a user's memberships)
+	bucketTwoStep        = []byte("two_step")           // user id → twoStepRecord (secrets, hashed codes)
+	bucketInvitations    = []byte("invitations")        // org id + invitation id → Invitation
+	bucketInviteHashes   = []byte("invitation_hashes")  // SHA-256(token) → org id + invitation id
+	bucketSignInCodes    = []byte("signin_codes")       // HMAC(email) → signInRecord
+	bucketAppSessions    = []byte("app_sessions")       // session id → Session
+	bucketAppSessionHash = []byte("app_session_hashes") // SHA-256(token) → session id
+	bucketUserSessions   = []byte("user_sessions")      // user id + session id → nil
+	bucketOutbox         = []byte("mail_outbox")        // UUIDv7 → OutboxMail (offline mail, newest kept)
 )
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketOrgs, bucketUsers, bucketUserEmails, bucketMembers, bucketKeys,
 	bucketKeyHashes, bucketStudies, bucketStudyIndex, bucketBriefs, bucketLinks, bucketIdempotency,
 	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions, bucketPlugins,
+	bucketUserOrgs, bucketTwoStep, bucketInvitations, bucketInviteHashes, bucketSignInCodes,
+	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox,
 }

@@ -88,7 +88,7 @@ func TestGroupCommit_HammerFailingWriters(t *testing.T) {
 			case "panic":
 				panic("writer " + string(key) + " broke")
 			case "invalid":
-				return Invalid(FieldError{Loc: []any{"body", "n"}, Msg: "odd one out", Type: "value_error"})
+				return Invalid(FieldError{Loc: []any{"n"}, Msg: "odd one out", Type: "value_error"})
 			}
 			return nil
 		})

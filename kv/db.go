@@ -19,13 +19,14 @@ import (
 const FileName = "interviewd.db"
 
 // schemaVersion is the version the migrations below bring a file to.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // migrations[i] moves a file from schema version i to i+1. Each runs in the opening
 // transaction, so a file is never left between versions.
 var migrations = []func(tx *bolt.Tx) error{
 	func(*bolt.Tx) error { return nil }, // 0 → 1: the buckets, created at open
 	indexStudies,                        // 1 → 2: the compact list rows of studies
+	indexPeople,                         // 2 → 3: users' membership index, two-step defaults
 }
 
 // Options configures Open.

@@ -37,9 +37,12 @@ func (e *Error) Error() string {
 	return e.Message
 }
 
-// FieldError is one validation failure. Loc starts with where the value came from
-// ("body", "query", "path" or "header") and then names keys (string) or indexes (int).
-// Type is a stable snake_case word; Ctx may add limits but never echoes the input.
+// FieldError is one validation failure, in domain terms: Loc is the path inside the
+// operation's input (["context","k"], ["file_ids",2], ["patterns",0,"regex"]; empty for
+// the input as a whole), Type the rule it broke (a stable snake_case word) and Ctx the
+// limits (it never echoes the input). kv never says where on the wire a value came
+// from: each surface adds its own location (REST puts "body", "query" or "path" in
+// front, MCP names the argument, a form names its field).
 type FieldError struct {
 	Loc  []any          `json:"loc"`
 	Msg  string         `json:"msg"`

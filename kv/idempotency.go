@@ -14,21 +14,27 @@ const IdemTTL = 7 * 24 * time.Hour
 // mid-request), so the key does not stay "in flight" for seven days.
 const idemStaleAfter = 5 * time.Minute
 
-// IdemWrite is the response a mutation records under its Idempotency-Key, committed in
-// the same transaction as the mutation itself.
+// IdemWrite is the result a mutation records under its Idempotency-Key, committed in
+// the same transaction as the mutation itself. Output is the operation's output as
+// JSON, not a wire response: each surface renders a replay as it renders the first
+// answer (REST with the operation's status, a tool call as its result), so the same key
+// replays alike on any surface.
 type IdemWrite struct {
 	Partition   Partition
 	Key         string
 	Fingerprint [32]byte
-	Status      int
-	Body        []byte
+	Output      []byte
 }
 
+// idemRecord is the stored claim. Records written before results were surface-neutral
+// also hold the REST status; their body is the same output JSON (REST sent an
+// operation's output unchanged as its body), so they replay unchanged and the status
+// is ignored.
 type idemRecord struct {
 	Fingerprint [32]byte  `json:"fp"`
 	Done        bool      `json:"done"`
-	Status      int       `json:"status,omitempty"`
-	Body        []byte    `json:"body,omitempty"`
+	Status      int       `json:"status,omitempty"` // legacy records only; never written
+	Output      []byte    `json:"body,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
 }
 
@@ -37,7 +43,7 @@ type IdemOutcome int
 
 const (
 	IdemClaimed  IdemOutcome = iota // first use (or expired): go ahead
-	IdemReplay                      // same key and fingerprint, finished: replay Status/Body
+	IdemReplay                      // same key and fingerprint, finished: replay the output
 	IdemReused                      // same key, different fingerprint
 	IdemInFlight                    // same key and fingerprint, still running
 )
@@ -45,12 +51,11 @@ const (
 func idemKey(p Partition, key string) []byte { return append(p.prefix(), key...) }
 
 // ClaimIdem claims key for a request with fingerprint fp, or reports what an earlier
-// request under the key left. On IdemReplay it returns the recorded status and body.
-func (db *DB) ClaimIdem(ctx context.Context, p Partition, key string, fp [32]byte) (IdemOutcome, int, []byte, error) {
+// request under the key left. On IdemReplay it returns the recorded output.
+func (db *DB) ClaimIdem(ctx context.Context, p Partition, key string, fp [32]byte) (IdemOutcome, []byte, error) {
 	var (
 		out    IdemOutcome
-		status int
-		body   []byte
+		output []byte
 	)
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketIdempotency)
@@ -67,14 +72,14 @@ func (db *DB) ClaimIdem(ctx context.Context, p Partition, key string, fp [32]byt
 			case !rec.Done:
 				out = IdemInFlight
 			default:
-				out, status, body = IdemReplay, rec.Status, rec.Body
+				out, output = IdemReplay, rec.Output
 			}
 			return nil
 		}
 		out = IdemClaimed
 		return putJSON(b, idemKey(p, key), idemRecord{Fingerprint: fp, CreatedAt: now})
 	})
-	return out, status, body, err
+	return out, output, err
 }
 
 // ReleaseIdem forgets an unfinished claim so a retry with the key can run: requests
@@ -98,7 +103,7 @@ func (db *DB) writeIdem(tx *bolt.Tx, w *IdemWrite) error {
 		return nil
 	}
 	b := tx.Bucket(bucketIdempotency)
-	rec := idemRecord{Fingerprint: w.Fingerprint, Done: true, Status: w.Status, Body: w.Body, CreatedAt: db.Now()}
+	rec := idemRecord{Fingerprint: w.Fingerprint, Done: true, Output: w.Output, CreatedAt: db.Now()}
 	var claim idemRecord
 	if ok, err := getJSON(b, idemKey(w.Partition, w.Key), &claim); err == nil && ok {
 		rec.CreatedAt = claim.CreatedAt // the key is remembered from its first use

@@ -61,7 +61,7 @@ type AuthoringInput struct {
 
 // CreateAuthoringJob records a working authoring job in one transaction with its
 // idempotency record (idem may be nil). ENOTFOUND when refining a study outside the
-// partition; EINVALID at ["body","file_ids",i] for a file outside it.
+// partition; EINVALID at ["file_ids",i] for a file outside it.
 func (db *DB) CreateAuthoringJob(ctx context.Context, in AuthoringInput, idem *IdemWrite) (Job, error) {
 	now := db.Now()
 	j := Job{ID: in.JobID, Kind: JobAuthoring, OrgID: in.Partition.Org, Env: in.Partition.Env, Status: AuthoringWorking,
@@ -77,7 +77,7 @@ func (db *DB) CreateAuthoringJob(ctx context.Context, in AuthoringInput, idem *I
 		var bad []FieldError
 		for i, id := range in.FileIDs {
 			if tx.Bucket(bucketFiles).Get(in.Partition.key(id)) == nil {
-				bad = append(bad, FieldError{Loc: []any{"body", "file_ids", i}, Msg: "No uploaded file with this id in your organisation and environment.", Type: "file_not_found"})
+				bad = append(bad, FieldError{Loc: []any{"file_ids", i}, Msg: "No uploaded file with this id in your organisation and environment.", Type: "file_not_found"})
 			}
 		}
 		if bad != nil {

@@ -51,6 +51,12 @@ type KeyInput struct {
 	Environment Environment
 	Scopes      []string
 	ExpiresDays int // 0, 30, 90, 180 or 365
+	// TwoStepPassed: the signed-in user's session passed a two-step check. When the
+	// organisation has require_mfa on, a key is only issued to such a session.
+	TwoStepPassed bool
+	// ByOperator: the machine's operator at the command line, who answers to no
+	// organisation policy (require_mfa does not apply).
+	ByOperator bool
 }
 
 // Credential is an authenticated API key with its organisation.
@@ -61,7 +67,9 @@ type Credential struct {
 
 // CreateKey issues a key and returns it with its secret, the only time the secret
 // exists outside the caller. It returns EINVALID for a bad name, environment, scope
-// list or expiry, EFORBIDDEN when the user's role rules out a scope, and ENOTFOUND for
+// list or expiry, EFORBIDDEN role_forbids_scope when the user's role rules out a scope,
+// EFORBIDDEN two_step_required when the organisation requires MFA and the caller has
+// not passed a two-step check (TwoStepPassed, or ByOperator), and ENOTFOUND for
 // an unknown organisation or a user who is not a member.
 func (db *DB) CreateKey(ctx context.Context, in KeyInput) (Key, string, error) {
 	scopes, fields := validateKeyInput(&in)
@@ -80,7 +88,8 @@ func (db *DB) CreateKey(ctx context.Context, in KeyInput) (Key, string, error) {
 		k.ExpiresAt = &exp
 	}
 	err := db.update(ctx, func(tx *bolt.Tx) error {
-		if _, err := orgByID(tx, in.OrgID); err != nil {
+		org, err := orgByID(tx, in.OrgID)
+		if err != nil {
 			return err
 		}
 		m, err := memberFor(tx, in.OrgID, in.UserID)
@@ -88,12 +97,13 @@ func (db *DB) CreateKey(ctx context.Context, in KeyInput) (Key, string, error) {
 			return err
 		}
 		k.UserID = m.UserID
-		if m.Role == RoleMember {
-			for _, s := range scopes {
-				if s == ScopeStudiesGoLive || s == ScopeExportRead {
-					return Errorf(EFORBIDDEN, "role_forbids_scope", "A member cannot hold "+s+".")
-				}
+		for _, s := range scopes {
+			if !m.Role.MayHoldScope(s) {
+				return Errorf(EFORBIDDEN, "role_forbids_scope", "A member cannot hold "+s+".")
 			}
+		}
+		if org.RequireMFA && !in.TwoStepPassed && !in.ByOperator {
+			return errTwoStepRequired
 		}
 		db.authChanged(tx, k.OrgID)
 		if err := putJSON(tx.Bucket(bucketKeys), k.ID[:], k); err != nil {
@@ -270,3 +280,79 @@ func (db *DB) RevokeKey(ctx context.Context, id ID) (Key, error) {
 	})
 	return k, err
 }
+
+// FindKeysFor returns the keys of the organisation that user may see, oldest first:
+// every key for owners and admins, only their own for members. ENOTFOUND for an unknown
+// org or a user who is not a member.
+func (db *DB) FindKeysFor(ctx context.Context, org, user ID) ([]Key, error) {
+	var keys []Key
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		keys = nil
+		if _, err := orgByID(tx, org); err != nil {
+			return err
+		}
+		if user.IsZero() {
+			return notFound("Organisation")
+		}
+		m, err := memberFor(tx, org, user)
+		if err != nil {
+			return notFound("Organisation")
+		}
+		return tx.Bucket(bucketKeys).ForEach(func(_, v []byte) error {
+			var k Key
+			if err := jsonUnmarshal(v, &k); err != nil {
+				return err
+			}
+			if k.OrgID == org && (m.Role.Manages() || k.UserID == user) {
+				keys = append(keys, k)
+			}
+			return nil
+		})
+	})
+	sort.Slice(keys, func(i, j int) bool { return keys[i].CreatedAt.Before(keys[j].CreatedAt) })
+	return keys, err
+}
+
+// RevokeKeyInput revokes a key on behalf of a signed-in user.
+type RevokeKeyInput struct {
+	OrgID ID
+	Actor ID
+	KeyID ID
+}
+
+// RevokeKeyAs revokes a key the actor may see (FindKeysFor): any of the organisation's
+// for owners and admins, their own for members. A key outside that is ENOTFOUND, as an
+// unknown one, so a member learns nothing of others' keys. Revoking a revoked key is a
+// no-op.
+func (db *DB) RevokeKeyAs(ctx context.Context, in RevokeKeyInput) (Key, error) {
+	var k Key
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		if in.Actor.IsZero() {
+			return notFound("Key")
+		}
+		m, err := memberFor(tx, in.OrgID, in.Actor)
+		if err != nil {
+			return notFound("Key")
+		}
+		ok, err := getJSON(tx.Bucket(bucketKeys), in.KeyID[:], &k)
+		if err != nil {
+			return err
+		}
+		if !ok || k.OrgID != in.OrgID || (!m.Role.Manages() && k.UserID != in.Actor) {
+			return notFound("Key")
+		}
+		if k.RevokedAt != nil {
+			return nil
+		}
+		now := db.Now()
+		k.RevokedAt = &now
+		db.authChanged(tx, k.OrgID)
+		if err := tx.Bucket(bucketKeyHashes).Delete(k.Hash); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(bucketKeys), k.ID[:], k)
+	})
+	return k, err
+}
+
+var errTwoStepRequired = Errorf(EFORBIDDEN, "two_step_required", "This organisation requires two-step verification: pass a two-step check first.")

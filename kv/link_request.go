@@ -65,14 +65,14 @@ func ValidateLinkRequest(r LinkRequest) (LinkRequest, error) {
 	var errs []FieldError
 	if len(r.Context) > LinkContextMaxKeys {
 		errs = append(errs, FieldError{
-			Loc: []any{"body", "context"}, Type: "too_many_keys",
+			Loc: []any{"context"}, Type: "too_many_keys",
 			Msg: "Context may have at most 20 keys.",
 			Ctx: map[string]any{"max_keys": LinkContextMaxKeys},
 		})
 	}
 	if contextEncodedSize(r.Context) > LinkContextMaxBytes {
 		errs = append(errs, FieldError{
-			Loc: []any{"body", "context"}, Type: "too_large",
+			Loc: []any{"context"}, Type: "too_large",
 			Msg: "Context must fit in 16384 bytes when encoded as JSON.",
 			Ctx: map[string]any{"max_bytes": LinkContextMaxBytes},
 		})
@@ -94,7 +94,7 @@ func ValidateLinkRequest(r LinkRequest) (LinkRequest, error) {
 	case AudienceGroup, AudiencePerson:
 	default:
 		errs = append(errs, FieldError{
-			Loc: []any{"body", "audience"}, Type: "enum",
+			Loc: []any{"audience"}, Type: "enum",
 			Msg: "Audience must be 'group' or 'person'.",
 			Ctx: map[string]any{"expected": "'group' or 'person'"},
 		})
@@ -103,14 +103,14 @@ func ValidateLinkRequest(r LinkRequest) (LinkRequest, error) {
 	out.Note = strings.TrimFunc(r.Note, unicode.IsSpace)
 	if utf8.RuneCountInString(out.Note) > LinkNoteMaxChars {
 		errs = append(errs, FieldError{
-			Loc: []any{"body", "note"}, Type: "string_too_long",
+			Loc: []any{"note"}, Type: "string_too_long",
 			Msg: "Note may be at most 2048 characters long after trimming surrounding white space.",
 			Ctx: map[string]any{"max_length": LinkNoteMaxChars},
 		})
 	}
 	if strings.IndexByte(out.Note, 0) >= 0 {
 		errs = append(errs, FieldError{
-			Loc: []any{"body", "note"}, Type: "null_character",
+			Loc: []any{"note"}, Type: "null_character",
 			Msg: "Note must not contain NUL characters.",
 		})
 	}
@@ -122,9 +122,9 @@ func ValidateLinkRequest(r LinkRequest) (LinkRequest, error) {
 }
 
 // appendContextEntryErrors appends every violation of one context entry. Key and value
-// problems share the location ["body","context",key]; the message says which one it is.
+// problems share the path ["context",key]; the message says which one it is.
 func appendContextEntryErrors(errs []FieldError, key, value string) []FieldError {
-	loc := func() []any { return []any{"body", "context", key} }
+	loc := func() []any { return []any{"context", key} }
 	if key == "" {
 		errs = append(errs, FieldError{
 			Loc: loc(), Type: "string_too_short",

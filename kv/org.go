@@ -32,25 +32,13 @@ type Org struct {
 	CreatedAt     time.Time `json:"created_at"`
 }
 
-// User is a person who signs in to the web app.
-type User struct {
-	ID        ID        `json:"id"`
-	Email     string    `json:"email"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// Membership ties a user to an organisation with a role.
-type Membership struct {
-	OrgID  ID   `json:"org_id"`
-	UserID ID   `json:"user_id"`
-	Role   Role `json:"role"`
-}
-
 // OrgInput creates an organisation with its owner.
 type OrgInput struct {
 	Name    string
 	Email   string
 	Credits int
+	// OwnerName is the owner's display name, set when the owner has none yet.
+	OwnerName string
 	// AllowDuplicate creates the organisation even when one with the same name (compared
 	// without case) exists; otherwise that is ECONFLICT org_exists.
 	AllowDuplicate bool
@@ -68,6 +56,9 @@ func (in OrgInput) Validate() error {
 	}
 	if in.Credits < 0 {
 		fields = append(fields, FieldError{Loc: []any{"credits"}, Msg: "Credits cannot be negative.", Type: "greater_than_equal"})
+	}
+	if n := strings.TrimSpace(in.OwnerName); len([]rune(n)) > 100 || strings.ContainsAny(n, "\x00\r\n") {
+		fields = append(fields, FieldError{Loc: []any{"name"}, Msg: "Name must be at most 100 characters on one line.", Type: "string_too_long", Ctx: map[string]any{"max_length": 100}})
 	}
 	if len(fields) > 0 {
 		return Invalid(fields...)
@@ -100,11 +91,16 @@ func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
 		if user, err = db.userForEmail(tx, email); err != nil {
 			return err
 		}
+		if name := strings.TrimSpace(in.OwnerName); name != "" && user.Name == "" {
+			user.Name = name
+			if err := putUser(tx, user); err != nil {
+				return err
+			}
+		}
 		if err := db.putOrg(tx, org); err != nil {
 			return err
 		}
-		m := Membership{OrgID: org.ID, UserID: user.ID, Role: RoleOwner}
-		return putJSON(tx.Bucket(bucketMembers), append(org.ID[:], user.ID[:]...), m)
+		return putMember(tx, Membership{OrgID: org.ID, UserID: user.ID, Role: RoleOwner, CreatedAt: now})
 	})
 	return org, user, err
 }
@@ -154,38 +150,6 @@ func orgByName(tx *bolt.Tx, name string) (Org, bool, error) {
 		}
 	}
 	return Org{}, false, nil
-}
-
-var errEmail = FieldError{Loc: []any{"email"}, Msg: "Email must be an address like name@example.com.", Type: "email"}
-
-// userForEmail returns the user with the (normalised) email, creating them if new.
-func (db *DB) userForEmail(tx *bolt.Tx, email string) (User, error) {
-	if u, err := userByEmail(tx, email); err == nil {
-		return u, nil
-	}
-	u := User{ID: db.NewID(), Email: email, CreatedAt: db.Now()}
-	if err := putJSON(tx.Bucket(bucketUsers), u.ID[:], u); err != nil {
-		return User{}, err
-	}
-	return u, tx.Bucket(bucketUserEmails).Put([]byte(email), u.ID[:])
-}
-
-func validEmail(s string) bool {
-	at := strings.LastIndexByte(s, '@')
-	return at > 0 && at < len(s)-3 && strings.Contains(s[at:], ".") && len(s) <= 254 &&
-		!strings.ContainsAny(s, " \t\r\n<>,;\"")
-}
-
-func userByEmail(tx *bolt.Tx, email string) (User, error) {
-	raw := tx.Bucket(bucketUserEmails).Get([]byte(email))
-	if raw == nil {
-		return User{}, notFound("User")
-	}
-	var u User
-	if ok, err := getJSON(tx.Bucket(bucketUsers), raw, &u); !ok || err != nil {
-		return User{}, notFound("User")
-	}
-	return u, nil
 }
 
 // FindOrgByID returns the organisation, or ENOTFOUND.
@@ -242,30 +206,6 @@ func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
 		return db.putOrg(tx, org)
 	})
 	return balance, err
-}
-
-// AddMember adds the user with email (created if new) to the organisation with role,
-// or changes their role. EINVALID for a bad email or role; ENOTFOUND for an unknown org.
-func (db *DB) AddMember(ctx context.Context, org ID, email string, role Role) (User, error) {
-	email = strings.ToLower(strings.TrimSpace(email))
-	if !validEmail(email) {
-		return User{}, Invalid(errEmail)
-	}
-	if role != RoleOwner && role != RoleAdmin && role != RoleMember {
-		return User{}, Invalid(FieldError{Loc: []any{"role"}, Msg: "Role must be owner, admin or member.", Type: "enum"})
-	}
-	var user User
-	err := db.update(ctx, func(tx *bolt.Tx) error {
-		if _, err := orgByID(tx, org); err != nil {
-			return err
-		}
-		var err error
-		if user, err = db.userForEmail(tx, email); err != nil {
-			return err
-		}
-		return putJSON(tx.Bucket(bucketMembers), append(org[:], user.ID[:]...), Membership{OrgID: org, UserID: user.ID, Role: role})
-	})
-	return user, err
 }
 
 // putOrg writes the organisation record; every write of one goes through here, so the

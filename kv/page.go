@@ -47,7 +47,7 @@ func (db *DB) EncodeCursor(kind byte, p Partition, last ID) string {
 // DecodeCursor checks and parses a cursor of the given kind for partition p. It
 // returns an EINVALID error for anything that is not such a cursor, signature included.
 func (db *DB) DecodeCursor(kind byte, p Partition, s string) (ID, error) {
-	bad := Invalid(FieldError{Loc: []any{"query", "cursor"}, Msg: "Cursor is not valid; pass the X-Next-Cursor value of the previous page unchanged.", Type: "cursor_invalid"})
+	bad := Invalid(FieldError{Loc: []any{"cursor"}, Msg: "Cursor is not valid; pass the X-Next-Cursor value of the previous page unchanged.", Type: "cursor_invalid"})
 	if len(s) != base64.RawURLEncoding.EncodedLen(cursorRawLen) {
 		return ID{}, bad
 	}

@@ -92,15 +92,15 @@ func simulationSeed(id ID) int64 {
 }
 
 // ValidateSimulation checks a simulation request's persona and max_turns; the failures
-// are EINVALID at ["body","persona"] and ["body","max_turns"].
+// are EINVALID at ["persona"] and ["max_turns"].
 func ValidateSimulation(persona string, maxTurns int) error {
 	var bad []FieldError
 	if utf8.RuneCountInString(persona) > SimulationPersonaMax {
-		bad = append(bad, FieldError{Loc: []any{"body", "persona"}, Msg: fmt.Sprintf("String should have at most %d characters.", SimulationPersonaMax), Type: "string_too_long",
+		bad = append(bad, FieldError{Loc: []any{"persona"}, Msg: fmt.Sprintf("String should have at most %d characters.", SimulationPersonaMax), Type: "string_too_long",
 			Ctx: map[string]any{"max_length": SimulationPersonaMax}})
 	}
 	if maxTurns < 1 || maxTurns > SimulationMaxTurnsMax {
-		bad = append(bad, FieldError{Loc: []any{"body", "max_turns"}, Msg: "max_turns must be between 1 and 200.", Type: "value_error",
+		bad = append(bad, FieldError{Loc: []any{"max_turns"}, Msg: "max_turns must be between 1 and 200.", Type: "value_error",
 			Ctx: map[string]any{"ge": 1, "le": SimulationMaxTurnsMax}})
 	}
 	if bad != nil {

@@ -166,16 +166,16 @@ func TestCreateSimulationJobRecordsIdempotency(t *testing.T) {
 	ctx := context.Background()
 	st := mustStudy(t, db, p, "Idem")
 	fp := [32]byte{1}
-	if out, _, _, err := db.ClaimIdem(ctx, p, "k", fp); err != nil || out != IdemClaimed {
+	if out, _, err := db.ClaimIdem(ctx, p, "k", fp); err != nil || out != IdemClaimed {
 		t.Fatalf("claim %v %v", out, err)
 	}
-	idem := &IdemWrite{Partition: p, Key: "k", Fingerprint: fp, Status: 202, Body: []byte(`{"job_id":"x"}`)}
+	idem := &IdemWrite{Partition: p, Key: "k", Fingerprint: fp, Output: []byte(`{"job_id":"x"}`)}
 	if _, err := db.CreateSimulationJob(ctx, SimulationInput{Partition: p, JobID: NewV4(), StudyID: st.ID, MaxTurns: 1}, idem); err != nil {
 		t.Fatal(err)
 	}
-	out, status, body, err := db.ClaimIdem(ctx, p, "k", fp)
-	if err != nil || out != IdemReplay || status != 202 || string(body) != `{"job_id":"x"}` {
-		t.Fatalf("replay %v %d %s %v", out, status, body, err)
+	out, body, err := db.ClaimIdem(ctx, p, "k", fp)
+	if err != nil || out != IdemReplay || string(body) != `{"job_id":"x"}` {
+		t.Fatalf("replay %v %s %v", out, body, err)
 	}
 }
 
@@ -197,7 +197,7 @@ func FuzzValidateSimulation(f *testing.F) {
 			return
 		}
 		detail := errorDetail(err)
-		if ErrorCode(err) != EINVALID || strings.Contains(detail, "body.persona") == personaOK || strings.Contains(detail, "body.max_turns") == turnsOK {
+		if ErrorCode(err) != EINVALID || strings.Contains(detail, " persona:") == personaOK || strings.Contains(detail, " max_turns:") == turnsOK {
 			t.Fatalf("persona ok %v, turns ok %v: %s", personaOK, turnsOK, detail)
 		}
 	})

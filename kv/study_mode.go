@@ -9,7 +9,7 @@ import (
 // SetStudyMode moves a study to target. paused is only reachable from live; every
 // other target from every state; repeating the current value is a no-op. The first
 // move to live validates the brief (present, titled, at least one verbatim question)
-// and sets LaunchedAt once. Refusals are EINVALID at ["body","mode"]; ENOTFOUND for a
+// and sets LaunchedAt once. Refusals are EINVALID at ["mode"]; ENOTFOUND for a
 // study outside the partition.
 func (db *DB) SetStudyMode(ctx context.Context, p Partition, id ID, target Mode) (Study, error) {
 	var st Study
@@ -22,7 +22,7 @@ func (db *DB) SetStudyMode(ctx context.Context, p Partition, id ID, target Mode)
 			return nil
 		}
 		bad := func(typ, msg string) error {
-			return Invalid(FieldError{Loc: []any{"body", "mode"}, Msg: msg, Type: typ})
+			return Invalid(FieldError{Loc: []any{"mode"}, Msg: msg, Type: typ})
 		}
 		if !target.Valid() {
 			return bad("enum", "Input should be 'test', 'live', 'paused' or 'closed'.")

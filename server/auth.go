@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -18,14 +19,24 @@ func (s *Server) authenticate(c *fasthttp.RequestCtx, resource string) (*Princip
 	if !ok {
 		return nil, &apiError{Status: 401, Code: "invalid_token", TokenSent: true, Detail: "The Authorization header must be Bearer <token>."}
 	}
-	return s.resolveToken(tok, resource)
+	ctx := infoOf(c).ctx
+	if ctx == nil { // a handler called outside the pipeline
+		ctx = s.ctx
+	}
+	return s.resolveTokenIn(ctx, tok, resource)
 }
 
-// resolveToken is the one place a presented token becomes a Principal, whatever the
-// surface: API keys here; OAuth access tokens are verified here too once issued.
+// resolveToken is resolveTokenIn under the server's lifetime, for callers outside a
+// request.
 func (s *Server) resolveToken(tok, resource string) (*Principal, error) {
+	return s.resolveTokenIn(s.ctx, tok, resource)
+}
+
+// resolveTokenIn is the one place a presented token becomes a Principal, whatever the
+// surface: API keys here; OAuth access tokens are verified here too once issued.
+func (s *Server) resolveTokenIn(ctx context.Context, tok, resource string) (*Principal, error) {
 	if strings.HasPrefix(tok, "jsk_") {
-		cred, err := s.db.Authenticate(s.ctx, tok)
+		cred, err := s.db.Authenticate(ctx, tok)
 		if kv.ErrorCode(err) == kv.EUNAUTHORIZED {
 			return nil, &apiError{Status: 401, Code: "invalid_token", TokenSent: true, Detail: "The API key is invalid, expired or revoked."}
 		}

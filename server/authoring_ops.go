@@ -42,12 +42,12 @@ func validateGuidance(g *string, files []kv.ID) []kv.FieldError {
 	*g = strings.TrimSpace(*g)
 	switch n := utf8.RuneCountInString(*g); {
 	case n == 0:
-		errs = append(errs, kv.FieldError{Loc: []any{"body", "guidance"}, Msg: "Guidance must not be empty.", Type: "string_too_short", Ctx: map[string]any{"min_length": 1}})
+		errs = append(errs, kv.FieldError{Loc: []any{"guidance"}, Msg: "Guidance must not be empty.", Type: "string_too_short", Ctx: map[string]any{"min_length": 1}})
 	case n > guidanceMaxChars:
-		errs = append(errs, kv.FieldError{Loc: []any{"body", "guidance"}, Msg: "Guidance must be at most 20000 characters.", Type: "string_too_long", Ctx: map[string]any{"max_length": guidanceMaxChars}})
+		errs = append(errs, kv.FieldError{Loc: []any{"guidance"}, Msg: "Guidance must be at most 20000 characters.", Type: "string_too_long", Ctx: map[string]any{"max_length": guidanceMaxChars}})
 	}
 	if len(files) > maxFileIDs {
-		errs = append(errs, kv.FieldError{Loc: []any{"body", "file_ids"}, Msg: "At most 10 file ids.", Type: "too_long", Ctx: map[string]any{"max_length": maxFileIDs}})
+		errs = append(errs, kv.FieldError{Loc: []any{"file_ids"}, Msg: "At most 10 file ids.", Type: "too_long", Ctx: map[string]any{"max_length": maxFileIDs}})
 	}
 	return errs
 }
@@ -78,7 +78,7 @@ func (s *Server) startAuthoring(ctx context.Context, p *Principal, study *kv.ID,
 	out := AuthoringJob{JobID: jobID.String(), ThreadID: thread}
 	job, err := s.db.CreateAuthoringJob(ctx, kv.AuthoringInput{
 		Partition: p.Partition, JobID: jobID, ThreadID: thread, StudyID: study, Guidance: guidance, FileIDs: files,
-	}, idemWrite(ctx, 202, out))
+	}, idemWrite(ctx, out))
 	if err != nil {
 		return AuthoringJob{}, err
 	}

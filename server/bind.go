@@ -412,13 +412,14 @@ func (p *inputPlan) finish(in any, errs []kv.FieldError) error {
 			errs = append(errs, *fe)
 		}
 	}
-	if len(errs) == 0 {
-		if val, ok := in.(validator); ok {
-			errs = val.validate()
-		}
-	}
 	if len(errs) > 0 {
-		return kv.Invalid(errs...)
+		return wireInvalid(errs...)
+	}
+	// An input's own rules speak the domain, like kv: each surface locates them.
+	if val, ok := in.(validator); ok {
+		if errs = val.validate(); len(errs) > 0 {
+			return kv.Invalid(errs...)
+		}
 	}
 	return nil
 }
@@ -428,7 +429,7 @@ func (p *inputPlan) finish(in any, errs []kv.FieldError) error {
 func (p *inputPlan) bindArgs(in any, args json.RawMessage) error {
 	obj, errs := decodeObject(args, true)
 	if errs != nil {
-		return kv.Invalid(errs...)
+		return wireInvalid(errs...)
 	}
 	v := reflect.ValueOf(in).Elem()
 	known := make(map[string]bool, len(p.fields))
@@ -495,4 +496,15 @@ func extraFields(obj map[string]json.RawMessage, known map[string]bool, src stri
 		}
 	}
 	return errs
+}
+
+// sourceOf returns where the input field named name comes from on REST; names the
+// plan does not hold are the body's.
+func (p *inputPlan) sourceOf(name string) fieldSource {
+	for i := range p.fields {
+		if p.fields[i].name == name {
+			return p.fields[i].src
+		}
+	}
+	return srcBody
 }

@@ -13,14 +13,18 @@ import (
 // apiError is an error on its way to the wire. Every surface maps it with its own
 // writer: REST JSON here, JSON-RPC for MCP and A2A, HTML for pages.
 type apiError struct {
-	Status     int
-	Code       string
-	Detail     string
-	Fields     []kv.FieldError // 422 only
-	RetryAfter int             // 429: seconds
-	Scope      string          // 403 insufficient_scope: the missing scope
-	TokenSent  bool            // 401: a token was presented (adds error="invalid_token")
-	cause      error           // internal errors: logged, never sent
+	Status int
+	Code   string
+	Detail string
+	Fields []kv.FieldError // 422 only; see domain
+	// domain says Fields are kv's domain paths inside the input (no wire location yet);
+	// each surface's renderer locates them (REST: locate; MCP: argument names; a form:
+	// its fields). Failures found while reading the wire are located already.
+	domain     bool
+	RetryAfter int    // 429: seconds
+	Scope      string // 403 insufficient_scope: the missing scope
+	TokenSent  bool   // 401: a token was presented (adds error="invalid_token")
+	cause      error  // internal errors: logged, never sent
 }
 
 func (e *apiError) Error() string {
@@ -39,6 +43,10 @@ func toAPIError(err error) *apiError {
 	if errors.As(err, &ae) {
 		return ae
 	}
+	var le *locatedError
+	if errors.As(err, &le) {
+		return &apiError{Status: 422, Code: "validation_error", Detail: le.err.Message, Fields: le.err.Fields}
+	}
 	var ke *kv.Error
 	if !errors.As(err, &ke) {
 		return &apiError{Status: 500, Code: "internal_error", Detail: errInternal, cause: err}
@@ -50,9 +58,9 @@ func toAPIError(err error) *apiError {
 	case kv.EINVALID:
 		fields := ke.Fields
 		if len(fields) == 0 {
-			fields = []kv.FieldError{{Loc: []any{"body"}, Msg: ke.Message, Type: orDefault(reason, "value_error")}}
+			fields = []kv.FieldError{{Loc: []any{}, Msg: ke.Message, Type: orDefault(reason, "value_error")}}
 		}
-		return &apiError{Status: 422, Code: "validation_error", Detail: ke.Message, Fields: fields}
+		return &apiError{Status: 422, Code: "validation_error", Detail: ke.Message, Fields: fields, domain: true}
 	case kv.ECONFLICT:
 		return &apiError{Status: 409, Code: orDefault(reason, "conflict"), Detail: ke.Message}
 	case kv.EFORBIDDEN:
@@ -69,6 +77,49 @@ func toAPIError(err error) *apiError {
 		return &apiError{Status: 503, Code: "unavailable", Detail: ke.Message}
 	}
 	return &apiError{Status: 500, Code: "internal_error", Detail: errInternal, cause: err}
+}
+
+// wireInvalid is a validation failure found while reading the wire (a header, the body
+// as a whole, an unknown member): its fields carry their wire location already. It is
+// still a coded kv error to errors.As, for callers that ask for one.
+func wireInvalid(fields ...kv.FieldError) error {
+	return &locatedError{kv.Invalid(fields...)}
+}
+
+// locatedError is an EINVALID whose fields are at their wire location (wireInvalid).
+type locatedError struct{ err *kv.Error }
+
+func (e *locatedError) Error() string { return e.err.Error() }
+func (e *locatedError) Unwrap() error { return e.err }
+
+// locatedREST returns ae with its domain fields located as REST reports them: each
+// path gets the source its first element names in the operation's input plan ("path",
+// "query", else "body"), so kv's ["context","k"] is ["body","context","k"] and a cursor
+// is ["query","cursor"]. plan may be nil (no operation: everything is the body).
+func (ae *apiError) locatedREST(plan *inputPlan) *apiError {
+	if !ae.domain {
+		return ae
+	}
+	out := *ae
+	out.domain = false
+	out.Fields = make([]kv.FieldError, len(ae.Fields))
+	for i, f := range ae.Fields {
+		src := srcBody
+		if name, ok := firstName(f.Loc); ok && plan != nil {
+			src = plan.sourceOf(name)
+		}
+		f.Loc = append([]any{src.String()}, f.Loc...)
+		out.Fields[i] = f
+	}
+	return &out
+}
+
+func firstName(loc []any) (string, bool) {
+	if len(loc) == 0 {
+		return "", false
+	}
+	name, ok := loc[0].(string)
+	return name, ok
 }
 
 func orDefault(s, def string) string {
@@ -92,7 +143,11 @@ type validationBody struct {
 // writeRESTError writes err in the REST shape with its status and headers. resource
 // names the surface whose protected-resource metadata a 401 points at.
 func (s *Server) writeRESTError(c *fasthttp.RequestCtx, err error, resource string) {
-	ae := toAPIError(err)
+	s.writeRESTAPIError(c, toAPIError(err).locatedREST(nil), resource)
+}
+
+// writeRESTAPIError is writeRESTError for an error already mapped and located.
+func (s *Server) writeRESTAPIError(c *fasthttp.RequestCtx, ae *apiError, resource string) {
 	h := &c.Response.Header
 	switch ae.Status {
 	case 401:
@@ -113,6 +168,7 @@ func (s *Server) writeRESTError(c *fasthttp.RequestCtx, err error, resource stri
 // 422 as {"detail":[items]}, anything else as {"detail","code"}. Internal failures are
 // noted for the access log.
 func writeErrorBody(c *fasthttp.RequestCtx, ae *apiError) {
+	ae = ae.locatedREST(nil)
 	info := infoOf(c)
 	info.code = ae.Code
 	if ae.Status >= 500 {

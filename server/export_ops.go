@@ -65,7 +65,7 @@ func (s *Server) startExport(ctx context.Context, p *Principal, in *StartExportI
 	}
 	jobID := kv.NewV4()
 	out := ExportJob{JobID: jobID.String()}
-	job, err := s.db.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format}, idemWrite(ctx, 202, out))
+	job, err := s.db.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format}, idemWrite(ctx, out))
 	if err != nil {
 		return ExportJob{}, err
 	}
@@ -114,33 +114,36 @@ func (s *Server) getExportDownload(ctx context.Context, p *Principal, in *JobIDI
 // respondDownload serves the download over REST: the artifact inline when Accept names
 // text/csv, */* or nothing, the signed URL as JSON when it asks for application/json
 // (and not text/csv). Never a redirect.
-func (s *Server) respondDownload(c *fasthttp.RequestCtx, out any) bool {
+func (s *Server) respondDownload(c *fasthttp.RequestCtx, out any) (bool, error) {
 	d := out.(ExportDownload)
 	accept := strings.ToLower(string(c.Request.Header.Peek("Accept")))
 	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/csv") {
-		return false // the JSON body
+		return false, nil // the JSON body
 	}
-	s.streamArtifact(c, d.artifact, d.mediaType, d.filename)
-	return true
+	return true, streamArtifact(c, d.artifact, d.mediaType, d.filename)
 }
 
-func (s *Server) streamArtifact(c *fasthttp.RequestCtx, path, mediaType, filename string) {
+// errExportExpired is an export whose file is gone (swept, or never written).
+var errExportExpired = kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export.")
+
+// streamArtifact answers with the file at path, or returns why it cannot (nothing is
+// written then).
+func streamArtifact(c *fasthttp.RequestCtx, path, mediaType, filename string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		s.writeRESTError(c, kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export."), resourceAPI)
-		return
+		return errExportExpired
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		s.writeRESTError(c, err, resourceAPI)
-		return
+		return err
 	}
 	c.SetStatusCode(200)
 	c.SetContentType(mediaType)
 	c.Response.Header.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
 	c.Response.Header.Set("Cache-Control", "no-store")
 	c.SetBodyStream(f, int(st.Size())) // fasthttp closes f when the body is sent
+	return nil
 }
 
 // signedDownloadURL is an address to the artifact that needs no bearer: the job and
@@ -157,29 +160,49 @@ func (s *Server) downloadSignature(p kv.Partition, job kv.ID, expires string) st
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// handleSignedDownload serves GET /v1/api/exports/{job_id}/artifact: no bearer, the
-// signature and expiry are the credential. Any changed character or a stale URL is 403.
-func (s *Server) handleSignedDownload(c *fasthttp.RequestCtx) {
-	infoOf(c).route = "/v1/api/exports/{job_id}/artifact"
-	args := c.QueryArgs()
-	job, okJob := kv.ParseID(c.UserValue("job_id").(string))
+// signedDownload is the export artifact behind a signed URL: a REST route group whose
+// credential is the URL's signature and expiry, not a bearer (so the research table's
+// steps do not apply), answered in the REST shapes.
+func (s *Server) signedDownloadSurface() *surface {
+	return &surface{name: "rest_signed", authenticate: s.downloadSigned, render: s.renderREST}
+}
+
+// signedJob is what a valid signed URL names.
+type signedJob struct {
+	p   kv.Partition
+	job kv.ID
+}
+
+// downloadSigned checks the URL's signature and expiry: any changed character or a
+// stale URL is 403.
+func (s *Server) downloadSigned(r *request) error {
+	args := r.c.QueryArgs()
+	job, okJob := kv.ParseID(r.pathParam("job_id"))
 	org, okOrg := kv.ParseID(string(args.Peek("org")))
 	env := kv.Environment(args.Peek("env"))
 	expires := string(args.Peek("expires"))
 	sig := string(args.Peek("sig"))
 	exp, err := strconv.ParseInt(expires, 10, 64)
 	p := kv.Partition{Org: org, Env: env}
-	denied := &apiError{Status: 403, Code: "download_url_invalid", Detail: "This download URL is invalid or has expired; request a new one."}
 	if !okJob || !okOrg || !env.Valid() || err != nil ||
 		!hmac.Equal([]byte(sig), []byte(s.downloadSignature(p, job, expires))) || !s.now().Before(time.Unix(exp, 0)) {
-		s.writeRESTError(c, denied, resourceAPI)
-		return
+		return &apiError{Status: 403, Code: "download_url_invalid", Detail: "This download URL is invalid or has expired; request a new one."}
 	}
-	j, err := s.db.FindJobByID(s.ctx, p, kv.JobExport, job)
-	r, ok := j.ExportResult()
-	if err != nil || !ok || r.Blob == "" {
-		s.writeRESTError(c, kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export."), resourceAPI)
-		return
+	r.data = signedJob{p: p, job: job}
+	return nil
+}
+
+// handleSignedDownload serves GET /v1/api/exports/{job_id}/artifact to a signed URL.
+func (s *Server) handleSignedDownload(r *request) error {
+	sj := r.data.(signedJob)
+	j, err := s.db.FindJobByID(r.ctx, sj.p, kv.JobExport, sj.job)
+	res, ok := j.ExportResult()
+	if err != nil || !ok || res.Blob == "" {
+		return errExportExpired
 	}
-	s.streamArtifact(c, filepath.Join(s.db.BlobDir(), r.Blob), r.MediaType, r.Filename)
+	if err := streamArtifact(r.c, filepath.Join(s.db.BlobDir(), res.Blob), res.MediaType, res.Filename); err != nil {
+		return err
+	}
+	r.written = true
+	return nil
 }

@@ -46,7 +46,7 @@ type FileHandle struct {
 const maxFilenameChars = 255
 
 func fileTypeError() error {
-	return kv.Invalid(kv.FieldError{Loc: []any{"body", "file"}, Type: "file_type",
+	return kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "file_type",
 		Msg: "File type not accepted; upload a .pdf, .docx, .xlsx, .csv, .pptx, .txt or .md file."})
 }
 
@@ -58,7 +58,7 @@ func fileTooLarge(ext string) error {
 func cleanFilename(name string) (string, error) {
 	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
 	if checkText(name, nil) != nil || name == "." || name == "/" || utf8.RuneCountInString(name) > maxFilenameChars {
-		return "", kv.Invalid(kv.FieldError{Loc: []any{"body", "file"}, Type: "filename_invalid", Msg: "The filename must be valid UTF-8 without NUL, at most 255 characters."})
+		return "", kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "filename_invalid", Msg: "The filename must be valid UTF-8 without NUL, at most 255 characters."})
 	}
 	return name, nil
 }
@@ -102,7 +102,7 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 	}()
 	mediaType, params, err := mime.ParseMediaType(string(c.Request.Header.ContentType()))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
-		return nil, kv.Invalid(kv.FieldError{Loc: []any{"body"}, Type: "multipart_expected", Msg: "Send multipart/form-data with a part named file."})
+		return nil, kv.Invalid(kv.FieldError{Loc: []any{}, Type: "multipart_expected", Msg: "Send multipart/form-data with a part named file."})
 	}
 	body := &budgetReader{r: bodyStream(c), left: maxFormOverhead}
 	fail := func(err error) (any, error) {
@@ -120,13 +120,13 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
-			return nil, kv.Invalid(kv.FieldError{Loc: []any{"body", "file"}, Type: "missing", Msg: "Field required: a part named file."})
+			return nil, kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "missing", Msg: "Field required: a part named file."})
 		}
 		if err != nil {
 			if errors.Is(err, errFormOverhead) || errors.As(err, new(*malformedBody)) {
 				return fail(err)
 			}
-			return nil, kv.Invalid(kv.FieldError{Loc: []any{"body"}, Type: "multipart_invalid", Msg: "The multipart body could not be read."})
+			return nil, kv.Invalid(kv.FieldError{Loc: []any{}, Type: "multipart_invalid", Msg: "The multipart body could not be read."})
 		}
 		if part.FormName() != "file" {
 			if _, err := io.Copy(io.Discard, part); err != nil {
@@ -205,7 +205,7 @@ func (s *Server) uploadFile(ctx context.Context, p *Principal, in *UploadFileInp
 		// The MCP body is capped at 1 MiB, so this holds at most that much.
 		raw, err := base64.StdEncoding.DecodeString(in.ContentBase64)
 		if err != nil {
-			return FileHandle{}, kv.Invalid(kv.FieldError{Loc: []any{"body", "content_base64"}, Type: "base64_invalid",
+			return FileHandle{}, kv.Invalid(kv.FieldError{Loc: []any{"content_base64"}, Type: "base64_invalid",
 				Msg: "Content is not valid base64 (standard alphabet, padded to a multiple of 4 characters)."})
 		}
 		if stored, err = s.writeTempBlob(bytes.NewReader(raw), ext); err != nil {

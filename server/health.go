@@ -13,20 +13,18 @@ import (
 //	              {"status":"ready"}; otherwise 503 {"status":"unavailable","reason":…}
 func (s *Server) routeHealth(r *router.Router) {
 	for _, m := range []string{"GET", "HEAD"} {
-		r.Handle(m, "/healthz", s.handleHealthz)
-		r.Handle(m, "/readyz", s.handleReadyz)
+		handlePlain(r, m, "/healthz", s.handleHealthz)
+		handlePlain(r, m, "/readyz", s.handleReadyz)
 	}
 }
 
 func (s *Server) handleHealthz(c *fasthttp.RequestCtx) {
-	info := infoOf(c)
-	info.route, info.quiet = "/healthz", true
+	infoOf(c).quiet = true
 	writeHealth(c, 200, `{"status":"ok"}`)
 }
 
 func (s *Server) handleReadyz(c *fasthttp.RequestCtx) {
-	info := infoOf(c)
-	info.route, info.quiet = "/readyz", true
+	infoOf(c).quiet = true
 	if reason := s.notReady(); reason != "" {
 		writeHealth(c, 503, `{"status":"unavailable","reason":"`+reason+`"}`)
 		return

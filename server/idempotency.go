@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 
 	json "github.com/goccy/go-json"
-	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
 )
@@ -22,8 +21,9 @@ type idemSlot struct {
 type idemCtxKey struct{}
 
 // idemWrite returns what the operation's mutation must record for the request's
-// claimed key, or nil when the request carried none.
-func idemWrite(ctx context.Context, status int, out any) *kv.IdemWrite {
+// claimed key (its output, which every surface renders alike), or nil when the
+// request carried none.
+func idemWrite(ctx context.Context, out any) *kv.IdemWrite {
 	slot, ok := ctx.Value(idemCtxKey{}).(*idemSlot)
 	if !ok {
 		return nil
@@ -32,62 +32,67 @@ func idemWrite(ctx context.Context, status int, out any) *kv.IdemWrite {
 	if err != nil {
 		return nil
 	}
-	return &kv.IdemWrite{Partition: slot.partition, Key: slot.key, Fingerprint: slot.fingerprint, Status: status, Body: body}
+	return &kv.IdemWrite{Partition: slot.partition, Key: slot.key, Fingerprint: slot.fingerprint, Output: body}
 }
 
 // maxIdemKey is the longest Idempotency-Key accepted (api-spec Limits).
 const maxIdemKey = 255
 
-// claimIdempotency handles the Idempotency-Key of a request to an idempotent operation.
-// It either answers the request itself (a replay or a 409/422: done is true), or
-// returns a context carrying the claim for the operation's transaction and a release
-// func that forgets the claim unless the operation recorded its response.
-func (s *Server) claimIdempotency(c *fasthttp.RequestCtx, p *Principal) (ctx context.Context, release func(), done bool) {
-	raw := c.Request.Header.Peek("Idempotency-Key")
-	if raw == nil {
-		return s.ctx, func() {}, false
-	}
-	if !validIdemKey(raw) {
-		s.writeRESTError(c, kv.Invalid(kv.FieldError{Loc: []any{"header", "Idempotency-Key"}, Type: "idempotency_key_invalid",
-			Msg: "Idempotency-Key must be 1 to 255 printable ASCII characters.", Ctx: map[string]any{"max_length": maxIdemKey}}), resourceAPI)
-		return nil, nil, true
-	}
-	key := string(raw)
-	body, err := readBody(c, maxJSONBody)
-	if err != nil {
-		s.writeRESTError(c, err, resourceAPI)
-		return nil, nil, true
-	}
-	fp := requestFingerprint(c.Method(), c.Path(), body)
-	outcome, status, stored, err := s.db.ClaimIdem(s.ctx, p.Partition, key, fp)
-	switch {
-	case err != nil:
-		s.writeRESTError(c, err, resourceAPI)
-		return nil, nil, true
-	case outcome == kv.IdemReplay:
-		c.Response.Header.Set("Idempotent-Replayed", "true")
-		c.SetStatusCode(status)
-		c.SetContentType("application/json")
-		c.SetBody(stored)
-		return nil, nil, true
-	case outcome == kv.IdemReused:
-		s.writeRESTError(c, &apiError{Status: 409, Code: "idempotency_key_reused",
-			Detail: "This Idempotency-Key was used with a different request; use a new key for a new request."}, resourceAPI)
-		return nil, nil, true
-	case outcome == kv.IdemInFlight:
-		s.writeRESTError(c, &apiError{Status: 409, Code: "idempotency_key_in_flight",
-			Detail: "A request with this Idempotency-Key is still running; retry once it has finished."}, resourceAPI)
-		return nil, nil, true
-	}
-	slot := &idemSlot{partition: p.Partition, key: key, fingerprint: fp}
-	release = func() {
-		// A finished record is kept by ReleaseIdem; only an unfinished claim goes, so
-		// a 4xx/5xx outcome is not remembered and a corrected retry can succeed.
-		if err := s.db.ReleaseIdem(context.Background(), p.Partition, key); err != nil {
-			s.log.Error().Err(err).Msg("release idempotency claim")
+// replayedOutput is an operation's output recorded under an Idempotency-Key, as the
+// first request's operation returned it; the renderer sends it as it would the output.
+type replayedOutput []byte
+
+// idempotencyStep is the REST rule for Idempotency-Key on idempotent operations: a
+// replay of a finished request is rendered from its recorded output (r.out is a
+// replayedOutput) without running the rest of the chain; a reused or still running key
+// is refused; a new key is claimed for the operation's transaction (the claim travels
+// in r.ctx) and forgotten afterwards unless the operation recorded its output.
+func (s *Server) idempotencyStep(next handler) handler {
+	return func(r *request) error {
+		if !r.op.Idempotent {
+			return next(r)
 		}
+		c := r.c
+		raw := c.Request.Header.Peek("Idempotency-Key")
+		if raw == nil {
+			return next(r)
+		}
+		if !validIdemKey(raw) {
+			return wireInvalid(kv.FieldError{Loc: []any{"header", "Idempotency-Key"}, Type: "idempotency_key_invalid",
+				Msg: "Idempotency-Key must be 1 to 255 printable ASCII characters.", Ctx: map[string]any{"max_length": maxIdemKey}})
+		}
+		key := string(raw)
+		body, err := readBody(c, maxJSONBody)
+		if err != nil {
+			return err
+		}
+		fp := requestFingerprint(c.Method(), c.Path(), body)
+		p := r.p
+		outcome, stored, err := s.db.ClaimIdem(r.ctx, p.Partition, key, fp)
+		switch {
+		case err != nil:
+			return err
+		case outcome == kv.IdemReplay:
+			r.out, r.status = replayedOutput(stored), r.op.Status
+			return nil
+		case outcome == kv.IdemReused:
+			return &apiError{Status: 409, Code: "idempotency_key_reused",
+				Detail: "This Idempotency-Key was used with a different request; use a new key for a new request."}
+		case outcome == kv.IdemInFlight:
+			return &apiError{Status: 409, Code: "idempotency_key_in_flight",
+				Detail: "A request with this Idempotency-Key is still running; retry once it has finished."}
+		}
+		defer func() {
+			// A finished record is kept by ReleaseIdem; only an unfinished claim goes, so
+			// a 4xx/5xx outcome is not remembered and a corrected retry can succeed. It
+			// runs on its own context: the claim must go even when the request's ended.
+			if err := s.db.ReleaseIdem(context.Background(), p.Partition, key); err != nil {
+				s.log.Error().Err(err).Msg("release idempotency claim")
+			}
+		}()
+		r.ctx = context.WithValue(r.ctx, idemCtxKey{}, &idemSlot{partition: p.Partition, key: key, fingerprint: fp})
+		return next(r)
 	}
-	return context.WithValue(s.ctx, idemCtxKey{}, slot), release, false
 }
 
 func validIdemKey(k []byte) bool {

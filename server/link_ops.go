@@ -21,7 +21,7 @@ func (in *ParticipantLinkInput) validate() []kv.FieldError {
 		if asKV(err, &ke) {
 			return ke.Fields
 		}
-		return []kv.FieldError{{Loc: []any{"body"}, Msg: err.Error(), Type: "value_error"}}
+		return []kv.FieldError{{Loc: []any{}, Msg: err.Error(), Type: "value_error"}}
 	}
 	in.Context, in.Audience, in.Note = req.Context, req.Audience, req.Note
 	return nil
@@ -47,7 +47,7 @@ func (s *Server) createParticipantLink(ctx context.Context, p *Principal, in *Pa
 	token := kv.NewLinkToken()
 	out := ParticipantLink{URL: s.linkURL(token), Audience: in.Audience, Mode: st.Mode}
 	req := kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note}
-	if _, _, err := s.db.CreateParticipantLink(ctx, p.Partition, in.StudyID, req, token, idemWrite(ctx, 200, out)); err != nil {
+	if _, _, err := s.db.CreateParticipantLink(ctx, p.Partition, in.StudyID, req, token, idemWrite(ctx, out)); err != nil {
 		return ParticipantLink{}, err
 	}
 	return out, nil

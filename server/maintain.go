@@ -3,11 +3,14 @@ package server
 import (
 	"context"
 	"time"
+
+	"interviewd/kv"
 )
 
 // Maintain runs the periodic housekeeping until ctx ends: forgetting idle rate-limit
 // windows every minute; idempotency keys older than seven days and data older than an
-// organisation's retention every hour.
+// organisation's retention, and expired sign-in codes, sessions and invitations, every
+// hour.
 func (s *Server) Maintain(ctx context.Context) {
 	minute := time.NewTicker(time.Minute)
 	defer minute.Stop()
@@ -19,12 +22,20 @@ func (s *Server) Maintain(ctx context.Context) {
 		}
 		s.limiter.sweep(s.now())
 		s.authFails.sweep(s.now())
+		s.app.perEmail.sweep(s.now())
+		s.app.perAddr.sweep(s.now())
 		if n%60 == 0 {
 			s.SweepRetention(ctx)
 			if swept, err := s.db.SweepIdem(ctx); err != nil {
 				s.log.Error().Err(err).Msg("sweep idempotency keys")
 			} else if swept > 0 {
 				s.log.Info().Int("swept", swept).Msg("forgot expired idempotency keys")
+			}
+			if swept, err := s.db.SweepPeople(ctx); err != nil {
+				s.log.Error().Err(err).Msg("sweep expired sign-in codes, sessions and invitations")
+			} else if swept != (kv.PeopleSwept{}) {
+				s.log.Info().Int("signin_codes", swept.SignInCodes).Int("sessions", swept.Sessions).
+					Int("invitations", swept.Invitations).Msg("deleted expired sign-in codes, sessions and invitations")
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -42,6 +43,8 @@ type mcpEndpoint struct {
 	serverInfo []byte
 	// fast turns the tools/call fast path on; off, every request goes to the SDK.
 	fast bool
+	// serve is the endpoint's whole chain (surface), as the router calls it.
+	serve fasthttp.RequestHandler
 }
 
 func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
@@ -66,6 +69,9 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 	for _, o := range s.ops {
 		m.tools[o.Name] = o
 	}
+	sf := m.surface()
+	sf.log = &s.log
+	m.serve = sf.serve(resourceMCP, nil, sf.chain(m.serveRPC))
 	return m
 }
 
@@ -88,59 +94,97 @@ func (s *Server) routeMCP(r *router.Router) {
 	s.routeResourceMetadata(r)
 }
 
-// serve is the endpoint's handler: Origin → method → authenticate → fast path or SDK.
-func (m *mcpEndpoint) serve(c *fasthttp.RequestCtx) {
-	s := m.s
-	info := infoOf(c)
-	info.route = resourceMCP
-	if !m.origins.allows(c.Request.Header.Peek("Origin")) {
-		s.writeRESTError(c, &apiError{Status: 403, Code: "forbidden_origin",
-			Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + m.origins.origin + "."}, resourceMCP)
-		return
+// surface is the MCP endpoint as a route: Origin → method → bearer credential → the
+// JSON-RPC body; errors before JSON-RPC is spoken are REST-shaped (a client that is
+// refused at the door reads them like any HTTP API), a body that is not JSON at all is
+// a JSON-RPC parse error. Each tool call runs the research table's own chain (toolSurface).
+func (m *mcpEndpoint) surface() *surface {
+	return &surface{
+		name:         "mcp",
+		pre:          []middleware{m.checkOrigin, checkMCPMethod},
+		authenticate: m.s.bearerAuthenticator(resourceMCP),
+		steps:        []middleware{readRPCBody},
+		render:       m.s.renderMCP,
 	}
-	if !c.IsPost() {
-		// Stateless and JSON-only: there is no stream to GET and no session to DELETE.
-		c.Response.Header.Set("Allow", "POST")
-		s.writeRESTError(c, &apiError{Status: 405, Code: "method_not_allowed",
-			Detail: "The MCP endpoint accepts only POST (Streamable HTTP, stateless, JSON responses)."}, resourceMCP)
-		return
-	}
-	p, err := s.authenticateLimited(c, resourceMCP)
-	if err != nil {
-		s.writeRESTError(c, err, resourceMCP)
-		return
-	}
-	info.org = p.Partition.Org
-	if _, err := readBody(c, mcpMaxBody); err != nil {
-		if err == errMalformedBody { // a JSON-RPC client reads a parse error
-			writeJSONRPCError(c, 400, -32700, errMalformedBody.Detail)
-			return
+}
+
+func (m *mcpEndpoint) checkOrigin(next handler) handler {
+	return func(r *request) error {
+		if !m.origins.allows(r.c.Request.Header.Peek("Origin")) {
+			return &apiError{Status: 403, Code: "forbidden_origin",
+				Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + m.origins.origin + "."}
 		}
-		s.writeRESTError(c, err, resourceMCP)
+		return next(r)
+	}
+}
+
+func checkMCPMethod(next handler) handler {
+	return func(r *request) error {
+		if !r.c.IsPost() {
+			// Stateless and JSON-only: there is no stream to GET and no session to DELETE.
+			r.c.Response.Header.Set("Allow", "POST")
+			return &apiError{Status: 405, Code: "method_not_allowed",
+				Detail: "The MCP endpoint accepts only POST (Streamable HTTP, stateless, JSON responses)."}
+		}
+		return next(r)
+	}
+}
+
+// errRPCParse is a body the endpoint cannot read as JSON-RPC at all.
+type errRPCParse struct{ msg string }
+
+func (e *errRPCParse) Error() string { return e.msg }
+
+func readRPCBody(next handler) handler {
+	return func(r *request) error {
+		if _, err := readBody(r.c, mcpMaxBody); err != nil {
+			if err == errMalformedBody { // a JSON-RPC client reads a parse error
+				return &errRPCParse{errMalformedBody.Detail}
+			}
+			return err
+		}
+		return next(r)
+	}
+}
+
+// renderMCP writes the refusals made before JSON-RPC is spoken; answers themselves are
+// written by the fast path or the SDK.
+func (s *Server) renderMCP(r *request, err error) {
+	var pe *errRPCParse
+	if errors.As(err, &pe) {
+		writeJSONRPCError(r.c, 400, -32700, pe.msg)
 		return
 	}
+	s.writeRESTError(r.c, err, resourceMCP)
+}
+
+// serveRPC answers one authenticated JSON-RPC request: the fast path or the SDK.
+func (m *mcpEndpoint) serveRPC(r *request) error {
+	c, s := r.c, m.s
+	r.written = true
 	acceptJSON(&c.Request.Header)
-	call := &mcpCall{principal: p}
-	ctx := context.WithValue(s.ctx, mcpCallKey{}, call)
+	call := &mcpCall{principal: r.p}
+	ctx := context.WithValue(r.ctx, mcpCallKey{}, call)
 	defer func() {
 		if d := call.rate.Load(); d != nil {
 			s.setRateHeaders(c, *d)
 		}
 	}()
-	if m.fast && m.serveToolCall(c, ctx, p) {
-		return
+	if m.fast && m.serveToolCall(c, ctx, r.p) {
+		return nil
 	}
 	if !utf8.Valid(c.PostBody()) {
 		// The SDK would decode it replacing the bad bytes; a tools/call the fast path
 		// took has had its arguments refused by the same rule as REST (checkText).
 		writeJSONRPCError(c, 400, -32700, "The request body is not valid UTF-8.")
-		return
+		return nil
 	}
 	serveHTTPBridge(c, m.sdk(), ctx)
 	if e := call.internalErr.Load(); e != nil {
-		info.err = *e
+		r.info.err = *e
 	}
 	transportErrorAsJSONRPC(c)
+	return nil
 }
 
 // acceptJSON lets a client that accepts JSON (or names nothing) in: the transport wants

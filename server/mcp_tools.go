@@ -5,6 +5,7 @@ import (
 	stdjson "encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 
 	json "github.com/goccy/go-json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,49 +117,76 @@ func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
 	}
 }
 
-// runTool runs one operation as a tool call and returns the result's JSON (the output,
-// or the error body when isError) and, for an internal failure, its cause for the log.
-// Without a principal it answers missing_token.
-func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args []byte) (raw []byte, isError bool, cause string) {
-	var out any
-	err := error(&apiError{Status: 401, Code: "missing_token", Detail: "No credential."})
-	if p != nil {
-		out, err = s.callTool(ctx, o, p, args)
+// toolSurface is the research table as MCP tool calls, the same steps as REST but
+// bound from one arguments object: scope → rate limit → bind → operation. The endpoint
+// has authenticated the request; a call that reaches a tool without a principal is
+// refused as missing_token. Results render as a tool result (toolOutcome).
+func (s *Server) toolSurface() *surface {
+	return &surface{
+		name: "mcp_tool",
+		authenticate: func(r *request) error {
+			if r.p == nil {
+				return &apiError{Status: 401, Code: "missing_token", Detail: "No credential."}
+			}
+			return nil
+		},
+		steps:  []middleware{s.scopeStep(false), s.rateStep, bindArgsStep},
+		render: renderTool,
 	}
-	if err == nil {
-		if raw, err = encodeOutput(out); err == nil {
-			return raw, false, ""
-		}
-	}
-	body, cause := toolErrorBodyOf(o, err)
-	raw, _ = json.MarshalNoEscape(body)
-	return raw, true, cause
 }
 
-// callTool runs the operation in the same order as its REST twin: scope → bind and
-// validate → the input's own scope → operation.
-func (s *Server) callTool(ctx context.Context, o *Operation, p *Principal, args []byte) (any, error) {
-	if err := o.checkScope(p); err != nil {
-		return nil, err
+// toolOutcome is a rendered tool call: the result's JSON (the output, or the error
+// body when isError) and, for an internal failure, its cause for the log.
+type toolOutcome struct {
+	raw     []byte
+	isError bool
+	cause   string
+}
+
+// renderTool renders a tool call into its toolOutcome (r.data).
+func renderTool(r *request, err error) {
+	res := r.data.(*toolOutcome)
+	if err == nil {
+		raw, encErr := encodeOutput(r.out)
+		if encErr == nil {
+			*res = toolOutcome{raw: raw}
+			return
+		}
+		err = encErr
 	}
-	d, err := s.admitCall(p, o.Write)
-	if call := mcpCallFrom(ctx); call != nil {
+	body, cause := toolErrorBodyOf(r.op, err)
+	raw, _ := json.MarshalNoEscape(body)
+	*res = toolOutcome{raw: raw, isError: true, cause: cause}
+}
+
+// pooledToolCall is one tool call's request and its rendered outcome, pooled: tool calls
+// are most of an agent's traffic.
+type pooledToolCall struct {
+	r   request
+	res toolOutcome
+}
+
+var pooledToolCalls = sync.Pool{New: func() any { return new(pooledToolCall) }}
+
+// runTool runs one operation as a tool call through the tool chain and returns the
+// result's JSON (the output, or the error body when isError) and, for an internal
+// failure, its cause for the log. Tool calls run on the SDK's goroutines as well as
+// the fast path's, so each has its own request, never the HTTP request's.
+func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args []byte) (raw []byte, isError bool, cause string) {
+	tc := pooledToolCalls.Get().(*pooledToolCall)
+	defer func() {
+		*tc = pooledToolCall{}
+		pooledToolCalls.Put(tc)
+	}()
+	r := &tc.r
+	*r = request{ctx: ctx, sf: s.tools, op: o, p: p, args: args, data: &tc.res}
+	err := s.toolChain(r)
+	if call := mcpCallFrom(ctx); call != nil && r.rated {
+		d := r.rate
 		call.rate.Store(&d)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if len(args) == 0 || isJSONNull(args) {
-		args = nil // a call without arguments is a call with {}
-	}
-	in := o.newInput()
-	if err := o.plan.bindArgs(in, args); err != nil {
-		return nil, err
-	}
-	if err := p.require(o.requiredScope(in)); err != nil {
-		return nil, err
-	}
-	return o.call(ctx, p, in)
+	s.tools.render(r, err)
+	return tc.res.raw, tc.res.isError, tc.res.cause
 }
 
 func isJSONNull(raw []byte) bool {
@@ -178,7 +206,7 @@ type toolErrorBody struct {
 // toolErrorBodyOf maps err to the error body of an isError result, and returns an
 // internal failure's cause, which is logged and never sent.
 func toolErrorBodyOf(o *Operation, err error) (toolErrorBody, string) {
-	ae := toAPIError(err)
+	ae := toAPIError(err).locatedREST(o.plan)
 	body := toolErrorBody{Code: ae.Code, Detail: ae.Detail}
 	cause := ""
 	switch {

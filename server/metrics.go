@@ -144,7 +144,6 @@ func (m *httpMetrics) interviewTurned(before string, iv kv.Interview) {
 // proxy forwarded (a proxy on the same host makes every client look local); everyone
 // else gets the same 404 as any unknown path.
 func (s *Server) handleMetrics(c *fasthttp.RequestCtx) {
-	infoOf(c).route = metricsPath
 	if !s.metricsOnMain || !c.RemoteIP().IsLoopback() || forwarded(&c.Request.Header) {
 		s.handleNotFound(c)
 		return

@@ -48,8 +48,7 @@ func (s *Server) routeResourceMetadata(r *router.Router) {
 		if err != nil {
 			panic(err)
 		}
-		r.GET(route, func(c *fasthttp.RequestCtx) {
-			infoOf(c).route = route
+		handlePlain(r, "GET", route, func(c *fasthttp.RequestCtx) {
 			c.Response.Header.Set("Cache-Control", "public, max-age=3600")
 			c.SetContentType("application/json")
 			c.SetBody(raw)

@@ -23,8 +23,7 @@ func (s *Server) routeDocs(r *router.Router) {
 		}
 		return raw
 	})
-	r.GET("/v1/api/openapi.json", func(c *fasthttp.RequestCtx) {
-		infoOf(c).route = "/v1/api/openapi.json"
+	handlePlain(r, "GET", "/v1/api/openapi.json", func(c *fasthttp.RequestCtx) {
 		c.SetContentType("application/json")
 		c.SetBody(raw())
 	})

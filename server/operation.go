@@ -45,8 +45,9 @@ type Operation struct {
 	// restBind, when set, replaces bindREST for bodies that are not JSON (uploads).
 	restBind func(c *fasthttp.RequestCtx) (any, error)
 	// restRespond, when set, may answer a REST request itself (an inline download) and
-	// reports whether it did; otherwise the output is sent as JSON.
-	restRespond func(c *fasthttp.RequestCtx, out any) bool
+	// reports whether it did, or returns why it could not (the REST error is sent);
+	// otherwise the output is sent as JSON.
+	restRespond func(c *fasthttp.RequestCtx, out any) (bool, error)
 
 	in   reflect.Type
 	out  reflect.Type

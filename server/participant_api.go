@@ -31,78 +31,106 @@ func participantSession(c *fasthttp.RequestCtx, token string) string {
 	return string(c.Request.Header.Cookie(sessionCookieName(token)))
 }
 
-func (s *Server) handleParticipantSession(c *fasthttp.RequestCtx) {
-	infoOf(c).route = "/i/{token}/session"
-	s.setAPIHeaders(c)
-	if err := s.admitParticipant(c); err != nil {
-		s.writeParticipantError(c, err)
-		return
+// participantAPISurface is the participant JSON API: no credential (the link token is
+// the capability, the session secret picks the interview), private and inert headers,
+// the per-address limit, REST-shaped JSON answers.
+func (s *Server) participantAPISurface() *surface {
+	return &surface{
+		name:   "participant",
+		steps:  []middleware{participantAPIHeaders, s.participantLimit},
+		render: s.renderParticipantAPI,
 	}
-	token, _ := c.UserValue("token").(string)
-	out, err := s.openParticipantSession(s.ctx, token, participantSession(c, token))
-	if err != nil {
-		s.writeParticipantError(c, err)
-		return
-	}
-	if out.Session != nil {
-		s.setSessionCookie(c, token, *out.Session)
-	}
-	s.writeParticipantJSON(c, out)
 }
 
-func (s *Server) handleParticipantMessage(c *fasthttp.RequestCtx) {
-	infoOf(c).route = "/i/{token}/messages"
-	s.setAPIHeaders(c)
-	if err := s.admitParticipant(c); err != nil {
-		s.writeParticipantError(c, err)
-		return
+func participantAPIHeaders(next handler) handler {
+	return func(r *request) error {
+		setAPIHeaders(r.c)
+		return next(r)
 	}
-	token, _ := c.UserValue("token").(string)
-	session := participantSession(c, token)
+}
+
+// participantLimit is admitParticipant as a step.
+func (s *Server) participantLimit(next handler) handler {
+	return func(r *request) error {
+		if err := s.admitParticipant(r.c); err != nil {
+			return err
+		}
+		return next(r)
+	}
+}
+
+// renderParticipantAPI writes the output as JSON, or the error in the REST shapes. A
+// 401 challenges for the session, not a bearer: this API takes no credential.
+func (s *Server) renderParticipantAPI(r *request, err error) {
+	c := r.c
+	if err == nil {
+		raw, encErr := json.MarshalNoEscape(r.out)
+		if encErr == nil {
+			c.SetStatusCode(fasthttp.StatusOK)
+			c.SetContentType("application/json")
+			c.SetBody(raw)
+			return
+		}
+		err = encErr
+	}
+	ae := toAPIError(err).locatedREST(s.part.plan)
+	if ae.Status == 401 {
+		c.Response.Header.Set("WWW-Authenticate", `Session realm="interview"`)
+	}
+	writeErrorBody(c, ae)
+}
+
+func (s *Server) handleParticipantSession(r *request) error {
+	token := r.pathParam("token")
+	out, err := s.openParticipantSession(r.ctx, token, participantSession(r.c, token))
+	if err != nil {
+		return err
+	}
+	if out.Session != nil {
+		s.setSessionCookie(r.c, token, *out.Session)
+	}
+	r.out = out
+	return nil
+}
+
+func (s *Server) handleParticipantMessage(r *request) error {
+	token := r.pathParam("token")
+	session := participantSession(r.c, token)
 	if !wellFormedSession(session) { // refuse before reading a body for nobody
-		s.writeParticipantError(c, errNoSession)
-		return
+		return errNoSession
 	}
 	var in ParticipantMessageInput
-	body, err := readBody(c, maxJSONBody)
-	if err == nil {
-		plan := s.part.plan
-		err = plan.finish(&in, plan.bindBody(reflect.ValueOf(&in).Elem(), body))
-	}
+	body, err := readBody(r.c, maxJSONBody)
 	if err != nil {
-		s.writeParticipantError(c, err)
-		return
+		return err
 	}
-	out, err := s.postParticipantMessage(s.ctx, token, session, &in)
+	plan := s.part.plan
+	if err := plan.finish(&in, plan.bindBody(reflect.ValueOf(&in).Elem(), body)); err != nil {
+		return err
+	}
+	out, err := s.postParticipantMessage(r.ctx, token, session, &in)
 	if err != nil {
-		s.writeParticipantError(c, err)
-		return
+		return err
 	}
-	s.writeParticipantJSON(c, out)
+	r.out = out
+	return nil
 }
 
 // handleParticipantSkip passes on the current question: the transcript records
 // moderator.SkippedAnswer and the interviewer moves to the next scripted question with no
 // follow-up. It takes no body and answers as POST /i/{token}/messages does.
-func (s *Server) handleParticipantSkip(c *fasthttp.RequestCtx) {
-	infoOf(c).route = "/i/{token}/skip"
-	s.setAPIHeaders(c)
-	if err := s.admitParticipant(c); err != nil {
-		s.writeParticipantError(c, err)
-		return
-	}
-	token, _ := c.UserValue("token").(string)
-	session := participantSession(c, token)
+func (s *Server) handleParticipantSkip(r *request) error {
+	token := r.pathParam("token")
+	session := participantSession(r.c, token)
 	if !wellFormedSession(session) {
-		s.writeParticipantError(c, errNoSession)
-		return
+		return errNoSession
 	}
-	out, err := s.postParticipantTurn(s.ctx, token, session, &ParticipantMessageInput{}, true)
+	out, err := s.postParticipantTurn(r.ctx, token, session, &ParticipantMessageInput{}, true)
 	if err != nil {
-		s.writeParticipantError(c, err)
-		return
+		return err
 	}
-	s.writeParticipantJSON(c, out)
+	r.out = out
+	return nil
 }
 
 // admitParticipant applies the per-client-address limit, so a leaked link cannot be
@@ -132,31 +160,10 @@ func (s *Server) setSessionCookie(c *fasthttp.RequestCtx, token, session string)
 
 // setAPIHeaders marks participant API answers private and inert: never cached (they
 // carry a transcript), never sniffed, and the link URL never leaks as a referrer.
-func (s *Server) setAPIHeaders(c *fasthttp.RequestCtx) {
+func setAPIHeaders(c *fasthttp.RequestCtx) {
 	h := &c.Response.Header
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-}
-
-func (s *Server) writeParticipantJSON(c *fasthttp.RequestCtx, v any) {
-	raw, err := json.MarshalNoEscape(v)
-	if err != nil {
-		s.writeParticipantError(c, err)
-		return
-	}
-	c.SetStatusCode(fasthttp.StatusOK)
-	c.SetContentType("application/json")
-	c.SetBody(raw)
-}
-
-// writeParticipantError writes err in the REST shapes. A 401 challenges for the
-// session, not a bearer: this API takes no credential.
-func (s *Server) writeParticipantError(c *fasthttp.RequestCtx, err error) {
-	ae := toAPIError(err)
-	if ae.Status == 401 {
-		c.Response.Header.Set("WWW-Authenticate", `Session realm="interview"`)
-	}
-	writeErrorBody(c, ae)
 }

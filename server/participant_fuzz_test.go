@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"interviewd/kv"
 )
 
 // FuzzParticipantMessageBody decodes arbitrary message bodies: each is refused with
@@ -23,11 +21,13 @@ func FuzzParticipantMessageBody(f *testing.F) {
 		var in ParticipantMessageInput
 		err := plan.finish(&in, plan.bindBody(reflect.ValueOf(&in).Elem(), body))
 		if err != nil {
-			var ke *kv.Error
-			if !asKV(err, &ke) || ke.Code != kv.EINVALID || len(ke.Fields) == 0 {
+			// As the participant API sends it: every refusal a 422 with its fields
+			// located in the body.
+			ae := toAPIError(err).locatedREST(plan)
+			if ae.Status != 422 || len(ae.Fields) == 0 {
 				t.Fatalf("refusal without field errors: %v", err)
 			}
-			for _, fe := range ke.Fields {
+			for _, fe := range ae.Fields {
 				if len(fe.Loc) == 0 || fe.Loc[0] != "body" || fe.Type == "" {
 					t.Fatalf("bad field error %+v", fe)
 				}

@@ -65,10 +65,10 @@ func (in *ParticipantMessageInput) validate() []kv.FieldError {
 	}
 	switch n := utf8.RuneCountInString(in.Text); {
 	case n == 0:
-		return []kv.FieldError{{Loc: []any{"body", "text"}, Msg: "String should have at least 1 character after trimming.", Type: "string_too_short",
+		return []kv.FieldError{{Loc: []any{"text"}, Msg: "String should have at least 1 character after trimming.", Type: "string_too_short",
 			Ctx: map[string]any{"min_length": 1}}}
 	case n > MaxAnswerChars:
-		return []kv.FieldError{{Loc: []any{"body", "text"}, Msg: "String should have at most 10000 characters.", Type: "string_too_long",
+		return []kv.FieldError{{Loc: []any{"text"}, Msg: "String should have at most 10000 characters.", Type: "string_too_long",
 			Ctx: map[string]any{"max_length": MaxAnswerChars}}}
 	}
 	return nil
@@ -196,9 +196,9 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	}
 	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: text, At: s.now()}
 	turn := kv.Turn{Session: session, ExpectLen: len(conv.Transcript), Status: kv.InterviewInProgress, Voice: voice}
-	out, err := s.conduct(conv, text, skip)
+	out, err := s.conduct(ctx, conv, text, skip)
 	if err != nil {
-		if s.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return ParticipantTurn{}, errShuttingDown
 		}
 		s.log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer failed; the interview ends failed")
@@ -227,9 +227,9 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 // engine failure ends the interview failed.
 func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, session string) (kv.Conversation, []kv.Message, error) {
 	turn := kv.Turn{Session: session, Status: kv.InterviewInProgress}
-	out, err := s.conduct(conv, "", false)
+	out, err := s.conduct(ctx, conv, "", false)
 	switch {
-	case err != nil && s.ctx.Err() != nil:
+	case err != nil && ctx.Err() != nil:
 		return conv, nil, errShuttingDown
 	case err != nil:
 		s.log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer could not open; the interview ends failed")
@@ -255,10 +255,10 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 	return conv, turn.Messages, nil
 }
 
-// conduct asks the interviewer for its side of a turn, under the server's lifetime and
-// a per-turn deadline (never the request's: fasthttp contexts stay in the handler).
-func (s *Server) conduct(conv kv.Conversation, answer string, skip bool) (moderator.Conducted, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, participantTurnTimeout)
+// conduct asks the interviewer for its side of a turn, under the request's context (it
+// ends when the server stops) and a per-turn deadline.
+func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer string, skip bool) (moderator.Conducted, error) {
+	ctx, cancel := context.WithTimeout(ctx, participantTurnTimeout)
 	defer cancel()
 	out, err := moderator.Conduct(ctx, s.part.moderator, moderator.ConductInput{
 		Brief: conv.Brief, Script: conv.Interview.Script, Transcript: conv.Transcript,

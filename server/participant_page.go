@@ -28,36 +28,81 @@ func setPageHeaders(c *fasthttp.RequestCtx) {
 	h.Set("Cache-Control", "no-store")
 }
 
+// participantPageSurface is the participant pages: no credential, the pages' security
+// headers, the per-address limit, and HTML answers (renderParticipantPage).
+func (s *Server) participantPageSurface() *surface {
+	return &surface{
+		name:   "participant_page",
+		steps:  []middleware{pageHeaders, s.pageLimit},
+		render: s.renderParticipantPage,
+	}
+}
+
+func pageHeaders(next handler) handler {
+	return func(r *request) error {
+		setPageHeaders(r.c)
+		return next(r)
+	}
+}
+
+// pageLimit is admitParticipant for pages: a busy notice asks to come back in a minute.
+func (s *Server) pageLimit(next handler) handler {
+	return func(r *request) error {
+		if err := s.admitParticipant(r.c); err != nil {
+			r.c.Response.Header.Set("Retry-After", "60")
+			return err
+		}
+		return next(r)
+	}
+}
+
+// pageOut is a page handler's output: the template, its data and the status.
+type pageOut struct {
+	status int
+	page   string
+	data   any
+}
+
+// renderParticipantPage renders a page, or a refusal as its notice: an unknown link
+// 404, too many requests 429 (busy), anything else 500. The access line carries the
+// refusal's code, as the API's refusals do, so an operator can tell a bad link from a
+// busy server.
+func (s *Server) renderParticipantPage(r *request, err error) {
+	if err == nil {
+		out := r.out.(pageOut)
+		s.renderPage(r.c, out.status, out.page, out.data)
+		return
+	}
+	ae := toAPIError(err)
+	switch ae.Status {
+	case fasthttp.StatusNotFound:
+		r.info.code = "not_found"
+		s.renderPage(r.c, ae.Status, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeNotFound})
+	case fasthttp.StatusTooManyRequests:
+		r.info.code = "rate_limited"
+		s.renderPage(r.c, ae.Status, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeBusy})
+	default:
+		r.info.err = ae.Error()
+		s.renderPage(r.c, fasthttp.StatusInternalServerError, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeError})
+	}
+}
+
 // handleParticipantPage renders the page for an invite link: the chat, or a notice
 // when the study is paused, closed or not accepting responses, or the link is unknown.
 // It only looks: nothing is created or spent until the page asks to start (a link
 // preview or a crawler that fetches the URL costs nothing).
-func (s *Server) handleParticipantPage(c *fasthttp.RequestCtx) {
-	infoOf(c).route = "/i/{token}"
-	setPageHeaders(c)
-	if err := s.admitParticipant(c); err != nil {
-		c.Response.Header.Set("Retry-After", "60")
-		s.renderNotice(c, fasthttp.StatusTooManyRequests, webui.NoticeBusy)
-		return
-	}
-	token, _ := c.UserValue("token").(string)
+func (s *Server) handleParticipantPage(r *request) error {
+	token := r.pathParam("token")
 	if !wellFormedToken(token) {
-		s.renderNotice(c, fasthttp.StatusNotFound, webui.NoticeNotFound)
-		return
+		return errLinkNotFound
 	}
-	session := string(c.Request.Header.Cookie(sessionCookieName(token)))
+	session := string(r.c.Request.Header.Cookie(sessionCookieName(token)))
 	if !wellFormedSession(session) {
 		session = ""
 	}
-	peek, err := s.db.PeekLink(s.ctx, token, session)
-	switch {
-	case kv.ErrorCode(err) == kv.ENOTFOUND:
-		s.renderNotice(c, fasthttp.StatusNotFound, webui.NoticeNotFound)
-		return
-	case err != nil:
-		infoOf(c).err = err.Error()
-		s.renderNotice(c, fasthttp.StatusInternalServerError, webui.NoticeError)
-		return
+	peek, err := s.db.PeekLink(r.ctx, token, session)
+	if err != nil {
+		return err
 	}
 	title := ""
 	if b := peek.Study.Brief; b != nil && b.Title != nil {
@@ -65,14 +110,14 @@ func (s *Server) handleParticipantPage(c *fasthttp.RequestCtx) {
 	}
 	switch peek.State {
 	case kv.LinkPaused:
-		s.renderPage(c, fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticePaused, Title: title})
-		return
+		r.out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticePaused, Title: title}}
+		return nil
 	case kv.LinkClosed:
-		s.renderPage(c, fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeClosed, Title: title})
-		return
+		r.out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeClosed, Title: title}}
+		return nil
 	case kv.LinkUnavailable:
-		s.renderPage(c, fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeUnavailable, Title: title})
-		return
+		r.out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeUnavailable, Title: title}}
+		return nil
 	}
 	page := webui.InterviewPage{API: "/i/" + token, Resume: peek.Interview != nil, Title: title,
 		Rehearsal: peek.Study.Mode == kv.ModeTest}
@@ -85,19 +130,8 @@ func (s *Server) handleParticipantPage(c *fasthttp.RequestCtx) {
 		// researcher's own figure for their plans, and stays theirs.
 		page.Questions, page.Minutes = moderator.PlannedLength(*b, peek.Link.Context)
 	}
-	s.renderPage(c, fasthttp.StatusOK, webui.PageInterview, page)
-}
-
-// renderNotice answers a refused page. Its access line carries the refusal's code, as
-// the API's refusals do, so an operator can tell a bad link from a busy server.
-func (s *Server) renderNotice(c *fasthttp.RequestCtx, status int, kind string) {
-	switch kind {
-	case webui.NoticeNotFound:
-		infoOf(c).code = "not_found"
-	case webui.NoticeBusy:
-		infoOf(c).code = "rate_limited"
-	}
-	s.renderPage(c, status, webui.PageNotice, webui.NoticePage{Kind: kind})
+	r.out = pageOut{fasthttp.StatusOK, webui.PageInterview, page}
+	return nil
 }
 
 func (s *Server) renderPage(c *fasthttp.RequestCtx, status int, page string, data any) {
@@ -118,7 +152,6 @@ func (s *Server) renderPage(c *fasthttp.RequestCtx, status int, page string, dat
 // (as pages link it) may be cached for good; any other for a few minutes. ETags let a
 // browser revalidate cheaply.
 func (s *Server) handleStatic(c *fasthttp.RequestCtx) {
-	infoOf(c).route = "/static/{name}"
 	name, _ := c.UserValue("name").(string)
 	a, ok := s.part.ui.Asset(name)
 	if !ok {

@@ -36,9 +36,11 @@ func (s *Server) routeParticipant(r *router.Router) {
 	if s.jobs != nil {
 		s.part.moderator = s.jobs.Moderator()
 	}
-	r.GET("/i/{token}", s.handleParticipantPage)
-	r.POST("/i/{token}/session", s.handleParticipantSession)
-	r.POST("/i/{token}/messages", s.handleParticipantMessage)
-	r.POST("/i/{token}/skip", s.handleParticipantSkip)
-	r.GET("/static/{name}", s.handleStatic)
+	pages := s.group(r, "/i", s.participantPageSurface())
+	pages.handle("GET", "/{token}", s.handleParticipantPage)
+	api := s.group(r, "/i", s.participantAPISurface())
+	api.POST("/{token}/session", s.handleParticipantSession)
+	api.POST("/{token}/messages", s.handleParticipantMessage)
+	api.POST("/{token}/skip", s.handleParticipantSkip)
+	handlePlain(r, "GET", "/static/{name}", s.handleStatic)
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"time"
@@ -19,6 +20,9 @@ type reqInfo struct {
 	err   string
 	code  string // the error code of a refused request (4xx/5xx), logged with it
 	quiet bool   // health probes: logged at debug only
+	// ctx is the context operations of this request run under (see chain.go).
+	ctx context.Context
+	req request // the surface request (chain.go), pooled with the info
 }
 
 type infoKey struct{}
@@ -36,15 +40,17 @@ func infoOf(c *fasthttp.RequestCtx) *reqInfo {
 	return info
 }
 
-// pipeline is the order every request takes: request id → recover → access log →
-// route. Authentication, scope, rate limit, idempotency, decoding and the operation
-// itself run inside the route's handler (see restHandler).
+// pipeline is what every request takes, matched by a route or not: request id →
+// recover → access log → route. From there each route runs its surface's chain
+// (chain.go): recover → authenticate → the surface's steps (scope → rate limit →
+// idempotency → bind for the research table) → handler → the surface's renderer.
 func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()
 		info := infoPool.Get().(*reqInfo)
 		info.id = strconv.AppendUint(append(info.id[:0], s.reqPrefix...), s.reqSeq.Add(1), 36)
 		info.route, info.org, info.err, info.code, info.quiet = "", kv.ID{}, "", "", false
+		info.ctx = s.ctx
 		c.SetUserValue(infoKey{}, info)
 		c.Response.Header.SetBytesV("X-Request-Id", info.id)
 		s.secureTransport(c)
@@ -54,11 +60,15 @@ func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler
 			s.logRequest(c, info, time.Since(start))
 		}
 		c.RemoveUserValue(infoKey{})
+		info.req = request{}
+		info.ctx = nil
 		infoPool.Put(info)
 	}
 }
 
-// recovering runs next and turns a panic into a 500 that reveals nothing internal.
+// recovering runs next and turns a panic into a 500 that reveals nothing internal. A
+// surface's own recoverStep renders panics in its shape first; this one catches what
+// happens outside any surface (the router, unmatched routes, a renderer).
 func (s *Server) recovering(c *fasthttp.RequestCtx, next fasthttp.RequestHandler) {
 	defer func() {
 		if r := recover(); r != nil {

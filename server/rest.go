@@ -1,140 +1,110 @@
 package server
 
 import (
-	"strings"
-
 	"github.com/fasthttp/router"
-	"github.com/valyala/fasthttp"
 )
 
 // resourceAPI is the REST surface's protected-resource path suffix.
 const resourceAPI = "/v1/api"
 
-// routeREST binds every operation to its REST route. Operations whose path ends in a
-// literal action (":refine", ":simulate") share one route per template, dispatched on
-// the suffix, because the router matches whole segments.
-func (s *Server) routeREST(r *router.Router) {
-	r.GET("/v1/api/exports/{job_id}/artifact", s.handleSignedDownload)
-	r.HEAD("/v1/api/exports/{job_id}/artifact", s.handleSignedDownload)
-	type group struct {
-		param   string
-		actions map[string]*Operation
+// restSurface is the research API over REST: a bearer credential, then scope → rate
+// limit → Idempotency-Key → bind from path, query and JSON body; JSON answers.
+func (s *Server) restSurface() *surface {
+	return &surface{
+		name:         "rest",
+		authenticate: s.bearerAuthenticator(resourceAPI),
+		steps:        []middleware{s.scopeStep(true), s.rateStep, s.idempotencyStep, bindRESTStep},
+		render:       s.renderREST,
 	}
-	groups := map[string]*group{}
-	var order []string
+}
+
+// routeREST binds every operation of the research table to its REST route. Operations
+// whose path ends in a literal action (":refine", ":simulate") share one route per
+// template, dispatched on the suffix, because the router matches whole segments.
+func (s *Server) routeREST(r *router.Router) {
+	s.group(r, "", s.signedDownloadSurface()).GET("/v1/api/exports/{job_id}/artifact", s.handleSignedDownload)
+	g := s.group(r, "", s.restSurface())
 	for _, o := range s.ops {
-		tmpl, action := o.restPathAction()
-		if action == "" {
-			h := s.restHandler(o)
-			r.Handle(o.Method, tmpl, h)
-			if o.Method == "GET" { // HEAD is a read like GET; fasthttp sends no body for it
-				r.Handle("HEAD", tmpl, h)
-			}
+		if tmpl, action := o.restPathAction(); action != "" {
+			g.action(o.Method, tmpl, action, o, runOperation)
 			continue
 		}
-		key := o.Method + " " + tmpl
-		g := groups[key]
-		if g == nil {
-			param := tmpl[strings.LastIndex(tmpl, "{")+1 : len(tmpl)-1]
-			g = &group{param: param, actions: map[string]*Operation{}}
-			groups[key] = g
-			order = append(order, key)
+		if o.Method == "GET" { // HEAD is a read like GET; fasthttp sends no body for it
+			g.GETOp(o.Path, o, runOperation)
+			continue
 		}
-		g.actions[action] = o
+		g.handleOp(o.Method, o.Path, o, runOperation)
 	}
-	for _, key := range order {
-		g := groups[key]
-		handlers := map[string]fasthttp.RequestHandler{}
-		for action, o := range g.actions {
-			handlers[action] = s.restHandler(o)
+	g.flushActions(s.handleNotFound)
+}
+
+// bearerAuthenticator resolves the bearer credential into r.p (under the failed
+// credential limit); resource names the protected resource a 401 points at.
+func (s *Server) bearerAuthenticator(resource string) authenticator {
+	return func(r *request) error {
+		p, err := s.authenticateLimited(r.c, resource)
+		if err != nil {
+			return err
 		}
-		method, tmpl, _ := strings.Cut(key, " ")
-		r.Handle(method, tmpl, func(c *fasthttp.RequestCtx) {
-			v, _ := c.UserValue(g.param).(string)
-			if i := strings.LastIndexByte(v, ':'); i >= 0 {
-				if h := handlers[v[i:]]; h != nil {
-					c.SetUserValue(g.param, v[:i])
-					h(c)
-					return
-				}
-			}
-			s.handleNotFound(c)
-		})
+		r.p = p
+		r.info.org = p.Partition.Org
+		return nil
 	}
 }
 
-// restHandler is one operation's REST handler: authenticate → scope → decode and
-// validate → operation → encode. Each step is a small function; this is their order.
-func (s *Server) restHandler(o *Operation) fasthttp.RequestHandler {
-	return func(c *fasthttp.RequestCtx) {
-		info := infoOf(c)
-		info.route = o.Path
-		p, err := s.authenticateLimited(c, resourceAPI)
-		if err != nil {
-			s.writeRESTError(c, err, resourceAPI)
-			return
+// renderREST writes the outcome of a REST request: the rate-limit headers of the last
+// admission decision, then the error in the REST shape (validation failures located
+// as "body", "query" or "path" by the operation's input), a replayed output, an
+// operation's own answer (an inline download), or the output as JSON.
+func (s *Server) renderREST(r *request, err error) {
+	c := r.c
+	if r.rated {
+		s.setRateHeaders(c, r.rate)
+	}
+	if err == nil {
+		err = s.writeREST(r)
+	}
+	if err != nil {
+		var plan *inputPlan
+		if r.op != nil {
+			plan = r.op.plan
 		}
-		info.org = p.Partition.Org
-		if err := o.checkScope(p); err != nil {
-			s.setRateHeaders(c, s.limiter.peek(s.now(), p.RateKey, p.OrgKey, o.Write))
-			s.writeRESTError(c, err, resourceAPI)
-			return
-		}
-		if err := s.admit(c, p, o.Write); err != nil {
-			s.writeRESTError(c, err, resourceAPI)
-			return
-		}
-		ctx := s.ctx
-		if o.Idempotent {
-			var done bool
-			var release func()
-			ctx, release, done = s.claimIdempotency(c, p)
-			if done {
-				return
-			}
-			defer release()
-		}
-		bind := o.bindREST
-		if o.restBind != nil {
-			bind = o.restBind
-		}
-		in, err := bind(c)
-		if err != nil {
-			s.writeRESTError(c, err, resourceAPI)
-			return
-		}
-		if err := p.require(o.requiredScope(in)); err != nil {
-			s.writeRESTError(c, err, resourceAPI)
-			return
-		}
-		out, err := o.call(ctx, p, in)
-		if err != nil {
-			s.writeRESTError(c, err, resourceAPI)
-			return
-		}
-		if o.restRespond != nil && o.restRespond(c, out) {
-			return
-		}
-		s.writeREST(c, o.Status, out)
+		s.writeRESTAPIError(c, toAPIError(err).locatedREST(plan), resourceAPI)
 	}
 }
 
-// writeREST encodes an operation's output: lists as a bare JSON array with the next
-// cursor in X-Next-Cursor, everything else as its JSON object.
-func (s *Server) writeREST(c *fasthttp.RequestCtx, status int, out any) {
+// writeREST writes a request's output: a replayed output as recorded, an operation's
+// own answer (an inline download), lists as a bare JSON array with the next cursor in
+// X-Next-Cursor, everything else as its JSON object. It returns what kept it from
+// answering, having written nothing.
+func (s *Server) writeREST(r *request) error {
+	c, out := r.c, r.out
+	if stored, ok := out.(replayedOutput); ok {
+		c.Response.Header.Set("Idempotent-Replayed", "true")
+		c.SetStatusCode(r.status)
+		c.SetContentType("application/json")
+		c.SetBody(stored)
+		return nil
+	}
+	if r.op != nil && r.op.restRespond != nil {
+		if done, err := r.op.restRespond(c, out); done || err != nil {
+			return err
+		}
+	}
 	body := out
+	next := ""
 	if l, ok := out.(listResult); ok {
-		body = l.restItems()
-		if next := l.nextCursor(); next != "" {
-			c.Response.Header.Set("X-Next-Cursor", next)
-		}
+		body, next = l.restItems(), l.nextCursor()
 	}
 	raw, err := encodeOutput(body)
 	if err != nil {
-		s.writeRESTError(c, err, resourceAPI)
-		return
+		return err
 	}
-	c.SetStatusCode(status)
+	if next != "" {
+		c.Response.Header.Set("X-Next-Cursor", next)
+	}
+	c.SetStatusCode(max(r.status, 200))
 	c.SetContentType("application/json")
 	c.SetBody(raw)
+	return nil
 }

@@ -4,15 +4,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// admit applies the rate limits to one authenticated request and sets the RateLimit
-// headers every response carries. A refused request consumes nothing.
-func (s *Server) admit(c *fasthttp.RequestCtx, p *Principal, write bool) error {
-	d, err := s.admitCall(p, write)
-	s.setRateHeaders(c, d)
-	return err
-}
-
-// admitCall is the one admission decision every surface makes (REST requests, MCP
+// admitCall is the one admission decision every surface makes (rateStep: REST requests, MCP
 // tool calls): a 429 rate_limited error when over a limit.
 func (s *Server) admitCall(p *Principal, write bool) (rateDecision, error) {
 	d := s.limiter.admit(s.now(), p.RateKey, p.OrgKey, write)

@@ -1,7 +1,18 @@
 // Package server puts every HTTP surface of interviewd on one fasthttp router: the
 // REST research API, OAuth, account access, MCP, A2A, the web app and participant
-// pages, with authentication, rate limits, idempotency and error mapping. Research
-// operations are written once (see Operation) and bound to each surface.
+// pages, with authentication, rate limits, idempotency and error mapping.
+//
+// Every request takes the pipeline (request id → recover → access log → route); each
+// route belongs to a surface (chain.go): an authenticator, steps composed once as
+// middleware, a handler that returns an error, and the surface's one renderer. Research
+// operations are written once (see Operation) in a table whose steps (scope → rate
+// limit → idempotency → bind → operation) REST and MCP compose alike; other surfaces
+// (the participant pages and API, the web app) are route groups with their own
+// authenticator and renderer, so adding one of their routes adds no MCP tool. kv
+// reports validation failures in domain terms; each renderer adds its wire location.
+// Operations run on the request's context, which ends when the server stops (fasthttp
+// cannot tell that a client went away while a handler runs: it does not read the
+// connection until the handler returns).
 package server
 
 import (
@@ -21,6 +32,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/mail"
 )
 
 // Config is what a Server needs. Zero values have working defaults except DB.
@@ -50,6 +62,8 @@ type Config struct {
 	// X-Forwarded-Proto headers are believed (see ParseTrustedProxies); from any other
 	// address those headers are ignored.
 	TrustedProxies []netip.Prefix
+	// Mail sends the web app's messages (sign-in codes, invitations); nil logs them.
+	Mail mail.Sender
 }
 
 // Server is the HTTP side of interviewd.
@@ -64,15 +78,21 @@ type Server struct {
 	limiter   *rateLimiter
 	handler   fasthttp.RequestHandler
 	http      *fasthttp.Server
-	ctx       context.Context // cancelled at shutdown; operations run under it
+	ctx       context.Context // cancelled at shutdown; every request's context derives from it
 	cancel    context.CancelFunc
 	reqPrefix string
 	reqSeq    atomic.Uint64
 	part      *participantSide // the participant pages and their API
+	app       *appSide         // the web app (app_surface.go)
 	proxies   trustedProxies
 	authFails *authFailures // failed credentials per client address
 
 	studyRenders *studyRenders // get_study answers by stored record
+
+	// tools is the MCP tool-call surface and toolChain its composed chain, shared by
+	// the endpoint's fast path and the SDK's tool handlers.
+	tools     *surface
+	toolChain handler
 
 	metricsSet    *metrics.Set
 	metrics       *httpMetrics
@@ -118,6 +138,9 @@ func New(cfg Config) *Server {
 	s.proxies = trustedProxies(cfg.TrustedProxies)
 	s.authFails = newAuthFailures(limits)
 	s.ops = s.operations()
+	s.tools = s.toolSurface()
+	s.tools.log = &s.log
+	s.toolChain = s.tools.chain(runOperation)
 	r := router.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
@@ -128,7 +151,8 @@ func New(cfg Config) *Server {
 	s.routeMCP(r)
 	s.routeDocs(r)
 	s.routeParticipant(r)
-	r.GET(metricsPath, s.handleMetrics)
+	s.routeApp(r, cfg.Mail, limits)
+	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{

@@ -75,6 +75,7 @@ type Asset struct {
 // UI is the parsed pages and the indexed static files. It is safe for concurrent use.
 type UI struct {
 	pages  map[string]*template.Template
+	app    map[string]*template.Template // the web app's pages (see app.go)
 	assets map[string]Asset
 }
 
@@ -85,13 +86,14 @@ var staticTypes = map[string]string{
 	".css": "text/css; charset=utf-8",
 	".js":  "text/javascript; charset=utf-8",
 	".svg": "image/svg+xml",
+	".png": "image/png",
 }
 
 // New parses every page and indexes the static files. It returns an error when a
 // template does not parse or a static file cannot be read: a broken build, never a
 // condition of a running server.
 func New() (*UI, error) {
-	u := &UI{pages: map[string]*template.Template{}, assets: map[string]Asset{}}
+	u := &UI{pages: map[string]*template.Template{}, app: map[string]*template.Template{}, assets: map[string]Asset{}}
 	err := fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -123,6 +125,11 @@ func New() (*UI, error) {
 			return nil, fmt.Errorf("webui: parse page %s: %w", page, err)
 		}
 		u.pages[page] = t
+	}
+	appFns := appFuncs()
+	appFns["asset"] = u.AssetURL
+	if err := u.parseApp(appFns); err != nil {
+		return nil, err
 	}
 	return u, nil
 }

@@ -1,0 +1,88 @@
+package mail
+
+import (
+	"bytes"
+	"html/template"
+	"strings"
+	"time"
+)
+
+// The messages interviewd sends. Each subject says what the message is for; codes are in
+// the subject too, so a phone's notification (and the offline sender's log line) is
+// enough. HTML goes through html/template: an organisation's name is the sender's
+// choice, not ours.
+
+// SignInCode is the message carrying a sign-in code.
+func SignInCode(to, code, baseURL string) Message {
+	text := "Your interviewd sign-in code is:\n\n    " + code + "\n\n" +
+		"It works once, for 10 minutes. Enter it on the sign-in page" + atSite(baseURL) + ".\n\n" +
+		"If you did not ask to sign in, ignore this message: nobody can sign in without the code.\n"
+	return Message{To: to, Subject: "Your interviewd sign-in code: " + code, Text: text,
+		HTML: render(codeHTML, map[string]string{"Lead": "Your interviewd sign-in code is", "Code": code,
+			"Note": "It works once, for 10 minutes. If you did not ask to sign in, ignore this message."})}
+}
+
+// TwoStepCode is the message carrying a two-step code (the email fallback).
+func TwoStepCode(to, code string) Message {
+	text := "Your interviewd two-step verification code is:\n\n    " + code + "\n\n" +
+		"It works once, for 10 minutes. If you did not just sign in, someone has your sign-in\n" +
+		"code or session: sign out of other sessions in Settings → Security.\n"
+	return Message{To: to, Subject: "Your interviewd verification code: " + code, Text: text,
+		HTML: render(codeHTML, map[string]string{"Lead": "Your interviewd two-step verification code is", "Code": code,
+			"Note": "It works once, for 10 minutes. If you did not just sign in, sign out of other sessions in Settings → Security."})}
+}
+
+// Invitation is the message inviting someone to an organisation.
+func Invitation(to, orgName, inviter, role, acceptURL string, expires time.Time) Message {
+	by := ""
+	if inviter != "" {
+		by = inviter + " invited you"
+	} else {
+		by = "You are invited"
+	}
+	date := expires.UTC().Format("2 January 2006")
+	text := by + " to join " + orgName + " on interviewd as " + article(role) + " " + role + ".\n\n" +
+		"Accept the invitation:\n" + acceptURL + "\n\n" +
+		"The link works once, until " + date + ". If you were not expecting this, ignore it.\n"
+	return Message{To: to, Subject: "Join " + oneLine(orgName) + " on interviewd", Text: text,
+		HTML: render(inviteHTML, map[string]string{"By": by, "Org": orgName, "Role": role, "Article": article(role), "URL": acceptURL, "Date": date})}
+}
+
+func atSite(baseURL string) string {
+	if baseURL == "" {
+		return ""
+	}
+	return " (" + strings.TrimRight(baseURL, "/") + "/app/sign-in)"
+}
+
+func article(role string) string {
+	if role != "" && strings.ContainsRune("aeiou", rune(role[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+var (
+	codeHTML = template.Must(template.New("code").Parse(`<!doctype html>
+<html><body style="font-family:system-ui,sans-serif;color:#1a1a1a">
+<p>{{.Lead}}:</p>
+<p style="font-size:28px;font-weight:700;letter-spacing:4px">{{.Code}}</p>
+<p>{{.Note}}</p>
+</body></html>`))
+	inviteHTML = template.Must(template.New("invite").Parse(`<!doctype html>
+<html><body style="font-family:system-ui,sans-serif;color:#1a1a1a">
+<p>{{.By}} to join <strong>{{.Org}}</strong> on interviewd as {{.Article}} {{.Role}}.</p>
+<p><a href="{{.URL}}">Accept the invitation</a></p>
+<p>The link works once, until {{.Date}}. If you were not expecting this, ignore it.</p>
+</body></html>`))
+)
+
+func render(t *template.Template, data map[string]string) string {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return "" // the templates are fixed and take only strings: cannot fail
+	}
+	return b.String()
+}

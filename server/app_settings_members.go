@@ -1,0 +1,247 @@
+package server
+
+import (
+	"net/url"
+	"time"
+
+	"interviewd/kv"
+	"interviewd/mail"
+	"interviewd/webui"
+)
+
+// Settings → Members: who belongs to the organisation, their roles, invitations by
+// email, and the page an invitation's link opens. The rules (who may change whom, the
+// last owner) are kv's; the page only hides what a role cannot do.
+
+func (s *Server) appMembersRoutes() []appRoute {
+	return []appRoute{
+		{"GET", "/settings/members", accessMember, s.handleAppMembers},
+		{"POST", "/settings/members/invitations", accessAdmin, s.handleAppInvite},
+		{"POST", "/settings/members/invitations/{invitation_id}/revoke", accessAdmin, s.handleAppInvitationRevoke},
+		{"POST", "/settings/members/{user_id}/role", accessAdmin, s.handleAppMemberRole},
+		{"POST", "/settings/members/{user_id}/remove", accessAdmin, s.handleAppMemberRemove},
+		{"GET", "/invitations/{token}", accessPublic, s.handleAppInvitationPage},
+		{"POST", "/invitations/{token}", accessPublic, s.handleAppInvitationAccept},
+	}
+}
+
+type appMemberRow struct {
+	UserID, Email, Role  string
+	You, LastOwner       bool
+	CanChange, CanRemove bool
+	Roles                []string // the roles the viewer may give this member
+}
+
+type appInvitationRow struct{ ID, Email, Role, Expires string }
+
+type appInviteForm struct{ Email, Role string }
+
+type appMembersPage struct {
+	Members     []appMemberRow
+	Invitations []appInvitationRow
+	CanManage   bool
+	Roles       []string // the roles the viewer may invite with
+	Form        appInviteForm
+	Errors      []string
+}
+
+// assignable returns the roles actor may give: owners any, admins admin or member.
+func assignable(actor kv.Role) []string {
+	if actor == kv.RoleOwner {
+		return []string{"member", "admin", "owner"}
+	}
+	return []string{"member", "admin"}
+}
+
+func (s *Server) membersPage(r *request, form appInviteForm) (*appMembersPage, error) {
+	a := r.app()
+	members, err := s.db.FindMembers(r.ctx, a.auth.Org.ID)
+	if err != nil {
+		return nil, err
+	}
+	me := a.auth.Role
+	page := &appMembersPage{CanManage: me.Manages(), Form: form, Roles: assignable(me)}
+	owners := 0
+	for _, m := range members {
+		if m.Role == kv.RoleOwner {
+			owners++
+		}
+	}
+	for _, m := range members {
+		row := appMemberRow{UserID: m.User.ID.String(), Email: m.User.Email, Role: string(m.Role),
+			You: m.User.ID == a.auth.User.ID, LastOwner: m.Role == kv.RoleOwner && owners == 1}
+		// An admin may not touch an owner; nobody may demote or remove the last owner.
+		touchable := me.Manages() && (m.Role != kv.RoleOwner || me == kv.RoleOwner) && !row.LastOwner
+		row.CanChange, row.CanRemove = touchable, touchable
+		row.Roles = assignable(me)
+		page.Members = append(page.Members, row)
+	}
+	if page.CanManage {
+		invs, err := s.db.FindInvitations(r.ctx, a.auth.Org.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, inv := range invs {
+			page.Invitations = append(page.Invitations, appInvitationRow{ID: inv.ID.String(), Email: inv.Email,
+				Role: string(inv.Role), Expires: appDate(inv.ExpiresAt)})
+		}
+	}
+	return page, nil
+}
+
+func (s *Server) handleAppMembers(r *request) error {
+	page, err := s.membersPage(r, appInviteForm{Role: "member"})
+	if err != nil {
+		return err
+	}
+	r.out = &appPage{name: "app_settings_members", title: "Members", nav: webui.NavSettings, sub: "members", data: page}
+	return nil
+}
+
+func (s *Server) handleAppInvite(r *request) error {
+	a := r.app()
+	form := appInviteForm{Email: r.formValue("email"), Role: r.formValue("role")}
+	inv, token, err := s.db.CreateInvitation(r.ctx, kv.InvitationInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID,
+		Email: form.Email, Role: kv.Role(form.Role)})
+	switch kv.ErrorCode(err) {
+	case "":
+		accept := s.baseURL + "/app/invitations/" + url.PathEscape(token)
+		s.sendMail(mail.Invitation(inv.Email, a.auth.Org.Name, a.auth.User.Email, string(inv.Role), accept, inv.ExpiresAt))
+		r.out = appRedirect{to: "/app/settings/members?done=invited"}
+		return nil
+	case kv.EINVALID, kv.ECONFLICT, kv.EFORBIDDEN:
+		page, perr := s.membersPage(r, form)
+		if perr != nil {
+			return perr
+		}
+		page.Errors = appFieldMessages(err, map[string]string{"email": "Email", "role": "Role"})
+		ae := toAPIError(err)
+		r.info.code = ae.Code
+		r.out = &appPage{name: "app_settings_members", status: ae.Status, title: "Members", nav: webui.NavSettings, sub: "members", data: page}
+		return nil
+	}
+	return err
+}
+
+func (s *Server) handleAppInvitationRevoke(r *request) error {
+	a := r.app()
+	id, ok := kv.ParseID(r.pathParam("invitation_id"))
+	if !ok {
+		return &apiError{Status: 404, Code: "not_found", Detail: "Invitation not found."}
+	}
+	if err := s.db.RevokeInvitation(r.ctx, kv.RevokeInvitationInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, ID: id}); err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/settings/members?done=invitation_revoked"}
+	return nil
+}
+
+// memberTarget is the user a member action names, or a 404.
+func memberTarget(r *request) (kv.ID, error) {
+	id, ok := kv.ParseID(r.pathParam("user_id"))
+	if !ok {
+		return kv.ID{}, &apiError{Status: 404, Code: "not_found", Detail: "Member not found."}
+	}
+	return id, nil
+}
+
+// memberActionError shows a refused member action (last owner, owner only) on the
+// members page itself, where the person can see why.
+func (s *Server) memberActionError(r *request, err error) error {
+	switch kv.ErrorCode(err) {
+	case kv.EINVALID, kv.ECONFLICT, kv.EFORBIDDEN:
+	default:
+		return err
+	}
+	page, perr := s.membersPage(r, appInviteForm{Role: "member"})
+	if perr != nil {
+		return perr
+	}
+	ae := toAPIError(err)
+	r.info.code = ae.Code
+	r.out = &appPage{name: "app_settings_members", status: ae.Status, title: "Members", nav: webui.NavSettings,
+		sub: "members", flash: ae.Detail, bad: true, data: page}
+	return nil
+}
+
+func (s *Server) handleAppMemberRole(r *request) error {
+	a := r.app()
+	user, err := memberTarget(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateMemberRole(r.ctx, kv.MemberRoleInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID,
+		UserID: user, Role: kv.Role(r.formValue("role"))})
+	if err != nil {
+		return s.memberActionError(r, err)
+	}
+	r.out = appRedirect{to: "/app/settings/members?done=role_changed"}
+	return nil
+}
+
+func (s *Server) handleAppMemberRemove(r *request) error {
+	a := r.app()
+	user, err := memberTarget(r)
+	if err != nil {
+		return err
+	}
+	err = s.db.RemoveMember(r.ctx, kv.RemoveMemberInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, UserID: user})
+	if err != nil {
+		return s.memberActionError(r, err)
+	}
+	r.out = appRedirect{to: "/app/settings/members?done=member_removed"}
+	return nil
+}
+
+type appInvitationPage struct {
+	Token, OrgName, Role, Email string
+	Problem                     string
+}
+
+// invitationProblem is what the accept page says about a link that cannot be used.
+const invitationProblem = "The link is wrong, has expired (invitations last 7 days), was cancelled or has been used. Ask whoever invited you for a new one."
+
+func (s *Server) handleAppInvitationPage(r *request) error {
+	token := r.pathParam("token")
+	page := appInvitationPage{Token: token}
+	view, err := s.db.FindInvitation(r.ctx, token)
+	switch kv.ErrorCode(err) {
+	case "":
+		page.OrgName, page.Role, page.Email = view.OrgName, string(view.Role), view.Email
+	case kv.ENOTFOUND, kv.EINVALID:
+		page.Problem = invitationProblem
+		r.info.code = "invitation_invalid"
+		r.out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true, data: page}
+		return nil
+	default:
+		return err
+	}
+	r.out = &appPage{name: "app_invitation", title: "Join " + view.OrgName, bare: true, data: page}
+	return nil
+}
+
+// handleAppInvitationAccept spends the invitation: its address becomes a member and
+// this browser is signed in as it (the link reached the address, as a sign-in code
+// would), in the invitation's organisation. Two-step still applies when due.
+func (s *Server) handleAppInvitationAccept(r *request) error {
+	a := r.app()
+	acc, err := s.db.AcceptInvitation(r.ctx, kv.AcceptInput{Token: r.pathParam("token"), Previous: a.token,
+		UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()})
+	switch kv.ErrorCode(err) {
+	case "":
+	case kv.ENOTFOUND, kv.EINVALID:
+		r.info.code = "invitation_invalid"
+		r.out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true,
+			data: appInvitationPage{Problem: invitationProblem}}
+		return nil
+	default:
+		return err
+	}
+	s.setAppCookie(r, appSessionCookie, acc.Token, int(kv.SessionIdleTTL/time.Second))
+	if kv.NeedsTwoStep(acc.User, acc.Org) {
+		r.out = appRedirect{to: "/app/twostep"}
+		return nil
+	}
+	r.out = appRedirect{to: "/app/settings/members?done=joined"}
+	return nil
+}

@@ -1,0 +1,264 @@
+package server
+
+import (
+	"html/template"
+	"net/url"
+	"strings"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// Settings → Security: the person's two-step verification (an authenticator app with
+// a QR code, recovery codes shown once), where they are signed in, and for owners and
+// admins the organisation's require_mfa policy.
+
+func (s *Server) appSecurityRoutes() []appRoute {
+	return []appRoute{
+		{"GET", "/settings/security", accessMember, s.handleAppSecurity},
+		{"POST", "/settings/security/totp", accessMember, s.handleAppTOTPBegin},
+		{"POST", "/settings/security/totp/confirm", accessMember, s.handleAppTOTPConfirm},
+		{"POST", "/settings/security/totp/disable", accessMember, s.handleAppTOTPDisable},
+		{"POST", "/settings/security/recovery-codes", accessMember, s.handleAppRecoveryCodes},
+		{"POST", "/settings/security/sessions/{session_id}/revoke", accessMember, s.handleAppSessionRevoke},
+		{"POST", "/settings/security/sessions/revoke-others", accessMember, s.handleAppSessionsRevokeOthers},
+		{"POST", "/settings/security/require-mfa", accessAdmin, s.handleAppRequireMFA},
+	}
+}
+
+type appTOTPSetup struct {
+	QR     template.URL
+	Secret string
+	// URL is the otpauth:// address the QR code shows. The confirm form carries it
+	// back, so a mistyped code re-shows the same code instead of a new secret; kv keeps
+	// the secret it checks against.
+	URL string
+}
+
+// totpSetupOf rebuilds the set-up display from its otpauth:// address.
+func totpSetupOf(otpauth string) (*appTOTPSetup, bool) {
+	u, err := url.Parse(otpauth)
+	if err != nil || u.Scheme != "otpauth" || len(otpauth) > 1000 {
+		return nil, false
+	}
+	secret := u.Query().Get("secret")
+	if secret == "" {
+		return nil, false
+	}
+	qr, err := qrDataURI(otpauth)
+	if err != nil {
+		return nil, false
+	}
+	return &appTOTPSetup{QR: qr, Secret: secret, URL: otpauth}, true
+}
+
+type appSessionRow struct {
+	ID, Agent, IP, Created, LastSeen string
+	Current                          bool
+}
+
+type appSecurityPage struct {
+	TOTPEnabled   bool
+	RecoveryLeft  int
+	RecoveryCodes []string // only right after they were made
+	Setup         *appTOTPSetup
+	Sessions      []appSessionRow
+	OrgRequires   bool
+	RequireMFA    bool
+	CanSetMFA     bool
+	Errors        []string
+}
+
+func (s *Server) securityPage(r *request) (*appSecurityPage, error) {
+	a := r.app()
+	sessions, err := s.db.FindSessions(r.ctx, a.auth.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	page := &appSecurityPage{TOTPEnabled: a.auth.User.TOTPEnabled, RecoveryLeft: a.auth.User.RecoveryCodesLeft,
+		OrgRequires: a.auth.Org.RequireMFA, RequireMFA: a.auth.Org.RequireMFA, CanSetMFA: a.auth.Role.Manages()}
+	for _, ss := range sessions {
+		page.Sessions = append(page.Sessions, appSessionRow{ID: ss.ID.String(), Agent: browserName(ss.UserAgent),
+			IP: orDefault(ss.IP, "unknown address"), Created: appDate(ss.CreatedAt), LastSeen: appDate(ss.LastSeenAt),
+			Current: ss.ID == a.auth.Session.ID})
+	}
+	return page, nil
+}
+
+// browserName is a short, human name for a user agent: enough to recognise a session.
+func browserName(ua string) string {
+	var browser, system string
+	switch {
+	case strings.Contains(ua, "Edg/"):
+		browser = "Edge"
+	case strings.Contains(ua, "Firefox/"):
+		browser = "Firefox"
+	case strings.Contains(ua, "Chrome/"), strings.Contains(ua, "Chromium/"):
+		browser = "Chrome"
+	case strings.Contains(ua, "Safari/"):
+		browser = "Safari"
+	}
+	switch {
+	case strings.Contains(ua, "iPhone"), strings.Contains(ua, "iPad"):
+		system = "iOS"
+	case strings.Contains(ua, "Android"):
+		system = "Android"
+	case strings.Contains(ua, "Mac OS X"):
+		system = "macOS"
+	case strings.Contains(ua, "Windows"):
+		system = "Windows"
+	case strings.Contains(ua, "Linux"):
+		system = "Linux"
+	}
+	switch {
+	case browser != "" && system != "":
+		return browser + " on " + system
+	case browser != "":
+		return browser
+	case system != "":
+		return system
+	}
+	return "Unknown browser"
+}
+
+func (s *Server) renderSecurity(r *request, page *appSecurityPage, status int, flash string, bad bool) {
+	r.out = &appPage{name: "app_settings_security", status: status, title: "Security", nav: webui.NavSettings,
+		sub: "security", flash: flash, bad: bad, data: page}
+}
+
+func (s *Server) handleAppSecurity(r *request) error {
+	page, err := s.securityPage(r)
+	if err != nil {
+		return err
+	}
+	s.renderSecurity(r, page, 0, "", false)
+	return nil
+}
+
+// securityRefusal shows a refused security action on the page, or returns err when it
+// is not the person's to fix.
+func (s *Server) securityRefusal(r *request, err error) error {
+	switch kv.ErrorCode(err) {
+	case kv.EINVALID, kv.ECONFLICT, kv.EFORBIDDEN, kv.EUNAUTHORIZED:
+	default:
+		return err
+	}
+	page, perr := s.securityPage(r)
+	if perr != nil {
+		return perr
+	}
+	ae := toAPIError(err)
+	r.info.code = ae.Code
+	page.Errors = []string{ae.Detail}
+	status := ae.Status
+	if status == 401 {
+		status = 422 // a wrong code here does not end the session
+	}
+	s.renderSecurity(r, page, status, "", false)
+	return nil
+}
+
+func (s *Server) handleAppTOTPBegin(r *request) error {
+	setup, err := s.db.BeginTOTP(r.ctx, r.app().token)
+	if err != nil {
+		return s.securityRefusal(r, err)
+	}
+	qr, err := qrDataURI(setup.URL)
+	if err != nil {
+		return err
+	}
+	page, err := s.securityPage(r)
+	if err != nil {
+		return err
+	}
+	page.Setup = &appTOTPSetup{QR: qr, Secret: setup.Secret, URL: setup.URL}
+	s.renderSecurity(r, page, 0, "", false)
+	return nil
+}
+
+func (s *Server) handleAppTOTPConfirm(r *request) error {
+	a := r.app()
+	codes, err := s.db.ConfirmTOTP(r.ctx, a.token, r.formValue("code"))
+	if err != nil {
+		setup, ok := totpSetupOf(r.formValue("setup"))
+		if code := kv.ErrorCode(err); ok && (code == kv.EUNAUTHORIZED || code == kv.EINVALID) {
+			// The same QR code again with the problem, so the person can retry.
+			page, perr := s.securityPage(r)
+			if perr != nil {
+				return perr
+			}
+			page.Setup = setup
+			page.Errors = []string{"That code didn't match. Check the time on your phone and try the newest code."}
+			r.info.code = "invalid_code"
+			s.renderSecurity(r, page, 422, "", false)
+			return nil
+		}
+		return s.securityRefusal(r, err)
+	}
+	a.auth.User.TOTPEnabled = true
+	a.auth.User.RecoveryCodesLeft = len(codes)
+	page, err := s.securityPage(r)
+	if err != nil {
+		return err
+	}
+	page.RecoveryCodes = codes
+	s.renderSecurity(r, page, 0, "Two-step verification is on.", false)
+	return nil
+}
+
+func (s *Server) handleAppRecoveryCodes(r *request) error {
+	a := r.app()
+	codes, err := s.db.RegenerateRecoveryCodes(r.ctx, a.token)
+	if err != nil {
+		return s.securityRefusal(r, err)
+	}
+	a.auth.User.RecoveryCodesLeft = len(codes)
+	page, err := s.securityPage(r)
+	if err != nil {
+		return err
+	}
+	page.RecoveryCodes = codes
+	s.renderSecurity(r, page, 0, "New recovery codes made. The old ones no longer work.", false)
+	return nil
+}
+
+func (s *Server) handleAppTOTPDisable(r *request) error {
+	if _, err := s.db.DisableTOTP(r.ctx, r.app().token); err != nil {
+		return s.securityRefusal(r, err)
+	}
+	r.out = appRedirect{to: "/app/settings/security?done=totp_off"}
+	return nil
+}
+
+func (s *Server) handleAppSessionRevoke(r *request) error {
+	a := r.app()
+	id, ok := kv.ParseID(r.pathParam("session_id"))
+	if !ok {
+		return &apiError{Status: 404, Code: "not_found", Detail: "Session not found."}
+	}
+	if err := s.db.RevokeSession(r.ctx, a.auth.User.ID, id); err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/settings/security?done=session_revoked"}
+	return nil
+}
+
+func (s *Server) handleAppSessionsRevokeOthers(r *request) error {
+	a := r.app()
+	if _, err := s.db.RevokeOtherSessions(r.ctx, a.auth.User.ID, a.auth.Session.ID); err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/settings/security?done=sessions_revoked"}
+	return nil
+}
+
+func (s *Server) handleAppRequireMFA(r *request) error {
+	a := r.app()
+	_, err := s.db.SetRequireMFA(r.ctx, kv.RequireMFAInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID,
+		On: r.formValue("require_mfa") == "on"})
+	if err != nil {
+		return s.securityRefusal(r, err)
+	}
+	r.out = appRedirect{to: "/app/settings/security?done=policy_saved"}
+	return nil
+}

@@ -1,0 +1,186 @@
+package server
+
+import (
+	"net/url"
+	"strconv"
+	"time"
+
+	"interviewd/kv"
+	"interviewd/mail"
+)
+
+// Sign-in: an emailed six-digit code, no passwords. The pages answer the same whether
+// or not the address has an account; mail goes out off the request path, so neither
+// the page nor its timing says which. Both steps are rate limited per address and per
+// client address.
+
+// Sign-in limits: per email address and per client address, in any rolling window.
+const (
+	signInPerEmail = 10
+	signInPerAddr  = 30
+	signInWindow   = 10 * time.Minute
+)
+
+func (s *Server) appSignInRoutes() []appRoute {
+	return []appRoute{
+		{"GET", "/signin", accessPublic, s.handleAppSignInPage},
+		{"POST", "/signin", accessPublic, s.handleAppSignInRequest},
+		{"POST", "/signin/code", accessPublic, s.handleAppSignInCode},
+		{"POST", "/signout", accessTwoStep, s.handleAppSignOut},
+		{"GET", "/workspace", accessSession, s.handleAppWorkspacePage},
+		{"POST", "/workspace", accessSession, s.handleAppWorkspaceChoose},
+	}
+}
+
+// appSignInPage is the data of app_signin and app_signin_code.
+type appSignInPage struct {
+	Email  string
+	Next   string
+	Errors []string
+}
+
+func (s *Server) handleAppSignInPage(r *request) error {
+	next := safeNext(string(r.c.QueryArgs().Peek("next")))
+	if a := r.app(); a.signed && !a.auth.TwoStepDue() {
+		r.out = appRedirect{to: orDefault(next, "/app")}
+		return nil
+	}
+	email := string(r.c.QueryArgs().Peek("email")) // an accepted invitation's address
+	r.out = &appPage{name: "app_signin", title: "Sign in", bare: true, data: appSignInPage{Next: next, Email: email}}
+	return nil
+}
+
+// admitSignIn applies the sign-in limits for email from the request's client address;
+// a refusal is a 429 page with Retry-After.
+func (s *Server) admitSignIn(r *request, email string) error {
+	now := s.now()
+	d := s.app.perAddr.admitIP(now, s.clientIP(r.c).String())
+	if d.OK && email != "" {
+		d = s.app.perEmail.admitIP(now, email)
+	}
+	if d.OK {
+		return nil
+	}
+	return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+		Detail: "Too many sign-in attempts. Wait " + strconv.Itoa(d.RetryAfter) + " seconds, then try again."}
+}
+
+func (s *Server) handleAppSignInRequest(r *request) error {
+	page := appSignInPage{Email: r.formValue("email"), Next: safeNext(r.formValue("next"))}
+	email, ok := kv.NormalizeEmail(page.Email)
+	if !ok {
+		page.Errors = []string{"Enter an email address like name@example.com."}
+		r.out = &appPage{name: "app_signin", status: 422, title: "Sign in", bare: true, data: page}
+		return nil
+	}
+	if err := s.admitSignIn(r, email); err != nil {
+		return err
+	}
+	code, err := s.db.RequestSignInCode(r.ctx, email)
+	if err != nil {
+		return err
+	}
+	if code.Send {
+		s.sendMail(mail.SignInCode(code.Email, code.Code, s.baseURL))
+	}
+	page.Email = email
+	r.out = &appPage{name: "app_signin_code", title: "Enter your code", bare: true, data: page}
+	return nil
+}
+
+func (s *Server) handleAppSignInCode(r *request) error {
+	page := appSignInPage{Email: r.formValue("email"), Next: safeNext(r.formValue("next"))}
+	email, ok := kv.NormalizeEmail(page.Email)
+	if !ok {
+		r.out = appRedirect{to: "/app/signin"}
+		return nil
+	}
+	if err := s.admitSignIn(r, email); err != nil {
+		return err
+	}
+	a := r.app()
+	start, err := s.db.SignIn(r.ctx, kv.SignInInput{Email: email, Code: r.formValue("code"),
+		Previous: a.token, UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()})
+	if kv.ErrorCode(err) == kv.EUNAUTHORIZED {
+		// The same words for a wrong code and an unknown address.
+		page.Errors = []string{toAPIError(err).Detail}
+		r.info.code = "invalid_code"
+		r.out = &appPage{name: "app_signin_code", status: 401, title: "Enter your code", bare: true, data: page}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.setAppCookie(r, appSessionCookie, start.Token, int(kv.SessionIdleTTL/time.Second))
+	r.out = appRedirect{to: "/app/workspace" + nextQuery(page.Next)}
+	return nil
+}
+
+// nextQuery is "?next=…" for a non-empty return path.
+func nextQuery(next string) string {
+	if next == "" {
+		return ""
+	}
+	return "?next=" + url.QueryEscape(next)
+}
+
+func (s *Server) handleAppSignOut(r *request) error {
+	a := r.app()
+	if err := s.db.SignOut(r.ctx, a.token); err != nil {
+		return err
+	}
+	s.setAppCookie(r, appSessionCookie, "", -1)
+	r.out = appRedirect{to: "/app/signin"}
+	return nil
+}
+
+// appWorkspaceChoice is one organisation the user may work in.
+type appWorkspaceChoice struct {
+	OrgID   string
+	Name    string
+	Role    string
+	Credits int
+	Current bool
+}
+
+type appWorkspacePage struct {
+	Choices []appWorkspaceChoice
+	Next    string
+	Errors  []string
+}
+
+func (s *Server) handleAppWorkspacePage(r *request) error {
+	a := r.app()
+	orgs, err := s.db.FindUserOrgs(r.ctx, a.auth.User.ID)
+	if err != nil {
+		return err
+	}
+	page := appWorkspacePage{Next: safeNext(string(r.c.QueryArgs().Peek("next")))}
+	for _, o := range orgs {
+		page.Choices = append(page.Choices, appWorkspaceChoice{OrgID: o.Org.ID.String(), Name: o.Org.Name,
+			Role: string(o.Role), Credits: o.Org.Credits, Current: o.Org.ID == a.auth.Org.ID})
+	}
+	r.out = &appPage{name: "app_workspace", title: "Choose a workspace", bare: true, data: page}
+	return nil
+}
+
+func (s *Server) handleAppWorkspaceChoose(r *request) error {
+	a := r.app()
+	org, ok := kv.ParseID(r.formValue("org"))
+	if !ok {
+		return &apiError{Status: 404, Code: "not_found", Detail: "No such workspace."}
+	}
+	auth, err := s.db.ChooseWorkspace(r.ctx, kv.WorkspaceInput{Token: a.token, OrgID: org,
+		Environment: kv.Environment(r.formValue("env"))})
+	if err != nil {
+		return err
+	}
+	a.auth = auth
+	next := safeNext(r.formValue("next"))
+	if auth.TwoStepDue() {
+		r.out = appRedirect{to: "/app/twostep" + nextQuery(next)}
+		return nil
+	}
+	r.out = appRedirect{to: orDefault(next, "/app")}
+	return nil
+}

@@ -1,0 +1,655 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fasthttp/router"
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
+	"interviewd/mail"
+	"interviewd/webui"
+)
+
+// The web app at /app: server-rendered pages for people, signed in with a session
+// cookie. It is its own surface (see chain.go): an authenticator that turns the session
+// cookie into a principal, a CSRF check on every state-changing request, and an HTML
+// renderer (error pages; a signed-out browser is sent to sign in and brought back).
+// Every route states the least access it needs (appAccess), so the authorization table
+// test is generated from the registered routes. Pages call the same operations as the
+// API, through the principal the session yields.
+
+// appAccess is the least a route needs from the browser's session.
+type appAccess uint8
+
+const (
+	// accessPublic: anyone (sign-in pages). A session, if any, is still loaded.
+	accessPublic appAccess = iota
+	// accessSession: a signed-in session that has passed its two-step check if one is
+	// due, with or without a chosen workspace (choose workspace, accept an invitation).
+	accessSession
+	// accessMember: a chosen workspace, any role.
+	accessMember
+	// accessAdmin: a chosen workspace where the user is an owner or admin.
+	accessAdmin
+	// accessOwner: a chosen workspace where the user is an owner.
+	accessOwner
+	// accessTwoStep: a signed-in session, two-step check due or not (the check's own
+	// pages and sign-out).
+	accessTwoStep
+)
+
+func (a appAccess) String() string {
+	return [...]string{"public", "session", "member", "admin", "owner", "two-step"}[a]
+}
+
+// appRoute is one route of the app. Path is under /app ("/settings/developer"); a page
+// file lists its routes in a function that appRouteSets names.
+type appRoute struct {
+	Method  string // GET or POST
+	Path    string
+	Access  appAccess
+	Handler handler
+}
+
+// appRouteSets lists the app's routes, one set per page file. A new page file adds its
+// set here (one line).
+func (s *Server) appRouteSets() [][]appRoute {
+	return [][]appRoute{
+		s.appShellRoutes(),
+		s.appSignInRoutes(),
+		s.appTwoStepRoutes(),
+		s.appDeveloperRoutes(),
+		s.appMembersRoutes(),
+		s.appSecurityRoutes(),
+	}
+}
+
+// appSide is what the app needs beside the store: its routes (for the authorization
+// table and /app's start), the sign-in limits and the mail sender.
+type appSide struct {
+	routes   []appRoute
+	perEmail *rateLimiter // sign-in and code attempts per email address
+	perAddr  *rateLimiter // the same per client address
+	mail     mail.Sender
+}
+
+// sendMail sends a message off the request path, so a page answers as fast whether or
+// not it sent mail (the sign-in page must not tell whether an address has an account).
+// Failures are logged: the person can ask for another code.
+func (s *Server) sendMail(m mail.Message) {
+	if s.app.mail == nil {
+		s.log.Warn().Str("subject", m.Subject).Msg("no mail sender configured; message not sent")
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
+		defer cancel()
+		if err := s.app.mail.Send(ctx, m); err != nil {
+			s.log.Error().Err(err).Msg("send mail")
+		}
+	}()
+}
+
+// Cookie names. The session cookie holds the session token; the pre-session cookie a
+// random value the sign-in forms echo (their CSRF token before a session exists).
+const (
+	appSessionCookie = "interviewd_session"
+	appPreCookie     = "interviewd_pre"
+)
+
+// appCSP: the app's own scripts, styles and API only; images may be data: URIs (QR
+// codes); nothing inline, no framing, forms post only here.
+const appCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// maxAppForm bounds an urlencoded form body (uploads have their own limits).
+const maxAppForm = 64 << 10
+
+// appSession is the app's per-request state (request.data): the resolved session, if
+// any, and the parsed form of a post.
+type appSession struct {
+	auth   kv.SessionAuth
+	token  string // the session cookie's token; "" when signed out
+	signed bool   // auth holds a live session
+	pre    string // the pre-session token (sign-in forms)
+	form   *fasthttp.Args
+	route  appRoute
+}
+
+// app returns the request's app state.
+func (r *request) app() *appSession {
+	a, _ := r.data.(*appSession)
+	if a == nil {
+		a = &appSession{}
+		r.data = a
+	}
+	return a
+}
+
+// appPage is a handler's output: a page of webui to render.
+type appPage struct {
+	name   string // the template, "app_settings_developer"
+	status int    // 0: 200
+	title  string
+	nav    string // webui.Nav*
+	sub    string // the settings tab
+	bare   bool   // no navigation (sign-in, two-step, workspace)
+	flash  string
+	bad    bool // flash is a problem
+	data   any
+}
+
+// appRedirect is a handler's output that sends the browser elsewhere (303 See Other,
+// so a form post is followed by a GET). to is a local path.
+type appRedirect struct{ to string }
+
+// Refusals the renderer turns into redirects.
+var (
+	errAppSignIn    = errors.New("app: sign in first")
+	errAppTwoStep   = errors.New("app: two-step check due")
+	errAppWorkspace = errors.New("app: choose a workspace")
+)
+
+// appForbidden is the 403 of a role that may not do something, or a form without its
+// CSRF token.
+func appForbidden(detail string) error {
+	return &apiError{Status: 403, Code: "forbidden", Detail: detail}
+}
+
+var errAppCSRF = &apiError{Status: 403, Code: "csrf_failed",
+	Detail: "This form has expired or did not come from this app. Go back, reload the page and try again."}
+
+// appSurfaceOf builds the app surface: the session is loaded for every route (never
+// refused here: access is the route's own step), then the security headers.
+func (s *Server) appSurfaceOf() *surface {
+	return &surface{
+		name:         "app",
+		authenticate: s.appAuthenticate,
+		steps:        []middleware{appHeaders},
+		render:       s.appRender,
+	}
+}
+
+// routeApp mounts the app: GET / and every route of appRouteSets under /app.
+func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimits) {
+	s.app = &appSide{
+		mail:     sender,
+		perEmail: newRateLimiter(RateLimits{Off: limits.Off, IP: signInPerEmail, Window: signInWindow}),
+		perAddr:  newRateLimiter(RateLimits{Off: limits.Off, IP: signInPerAddr, Window: signInWindow}),
+	}
+	sf := s.appSurfaceOf()
+	root := s.group(r, "", sf)
+	root.GET("/", s.handleAppRoot)
+	g := s.group(r, "/app", sf)
+	for _, set := range s.appRouteSets() {
+		for _, rt := range set {
+			mw := []middleware{s.appRequire(rt)}
+			if rt.Method != "GET" {
+				mw = append(mw, s.appCSRF)
+			}
+			switch rt.Method {
+			case "GET":
+				g.GET(rt.Path, rt.Handler, mw...)
+			default:
+				g.POST(rt.Path, rt.Handler, mw...)
+			}
+			s.app.routes = append(s.app.routes, rt)
+		}
+	}
+}
+
+// appHeaders sets the security headers of every app answer. Every app page is about
+// one person's data, so none may sit in a cache.
+func appHeaders(next handler) handler {
+	return func(r *request) error {
+		h := &r.c.Response.Header
+		h.Set("Content-Security-Policy", appCSP)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cache-Control", "no-store")
+		return next(r)
+	}
+}
+
+// appAuthenticate loads the session named by the cookie, if any. A bad or expired
+// cookie is the same as none (the route's access step decides what that means).
+func (s *Server) appAuthenticate(r *request) error {
+	a := r.app()
+	a.pre = string(r.c.Request.Header.Cookie(appPreCookie))
+	tok := string(r.c.Request.Header.Cookie(appSessionCookie))
+	if tok == "" {
+		return nil
+	}
+	auth, err := s.db.AuthenticateSession(r.ctx, tok, string(r.c.UserAgent()), s.clientIP(r.c).String())
+	switch {
+	case kv.ErrorCode(err) == kv.EUNAUTHORIZED:
+		return nil
+	case err != nil:
+		return err
+	}
+	a.auth, a.token, a.signed = auth, tok, true
+	if !auth.Org.ID.IsZero() {
+		r.p = appPrincipal(auth)
+		r.info.org = auth.Org.ID
+	}
+	return nil
+}
+
+// appRequire is a route's access step.
+func (s *Server) appRequire(rt appRoute) middleware {
+	return func(next handler) handler {
+		return func(r *request) error {
+			a := r.app()
+			a.route = rt
+			if rt.Access == accessPublic {
+				return next(r)
+			}
+			if !a.signed {
+				return errAppSignIn
+			}
+			if rt.Access == accessTwoStep {
+				return next(r)
+			}
+			if a.auth.TwoStepDue() {
+				return errAppTwoStep
+			}
+			if rt.Access == accessSession {
+				return next(r)
+			}
+			if a.auth.Org.ID.IsZero() || a.auth.Session.Environment == "" {
+				return errAppWorkspace
+			}
+			switch {
+			case rt.Access == accessAdmin && !a.auth.Role.Manages():
+				return appForbidden("Only owners and admins of " + a.auth.Org.Name + " can do this.")
+			case rt.Access == accessOwner && a.auth.Role != kv.RoleOwner:
+				return appForbidden("Only owners of " + a.auth.Org.Name + " can do this.")
+			}
+			return next(r)
+		}
+	}
+}
+
+// appCSRF refuses a state-changing request whose token does not match: the session's
+// CSRF secret, or before sign-in the pre-session cookie. The token comes from the form
+// field "csrf" (urlencoded forms) or the X-CSRF-Token header (scripts, uploads).
+func (s *Server) appCSRF(next handler) handler {
+	return func(r *request) error {
+		a := r.app()
+		presented := string(r.c.Request.Header.Peek("X-CSRF-Token"))
+		if presented == "" && isURLEncoded(r.c) {
+			form, err := r.form()
+			if err != nil {
+				return err
+			}
+			presented = string(form.Peek("csrf"))
+		}
+		if !a.checkCSRF(presented) {
+			return errAppCSRF
+		}
+		return next(r)
+	}
+}
+
+// checkCSRF compares in constant time with the session's secret, or with the
+// pre-session token when no session is signed in.
+func (a *appSession) checkCSRF(presented string) bool {
+	if a.signed {
+		return a.auth.Session.CheckCSRF(presented)
+	}
+	return a.pre != "" && len(presented) == len(a.pre) &&
+		subtle.ConstantTimeCompare([]byte(a.pre), []byte(presented)) == 1
+}
+
+// csrf returns the token forms must carry.
+func (a *appSession) csrf() string {
+	if a.signed {
+		return a.auth.Session.CSRF
+	}
+	return a.pre
+}
+
+func isURLEncoded(c *fasthttp.RequestCtx) bool {
+	return bytes.HasPrefix(c.Request.Header.ContentType(), []byte("application/x-www-form-urlencoded"))
+}
+
+// form returns the posted urlencoded form, read once (at most maxAppForm bytes).
+func (r *request) form() (*fasthttp.Args, error) {
+	a := r.app()
+	if a.form != nil {
+		return a.form, nil
+	}
+	a.form = &fasthttp.Args{}
+	if !isURLEncoded(r.c) {
+		return a.form, nil
+	}
+	body, err := readBody(r.c, maxAppForm)
+	if err != nil {
+		return nil, err
+	}
+	a.form.ParseBytes(body)
+	return a.form, nil
+}
+
+// formValue returns a posted form field, trimmed.
+func (r *request) formValue(name string) string {
+	f, err := r.form()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(f.Peek(name)))
+}
+
+// formValues returns every value of a repeated form field (checkboxes).
+func (r *request) formValues(name string) []string {
+	f, err := r.form()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, v := range f.PeekMulti(name) {
+		out = append(out, string(v))
+	}
+	return out
+}
+
+// appPrincipal is the research principal of a session with a chosen workspace: the
+// scopes its role may hold (DECISIONS §3: never studies:golive or export:read for a
+// member), in the chosen organisation and data environment.
+func appPrincipal(a kv.SessionAuth) *Principal {
+	scopes := appScopes(a.Role)
+	return &Principal{
+		Partition:      kv.Partition{Org: a.Org.ID, Env: a.Session.Environment},
+		OrgName:        a.Org.Name,
+		Scopes:         scopes,
+		scopes:         newScopeSet(scopes),
+		CredentialType: credentialSession,
+		RateKey:        "session:" + a.Session.ID.String(),
+		OrgKey:         a.Org.ID.String(),
+	}
+}
+
+// credentialSession marks a principal built from an app session.
+const credentialSession = "session"
+
+// appScopes returns the research scopes a role may use in the app (agent:run is for
+// API keys only), sorted.
+func appScopes(role kv.Role) []string {
+	var out []string
+	for _, sc := range kv.AllScopes {
+		if sc != kv.ScopeAgentRun && role.MayHoldScope(sc) {
+			out = append(out, sc)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// handleAppRoot is GET /: the app when signed in, else the sign-in page.
+func (s *Server) handleAppRoot(r *request) error {
+	if r.app().signed {
+		r.out = appRedirect{to: "/app"}
+	} else {
+		r.out = appRedirect{to: "/app/signin"}
+	}
+	return nil
+}
+
+// safeNext returns next when it is a path inside the app (so a sign-in can return
+// there), else "". Anything that could leave the site — a scheme, a host, "//", a
+// backslash — is refused.
+func safeNext(next string) string {
+	if next == "" || len(next) > 2000 || !strings.HasPrefix(next, "/app") {
+		return ""
+	}
+	if strings.ContainsAny(next, "\\\r\n\t") || strings.HasPrefix(next, "//") {
+		return ""
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil ||
+		!(u.Path == "/app" || strings.HasPrefix(u.Path, "/app/")) {
+		return ""
+	}
+	return next
+}
+
+// returnPath is where a refused GET should come back to after sign-in: its own path
+// and query. A refused post returns to the app's start.
+func returnPath(r *request) string {
+	if !r.c.IsGet() {
+		return ""
+	}
+	return safeNext(string(r.c.RequestURI()))
+}
+
+// appRender writes an app request's outcome: a page, a redirect, or an error page.
+func (s *Server) appRender(r *request, err error) {
+	if err == nil {
+		switch out := r.out.(type) {
+		case *appPage:
+			s.renderAppPage(r, out)
+		case appRedirect:
+			s.appRedirectTo(r, out.to)
+		default:
+			s.renderAppError(r, &apiError{Status: 500, Code: "internal_error", Detail: errInternal})
+		}
+		return
+	}
+	switch {
+	case errors.Is(err, errAppSignIn):
+		r.info.code = "signed_out"
+		to := "/app/signin"
+		if next := returnPath(r); next != "" {
+			to += "?next=" + url.QueryEscape(next)
+		}
+		s.appRedirectTo(r, to)
+		return
+	case errors.Is(err, errAppTwoStep):
+		r.info.code = "two_step_due"
+		to := "/app/twostep"
+		if next := returnPath(r); next != "" {
+			to += "?next=" + url.QueryEscape(next)
+		}
+		s.appRedirectTo(r, to)
+		return
+	case errors.Is(err, errAppWorkspace):
+		r.info.code = "no_workspace"
+		to := "/app/workspace"
+		if next := returnPath(r); next != "" {
+			to += "?next=" + url.QueryEscape(next)
+		}
+		s.appRedirectTo(r, to)
+		return
+	}
+	ae := toAPIError(err)
+	if ae.Status == 401 {
+		// A session that ended between the authenticator and the operation.
+		r.info.code = ae.Code
+		s.appRedirectTo(r, "/app/signin")
+		return
+	}
+	s.renderAppError(r, ae)
+}
+
+func (s *Server) appRedirectTo(r *request, to string) {
+	r.c.Response.Header.Set("Location", to)
+	r.c.SetStatusCode(fasthttp.StatusSeeOther)
+}
+
+// appErrorPage is the data of app_error.
+type appErrorPage struct {
+	Heading, Message, RequestID string
+}
+
+// renderAppError writes an error page in the app's layout. Internal errors say nothing
+// but the request id, which the log line carries with the cause.
+func (s *Server) renderAppError(r *request, ae *apiError) {
+	r.info.code = ae.Code
+	if ae.Status >= 500 {
+		r.info.err = ae.Error()
+	}
+	heading, msg := "Something went wrong", "We couldn't complete that. Please try again in a moment."
+	switch ae.Status {
+	case 400, 413, 422:
+		heading, msg = "That didn't work", ae.Detail
+	case 403:
+		heading, msg = "Not allowed", ae.Detail
+	case 404:
+		heading, msg = "Not found", "There is nothing here, or it belongs to another workspace."
+	case 409:
+		heading, msg = "That can't be done right now", ae.Detail
+	case 429:
+		heading, msg = "Slow down a little", ae.Detail
+		if ae.RetryAfter > 0 {
+			r.c.Response.Header.Set("Retry-After", strconv.Itoa(ae.RetryAfter))
+		}
+	}
+	page := &appPage{name: "app_error", status: ae.Status, title: heading,
+		bare: !r.app().signed || r.app().auth.Org.ID.IsZero(),
+		data: appErrorPage{Heading: heading, Message: msg}}
+	if ae.Status >= 500 {
+		page.data = appErrorPage{Heading: heading, Message: msg, RequestID: string(r.info.id)}
+	}
+	s.renderAppPage(r, page)
+}
+
+// renderAppPage renders p in the layout, with the shell filled from the session.
+func (s *Server) renderAppPage(r *request, p *appPage) {
+	a := r.app()
+	shell := webui.AppShell{
+		Title: p.title, Nav: p.nav, Sub: p.sub, Bare: p.bare,
+		SignedIn: a.signed, CSRF: a.csrf(), Flash: p.flash, FlashError: p.bad,
+		Path: string(r.c.Path()),
+	}
+	if a.signed {
+		shell.Email = a.auth.User.Email
+		if !a.auth.Org.ID.IsZero() && a.auth.Session.Environment != "" {
+			shell.OrgName = a.auth.Org.Name
+			shell.Env = string(a.auth.Session.Environment)
+			shell.Role = string(a.auth.Role)
+			shell.Credits = a.auth.Org.Credits
+		} else {
+			shell.Bare = true
+		}
+	}
+	if shell.CSRF == "" {
+		// A first visit to a sign-in page: give the browser its pre-session token.
+		shell.CSRF = s.setPreCookie(r)
+	}
+	if flash := string(r.c.QueryArgs().Peek("done")); flash != "" && shell.Flash == "" {
+		shell.Flash = appFlashes[flash]
+	}
+	var buf bytes.Buffer
+	if err := s.part.ui.RenderApp(&buf, p.name, webui.AppPage{Shell: shell, Data: p.data}); err != nil {
+		r.info.err = err.Error()
+		r.c.SetStatusCode(fasthttp.StatusInternalServerError)
+		r.c.SetContentType("text/plain; charset=utf-8")
+		r.c.SetBodyString("Internal error.")
+		return
+	}
+	status := p.status
+	if status == 0 {
+		status = fasthttp.StatusOK
+	}
+	r.c.SetStatusCode(status)
+	r.c.SetContentType("text/html; charset=utf-8")
+	r.c.SetBody(buf.Bytes())
+}
+
+// appFlashes are the confirmations a redirect may ask for with ?done=NAME: a fixed
+// list, so a crafted link cannot put words on the page.
+var appFlashes = map[string]string{
+	"key_revoked":        "Key revoked. It stopped working at once.",
+	"invited":            "Invitation sent.",
+	"invitation_revoked": "Invitation cancelled.",
+	"role_changed":       "Role changed.",
+	"member_removed":     "Member removed.",
+	"joined":             "Welcome! You've joined the workspace.",
+	"totp_off":           "Two-step verification is off.",
+	"session_revoked":    "That session is signed out.",
+	"sessions_revoked":   "Every other session is signed out.",
+	"policy_saved":       "Policy saved.",
+	"workspace":          "Workspace switched.",
+}
+
+// setPreCookie gives the browser a pre-session token (for the sign-in forms) and
+// returns it.
+func (s *Server) setPreCookie(r *request) string {
+	a := r.app()
+	if a.pre != "" && len(a.pre) == 43 {
+		return a.pre
+	}
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	a.pre = base64.RawURLEncoding.EncodeToString(b[:])
+	s.setAppCookie(r, appPreCookie, a.pre, 0)
+	return a.pre
+}
+
+// setAppCookie sets an app cookie: HttpOnly, SameSite=Lax, Secure under https, for
+// the whole site. maxAge < 0 deletes it; 0 makes it last for the browser's session.
+func (s *Server) setAppCookie(r *request, name, value string, maxAge int) {
+	ck := fasthttp.AcquireCookie()
+	defer fasthttp.ReleaseCookie(ck)
+	ck.SetKey(name)
+	ck.SetValue(value)
+	ck.SetPath("/")
+	ck.SetHTTPOnly(true)
+	ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
+	ck.SetSecure(s.part.secureCookies)
+	switch {
+	case maxAge < 0:
+		ck.SetValue("")
+		ck.SetExpire(fasthttp.CookieExpireDelete)
+	case maxAge > 0:
+		ck.SetMaxAge(maxAge)
+	}
+	r.c.Response.Header.SetCookie(ck)
+}
+
+// appShellRoutes are the app's own entry points.
+func (s *Server) appShellRoutes() []appRoute {
+	return []appRoute{
+		{"GET", "", accessMember, s.handleAppHome},
+		{"GET", "/settings", accessMember, s.handleAppSettings},
+	}
+}
+
+// handleAppHome is /app: the first section of the navigation that exists.
+func (s *Server) handleAppHome(r *request) error {
+	for _, to := range []string{"/studies", "/settings/developer"} {
+		if s.hasAppRoute("GET", to) {
+			r.out = appRedirect{to: "/app" + to}
+			return nil
+		}
+	}
+	return nil
+}
+
+func (s *Server) handleAppSettings(r *request) error {
+	r.out = appRedirect{to: "/app/settings/developer"}
+	return nil
+}
+
+// hasAppRoute reports whether the app registered method path (under /app).
+func (s *Server) hasAppRoute(method, path string) bool {
+	for _, rt := range s.app.routes {
+		if rt.Method == method && rt.Path == path {
+			return true
+		}
+	}
+	return false
+}

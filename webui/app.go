@@ -1,0 +1,136 @@
+package webui
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// The researcher web app's pages. Every file templates/app_*.html except the shared
+// ones below is one page, named for its file ("app_signin"); adding a page is adding a
+// file, no Go. A page defines "title" and "content", and may define "head" (extra
+// stylesheets) and "scripts" (extra deferred scripts) — both from /static only, as the
+// app's Content-Security-Policy allows nothing inline.
+const (
+	appLayoutFile   = "templates/app_layout.html"   // the document, header and navigation
+	appPartialsFile = "templates/app_partials.html" // small shared pieces (csrf, notices, ...)
+)
+
+// Navigation sections of the app: AppShell.Nav names the active one.
+const (
+	NavStudies    = "studies"
+	NavInterviews = "interviews"
+	NavExports    = "exports"
+	NavSettings   = "settings"
+)
+
+// AppShell is what the shared layout shows around every app page: who is signed in,
+// in which workspace and environment, and where in the app they are. The server fills
+// it from the session; pages never build it themselves.
+type AppShell struct {
+	Title string // the page's own title, before " · interviewd"
+	// Nav is the active section (Nav*), Sub the active settings tab ("developer").
+	Nav, Sub string
+	// Bare pages (sign-in, two-step, choose workspace) show no navigation.
+	Bare bool
+	// SignedIn: a session with a passed sign-in (and two-step, when needed).
+	SignedIn bool
+	Email    string
+	// OrgName and Env are the chosen workspace and data environment ("live"/"test");
+	// empty before one is chosen.
+	OrgName string
+	Env     string
+	Role    string // owner, admin or member
+	// Credits is shown in the header for the live environment.
+	Credits int
+	// Workspaces is how many organisation × environment choices the user has; the
+	// switcher is offered when there is more than one.
+	Workspaces int
+	// CSRF is the session's form token; every form posts it as "csrf".
+	CSRF string
+	// Flash is a one-line confirmation of the last action ("Key revoked."), FlashError
+	// marks it as a problem.
+	Flash      string
+	FlashError bool
+	// Path is the request path, so a form can return here.
+	Path string
+}
+
+// Live reports whether the chosen environment is live (credits are spent).
+func (s AppShell) Live() bool { return s.Env == "live" }
+
+// Admin reports whether the role may manage the organisation (owner or admin).
+func (s AppShell) Admin() bool { return s.Role == "owner" || s.Role == "admin" }
+
+// AppPage is one rendered app page: the shell and the page's own data.
+type AppPage struct {
+	Shell AppShell
+	Data  any
+}
+
+// parseApp parses every app page with the layout and partials.
+func (u *UI) parseApp(funcs template.FuncMap) error {
+	files, err := fs.Glob(templateFiles, "templates/app_*.html")
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if f == appLayoutFile || f == appPartialsFile {
+			continue
+		}
+		name := strings.TrimSuffix(path.Base(f), ".html")
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFiles, appLayoutFile, appPartialsFile, f)
+		if err != nil {
+			return fmt.Errorf("webui: parse app page %s: %w", name, err)
+		}
+		u.app[name] = t
+	}
+	return nil
+}
+
+// HasAppPage reports whether an app page of that name exists.
+func (u *UI) HasAppPage(name string) bool {
+	_, ok := u.app[name]
+	return ok
+}
+
+// RenderApp writes app page name with p to w, whole or not at all. It returns an error
+// for an unknown page, a failed execution or a failed write.
+func (u *UI) RenderApp(w io.Writer, name string, p AppPage) error {
+	t, ok := u.app[name]
+	if !ok {
+		return fmt.Errorf("webui: no app page %q", name)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "app_layout", p); err != nil {
+		return fmt.Errorf("webui: render %s: %w", name, err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// appFuncs are the helpers app templates may call beside asset.
+func appFuncs() template.FuncMap {
+	return template.FuncMap{
+		// plural picks the singular or plural word for n.
+		"plural": func(n int, one, many string) string {
+			if n == 1 {
+				return one
+			}
+			return many
+		},
+		// has reports whether list holds s (ticked scopes, chosen options).
+		"has": func(list []string, s string) bool {
+			for _, v := range list {
+				if v == s {
+					return true
+				}
+			}
+			return false
+		},
+	}
+}
