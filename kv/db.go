@@ -49,6 +49,9 @@ type Options struct {
 	// createFile uses: tests make them fail as on systems without either.
 	scratch string
 	link    func(oldname, newname string) error
+	// syncDir, when set, stands in for the fsync of a folder, so tests see when the
+	// folder syncs a new file owes are paid.
+	syncDir func(path string) error
 }
 
 // DB is the bbolt-backed store. Every public method is one transaction.
@@ -76,8 +79,14 @@ func Open(dir string, opts Options) (*DB, error) {
 		opts.Now = time.Now
 	}
 	path := filepath.Join(dir, FileName)
-	if err := createFile(path, opts.scratch, opts.link); err != nil {
+	created, err := createFile(path, opts.scratch, opts.link)
+	if err != nil {
 		return nil, err
+	}
+	if !created {
+		if err := settleUnfinished(path, opts.scratch, opts.LockTimeout); err != nil {
+			return nil, err
+		}
 	}
 	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
 	if errors.Is(err, berrors.ErrTimeout) {
@@ -88,13 +97,32 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	b.NoSync = opts.NoSync
 	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache()}
-	if err := db.prepareOnce(); err != nil {
+	fresh, err := db.prepareOnce()
+	if err != nil {
 		_ = b.Close()
 		return nil, err
 	}
 	db.group = newCommitter(b, opts.SoloCommits)
 	db.group.observe = opts.OnCommit
+	if fresh && canLock {
+		// The file was made without syncs (db_create.go): its first commit syncs the
+		// file, and then the folders holding its name, before anyone is answered.
+		db.group.owe(func() error { return syncFolders(opts.syncDir, dir, filepath.Dir(dir)) })
+	}
 	return db, nil
+}
+
+// syncFolders fsyncs each folder with sync, or syncPath when sync is nil.
+func syncFolders(sync func(string) error, dirs ...string) error {
+	if sync == nil {
+		sync = syncPath
+	}
+	for _, d := range dirs {
+		if err := sync(d); err != nil {
+			return fmt.Errorf("sync folder %s: %w", d, err)
+		}
+	}
+	return nil
 }
 
 func (db *DB) prepare(tx *bolt.Tx) error {

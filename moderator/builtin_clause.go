@@ -31,7 +31,7 @@ type clauseParse struct {
 func parseClause(topic string) clauseParse {
 	t := strings.Fields(topic)
 	cp := clauseParse{topic2: secondPerson(topic)}
-	if len(t) > 0 && builtinWhWords[lowerWord(t[0])] {
+	if len(t) > 0 && builtinWhWords.has(lowerWord(t[0])) {
 		t2 := strings.Fields(cp.topic2)
 		t2[0] = lowerWord(t2[0])
 		if t2[0] == "if" {
@@ -39,11 +39,11 @@ func parseClause(topic string) clauseParse {
 		}
 		cp.topic2 = strings.Join(t2, " ")
 	}
-	if len(t) < 3 || !builtinWhWords[lowerWord(t[0])] {
+	if len(t) < 3 || !builtinWhWords.has(lowerWord(t[0])) {
 		return cp
 	}
 	i := 1
-	if lowerWord(t[0]) == "how" && builtinHowMods[lowerWord(t[i])] {
+	if lowerWord(t[0]) == "how" && builtinHowMods.has(lowerWord(t[i])) {
 		i++
 	}
 	aux := ""
@@ -53,7 +53,7 @@ func parseClause(topic string) clauseParse {
 			i++
 		}
 	}
-	if i < len(t)-2 && aux == "" && builtinCausative[lowerWord(t[i])] {
+	if i < len(t)-2 && aux == "" && builtinCausative.has(lowerWord(t[i])) {
 		// "what makes freelancers switch tools": the group is the verb's object.
 		for k := i + 1; k < len(t)-1 && k <= i+4; k++ {
 			w := lowerWord(t[k])
@@ -72,7 +72,7 @@ func parseClause(topic string) clauseParse {
 				cp.topic2 = strings.Join(append(head, "you", secondPerson(strings.Join(t[k+1:], " "))), " ")
 				return cp
 			}
-			if builtinClauseBreak[w] || strings.ContainsAny(t[k], ",;:") {
+			if builtinClauseBreak.has(w) || strings.ContainsAny(t[k], ",;:") {
 				break
 			}
 		}
@@ -84,7 +84,7 @@ func parseClause(topic string) clauseParse {
 			end = k
 			break
 		}
-		if builtinClauseBreak[w] || strings.ContainsAny(t[k], ",;:") || (strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss")) {
+		if builtinClauseBreak.has(w) || strings.ContainsAny(t[k], ",;:") || (strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss")) {
 			break // a word like "makes" before the group is a verb, not a modifier
 		}
 	}
@@ -99,7 +99,7 @@ func parseClause(topic string) clauseParse {
 		// first determiner; without one the clause cannot be read.
 		d := -1
 		for k := end + 3; k < len(t) && k <= end+6; k++ {
-			if builtinDeterminers[lowerWord(t[k])] {
+			if builtinDeterminers.has(lowerWord(t[k])) {
 				d = k
 				break
 			}
@@ -144,18 +144,18 @@ var (
 func objectOf(pred string) string {
 	t := strings.Fields(pred)
 	i, aux := 0, false
-	for i < len(t) && builtinAuxLead[lowerWord(t[i])] {
+	for i < len(t) && builtinAuxLead.has(lowerWord(t[i])) {
 		i, aux = i+1, true
 	}
-	if i < len(t) && !(aux && builtinDeterminers[lowerWord(t[i])]) {
+	if i < len(t) && !(aux && builtinDeterminers.has(lowerWord(t[i]))) {
 		i++ // the main verb
 	}
-	for i < len(t) && builtinPreps[lowerWord(t[i])] {
+	for i < len(t) && builtinPreps.has(lowerWord(t[i])) {
 		i++
 	}
 	var obj []string
 	for j := i; j < len(t) && len(obj) < 6; j++ {
-		if len(obj) > 0 && builtinObjectCut[lowerWord(t[j])] {
+		if len(obj) > 0 && builtinObjectCut.has(lowerWord(t[j])) {
 			break
 		}
 		obj = append(obj, t[j])
@@ -174,12 +174,12 @@ func objectOf(pred string) string {
 // object alone would read badly as a subject ("a school", "developers"); else "".
 func gerundPhrase(pred, object string) string {
 	t := strings.Fields(pred)
-	if object == "" || len(t) < 2 || builtinAuxLead[lowerWord(t[0])] {
+	if object == "" || len(t) < 2 || builtinAuxLead.has(lowerWord(t[0])) {
 		return ""
 	}
 	o := strings.Fields(object)
 	rest := strings.Join(t[1:], " ")
-	if builtinWhWords[lowerWord(o[0])] { // "decide which bank to use"
+	if builtinWhWords.has(lowerWord(o[0])) { // "decide which bank to use"
 		return gerund(lowerWord(t[0])) + " " + rest
 	}
 	if d := lowerWord(o[0]); d != "a" && d != "an" && !isGroupNoun(o[len(o)-1]) {

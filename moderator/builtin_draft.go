@@ -125,7 +125,7 @@ func (p *draftPlan) settle(guidance string, fileTerms []string) string {
 		}
 		p.topicVerb = "understand"
 	}
-	p.clause = builtinWhWords[firstWord(p.topic)]
+	p.clause = builtinWhWords.has(firstWord(p.topic))
 	if p.clause {
 		cp := parseClause(p.topic)
 		p.topic2 = cp.topic2
@@ -183,10 +183,10 @@ func shortTopic(guidance, participants string) string {
 	for _, w := range wordsOf(participants) {
 		who[lowerWord(w)] = true
 	}
-	for len(t) > 0 && (builtinTopicNoise[lowerWord(t[0])] || who[lowerWord(t[0])]) {
+	for len(t) > 0 && (builtinTopicNoise.has(lowerWord(t[0])) || who[lowerWord(t[0])]) {
 		t = t[1:]
 	}
-	for len(t) > 0 && (builtinTopicNoise[lowerWord(t[len(t)-1])] || who[lowerWord(t[len(t)-1])]) {
+	for len(t) > 0 && (builtinTopicNoise.has(lowerWord(t[len(t)-1])) || who[lowerWord(t[len(t)-1])]) {
 		t = t[:len(t)-1]
 	}
 	topic := trimPhrase(strings.Join(t, " "))
@@ -205,7 +205,7 @@ func titleFrom(topic string, clause bool) string {
 	t := strings.Fields(trimPhrase(strings.NewReplacer(`"`, "", "“", "", "”", "").Replace(swapWords(topic, builtinToOrg))))
 	if len(t) > 8 { // a long topic loses its trailing qualifier: "... after the free trial"
 		for j := 3; j < len(t) && j <= 8; j++ {
-			if w := lowerWord(t[j]); builtinObjectCut[w] && w != "and" && w != "or" {
+			if w := lowerWord(t[j]); builtinObjectCut.has(w) && w != "and" && w != "or" {
 				t = t[:j]
 				break
 			}
@@ -214,7 +214,7 @@ func titleFrom(topic string, clause bool) string {
 	if len(t) > 8 {
 		t = t[:8]
 	}
-	for len(t) > 1 && builtinTitleTail[lowerWord(t[len(t)-1])] {
+	for len(t) > 1 && builtinTitleTail.has(lowerWord(t[len(t)-1])) {
 		t = t[:len(t)-1]
 	}
 	title := titleCase(trimPhrase(strings.Join(t, " ")))
@@ -250,7 +250,7 @@ func (p *draftPlan) verbatim(researcher []string) []string {
 		gen = append(gen, asQuestion("Can you tell me about your experience with "+about))
 	}
 	for _, e := range p.extras {
-		if builtinWhWords[firstWord(e.phrase)] {
+		if builtinWhWords.has(firstWord(e.phrase)) {
 			gen = append(gen, asQuestion("Could you tell me "+parseClause(e.phrase).topic2))
 		} else {
 			gen = append(gen, asQuestion("Can you tell me about "+secondPerson(e.phrase)))
@@ -297,7 +297,7 @@ func (p *draftPlan) screener() []string {
 	switch {
 	case p.noun2 == "your day-to-day experience":
 		// nothing more to screen for without a topic
-	case p.pred2 != "" && !builtinAuxLead[firstWord(p.pred2)] && !builtinStative[firstWord(p.pred2)] && !builtinPreps[firstWord(p.pred2)] && !strings.HasPrefix(low, "how often") && !strings.HasPrefix(low, "whether"):
+	case p.pred2 != "" && !builtinAuxLead.has(firstWord(p.pred2)) && !builtinStative.has(firstWord(p.pred2)) && !builtinPreps.has(firstWord(p.pred2)) && !strings.HasPrefix(low, "how often") && !strings.HasPrefix(low, "whether"):
 		out = append(out, asQuestion("How often do you "+p.pred2))
 	case isExperience(p.noun3):
 		out = append(out, asQuestion("How familiar are you with "+p.noun3))

@@ -60,7 +60,7 @@ func parsePersona(text string) simPersona {
 	var p simPersona
 	if m := builtinRoleRe.FindStringSubmatch(text); m != nil {
 		role := strings.TrimSpace(m[1])
-		if n := len(strings.Fields(role)); n >= 1 && n <= 4 && !builtinNotRole[firstWord(role)] {
+		if n := len(strings.Fields(role)); n >= 1 && n <= 4 && !builtinNotRole.has(firstWord(role)) {
 			p.role = role
 		}
 	}
@@ -71,16 +71,16 @@ func parsePersona(text string) simPersona {
 			continue
 		}
 		first := lowerWord(w[0])
-		if !builtinFactVerb[first] && !(i > 0 && strings.HasSuffix(first, "s") && !builtinStopWords[first] && !isGroupNoun(first)) {
+		if !builtinFactVerb.has(first) && !(i > 0 && strings.HasSuffix(first, "s") && !builtinStopWords.has(first) && !isGroupNoun(first)) {
 			continue
 		}
 		p.facts = append(p.facts, firstPersonFact(w))
 	}
 	for _, w := range wordsOf(strings.ToLower(text)) {
 		switch {
-		case builtinNegTone[w]:
+		case builtinNegTone.has(w):
 			p.tone--
-		case builtinPosTone[w]:
+		case builtinPosTone.has(w):
 			p.tone++
 		}
 	}
@@ -244,10 +244,10 @@ func (p simPersona) reply(question string, turn int, r uint64) string {
 // isYesNo reports whether a question's words ask yes or no ("Are you ...?") rather than
 // open ("Can you tell me ...?").
 func isYesNo(words []string) bool {
-	if len(words) < 2 || !(builtinInvert[words[0]] || words[0] == "is" || words[0] == "does") {
+	if len(words) < 2 || !(builtinInvert.has(words[0]) || words[0] == "is" || words[0] == "does") {
 		return false
 	}
-	return !(len(words) > 2 && words[1] == "you" && builtinOpenQ[strings.Trim(words[2], "?,.")])
+	return !(len(words) > 2 && words[1] == "you" && builtinOpenQ.has(strings.Trim(words[2], "?,.")))
 }
 
 // builtinSubjectRe finds what a question is about: the phrase after its last "about" or "with".

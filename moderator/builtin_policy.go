@@ -92,7 +92,7 @@ func harmReason(sentences []string) string {
 		}
 		if hasAnySubstring(low, builtinPromoteTriggers) {
 			for _, m := range builtinPromoteHarm.FindAllStringSubmatch(s, -1) {
-				if !builtinHarmSupport[lowerWord(strings.TrimSpace(m[1]))] {
+				if !builtinHarmSupport.has(lowerWord(strings.TrimSpace(m[1]))) {
 					return "it encourages self-harm"
 				}
 			}
@@ -112,7 +112,7 @@ func harmReason(sentences []string) string {
 func asksForCredential(s string) bool {
 	named := false
 	for _, m := range builtinCredential.FindAllStringSubmatch(s, -1) {
-		if !builtinCredentialTopic[lowerWord(strings.TrimSpace(m[1]))] {
+		if !builtinCredentialTopic.has(lowerWord(strings.TrimSpace(m[1]))) {
 			named = true
 			break
 		}
@@ -146,8 +146,8 @@ func researchSignal(g string) (strong, weak bool) {
 	low := strings.ToLower(g)
 	for _, w := range wordsOf(low) {
 		w = lowerWord(w)
-		strong = strong || builtinStrongWords[w] || hasAnyPrefix(w, builtinStrongStems)
-		weak = weak || builtinWeakWords[w] || hasAnyPrefix(w, builtinWeakStems) || isGroupNoun(w)
+		strong = strong || builtinStrongWords.has(w) || hasAnyPrefix(w, builtinStrongStems)
+		weak = weak || builtinWeakWords.has(w) || hasAnyPrefix(w, builtinWeakStems) || isGroupNoun(w)
 	}
 	return strong, weak || hasAnySubstring(low, builtinWeakPhrases)
 }

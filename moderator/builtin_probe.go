@@ -66,7 +66,7 @@ func noteMention(note, answer string) string {
 	}
 	terms := map[string]bool{}
 	for _, w := range contentWords(focus, 4) {
-		if !builtinNoteNoise[w] {
+		if !builtinNoteNoise.has(w) {
 			terms[stemWord(w)] = true
 		}
 	}

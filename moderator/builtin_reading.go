@@ -107,11 +107,11 @@ var builtinRelative = wordSet("who", "that", "which", "whose", "in", "at", "on",
 // readSentence collects the intents and participants of one sentence.
 func (p *draftPlan) readSentence(s string) {
 	pos := 0
-	if q, ok := strings.CutSuffix(s, "?"); ok && builtinWhWords[firstWord(q)] {
+	if q, ok := strings.CutSuffix(s, "?"); ok && builtinWhWords.has(firstWord(q)) {
 		// A question the researcher asks themselves: "How do people pick a bank?"
 		if t := strings.Fields(q); len(t) > 2 {
 			i := 1
-			if lowerWord(t[0]) == "how" && builtinHowMods[lowerWord(t[1])] {
+			if lowerWord(t[0]) == "how" && builtinHowMods.has(lowerWord(t[1])) {
 				i = 2
 			}
 			if lowerWord(t[i]) == "do" {
@@ -147,7 +147,7 @@ func (p *draftPlan) readSentence(s string) {
 		verb := strings.ToLower(collapseSpace(s[pos+loc[2] : pos+loc[3]]))
 		phrase, end := cutPhrase(s[pos+loc[1]:])
 		pos += loc[1] + end
-		if (verb == "know" || verb == "see" || verb == "hear") && !builtinWhWords[firstWord(phrase)] {
+		if (verb == "know" || verb == "see" || verb == "hear") && !builtinWhWords.has(firstWord(phrase)) {
 			continue
 		}
 		// "learn what stops them and how they plan": the second clause shares the verb.
@@ -245,7 +245,7 @@ func (p *draftPlan) addIntent(verb, phrase string) {
 	if len(contentWords(phrase, 3)) == 0 {
 		return
 	}
-	if t := strings.Fields(phrase); builtinWhWords[lowerWord(t[0])] {
+	if t := strings.Fields(phrase); builtinWhWords.has(lowerWord(t[0])) {
 		t[0] = lowerWord(t[0])
 		if t[0] == "if" {
 			t[0] = "whether"
@@ -313,7 +313,7 @@ func participantsFrom(tail string) (who string, whole bool) {
 			k = j
 			break
 		}
-		if builtinClauseBreak[w] || builtinPossessive[w] || strings.ContainsAny(t[j], ",;:.!?") {
+		if builtinClauseBreak.has(w) || builtinPossessive.has(w) || strings.ContainsAny(t[j], ",;:.!?") {
 			return "", false
 		}
 	}
@@ -321,7 +321,7 @@ func participantsFrom(tail string) (who string, whole bool) {
 		return "", false
 	}
 	end := k + 1
-	if !strings.ContainsAny(t[k], ",;:.!?") && end < len(t) && builtinRelative[lowerWord(t[end])] {
+	if !strings.ContainsAny(t[k], ",;:.!?") && end < len(t) && builtinRelative.has(lowerWord(t[end])) {
 		for end < len(t) && end < k+12 {
 			w := lowerWord(t[end])
 			if w == "about" || w == "regarding" || w == "to" || w == "so" || w == "because" {
@@ -344,7 +344,7 @@ func cleanParticipants(s string) string {
 		w = w[:12]
 	}
 	if len(w) > 0 {
-		if lw := lowerWord(w[0]); builtinStopWords[lw] || isGroupNoun(lw) {
+		if lw := lowerWord(w[0]); builtinStopWords.has(lw) || isGroupNoun(lw) {
 			w[0] = lw
 		}
 	}

@@ -105,7 +105,7 @@ func refineBrief(cur kv.Brief, guidance string) (kv.Brief, error) {
 	applied := 0
 	for _, ins := range splitInstructions(g) {
 		ins = politeless(ins)
-		if ins == "" || builtinCourtesy[strings.ToLower(trimPhrase(ins))] {
+		if ins == "" || builtinCourtesy.has(strings.ToLower(trimPhrase(ins))) {
 			continue
 		}
 		matched := false
@@ -152,7 +152,7 @@ func connectorAt(s string) int {
 		}
 	}
 	for _, c := range []string{", and ", ", ", " and ", " then ", ", also ", " and also "} {
-		if len(s) >= len(c) && strings.EqualFold(s[:len(c)], c) && builtinInstructionVerbs[firstWord(s[len(c):])] {
+		if len(s) >= len(c) && strings.EqualFold(s[:len(c)], c) && builtinInstructionVerbs.has(firstWord(s[len(c):])) {
 			return len(c)
 		}
 	}
@@ -309,8 +309,8 @@ func questionAbout(body string, screener bool) string {
 	}
 	raw := strings.TrimSpace(body)
 	first := firstWord(raw)
-	if w := strings.Fields(raw); strings.HasSuffix(raw, "?") && len(w) > 1 && (builtinInvert[first] || first == "is" ||
-		(builtinWhWords[first] && (builtinInvert[lowerWord(w[1])] || builtinAuxLead[lowerWord(w[1])] || builtinHowMods[lowerWord(w[1])]))) {
+	if w := strings.Fields(raw); strings.HasSuffix(raw, "?") && len(w) > 1 && (builtinInvert.has(first) || first == "is" ||
+		(builtinWhWords.has(first) && (builtinInvert.has(lowerWord(w[1])) || builtinAuxLead.has(lowerWord(w[1])) || builtinHowMods.has(lowerWord(w[1]))))) {
 		return asQuestion(raw)
 	}
 	body = trimPhrase(raw)
@@ -326,17 +326,17 @@ func questionAbout(body string, screener bool) string {
 			}
 		}
 		if len(rest) >= 3 && rest[1] == "you" {
-			if builtinInvert[lowerWord(rest[2])] {
+			if builtinInvert.has(lowerWord(rest[2])) {
 				return asQuestion(rest[2] + " you " + strings.Join(rest[3:], " "))
 			}
 			return asQuestion("do you " + strings.Join(rest[2:], " "))
 		}
 		return asQuestion("Could you tell me " + strings.Join(rest, " "))
-	case builtinWhWords[first]:
+	case builtinWhWords.has(first):
 		return asQuestion("Could you tell me " + parseClause(body).topic2)
 	case screener:
 		about := secondPerson(body)
-		if !builtinDeterminers[firstWord(about)] {
+		if !builtinDeterminers.has(firstWord(about)) {
 			about = "your " + about
 		}
 		return asQuestion("What is " + about)

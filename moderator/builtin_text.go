@@ -3,6 +3,7 @@ package moderator
 import (
 	"hash/fnv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -22,13 +23,27 @@ const (
 	builtinMaxFileQs    = 10        // questions taken from files
 )
 
-// wordSet builds an immutable lookup table.
-func wordSet(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
+// words is an immutable lookup table built on first use: the built-in engine has
+// thirty of them, and building them all at package init cost every start and every
+// admin command a millisecond before main ran.
+type words struct {
+	list []string
+	once sync.Once
+	set  map[string]bool
+}
+
+// wordSet returns the lookup table of list.
+func wordSet(list ...string) *words { return &words{list: list} }
+
+// has reports whether w is in the table.
+func (s *words) has(w string) bool {
+	s.once.Do(func() {
+		s.set = make(map[string]bool, len(s.list))
+		for _, w := range s.list {
+			s.set[w] = true
+		}
+	})
+	return s.set[w]
 }
 
 // builtinStopWords are function words and research boilerplate: never a key term, and
@@ -110,10 +125,10 @@ var builtinWhWords = wordSet("why", "how", "what", "whether", "if", "when", "whe
 // isGroupNoun reports whether w (any case) names a group of people.
 func isGroupNoun(w string) bool {
 	w = lowerWord(w)
-	if builtinGroupNouns[w] {
+	if builtinGroupNouns.has(w) {
 		return true
 	}
-	if builtinNotPeople[w] || utf8.RuneCountInString(w) < 6 {
+	if builtinNotPeople.has(w) || utf8.RuneCountInString(w) < 6 {
 		return false
 	}
 	return strings.HasSuffix(w, "ers") || strings.HasSuffix(w, "ists") || strings.HasSuffix(w, "ians") || strings.HasSuffix(w, "ees")
@@ -299,7 +314,7 @@ func titleCase(s string) string {
 		if strings.IndexFunc(w, unicode.IsUpper) >= 0 {
 			continue
 		}
-		if i > 0 && i < len(words)-1 && builtinMinorWords[lowerWord(w)] {
+		if i > 0 && i < len(words)-1 && builtinMinorWords.has(lowerWord(w)) {
 			continue
 		}
 		parts := strings.Split(w, "-")
@@ -317,7 +332,7 @@ func contentWords(s string, min int) []string {
 	var out []string
 	for _, w := range wordsOf(s) {
 		lw := lowerWord(w)
-		if builtinStopWords[lw] || strings.ContainsRune(lw, '\'') || utf8.RuneCountInString(lw) < min {
+		if builtinStopWords.has(lw) || strings.ContainsRune(lw, '\'') || utf8.RuneCountInString(lw) < min {
 			continue
 		}
 		if r, _ := utf8.DecodeRuneInString(lw); !unicode.IsLetter(r) {

@@ -1,7 +1,6 @@
 package moderator
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -14,17 +13,17 @@ var (
 	// mannerClosingPhrase ends a topic in a short answer: "No, that's everything",
 	// "nothing else really", "I think that covers it". It must end the answer or a
 	// clause of it, so "that's all I do" and "I'm good at it" do not close anything.
-	mannerClosingPhrase = regexp.MustCompile(`\b(?:that(?:'s| is| was) (?:everything|all|it|about it)|nothing (?:else|more|further|to add)|not (?:anything|much) (?:else|more)|no(?:thing)? more to (?:add|say)|(?:that )?(?:covers|covered) it|i(?:'m| am) (?:done|good|all set)|all good|can(?:'t|not) think of anything(?: else| more)?)(?:,? (?:really|i think|for now|thanks|thank you|from me|to add|to say))*(?:[.!,;]|$)`)
+	mannerClosingPhrase = newLazyRegexp(`\b(?:that(?:'s| is| was) (?:everything|all|it|about it)|nothing (?:else|more|further|to add)|not (?:anything|much) (?:else|more)|no(?:thing)? more to (?:add|say)|(?:that )?(?:covers|covered) it|i(?:'m| am) (?:done|good|all set)|all good|can(?:'t|not) think of anything(?: else| more)?)(?:,? (?:really|i think|for now|thanks|thank you|from me|to add|to say))*(?:[.!,;]|$)`)
 	// mannerBareNo is a whole answer of plain "no" and its kin.
-	mannerBareNo = regexp.MustCompile(`^(?:no|nope|nah|none|nothing|no thanks|no thank you|not really|n/?a|not that i can think of|i don't think so|i do not think so)$`)
+	mannerBareNo = newLazyRegexp(`^(?:no|nope|nah|none|nothing|no thanks|no thank you|not really|n/?a|not that i can think of|i don't think so|i do not think so)$`)
 	// mannerWrapUp is a question that invites the participant to close: "Is there
 	// anything else you'd like to share?"
-	mannerWrapUp = regexp.MustCompile(`\banything (?:else|more|further)\b|\bother (?:thoughts|comments)\b|\banything (?:we|i) (?:haven't|have not|didn't|did not)\b|\banything to add\b`)
+	mannerWrapUp = newLazyRegexp(`\banything (?:else|more|further)\b|\bother (?:thoughts|comments)\b|\banything (?:we|i) (?:haven't|have not|didn't|did not)\b|\banything to add\b`)
 	// mannerLeading are follow-ups that suggest their answer or the interviewer's view:
 	// negative questions ("Don't you think…", "Wasn't it…"), tags ("…, right?"),
 	// exclamations of feeling ("How frustrating!") and assumed feelings ("must have
 	// been", "I'm sure").
-	mannerLeading = regexp.MustCompile(`^(?:(?:don't|doesn't|didn't|isn't|wasn't|aren't|weren't|wouldn't|won't|can't|couldn't|shouldn't|haven't|hasn't|hadn't)\b|surely\b|obviously\b|clearly\b|i bet\b|how (?:frustrating|annoying|awful|terrible|great|wonderful|amazing|lovely|stressful|exciting|difficult|hard|nice)\b|so you (?:agree|think|feel|like|liked|hated|prefer)\b|you (?:must|probably|surely)\b|(?:would|do) you agree\b)` +
+	mannerLeading = newLazyRegexp(`^(?:(?:don't|doesn't|didn't|isn't|wasn't|aren't|weren't|wouldn't|won't|can't|couldn't|shouldn't|haven't|hasn't|hadn't)\b|surely\b|obviously\b|clearly\b|i bet\b|how (?:frustrating|annoying|awful|terrible|great|wonderful|amazing|lovely|stressful|exciting|difficult|hard|nice)\b|so you (?:agree|think|feel|like|liked|hated|prefer)\b|you (?:must|probably|surely)\b|(?:would|do) you agree\b)` +
 		`|,\s*(?:right|correct|yes|surely|isn't it|wasn't it|didn't you|don't you|did you not|no)\s*\?*$` +
 		`|\b(?:wouldn't you agree|don't you think|don't you agree|isn't that right|must have (?:been|felt)|i(?:'m| am) sure (?:you|it|that)|how much did you (?:love|hate|like|enjoy)|what did you (?:love|hate|enjoy)(?: most)? about|why (?:was|is) it so (?:bad|good|great|hard|frustrating|annoying))\b`)
 )

@@ -225,7 +225,7 @@ func answeredByContext(question string, facts map[string]string) bool {
 		kept := 0
 		all := true
 		for _, w := range words {
-			if builtinStopWords[w] {
+			if builtinStopWords.has(w) {
 				continue
 			}
 			kept++
