@@ -66,6 +66,8 @@ func surfaceOf(route string) string {
 		return "rest"
 	case len(route) >= 3 && (route[:3] == "/i/" || route == "/static/{name}"):
 		return "participant"
+	case route == "/app" || len(route) >= 5 && route[:5] == "/app/":
+		return "app"
 	case len(route) >= 12 && route[:12] == "/.well-known":
 		return "oauth"
 	case route == metricsPath:

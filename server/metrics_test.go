@@ -52,7 +52,8 @@ func TestMetricsEndToEnd(t *testing.T) {
 	e.participant(st.LinkToken).open() // a second, still in progress
 	e.do("GET", "/v1/api/openapi.json", "", "")
 	e.do("GET", "/no/such/path", "", "")
-	for i := 0; i < 3; i++ { // the third is over the read limit of 2
+	e.do("GET", "/app", "", "") // signed out: a redirect to sign-in
+	for i := 0; i < 3; i++ {    // the third is over the read limit of 2
 		e.do("GET", "/v1/api/studies", "a_studies_only", "")
 	}
 	r := e.do("POST", "/v1/api/exports", "a_live", `{"study_id":"`+st.ID.String()+`"}`)
@@ -80,6 +81,7 @@ func TestMetricsEndToEnd(t *testing.T) {
 		`interviewd_rate_limit_refusals_total{surface="rest"}`:                                                                        1,
 		`interviewd_http_request_duration_seconds_count{surface="rest",method="GET",route="/v1/api/openapi.json",status="2xx"}`:       1,
 		`interviewd_http_request_duration_seconds_count{surface="other",method="GET",route="unmatched",status="4xx"}`:                 1,
+		`interviewd_http_request_duration_seconds_count{surface="app",method="GET",route="/app",status="3xx"}`:                        1,
 		`interviewd_http_request_duration_seconds_count{surface="rest",method="GET",route="/v1/api/studies",status="4xx"}`:            1,
 		`interviewd_http_request_duration_seconds_count{surface="rest",method="GET",route="/v1/api/studies",status="2xx"}`:            2,
 		`interviewd_http_request_duration_seconds_count{surface="participant",method="POST",route="/i/{token}/session",status="2xx"}`: 2,
