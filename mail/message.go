@@ -52,7 +52,7 @@ func atSite(baseURL string) string {
 	if baseURL == "" {
 		return ""
 	}
-	return " (" + strings.TrimRight(baseURL, "/") + "/app/sign-in)"
+	return " (" + strings.TrimRight(baseURL, "/") + "/app/signin)"
 }
 
 func article(role string) string {

@@ -146,6 +146,8 @@ func mustServeMail(t *testing.T, opts ...serveOption) (*testEnv, *smtptest.Serve
 	return mustServe(t, append(opts, withMail(sender))...), srv
 }
 
+var appLinkIn = regexp.MustCompile(regexp.QuoteMeta(testBaseURL) + `/app/[^\s)]*`)
+
 var emailEcho = regexp.MustCompile(`[a-z.]+@[a-z.]*example\.com`)
 
 // TestAppSignInDoesNotTell: the pages answer an unknown address exactly as a known
@@ -161,7 +163,16 @@ func TestAppSignInDoesNotTell(t *testing.T) {
 	if k, u := emailEcho.ReplaceAll(known.body, nil), emailEcho.ReplaceAll(unknown.body, nil); !bytes.Equal(k, u) {
 		t.Fatal("the code page differs between a known and an unknown address")
 	}
-	code := smtp.Next(t, "a@example.com").Code()
+	msg := smtp.Next(t, "a@example.com")
+	code := msg.Code()
+	// The page the message points at is the sign-in page.
+	link := appLinkIn.FindString(msg.Text)
+	if link == "" {
+		t.Fatalf("the code's message names no page of the app: %q", msg.Text)
+	}
+	if r := e.appDo("GET", strings.TrimPrefix(link, testBaseURL), nil, nil, false); r.status != 200 {
+		t.Fatalf("the message's link %s: %d", link, r.status)
+	}
 	// A later code for the known address proves the unknown one's request was handled
 	// before it; nothing was ever sent to the unknown address.
 	b.post("/app/signin", url.Values{"email": {"a@example.com"}})
