@@ -55,7 +55,7 @@ func (a *appPages) prepare(ctx context.Context, t *target) error {
 // transcriptMessages messages, as a participant would leave it. It returns the session
 // token and the interview's id.
 func seedAppPages(ctx context.Context, db *kv.DB, org kv.ID, email string) (session, interview string, err error) {
-	code, err := db.RequestSignInCode(ctx, email)
+	code, err := db.RequestSignInCode(ctx, email, "")
 	if err != nil {
 		return "", "", fmt.Errorf("sign-in code: %w", err)
 	}

@@ -47,10 +47,13 @@ var (
 )
 
 // RequestSignInCode makes a fresh 6-digit code for the address, valid for 10 minutes
-// and 5 wrong tries; any earlier code for it stops working. It returns EINVALID for a
-// malformed address and otherwise the same shape whether or not a user has it (see
-// SignInCode).
-func (db *DB) RequestSignInCode(ctx context.Context, email string) (SignInCode, error) {
+// and 5 wrong tries, that only browser can use: browser is an opaque value naming the
+// browser that asked (the app's pre-session token). An earlier code the same browser
+// asked for stops working; codes other browsers asked for, and their tries, are left
+// alone, so a stranger asking for or guessing at codes for an address never voids the
+// one its owner holds. It returns EINVALID for a malformed address and otherwise the
+// same shape whether or not a user has it (see SignInCode).
+func (db *DB) RequestSignInCode(ctx context.Context, email, browser string) (SignInCode, error) {
 	email, ok := NormalizeEmail(email)
 	if !ok {
 		return SignInCode{}, Invalid(errEmail)
@@ -64,7 +67,7 @@ func (db *DB) RequestSignInCode(ctx context.Context, email string) (SignInCode, 
 			rec.UserID = u.ID
 			out.Code, out.Send = code, true
 		}
-		return putJSON(tx.Bucket(bucketSignInCodes), db.peopleMAC("signin-email", email), rec)
+		return putJSON(tx.Bucket(bucketSignInCodes), db.signInKey(email, browser), rec)
 	})
 	if err != nil {
 		return SignInCode{}, err
@@ -76,6 +79,8 @@ func (db *DB) RequestSignInCode(ctx context.Context, email string) (SignInCode, 
 type SignInInput struct {
 	Email string
 	Code  string
+	// Browser is the value the code was requested with (see RequestSignInCode).
+	Browser string
 	// Previous is the session token the browser already held, if any: it is deleted
 	// in the same transaction (the session is rotated at sign-in).
 	Previous  string
@@ -107,7 +112,7 @@ func (db *DB) SignIn(ctx context.Context, in SignInInput) (SessionStart, error) 
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		out, fail = SessionStart{}, nil
 		b := tx.Bucket(bucketSignInCodes)
-		key := db.peopleMAC("signin-email", email)
+		key := db.signInKey(email, in.Browser)
 		var rec signInRecord
 		ok, err := getJSON(b, key, &rec)
 		if err != nil {
@@ -163,6 +168,11 @@ func (db *DB) SignIn(ctx context.Context, in SignInInput) (SessionStart, error) 
 		return SessionStart{}, fail
 	}
 	return out, nil
+}
+
+// signInKey is the key of the code browser asked for for email.
+func (db *DB) signInKey(email, browser string) []byte {
+	return db.peopleMAC("signin-email", email, browser)
 }
 
 // ParseSignInCode accepts what a person types for a 6-digit code (spaces or one dash

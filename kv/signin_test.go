@@ -30,7 +30,7 @@ func reason(err error) string {
 func signInAs(tb testing.TB, db *DB, email string) SessionStart {
 	tb.Helper()
 	ctx := context.Background()
-	c, err := db.RequestSignInCode(ctx, email)
+	c, err := db.RequestSignInCode(ctx, email, "")
 	if err != nil || !c.Send {
 		tb.Fatalf("request code for %s: %+v %v", email, c, err)
 	}
@@ -54,7 +54,7 @@ func TestSignInCode(t *testing.T) {
 		clk := newClock(t0)
 		db := mustOpenDB(t, clk.now)
 		mustOrg(t, db, "acme")
-		c, err := db.RequestSignInCode(ctx, "  ACME@example.com ")
+		c, err := db.RequestSignInCode(ctx, "  ACME@example.com ", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,9 +83,9 @@ func TestSignInCode(t *testing.T) {
 		clk := newClock(t0)
 		db := mustOpenDB(t, clk.now)
 		mustOrg(t, db, "acme")
-		c, _ := db.RequestSignInCode(ctx, "acme@example.com")
+		c, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 		clk.add(10*time.Minute - time.Second)
-		c2, _ := db.RequestSignInCode(ctx, "acme@example.com") // fresh code at 9:59
+		c2, _ := db.RequestSignInCode(ctx, "acme@example.com", "") // fresh code at 9:59
 		if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: c.Code}); err == nil && c.Code != c2.Code {
 			t.Fatal("the replaced code still works")
 		}
@@ -93,7 +93,7 @@ func TestSignInCode(t *testing.T) {
 		if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: c2.Code}); err != nil {
 			t.Fatalf("at 9:59: %v", err)
 		}
-		c3, _ := db.RequestSignInCode(ctx, "acme@example.com")
+		c3, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 		clk.add(10 * time.Minute)
 		if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: c3.Code}); reason(err) != "EUNAUTHORIZED invalid_code" {
 			t.Fatalf("at 10:00: %v", err)
@@ -102,7 +102,7 @@ func TestSignInCode(t *testing.T) {
 	t.Run("ErrFiveWrongTriesKillTheCode", func(t *testing.T) {
 		db := mustOpenDB(t, newClock(t0).now)
 		mustOrg(t, db, "acme")
-		c, _ := db.RequestSignInCode(ctx, "acme@example.com")
+		c, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 		for i := 1; i <= SignInCodeAttempts; i++ {
 			_, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: wrongCode(c.Code)})
 			want := "EUNAUTHORIZED invalid_code"
@@ -116,7 +116,7 @@ func TestSignInCode(t *testing.T) {
 		if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: c.Code}); reason(err) != "EUNAUTHORIZED code_exhausted" {
 			t.Fatalf("right code after 5 wrong: %v", err)
 		}
-		c2, _ := db.RequestSignInCode(ctx, "acme@example.com")
+		c2, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 		if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: c2.Code}); err != nil {
 			t.Fatalf("a new code: %v", err)
 		}
@@ -124,7 +124,7 @@ func TestSignInCode(t *testing.T) {
 	t.Run("OK_FourWrongThenRight", func(t *testing.T) {
 		db := mustOpenDB(t, newClock(t0).now)
 		mustOrg(t, db, "acme")
-		c, _ := db.RequestSignInCode(ctx, "acme@example.com")
+		c, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 		for i := 1; i < SignInCodeAttempts; i++ {
 			if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: wrongCode(c.Code)}); reason(err) != "EUNAUTHORIZED invalid_code" {
 				t.Fatalf("try %d: %v", i, err)
@@ -137,7 +137,7 @@ func TestSignInCode(t *testing.T) {
 	t.Run("OK_UnknownEmailLooksTheSame", func(t *testing.T) {
 		db := mustOpenDB(t, newClock(t0).now)
 		mustOrg(t, db, "acme")
-		c, err := db.RequestSignInCode(ctx, "nobody@example.com")
+		c, err := db.RequestSignInCode(ctx, "nobody@example.com", "")
 		if err != nil || c.Send || c.Code != "" || c.Email != "nobody@example.com" || !c.ExpiresAt.Equal(t0.Add(SignInCodeTTL)) {
 			t.Fatalf("unknown: %+v %v", c, err)
 		}
@@ -154,17 +154,17 @@ func TestSignInCode(t *testing.T) {
 		if _, err := db.SignIn(ctx, SignInInput{Email: "never-asked@example.com", Code: "123456"}); reason(err) != "EUNAUTHORIZED invalid_code" {
 			t.Fatalf("never requested: %v", err)
 		}
-		if _, err := db.RequestSignInCode(ctx, "not an email"); reason(err) != "EINVALID validation_error" {
+		if _, err := db.RequestSignInCode(ctx, "not an email", ""); reason(err) != "EINVALID validation_error" {
 			t.Fatalf("malformed: %v", err)
 		}
 	})
 	t.Run("OK_StoresOnlyAKeyedHash", func(t *testing.T) {
 		db := mustOpenDB(t, newClock(t0).now)
 		mustOrg(t, db, "acme")
-		c, _ := db.RequestSignInCode(ctx, "acme@example.com")
+		c, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 		var rec signInRecord
 		_ = db.view(ctx, func(tx *bolt.Tx) error {
-			_, err := getJSON(tx.Bucket(bucketSignInCodes), db.peopleMAC("signin-email", "acme@example.com"), &rec)
+			_, err := getJSON(tx.Bucket(bucketSignInCodes), db.signInKey("acme@example.com", ""), &rec)
 			return err
 		})
 		if len(rec.Hash) != 32 || string(rec.Hash) != string(db.peopleMAC("signin", "acme@example.com", c.Code)) {
@@ -179,7 +179,7 @@ func TestSignInCode(t *testing.T) {
 		db := mustOpenDB(t, newClock(t0).now)
 		mustOrg(t, db, "acme")
 		first := signInAs(t, db, "acme@example.com")
-		c, _ := db.RequestSignInCode(ctx, "acme@example.com")
+		c, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 		second, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: c.Code, Previous: first.Token})
 		if err != nil {
 			t.Fatal(err)
@@ -189,6 +189,29 @@ func TestSignInCode(t *testing.T) {
 		}
 		if second.Token == first.Token || second.Session.ID == first.Session.ID || second.Session.CSRF == first.Session.CSRF {
 			t.Fatal("not a new session")
+		}
+	})
+	t.Run("OK_CodeBelongsToItsBrowser", func(t *testing.T) {
+		db := mustOpenDB(t, newClock(t0).now)
+		mustOrg(t, db, "acme")
+		mine, _ := db.RequestSignInCode(ctx, "acme@example.com", "mine")
+		// A stranger's request and wrong tries, until its code is spent.
+		theirs, _ := db.RequestSignInCode(ctx, "acme@example.com", "theirs")
+		for range SignInCodeAttempts {
+			if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: wrongCode(theirs.Code), Browser: "theirs"}); err == nil {
+				t.Fatal("a wrong code signed in")
+			}
+		}
+		if mine.Code != theirs.Code { // one in a million they match; then this proves nothing more
+			if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: mine.Code, Browser: "theirs"}); reason(err) != "EUNAUTHORIZED code_exhausted" {
+				t.Fatalf("my code from their browser: %v", err)
+			}
+		}
+		if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: mine.Code, Browser: "elsewhere"}); reason(err) != "EUNAUTHORIZED invalid_code" {
+			t.Fatalf("my code from a browser that asked for none: %v", err)
+		}
+		if _, err := db.SignIn(ctx, SignInInput{Email: "acme@example.com", Code: mine.Code, Browser: "mine"}); err != nil {
+			t.Fatalf("my code after a stranger's tries: %v", err)
 		}
 	})
 }
@@ -262,7 +285,7 @@ func TestSweepSignInCodes(t *testing.T) {
 	db := mustOpenDB(t, clk.now)
 	mustOrg(t, db, "acme")
 	for _, e := range []string{"nobody@example.com", "acme@example.com"} {
-		if _, err := db.RequestSignInCode(ctx, e); err != nil {
+		if _, err := db.RequestSignInCode(ctx, e, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -270,7 +293,7 @@ func TestSweepSignInCodes(t *testing.T) {
 		t.Fatalf("swept live codes: %+v %v", n, err)
 	}
 	clk.add(SignInCodeTTL)
-	fresh, _ := db.RequestSignInCode(ctx, "acme@example.com")
+	fresh, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 	if n, err := db.SweepPeople(ctx); err != nil || n.SignInCodes != 1 {
 		t.Fatalf("sweep %+v %v", n, err)
 	}
@@ -285,7 +308,7 @@ func TestSignInGuessesRace(t *testing.T) {
 	ctx := context.Background()
 	db := mustOpenDB(t, newClock(t0).now)
 	mustOrg(t, db, "acme")
-	c, _ := db.RequestSignInCode(ctx, "acme@example.com")
+	c, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 	const guesses = 40
 	results := make(chan string, guesses)
 	var wg sync.WaitGroup

@@ -27,7 +27,7 @@ type appUser struct {
 func (e *testEnv) mustAppSession(email string, org kv.ID, env kv.Environment) appUser {
 	e.t.Helper()
 	ctx := context.Background()
-	code, err := e.db.RequestSignInCode(ctx, email)
+	code, err := e.db.RequestSignInCode(ctx, email, "")
 	if err != nil || !code.Send {
 		e.t.Fatalf("sign-in code for %s: send=%v %v", email, code.Send, err)
 	}

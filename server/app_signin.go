@@ -12,14 +12,22 @@ import (
 
 // Sign-in: an emailed six-digit code, no passwords. The pages answer the same whether
 // or not the address has an account; mail goes out off the request path, so neither
-// the page nor its timing says which. Both steps are rate limited per address and per
-// client address.
+// the page nor its timing says which.
+//
+// A code belongs to the browser that asked for it (its pre-session token): someone else
+// asking for a code for your address, or typing wrong codes for it, neither replaces nor
+// spends yours. The limits follow the same line: code requests and code attempts are
+// counted per address and client address together, so a stranger cannot use up yours;
+// only the mail sent to one address has a cap of its own (a stranger can delay a new
+// code, never void the one you hold).
 
-// Sign-in limits: per email address and per client address, in any rolling window.
+// Sign-in limits, in any rolling signInWindow.
 const (
-	signInPerEmail = 10
-	signInPerAddr  = 30
-	signInWindow   = 10 * time.Minute
+	signInRequestsPerClient = 5  // code requests for one email address from one client address
+	signInAttemptsPerClient = 10 // codes typed for one email address from one client address
+	signInPerAddr           = 30 // code requests, and separately code attempts, from one client address
+	signInMailPerEmail      = 20 // codes mailed to one email address, whoever asked
+	signInWindow            = 10 * time.Minute
 )
 
 func (s *Server) appSignInRoutes() []appRoute {
@@ -51,10 +59,18 @@ func (s *Server) handleAppSignInPage(r *request) error {
 	return nil
 }
 
-// admitSignIn applies the sign-in limits for email from the request's client address;
-// a refusal is a 429 page with Retry-After.
-func (s *Server) admitSignIn(r *request, email string) error {
-	d := s.app.signIn.admit(s.now(), "email:"+email, "addr:"+s.clientIP(r.c).String(), false)
+// admitSignIn applies the sign-in limits to a code request (request true) or a code
+// attempt for email from the request's client address; a refusal is a 429 page with
+// Retry-After. A refused request or attempt is not counted.
+func (s *Server) admitSignIn(r *request, email string, request bool) error {
+	now, addr := s.now(), s.clientIP(r.c).String()
+	d := s.app.signInMail.peekIP(now, email)
+	if !request || d.OK {
+		d = s.app.signIn.admit(now, email+" "+addr, addr, request)
+	}
+	if d.OK && request {
+		d = s.app.signInMail.admitIP(now, email)
+	}
 	if d.OK {
 		return nil
 	}
@@ -70,10 +86,10 @@ func (s *Server) handleAppSignInRequest(r *request) error {
 		r.out = &appPage{name: "app_signin", status: 422, title: "Sign in", bare: true, data: page}
 		return nil
 	}
-	if err := s.admitSignIn(r, email); err != nil {
+	if err := s.admitSignIn(r, email, true); err != nil {
 		return err
 	}
-	code, err := s.db.RequestSignInCode(r.ctx, email)
+	code, err := s.db.RequestSignInCode(r.ctx, email, r.app().browser())
 	if err != nil {
 		return err
 	}
@@ -92,11 +108,11 @@ func (s *Server) handleAppSignInCode(r *request) error {
 		r.out = appRedirect{to: "/app/signin"}
 		return nil
 	}
-	if err := s.admitSignIn(r, email); err != nil {
+	if err := s.admitSignIn(r, email, false); err != nil {
 		return err
 	}
 	a := r.app()
-	start, err := s.db.SignIn(r.ctx, kv.SignInInput{Email: email, Code: r.formValue("code"),
+	start, err := s.db.SignIn(r.ctx, kv.SignInInput{Email: email, Code: r.formValue("code"), Browser: a.browser(),
 		Previous: a.token, UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()})
 	if kv.ErrorCode(err) == kv.EUNAUTHORIZED {
 		// The same words for a wrong code and an unknown address.

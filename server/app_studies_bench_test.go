@@ -15,7 +15,7 @@ import (
 func benchAppSession(b *testing.B, db *kv.DB, org kv.ID) string {
 	b.Helper()
 	ctx := context.Background()
-	code, err := db.RequestSignInCode(ctx, "b@example.com")
+	code, err := db.RequestSignInCode(ctx, "b@example.com", "")
 	if err != nil {
 		b.Fatal(err)
 	}

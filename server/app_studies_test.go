@@ -36,7 +36,7 @@ func (e *testEnv) mustAppClient(t *testing.T, email string, org kv.ID, env kv.En
 			t.Fatal(err)
 		}
 	}
-	code, err := e.db.RequestSignInCode(ctx, email)
+	code, err := e.db.RequestSignInCode(ctx, email, "")
 	if err != nil || !code.Send {
 		t.Fatalf("sign-in code for %s: %+v %v", email, code, err)
 	}

@@ -83,11 +83,12 @@ func (s *Server) appRouteSets() [][]appRoute {
 // table and /app's start), the sign-in limits and the mail sender.
 type appSide struct {
 	routes []appRoute
-	// signIn limits sign-in and code attempts per email address (its "read" window)
-	// and per client address (its "org_read" window), both checked before either is
-	// counted, so a refused attempt uses up nothing.
-	signIn *rateLimiter
-	mail   mail.Sender
+	// signIn limits code requests (its write classes) and code attempts (its read
+	// classes) per email address and client address together, and per client address;
+	// signInMail caps the codes mailed to one address (its per-IP class, keyed by the
+	// email address). See app_signin.go.
+	signIn, signInMail *rateLimiter
+	mail               mail.Sender
 	// notFound and notAllowed answer unknown /app paths and wrong methods with the
 	// app's own HTML page instead of the API's JSON (see handleNotFound).
 	notFound, notAllowed fasthttp.RequestHandler
@@ -198,8 +199,10 @@ func (s *Server) appSurfaceOf() *surface {
 // routeApp mounts the app: GET / and every route of appRouteSets under /app.
 func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimits) {
 	s.app = &appSide{
-		mail:   sender,
-		signIn: newRateLimiter(RateLimits{Off: limits.Off, Read: signInPerEmail, OrgRead: signInPerAddr, Window: signInWindow}),
+		mail: sender,
+		signIn: newRateLimiter(RateLimits{Off: limits.Off, Window: signInWindow,
+			Write: signInRequestsPerClient, OrgWrite: signInPerAddr, Read: signInAttemptsPerClient, OrgRead: signInPerAddr}),
+		signInMail: newRateLimiter(RateLimits{Off: limits.Off, Window: signInWindow, IP: signInMailPerEmail}),
 	}
 	sf := s.appSurfaceOf()
 	public := s.appRequire(appRoute{Access: accessPublic})
@@ -332,6 +335,15 @@ func (a *appSession) checkCSRF(presented string) bool {
 	}
 	return a.pre != "" && len(presented) == len(a.pre) &&
 		subtle.ConstantTimeCompare([]byte(a.pre), []byte(presented)) == 1
+}
+
+// browser names the browser a sign-in code belongs to: its pre-session token, or its
+// session when one is signed in (a session whose two-step is due signs in again).
+func (a *appSession) browser() string {
+	if a.pre != "" {
+		return a.pre
+	}
+	return a.token
 }
 
 // csrf returns the token forms must carry.

@@ -21,7 +21,7 @@ func BenchmarkAppSettingsPage(b *testing.B) {
 			if err != nil || len(orgs) != 1 {
 				b.Fatal(orgs, err)
 			}
-			code, err := srv.db.RequestSignInCode(ctx, "b@example.com")
+			code, err := srv.db.RequestSignInCode(ctx, "b@example.com", "")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
 	"github.com/pquerna/otp/totp"
 	"github.com/rs/zerolog"
 
@@ -52,6 +54,9 @@ func (b *appBrowserless) post(path string, form url.Values) response {
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.AddCookie(&http.Cookie{Name: appPreCookie, Value: b.pre})
+	if b.ip != "" {
+		req.Header.Set("X-Forwarded-For", b.ip)
+	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -201,41 +206,117 @@ func TestAppSignInDoesNotTell(t *testing.T) {
 	}
 }
 
-// TestAppSignInRateLimit: sign-in attempts are limited per email address and per
-// client address, with Retry-After; a refused attempt sends no mail.
+// TestAppSignInRateLimit: code requests and code attempts are limited per email and
+// client address together and per client address, with Retry-After; a refused request
+// sends no mail; each 429 is counted under the app surface and the server lives on.
 func TestAppSignInRateLimit(t *testing.T) {
-	e, smtp := mustServeMail(t, withRateLimits(DefaultRateLimits()))
+	set := metrics.NewSet()
+	e, smtp := mustServeMail(t, withRateLimits(DefaultRateLimits()), withMetrics(set, false))
 	b := newSignedOut(e)
-	for i := range signInPerEmail {
+	for i := range signInRequestsPerClient {
 		if r := b.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 200 {
-			t.Fatalf("attempt %d: %d", i+1, r.status)
+			t.Fatalf("request %d: %d", i+1, r.status)
 		}
 	}
-	for range signInPerEmail {
+	for range signInRequestsPerClient {
 		smtp.Next(t, "a@example.com")
 	}
 	r := b.post("/app/signin", url.Values{"email": {"a@example.com"}})
 	if r.status != 429 || r.header.Get("Retry-After") == "" || !bytes.Contains(r.body, []byte("Too many sign-in attempts")) {
-		t.Fatalf("attempt %d for one address: %d Retry-After %q", signInPerEmail+1, r.status, r.header.Get("Retry-After"))
+		t.Fatalf("request %d for one address: %d Retry-After %q", signInRequestsPerClient+1, r.status, r.header.Get("Retry-After"))
 	}
-	// Codes for that address are limited too.
-	if r := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {"123456"}}); r.status != 429 {
-		t.Fatalf("code attempt over the address limit: %d", r.status)
+	// Code attempts have their own allowance.
+	for i := range signInAttemptsPerClient {
+		if r := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {"000000"}}); r.status != 401 {
+			t.Fatalf("code attempt %d: %d", i+1, r.status)
+		}
+	}
+	if r := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {"000000"}}); r.status != 429 {
+		t.Fatalf("code attempt %d: %d, want 429", signInAttemptsPerClient+1, r.status)
 	}
 	// Other addresses from the same client, up to the client's own limit.
-	n := signInPerEmail // attempts this client has made (refused ones count for nothing)
+	n := signInRequestsPerClient // requests this client has made (refused ones count for nothing)
 	for i := 0; n < signInPerAddr; i++ {
 		email := "someone" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "@example.com"
 		if r := b.post("/app/signin", url.Values{"email": {email}}); r.status != 200 {
-			t.Fatalf("client attempt %d: %d", n+1, r.status)
+			t.Fatalf("client request %d: %d", n+1, r.status)
 		}
 		n++
 	}
 	if r := b.post("/app/signin", url.Values{"email": {"fresh@example.com"}}); r.status != 429 {
-		t.Fatalf("client attempt %d: %d, want 429", n+1, r.status)
+		t.Fatalf("client request %d: %d, want 429", n+1, r.status)
 	}
-	if got := len(smtp.Messages()); got != signInPerEmail {
-		t.Fatalf("%d messages sent, want %d (refused attempts send nothing)", got, signInPerEmail)
+	if got := len(smtp.Messages()); got != signInRequestsPerClient {
+		t.Fatalf("%d messages sent, want %d (refused requests send nothing)", got, signInRequestsPerClient)
+	}
+	// Every refusal above is counted under the app surface, and the server still answers.
+	if got := e.scrape()[`interviewd_rate_limit_refusals_total{surface="app"}`]; got != 3 {
+		t.Fatalf("app refusals counted %v, want 3", got)
+	}
+}
+
+// TestAppSignInStrangerCannotVoidCode: someone elsewhere asking for codes for your
+// address and typing wrong ones until they are refused neither replaces nor spends the
+// code you hold, and uses up none of your allowance; the mail one address receives has
+// its own cap.
+func TestAppSignInStrangerCannotVoidCode(t *testing.T) {
+	e, smtp := mustServeMail(t, withRateLimits(DefaultRateLimits()), withTrustedProxies("127.0.0.0/8"))
+	owner := newSignedOut(e)
+	owner.ip = "192.0.2.10"
+	if r := owner.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 200 {
+		t.Fatalf("owner's request: %d", r.status)
+	}
+	code := smtp.Next(t, "a@example.com").Code()
+	stranger := newSignedOut(e)
+	stranger.ip = "198.51.100.7"
+	for i := 0; ; i++ {
+		r := stranger.post("/app/signin", url.Values{"email": {"a@example.com"}})
+		if r.status == 429 {
+			break
+		}
+		if r.status != 200 || i > signInRequestsPerClient {
+			t.Fatalf("stranger's request %d: %d", i+1, r.status)
+		}
+		smtp.Next(t, "a@example.com")
+	}
+	for i := 0; ; i++ {
+		r := stranger.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {code[:5] + string('0'+(code[5]-'0'+1)%10)}})
+		if r.status == 429 {
+			break
+		}
+		if r.status != 401 || i > signInAttemptsPerClient {
+			t.Fatalf("stranger's attempt %d: %d", i+1, r.status)
+		}
+	}
+	// Even the right code fails from the stranger's browser: it was not theirs.
+	if r := stranger.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {code}}); r.status != 429 {
+		t.Fatalf("the stranger's browser, over its limit: %d", r.status)
+	}
+	other := newSignedOut(e)
+	other.ip = "203.0.113.5"
+	if r := other.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {code}}); r.status != 401 {
+		t.Fatalf("the owner's code from another browser: %d, want 401", r.status)
+	}
+	if r := owner.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {code}}); r.status != 303 {
+		t.Fatalf("the owner's code after a stranger's tries: %d, want 303", r.status)
+	}
+	// The mail cap: from enough client addresses, one address gets at most
+	// signInMailPerEmail codes in a window.
+	sent := len(smtp.Messages())
+	for i := 0; sent < signInMailPerEmail; i++ {
+		c := newSignedOut(e)
+		c.ip = "203.0.113." + strconv.Itoa(10+i)
+		for j := 0; j < signInRequestsPerClient && sent < signInMailPerEmail; j++ {
+			if r := c.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 200 {
+				t.Fatalf("request with %d sent: %d", sent, r.status)
+			}
+			sent++
+		}
+	}
+	c := newSignedOut(e)
+	c.ip = "203.0.113.200"
+	if r := c.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 429 {
+		t.Fatalf("code %d for one address: %d, want 429", signInMailPerEmail+1, r.status)
 	}
 }
 
@@ -467,7 +548,7 @@ func TestAppEmailFallback(t *testing.T) {
 func (e *testEnv) mustAppSessionDue(email string) appUser {
 	e.t.Helper()
 	ctx := context.Background()
-	code, err := e.db.RequestSignInCode(ctx, email)
+	code, err := e.db.RequestSignInCode(ctx, email, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}

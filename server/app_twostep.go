@@ -55,16 +55,17 @@ func (s *Server) handleAppTwoStepPage(r *request) error {
 	return nil
 }
 
-// admitTwoStep applies the code-endpoint limits for the session's user.
-func (s *Server) admitTwoStep(r *request) error {
-	return s.admitSignIn(r, r.app().auth.User.Email)
+// admitTwoStep applies the sign-in limits for the session's user to a code request
+// (an emailed code) or a code attempt.
+func (s *Server) admitTwoStep(r *request, request bool) error {
+	return s.admitSignIn(r, r.app().auth.User.Email, request)
 }
 
 func (s *Server) handleAppTwoStep(r *request) error {
 	a := r.app()
 	next := safeNext(r.formValue("next"))
 	method := r.formValue("method")
-	if err := s.admitTwoStep(r); err != nil {
+	if err := s.admitTwoStep(r, false); err != nil {
 		return err
 	}
 	passed, err := s.db.PassTwoStep(r.ctx, kv.PassTwoStepInput{Token: a.token, Method: kv.TwoStepMethod(method),
@@ -103,7 +104,7 @@ func (s *Server) handleAppTwoStep(r *request) error {
 func (s *Server) handleAppTwoStepEmail(r *request) error {
 	a := r.app()
 	next := safeNext(r.formValue("next"))
-	if err := s.admitTwoStep(r); err != nil {
+	if err := s.admitTwoStep(r, true); err != nil {
 		return err
 	}
 	code, err := s.db.RequestTwoStepEmailCode(r.ctx, a.token)

@@ -44,7 +44,7 @@ type httpMetrics struct {
 func newHTTPMetrics(set *metrics.Set) *httpMetrics {
 	m := &httpMetrics{set: set, series: map[httpSeries]*metrics.PrometheusHistogram{}, refusals: map[string]*metrics.Counter{},
 		started: map[string]*metrics.Counter{}, completed: map[kv.Environment]*metrics.Counter{}}
-	for _, s := range []string{"rest", "mcp", "participant", "oauth", "metrics", "other"} {
+	for _, s := range metricSurfaces {
 		m.refusals[s] = set.NewCounter(`interviewd_rate_limit_refusals_total{surface="` + s + `"}`)
 	}
 	for _, env := range []kv.Environment{kv.EnvTest, kv.EnvLive} {
@@ -57,7 +57,10 @@ func newHTTPMetrics(set *metrics.Set) *httpMetrics {
 	return m
 }
 
-// surfaceOf names the API surface a route belongs to.
+// metricSurfaces is every name surfaceOf returns; each has its refusal counter.
+var metricSurfaces = [...]string{"rest", "mcp", "participant", "app", "oauth", "metrics", "other"}
+
+// surfaceOf names the API surface a route belongs to: one of metricSurfaces.
 func surfaceOf(route string) string {
 	switch {
 	case route == resourceMCP:
@@ -103,8 +106,8 @@ func (m *httpMetrics) observe(c *fasthttp.RequestCtx, route string, seconds floa
 		m.mu.Unlock()
 	}
 	h.Update(seconds)
-	if status == fasthttp.StatusTooManyRequests {
-		m.refusals[k.surface].Inc()
+	if c := m.refusals[k.surface]; c != nil && status == fasthttp.StatusTooManyRequests {
+		c.Inc()
 	}
 }
 

@@ -55,14 +55,26 @@ func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler
 		c.Response.Header.SetBytesV("X-Request-Id", info.id)
 		s.secureTransport(c)
 		s.recovering(c, route)
-		s.metrics.observe(c, info.route, time.Since(start).Seconds())
-		if s.accessLog {
-			s.logRequest(c, info, time.Since(start))
-		}
+		s.account(c, info, start)
 		c.RemoveUserValue(infoKey{})
 		info.req = request{}
 		info.ctx = nil
 		infoPool.Put(info)
+	}
+}
+
+// account records a finished request in the metrics and the access log. A panic here
+// must not take the process down with it (fasthttp recovers nothing): it is logged and
+// the answer already written stands.
+func (s *Server) account(c *fasthttp.RequestCtx, info *reqInfo, start time.Time) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error().Bytes("request_id", info.id).Interface("panic", r).Msg("request accounting panicked")
+		}
+	}()
+	s.metrics.observe(c, info.route, time.Since(start).Seconds())
+	if s.accessLog {
+		s.logRequest(c, info, time.Since(start))
 	}
 }
 

@@ -339,6 +339,15 @@ func (r *rateLimiter) decide(now time.Time, cred, org string, write, record bool
 // admitIP decides one request from client address ip to an unauthenticated endpoint at
 // now, against the per-IP limit; like admit, a refused request records nothing.
 func (r *rateLimiter) admitIP(now time.Time, ip string) rateDecision {
+	return r.decideIP(now, ip, true)
+}
+
+// peekIP is admitIP without recording anything.
+func (r *rateLimiter) peekIP(now time.Time, ip string) rateDecision {
+	return r.decideIP(now, ip, false)
+}
+
+func (r *rateLimiter) decideIP(now time.Time, ip string, record bool) rateDecision {
 	if r.off {
 		return rateDecision{OK: true}
 	}
@@ -348,7 +357,7 @@ func (r *rateLimiter) admitIP(now time.Time, ip string) rateDecision {
 	l := sh.logOf(rateKey{classIP, ip})
 	wait := l.wait(t, r.limit[classIP], r.window)
 	ok := wait == 0
-	if ok {
+	if ok && record {
 		l.record(t, r.limit[classIP])
 	}
 	var d rateDecision
