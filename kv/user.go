@@ -28,6 +28,9 @@ type User struct {
 	// EmailFallback lets a user with TOTP pass two-step with a code sent by email
 	// instead (on by default; a user may turn it off).
 	EmailFallback bool `json:"email_fallback"`
+	// Phone is the verified E.164 number two-step codes may be sent to by text message;
+	// empty when none. It is set only once a code sent to it was read back.
+	Phone string `json:"phone,omitempty"`
 }
 
 // NeedsTwoStep reports whether a session of user must pass a two-step check: when

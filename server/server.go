@@ -33,6 +33,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/sms"
 )
 
 // Config is what a Server needs. Zero values have working defaults except DB.
@@ -64,6 +65,8 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Mail sends the web app's messages (sign-in codes, invitations); nil logs them.
 	Mail mail.Sender
+	// SMS sends two-step codes by text message; nil: text messages are not offered.
+	SMS sms.Sender
 }
 
 // Server is the HTTP side of interviewd.
