@@ -21,7 +21,7 @@ func (b appTab) allowClipboard() {
 		b.do("allow "+name, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, browser.SetPermission, browser.SetPermissionParams{
 				Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted,
-				Origin: b.e.url})
+				Origin: b.e.url, BrowserContextID: chromedp.FromContext(ctx).BrowserContextID})
 			return err
 		}))
 	}

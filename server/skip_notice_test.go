@@ -31,6 +31,7 @@ func skipMissing(t *testing.T, why string) {
 // reads a plain `go test ./...` "ok" as a browser suite that passed.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	stopChromium()
 	skipped.Lock()
 	why := skipped.why
 	skipped.Unlock()
