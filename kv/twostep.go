@@ -209,8 +209,8 @@ type TwoStepEmailCode struct {
 
 // RequestTwoStepEmailCode makes a 6-digit two-step code for the session, valid 10
 // minutes, replacing any earlier one. It is the fallback for users with an
-// authenticator (unless they turned it off) and the method for users without one whose
-// organisation requires two-step. EUNAUTHORIZED for a bad token; EFORBIDDEN
+// authenticator or a phone (unless they turned it off) and the method for users without
+// either whose organisation requires two-step. EUNAUTHORIZED for a bad token; EFORBIDDEN
 // email_fallback_off; ECONFLICT two_step_passed when there is nothing to check.
 func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoStepEmailCode, error) {
 	if !ParseSessionToken(token) {
@@ -232,7 +232,7 @@ func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoSte
 		if err != nil {
 			return errSession
 		}
-		if u.TOTPEnabled && !u.EmailFallback {
+		if u.twoStepOn() && !u.EmailFallback {
 			return errEmailFallback
 		}
 		exp := now.Add(SignInCodeTTL)
