@@ -267,3 +267,40 @@ func TestValidNumber(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNew: whatever the URL, New either refuses it or yields an endpoint that carries
+// no credentials or query, over https or to this machine, and a String without the
+// token.
+func FuzzNew(f *testing.F) {
+	for _, s := range []string{
+		"https://AC1:tok@api.twilio.com/2010-04-01/Accounts/AC1/Messages.json?From=%2B15005550006",
+		"http://AC1:tok@127.0.0.1:1/x?MessagingServiceSid=MG1", "http://a:b@evil.example/x?From=1",
+		"https://a:b@h/x?From=1&From=2", "https://:b@h/x?From=1", "//a:b@h/x?From=1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		s, err := New(raw)
+		if err != nil || s == nil {
+			return
+		}
+		tw := s.(*twilio)
+		u, perr := url.Parse(tw.endpoint)
+		if perr != nil || u.User != nil || u.RawQuery != "" || tw.token == "" || tw.account == "" {
+			t.Fatalf("New(%q): endpoint %q", raw, tw.endpoint)
+		}
+		if u.Scheme != "https" && !(u.Scheme == "http" && loopback(u.Hostname())) {
+			t.Fatalf("New(%q): plain http to %q", raw, u.Host)
+		}
+		if (tw.from == "") == (tw.service == "") {
+			t.Fatalf("New(%q): sender from=%q service=%q", raw, tw.from, tw.service)
+		}
+		shown, perr := url.Parse(tw.String())
+		if perr != nil || shown.User == nil {
+			t.Fatalf("New(%q): String %q", raw, tw.String())
+		}
+		if p, _ := shown.User.Password(); p != "xxxxx" {
+			t.Fatalf("New(%q): String %q shows the token", raw, tw.String())
+		}
+	})
+}
