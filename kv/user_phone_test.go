@@ -363,3 +363,29 @@ func TestSetUserPhone(t *testing.T) {
 		t.Fatalf("clear: %+v %v", u, err)
 	}
 }
+
+// TestPhoneEmailFallback: a person whose two-step is a phone may refuse codes by email,
+// as a person with an authenticator may; the setting needs a session that passed.
+func TestPhoneEmailFallback(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpenDB(t, newClock(t0).now)
+	mustOrg(t, db, "acme")
+	first := signInAs(t, db, "acme@example.com")
+	mustPhone(t, db, first.Token, "+447700900123")
+	s := signInAs(t, db, "acme@example.com")
+	if _, err := db.RequestTwoStepEmailCode(ctx, s.Token); err != nil {
+		t.Fatalf("an email code with the fallback on: %v", err)
+	}
+	if _, err := db.SetEmailFallback(ctx, s.Token, false); reason(err) != "EFORBIDDEN two_step_required" {
+		t.Fatalf("turning the fallback off before two-step: %v", err)
+	}
+	if _, err := db.SetEmailFallback(ctx, first.Token, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RequestTwoStepEmailCode(ctx, s.Token); reason(err) != "EFORBIDDEN email_fallback_off" {
+		t.Fatalf("an email code with the fallback off: %v", err)
+	}
+	if _, err := db.RequestTwoStepSMSCode(ctx, s.Token); err != nil {
+		t.Fatalf("a texted code with the fallback off: %v", err)
+	}
+}

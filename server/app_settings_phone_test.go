@@ -73,7 +73,8 @@ func TestAppPhoneEnrolAndTwoStep(t *testing.T) {
 		t.Fatalf("confirm: %d %q", r.status, r.header.Get("Location"))
 	}
 	r = e.appDo("GET", "/app/settings/security?done=phone_added", &owner, nil, false)
-	mustContain(t, "after confirming", r, 200, "Text messages are on", `id="phone-number">&#43;447700900123<`, `action="/app/settings/security/phone/remove"`)
+	mustContain(t, "after confirming", r, 200, "Text messages are on", `id="phone-number">&#43;447700900123<`, `action="/app/settings/security/phone/remove"`,
+		`action="/app/settings/security/email-fallback"`, "have my phone")
 	// The confirming session stays usable: it has just proved the phone.
 	if r := e.appDo("GET", "/app/settings/developer", &owner, nil, false); r.status != 200 {
 		t.Fatalf("the confirming session afterwards: %d", r.status)
