@@ -21,6 +21,7 @@ import (
 	"interviewd/moderator"
 	"interviewd/plugins"
 	"interviewd/server"
+	"interviewd/sms"
 )
 
 // shutdownGrace bounds how long in-flight requests may finish after a stop signal.
@@ -38,6 +39,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	modelKey := fs.str("model-key", "", "API key for --model-url")
 	modelName := fs.str("model", "", "model name for --model-url")
 	smtpURL := fs.str("smtp-url", "", "mail server for sign-in codes and invitations: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://...:465; empty logs them and keeps them in `interviewd mail outbox`")
+	smsURL := fs.str("sms-url", "", "SMS provider for two-step codes by text message, a Twilio Messages endpoint: https://SID:TOKEN@api.twilio.com/2010-04-01/Accounts/SID/Messages.json?From=%2B15005550006 (or ?MessagingServiceSid=MG...); empty: text messages are not offered")
 	mailFrom := fs.str("mail-from", "", "sender address of that mail (default interviewd@<host of --base-url>)")
 	proxiesFlag := fs.str("trusted-proxies", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
 	ops := addOpsFlags(fs)
@@ -68,6 +70,10 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		if _, _, _, _, _, err := mail.ParseURL(*smtpURL); err != nil {
 			return fmt.Errorf("--smtp-url: %w", err)
 		}
+	}
+	texts, err := sms.New(*smsURL)
+	if err != nil {
+		return fmt.Errorf("--sms-url: %w", err)
 	}
 	engine, err := newModerator(*modelURL, *modelKey, *modelName)
 	if err != nil {
@@ -120,7 +126,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		_ = runner.Close(context.Background())
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
-	srv := server.New(ops.serverConfig(server.Config{Mail: sender, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies,
+	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies,
 		LoopbackListener: loopbackListener(ln.Addr())}))
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
@@ -151,6 +157,11 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		ev = ev.Str("mail", redactedURL(*smtpURL))
 	} else {
 		ev = ev.Str("mail", "outbox (no --smtp-url: codes are logged and kept for `interviewd mail outbox`)")
+	}
+	if texts != nil {
+		ev = ev.Str("sms", redactedURL(*smsURL))
+	} else {
+		ev = ev.Str("sms", "off (no --sms-url: two-step codes are not offered by text message)")
 	}
 	ev.Str("admin_socket", socket).Msg("listening")
 	if empty, err := db.Empty(ctx); err == nil && empty {

@@ -55,6 +55,10 @@ type sessionRecord struct {
 	TwoStepFailures  int        `json:"two_step_failures,omitempty"`
 	EmailCodeHash    []byte     `json:"email_code_hash,omitempty"`
 	EmailCodeExpires *time.Time `json:"email_code_expires,omitempty"`
+	// SMSCode is the two-step code last texted, PhoneEnrolment the code texted to a
+	// number being added (user_phone.go).
+	SMSCode        *phoneCode `json:"sms_code,omitempty"`
+	PhoneEnrolment *phoneCode `json:"phone_enrolment,omitempty"`
 }
 
 // SessionAuth is a session resolved for a request.

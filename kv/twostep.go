@@ -40,6 +40,7 @@ const (
 	MethodTOTP     TwoStepMethod = "totp"
 	MethodRecovery TwoStepMethod = "recovery"
 	MethodEmail    TwoStepMethod = "email"
+	MethodSMS      TwoStepMethod = "sms" // a code texted to User.Phone (user_phone.go)
 )
 
 // twoStepRecord holds a user's two-step secrets; it never leaves kv.
@@ -66,7 +67,7 @@ var (
 	errNoTOTP        = Errorf(ECONFLICT, "totp_not_enabled", "Two-step with an authenticator app is not turned on.")
 	errNoPendingTOTP = Errorf(ECONFLICT, "totp_not_started", "Start setting up the authenticator app again.")
 	errEmailFallback = Errorf(EFORBIDDEN, "email_fallback_off", "Codes by email are turned off for this account.")
-	errMethod        = Invalid(FieldError{Loc: []any{"method"}, Msg: "Method must be totp, recovery or email.", Type: "enum"})
+	errMethod        = Invalid(FieldError{Loc: []any{"method"}, Msg: "Method must be totp, recovery, email or sms.", Type: "enum"})
 	errAlreadyPassed = Errorf(ECONFLICT, "two_step_passed", "This session has already passed two-step verification.")
 )
 
@@ -92,10 +93,10 @@ type TwoStepPassed struct {
 // fifth ends the session. EUNAUTHORIZED session_invalid for a bad token, invalid_code
 // for a wrong code, two_step_exhausted when the session was ended; EINVALID for an
 // unknown method; ECONFLICT totp_not_enabled for TOTP or recovery without an
-// authenticator set up.
+// authenticator set up, phone_not_set for a texted code (MethodSMS) without a phone.
 func (db *DB) PassTwoStep(ctx context.Context, in PassTwoStepInput) (TwoStepPassed, error) {
 	switch in.Method {
-	case MethodTOTP, MethodRecovery, MethodEmail:
+	case MethodTOTP, MethodRecovery, MethodEmail, MethodSMS:
 	default:
 		return TwoStepPassed{}, errMethod
 	}
@@ -149,6 +150,10 @@ func (db *DB) PassTwoStep(ctx context.Context, in PassTwoStepInput) (TwoStepPass
 			c, valid := ParseSignInCode(in.Code)
 			ok = valid && rec.EmailCodeHash != nil && rec.EmailCodeExpires != nil && now.Before(*rec.EmailCodeExpires) &&
 				hmac.Equal(rec.EmailCodeHash, db.peopleMAC("two-step-email", rec.ID.String(), c))
+		case MethodSMS:
+			if ok, err = db.checkSMSCode(rec, u, in.Code, now); err != nil {
+				return err
+			}
 		}
 		if !ok {
 			rec.TwoStepFailures++
@@ -204,8 +209,8 @@ type TwoStepEmailCode struct {
 
 // RequestTwoStepEmailCode makes a 6-digit two-step code for the session, valid 10
 // minutes, replacing any earlier one. It is the fallback for users with an
-// authenticator (unless they turned it off) and the method for users without one whose
-// organisation requires two-step. EUNAUTHORIZED for a bad token; EFORBIDDEN
+// authenticator or a phone (unless they turned it off) and the method for users without
+// either whose organisation requires two-step. EUNAUTHORIZED for a bad token; EFORBIDDEN
 // email_fallback_off; ECONFLICT two_step_passed when there is nothing to check.
 func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoStepEmailCode, error) {
 	if !ParseSessionToken(token) {
@@ -227,7 +232,7 @@ func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoSte
 		if err != nil {
 			return errSession
 		}
-		if u.TOTPEnabled && !u.EmailFallback {
+		if u.twoStepOn() && !u.EmailFallback {
 			return errEmailFallback
 		}
 		exp := now.Add(SignInCodeTTL)
@@ -258,7 +263,7 @@ func (db *DB) BeginTOTP(ctx context.Context, token string) (TOTPSetup, error) {
 		if err != nil {
 			return errSession
 		}
-		if u.TOTPEnabled && !rec.TwoStepPassed {
+		if u.twoStepOn() && !rec.TwoStepPassed {
 			return errTwoStepFirst
 		}
 		ts, err := twoStepOf(tx, u.ID)
@@ -297,7 +302,7 @@ func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, er
 		if err != nil {
 			return errSession
 		}
-		if u.TOTPEnabled && !rec.TwoStepPassed {
+		if u.twoStepOn() && !rec.TwoStepPassed {
 			return errTwoStepFirst
 		}
 		ts, err := twoStepOf(tx, u.ID)
@@ -405,7 +410,7 @@ func (db *DB) withPassedUser(ctx context.Context, token string, fn func(tx *bolt
 		if err != nil {
 			return errSession
 		}
-		if u.TOTPEnabled && !rec.TwoStepPassed {
+		if u.twoStepOn() && !rec.TwoStepPassed {
 			return errTwoStepFirst
 		}
 		ts, err := twoStepOf(tx, u.ID)

@@ -160,7 +160,7 @@ func TestPassTwoStepTOTP(t *testing.T) {
 	if _, err := db.PassTwoStep(ctx, PassTwoStepInput{Token: s2.Token, Method: MethodTOTP, Code: otpCode(t, secret, clk.now())}); reason(err) != "EUNAUTHORIZED invalid_code" {
 		t.Fatalf("earlier step after a later one: %v", err)
 	}
-	if _, err := db.PassTwoStep(ctx, PassTwoStepInput{Token: s2.Token, Method: "sms", Code: "1"}); reason(err) != "EINVALID validation_error" {
+	if _, err := db.PassTwoStep(ctx, PassTwoStepInput{Token: s2.Token, Method: "voice", Code: "1"}); reason(err) != "EINVALID validation_error" {
 		t.Fatalf("unknown method: %v", err)
 	}
 }

@@ -34,9 +34,10 @@ type User struct {
 }
 
 // NeedsTwoStep reports whether a session of user must pass a two-step check: when
-// they enabled an authenticator, or when org (zero when none is chosen yet) requires it.
+// they enabled an authenticator or added a phone (user_phone.go), or when org (zero
+// when none is chosen yet) requires it.
 func NeedsTwoStep(user User, org Org) bool {
-	return user.TOTPEnabled || org.RequireMFA
+	return user.twoStepOn() || org.RequireMFA
 }
 
 // NormalizeEmail returns the form emails are stored and compared in, and whether it

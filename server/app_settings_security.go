@@ -69,6 +69,8 @@ type appSecurityPage struct {
 	RequireMFA    bool
 	CanSetMFA     bool
 	Errors        []string
+	Phone         appPhoneSection // text messages (app_settings_phone.go)
+	PhoneErrors   []string
 }
 
 func (s *Server) securityPage(r *request) (*appSecurityPage, error) {
@@ -79,7 +81,8 @@ func (s *Server) securityPage(r *request) (*appSecurityPage, error) {
 	}
 	page := &appSecurityPage{TOTPEnabled: a.auth.User.TOTPEnabled, RecoveryLeft: a.auth.User.RecoveryCodesLeft,
 		EmailFallback: a.auth.User.EmailFallback,
-		OrgRequires:   a.auth.Org.RequireMFA, RequireMFA: a.auth.Org.RequireMFA, CanSetMFA: a.auth.Role.Manages()}
+		OrgRequires:   a.auth.Org.RequireMFA, RequireMFA: a.auth.Org.RequireMFA, CanSetMFA: a.auth.Role.Manages(),
+		Phone: s.phoneSection(r)}
 	for _, ss := range sessions {
 		page.Sessions = append(page.Sessions, appSessionRow{ID: ss.ID.String(), Agent: browserName(ss.UserAgent),
 			IP: orDefault(ss.IP, "unknown address"), Created: appDate(ss.CreatedAt), LastSeen: appDate(ss.LastSeenAt),

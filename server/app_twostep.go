@@ -8,7 +8,8 @@ import (
 )
 
 // The two-step check after sign-in: a code from an authenticator app, a recovery code,
-// or a code sent by email. Passing it rotates the session. It is due when the user has
+// a code texted to the user's phone (when the server has an SMS provider), or a code
+// sent by email. Passing it rotates the session. It is due when the user has
 // turned it on or the chosen organisation requires it (kv.SessionAuth.TwoStepDue).
 
 func (s *Server) appTwoStepRoutes() []appRoute {
@@ -16,28 +17,38 @@ func (s *Server) appTwoStepRoutes() []appRoute {
 		{"GET", "/twostep", accessTwoStep, s.handleAppTwoStepPage},
 		{"POST", "/twostep", accessTwoStep, s.handleAppTwoStep},
 		{"POST", "/twostep/email", accessTwoStep, s.handleAppTwoStepEmail},
+		{"POST", "/twostep/sms", accessTwoStep, s.handleAppTwoStepSMS},
 	}
 }
 
 type appTwoStepPage struct {
-	Method    string // totp, recovery or email
+	Method    string // totp, recovery, email or sms
 	HasTOTP   bool
 	EmailSent bool
-	Required  string // why the check is asked for
-	Next      string
-	Errors    []string
+	// HasPhone: the user has a phone and the server can text it; PhoneEnding is the
+	// number's last digits (enough to recognise it before two-step has passed).
+	HasPhone    bool
+	PhoneEnding string
+	SMSSent     bool
+	Required    string // why the check is asked for
+	Next        string
+	Errors      []string
 }
 
 func (s *Server) twoStepPage(r *request, method, next string) *appTwoStepPage {
 	a := r.app()
-	page := &appTwoStepPage{Method: method, HasTOTP: a.auth.User.TOTPEnabled, Next: next}
+	page := &appTwoStepPage{Method: method, HasTOTP: a.auth.User.TOTPEnabled, Next: next,
+		HasPhone: a.auth.User.Phone != "" && s.sms != nil, PhoneEnding: phoneEnding(a.auth.User.Phone)}
 	switch m := kv.TwoStepMethod(method); {
+	case m == kv.MethodSMS && page.HasPhone:
+	case !page.HasTOTP && page.HasPhone && m != kv.MethodEmail:
+		page.Method = string(kv.MethodSMS)
 	case !page.HasTOTP:
 		page.Method = string(kv.MethodEmail)
 	case m != kv.MethodTOTP && m != kv.MethodRecovery && m != kv.MethodEmail:
 		page.Method = string(kv.MethodTOTP)
 	}
-	if !a.auth.User.TOTPEnabled && a.auth.Org.RequireMFA {
+	if !a.auth.User.TOTPEnabled && a.auth.User.Phone == "" && a.auth.Org.RequireMFA {
 		page.Required = a.auth.Org.Name + " requires a second step at every sign-in. Until you set up an authenticator app, we'll email you a code."
 	}
 	return page
@@ -65,6 +76,9 @@ func (s *Server) handleAppTwoStep(r *request) error {
 	a := r.app()
 	next := safeNext(r.formValue("next"))
 	method := r.formValue("method")
+	if method == string(kv.MethodSMS) && s.sms == nil {
+		return s.refuseTwoStepSMS(r, next)
+	}
 	if err := s.admitTwoStep(r, false); err != nil {
 		return err
 	}
@@ -74,6 +88,7 @@ func (s *Server) handleAppTwoStep(r *request) error {
 	case kv.ErrorCode(err) == kv.EUNAUTHORIZED && toAPIError(err).Code == "invalid_code":
 		page := s.twoStepPage(r, method, next)
 		page.EmailSent = method == string(kv.MethodEmail)
+		page.SMSSent = method == string(kv.MethodSMS)
 		page.Errors = []string{toAPIError(err).Detail}
 		r.info.code = "invalid_code"
 		r.out = &appPage{name: "app_twostep", status: 401, title: "Two-step verification", bare: true, data: page}
@@ -122,5 +137,53 @@ func (s *Server) handleAppTwoStepEmail(r *request) error {
 		return err
 	}
 	r.out = &appPage{name: "app_twostep", status: status, title: "Two-step verification", bare: true, data: page}
+	return nil
+}
+
+func (s *Server) handleAppTwoStepSMS(r *request) error {
+	a := r.app()
+	next := safeNext(r.formValue("next"))
+	if s.sms == nil {
+		return s.refuseTwoStepSMS(r, next)
+	}
+	if err := s.admitTwoStep(r, true); err != nil {
+		return err
+	}
+	code, err := s.db.RequestTwoStepSMSCode(r.ctx, a.token)
+	page := s.twoStepPage(r, string(kv.MethodSMS), next)
+	status := 0
+	switch kv.ErrorCode(err) {
+	case "":
+		if err := s.sendSMS(r, code.Phone, code.Code); err != nil {
+			status, r.info.code, _ = smsRefusal(err)
+			page.Errors = []string{"The text could not be sent just now. Try again in a few minutes, or verify another way."}
+			break
+		}
+		page.SMSSent = true
+	case kv.ECONFLICT:
+		ae := toAPIError(err)
+		page.Errors = []string{ae.Detail}
+		status, r.info.code = ae.Status, ae.Code
+	default:
+		return err
+	}
+	r.out = &appPage{name: "app_twostep", status: status, title: "Two-step verification", bare: true, data: page}
+	return nil
+}
+
+// refuseTwoStepSMS answers a request for a texted code on a server without an SMS
+// provider: 422, naming the methods this person can use instead.
+func (s *Server) refuseTwoStepSMS(r *request, next string) error {
+	page := s.twoStepPage(r, "", next)
+	methods := "a code by email"
+	switch u := r.app().auth.User; {
+	case page.HasTOTP && u.EmailFallback:
+		methods = "an authenticator app, a recovery code or a code by email"
+	case page.HasTOTP:
+		methods = "an authenticator app or a recovery code"
+	}
+	page.Errors = []string{"Codes by text message are not available on this server. Verify with " + methods + "."}
+	r.info.code = errSMSUnavailable.Code
+	r.out = &appPage{name: "app_twostep", status: errSMSUnavailable.Status, title: "Two-step verification", bare: true, data: page}
 	return nil
 }

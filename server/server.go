@@ -87,6 +87,7 @@ type Server struct {
 	reqSeq    atomic.Uint64
 	part      *participantSide // the participant pages and their API
 	app       *appSide         // the web app (app_surface.go)
+	sms       sms.Sender       // texts two-step codes; nil: no provider, texts not offered
 	proxies   trustedProxies
 	authFails *authFailures // failed credentials per client address
 
@@ -120,6 +121,7 @@ func New(cfg Config) *Server {
 		metricsSet:    cfg.Metrics,
 		metricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
 		hsts:          cfg.HSTS,
+		sms:           cfg.SMS,
 	}
 	if s.metricsSet == nil {
 		s.metricsSet = metrics.NewSet()
