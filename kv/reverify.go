@@ -20,7 +20,9 @@ import (
 // ReverifyWithin is how long a proved second step lets a session weaken security.
 const ReverifyWithin = 10 * time.Minute
 
-var errReverify = Errorf(EFORBIDDEN, "reverify_required", "Confirm it's you first: enter a current code, then make the change again.")
+// ErrReverifyRequired refuses a weakening change from a session whose second step is
+// older than ReverifyWithin.
+var ErrReverifyRequired = Errorf(EFORBIDDEN, "reverify_required", "Confirm it's you first: enter a current code, then make the change again.")
 
 // VerifiedRecently reports whether the session signed in, passed two-step or proved its
 // second step again within ReverifyWithin of now.

@@ -366,7 +366,7 @@ func (db *DB) RegenerateRecoveryCodes(ctx context.Context, token string) ([]stri
 			return errNoTOTP
 		}
 		if !s.VerifiedRecently(db.Now()) {
-			return errReverify
+			return ErrReverifyRequired
 		}
 		ts.Recovery = db.recoveryHashes(u.ID, codes)
 		u.RecoveryCodesLeft = len(codes)
@@ -389,7 +389,7 @@ func (db *DB) DisableTOTP(ctx context.Context, token string) (User, error) {
 			return errNoTOTP
 		}
 		if !s.VerifiedRecently(db.Now()) {
-			return errReverify
+			return ErrReverifyRequired
 		}
 		*ts = twoStepRecord{}
 		u.TOTPEnabled, u.RecoveryCodesLeft = false, 0
@@ -407,7 +407,7 @@ func (db *DB) SetEmailFallback(ctx context.Context, token string, on bool) (User
 	var out User
 	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, s Session, u *User, ts *twoStepRecord) error {
 		if on && !u.EmailFallback && u.TOTPEnabled && !s.VerifiedRecently(db.Now()) {
-			return errReverify
+			return ErrReverifyRequired
 		}
 		u.EmailFallback = on
 		out = *u

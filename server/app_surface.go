@@ -621,6 +621,7 @@ var appFlashes = map[string]string{
 	"sessions_revoked":   "Every other session is signed out.",
 	"policy_saved":       "Policy saved.",
 	"workspace":          "Workspace switched.",
+	"reverified":         "Confirmed. For the next 10 minutes you can change your two-step settings.",
 }
 
 // setAppCookie sets an app cookie: HttpOnly, SameSite=Lax, Secure under https, for

@@ -22,6 +22,7 @@ func (s *Server) appTwoStepRoutes() []appRoute {
 type appTwoStepPage struct {
 	Method    string // totp, recovery or email
 	HasTOTP   bool
+	EmailOK   bool // codes by email are accepted
 	EmailSent bool
 	Required  string // why the check is asked for
 	Next      string
@@ -30,11 +31,12 @@ type appTwoStepPage struct {
 
 func (s *Server) twoStepPage(r *request, method, next string) *appTwoStepPage {
 	a := r.app()
-	page := &appTwoStepPage{Method: method, HasTOTP: a.auth.User.TOTPEnabled, Next: next}
+	u := a.auth.User
+	page := &appTwoStepPage{Method: method, HasTOTP: u.TOTPEnabled, EmailOK: !u.TOTPEnabled || u.EmailFallback, Next: next}
 	switch m := kv.TwoStepMethod(method); {
 	case !page.HasTOTP:
 		page.Method = string(kv.MethodEmail)
-	case m != kv.MethodTOTP && m != kv.MethodRecovery && m != kv.MethodEmail:
+	case m != kv.MethodTOTP && m != kv.MethodRecovery && (m != kv.MethodEmail || !page.EmailOK):
 		page.Method = string(kv.MethodTOTP)
 	}
 	if !a.auth.User.TOTPEnabled && a.auth.Org.RequireMFA {
@@ -88,6 +90,14 @@ func (s *Server) handleAppTwoStep(r *request) error {
 		page := s.twoStepPage(r, method, next)
 		page.Errors = appFieldMessages(err, nil)
 		r.out = &appPage{name: "app_twostep", status: 422, title: "Two-step verification", bare: true, data: page}
+		return nil
+	case kv.ErrorCode(err) == kv.EFORBIDDEN || kv.ErrorCode(err) == kv.ECONFLICT:
+		// A method this person cannot use (now): say so on the page, with the others.
+		ae := toAPIError(err)
+		page := s.twoStepPage(r, method, next)
+		page.Errors = []string{ae.Detail}
+		r.info.code = ae.Code
+		r.out = &appPage{name: "app_twostep", status: ae.Status, title: "Two-step verification", bare: true, data: page}
 		return nil
 	case err != nil:
 		return err
