@@ -50,7 +50,7 @@ func (s *Server) validPre(tok string) bool {
 	if len(tok) != preTokenLen {
 		return false
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(tok) // one spelling per token
 	if err != nil || len(raw) != preRandBytes+preMACBytes {
 		return false
 	}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"net/url"
 	"testing"
@@ -77,4 +79,29 @@ func flipFirst(tok string) string {
 		return "B" + tok[1:]
 	}
 	return "A" + tok[1:]
+}
+
+// FuzzValidPre: only a string carrying the MAC of its random half passes, and it is the
+// one spelling of its bytes (no look-alike variants of a token).
+func FuzzValidPre(f *testing.F) {
+	s := &Server{app: &appSide{preKey: derivedKey([]byte("instance secret"), "app pre-session")}}
+	tok := s.newPreToken()
+	f.Add(tok)
+	f.Add(flipFirst(tok))
+	f.Add(tok[:42] + "B")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, in string) {
+		if !s.validPre(in) {
+			return
+		}
+		raw, err := base64.RawURLEncoding.DecodeString(in)
+		if err != nil || base64.RawURLEncoding.EncodeToString(raw) != in {
+			t.Fatalf("%q passes but is not its bytes' one spelling", in)
+		}
+		m := hmac.New(sha256.New, s.app.preKey)
+		m.Write(raw[:preRandBytes])
+		if !bytes.Equal(m.Sum(nil)[:preMACBytes], raw[preRandBytes:]) {
+			t.Fatalf("%q passes without the MAC of its random half", in)
+		}
+	})
 }
