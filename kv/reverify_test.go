@@ -107,6 +107,7 @@ func TestReverify(t *testing.T) {
 	}
 	clk.add(time.Second)
 	for name, call := range map[string]func() error{
+		"BeginTOTP":               func() error { _, err := db.BeginTOTP(ctx, s.Token); return err },
 		"DisableTOTP":             func() error { _, err := db.DisableTOTP(ctx, s.Token); return err },
 		"RegenerateRecoveryCodes": func() error { _, err := db.RegenerateRecoveryCodes(ctx, s.Token); return err },
 		"SetEmailFallbackOn":      func() error { _, err := db.SetEmailFallback(ctx, s.Token, true); return err },

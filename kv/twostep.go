@@ -255,7 +255,9 @@ func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoSte
 
 // BeginTOTP makes a new authenticator secret for the session's user, kept pending for
 // an hour until ConfirmTOTP. Replacing an authenticator already on needs a session that
-// passed two-step (EFORBIDDEN two_step_required). EUNAUTHORIZED for a bad token.
+// passed two-step (EFORBIDDEN two_step_required) recently (EFORBIDDEN
+// reverify_required): whoever holds the authenticator holds the account. EUNAUTHORIZED
+// for a bad token.
 func (db *DB) BeginTOTP(ctx context.Context, token string) (TOTPSetup, error) {
 	if !ParseSessionToken(token) {
 		return TOTPSetup{}, errSession
@@ -274,6 +276,9 @@ func (db *DB) BeginTOTP(ctx context.Context, token string) (TOTPSetup, error) {
 		}
 		if u.TOTPEnabled && !rec.TwoStepPassed {
 			return errTwoStepFirst
+		}
+		if u.TOTPEnabled && !rec.VerifiedRecently(db.Now()) {
+			return ErrReverifyRequired
 		}
 		ts, err := twoStepOf(tx, u.ID)
 		if err != nil {

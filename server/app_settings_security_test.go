@@ -95,8 +95,8 @@ func TestAppTwoStepEmailAfterFallbackOff(t *testing.T) {
 	wantPage(t, e.appDo("GET", "/app/twostep", &pending, nil, false), 200, "Code from your authenticator app")
 }
 
-// TestAppReverify: turning two-step off, accepting email codes again, new recovery codes
-// and turning require_mfa off need a second step proved in the last 10 minutes; the
+// TestAppReverify: turning two-step off, replacing the authenticator, accepting email
+// codes again, new recovery codes and turning require_mfa off need a second step proved in the last 10 minutes; the
 // page asks for a current code (authenticator, recovery or emailed), then the change
 // goes through.
 func TestAppReverify(t *testing.T) {
@@ -120,6 +120,7 @@ func TestAppReverify(t *testing.T) {
 		form url.Values
 	}{
 		{"/app/settings/security/totp/disable", nil},
+		{"/app/settings/security/totp", nil}, // a new authenticator in place of the one on
 		{"/app/settings/security/recovery-codes", nil},
 		{"/app/settings/security/email-fallback", url.Values{"email_fallback": {"on"}}},
 		{"/app/settings/security/require-mfa", url.Values{}},
