@@ -50,13 +50,20 @@ type InvitationInput struct {
 var (
 	errInvitation    = Errorf(ENOTFOUND, "invitation_invalid", "This invitation is not valid: it may have expired, been revoked or been used. Ask for a new one.")
 	errAlreadyMember = Errorf(ECONFLICT, "already_member", "That person is already a member of this organisation.")
+	// errOtherAccount: the browser is signed in as someone other than the invited
+	// address. Accepting would either join the wrong person or switch accounts on the
+	// strength of a link alone; the person signs out first.
+	errOtherAccount = Errorf(EFORBIDDEN, "invitation_other_account", "This invitation is for another email address than the one you're signed in with. Sign out, then open the invitation again.")
+	// errOwnerInvitation: an owner's invitation is an owner's to cancel or replace, as
+	// only an owner may make one.
+	errOwnerInvitation = Errorf(EFORBIDDEN, "owner_only", "Only an owner can cancel or replace an invitation to be an owner.")
 )
 
 // CreateInvitation invites an address and returns the invitation with its token (the
 // only time the token exists outside the email). A pending invitation of the same
 // address to the organisation is replaced. Owners and admins may invite; only an owner
-// may invite an owner. EINVALID for a bad email or role; EFORBIDDEN role_forbidden /
-// owner_only; ENOTFOUND for an unknown org or a non-member actor; ECONFLICT
+// may invite an owner or replace an invitation to be an owner. EINVALID for a bad email
+// or role; EFORBIDDEN role_forbidden / owner_only; ENOTFOUND for an unknown org or a non-member actor; ECONFLICT
 // already_member.
 func (db *DB) CreateInvitation(ctx context.Context, in InvitationInput) (Invitation, string, error) {
 	email, ok := NormalizeEmail(in.Email)
@@ -94,10 +101,14 @@ func (db *DB) CreateInvitation(ctx context.Context, in InvitationInput) (Invitat
 				return errAlreadyMember
 			}
 		}
+		now := db.Now()
 		var stale []invitationRecord
 		if err := eachInvitation(tx, in.OrgID, func(r invitationRecord) error {
 			if r.Email == email {
 				stale = append(stale, r)
+			}
+			if r.Email == email && r.Role == RoleOwner && actor.Role != RoleOwner && now.Before(r.ExpiresAt) {
+				return errOwnerInvitation
 			}
 			return nil
 		}); err != nil {
@@ -108,7 +119,6 @@ func (db *DB) CreateInvitation(ctx context.Context, in InvitationInput) (Invitat
 				return err
 			}
 		}
-		now := db.Now()
 		inv = Invitation{ID: db.NewID(), OrgID: in.OrgID, Email: email, Role: in.Role, InvitedBy: in.Actor, CreatedAt: now, ExpiresAt: now.Add(InvitationTTL)}
 		rec := invitationRecord{Invitation: inv, Hash: hash[:]}
 		if err := putJSON(tx.Bucket(bucketInvitations), invitationKey(inv), rec); err != nil {
@@ -166,7 +176,10 @@ func (db *DB) FindInvitation(ctx context.Context, token string) (InvitationView,
 type AcceptInput struct {
 	Token string
 	// Previous is the session token the browser held, if any: it is replaced.
-	Previous  string
+	Previous string
+	// Actor is the user the browser is signed in as, zero when signed out. A signed-in
+	// browser may accept only an invitation to its own address.
+	Actor     ID
 	UserAgent string
 	IP        string
 }
@@ -183,7 +196,9 @@ type Accepted struct {
 // the invited role (someone already a member keeps their role) and a new session in the
 // invitation's organisation (live environment), replacing Previous. The link is as good
 // a proof of the address as a sign-in code; a user with two-step on must still pass it
-// (TwoStepDue). ENOTFOUND invitation_invalid as FindInvitation.
+// (TwoStepDue). ENOTFOUND invitation_invalid as FindInvitation; EFORBIDDEN
+// invitation_other_account when Actor is set and is not the invited address's user
+// (nothing is spent or changed then).
 func (db *DB) AcceptInvitation(ctx context.Context, in AcceptInput) (Accepted, error) {
 	token, hash := newSessionToken()
 	csrf := newCSRFSecret()
@@ -198,6 +213,11 @@ func (db *DB) AcceptInvitation(ctx context.Context, in AcceptInput) (Accepted, e
 		org, err := orgByID(tx, rec.OrgID)
 		if err != nil {
 			return errInvitation
+		}
+		if !in.Actor.IsZero() {
+			if u, err := userByEmail(tx, rec.Email); err != nil || u.ID != in.Actor {
+				return errOtherAccount
+			}
 		}
 		u, err := db.userForEmail(tx, rec.Email)
 		if err != nil {
@@ -245,7 +265,9 @@ type RevokeInvitationInput struct {
 }
 
 // RevokeInvitation deletes a pending invitation; its link stops working at once. Owners
-// and admins only (EFORBIDDEN role_forbidden); ENOTFOUND for an unknown invitation.
+// and admins only (EFORBIDDEN role_forbidden), and only an owner may revoke an
+// invitation to be an owner (EFORBIDDEN owner_only); ENOTFOUND for an unknown
+// invitation.
 func (db *DB) RevokeInvitation(ctx context.Context, in RevokeInvitationInput) error {
 	return db.update(ctx, func(tx *bolt.Tx) error {
 		if in.Actor.IsZero() {
@@ -265,6 +287,9 @@ func (db *DB) RevokeInvitation(ctx context.Context, in RevokeInvitationInput) er
 		}
 		if !ok {
 			return notFound("Invitation")
+		}
+		if rec.Role == RoleOwner && actor.Role != RoleOwner {
+			return errOwnerInvitation
 		}
 		return deleteInvitation(tx, rec)
 	})

@@ -33,10 +33,14 @@ type Session struct {
 	OrgID         ID          `json:"org_id"`
 	Environment   Environment `json:"environment,omitempty"`
 	TwoStepPassed bool        `json:"two_step_passed"`
-	CreatedAt     time.Time   `json:"created_at"`
-	LastSeenAt    time.Time   `json:"last_seen_at"`
-	UserAgent     string      `json:"user_agent,omitempty"`
-	IP            string      `json:"ip,omitempty"`
+	// VerifiedAt is when the session last proved its second step again (a
+	// re-verification or an authenticator just confirmed); sign-in and a passed two-step
+	// check start a new session, so CreatedAt counts too (VerifiedRecently).
+	VerifiedAt *time.Time `json:"verified_at,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	LastSeenAt time.Time  `json:"last_seen_at"`
+	UserAgent  string     `json:"user_agent,omitempty"`
+	IP         string     `json:"ip,omitempty"`
 	// CSRF is the session's anti-forgery secret: every form carries it and the server
 	// compares with CheckCSRF.
 	CSRF string `json:"csrf"`

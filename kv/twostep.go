@@ -22,9 +22,13 @@ import (
 // rather than a dependency, so kv keeps to bbolt and go-json; the tests check it
 // against github.com/pquerna/otp.
 const (
-	TOTPIssuer         = "interviewd"
-	RecoveryCodeCount  = 10
-	TwoStepAttempts    = 5 // wrong two-step codes before the session is ended
+	TOTPIssuer        = "interviewd"
+	RecoveryCodeCount = 10
+	TwoStepAttempts   = 5 // wrong two-step codes before the session is ended
+	// TOTPSetupAttempts is how many wrong codes a pending authenticator set-up takes
+	// before it is discarded (and must be begun again). Mistyping while setting up is
+	// ordinary, so it has its own count and never ends the session.
+	TOTPSetupAttempts  = 5
 	totpPeriod         = 30
 	totpDigits         = 6
 	recoveryCodeLen    = 10
@@ -49,7 +53,8 @@ type twoStepRecord struct {
 	LastStep      int64     `json:"last_step,omitempty"`   // the last TOTP step accepted
 	PendingSecret string    `json:"pending_secret,omitempty"`
 	PendingAt     time.Time `json:"pending_at"`
-	Recovery      [][]byte  `json:"recovery,omitempty"` // keyed hashes of unused codes
+	PendingFails  int       `json:"pending_fails,omitempty"` // wrong codes for the pending secret
+	Recovery      [][]byte  `json:"recovery,omitempty"`      // keyed hashes of unused codes
 }
 
 // TOTPSetup is a new authenticator secret waiting for its first code (ConfirmTOTP).
@@ -66,6 +71,7 @@ var (
 	errTwoStepFirst  = Errorf(EFORBIDDEN, "two_step_required", "Pass a two-step check first.")
 	errNoTOTP        = Errorf(ECONFLICT, "totp_not_enabled", "Two-step with an authenticator app is not turned on.")
 	errNoPendingTOTP = Errorf(ECONFLICT, "totp_not_started", "Start setting up the authenticator app again.")
+	errSetupSpent    = Errorf(ECONFLICT, "totp_setup_exhausted", "Too many wrong codes for this set-up, so it was cancelled. Start setting up the authenticator app again: you'll get a new QR code.")
 	errEmailFallback = Errorf(EFORBIDDEN, "email_fallback_off", "Codes by email are turned off for this account.")
 	errMethod        = Invalid(FieldError{Loc: []any{"method"}, Msg: "Method must be totp, recovery, email or sms.", Type: "enum"})
 	errAlreadyPassed = Errorf(ECONFLICT, "two_step_passed", "This session has already passed two-step verification.")
@@ -93,7 +99,9 @@ type TwoStepPassed struct {
 // fifth ends the session. EUNAUTHORIZED session_invalid for a bad token, invalid_code
 // for a wrong code, two_step_exhausted when the session was ended; EINVALID for an
 // unknown method; ECONFLICT totp_not_enabled for TOTP or recovery without an
-// authenticator set up, phone_not_set for a texted code (MethodSMS) without a phone.
+// authenticator set up, phone_not_set for a texted code (MethodSMS) without a phone;
+// EFORBIDDEN email_fallback_off for an emailed code when the user no longer accepts
+// them (checked now, not only when the code was sent).
 func (db *DB) PassTwoStep(ctx context.Context, in PassTwoStepInput) (TwoStepPassed, error) {
 	switch in.Method {
 	case MethodTOTP, MethodRecovery, MethodEmail, MethodSMS:
@@ -147,6 +155,13 @@ func (db *DB) PassTwoStep(ctx context.Context, in PassTwoStepInput) (TwoStepPass
 				}
 			}
 		case MethodEmail:
+			if !emailCodesAllowed(u) {
+				// Turned off since the code was sent: the code is void, and the answer
+				// is the one a request for it would now get.
+				rec.EmailCodeHash, rec.EmailCodeExpires = nil, nil
+				fail = errEmailFallback
+				return putSession(tx, rec)
+			}
 			c, valid := ParseSignInCode(in.Code)
 			ok = valid && rec.EmailCodeHash != nil && rec.EmailCodeExpires != nil && now.Before(*rec.EmailCodeExpires) &&
 				hmac.Equal(rec.EmailCodeHash, db.peopleMAC("two-step-email", rec.ID.String(), c))
@@ -232,7 +247,7 @@ func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoSte
 		if err != nil {
 			return errSession
 		}
-		if u.twoStepOn() && !u.EmailFallback {
+		if !emailCodesAllowed(u) {
 			return errEmailFallback
 		}
 		exp := now.Add(SignInCodeTTL)
@@ -246,7 +261,9 @@ func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoSte
 
 // BeginTOTP makes a new authenticator secret for the session's user, kept pending for
 // an hour until ConfirmTOTP. Replacing an authenticator already on needs a session that
-// passed two-step (EFORBIDDEN two_step_required). EUNAUTHORIZED for a bad token.
+// passed two-step (EFORBIDDEN two_step_required) recently (EFORBIDDEN
+// reverify_required): whoever holds the authenticator holds the account. EUNAUTHORIZED
+// for a bad token.
 func (db *DB) BeginTOTP(ctx context.Context, token string) (TOTPSetup, error) {
 	if !ParseSessionToken(token) {
 		return TOTPSetup{}, errSession
@@ -266,11 +283,14 @@ func (db *DB) BeginTOTP(ctx context.Context, token string) (TOTPSetup, error) {
 		if u.twoStepOn() && !rec.TwoStepPassed {
 			return errTwoStepFirst
 		}
+		if u.TOTPEnabled && !rec.VerifiedRecently(db.Now()) {
+			return ErrReverifyRequired
+		}
 		ts, err := twoStepOf(tx, u.ID)
 		if err != nil {
 			return err
 		}
-		ts.PendingSecret, ts.PendingAt = secret, db.Now()
+		ts.PendingSecret, ts.PendingAt, ts.PendingFails = secret, db.Now(), 0
 		out = TOTPSetup{Secret: secret, URL: totpURL(u.Email, secret)}
 		return putTwoStep(tx, u.ID, ts)
 	})
@@ -279,10 +299,11 @@ func (db *DB) BeginTOTP(ctx context.Context, token string) (TOTPSetup, error) {
 
 // ConfirmTOTP checks a code from the authenticator set up by BeginTOTP, turns two-step
 // on for the user, issues 10 new recovery codes (returned only now; earlier ones stop
-// working) and marks the session as having passed two-step. EUNAUTHORIZED invalid_code
-// for a wrong code, which counts against the session's 5 two-step tries like any other
-// (two_step_exhausted ends it); ECONFLICT totp_not_started without a pending secret (or
-// one older than an hour); EFORBIDDEN two_step_required when replacing an authenticator
+// working) and marks the session as having passed two-step, just now. EUNAUTHORIZED
+// invalid_code for a wrong code, which counts against the set-up's own 5 tries (never
+// the session's): the fifth discards the pending secret, ECONFLICT
+// totp_setup_exhausted. ECONFLICT totp_not_started without a pending secret (or one
+// older than an hour); EFORBIDDEN two_step_required when replacing an authenticator
 // from a session that has not passed two-step.
 func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, error) {
 	if !ParseSessionToken(token) {
@@ -314,16 +335,16 @@ func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, er
 		}
 		step, ok := verifyTOTP(ts.PendingSecret, code, now, 0)
 		if !ok {
-			rec.TwoStepFailures++
-			if rec.TwoStepFailures >= TwoStepAttempts {
-				fail = errTwoStepSpent
-				return deleteSession(tx, rec)
-			}
+			ts.PendingFails++
 			fail = errTwoStepCode
-			return putSession(tx, rec)
+			if ts.PendingFails >= TOTPSetupAttempts {
+				ts.PendingSecret, ts.PendingAt, ts.PendingFails = "", time.Time{}, 0
+				fail = errSetupSpent
+			}
+			return putTwoStep(tx, u.ID, ts)
 		}
 		ts.TOTPSecret, ts.LastStep = ts.PendingSecret, step
-		ts.PendingSecret, ts.PendingAt = "", time.Time{}
+		ts.PendingSecret, ts.PendingAt, ts.PendingFails = "", time.Time{}, 0
 		ts.Recovery = db.recoveryHashes(u.ID, codes)
 		if err := putTwoStep(tx, u.ID, ts); err != nil {
 			return err
@@ -333,6 +354,7 @@ func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, er
 			return err
 		}
 		rec.TwoStepPassed, rec.TwoStepFailures = true, 0
+		rec.VerifiedAt = &now
 		return putSession(tx, rec)
 	})
 	if err != nil {
@@ -345,13 +367,17 @@ func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, er
 }
 
 // RegenerateRecoveryCodes issues 10 new recovery codes (returned only now) and voids the
-// old ones. It needs an authenticator turned on (ECONFLICT totp_not_enabled) and a
-// session that passed two-step (EFORBIDDEN two_step_required).
+// old ones. It needs an authenticator turned on (ECONFLICT totp_not_enabled), a session
+// that passed two-step (EFORBIDDEN two_step_required) and did so recently (EFORBIDDEN
+// reverify_required, see Session.VerifiedRecently).
 func (db *DB) RegenerateRecoveryCodes(ctx context.Context, token string) ([]string, error) {
 	codes := newRecoveryCodes()
-	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, u *User, ts *twoStepRecord) error {
+	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, s Session, u *User, ts *twoStepRecord) error {
 		if ts.TOTPSecret == "" {
 			return errNoTOTP
+		}
+		if !s.VerifiedRecently(db.Now()) {
+			return ErrReverifyRequired
 		}
 		ts.Recovery = db.recoveryHashes(u.ID, codes)
 		u.RecoveryCodesLeft = len(codes)
@@ -364,14 +390,17 @@ func (db *DB) RegenerateRecoveryCodes(ctx context.Context, token string) ([]stri
 }
 
 // DisableTOTP turns the authenticator off and voids the recovery codes. It needs a
-// session that passed two-step (EFORBIDDEN two_step_required); ECONFLICT
-// totp_not_enabled when it is already off. An organisation that requires two-step then
-// checks this user by email.
+// session that passed two-step (EFORBIDDEN two_step_required) recently (EFORBIDDEN
+// reverify_required); ECONFLICT totp_not_enabled when it is already off. An
+// organisation that requires two-step then checks this user by email.
 func (db *DB) DisableTOTP(ctx context.Context, token string) (User, error) {
 	var out User
-	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, u *User, ts *twoStepRecord) error {
+	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, s Session, u *User, ts *twoStepRecord) error {
 		if ts.TOTPSecret == "" {
 			return errNoTOTP
+		}
+		if !s.VerifiedRecently(db.Now()) {
+			return ErrReverifyRequired
 		}
 		*ts = twoStepRecord{}
 		u.TOTPEnabled, u.RecoveryCodesLeft = false, 0
@@ -382,10 +411,15 @@ func (db *DB) DisableTOTP(ctx context.Context, token string) (User, error) {
 }
 
 // SetEmailFallback turns the email fallback for two-step on or off for the session's
-// user. It needs a session that passed two-step when an authenticator is on.
+// user. It needs a session that passed two-step when an authenticator is on, and
+// turning the fallback on (a weaker second step) needs one that did so recently
+// (EFORBIDDEN reverify_required).
 func (db *DB) SetEmailFallback(ctx context.Context, token string, on bool) (User, error) {
 	var out User
-	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, u *User, ts *twoStepRecord) error {
+	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, s Session, u *User, ts *twoStepRecord) error {
+		if on && !u.EmailFallback && u.TOTPEnabled && !s.VerifiedRecently(db.Now()) {
+			return ErrReverifyRequired
+		}
 		u.EmailFallback = on
 		out = *u
 		return nil
@@ -396,7 +430,7 @@ func (db *DB) SetEmailFallback(ctx context.Context, token string, on bool) (User
 // withPassedUser runs fn on the session's user and two-step record in one transaction
 // and writes both back; the session must have passed two-step when the user has an
 // authenticator on.
-func (db *DB) withPassedUser(ctx context.Context, token string, fn func(tx *bolt.Tx, u *User, ts *twoStepRecord) error) error {
+func (db *DB) withPassedUser(ctx context.Context, token string, fn func(tx *bolt.Tx, s Session, u *User, ts *twoStepRecord) error) error {
 	if !ParseSessionToken(token) {
 		return errSession
 	}
@@ -417,7 +451,7 @@ func (db *DB) withPassedUser(ctx context.Context, token string, fn func(tx *bolt
 		if err != nil {
 			return err
 		}
-		if err := fn(tx, &u, &ts); err != nil {
+		if err := fn(tx, rec.Session, &u, &ts); err != nil {
 			return err
 		}
 		if err := putTwoStep(tx, u.ID, ts); err != nil {
@@ -426,6 +460,11 @@ func (db *DB) withPassedUser(ctx context.Context, token string, fn func(tx *bolt
 		return putUser(tx, u)
 	})
 }
+
+// emailCodesAllowed reports whether a code by email may stand in as the user's second
+// step: always without another second step (authenticator or phone), and with one only
+// while the fallback is on.
+func emailCodesAllowed(u User) bool { return !u.twoStepOn() || u.EmailFallback }
 
 func twoStepOf(tx *bolt.Tx, user ID) (twoStepRecord, error) {
 	var ts twoStepRecord

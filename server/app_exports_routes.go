@@ -92,7 +92,7 @@ func (s *Server) handleAppExportDownload(r *request) error {
 	}
 	r.c.SetStatusCode(200)
 	r.c.SetContentType(f.MediaType)
-	r.c.Response.Header.Set("Content-Disposition", `attachment; filename="`+f.Filename+`"`)
+	r.c.Response.Header.Set("Content-Disposition", attachmentDisposition(f.Filename))
 	r.c.SetBodyStream(file, int(st.Size())) // fasthttp closes file when the body is sent
 	r.written = true
 	return nil

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"mime"
 	"mime/multipart"
 	"net/url"
 	"os"
@@ -34,6 +35,12 @@ func TestAppExportStartProgressDownload(t *testing.T) {
 	if d.status != 200 || !strings.HasPrefix(d.header.Get("Content-Type"), "text/csv") || !strings.HasPrefix(d.header.Get("Content-Disposition"), "attachment") ||
 		!strings.Contains(string(d.body), "[EMAIL]") || strings.Contains(string(d.body), "jane@example.com") || d.header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("download: %d %v\n%s", d.status, d.header, d.body)
+	}
+	// The one RFC 6266 header every download carries: an ASCII name and a UTF-8 one.
+	if cd := d.header.Get("Content-Disposition"); !strings.Contains(cd, "filename*=UTF-8''interviews-") {
+		t.Fatalf("download's Content-Disposition %q", cd)
+	} else if _, params, err := mime.ParseMediaType(cd); err != nil || cd != attachmentDisposition(params["filename"]) {
+		t.Fatalf("download's Content-Disposition %q: %v", cd, err)
 	}
 
 	// Another organisation's export is not found.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/url"
+	"strings"
 	"time"
 
 	"interviewd/kv"
@@ -22,6 +23,7 @@ func (s *Server) appMembersRoutes() []appRoute {
 		{"POST", "/settings/members/{user_id}/remove", accessAdmin, s.handleAppMemberRemove},
 		{"GET", "/invitations/{token}", accessPublic, s.handleAppInvitationPage},
 		{"POST", "/invitations/{token}", accessPublic, s.handleAppInvitationAccept},
+		{"POST", "/invitations/{token}/switch", accessPublic, s.handleAppInvitationSwitch},
 	}
 }
 
@@ -32,7 +34,10 @@ type appMemberRow struct {
 	Roles                []string // the roles the viewer may give this member
 }
 
-type appInvitationRow struct{ ID, Email, Role, Expires string }
+type appInvitationRow struct {
+	ID, Email, Role, Expires string
+	CanRevoke                bool // an owner's invitation is an owner's to cancel
+}
 
 type appInviteForm struct{ Email, Role string }
 
@@ -83,7 +88,7 @@ func (s *Server) membersPage(r *request, form appInviteForm) (*appMembersPage, e
 		}
 		for _, inv := range invs {
 			page.Invitations = append(page.Invitations, appInvitationRow{ID: inv.ID.String(), Email: inv.Email,
-				Role: string(inv.Role), Expires: appDate(inv.ExpiresAt)})
+				Role: string(inv.Role), Expires: appDate(inv.ExpiresAt), CanRevoke: inv.Role != kv.RoleOwner || me == kv.RoleOwner})
 		}
 	}
 	return page, nil
@@ -130,7 +135,7 @@ func (s *Server) handleAppInvitationRevoke(r *request) error {
 		return &apiError{Status: 404, Code: "not_found", Detail: "Invitation not found."}
 	}
 	if err := s.db.RevokeInvitation(r.ctx, kv.RevokeInvitationInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, ID: id}); err != nil {
-		return err
+		return s.memberActionError(r, err)
 	}
 	r.out = appRedirect{to: "/app/settings/members?done=invitation_revoked"}
 	return nil
@@ -196,6 +201,9 @@ func (s *Server) handleAppMemberRemove(r *request) error {
 type appInvitationPage struct {
 	Token, OrgName, Role, Email string
 	Problem                     string
+	// SignedInAs is the address this browser is signed in with when it is not the
+	// invited one: the page says so and offers to sign out, never to join as it.
+	SignedInAs string
 }
 
 // invitationProblem is what the accept page says about a link that cannot be used.
@@ -208,6 +216,9 @@ func (s *Server) handleAppInvitationPage(r *request) error {
 	switch kv.ErrorCode(err) {
 	case "":
 		page.OrgName, page.Role, page.Email = view.OrgName, string(view.Role), view.Email
+		if a := r.app(); a.signed && a.auth.User.Email != view.Email {
+			page.SignedInAs = a.auth.User.Email
+		}
 	case kv.ENOTFOUND, kv.EINVALID:
 		page.Problem = invitationProblem
 		r.info.code = "invitation_invalid"
@@ -222,13 +233,28 @@ func (s *Server) handleAppInvitationPage(r *request) error {
 
 // handleAppInvitationAccept spends the invitation: its address becomes a member and
 // this browser is signed in as it (the link reached the address, as a sign-in code
-// would), in the invitation's organisation. Two-step still applies when due.
+// would), in the invitation's organisation. Two-step still applies when due. A browser
+// signed in as another address is refused (kv checks the actor) and shown the page
+// that offers to sign out.
 func (s *Server) handleAppInvitationAccept(r *request) error {
 	a := r.app()
-	acc, err := s.db.AcceptInvitation(r.ctx, kv.AcceptInput{Token: r.pathParam("token"), Previous: a.token,
-		UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()})
+	in := kv.AcceptInput{Token: r.pathParam("token"), Previous: a.token,
+		UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()}
+	if a.signed {
+		in.Actor = a.auth.User.ID
+	}
+	acc, err := s.db.AcceptInvitation(r.ctx, in)
 	switch kv.ErrorCode(err) {
 	case "":
+	case kv.EFORBIDDEN:
+		if err := s.handleAppInvitationPage(r); err != nil {
+			return err
+		}
+		if p, ok := r.out.(*appPage); ok && p.status == 0 {
+			p.status = 403
+			r.info.code = toAPIError(err).Code
+		}
+		return nil
 	case kv.ENOTFOUND, kv.EINVALID:
 		r.info.code = "invitation_invalid"
 		r.out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true,
@@ -244,4 +270,41 @@ func (s *Server) handleAppInvitationAccept(r *request) error {
 	}
 	r.out = appRedirect{to: "/app/settings/members?done=joined"}
 	return nil
+}
+
+// handleAppInvitationSwitch is "Sign out and continue" on an invitation opened while
+// signed in as another address: it signs this browser out and sends it to sign in as
+// the invited address, coming back to the invitation. Joining as the invited address
+// then takes that address's own sign-in code (or, signed out, the link as always).
+func (s *Server) handleAppInvitationSwitch(r *request) error {
+	token := r.pathParam("token")
+	view, err := s.db.FindInvitation(r.ctx, token)
+	switch kv.ErrorCode(err) {
+	case "":
+	case kv.ENOTFOUND, kv.EINVALID:
+		r.info.code = "invitation_invalid"
+		r.out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true,
+			data: appInvitationPage{Problem: invitationProblem}}
+		return nil
+	default:
+		return err
+	}
+	if a := r.app(); a.signed {
+		if err := s.db.SignOut(r.ctx, a.token); err != nil {
+			return err
+		}
+		s.setAppCookie(r, appSessionCookie, "", -1)
+	}
+	r.out = appRedirect{to: "/app/signin?email=" + url.QueryEscape(view.Email) +
+		"&next=" + url.QueryEscape("/app/invitations/"+url.PathEscape(token))}
+	return nil
+}
+
+// Invitation is the invitation a sign-in page returns to, if any, so the page can say
+// that a new address needs no code: the invitation's link signs it in.
+func (p appSignInPage) Invitation() string {
+	if strings.HasPrefix(p.Next, "/app/invitations/") {
+		return p.Next
+	}
+	return ""
 }

@@ -29,8 +29,6 @@ func mustServeSMS(t *testing.T, opts ...serveOption) (*testEnv, *smstest.Server)
 	return mustServe(t, append(opts, withSMS(sender))...), texts
 }
 
-var sessionCookieIn = regexp.MustCompile(appSessionCookie + `=(ivs_[A-Za-z0-9]+)`)
-
 func mustContain(t *testing.T, what string, r response, status int, wants ...string) {
 	t.Helper()
 	if r.status != status {

@@ -14,7 +14,7 @@ import (
 // admins the organisation's require_mfa policy.
 
 func (s *Server) appSecurityRoutes() []appRoute {
-	return []appRoute{
+	return append(s.appReverifyRoutes(), []appRoute{
 		{"GET", "/settings/security", accessMember, s.handleAppSecurity},
 		{"POST", "/settings/security/totp", accessMember, s.handleAppTOTPBegin},
 		{"POST", "/settings/security/totp/confirm", accessMember, s.handleAppTOTPConfirm},
@@ -24,7 +24,7 @@ func (s *Server) appSecurityRoutes() []appRoute {
 		{"POST", "/settings/security/sessions/{session_id}/revoke", accessMember, s.handleAppSessionRevoke},
 		{"POST", "/settings/security/sessions/revoke-others", accessMember, s.handleAppSessionsRevokeOthers},
 		{"POST", "/settings/security/require-mfa", accessAdmin, s.handleAppRequireMFA},
-	}
+	}...)
 }
 
 type appTOTPSetup struct {
@@ -71,6 +71,7 @@ type appSecurityPage struct {
 	Errors        []string
 	Phone         appPhoneSection // text messages (app_settings_phone.go)
 	PhoneErrors   []string
+	Reverify      *appReverify // a refused change asks for a current code (app_settings_reverify.go)
 }
 
 func (s *Server) securityPage(r *request) (*appSecurityPage, error) {
@@ -156,6 +157,9 @@ func (s *Server) securityRefusal(r *request, err error) error {
 	ae := toAPIError(err)
 	r.info.code = ae.Code
 	page.Errors = []string{ae.Detail}
+	if ae.Code == "reverify_required" {
+		page.Reverify = reverifyFor(r.app().auth.User)
+	}
 	status := ae.Status
 	if status == 401 {
 		status = 422 // a wrong code here does not end the session
@@ -273,8 +277,11 @@ func (s *Server) handleAppSessionsRevokeOthers(r *request) error {
 
 func (s *Server) handleAppRequireMFA(r *request) error {
 	a := r.app()
-	_, err := s.db.SetRequireMFA(r.ctx, kv.RequireMFAInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID,
-		On: r.formValue("require_mfa") == "on"})
+	on := r.formValue("require_mfa") == "on"
+	if !on && a.auth.Org.RequireMFA && !s.verifiedRecently(r) {
+		return s.securityRefusal(r, kv.ErrReverifyRequired)
+	}
+	_, err := s.db.SetRequireMFA(r.ctx, kv.RequireMFAInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, On: on})
 	if err != nil {
 		return s.securityRefusal(r, err)
 	}

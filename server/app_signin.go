@@ -125,6 +125,11 @@ func (s *Server) handleAppSignInCode(r *request) error {
 		return err
 	}
 	s.setAppCookie(r, appSessionCookie, start.Token, int(kv.SessionIdleTTL/time.Second))
+	if page.Invitation() != "" {
+		// Accepting an invitation chooses its workspace; none need be chosen first.
+		r.out = appRedirect{to: page.Next}
+		return nil
+	}
 	r.out = appRedirect{to: "/app/workspace" + nextQuery(page.Next)}
 	return nil
 }

@@ -3,9 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/base64"
 	"errors"
 	"net/url"
 	"slices"
@@ -90,6 +88,8 @@ type appSide struct {
 	// email address). See app_signin.go.
 	signIn, signInMail *rateLimiter
 	mail               mail.Sender
+	// preKey authenticates pre-session tokens (app_pre_session.go).
+	preKey []byte
 	// notFound and notAllowed answer unknown /app paths and wrong methods with the
 	// app's own HTML page instead of the API's JSON (see handleNotFound).
 	notFound, notAllowed fasthttp.RequestHandler
@@ -204,6 +204,7 @@ func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimit
 		signIn: newRateLimiter(RateLimits{Off: limits.Off, Window: signInWindow,
 			Write: signInRequestsPerClient, OrgWrite: signInPerAddr, Read: signInAttemptsPerClient, OrgRead: signInPerAddr}),
 		signInMail: newRateLimiter(RateLimits{Off: limits.Off, Window: signInWindow, IP: signInMailPerEmail}),
+		preKey:     derivedKey(s.db.Secret(), "app pre-session"),
 	}
 	sf := s.appSurfaceOf()
 	public := s.appRequire(appRoute{Access: accessPublic})
@@ -252,7 +253,10 @@ func appHeaders(next handler) handler {
 // cookie is the same as none (the route's access step decides what that means).
 func (s *Server) appAuthenticate(r *request) error {
 	a := r.app()
-	a.pre = string(r.c.Request.Header.Cookie(appPreCookie))
+	// A pre-session token the server did not issue is no token (app_pre_session.go).
+	if pre := string(r.c.Request.Header.Cookie(appPreCookie)); s.validPre(pre) {
+		a.pre = pre
+	}
 	tok := string(r.c.Request.Header.Cookie(appSessionCookie))
 	if tok == "" {
 		return nil
@@ -620,20 +624,7 @@ var appFlashes = map[string]string{
 	"sessions_revoked":   "Every other session is signed out.",
 	"policy_saved":       "Policy saved.",
 	"workspace":          "Workspace switched.",
-}
-
-// setPreCookie gives the browser a pre-session token (for the sign-in forms) and
-// returns it.
-func (s *Server) setPreCookie(r *request) string {
-	a := r.app()
-	if a.pre != "" && len(a.pre) == 43 {
-		return a.pre
-	}
-	var b [32]byte
-	_, _ = rand.Read(b[:])
-	a.pre = base64.RawURLEncoding.EncodeToString(b[:])
-	s.setAppCookie(r, appPreCookie, a.pre, 0)
-	return a.pre
+	"reverified":         "Confirmed. For the next 10 minutes you can change your two-step settings.",
 }
 
 // setAppCookie sets an app cookie: HttpOnly, SameSite=Lax, Secure under https, for

@@ -24,6 +24,7 @@ func (s *Server) appTwoStepRoutes() []appRoute {
 type appTwoStepPage struct {
 	Method    string // totp, recovery, email or sms
 	HasTOTP   bool
+	EmailOK   bool // codes by email are accepted
 	EmailSent bool
 	// HasPhone: the user has a phone and the server can text it; PhoneEnding is the
 	// number's last digits (enough to recognise it before two-step has passed).
@@ -37,15 +38,19 @@ type appTwoStepPage struct {
 
 func (s *Server) twoStepPage(r *request, method, next string) *appTwoStepPage {
 	a := r.app()
-	page := &appTwoStepPage{Method: method, HasTOTP: a.auth.User.TOTPEnabled, Next: next,
-		HasPhone: a.auth.User.Phone != "" && s.sms != nil, PhoneEnding: phoneEnding(a.auth.User.Phone)}
+	u := a.auth.User
+	page := &appTwoStepPage{Method: method, HasTOTP: u.TOTPEnabled, Next: next,
+		// As kv's rule: email stands in unless another second step exists and the
+		// fallback is off.
+		EmailOK:  (!u.TOTPEnabled && u.Phone == "") || u.EmailFallback,
+		HasPhone: u.Phone != "" && s.sms != nil, PhoneEnding: phoneEnding(u.Phone)}
 	switch m := kv.TwoStepMethod(method); {
 	case m == kv.MethodSMS && page.HasPhone:
-	case !page.HasTOTP && page.HasPhone && m != kv.MethodEmail:
+	case !page.HasTOTP && page.HasPhone && (m != kv.MethodEmail || !page.EmailOK):
 		page.Method = string(kv.MethodSMS)
 	case !page.HasTOTP:
 		page.Method = string(kv.MethodEmail)
-	case m != kv.MethodTOTP && m != kv.MethodRecovery && m != kv.MethodEmail:
+	case m != kv.MethodTOTP && m != kv.MethodRecovery && (m != kv.MethodEmail || !page.EmailOK):
 		page.Method = string(kv.MethodTOTP)
 	}
 	if !a.auth.User.TOTPEnabled && a.auth.User.Phone == "" && a.auth.Org.RequireMFA {
@@ -103,6 +108,14 @@ func (s *Server) handleAppTwoStep(r *request) error {
 		page := s.twoStepPage(r, method, next)
 		page.Errors = appFieldMessages(err, nil)
 		r.out = &appPage{name: "app_twostep", status: 422, title: "Two-step verification", bare: true, data: page}
+		return nil
+	case kv.ErrorCode(err) == kv.EFORBIDDEN || kv.ErrorCode(err) == kv.ECONFLICT:
+		// A method this person cannot use (now): say so on the page, with the others.
+		ae := toAPIError(err)
+		page := s.twoStepPage(r, method, next)
+		page.Errors = []string{ae.Detail}
+		r.info.code = ae.Code
+		r.out = &appPage{name: "app_twostep", status: ae.Status, title: "Two-step verification", bare: true, data: page}
 		return nil
 	case err != nil:
 		return err

@@ -140,7 +140,7 @@ func streamArtifact(c *fasthttp.RequestCtx, path, mediaType, filename string) er
 	}
 	c.SetStatusCode(200)
 	c.SetContentType(mediaType)
-	c.Response.Header.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	c.Response.Header.Set("Content-Disposition", attachmentDisposition(filename))
 	c.Response.Header.Set("Cache-Control", "no-store")
 	c.SetBodyStream(f, int(st.Size())) // fasthttp closes f when the body is sent
 	return nil

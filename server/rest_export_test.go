@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/csv"
+	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -112,6 +113,10 @@ func TestExportEndToEnd(t *testing.T) {
 	inline := e.do("GET", "/v1/api/exports/"+job.JobID+"/download", "a_live", "", "Accept", "text/csv")
 	if inline.status != 200 || !strings.HasPrefix(inline.header.Get("Content-Type"), "text/csv") || !strings.HasPrefix(inline.header.Get("Content-Disposition"), "attachment") {
 		t.Fatalf("inline download: %d %v", inline.status, inline.header)
+	}
+	if _, params, err := mime.ParseMediaType(inline.header.Get("Content-Disposition")); err != nil || !strings.HasPrefix(params["filename"], "interviews-") ||
+		!strings.Contains(inline.header.Get("Content-Disposition"), "filename*=UTF-8''") {
+		t.Fatalf("inline download's Content-Disposition %q: %v", inline.header.Get("Content-Disposition"), err)
 	}
 	text := string(inline.body)
 	rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()

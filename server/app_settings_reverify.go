@@ -1,0 +1,101 @@
+package server
+
+import (
+	"interviewd/kv"
+	"interviewd/mail"
+)
+
+// Re-verification on Settings → Security: a change that weakens two-step (turning it
+// off, accepting email codes again, new recovery codes, an organisation no longer
+// requiring it) needs a session that proved its second step in the last
+// kv.ReverifyWithin. Otherwise the change is refused and the page asks for a current
+// code (appReverify); once given, the person makes the change again. kv enforces the
+// rule for the person's own settings; require_mfa is checked here.
+
+type appReverify struct {
+	HasTOTP   bool // an authenticator (or a recovery code) can confirm
+	Email     bool // a code by email can
+	EmailSent bool // one was just sent: ask for it
+}
+
+func reverifyFor(u kv.User) *appReverify {
+	return &appReverify{HasTOTP: u.TOTPEnabled, Email: !u.TOTPEnabled || u.EmailFallback}
+}
+
+func (s *Server) appReverifyRoutes() []appRoute {
+	return []appRoute{
+		{"POST", "/settings/security/reverify", accessMember, s.handleAppReverify},
+		{"POST", "/settings/security/reverify/email", accessMember, s.handleAppReverifyEmail},
+	}
+}
+
+// verifiedRecently reports whether the request's session may weaken security now.
+func (s *Server) verifiedRecently(r *request) bool {
+	return r.app().auth.Session.VerifiedRecently(s.now())
+}
+
+// reverifyPage is the security page asking for a code, with problems (if any).
+func (s *Server) reverifyPage(r *request, status int, form *appReverify, problems ...string) error {
+	page, err := s.securityPage(r)
+	if err != nil {
+		return err
+	}
+	page.Reverify, page.Errors = form, problems
+	s.renderSecurity(r, page, status, "", false)
+	return nil
+}
+
+func (s *Server) handleAppReverify(r *request) error {
+	a := r.app()
+	if err := s.admitTwoStep(r, false); err != nil {
+		return err
+	}
+	method := kv.TwoStepMethod(r.formValue("method"))
+	_, err := s.db.Reverify(r.ctx, kv.ReverifyInput{Token: a.token, Method: method, Code: r.formValue("code")})
+	form := reverifyFor(a.auth.User)
+	form.EmailSent = method == kv.MethodEmail
+	switch {
+	case err == nil:
+		r.out = appRedirect{to: "/app/settings/security?done=reverified"}
+		return nil
+	case kv.ErrorCode(err) == kv.EUNAUTHORIZED && toAPIError(err).Code == "invalid_code":
+		r.info.code = "invalid_code"
+		return s.reverifyPage(r, 422, form, toAPIError(err).Detail)
+	case kv.ErrorCode(err) == kv.EUNAUTHORIZED:
+		// Too many wrong codes: this session is over.
+		s.setAppCookie(r, appSessionCookie, "", -1)
+		r.info.code = toAPIError(err).Code
+		r.out = appRedirect{to: "/app/signin"}
+		return nil
+	case kv.ErrorCode(err) == kv.EINVALID || kv.ErrorCode(err) == kv.ECONFLICT || kv.ErrorCode(err) == kv.EFORBIDDEN:
+		ae := toAPIError(err)
+		r.info.code = ae.Code
+		form.EmailSent = false
+		msg := ae.Detail
+		if kv.ErrorCode(err) == kv.EINVALID {
+			msg = "Choose how to confirm: an authenticator app, a recovery code or a code by email."
+		}
+		return s.reverifyPage(r, ae.Status, form, msg)
+	}
+	return err
+}
+
+func (s *Server) handleAppReverifyEmail(r *request) error {
+	a := r.app()
+	if err := s.admitTwoStep(r, true); err != nil {
+		return err
+	}
+	code, err := s.db.RequestReverifyEmailCode(r.ctx, a.token)
+	form := reverifyFor(a.auth.User)
+	switch kv.ErrorCode(err) {
+	case "":
+		s.sendMail(mail.TwoStepCode(code.Email, code.Code))
+		form.EmailSent = true
+		return s.reverifyPage(r, 0, form)
+	case kv.EFORBIDDEN:
+		ae := toAPIError(err)
+		r.info.code = ae.Code
+		return s.reverifyPage(r, ae.Status, form, ae.Detail)
+	}
+	return err
+}
