@@ -260,6 +260,46 @@ func TestAccessLimits(t *testing.T) {
 	if r.status != 429 || out["code"] != "rate_limited" || r.header.Get("Retry-After") == "" {
 		t.Fatalf("sixth start: %d %s", r.status, r.body)
 	}
+	if got := e.scrape()[`interviewd_rate_limit_refusals_total{surface="access"}`]; got != 1 {
+		t.Fatalf("access refusals counted %v", got)
+	}
+}
+
+// TestAccessAttemptLimits: code submissions count as the app's sign-in attempts (10
+// per email and client address in 10 minutes), right or wrong, before the
+// transaction's own 5 wrong codes; proofs that open nothing count against the address's
+// failed-credential budget.
+func TestAccessAttemptLimits(t *testing.T) {
+	limits := DefaultRateLimits()
+	limits.FailedAuth = 3
+	e, smtp := mustServeMail(t, withRateLimits(limits))
+	for i := 0; i < 3; i++ { // three transactions, four wrong codes each: 12 attempts
+		g := newAccessAgent(t, e)
+		g.start(smtp, "a@example.com")
+		for j := 0; j < 4; j++ {
+			r, out := g.post("/v1/access/verify-email", `{"transaction_id":"`+g.id+`","token":"000000x"}`)
+			want := 422
+			if i*4+j >= signInAttemptsPerClient {
+				want = 429
+			}
+			if r.status != want {
+				t.Fatalf("attempt %d: %d, want %d: %v", i*4+j+1, r.status, want, out)
+			}
+			if want == 429 && (r.header.Get("Retry-After") == "" || out["next_action"] != "verify_email") {
+				t.Fatalf("attempt over the limit: %v", out)
+			}
+		}
+	}
+	stranger := newAccessAgent(t, e)
+	stranger.id = kv.NewV4().String()
+	for i := 0; i < 3; i++ {
+		if r, _ := stranger.post("/v1/access/verify-email", `{"transaction_id":"`+stranger.id+`","token":"123456"}`); r.status != 401 {
+			t.Fatalf("unknown transaction %d: %d", i, r.status)
+		}
+	}
+	if r, _ := stranger.post("/v1/access/verify-email", `{"transaction_id":"`+stranger.id+`","token":"123456"}`); r.status != 429 {
+		t.Fatalf("past the failed-credential budget: %d", r.status)
+	}
 }
 
 // TestAccessLogsNoSecrets: the whole flow, logged at debug, never writes the proof,
