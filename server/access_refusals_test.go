@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -320,6 +321,57 @@ func TestAccessLogsNoSecrets(t *testing.T) {
 	for name, s := range map[string]string{"proof": g.proof, "proof body": g.proof[4:], "code": code, "secret": secret} {
 		if strings.Contains(logs.String(), s) {
 			t.Errorf("the log holds the %s", name)
+		}
+	}
+}
+
+// TestAccessKeyHammer: many simultaneous key requests on one transaction make one key.
+// With one Idempotency-Key, one answer has the secret and the others replay it; with
+// different ones, one succeeds and the others are 409.
+func TestAccessKeyHammer(t *testing.T) {
+	e, smtp := mustServeMail(t)
+	for _, same := range []bool{true, false} {
+		g := newAccessAgent(t, e)
+		code := g.start(smtp, "a@example.com")
+		g.step(200, "/v1/access/verify-email", `"token":"`+code+`"`)
+		g.step(200, "/v1/access/workspace", `"action":"select","org_id":"`+e.orgA.ID.String()+`"`)
+		idem := kv.NewV4().String()
+		const n = 8
+		var wg sync.WaitGroup
+		results := make(chan response, n)
+		for i := 0; i < n; i++ {
+			key := idem
+			if !same {
+				key = kv.NewV4().String()
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, _ := g.post("/v1/access/keys", `{"transaction_id":"`+g.id+`","name":"k","scopes":["studies:read"],"environment":"live","expires_in_days":30}`, "Idempotency-Key", key)
+				results <- r
+			}()
+		}
+		wg.Wait()
+		close(results)
+		secrets, replays, conflicts, keyIDs := 0, 0, 0, map[string]bool{}
+		for r := range results {
+			var out map[string]any
+			r.json(t, &out)
+			switch {
+			case r.status == 201 && out["secret"] != nil:
+				secrets++
+				keyIDs[out["key_id"].(string)] = true
+			case r.status == 201:
+				replays++
+				keyIDs[out["key_id"].(string)] = true
+			case r.status == 409:
+				conflicts++
+			default:
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+		}
+		if secrets != 1 || len(keyIDs) != 1 || (same && replays != n-1) || (!same && conflicts != n-1) {
+			t.Fatalf("same key %v: %d secrets, %d replays, %d conflicts, %d keys", same, secrets, replays, conflicts, len(keyIDs))
 		}
 	}
 }

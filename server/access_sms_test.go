@@ -25,6 +25,7 @@ type smsFake struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	msgs []smsMessage
+	sent int
 	more chan struct{}
 }
 
@@ -53,11 +54,13 @@ func startSMSFake(t *testing.T) *smsFake {
 		}
 		f.mu.Lock()
 		f.msgs = append(f.msgs, smsMessage{To: r.PostForm.Get("To"), From: r.PostForm.Get("From"), Body: r.PostForm.Get("Body")})
+		f.sent++
+		n := f.sent
 		f.mu.Unlock()
 		f.more <- struct{}{}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
-		fmt.Fprintf(w, `{"sid":"SM%032d","status":"queued"}`, len(f.msgs))
+		fmt.Fprintf(w, `{"sid":"SM%032d","status":"queued"}`, n)
 	}))
 	t.Cleanup(f.srv.Close)
 	return f
