@@ -53,8 +53,8 @@ type AccessChallengeIssued struct {
 
 // RequestAccessChallenge makes a two-step challenge by in.Method, valid
 // AccessChallengeTTL, replacing any earlier one. EINVALID at ["method"] for a method
-// the person cannot use (the message names the ones they can); ELIMIT challenge_limit
-// past AccessChallenges challenges; plus the refusals every step shares (accessStep).
+// the person cannot use (the message names the ones they can); ECONFLICT
+// challenge_limit past AccessChallenges challenges; plus the refusals every step shares (accessStep).
 func (db *DB) RequestAccessChallenge(ctx context.Context, in AccessChallengeInput) (AccessChallengeIssued, error) {
 	var out AccessChallengeIssued
 	code := newDigits(SignInCodeDigits)
@@ -71,7 +71,8 @@ func (db *DB) RequestAccessChallenge(ctx context.Context, in AccessChallengeInpu
 					Type: "enum", Ctx: map[string]any{"expected": names}})
 			}
 			if rec.Challenges >= AccessChallenges {
-				return nil, Errorf(ELIMIT, "challenge_limit", "This transaction has asked for too many two-step challenges: start a new transaction.")
+				// Not a 429: waiting would not help, only a new transaction does.
+				return nil, Errorf(ECONFLICT, "challenge_limit", "This transaction has asked for too many two-step challenges: start a new transaction.")
 			}
 			rec.Challenges++
 			ch := accessChallenge{ID: NewV4(), Method: in.Method, ExpiresAt: now.Add(AccessChallengeTTL)}

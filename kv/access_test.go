@@ -292,3 +292,36 @@ func TestSetUserPhone(t *testing.T) {
 		t.Fatalf("unknown user: %v", err)
 	}
 }
+
+// TestAccessChallengeLimit: five challenges per transaction, each replacing the last;
+// the sixth is refused, and a replaced challenge's code no longer works.
+func TestAccessChallengeLimit(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpenDB(t, nil)
+	org := mustOrg(t, db, "acme")
+	u, _ := db.FindUserByEmail(ctx, "acme@example.com")
+	if _, err := db.SetRequireMFA(ctx, RequireMFAInput{OrgID: org.ID, Actor: u.ID, On: true}); err != nil {
+		t.Fatal(err)
+	}
+	proof := newProof(t)
+	st := mustStartAccess(t, db, u.Email, proof)
+	if _, err := db.VerifyAccessEmail(ctx, st.Access.ID, proof, st.Code); err != nil {
+		t.Fatal(err)
+	}
+	var first AccessChallengeIssued
+	for i := 0; i < AccessChallenges; i++ {
+		ch, err := db.RequestAccessChallenge(ctx, AccessChallengeInput{ID: st.Access.ID, Proof: proof, Method: MethodEmail})
+		if err != nil {
+			t.Fatalf("challenge %d: %v", i+1, err)
+		}
+		if i == 0 {
+			first = ch
+		}
+	}
+	if _, err := db.RequestAccessChallenge(ctx, AccessChallengeInput{ID: st.Access.ID, Proof: proof, Method: MethodEmail}); ErrorCode(err) != ECONFLICT {
+		t.Fatalf("challenge %d: %v", AccessChallenges+1, err)
+	}
+	if _, err := db.VerifyAccessChallenge(ctx, st.Access.ID, proof, first.ChallengeID, first.Code); ErrorCode(err) != EINVALID {
+		t.Fatalf("a replaced challenge: %v", err)
+	}
+}

@@ -87,9 +87,12 @@ func (a *accessSide) handleMFA(r *request) error {
 		r.out = accessMFAOut{TransactionID: acc.ID, State: string(acc.State), NextAction: acc.State.NextAction(), ExpiresAt: wireTime(acc.ExpiresAt)}
 		return nil
 	}
-	// A challenge by email or text message sends a code: a code request.
-	if err := a.admit(r, in.TransactionID, in.Method != string(kv.MethodTOTP)); err != nil {
-		return err
+	// A challenge by email or text message sends a code: a code request. A TOTP
+	// challenge sends nothing; its code is counted when it is submitted.
+	if in.Method != string(kv.MethodTOTP) {
+		if err := a.admit(r, in.TransactionID, true); err != nil {
+			return err
+		}
 	}
 	ch, err := a.s.db.RequestAccessChallenge(r.ctx, kv.AccessChallengeInput{ID: in.TransactionID, Proof: call.proof,
 		Method: kv.TwoStepMethod(in.Method), SMS: a.sms != nil})

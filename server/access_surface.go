@@ -90,7 +90,7 @@ func (a *accessSide) routes() []*accessRoute {
 			Summary:     "Request a two-step challenge ({method}), then submit its code ({challenge_id, code})",
 			Description: "Methods: totp (the person's authenticator app), email, and sms when the server has a text-message provider and the person a verified number; mfa_methods lists the ones this person can use. A new challenge replaces the last; at most 5 per transaction.",
 			In:          reflect.TypeFor[accessMFAIn](), Out: reflect.TypeFor[accessMFAOut](),
-			Refusals: map[int]string{429: "Too many code requests or attempts (see Retry-After), or challenge_limit: too many challenges in this transaction."},
+			Refusals: map[int]string{409: "wrong_step: the transaction is not waiting for two-step (next_action says what it is waiting for); challenge_limit: 5 challenges asked for already, start a new transaction."},
 			handle:   (*accessSide).handleMFA},
 		{Method: "POST", Path: "/v1/access/workspace", OperationID: "choose_workspace", Status: 200,
 			Summary:     "List workspaces and invitations, then select one, accept an invitation or create a starter workspace",
