@@ -301,6 +301,19 @@ func TestAccessAttemptLimits(t *testing.T) {
 	if r, _ := stranger.post("/v1/access/verify-email", `{"transaction_id":"`+stranger.id+`","token":"123456"}`); r.status != 429 {
 		t.Fatalf("past the failed-credential budget: %d", r.status)
 	}
+	// Malformed proofs and API keys count too; no credential at all does not.
+	other := mustServe(t, withRateLimits(limits))
+	for i, auth := range []string{"Bearer jmg_short", "Bearer " + other.keys["a_live"], "Bearer jmg_short"} {
+		if r := other.do("POST", "/v1/access/transactions", auth, `{"email":"a@example.com","client_name":"x"}`); r.status != 401 {
+			t.Fatalf("bad proof %d: %d", i, r.status)
+		}
+	}
+	if r := other.do("POST", "/v1/access/transactions", "", `{"email":"a@example.com","client_name":"x"}`); r.status != 401 {
+		t.Fatalf("no proof: %d", r.status)
+	}
+	if r := other.do("POST", "/v1/access/transactions", "Bearer jmg_short", `{}`); r.status != 429 {
+		t.Fatalf("past the failed-credential budget: %d", r.status)
+	}
 }
 
 // TestAccessLogsNoSecrets: the whole flow, logged at debug, never writes the proof,

@@ -163,28 +163,34 @@ func (s *Server) accessAuthenticate(r *request) error {
 	}
 	tok, ok := bearerToken(h)
 	if !ok || !kv.ParseAccessProof(tok) {
-		return errAccessBadProof
+		return s.accessAuthFailed(r, errAccessBadProof)
 	}
 	r.access().proof = tok
 	return nil
 }
 
-// accessAuthFailures counts refused proofs (malformed, or not the transaction's)
-// against the client address's failed-credential budget, as the other surfaces count
-// refused keys; over budget the answer is 429.
+// accessAuthFailures counts proofs that open no transaction (the steps' kv check) as
+// accessAuthenticate counts malformed ones.
 func (s *Server) accessAuthFailures(next handler) handler {
 	return func(r *request) error {
 		err := next(r)
 		var ae *apiError
-		if kv.ErrorCode(err) != kv.EUNAUTHORIZED && !(errors.As(err, &ae) && ae.Status == 401) {
-			return err
-		}
-		if wait := s.authFails.fail(s.now(), s.clientIP(r.c)); wait > 0 {
-			return &apiError{Status: 429, Code: "rate_limited", RetryAfter: wait,
-				Detail: "Too many failed authentication attempts from your address; wait before trying again."}
+		if kv.ErrorCode(err) == kv.EUNAUTHORIZED || (errors.As(err, &ae) && ae.Status == 401) {
+			return s.accessAuthFailed(r, err)
 		}
 		return err
 	}
+}
+
+// accessAuthFailed counts a refused proof against the client address's
+// failed-credential budget, as the other surfaces count refused keys: err, or 429 once
+// the address is over budget.
+func (s *Server) accessAuthFailed(r *request, err error) error {
+	if wait := s.authFails.fail(s.now(), s.clientIP(r.c)); wait > 0 {
+		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: wait,
+			Detail: "Too many failed authentication attempts from your address; wait before trying again."}
+	}
+	return err
 }
 
 // accessBind decodes the route's JSON body (and path parameter) into r.in, and checks
