@@ -85,6 +85,9 @@ type accessRecord struct {
 	Failures   int              `json:"failures"`
 	Challenge  *accessChallenge `json:"challenge,omitempty"`
 	Challenges int              `json:"challenges"`
+	// Created is the workspace the transaction created: one per transaction, so a loop
+	// cannot fill the instance with organisations.
+	Created ID `json:"created,omitempty"`
 	// The one key the transaction issued or replaced, and the request that did it: a
 	// replay of that request (same Idempotency-Key, same fingerprint) returns Issued.
 	Issued  *AccessKey `json:"issued,omitempty"`

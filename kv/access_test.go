@@ -71,6 +71,9 @@ func TestAccessWholeFlowInStore(t *testing.T) {
 	if err != nil || ch.Access.State != AccessAwaitingKey || ch.Workspace.Role != RoleOwner {
 		t.Fatalf("create: %+v %v", ch, err)
 	}
+	if _, err := db.CreateAccessWorkspace(ctx, st.Access.ID, proof, "Another"); ErrorCode(err) != ECONFLICT {
+		t.Fatalf("a second workspace from one transaction: %v", err)
+	}
 	idem := AccessIdem{Key: NewV4().String(), Fingerprint: [32]byte{1}}
 	in := AccessKeyInput{ID: st.Access.ID, Proof: proof, Name: "agent", Scopes: []string{ScopeStudiesRead, ScopeAgentRun},
 		Environment: EnvTest, ExpiresDays: 30, Idem: idem}

@@ -110,7 +110,8 @@ func (db *DB) AcceptAccessInvitation(ctx context.Context, id ID, proof string, i
 }
 
 // CreateAccessWorkspace creates a starter workspace named name (1 to 200 characters)
-// with the person as its owner, and chooses it. Names need not be unique: telling a
+// with the person as its owner, and chooses it; one per transaction (ECONFLICT
+// workspace_created for a second). Names need not be unique: telling a
 // stranger that a name is taken would tell them another organisation exists.
 func (db *DB) CreateAccessWorkspace(ctx context.Context, id ID, proof, name string) (AccessChosen, error) {
 	name = strings.TrimSpace(name)
@@ -121,7 +122,11 @@ func (db *DB) CreateAccessWorkspace(ctx context.Context, id ID, proof, name stri
 	var out AccessChosen
 	a, err := db.accessStep(ctx, id, proof, accessWorkspaceStates,
 		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+			if !rec.Created.IsZero() {
+				return nil, Errorf(ECONFLICT, "workspace_created", "This transaction has created a workspace already ("+rec.Created.String()+"): select it.")
+			}
 			org := Org{ID: db.NewID(), Name: name, CreatedAt: now}
+			rec.Created = org.ID
 			if err := db.putOrg(tx, org); err != nil {
 				return nil, err
 			}

@@ -38,13 +38,14 @@ func TwoStepCode(to, code string) Message {
 // reading the code back would let it do.
 func AccessCode(to, code, clientName string) Message {
 	client := oneLine(clientName)
-	text := "An application calling itself \"" + client + "\" asked for an interviewd API key for your account.\n\n" +
+	text := "An application calling itself \"" + client + "\" asked for an interviewd API key for this email address.\n\n" +
 		"If that was you, or an agent working for you, give it this code:\n\n    " + code + "\n\n" +
-		"It works once, for 30 minutes. With it the application can create an API key for your\n" +
-		"account. If you did not ask for this, do not share the code and ignore this message.\n"
+		"It works once, for 30 minutes. With it the application can sign in as you (an account is\n" +
+		"made for this address if there is none) and create an API key. If you did not ask for\n" +
+		"this, do not share the code and ignore this message.\n"
 	return Message{To: to, Subject: "Your interviewd access code: " + code, Text: text,
-		HTML: render(codeHTML, map[string]string{"Lead": "An application calling itself \u201c" + client + "\u201d asked for an interviewd API key for your account. If that was you, give it this code", "Code": code,
-			"Note": "It works once, for 30 minutes. If you did not ask for this, do not share the code and ignore this message."})}
+		HTML: render(codeHTML, map[string]string{"Lead": "An application calling itself \u201c" + client + "\u201d asked for an interviewd API key for this email address. If that was you, give it this code", "Code": code,
+			"Note": "It works once, for 30 minutes. With it the application can sign in as you and create an API key. If you did not ask for this, do not share the code and ignore this message."})}
 }
 
 // Invitation is the message inviting someone to an organisation.

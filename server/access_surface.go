@@ -94,7 +94,7 @@ func (a *accessSide) routes() []*accessRoute {
 			handle:   (*accessSide).handleMFA},
 		{Method: "POST", Path: "/v1/access/workspace", OperationID: "choose_workspace", Status: 200,
 			Summary:     "List workspaces and invitations, then select one, accept an invitation or create a starter workspace",
-			Description: "Actions: {action: list}, {action: select, org_id}, {action: accept_invitation, invitation_id}, {action: create, name}. Choosing a workspace that requires two-step before one was passed makes next_action verify_mfa. Allowed again before the key is issued.",
+			Description: "Actions: {action: list}, {action: select, org_id}, {action: accept_invitation, invitation_id}, {action: create, name}. Choosing a workspace that requires two-step before one was passed makes next_action verify_mfa. Allowed again before the key is issued; a transaction creates at most one workspace (409 workspace_created).",
 			In:          reflect.TypeFor[accessWorkspaceIn](), Out: reflect.TypeFor[accessWorkspaceOut](),
 			Refusals: map[int]string{404: "not_found / invitation_invalid: not a workspace or invitation of this person."},
 			handle:   (*accessSide).handleWorkspace},
