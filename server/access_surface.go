@@ -120,7 +120,7 @@ func (s *Server) accessSurface() *surface {
 	return &surface{
 		name:         "access",
 		authenticate: s.accessAuthenticate,
-		steps:        []middleware{s.accessAuthFailures},
+		steps:        []middleware{s.accessAuthFailures, s.accessRefusalState},
 		render:       s.renderAccess,
 	}
 }
@@ -177,6 +177,39 @@ func (s *Server) accessAuthFailures(next handler) handler {
 		var ae *apiError
 		if kv.ErrorCode(err) == kv.EUNAUTHORIZED || (errors.As(err, &ae) && ae.Status == 401) {
 			return s.accessAuthFailed(r, err)
+		}
+		return err
+	}
+}
+
+// accessRefusalState gives a refusal that no step has tied to its transaction yet (a
+// 422 of the body, a key request kv refused before opening the transaction) the
+// transaction's state, when the body names one the proof opens: every answer the proof
+// has earned says what is due next.
+func (s *Server) accessRefusalState(next handler) handler {
+	return func(r *request) error {
+		err := next(r)
+		call := r.access()
+		if err == nil || call.view != nil || call.proof == "" {
+			return err
+		}
+		if st := toAPIError(err).Status; st == 401 || st == 429 || st >= 500 {
+			return err
+		}
+		body, rerr := readBody(r.c, maxJSONBody)
+		if rerr != nil {
+			return err
+		}
+		var named struct {
+			TransactionID string `json:"transaction_id"`
+		}
+		if json.Unmarshal(body, &named) != nil {
+			return err
+		}
+		if id, ok := kv.ParseID(named.TransactionID); ok {
+			if acc, ferr := s.db.FindAccess(r.ctx, id, call.proof); ferr == nil {
+				call.opened(acc)
+			}
 		}
 		return err
 	}
