@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/fasthttp/router"
@@ -135,14 +136,17 @@ func (s *Server) routeAccess(r *router.Router, smsSender sms.Sender) {
 		rt.plan = planInput(rt.In)
 		g.handle(rt.Method, rt.Path, func(r *request) error { return rt.handle(a, r) }, accessBind(rt))
 	}
-	doc := s.accessOpenAPI(table)
-	raw, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		panic(err)
-	}
+	// Rendered on first request, as the research API's document is: start-up stays fast.
+	raw := sync.OnceValue(func() []byte {
+		raw, err := json.MarshalIndent(s.accessOpenAPI(table), "", "  ")
+		if err != nil {
+			panic(err)
+		}
+		return raw
+	})
 	handlePlain(r, "GET", "/v1/access/openapi.json", func(c *fasthttp.RequestCtx) {
 		c.SetContentType("application/json")
-		c.SetBody(raw)
+		c.SetBody(raw())
 	})
 }
 
