@@ -31,6 +31,7 @@ var (
 	bucketAppSessionHash = []byte("app_session_hashes") // SHA-256(token) → session id
 	bucketUserSessions   = []byte("user_sessions")      // user id + session id → nil
 	bucketOutbox         = []byte("mail_outbox")        // UUIDv7 → OutboxMail (offline mail, newest kept)
+	bucketAccess         = []byte("access")             // transaction id → accessRecord (account access API)
 )
 
 var allBuckets = [][]byte{
@@ -38,5 +39,5 @@ var allBuckets = [][]byte{
 	bucketKeyHashes, bucketStudies, bucketStudyIndex, bucketBriefs, bucketLinks, bucketIdempotency,
 	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions, bucketPlugins,
 	bucketUserOrgs, bucketTwoStep, bucketInvitations, bucketInviteHashes, bucketSignInCodes,
-	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox,
+	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
 }

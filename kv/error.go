@@ -15,6 +15,7 @@ const (
 	ELOCKED       = "ELOCKED"       // the data folder is held by another process
 	ELIMIT        = "ELIMIT"        // an admission limit is reached
 	EUNAUTHORIZED = "EUNAUTHORIZED" // no valid credential
+	EGONE         = "EGONE"         // the record has ended for good (expired, failed): start again
 )
 
 // Error is a coded error. Reason is a stable snake_case word the edge puts on the wire

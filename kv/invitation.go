@@ -210,33 +210,14 @@ func (db *DB) AcceptInvitation(ctx context.Context, in AcceptInput) (Accepted, e
 		if err != nil {
 			return err
 		}
-		org, err := orgByID(tx, rec.OrgID)
-		if err != nil {
-			return errInvitation
-		}
 		if !in.Actor.IsZero() {
 			if u, err := userByEmail(tx, rec.Email); err != nil || u.ID != in.Actor {
 				return errOtherAccount
 			}
 		}
-		u, err := db.userForEmail(tx, rec.Email)
+		u, m, org, err := db.joinByInvitation(tx, rec, now)
 		if err != nil {
 			return err
-		}
-		u.Verified = true
-		u.LastSignInAt = &now
-		if err := putUser(tx, u); err != nil {
-			return err
-		}
-		if err := deleteInvitation(tx, rec); err != nil {
-			return err
-		}
-		m, err := memberFor(tx, rec.OrgID, u.ID)
-		if err != nil {
-			m = Membership{OrgID: rec.OrgID, UserID: u.ID, Role: rec.Role, CreatedAt: now}
-			if err := putMember(tx, m); err != nil {
-				return err
-			}
 		}
 		if err := db.dropSessionToken(tx, in.Previous); err != nil {
 			return err
@@ -255,6 +236,37 @@ func (db *DB) AcceptInvitation(ctx context.Context, in AcceptInput) (Accepted, e
 		return Accepted{}, err
 	}
 	return out, nil
+}
+
+// joinByInvitation spends the invitation rec and makes its address's user (created if
+// new; verified and signed in now, since the invitation reached the address) a member
+// with the invited role; someone already a member keeps their role. ENOTFOUND
+// invitation_invalid when its organisation is gone.
+func (db *DB) joinByInvitation(tx *bolt.Tx, rec invitationRecord, now time.Time) (User, Membership, Org, error) {
+	org, err := orgByID(tx, rec.OrgID)
+	if err != nil {
+		return User{}, Membership{}, Org{}, errInvitation
+	}
+	u, err := db.userForEmail(tx, rec.Email)
+	if err != nil {
+		return User{}, Membership{}, Org{}, err
+	}
+	u.Verified = true
+	u.LastSignInAt = &now
+	if err := putUser(tx, u); err != nil {
+		return User{}, Membership{}, Org{}, err
+	}
+	if err := deleteInvitation(tx, rec); err != nil {
+		return User{}, Membership{}, Org{}, err
+	}
+	m, err := memberFor(tx, rec.OrgID, u.ID)
+	if err != nil {
+		m = Membership{OrgID: rec.OrgID, UserID: u.ID, Role: rec.Role, CreatedAt: now}
+		if err := putMember(tx, m); err != nil {
+			return User{}, Membership{}, Org{}, err
+		}
+	}
+	return u, m, org, nil
 }
 
 // RevokeInvitationInput revokes invitation ID of OrgID on behalf of Actor.

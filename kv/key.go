@@ -72,13 +72,25 @@ type Credential struct {
 // not passed a two-step check (TwoStepPassed, or ByOperator), and ENOTFOUND for
 // an unknown organisation or a user who is not a member.
 func (db *DB) CreateKey(ctx context.Context, in KeyInput) (Key, string, error) {
+	k, secret, err := newKey(in, db.Now())
+	if err != nil {
+		return Key{}, "", err
+	}
+	if err := db.update(ctx, func(tx *bolt.Tx) error { return db.putNewKey(tx, &k, in) }); err != nil {
+		return Key{}, "", err
+	}
+	return k, secret, nil
+}
+
+// newKey validates in and makes the key record and its secret, not yet stored
+// (putNewKey). EINVALID as CreateKey.
+func newKey(in KeyInput, now time.Time) (Key, string, error) {
 	scopes, fields := validateKeyInput(&in)
 	if len(fields) > 0 {
 		return Key{}, "", Invalid(fields...)
 	}
 	secret := newKeySecret(in.Environment)
 	hash := HashKeySecret(secret)
-	now := db.Now()
 	k := Key{
 		ID: NewV4(), OrgID: in.OrgID, UserID: in.UserID, Name: strings.TrimSpace(in.Name),
 		Environment: in.Environment, Scopes: scopes, Hint: keyHint(secret), Hash: hash[:], CreatedAt: now,
@@ -87,34 +99,35 @@ func (db *DB) CreateKey(ctx context.Context, in KeyInput) (Key, string, error) {
 		exp := now.AddDate(0, 0, in.ExpiresDays)
 		k.ExpiresAt = &exp
 	}
-	err := db.update(ctx, func(tx *bolt.Tx) error {
-		org, err := orgByID(tx, in.OrgID)
-		if err != nil {
-			return err
-		}
-		m, err := memberFor(tx, in.OrgID, in.UserID)
-		if err != nil {
-			return err
-		}
-		k.UserID = m.UserID
-		for _, s := range scopes {
-			if !m.Role.MayHoldScope(s) {
-				return Errorf(EFORBIDDEN, "role_forbids_scope", "A member cannot hold "+s+".")
-			}
-		}
-		if org.RequireMFA && !in.TwoStepPassed && !in.ByOperator {
-			return errTwoStepRequired
-		}
-		db.authChanged(tx, k.OrgID)
-		if err := putJSON(tx.Bucket(bucketKeys), k.ID[:], k); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketKeyHashes).Put(hash[:], k.ID[:])
-	})
-	if err != nil {
-		return Key{}, "", err
-	}
 	return k, secret, nil
+}
+
+// putNewKey stores k inside tx once the rules CreateKey documents hold: the org
+// exists, the user is a member whose role allows every scope, and its require_mfa is
+// met. It sets k.UserID to the member's (the owner's when in.UserID is zero).
+func (db *DB) putNewKey(tx *bolt.Tx, k *Key, in KeyInput) error {
+	org, err := orgByID(tx, in.OrgID)
+	if err != nil {
+		return err
+	}
+	m, err := memberFor(tx, in.OrgID, in.UserID)
+	if err != nil {
+		return err
+	}
+	k.UserID = m.UserID
+	for _, s := range k.Scopes {
+		if !m.Role.MayHoldScope(s) {
+			return Errorf(EFORBIDDEN, "role_forbids_scope", "A member cannot hold "+s+".")
+		}
+	}
+	if org.RequireMFA && !in.TwoStepPassed && !in.ByOperator {
+		return errTwoStepRequired
+	}
+	db.authChanged(tx, k.OrgID)
+	if err := putJSON(tx.Bucket(bucketKeys), k.ID[:], k); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketKeyHashes).Put(k.Hash, k.ID[:])
 }
 
 func validateKeyInput(in *KeyInput) ([]string, []FieldError) {
@@ -327,19 +340,9 @@ type RevokeKeyInput struct {
 func (db *DB) RevokeKeyAs(ctx context.Context, in RevokeKeyInput) (Key, error) {
 	var k Key
 	err := db.update(ctx, func(tx *bolt.Tx) error {
-		if in.Actor.IsZero() {
-			return notFound("Key")
-		}
-		m, err := memberFor(tx, in.OrgID, in.Actor)
-		if err != nil {
-			return notFound("Key")
-		}
-		ok, err := getJSON(tx.Bucket(bucketKeys), in.KeyID[:], &k)
-		if err != nil {
+		var err error
+		if k, err = keyVisibleTo(tx, in.OrgID, in.Actor, in.KeyID); err != nil {
 			return err
-		}
-		if !ok || k.OrgID != in.OrgID || (!m.Role.Manages() && k.UserID != in.Actor) {
-			return notFound("Key")
 		}
 		if k.RevokedAt != nil {
 			return nil
@@ -353,6 +356,27 @@ func (db *DB) RevokeKeyAs(ctx context.Context, in RevokeKeyInput) (Key, error) {
 		return putJSON(tx.Bucket(bucketKeys), k.ID[:], k)
 	})
 	return k, err
+}
+
+// keyVisibleTo returns key id of org when actor may see it (FindKeysFor): any for
+// owners and admins, their own for members; ENOTFOUND otherwise, as for an unknown key.
+func keyVisibleTo(tx *bolt.Tx, org, actor, id ID) (Key, error) {
+	if actor.IsZero() {
+		return Key{}, notFound("Key")
+	}
+	m, err := memberFor(tx, org, actor)
+	if err != nil {
+		return Key{}, notFound("Key")
+	}
+	var k Key
+	ok, err := getJSON(tx.Bucket(bucketKeys), id[:], &k)
+	if err != nil {
+		return Key{}, err
+	}
+	if !ok || k.OrgID != org || (!m.Role.Manages() && k.UserID != actor) {
+		return Key{}, notFound("Key")
+	}
+	return k, nil
 }
 
 var errTwoStepRequired = Errorf(EFORBIDDEN, "two_step_required", "This organisation requires two-step verification: pass a two-step check first.")

@@ -133,12 +133,8 @@ func (db *DB) PassTwoStep(ctx context.Context, in PassTwoStepInput) (TwoStepPass
 		ok := false
 		switch in.Method {
 		case MethodTOTP:
-			if ts.TOTPSecret == "" {
-				return errNoTOTP
-			}
-			var step int64
-			if step, ok = verifyTOTP(ts.TOTPSecret, in.Code, now, ts.LastStep); ok {
-				ts.LastStep = step
+			if ok, err = acceptTOTP(&ts, in.Code, now); err != nil {
+				return err
 			}
 		case MethodRecovery:
 			if ts.TOTPSecret == "" {
@@ -509,6 +505,20 @@ func totpCode(secret string, step int64) (string, bool) {
 	off := sum[len(sum)-1] & 0x0f
 	n := binary.BigEndian.Uint32(sum[off:off+4]) & 0x7fffffff
 	return fmt.Sprintf("%06d", n%1_000_000), true
+}
+
+// acceptTOTP checks code against the user's authenticator in ts and, when it is right,
+// advances ts.LastStep (the caller writes ts back in its transaction), so the code is
+// never accepted twice. ECONFLICT totp_not_enabled without an authenticator.
+func acceptTOTP(ts *twoStepRecord, code string, now time.Time) (bool, error) {
+	if ts.TOTPSecret == "" {
+		return false, errNoTOTP
+	}
+	step, ok := verifyTOTP(ts.TOTPSecret, code, now, ts.LastStep)
+	if ok {
+		ts.LastStep = step
+	}
+	return ok, nil
 }
 
 // verifyTOTP accepts a code of the step at now or one either side, if that step is

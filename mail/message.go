@@ -32,6 +32,22 @@ func TwoStepCode(to, code string) Message {
 			"Note": "It works once, for 10 minutes. If you did not just sign in, sign out of other sessions in Settings → Security."})}
 }
 
+// AccessCode is the message carrying the code an application (an AI agent, a script)
+// needs to get an API key for this address through the account access API. The
+// application's name is its own claim, so the message quotes it as such and says what
+// reading the code back would let it do.
+func AccessCode(to, code, clientName string) Message {
+	client := oneLine(clientName)
+	text := "An application calling itself \"" + client + "\" asked for an interviewd API key for this email address.\n\n" +
+		"If that was you, or an agent working for you, give it this code:\n\n    " + code + "\n\n" +
+		"It works once, for 30 minutes. With it the application can sign in as you (an account is\n" +
+		"made for this address if there is none) and create an API key. If you did not ask for\n" +
+		"this, do not share the code and ignore this message.\n"
+	return Message{To: to, Subject: "Your interviewd access code: " + code, Text: text,
+		HTML: render(codeHTML, map[string]string{"Lead": "An application calling itself \u201c" + client + "\u201d asked for an interviewd API key for this email address. If that was you, give it this code", "Code": code,
+			"Note": "It works once, for 30 minutes. With it the application can sign in as you and create an API key. If you did not ask for this, do not share the code and ignore this message."})}
+}
+
 // Invitation is the message inviting someone to an organisation.
 func Invitation(to, orgName, inviter, role, acceptURL string, expires time.Time) Message {
 	by := ""

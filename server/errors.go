@@ -73,6 +73,8 @@ func toAPIError(err error) *apiError {
 			retry = simulationRetryAfter
 		}
 		return &apiError{Status: 429, Code: orDefault(reason, "rate_limited"), Detail: ke.Message, RetryAfter: retry}
+	case kv.EGONE:
+		return &apiError{Status: 410, Code: orDefault(reason, "gone"), Detail: ke.Message}
 	case kv.ELOCKED:
 		return &apiError{Status: 503, Code: "unavailable", Detail: ke.Message}
 	}

@@ -58,7 +58,7 @@ func newHTTPMetrics(set *metrics.Set) *httpMetrics {
 }
 
 // metricSurfaces is every name surfaceOf returns; each has its refusal counter.
-var metricSurfaces = [...]string{"rest", "mcp", "participant", "app", "oauth", "metrics", "other"}
+var metricSurfaces = [...]string{"rest", "mcp", "participant", "app", "access", "oauth", "metrics", "other"}
 
 // surfaceOf names the API surface a route belongs to: one of metricSurfaces.
 func surfaceOf(route string) string {
@@ -71,6 +71,8 @@ func surfaceOf(route string) string {
 		return "participant"
 	case route == "/app" || len(route) >= 5 && route[:5] == "/app/":
 		return "app"
+	case len(route) >= 11 && route[:11] == "/v1/access/":
+		return "access"
 	case len(route) >= 12 && route[:12] == "/.well-known":
 		return "oauth"
 	case route == metricsPath:

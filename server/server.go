@@ -159,6 +159,7 @@ func New(cfg Config) *Server {
 	s.routeDocs(r)
 	s.routeParticipant(r)
 	s.routeApp(r, cfg.Mail, limits)
+	s.routeAccess(r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
 	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
