@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/VictoriaMetrics/metrics"
+	"interviewd/metrics"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 

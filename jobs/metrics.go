@@ -3,7 +3,7 @@ package jobs
 import (
 	"time"
 
-	"github.com/VictoriaMetrics/metrics"
+	"interviewd/metrics"
 
 	"interviewd/kv"
 )
@@ -54,9 +54,10 @@ func newJobMetrics(set *metrics.Set, pools map[kv.JobKind]*pool) *jobMetrics {
 	for _, kind := range []string{pluginRedactor, pluginFormatter} {
 		k := `kind="` + kind + `"`
 		m.plugin[kind] = &pluginSeries{
-			ok:       set.NewCounter(`interviewd_plugin_runs_total{` + k + `,result="ok"}`),
-			failed:   set.NewCounter(`interviewd_plugin_runs_total{` + k + `,result="failed"}`),
-			duration: set.NewPrometheusHistogram(`interviewd_plugin_run_duration_seconds{` + k + `}`),
+			ok:     set.NewCounter(`interviewd_plugin_runs_total{` + k + `,result="ok"}`),
+			failed: set.NewCounter(`interviewd_plugin_runs_total{` + k + `,result="failed"}`),
+			duration: set.NewPrometheusHistogramExt(`interviewd_plugin_run_duration_seconds{`+k+`}`,
+				[]float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30}),
 		}
 	}
 	return m

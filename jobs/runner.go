@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/VictoriaMetrics/metrics"
+	"interviewd/metrics"
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/VictoriaMetrics/metrics"
+	"interviewd/metrics"
 	"github.com/pquerna/otp/totp"
 	"github.com/rs/zerolog"
 

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/VictoriaMetrics/metrics"
+	"interviewd/metrics"
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
@@ -14,10 +14,7 @@ import (
 // The HTTP side's metrics, in Prometheus text format from one metrics.Set that main
 // creates and hands to every part (server, jobs, the kv commit hook), so nothing is
 // registered globally and two servers in one test process keep separate figures.
-//
-// VictoriaMetrics/metrics rather than prometheus/client_golang: it adds about 0.1 MB to
-// the binary where client_golang (with its protobuf and expfmt dependencies) adds
-// several, and an observation is a map read plus atomic adds with no allocation; the
+// An observation is a map read plus a short locked update, with no allocation; the
 // README's Metrics section gives the figures.
 
 // metricsPath is where the text is served.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 )
 
 // The researcher web app's pages. Every file templates/app_*.html except the shared
@@ -72,47 +73,97 @@ type AppPage struct {
 	Data  any
 }
 
-// parseApp parses every app page with the layout and partials.
-func (u *UI) parseApp(funcs template.FuncMap) error {
+// appPage is one app page, parsed on first use: parsing the app's two dozen pages
+// eagerly was most of a fresh process's time from exec to its first answer, for pages a
+// participant-only server never shows.
+type appPage struct {
+	once sync.Once
+	file string
+	t    *template.Template
+	err  error
+}
+
+// appPages indexes the app's page files; each is parsed by its first lookup.
+type appPages struct {
+	funcs template.FuncMap
+	pages map[string]*appPage
+	// base is the layout and partials, parsed once and cloned for each page: parsing
+	// them again per page cost a seventh of a page's parse.
+	base func() (*template.Template, error)
+}
+
+// indexApp finds every app page file; nothing is parsed yet.
+func (u *UI) indexApp(funcs template.FuncMap) error {
 	files, err := fs.Glob(templateFiles, "templates/app_*.html")
 	if err != nil {
 		return err
 	}
-	// The layout and partials are parsed once and cloned for each page: parsing them
-	// again per page was a seventh of a fresh process's time to its first answer.
-	base, err := template.New("app").Funcs(funcs).ParseFS(templateFiles, appLayoutFile, appPartialsFile)
-	if err != nil {
-		return fmt.Errorf("webui: parse app layout: %w", err)
-	}
+	u.app = appPages{funcs: funcs, pages: map[string]*appPage{}}
+	u.app.base = sync.OnceValues(func() (*template.Template, error) {
+		base, err := template.New("app").Funcs(funcs).ParseFS(templateFiles, appLayoutFile, appPartialsFile)
+		if err != nil {
+			return nil, fmt.Errorf("webui: parse app layout: %w", err)
+		}
+		return base, nil
+	})
 	for _, f := range files {
 		if f == appLayoutFile || f == appPartialsFile {
 			continue
 		}
-		name := strings.TrimSuffix(path.Base(f), ".html")
+		u.app.pages[strings.TrimSuffix(path.Base(f), ".html")] = &appPage{file: f}
+	}
+	return nil
+}
+
+// page returns app page name, parsing it on first use. The error is a broken build
+// (a template that does not parse), never a condition of a running server; CheckPages
+// finds it in tests.
+func (a *appPages) page(name string) (*template.Template, error) {
+	p, ok := a.pages[name]
+	if !ok {
+		return nil, fmt.Errorf("webui: no app page %q", name)
+	}
+	p.once.Do(func() {
+		base, err := a.base()
+		if err != nil {
+			p.err = err
+			return
+		}
 		t, err := base.Clone()
 		if err == nil {
-			t, err = t.ParseFS(templateFiles, f)
+			t, err = t.ParseFS(templateFiles, p.file)
 		}
 		if err != nil {
-			return fmt.Errorf("webui: parse app page %s: %w", name, err)
+			p.err = fmt.Errorf("webui: parse app page %s: %w", name, err)
+			return
 		}
-		u.app[name] = t
+		p.t = t
+	})
+	return p.t, p.err
+}
+
+// CheckPages parses every app page now and returns the first that does not parse.
+func (u *UI) CheckPages() error {
+	for name := range u.app.pages {
+		if _, err := u.app.page(name); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // HasAppPage reports whether an app page of that name exists.
 func (u *UI) HasAppPage(name string) bool {
-	_, ok := u.app[name]
+	_, ok := u.app.pages[name]
 	return ok
 }
 
 // RenderApp writes app page name with p to w, whole or not at all. It returns an error
 // for an unknown page, a failed execution or a failed write.
 func (u *UI) RenderApp(w io.Writer, name string, p AppPage) error {
-	t, ok := u.app[name]
-	if !ok {
-		return fmt.Errorf("webui: no app page %q", name)
+	t, err := u.app.page(name)
+	if err != nil {
+		return err
 	}
 	buf, _ := u.bufs.Get().(*bytes.Buffer)
 	if buf == nil {
@@ -127,7 +178,7 @@ func (u *UI) RenderApp(w io.Writer, name string, p AppPage) error {
 	if err := t.ExecuteTemplate(buf, "app_layout", p); err != nil {
 		return fmt.Errorf("webui: render %s: %w", name, err)
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err = w.Write(buf.Bytes())
 	return err
 }
 

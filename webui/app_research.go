@@ -332,9 +332,9 @@ func (e FieldErrors) List() []string {
 // a piece the server renders once and keeps. It returns an error for an unknown page
 // or part, or a failed execution or write.
 func (u *UI) RenderAppPart(w io.Writer, name, part string, data any) error {
-	t, ok := u.app[name]
-	if !ok {
-		return fmt.Errorf("webui: no app page %q", name)
+	t, err := u.app.page(name)
+	if err != nil {
+		return err
 	}
 	buf, _ := u.bufs.Get().(*bytes.Buffer)
 	if buf == nil {
@@ -347,6 +347,6 @@ func (u *UI) RenderAppPart(w io.Writer, name, part string, data any) error {
 	if err := t.ExecuteTemplate(buf, part, data); err != nil {
 		return fmt.Errorf("webui: render %s %s: %w", name, part, err)
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err = w.Write(buf.Bytes())
 	return err
 }

@@ -76,7 +76,7 @@ type Asset struct {
 // UI is the parsed pages and the indexed static files. It is safe for concurrent use.
 type UI struct {
 	pages  map[string]*template.Template
-	app    map[string]*template.Template // the web app's pages (see app.go)
+	app    appPages // the web app's pages, parsed on first use (see app.go)
 	assets map[string]Asset
 	// bufs are render buffers: a page is rendered whole before it is written, and a
 	// fresh buffer regrown to 20-odd KB per request was a fifth of a page's cost.
@@ -97,7 +97,7 @@ var staticTypes = map[string]string{
 // template does not parse or a static file cannot be read: a broken build, never a
 // condition of a running server.
 func New() (*UI, error) {
-	u := &UI{pages: map[string]*template.Template{}, app: map[string]*template.Template{}, assets: map[string]Asset{}}
+	u := &UI{pages: map[string]*template.Template{}, assets: map[string]Asset{}}
 	err := fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -132,7 +132,7 @@ func New() (*UI, error) {
 	}
 	appFns := appFuncs()
 	appFns["asset"] = u.AssetURL
-	if err := u.parseApp(appFns); err != nil {
+	if err := u.indexApp(appFns); err != nil {
 		return nil, err
 	}
 	return u, nil

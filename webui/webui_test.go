@@ -2,6 +2,7 @@ package webui
 
 import (
 	"bytes"
+	"html/template"
 	"regexp"
 	"strings"
 	"testing"
@@ -103,5 +104,45 @@ func TestAssets(t *testing.T) {
 	}
 	if _, ok := u.Asset("nope.js"); ok || u.AssetURL("nope.js") != "/static/nope.js" {
 		t.Fatal("unknown asset")
+	}
+}
+
+// App pages parse on first use, so a template that does not parse would only show when
+// someone opens it: CheckPages parses them all, and a page parsed concurrently by many
+// first requests is parsed once.
+func TestAppPagesParse(t *testing.T) {
+	u := mustUI(t)
+	if len(u.app.pages) < 10 {
+		t.Fatalf("app pages indexed: %d, want the app's page files", len(u.app.pages))
+	}
+	if !u.HasAppPage("app_signin") || u.HasAppPage("app_layout") || u.HasAppPage("app_partials") {
+		t.Fatal("HasAppPage: want app_signin, and neither the layout nor the partials as pages")
+	}
+	done := make(chan *template.Template, 8)
+	for range 8 {
+		go func() {
+			p, err := u.app.page("app_signin")
+			if err != nil {
+				t.Error(err)
+			}
+			done <- p
+		}()
+	}
+	first := <-done
+	for range 7 {
+		if p := <-done; p != first {
+			t.Fatal("concurrent first uses parsed the page more than once")
+		}
+	}
+	if err := u.CheckPages(); err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range u.app.pages {
+		if p.t == nil {
+			t.Errorf("page %s not parsed by CheckPages", name)
+		}
+	}
+	if _, err := u.app.page("app_nope"); err == nil || !strings.Contains(err.Error(), `no app page "app_nope"`) {
+		t.Fatalf("unknown page: %v", err)
 	}
 }
