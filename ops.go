@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"interviewd/metrics"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/metrics"
 	"interviewd/server"
 )
 

@@ -3,9 +3,8 @@ package jobs
 import (
 	"time"
 
-	"interviewd/metrics"
-
 	"interviewd/kv"
+	"interviewd/metrics"
 )
 
 // jobMetrics are the runner's figures on the metrics.Set main hands over (Config.Metrics):

@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"interviewd/metrics"
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/metrics"
 	"interviewd/moderator"
 	"interviewd/plugins"
 )

@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"interviewd/metrics"
 	"github.com/pquerna/otp/totp"
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/mail/smtptest"
+	"interviewd/metrics"
 )
 
 // appBrowserless is a signed-out browser as plain HTTP: its pre-session cookie.

@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"sync"
 
-	"interviewd/metrics"
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/metrics"
 )
 
 // The HTTP side's metrics, in Prometheus text format from one metrics.Set that main

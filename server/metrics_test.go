@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"interviewd/metrics"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
 	"interviewd/kv"
+	"interviewd/metrics"
 )
 
 func withMetrics(set *metrics.Set, elsewhere bool) serveOption {

@@ -25,7 +25,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"interviewd/metrics"
 	"github.com/fasthttp/router"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
@@ -33,6 +32,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/metrics"
 	"interviewd/sms"
 )
 
