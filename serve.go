@@ -138,6 +138,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		return err
 	}
 	ln = tlsLn
+	// Serve first: the admin socket is for the operator, not for the first request.
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
 	adm, err := listenAdmin(ctx, db, log)
 	socket := ""
 	if err != nil {
@@ -145,8 +148,6 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	} else {
 		socket = filepath.Join(absData, socketName)
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
 	v := readVersion()
 	ev := log.Info().Str("addr", ln.Addr().String()).Str("version", v.Version).Str("revision", v.Revision).Str("go", v.Go).
 		Str("data", absData).Str("base_url", base).Str("engine", engineName)
