@@ -3,11 +3,9 @@ package plugins
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,7 +244,7 @@ func TestBuiltinsReproducible(t *testing.T) {
 			}
 		}
 		args = line[1:]
-		want := mustGunzip(t, committed+".gz")
+		want := mustUnzstd(t, committed+".zst")
 		if !builtBy(want, goVersion) {
 			t.Skipf("%s was built by another Go release than %s; run go generate ./plugins/ with this toolchain to compare", committed, goVersion)
 		}
@@ -263,19 +261,15 @@ func TestBuiltinsReproducible(t *testing.T) {
 			t.Errorf("%s is not what its source builds to (%d bytes built, %d committed): run go generate ./plugins/ and commit", committed, len(got), len(want))
 		}
 	}
-	if !bytes.Equal(builtinRedactorGz, mustRead(t, "builtin/redactor.wasm.gz")) || !bytes.Equal(builtinCSVGz, mustRead(t, "builtin/csv.wasm.gz")) {
+	if !bytes.Equal(builtinRedactorZst, mustRead(t, "builtin/redactor.wasm.zst")) || !bytes.Equal(builtinCSVZst, mustRead(t, "builtin/csv.wasm.zst")) {
 		t.Error("the embedded built-ins differ from the files")
 	}
 }
 
-// mustGunzip returns the unpacked contents of the gzip file at path.
-func mustGunzip(tb testing.TB, path string) []byte {
+// mustUnzstd returns the unpacked contents of the zstd file at path.
+func mustUnzstd(tb testing.TB, path string) []byte {
 	tb.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(mustRead(tb, path)))
-	if err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
-	b, err := io.ReadAll(zr)
+	b, err := unzstd(mustRead(tb, path))
 	if err != nil {
 		tb.Fatalf("%s: %v", path, err)
 	}
