@@ -56,7 +56,7 @@ func TestGroupCommit_HammerFailingWriters(t *testing.T) {
 	}
 	ctx := context.Background()
 	bucket := []byte("hammer")
-	if err := db.update(ctx, func(tx *bolt.Tx) error {
+	if err := db.update(ctx, func(tx Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucket)
 		return err
 	}); err != nil {
@@ -75,7 +75,7 @@ func TestGroupCommit_HammerFailingWriters(t *testing.T) {
 		return "ok"
 	}
 	write := func(i int) error {
-		return db.update(ctx, func(tx *bolt.Tx) error {
+		return db.update(ctx, func(tx Tx) error {
 			b := tx.Bucket(bucket)
 			key := []byte(fmt.Sprintf("w%03d", i))
 			if err := b.Put(key, []byte(fmt.Sprintf("value %d", i))); err != nil {
@@ -145,7 +145,7 @@ func TestGroupCommit_HammerFailingWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	err = db.view(ctx, func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx Tx) error {
 		b := tx.Bucket(bucket)
 		for i := 0; i < n; i++ {
 			v, x := b.Get([]byte(fmt.Sprintf("w%03d", i))), b.Get([]byte(fmt.Sprintf("x%03d", i)))

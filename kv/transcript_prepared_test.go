@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestAppendTurn_PreparedMatchesInCommit applies the same turns to two copies of one
@@ -73,7 +71,7 @@ func TestAppendTurn_PreparedMatchesInCommit(t *testing.T) {
 		n += len(turn.Messages)
 	}
 	records := func(db *DB) (out [][]byte) {
-		_ = db.view(ctx, func(tx *bolt.Tx) error {
+		_ = db.view(ctx, func(tx Tx) error {
 			out = append(out, bytes.Clone(tx.Bucket(bucketInterviews).Get(p.key(id))))
 			for i := 0; i < n; i++ {
 				out = append(out, bytes.Clone(tx.Bucket(bucketTranscripts).Get(transcriptKey(id, i))))
