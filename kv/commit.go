@@ -44,6 +44,9 @@ type CommitStats struct {
 
 // CommitStats returns the commit counters.
 func (db *DB) CommitStats() CommitStats {
+	if db.group == nil {
+		return CommitStats{}
+	}
 	return CommitStats{Commits: db.group.commits.Load(), Writes: db.group.writes.Load()}
 }
 

@@ -41,6 +41,9 @@ type Options struct {
 	// SoloCommits makes every mutation commit alone, as before group commit: for
 	// comparing the two in benchmarks only (it is slower and no safer).
 	SoloCommits bool
+	// Store, when it is a postgres:// URL, keeps the records in that PostgreSQL
+	// database instead of DIR/interviewd.db; DIR still holds the blobs.
+	Store string
 	// OnCommit, when set, hears how long each committed write took from the end of its
 	// work to its commit being on disk (for the commit-latency metric).
 	OnCommit func(time.Duration)
@@ -57,7 +60,8 @@ type Options struct {
 // DB is the store. Every public method is one transaction of its engine.
 type DB struct {
 	eng    engine
-	bolt   *bolt.DB // the bbolt engine's file; nil on other engines
+	bolt   *bolt.DB  // the bbolt engine's file; nil on other engines
+	pg     *pgEngine // the PostgreSQL engine; nil on other engines
 	dir    string
 	now    func() time.Time
 	ids    idSource
@@ -78,6 +82,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if IsPostgres(opts.Store) {
+		return openPostgresDB(dir, opts)
 	}
 	path := filepath.Join(dir, FileName)
 	created, err := createFile(path, opts.scratch, opts.link)
@@ -216,7 +223,7 @@ func (db *DB) view(ctx context.Context, fn func(tx Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.eng.view(fn)
+	return db.eng.view(ctx, fn)
 }
 
 // update runs fn in a read-write transaction and returns once it is committed and
@@ -227,7 +234,7 @@ func (db *DB) update(ctx context.Context, fn func(tx Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.eng.update(fn)
+	return db.eng.update(ctx, fn)
 }
 
 func getJSON(b Bucket, key []byte, v any) (bool, error) {

@@ -1,5 +1,7 @@
 package kv
 
+import "context"
+
 // The engine seam.
 //
 // Every kv method is one transaction over named buckets of byte-ordered keys. The
@@ -55,13 +57,14 @@ type Cursor interface {
 	Prev() (key, value []byte)
 }
 
-// engine runs transactions.
+// engine runs transactions. ctx bounds waiting for the engine (a connection, a lock);
+// bbolt, which never waits on a network, only checks it before starting.
 type engine interface {
-	// view runs fn in a read-only transaction.
-	view(fn func(Tx) error) error
+	// view runs fn in a read-only transaction over a consistent snapshot.
+	view(ctx context.Context, fn func(Tx) error) error
 	// update runs fn in a read-write transaction and returns once it is committed and
 	// durable, or with fn's error (nothing of fn's kept). fn may run more than once.
-	update(fn func(Tx) error) error
+	update(ctx context.Context, fn func(Tx) error) error
 	// close ends the engine; transactions after it fail.
 	close() error
 }

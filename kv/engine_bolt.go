@@ -1,6 +1,10 @@
 package kv
 
-import bolt "go.etcd.io/bbolt"
+import (
+	"context"
+
+	bolt "go.etcd.io/bbolt"
+)
 
 // The bbolt engine: Tx, Bucket and Cursor are bbolt's own, behind one-pointer wrappers
 // (stored in an interface without an allocation).
@@ -48,11 +52,11 @@ type boltEngine struct {
 	group *committer
 }
 
-func (e *boltEngine) view(fn func(Tx) error) error {
+func (e *boltEngine) view(_ context.Context, fn func(Tx) error) error {
 	return e.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
 }
 
-func (e *boltEngine) update(fn func(Tx) error) error { return e.group.do(fn) }
+func (e *boltEngine) update(_ context.Context, fn func(Tx) error) error { return e.group.do(fn) }
 
 func (e *boltEngine) close() error {
 	e.group.close()

@@ -16,6 +16,7 @@ import (
 // store, one through the turn prepared outside the commit and one applied inside it,
 // and compares the stored interview and transcript byte for byte.
 func TestAppendTurn_PreparedMatchesInCommit(t *testing.T) {
+	boltOnly(t)
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	clock := &fixedClock{now: t0}
 	ctx := context.Background()
