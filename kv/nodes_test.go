@@ -260,3 +260,70 @@ func TestNodes_RevokedKeyRefusedEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// The per-organisation simulation limit holds across nodes: of many simulations
+// requested at once on three nodes, exactly the limit are recorded.
+func TestNodes_SimulationLimit(t *testing.T) {
+	nodes := openNodes(t, 3)
+	ctx := context.Background()
+	p := Partition{Org: mustOrg(t, nodes[0], "sims").ID, Env: EnvTest}
+	st := mustStudy(t, nodes[0], p, "Sim")
+	const tries = 12
+	errs := make([]error, tries)
+	var wg sync.WaitGroup
+	for i := range tries {
+		wg.Go(func() {
+			_, errs[i] = nodes[i%3].CreateSimulationJob(ctx, SimulationInput{Partition: p, JobID: NewV4(), StudyID: st.ID, MaxTurns: 3, Limit: 3}, nil)
+		})
+	}
+	wg.Wait()
+	made := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			made++
+		case ErrorCode(err) != ELIMIT:
+			t.Fatalf("simulation %d: %v", i, err)
+		}
+	}
+	if made != 3 {
+		t.Fatalf("%d simulations recorded across nodes, want 3", made)
+	}
+}
+
+// A job leased by one node cannot be claimed by another until the lease runs out or is
+// given up.
+func TestNodes_JobLease(t *testing.T) {
+	nodes := openNodes(t, 2)
+	ctx := context.Background()
+	p := Partition{Org: mustOrg(t, nodes[0], "lease").ID, Env: EnvLive}
+	j, err := nodes[0].CreateAuthoringJob(ctx, AuthoringInput{Partition: p, JobID: NewV4(), ThreadID: NewV4(), Guidance: "g"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nodes[0].ClaimJob(ctx, p, j.ID, "a", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nodes[1].ClaimJob(ctx, p, j.ID, "b", time.Hour); ErrorCode(err) != ECONFLICT {
+		t.Fatalf("claim of a leased job: %v, want ECONFLICT", err)
+	}
+	if got, _ := nodes[1].FindClaimableJobs(ctx, time.Hour); len(got) != 0 {
+		t.Fatalf("a leased job is claimable: %+v", got)
+	}
+	if err := nodes[1].RenewJobLease(ctx, p, j.ID, "b", time.Hour); ErrorCode(err) != ECONFLICT {
+		t.Fatalf("renewal by a node without the lease: %v", err)
+	}
+	if err := nodes[0].ReleaseJobLease(ctx, p, j.ID, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := nodes[1].FindClaimableJobs(ctx, time.Hour); len(got) != 1 {
+		t.Fatalf("a released job is not claimable: %+v", got)
+	}
+	got, err := nodes[1].ClaimJob(ctx, p, j.ID, "b", time.Hour)
+	if err != nil || got.LeaseOwner != "b" || got.Attempts != 2 {
+		t.Fatalf("claim after release %+v %v", got, err)
+	}
+	if err := nodes[0].RenewJobLease(ctx, p, j.ID, "a", time.Hour); ErrorCode(err) != ECONFLICT {
+		t.Fatalf("renewal of a lost lease: %v", err)
+	}
+}
