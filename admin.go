@@ -13,6 +13,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"interviewd/blobs"
 	"interviewd/kv"
 )
 
@@ -31,7 +32,9 @@ func runAdmin(ctx context.Context, cmd *command, args []string, sio stdio) error
 		return err
 	}
 	data := fs.Lookup("data").Value.String()
-	return dispatchAdmin(ctx, cmd, data, args, fs.used, run, sio.stdout)
+	spec := fs.Lookup("blobs").Value.String()
+	store := func() (blobs.Store, error) { return openBlobs(ctx, spec, data, sio.env) }
+	return dispatchAdmin(ctx, cmd, data, store, args, fs.used, run, sio.stdout)
 }
 
 // parseAdmin parses and checks cmd's flags and returns its work: the client and the
@@ -39,6 +42,8 @@ func runAdmin(ctx context.Context, cmd *command, args []string, sio stdio) error
 func parseAdmin(cmd *command, args []string, env func(string) (string, bool)) (*flagSet, adminRun, error) {
 	fs := newFlagSet(cmd.name, env)
 	fs.str("data", "./data", "data folder")
+	// A running server uses its own store; this one is for a stopped server's data.
+	fs.str("blobs", "", blobsFlagHelp)
 	check := cmd.define(fs)
 	if err := fs.parse(args); err != nil {
 		return fs, nil, err

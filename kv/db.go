@@ -13,6 +13,8 @@ import (
 	json "github.com/goccy/go-json"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"interviewd/blobs"
 )
 
 // FileName is the database file inside the data folder.
@@ -41,6 +43,9 @@ type Options struct {
 	// SoloCommits makes every mutation commit alone, as before group commit: for
 	// comparing the two in benchmarks only (it is slower and no safer).
 	SoloCommits bool
+	// Blobs is where uploads, export artifacts and plugins are kept; nil means the fs
+	// store in DIR/blobs.
+	Blobs blobs.Store
 	// OnCommit, when set, hears how long each committed write took from the end of its
 	// work to its commit being on disk (for the commit-latency metric).
 	OnCommit func(time.Duration)
@@ -63,6 +68,7 @@ type DB struct {
 	secret []byte // per-instance secret for signing (download URLs, sessions)
 	creds  *credCache
 	group  *committer
+	blobs  blobs.Store
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -96,7 +102,14 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache()}
+	store := opts.Blobs
+	if store == nil {
+		if store, err = blobs.NewFS(filepath.Join(dir, "blobs")); err != nil {
+			_ = b.Close()
+			return nil, err
+		}
+	}
+	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), blobs: store}
 	fresh, err := db.prepareOnce()
 	if err != nil {
 		_ = b.Close()
@@ -173,8 +186,20 @@ func (db *DB) Close() error {
 // Dir returns the data folder.
 func (db *DB) Dir() string { return db.dir }
 
-// BlobDir returns the folder for uploads and export artifacts.
+// BlobDir returns DATA/blobs: the fs store's folder by default, and always the home of
+// the scratch folder (blobs.ScratchDir) where uploads and exports are written before
+// they are stored.
 func (db *DB) BlobDir() string { return filepath.Join(db.dir, "blobs") }
+
+// Blobs returns the store of uploads, export artifacts and plugins.
+func (db *DB) Blobs() blobs.Store { return db.blobs }
+
+// blobsInFolder reports whether the blob store is the fs store in DATA/blobs, whose files
+// a backup carries.
+func (db *DB) blobsInFolder() bool {
+	f, ok := db.blobs.(*blobs.FS)
+	return ok && filepath.Clean(f.Dir()) == filepath.Clean(db.BlobDir())
+}
 
 // Secret returns the instance's 32-byte signing secret, created at first open.
 func (db *DB) Secret() []byte { return db.secret }
