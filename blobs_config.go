@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"interviewd/blobs"
 )
@@ -14,6 +15,25 @@ const blobsFlagHelp = "where uploads, export artifacts and plugins are kept: emp
 
 const blobsPresignHelp = "answer export downloads through signed URLs and the web app with a redirect to a presigned URL of the " +
 	"S3 bucket (for buckets clients can reach), so artifacts do not pass through the node"
+
+// checkBlobs refuses a --blobs or --blobs-presign that cannot work, without touching
+// any folder or the network.
+func checkBlobs(spec string, presign bool, env func(string) (string, bool)) error {
+	if strings.HasPrefix(spec, "s3://") {
+		if _, err := blobs.ParseS3URL(spec, env); err != nil {
+			return fmt.Errorf("--blobs: %w", err)
+		}
+		return nil
+	}
+	if strings.Contains(spec, "://") {
+		_, err := openBlobs(context.Background(), spec, "", env) // names the scheme
+		return err
+	}
+	if presign {
+		return fmt.Errorf("--blobs-presign needs --blobs s3://…: files in a folder have no presigned URLs")
+	}
+	return nil
+}
 
 // openBlobs returns the blob store --blobs names, for the data folder data.
 func openBlobs(ctx context.Context, spec, data string, env func(string) (string, bool)) (blobs.Store, error) {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"interviewd/blobs"
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
@@ -93,18 +92,18 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		return fmt.Errorf("--data %q: %w", *data, err)
 	}
-	store, err := openBlobs(ctx, *blobsSpec, *data, sio.env)
-	if err != nil {
+	if err := checkBlobs(*blobsSpec, *presign, sio.env); err != nil {
 		return err
-	}
-	if _, onDisk := store.(*blobs.FS); *presign && onDisk {
-		return fmt.Errorf("--blobs-presign needs --blobs s3://…: files in a folder have no presigned URLs")
 	}
 	engineName := "builtin"
 	if *modelURL != "" {
 		engineName = "openai-compatible"
 	}
 
+	store, err := openBlobs(ctx, *blobsSpec, *data, sio.env)
+	if err != nil {
+		return err
+	}
 	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Blobs: store})
 	if err != nil {
 		return err
