@@ -31,6 +31,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	fs := newFlagSet("serve", sio.env)
 	addr := fs.str("addr", ":8080", "listen address")
 	data := fs.str("data", "./data", "data folder")
+	storeCheck := addStoreFlag(fs)
 	baseURL := fs.str("base-url", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
 	level := fs.str("log-level", "info", "log level: debug, info, warn, error")
 	format := fs.str("log-format", "json", "log format: json or console")
@@ -53,6 +54,10 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	}
 	// Every check runs before the data folder is touched.
 	if err := ops.check(); err != nil {
+		return err
+	}
+	store, err := storeCheck()
+	if err != nil {
 		return err
 	}
 	limits, err := server.ParseRateLimits(*limitsFlag)
@@ -100,19 +105,19 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		engineName = "openai-compatible"
 	}
 
-	store, err := openBlobs(ctx, *blobsSpec, *data, sio.env)
+	blobStore, err := openBlobs(ctx, *blobsSpec, *data, sio.env)
 	if err != nil {
 		return err
 	}
-	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Blobs: store})
+	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store, Blobs: blobStore})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := store.Ping(ctx); err != nil {
+	if err := blobStore.Ping(ctx); err != nil {
 		// Not fatal: the bucket may come back; until it does /readyz says
 		// storage_unavailable and requests that need it answer 503.
-		log.Warn().Err(err).Str("blobs", store.String()).Msg("blob store unreachable at start")
+		log.Warn().Err(err).Str("blobs", blobStore.String()).Msg("blob store unreachable at start")
 	}
 	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
 	if err != nil {
@@ -165,6 +170,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	v := readVersion()
 	ev := log.Info().Str("addr", ln.Addr().String()).Str("version", v.Version).Str("revision", v.Revision).Str("go", v.Go).
 		Str("data", absData).Str("base_url", base).Str("engine", engineName)
+	if store != "" {
+		ev = ev.Str("store", kv.RedactStore(store))
+	}
 	if *modelURL != "" {
 		ev = ev.Str("model_url", redactedURL(*modelURL)).Str("model", *modelName)
 	}
@@ -178,7 +186,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	} else {
 		ev = ev.Str("sms", "off (no --sms-url: two-step codes are not offered by text message)")
 	}
-	ev.Str("blobs", store.String()).Bool("blobs_presign", *presign).Str("admin_socket", socket).Msg("listening")
+	ev.Str("blobs", blobStore.String()).Bool("blobs_presign", *presign).Str("admin_socket", socket).Msg("listening")
 	if empty, err := db.Empty(ctx); err == nil && empty {
 		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL` (EMAIL is its owner, who signs in at %s/app with a code sent there, or shown in this log when no --smtp-url is set), then a key with `interviewd keys create` or in the app (both work while the server runs)", *data, base)
 	}
