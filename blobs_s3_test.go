@@ -32,15 +32,19 @@ type s3Seed struct {
 	key       string
 }
 
-func mustSeedS3(t *testing.T, srv *blobstest.S3) s3Seed {
+func mustSeedS3(t *testing.T, srv *blobstest.S3, storeArgs ...string) s3Seed {
 	t.Helper()
+	var storeURL string
+	if len(storeArgs) == 2 { // --store postgres://…
+		storeURL = storeArgs[1]
+	}
 	ctx := context.Background()
 	store, err := blobs.Open(ctx, srv.URL(), "", srv.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	data := filepath.Join(t.TempDir(), "data")
-	db, err := kv.Open(data, kv.Options{Blobs: store})
+	db, err := kv.Open(data, kv.Options{Blobs: store, Store: storeURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +83,8 @@ func mustSeedS3(t *testing.T, srv *blobstest.S3) s3Seed {
 	var key struct {
 		Secret string `json:"secret"`
 	}
-	runJSON(t, srv.Env, &key, "keys", "create", "--data", data, "--blobs", srv.URL(), "--org", org.ID.String(), "--name", "s3",
-		"--env", "live", "--scopes", "studies:read,studies:write,export:read")
+	runJSON(t, srv.Env, &key, append([]string{"keys", "create", "--data", data, "--blobs", srv.URL(), "--org", org.ID.String(), "--name", "s3",
+		"--env", "live", "--scopes", "studies:read,studies:write,export:read"}, storeArgs...)...)
 	return s3Seed{data: data, org: org.ID, study: st.ID, interview: first, key: key.Secret}
 }
 
