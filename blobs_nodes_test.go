@@ -45,8 +45,8 @@ func TestS3TwoNodes(t *testing.T) {
 		"--org", s.org.String(), "--file", "plugins/testdata/jsonl/jsonl.wasm")
 
 	noRedirect := &http.Client{Timeout: time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	nodeA := mustBootEnv(t, srv.Env, "--data", s.data, "--store", storeURL, "--blobs", srv.URL())
-	nodeB := mustBootEnv(t, srv.Env, "--data", filepath.Join(t.TempDir(), "node-b"), "--store", storeURL, "--blobs", srv.URL(), "--blobs-presign")
+	nodeA := mustBootEnv(t, srv.Env, "--data", s.data, "--store", storeURL, "--blobs", srv.URL(), "--rate-limits", "off")
+	nodeB := mustBootEnv(t, srv.Env, "--data", filepath.Join(t.TempDir(), "node-b"), "--store", storeURL, "--blobs", srv.URL(), "--blobs-presign", "--rate-limits", "off")
 	a := &s3Client{t: t, base: nodeA.url, key: s.key, http: noRedirect}
 	b := &s3Client{t: t, base: nodeB.url, key: s.key, http: noRedirect}
 

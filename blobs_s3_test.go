@@ -146,7 +146,7 @@ func (c *s3Client) export(study kv.ID, format string) string {
 	if resp.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
 		c.t.Fatalf("start %s export: %d %s", format, resp.StatusCode, body)
 	}
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		resp, body := c.do("GET", "/v1/api/exports/"+job.JobID, nil)
 		if strings.Contains(string(body), `"ready":true`) {
 			return job.JobID
@@ -189,7 +189,7 @@ func TestS3EndToEnd(t *testing.T) {
 		t.Fatalf("plugin %s in the bucket: %d bytes, %v", added.Blob, len(got), err)
 	}
 
-	b := mustBootEnv(t, srv.Env, "--data", s.data, "--blobs", srv.URL(), "--blobs-presign")
+	b := mustBootEnv(t, srv.Env, "--data", s.data, "--blobs", srv.URL(), "--blobs-presign", "--rate-limits", "off")
 	c := &s3Client{t: t, base: b.url, key: s.key, http: &http.Client{Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if !strings.Contains(b.logs.String(), `"blobs":"s3://`+srv.Bucket+`/ at http://`+srv.Addr+`"`) {
