@@ -294,6 +294,14 @@ func TestS3EndToEnd(t *testing.T) {
 		if strings.Contains(string(body2), srv.Addr) {
 			t.Fatalf("the 503 names the bucket's address: %s", body2)
 		}
+		// The same refusal as an MCP tool result: the code, the sentence and when to retry.
+		resp, body3 := c.do("POST", "/v1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file",`+
+			`"arguments":{"filename":"notes.txt","content_base64":"aGVsbG8="}}}`),
+			"Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+		if resp.StatusCode != 200 || !strings.Contains(string(body3), `"isError":true`) || !strings.Contains(string(body3), `storage_unavailable`) ||
+			!strings.Contains(string(body3), `retry_after_seconds`) || strings.Contains(string(body3), "Internal error") {
+			t.Fatalf("MCP upload with the bucket down: %d %s", resp.StatusCode, body3)
+		}
 		srv.Restart()
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 			if status, _ := get(t, b.url+"/readyz", ""); status == 200 {
