@@ -302,7 +302,33 @@ func TestS3EndToEnd(t *testing.T) {
 			!strings.Contains(string(body3), `retry_after_seconds`) || strings.Contains(string(body3), "Internal error") {
 			t.Fatalf("MCP upload with the bucket down: %d %s", resp.StatusCode, body3)
 		}
+		// An export started meanwhile is accepted, waits for the bucket and then finishes.
+		resp, body4 := c.do("POST", "/v1/api/exports", strings.NewReader(`{"study_id":"`+s.study.String()+`"}`), "Content-Type", "application/json")
+		var job struct {
+			JobID string `json:"job_id"`
+		}
+		if resp.StatusCode != 202 || json.Unmarshal(body4, &job) != nil {
+			t.Fatalf("export with the bucket down: %d %s", resp.StatusCode, body4)
+		}
+		for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(b.logs.String(), "the export will retry"); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the export never waited for the bucket:\n%s", b.logs.String())
+			}
+		}
 		srv.Restart()
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			_, st := c.do("GET", "/v1/api/exports/"+job.JobID, nil)
+			if strings.Contains(string(st), `"ready":true`) {
+				break
+			}
+			if strings.Contains(string(st), `"failed"`) || time.Now().After(deadline) {
+				t.Fatalf("the export after the bucket came back: %s", st)
+			}
+		}
+		if resp, body := c.do("GET", "/v1/api/exports/"+job.JobID+"/download", nil, "Accept", "text/csv"); resp.StatusCode != 200 ||
+			!strings.Contains(string(body), "participant-two") {
+			t.Fatalf("download of the export that waited: %d %s", resp.StatusCode, body)
+		}
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 			if status, _ := get(t, b.url+"/readyz", ""); status == 200 {
 				break

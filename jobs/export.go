@@ -65,14 +65,28 @@ func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
 		return err
 	}
 	artifact, err := r.buildExport(ctx, j)
+	// A bucket that cannot be reached is usually back soon (a restart, a network blip):
+	// the export is built again, with waits growing to storageRetryMax, until it is
+	// stored or the job's deadline passes.
+	for wait := storageRetryMin; errors.Is(err, blobs.ErrUnavailable) && ctx.Err() == nil; wait = min(2*wait, storageRetryMax) {
+		r.log.Warn().Err(err).Str("job_id", j.ID.String()).Dur("retry_in", wait).Msg("blob store unreachable; the export will retry")
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+			artifact, err = r.buildExport(ctx, j)
+		}
+	}
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil // shutting down: resumed after restart
 		}
 		msg := "The export did not complete."
 		var pe *plugins.Error
-		if errors.As(err, &pe) {
+		switch {
+		case errors.As(err, &pe):
 			msg = "The export did not complete: " + pe.Error()
+		case errors.Is(err, blobs.ErrUnavailable):
+			msg = "The export did not complete: file storage was unreachable; start it again."
 		}
 		r.fail(j, msg)
 		return err
@@ -91,6 +105,13 @@ func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
 		Int("rows", artifact.Rows).Str("media_type", artifact.MediaType).Msg("export finished")
 	return nil
 }
+
+// storageRetryMin and storageRetryMax bound the waits between an export's tries while
+// the blob store is unreachable.
+const (
+	storageRetryMin = time.Second
+	storageRetryMax = 15 * time.Second
+)
 
 func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, error) {
 	if r.plugins == nil {
