@@ -67,6 +67,10 @@ type Config struct {
 	Mail mail.Sender
 	// SMS sends two-step codes by text message; nil: text messages are not offered.
 	SMS sms.Sender
+	// BlobsPresign answers a signed export URL with a redirect to a presigned URL of the
+	// blob store (S3), so the artifact's bytes go from the bucket to the client; a store
+	// without presigned URLs (the fs store) serves the bytes itself.
+	BlobsPresign bool
 }
 
 // Server is the HTTP side of interviewd.
@@ -103,6 +107,7 @@ type Server struct {
 	metrics       *httpMetrics
 	metricsOnMain bool
 	hsts          bool
+	presign       bool
 }
 
 // New builds a Server and its routes.
@@ -122,6 +127,7 @@ func New(cfg Config) *Server {
 		metricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
 		hsts:          cfg.HSTS,
 		sms:           cfg.SMS,
+		presign:       cfg.BlobsPresign,
 	}
 	if s.metricsSet == nil {
 		s.metricsSet = metrics.NewSet()
