@@ -48,16 +48,16 @@ type Config struct {
 // Runner owns the worker pools. Every job is a kv record first and a queued reference
 // second, so a crash loses nothing: Start resumes what was left unfinished.
 type Runner struct {
-	db      *kv.DB
-	mod     moderator.Engine
-	log     zerolog.Logger
-	maxTry  int
-	ctx     context.Context // cancelled when Close runs out of patience
-	cancel  context.CancelFunc
-	pools   map[kv.JobKind]*pool
-	mu      sync.Mutex
-	closed  bool
-	sims    simSlots
+	db     *kv.DB
+	mod    moderator.Engine
+	log    zerolog.Logger
+	maxTry int
+	ctx    context.Context // cancelled when Close runs out of patience
+	cancel context.CancelFunc
+	pools  map[kv.JobKind]*pool
+	mu     sync.Mutex
+	closed bool
+	sims   simSlots
 	// running holds the cancel of every job a worker is running, for Cancel.
 	running map[kv.ID]context.CancelFunc
 	plugins *plugins.Host

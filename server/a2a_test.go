@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-	"errors"
 	stdjson "encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
