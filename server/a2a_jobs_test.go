@@ -11,6 +11,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/moderator/chattest"
 )
 
 // pollTask reads a task until ok says so, with a deadline generous for busy machines.
@@ -164,3 +165,6 @@ func TestA2ATaskSurvivesRestart(t *testing.T) {
 		t.Fatalf("result %+v", sim)
 	}
 }
+
+// chattestFail makes the gated model answer with an error engines do not retry.
+var chattestFail = chattest.Answer{Fail: true}
