@@ -31,6 +31,16 @@ func runAdmin(ctx context.Context, cmd *command, args []string, sio stdio) error
 		return err
 	}
 	data := fs.Lookup("data").Value.String()
+	if store := fs.Lookup("store").Value.String(); store != "" {
+		// A shared database has no file lock to honour: every node and every admin
+		// command opens it directly, in transactions of its own.
+		db, err := kv.Open(data, kv.Options{Store: store})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return run(ctx, db, sio.stdout)
+	}
 	return dispatchAdmin(ctx, cmd, data, args, fs.used, run, sio.stdout)
 }
 
@@ -39,8 +49,12 @@ func runAdmin(ctx context.Context, cmd *command, args []string, sio stdio) error
 func parseAdmin(cmd *command, args []string, env func(string) (string, bool)) (*flagSet, adminRun, error) {
 	fs := newFlagSet(cmd.name, env)
 	fs.str("data", "./data", "data folder")
+	storeCheck := addStoreFlag(fs)
 	check := cmd.define(fs)
 	if err := fs.parse(args); err != nil {
+		return fs, nil, err
+	}
+	if _, err := storeCheck(); err != nil {
 		return fs, nil, err
 	}
 	run, err := check()

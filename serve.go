@@ -31,6 +31,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	fs := newFlagSet("serve", sio.env)
 	addr := fs.str("addr", ":8080", "listen address")
 	data := fs.str("data", "./data", "data folder")
+	storeCheck := addStoreFlag(fs)
 	baseURL := fs.str("base-url", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
 	level := fs.str("log-level", "info", "log level: debug, info, warn, error")
 	format := fs.str("log-format", "json", "log format: json or console")
@@ -51,6 +52,10 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	}
 	// Every check runs before the data folder is touched.
 	if err := ops.check(); err != nil {
+		return err
+	}
+	store, err := storeCheck()
+	if err != nil {
 		return err
 	}
 	limits, err := server.ParseRateLimits(*limitsFlag)
@@ -95,7 +100,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		engineName = "openai-compatible"
 	}
 
-	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit})
+	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store})
 	if err != nil {
 		return err
 	}
@@ -151,6 +156,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	v := readVersion()
 	ev := log.Info().Str("addr", ln.Addr().String()).Str("version", v.Version).Str("revision", v.Revision).Str("go", v.Go).
 		Str("data", absData).Str("base_url", base).Str("engine", engineName)
+	if store != "" {
+		ev = ev.Str("store", kv.RedactStore(store))
+	}
 	if *modelURL != "" {
 		ev = ev.Str("model_url", redactedURL(*modelURL)).Str("model", *modelName)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
 )
 
 // CursorAgentTasks is the cursor kind of the agent task list.
@@ -44,7 +43,7 @@ var errAgentTaskNotFound = Errorf(ENOTFOUND, "task_not_found", "Task not found."
 func (db *DB) CreateAgentTask(ctx context.Context, t AgentTask) (AgentTask, error) {
 	now := db.Now()
 	t.CreatedAt, t.UpdatedAt = now, now
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		return putJSON(tx.Bucket(bucketAgentTasks), t.Partition().key(t.ID), t)
 	})
 	return t, err
@@ -54,7 +53,7 @@ func (db *DB) CreateAgentTask(ctx context.Context, t AgentTask) (AgentTask, erro
 // partition's task).
 func (db *DB) FindAgentTask(ctx context.Context, p Partition, id ID) (AgentTask, error) {
 	var t AgentTask
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		found, err := getJSON(tx.Bucket(bucketAgentTasks), p.key(id), &t)
 		if err == nil && !found {
 			return errAgentTaskNotFound
@@ -70,7 +69,7 @@ func (db *DB) FindAgentTask(ctx context.Context, p Partition, id ID) (AgentTask,
 // changed false. fn may run more than once (commits are shared), so it must only
 // change the task it is given.
 func (db *DB) UpdateAgentTask(ctx context.Context, p Partition, id ID, fn func(t *AgentTask) error) (t AgentTask, changed bool, err error) {
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx Tx) error {
 		changed = false
 		b := tx.Bucket(bucketAgentTasks)
 		t = AgentTask{}
@@ -125,7 +124,7 @@ func (db *DB) FindAgentTasks(ctx context.Context, f AgentTaskFilter) (Page[Agent
 		after = &id
 	}
 	page := Page[AgentTask]{Items: make([]AgentTask, 0, min(f.Limit+1, 101))}
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		more, last, err := pageNewest(tx.Bucket(bucketAgentTasks), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
 			var t AgentTask
 			if err := jsonUnmarshal(v, &t); err != nil {
@@ -153,7 +152,7 @@ func (db *DB) FindAgentTasks(ctx context.Context, f AgentTaskFilter) (Page[Agent
 }
 
 // countAgentTasks counts the partition's tasks that match f, on every page.
-func countAgentTasks(b *bolt.Bucket, f AgentTaskFilter) (int, error) {
+func countAgentTasks(b Bucket, f AgentTaskFilter) (int, error) {
 	prefix := f.Partition.prefix()
 	n := 0
 	c := b.Cursor()

@@ -55,8 +55,14 @@ type BackupManifest struct {
 // blob the service has.
 func (db *DB) WriteBackup(ctx context.Context, w io.Writer) (BackupManifest, error) {
 	m := BackupManifest{CreatedAt: db.Now(), Schema: schemaVersion}
+	if db.bolt == nil {
+		return BackupManifest{}, errNotBolt("backup")
+	}
+	if err := ctx.Err(); err != nil {
+		return BackupManifest{}, err
+	}
 	tw := tar.NewWriter(w)
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error {
 		h := sha256.New()
 		if err := tw.WriteHeader(&tar.Header{Name: FileName, Mode: 0o600, Size: tx.Size(), ModTime: m.CreatedAt, Typeflag: tar.TypeReg}); err != nil {
 			return err

@@ -2,8 +2,6 @@ package kv
 
 import (
 	"sync"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // credCacheMax bounds the resolved credentials kept in memory. Only valid keys are ever
@@ -89,6 +87,6 @@ func (c *credCache) len() int {
 // organisation record: once tx commits (and before the writer's call returns) the
 // organisation's cached credentials are gone. A rolled-back transaction changes
 // nothing and invalidates nothing.
-func (db *DB) authChanged(tx *bolt.Tx, org ID) {
+func (db *DB) authChanged(tx Tx, org ID) {
 	tx.OnCommit(func() { db.creds.invalidateOrg(org) })
 }

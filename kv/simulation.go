@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Simulation job statuses as the API shows them.
@@ -125,7 +124,7 @@ func (db *DB) CreateSimulationJob(ctx context.Context, in SimulationInput, idem 
 	study := in.StudyID
 	j := Job{ID: in.JobID, Kind: JobSimulation, OrgID: in.Partition.Org, Env: in.Partition.Env, Status: SimulationQueued,
 		StudyID: &study, Input: spec, CreatedAt: now, UpdatedAt: now}
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx Tx) error {
 		st, err := studyByID(tx, in.Partition, in.StudyID)
 		if err != nil {
 			return err
@@ -149,7 +148,7 @@ func ErrStudyLive() *Error {
 
 // simulationJob loads a simulation job that has not ended: ENOTFOUND for none (or
 // another kind's), ECONFLICT "job_done" once it has ended.
-func simulationJob(tx *bolt.Tx, p Partition, id ID) (Job, error) {
+func simulationJob(tx Tx, p Partition, id ID) (Job, error) {
 	j, err := jobByID(tx, p, id)
 	if err != nil {
 		return Job{}, err
@@ -167,7 +166,7 @@ func simulationJob(tx *bolt.Tx, p Partition, id ID) (Job, error) {
 // and returns it with the transcript committed so far. ECONFLICT once it has ended.
 func (db *DB) StartSimulation(ctx context.Context, p Partition, id ID) (Job, error) {
 	var j Job
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if j, err = simulationJob(tx, p, id); err != nil {
 			return err
@@ -182,7 +181,7 @@ func (db *DB) StartSimulation(ctx context.Context, p Partition, id ID) (Job, err
 // it, so the transcript grows turn by turn while the job runs. ECONFLICT once the job
 // has ended.
 func (db *DB) AppendSimulationTurn(ctx context.Context, p Partition, id ID, lines []SimulationLine, script json.RawMessage) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		j, err := simulationJob(tx, p, id)
 		if err != nil {
 			return err
@@ -195,7 +194,7 @@ func (db *DB) AppendSimulationTurn(ctx context.Context, p Partition, id ID, line
 // turn limit ended the conversation) and marks the job completed. ECONFLICT once the
 // job has ended.
 func (db *DB) FinishSimulation(ctx context.Context, p Partition, id ID, lines []SimulationLine) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		j, err := simulationJob(tx, p, id)
 		if err != nil {
 			return err
@@ -204,7 +203,7 @@ func (db *DB) FinishSimulation(ctx context.Context, p Partition, id ID, lines []
 	})
 }
 
-func (db *DB) putProgress(tx *bolt.Tx, j Job, lines []SimulationLine, script json.RawMessage, done bool) error {
+func (db *DB) putProgress(tx Tx, j Job, lines []SimulationLine, script json.RawMessage, done bool) error {
 	pr, err := j.Progress()
 	if err != nil {
 		return err
