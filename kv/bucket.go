@@ -32,6 +32,8 @@ var (
 	bucketUserSessions   = []byte("user_sessions")      // user id + session id → nil
 	bucketOutbox         = []byte("mail_outbox")        // UUIDv7 → OutboxMail (offline mail, newest kept)
 	bucketAccess         = []byte("access")             // transaction id → accessRecord (account access API)
+
+	bucketAgentTasks = []byte("agent_tasks") // partition + task id (UUIDv7) → AgentTask (A2A)
 )
 
 var allBuckets = [][]byte{
@@ -40,4 +42,5 @@ var allBuckets = [][]byte{
 	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions, bucketPlugins,
 	bucketUserOrgs, bucketTwoStep, bucketInvitations, bucketInviteHashes, bucketSignInCodes,
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
+	bucketAgentTasks,
 }

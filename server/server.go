@@ -87,13 +87,17 @@ type Server struct {
 	http      *fasthttp.Server
 	ctx       context.Context // cancelled at shutdown; every request's context derives from it
 	cancel    context.CancelFunc
-	reqPrefix string
-	reqSeq    atomic.Uint64
-	part      *participantSide // the participant pages and their API
-	app       *appSide         // the web app (app_surface.go)
-	sms       sms.Sender       // texts two-step codes; nil: no provider, texts not offered
-	proxies   trustedProxies
-	authFails *authFailures // failed credentials per client address
+	// streams is the context of event streams (A2A), which outlive their handler:
+	// cancelled when a shutdown begins, so open streams end and let it finish.
+	streams     context.Context
+	stopStreams context.CancelFunc
+	reqPrefix   string
+	reqSeq      atomic.Uint64
+	part        *participantSide // the participant pages and their API
+	app         *appSide         // the web app (app_surface.go)
+	sms         sms.Sender       // texts two-step codes; nil: no provider, texts not offered
+	proxies     trustedProxies
+	authFails   *authFailures // failed credentials per client address
 
 	studyRenders *studyRenders      // get_study answers by stored record
 	transcripts  *transcriptRenders // the app's transcript pages by interview and length
@@ -143,6 +147,7 @@ func New(cfg Config) *Server {
 	_, _ = rand.Read(b[:])
 	s.reqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.streams, s.stopStreams = context.WithCancel(s.ctx)
 	limits := DefaultRateLimits()
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
@@ -166,6 +171,7 @@ func New(cfg Config) *Server {
 	r.MethodNotAllowed = s.handleMethodNotAllowed
 	s.routeREST(r)
 	s.routeMCP(r)
+	s.routeA2A(r)
 	s.routeDocs(r)
 	s.routeParticipant(r)
 	s.routeApp(r, cfg.Mail, limits)
@@ -211,6 +217,7 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(trackedListe
 // Shutdown stops accepting connections and waits for in-flight requests until ctx ends,
 // then cancels whatever operations remain. It returns ctx's error if time ran out.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopStreams()
 	err := s.http.ShutdownWithContext(ctx)
 	s.cancel()
 	return err
