@@ -156,7 +156,11 @@ type ExchangeInput struct {
 	Client      OAuthClient
 	RedirectURI string
 	Verifier    string
+	// Resource, when not "", must be the connection's resource (RFC 8707).
+	Resource string
 }
+
+var errTarget = Errorf(EINVALID, "invalid_target", "The resource is not the one this grant was issued for.")
 
 // errGrant is RFC 6749's invalid_grant: one answer for an unknown, expired, spent or
 // mismatched code or refresh token, so a caller learns nothing about which.
@@ -193,6 +197,9 @@ func (db *DB) ExchangeCode(ctx context.Context, in ExchangeInput) (TokenPair, er
 		if err != nil || !ok || !conn.Live(now) {
 			return err
 		}
+		if in.Resource != "" && in.Resource != conn.Resource {
+			return errTarget
+		}
 		rec.Spent = true
 		if err := putToken(tx, hash[:], rec); err != nil {
 			return err
@@ -215,6 +222,8 @@ func (db *DB) ExchangeCode(ctx context.Context, in ExchangeInput) (TokenPair, er
 type RefreshInput struct {
 	Token  string
 	Client OAuthClient
+	// Resource, when not "", must be the connection's resource (RFC 8707).
+	Resource string
 }
 
 // Refresh spends a refresh token for a new pair. EUNAUTHORIZED invalid_grant as
@@ -243,6 +252,9 @@ func (db *DB) Refresh(ctx context.Context, in RefreshInput) (TokenPair, error) {
 		conn, ok, err := connectionByID(tx, rec.OrgID, rec.ConnID)
 		if err != nil || !ok || !conn.Live(now) || !now.Before(rec.ExpiresAt) {
 			return err
+		}
+		if in.Resource != "" && in.Resource != conn.Resource {
+			return errTarget
 		}
 		if _, err := memberFor(tx, conn.OrgID, conn.UserID); err != nil {
 			return db.endConnection(tx, conn.OrgID, conn.ID, "member_left")
