@@ -343,4 +343,3 @@ func (u *appClient) userID(t *testing.T) kv.ID {
 	}
 	return auth.User.ID
 }
-
