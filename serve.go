@@ -41,6 +41,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	smtpURL := fs.str("smtp-url", "", "mail server for sign-in codes and invitations: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://...:465; empty logs them and keeps them in `interviewd mail outbox`")
 	smsURL := fs.str("sms-url", "", "SMS provider for two-step codes by text message, a Twilio Messages endpoint: https://SID:TOKEN@api.twilio.com/2010-04-01/Accounts/SID/Messages.json?From=%2B15005550006 (or ?MessagingServiceSid=MG...); empty: text messages are not offered")
 	mailFrom := fs.str("mail-from", "", "sender address of that mail (default interviewd@<host of --base-url>)")
+	clientMetadata := fs.str("oauth-client-metadata", "on", "on | off: accept OAuth clients whose client_id is an https URL of a client metadata document (fetched with SSRF guards)")
 	proxiesFlag := fs.str("trusted-proxies", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
 	ops := addOpsFlags(fs)
 	if err := fs.parse(args); errors.Is(err, errHelp) {
@@ -60,6 +61,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	proxies, err := server.ParseTrustedProxies(*proxiesFlag)
 	if err != nil {
 		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if *clientMetadata != "on" && *clientMetadata != "off" {
+		return fmt.Errorf("--oauth-client-metadata %q: want on or off", *clientMetadata)
 	}
 	if *baseURL != "" {
 		if u, err := url.Parse(*baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -127,7 +131,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
 	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies,
-		LoopbackListener: loopbackListener(ln.Addr())}))
+		LoopbackListener: loopbackListener(ln.Addr()), NoClientMetadata: *clientMetadata == "off"}))
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	defer ops.close()
