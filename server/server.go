@@ -18,6 +18,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"net"
 	"net/netip"
@@ -71,6 +72,15 @@ type Config struct {
 	// blob store (S3), so the artifact's bytes go from the bucket to the client; a store
 	// without presigned URLs (the fs store) serves the bytes itself.
 	BlobsPresign bool
+
+	// NoClientMetadata turns off OAuth client ID metadata documents (https client_id
+	// URLs); registration still works.
+	NoClientMetadata bool
+
+	// allowLoopbackMetadata lets the metadata fetch reach loopback, and metadataRoots
+	// are the CAs it trusts: for the one test that serves a document on 127.0.0.1.
+	allowLoopbackMetadata bool
+	metadataRoots         *x509.CertPool
 }
 
 // Server is the HTTP side of interviewd.
@@ -98,6 +108,7 @@ type Server struct {
 	sms         sms.Sender       // texts two-step codes; nil: no provider, texts not offered
 	proxies     trustedProxies
 	authFails   *authFailures // failed credentials per client address
+	oauth       *oauthSide    // the authorization server (oauth_surface.go)
 
 	studyRenders *studyRenders      // get_study answers by stored record
 	transcripts  *transcriptRenders // the app's transcript pages by interview and length
@@ -176,6 +187,7 @@ func New(cfg Config) *Server {
 	s.routeParticipant(r)
 	s.routeApp(r, cfg.Mail, limits)
 	s.routeAccess(r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
+	s.routeOAuth(r, cfg)      // after the app: the authorization endpoint is one of its pages
 	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
