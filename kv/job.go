@@ -121,7 +121,12 @@ func jobByID(tx Tx, p Partition, id ID) (Job, error) {
 	return j, nil
 }
 
-func (db *DB) putJob(tx Tx, j Job) error {
+// putJob stores j. When ctx carries a job lease (WithJobLease) that is no longer the
+// job's, nothing is stored: ECONFLICT lease_lost.
+func (db *DB) putJob(ctx context.Context, tx Tx, j Job) error {
+	if owner, ok := ctx.Value(leaseKey{}).(string); ok && j.LeaseOwner != owner {
+		return errLeaseLost()
+	}
 	j.UpdatedAt = db.Now()
 	return putJSON(tx.Bucket(bucketJobs), j.Partition().key(j.ID), j)
 }
@@ -148,7 +153,7 @@ func (db *DB) FinishAuthoring(ctx context.Context, p Partition, jobID ID, brief 
 			return err
 		}
 		j.Status, j.Done, j.StudyID = AuthoringReady, true, &st.ID
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 	return st, err
 }
@@ -164,7 +169,7 @@ func (db *DB) FailJob(ctx context.Context, p Partition, jobID ID, status, messag
 			return Errorf(ECONFLICT, "job_done", "The job has already ended.")
 		}
 		j.Status, j.Done, j.Error = status, true, message
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 }
 
@@ -178,7 +183,7 @@ func (db *DB) StartJobAttempt(ctx context.Context, p Partition, jobID ID) (Job, 
 			return err
 		}
 		j.Attempts++
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 	return j, err
 }

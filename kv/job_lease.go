@@ -16,6 +16,16 @@ import (
 // On a store only one process can open (bbolt), every lease was taken by an earlier
 // process of this data folder, which is gone: leases are then ignored when claiming.
 
+type leaseKey struct{}
+
+// WithJobLease returns ctx for running a job under owner's lease: every write of the job
+// made with it is refused (ECONFLICT lease_lost) once the lease is no longer owner's, so
+// a node that lost a job to another (it stalled past its lease) cannot write over the
+// other's progress, however late it notices.
+func WithJobLease(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, leaseKey{}, owner)
+}
+
 // ErrJobLeased is the ECONFLICT a claim gets while another node's lease runs.
 func errJobLeased() *Error {
 	return Errorf(ECONFLICT, "job_leased", "Another node is running this job.")
@@ -43,7 +53,7 @@ func (db *DB) ClaimJob(ctx context.Context, p Partition, id ID, owner string, le
 		until := now.Add(lease)
 		j.LeaseOwner, j.LeaseUntil = owner, &until
 		j.Attempts++
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 	return j, err
 }
@@ -64,7 +74,7 @@ func (db *DB) RenewJobLease(ctx context.Context, p Partition, id ID, owner strin
 		}
 		until := db.Now().Add(lease)
 		j.LeaseUntil = &until
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 }
 
@@ -79,7 +89,7 @@ func (db *DB) ReleaseJobLease(ctx context.Context, p Partition, id ID, owner str
 		// Owned by nobody with a lease already run out: claimable by any sweep now.
 		now := db.Now()
 		j.LeaseOwner, j.LeaseUntil = "", &now
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 }
 
