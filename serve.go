@@ -32,6 +32,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	addr := fs.str("addr", ":8080", "listen address")
 	data := fs.str("data", "./data", "data folder")
 	storeCheck := addStoreFlag(fs)
+	leaseFlag := fs.str("job-lease", "30s", "how long a node's claim on a background job lasts without renewal: with --store, another node resumes a dead node's jobs this long after its last renewal")
 	baseURL := fs.str("base-url", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
 	level := fs.str("log-level", "info", "log level: debug, info, warn, error")
 	format := fs.str("log-format", "json", "log format: json or console")
@@ -59,6 +60,10 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	store, err := storeCheck()
 	if err != nil {
 		return err
+	}
+	lease, err := time.ParseDuration(*leaseFlag)
+	if err != nil || lease < time.Second {
+		return fmt.Errorf("--job-lease %q: want a duration of at least 1s, such as 30s", *leaseFlag)
 	}
 	limits, err := server.ParseRateLimits(*limitsFlag)
 	if err != nil {
@@ -126,7 +131,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	// Plugins compile on first use (from DATA/cache when it holds them), so an idle
 	// server stays small, and Close cancels a compile in flight rather than wait.
 	defer host.Close(context.Background())
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
 	if err := runner.Start(ctx); err != nil {
 		return err
 	}

@@ -148,6 +148,10 @@ func New(cfg Config) *Server {
 		limits = *cfg.RateLimits
 	}
 	s.limiter = newRateLimiter(limits)
+	if cfg.DB != nil && cfg.DB.Shared() {
+		// Other nodes admit requests of the same credentials: one window for all.
+		s.limiter.shareIn(cfg.DB)
+	}
 	s.proxies = trustedProxies(cfg.TrustedProxies)
 	s.authFails = newAuthFailures(limits)
 	s.ops = s.operations()
