@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -21,20 +19,7 @@ import (
 // the signed URL the first node handed out (the signing key is in the shared store),
 // and an organisation's plugin added through one is used by the other.
 func TestS3TwoNodes(t *testing.T) {
-	pg, err := pgtest.Start()
-	if errors.Is(err, pgtest.ErrAbsent) && !pgtest.Required() {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pg.Stop)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	storeURL, err := pg.NewDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	storeURL := pgtest.URL(t) // the package's PostgreSQL (TestMain stops it)
 	srv := blobstest.Start(t)
 	s := mustSeedS3(t, srv, "--store", storeURL)
 
@@ -65,7 +50,7 @@ func TestS3TwoNodes(t *testing.T) {
 	// The same signed URL, sent to node B (as a load balancer may): B checks A's
 	// signature and redirects to the bucket.
 	onB := strings.Replace(d.URL, nodeA.url, nodeB.url, 1)
-	resp, err = noRedirect.Get(onB)
+	resp, err := noRedirect.Get(onB)
 	if err != nil {
 		t.Fatal(err)
 	}
