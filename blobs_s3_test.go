@@ -20,6 +20,7 @@ import (
 	"interviewd/blobs"
 	"interviewd/blobs/blobstest"
 	"interviewd/kv"
+	"interviewd/kv/pgtest"
 )
 
 // s3Seed is a data folder whose blobs live in a versitygw bucket: an organisation, a live
@@ -390,5 +391,62 @@ func TestBlobsFlags(t *testing.T) {
 				t.Fatalf("a refused start created the data folder: %v", err)
 			}
 		})
+	}
+}
+
+// TestMigrateWithBlobs moves a data folder to PostgreSQL and a bucket and back with
+// `interviewd migrate --blobs`: the files are copied, counted and verified both ways.
+func TestMigrateWithBlobs(t *testing.T) {
+	url := pgtest.URL(t)
+	srv := blobstest.Start(t)
+	dir := t.TempDir()
+	var org struct {
+		OrgID string `json:"org_id"`
+	}
+	admin(t, &org, "setup", "--data", dir, "--org", "Moving Research", "--email", "m@example.test")
+	var added struct {
+		Blob string `json:"blob"`
+	}
+	admin(t, &added, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", "plugins/testdata/jsonl/jsonl.wasm")
+	upload := []byte("an uploaded document")
+	if err := os.MkdirAll(filepath.Join(dir, "blobs", "files"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "blobs", "files", "f1"), upload, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	var there migrateOutput
+	runJSON(t, srv.Env, &there, "migrate", "--data", dir, "--to", url, "--blobs", srv.URL())
+	if there.Blobs == nil || there.Blobs.Files != 2 || !there.Blobs.Verified || !there.Verified || there.Buckets["orgs"] != 1 {
+		t.Fatalf("migrate --to --blobs: %+v %+v", there, there.Blobs)
+	}
+	wasm, _ := os.ReadFile("plugins/testdata/jsonl/jsonl.wasm")
+	bucket := srv.Client()
+	if got, err := objectBytes(t, bucket, srv.Bucket, added.Blob); err != nil || !bytes.Equal(got, wasm) {
+		t.Fatalf("plugin in the bucket: %d bytes, %v", len(got), err)
+	}
+	if got, err := objectBytes(t, bucket, srv.Bucket, "files/f1"); err != nil || !bytes.Equal(got, upload) {
+		t.Fatalf("upload in the bucket: %q, %v", got, err)
+	}
+
+	dir2 := t.TempDir()
+	var back migrateOutput
+	runJSON(t, srv.Env, &back, "migrate", "--data", dir2, "--from", url, "--blobs", srv.URL())
+	if back.Blobs == nil || back.Blobs.Files != 2 || back.Records != there.Records {
+		t.Fatalf("migrate --from --blobs: %+v %+v", back, back.Blobs)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir2, "blobs", filepath.FromSlash(added.Blob))); err != nil || !bytes.Equal(got, wasm) {
+		t.Fatalf("plugin back in the folder: %d bytes, %v", len(got), err)
+	}
+
+	for args, want := range map[string]string{
+		"gs://x":                    "want an s3:// bucket",
+		"s3://x?endpoint=ftp://bad": "want host:port",
+	} {
+		err := runWith(context.Background(), []string{"migrate", "--data", t.TempDir(), "--from", url, "--blobs", args}, io.Discard, io.Discard, srv.Env)
+		if err == nil || !strings.HasPrefix(err.Error(), "migrate: ") || !strings.Contains(err.Error(), want) {
+			t.Errorf("--blobs %s: %v, want %q", args, err, want)
+		}
 	}
 }
