@@ -140,6 +140,14 @@ func (c *s3Client) upload(name, content string) (*http.Response, []byte) {
 // export starts an export in format and waits until it is ready.
 func (c *s3Client) export(study kv.ID, format string) string {
 	c.t.Helper()
+	job := c.startExport(study, format)
+	c.waitExport(job)
+	return job
+}
+
+// startExport asks for an export in format and returns its job id.
+func (c *s3Client) startExport(study kv.ID, format string) string {
+	c.t.Helper()
 	resp, body := c.do("POST", "/v1/api/exports", strings.NewReader(`{"study_id":"`+study.String()+`","format":"`+format+`"}`), "Content-Type", "application/json")
 	var job struct {
 		JobID string `json:"job_id"`
@@ -147,13 +155,20 @@ func (c *s3Client) export(study kv.ID, format string) string {
 	if resp.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
 		c.t.Fatalf("start %s export: %d %s", format, resp.StatusCode, body)
 	}
+	return job.JobID
+}
+
+// waitExport polls the export until it is ready; failed or a five-minute wait fails
+// the test.
+func (c *s3Client) waitExport(job string) {
+	c.t.Helper()
 	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		resp, body := c.do("GET", "/v1/api/exports/"+job.JobID, nil)
+		resp, body := c.do("GET", "/v1/api/exports/"+job, nil)
 		if strings.Contains(string(body), `"ready":true`) {
-			return job.JobID
+			return
 		}
 		if resp.StatusCode != 200 || strings.Contains(string(body), `"failed"`) || time.Now().After(deadline) {
-			c.t.Fatalf("%s export %s: %d %s", format, job.JobID, resp.StatusCode, body)
+			c.t.Fatalf("export %s: %d %s", job, resp.StatusCode, body)
 		}
 	}
 }
