@@ -45,6 +45,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	mailFrom := fs.str("mail-from", "", "sender address of that mail (default interviewd@<host of --base-url>)")
 	blobsSpec := fs.str("blobs", "", blobsFlagHelp)
 	presign := fs.boolean("blobs-presign", false, blobsPresignHelp)
+	clientMetadata := fs.str("oauth-client-metadata", "on", "on | off: accept OAuth clients whose client_id is an https URL of a client metadata document (fetched with SSRF guards)")
 	proxiesFlag := fs.str("trusted-proxies", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
 	ops := addOpsFlags(fs)
 	if err := fs.parse(args); errors.Is(err, errHelp) {
@@ -72,6 +73,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	proxies, err := server.ParseTrustedProxies(*proxiesFlag)
 	if err != nil {
 		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if *clientMetadata != "on" && *clientMetadata != "off" {
+		return fmt.Errorf("--oauth-client-metadata %q: want on or off", *clientMetadata)
 	}
 	if *baseURL != "" {
 		if u, err := url.Parse(*baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -151,7 +155,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
 	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies,
-		LoopbackListener: loopbackListener(ln.Addr()), BlobsPresign: *presign}))
+		LoopbackListener: loopbackListener(ln.Addr()), BlobsPresign: *presign, NoClientMetadata: *clientMetadata == "off"}))
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	defer ops.close()

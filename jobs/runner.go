@@ -55,16 +55,18 @@ type Config struct {
 // Runner owns the worker pools. Every job is a kv record first and a queued reference
 // second, so a crash loses nothing: Start resumes what was left unfinished.
 type Runner struct {
-	db      *kv.DB
-	mod     moderator.Engine
-	log     zerolog.Logger
-	maxTry  int
-	ctx     context.Context // cancelled when Close runs out of patience
-	cancel  context.CancelFunc
-	pools   map[kv.JobKind]*pool
-	mu      sync.Mutex
-	closed  bool
-	sims    simSlots
+	db     *kv.DB
+	mod    moderator.Engine
+	log    zerolog.Logger
+	maxTry int
+	ctx    context.Context // cancelled when Close runs out of patience
+	cancel context.CancelFunc
+	pools  map[kv.JobKind]*pool
+	mu     sync.Mutex
+	closed bool
+	sims   simSlots
+	// running holds the cancel of every job a worker is running, for Cancel.
+	running map[kv.ID]context.CancelFunc
 	plugins *plugins.Host
 	metrics *jobMetrics
 	node    string
@@ -122,7 +124,7 @@ func NewRunner(cfg Config) *Runner {
 		cfg.Node = nodeName()
 	}
 	r := &Runner{db: cfg.DB, plugins: cfg.Plugins, mod: cfg.Moderator, log: cfg.Log, maxTry: cfg.MaxAttempts, pools: map[kv.JobKind]*pool{},
-		sims: simSlots{limit: cfg.SimulationLimit, held: map[kv.ID]map[kv.ID]struct{}{}},
+		sims: simSlots{limit: cfg.SimulationLimit, held: map[kv.ID]map[kv.ID]struct{}{}}, running: map[kv.ID]context.CancelFunc{},
 		node: cfg.Node, lease: cfg.Lease, local: map[kv.ID]struct{}{}, stop: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.pools[kv.JobAuthoring] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runAuthoring, timeout: cfg.Timeout}
@@ -324,6 +326,14 @@ func (r *Runner) runOne(p *pool, ref jobRef) {
 	defer cancel()
 	stopRenewing := r.renewLease(ctx, cancel, j)
 	defer stopRenewing()
+	r.mu.Lock()
+	r.running[j.ID] = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.running, j.ID)
+		r.mu.Unlock()
+	}()
 	start := time.Now()
 	r.metrics.jobStarted(j.Kind)
 	err = p.run(ctx, j)
@@ -337,6 +347,26 @@ func (r *Runner) runOne(p *pool, ref jobRef) {
 		r.log.Error().Err(err).Str("job_id", j.ID.String()).Str("kind", string(j.Kind)).Msg("job failed")
 	}
 	r.metrics.jobEnded(j.Kind, result, time.Since(start))
+}
+
+// CanceledMessage is the error a job cancelled by its caller ends with.
+const CanceledMessage = "The job was cancelled at the caller's request."
+
+// Cancel ends a job that has not finished: it is recorded failed with CanceledMessage
+// first (so a queued job never starts and a running one cannot commit a result), then
+// a running job's work is stopped. It returns ECONFLICT when the job had already
+// ended and ENOTFOUND when p has no such job.
+func (r *Runner) Cancel(ctx context.Context, p kv.Partition, kind kv.JobKind, id kv.ID) error {
+	if err := r.db.FailJob(ctx, p, id, failedStatus(kind), CanceledMessage); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	stop := r.running[id]
+	r.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	return nil
 }
 
 func (r *Runner) fail(j kv.Job, msg string) {

@@ -32,6 +32,15 @@ var (
 	bucketUserSessions   = []byte("user_sessions")      // user id + session id → nil
 	bucketOutbox         = []byte("mail_outbox")        // UUIDv7 → OutboxMail (offline mail, newest kept)
 	bucketAccess         = []byte("access")             // transaction id → accessRecord (account access API)
+
+	bucketAgentTasks = []byte("agent_tasks") // partition + task id (UUIDv7) → AgentTask (A2A)
+
+	// OAuth: registered clients, connections (approvals) and the hashes of their codes
+	// and tokens (oauth_client.go, oauth_grant.go).
+	bucketOAuthClients     = []byte("oauth_clients")     // client id → OAuthClient
+	bucketOAuthConnections = []byte("oauth_connections") // org id + connection id (UUIDv7) → Connection
+	bucketOAuthTokens      = []byte("oauth_tokens")      // SHA-256(code or token) → tokenRecord
+	bucketOAuthConnTokens  = []byte("oauth_conn_tokens") // connection id + SHA-256 → nil (a connection's codes and tokens)
 )
 
 var allBuckets = [][]byte{
@@ -40,4 +49,6 @@ var allBuckets = [][]byte{
 	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions, bucketPlugins,
 	bucketUserOrgs, bucketTwoStep, bucketInvitations, bucketInviteHashes, bucketSignInCodes,
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
+	bucketAgentTasks,
+	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
 }

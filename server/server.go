@@ -18,6 +18,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"net"
 	"net/netip"
@@ -71,6 +72,15 @@ type Config struct {
 	// blob store (S3), so the artifact's bytes go from the bucket to the client; a store
 	// without presigned URLs (the fs store) serves the bytes itself.
 	BlobsPresign bool
+
+	// NoClientMetadata turns off OAuth client ID metadata documents (https client_id
+	// URLs); registration still works.
+	NoClientMetadata bool
+
+	// allowLoopbackMetadata lets the metadata fetch reach loopback, and metadataRoots
+	// are the CAs it trusts: for the one test that serves a document on 127.0.0.1.
+	allowLoopbackMetadata bool
+	metadataRoots         *x509.CertPool
 }
 
 // Server is the HTTP side of interviewd.
@@ -87,13 +97,18 @@ type Server struct {
 	http      *fasthttp.Server
 	ctx       context.Context // cancelled at shutdown; every request's context derives from it
 	cancel    context.CancelFunc
-	reqPrefix string
-	reqSeq    atomic.Uint64
-	part      *participantSide // the participant pages and their API
-	app       *appSide         // the web app (app_surface.go)
-	sms       sms.Sender       // texts two-step codes; nil: no provider, texts not offered
-	proxies   trustedProxies
-	authFails *authFailures // failed credentials per client address
+	// streams is the context of event streams (A2A), which outlive their handler:
+	// cancelled when a shutdown begins, so open streams end and let it finish.
+	streams     context.Context
+	stopStreams context.CancelFunc
+	reqPrefix   string
+	reqSeq      atomic.Uint64
+	part        *participantSide // the participant pages and their API
+	app         *appSide         // the web app (app_surface.go)
+	sms         sms.Sender       // texts two-step codes; nil: no provider, texts not offered
+	proxies     trustedProxies
+	authFails   *authFailures // failed credentials per client address
+	oauth       *oauthSide    // the authorization server (oauth_surface.go)
 
 	studyRenders *studyRenders      // get_study answers by stored record
 	transcripts  *transcriptRenders // the app's transcript pages by interview and length
@@ -143,6 +158,7 @@ func New(cfg Config) *Server {
 	_, _ = rand.Read(b[:])
 	s.reqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.streams, s.stopStreams = context.WithCancel(s.ctx)
 	limits := DefaultRateLimits()
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
@@ -166,10 +182,12 @@ func New(cfg Config) *Server {
 	r.MethodNotAllowed = s.handleMethodNotAllowed
 	s.routeREST(r)
 	s.routeMCP(r)
+	s.routeA2A(r)
 	s.routeDocs(r)
 	s.routeParticipant(r)
 	s.routeApp(r, cfg.Mail, limits)
 	s.routeAccess(r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
+	s.routeOAuth(r, cfg)      // after the app: the authorization endpoint is one of its pages
 	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
@@ -211,6 +229,7 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(trackedListe
 // Shutdown stops accepting connections and waits for in-flight requests until ctx ends,
 // then cancels whatever operations remain. It returns ctx's error if time ran out.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopStreams()
 	err := s.http.ShutdownWithContext(ctx)
 	s.cancel()
 	return err
