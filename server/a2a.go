@@ -31,21 +31,34 @@ const a2aKeepAlive = 15 * time.Second
 // X-API-Key, agent:run) and the body limit. Skills are the research operations, run by
 // a2aHandler through the same scope, rate-limit and binding steps as REST and MCP.
 type a2aEndpoint struct {
-	s   *Server
-	rpc http.Handler
+	s       *Server
+	handler *a2aHandler
+	rpc     http.Handler
+	// fast turns the SendMessage fast path on (a2a_fastpath.go); off, every request
+	// goes to the SDK's binding.
+	fast bool
+	// serve is the endpoint's whole chain (surface), as the router calls it.
+	serve fasthttp.RequestHandler
 }
 
-// routeA2A mounts the A2A endpoint and the agent card.
-func (s *Server) routeA2A(r *router.Router) {
-	e := &a2aEndpoint{s: s, rpc: a2asrv.NewJSONRPCHandler(&a2aHandler{s: s}, a2asrv.WithTransportKeepAlive(a2aKeepAlive))}
+func (s *Server) newA2AEndpoint(fast bool) *a2aEndpoint {
+	h := &a2aHandler{s: s}
+	e := &a2aEndpoint{s: s, handler: h, fast: fast, rpc: a2asrv.NewJSONRPCHandler(h, a2asrv.WithTransportKeepAlive(a2aKeepAlive))}
 	sf := &surface{
 		name:         "a2a",
 		authenticate: s.a2aAuthenticate,
 		steps:        []middleware{readRPCBody},
 		render:       s.renderA2A,
+		log:          &s.log,
 	}
-	// Only POST is routed: any other method gets the router's JSON 405.
-	s.group(r, "", sf).POST(resourceA2A, e.serveRPC)
+	e.serve = sf.serve(resourceA2A, nil, sf.chain(e.serveRPC))
+	return e
+}
+
+// routeA2A mounts the A2A endpoint and the agent card. Only POST is routed: any other
+// method gets the router's JSON 405.
+func (s *Server) routeA2A(r *router.Router) {
+	r.POST(resourceA2A, s.newA2AEndpoint(true).serve)
 	s.routeAgentCard(r)
 }
 
@@ -178,7 +191,10 @@ func (e *a2aEndpoint) serveRPC(r *request) error {
 		serveStreamBridge(c, e.rpc, context.WithValue(s.streams, a2aCallKey{}, call))
 		return nil
 	}
-	serveHTTPBridge(c, e.rpc, context.WithValue(r.ctx, a2aCallKey{}, call))
+	ctx := context.WithValue(r.ctx, a2aCallKey{}, call)
+	if !e.fast || !e.serveSendFast(c, ctx, call) {
+		serveHTTPBridge(c, e.rpc, ctx)
+	}
 	if d := call.rate.Load(); d != nil {
 		s.setRateHeaders(c, *d)
 	}
