@@ -34,6 +34,13 @@ var (
 	bucketAccess         = []byte("access")             // transaction id → accessRecord (account access API)
 
 	bucketAgentTasks = []byte("agent_tasks") // partition + task id (UUIDv7) → AgentTask (A2A)
+
+	// OAuth: registered clients, connections (approvals) and the hashes of their codes
+	// and tokens (oauth_client.go, oauth_grant.go).
+	bucketOAuthClients     = []byte("oauth_clients")     // client id → OAuthClient
+	bucketOAuthConnections = []byte("oauth_connections") // org id + connection id (UUIDv7) → Connection
+	bucketOAuthTokens      = []byte("oauth_tokens")      // SHA-256(code or token) → tokenRecord
+	bucketOAuthConnTokens  = []byte("oauth_conn_tokens") // connection id + SHA-256 → nil (a connection's codes and tokens)
 )
 
 var allBuckets = [][]byte{
@@ -43,4 +50,5 @@ var allBuckets = [][]byte{
 	bucketUserOrgs, bucketTwoStep, bucketInvitations, bucketInviteHashes, bucketSignInCodes,
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
 	bucketAgentTasks,
+	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
 }

@@ -13,6 +13,8 @@ import (
 	json "github.com/goccy/go-json"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"interviewd/blobs"
 )
 
 // FileName is the database file inside the data folder.
@@ -41,8 +43,12 @@ type Options struct {
 	// SoloCommits makes every mutation commit alone, as before group commit: for
 	// comparing the two in benchmarks only (it is slower and no safer).
 	SoloCommits bool
+	// Blobs is where uploads, export artifacts and plugins are kept; nil means the fs
+	// store in DIR/blobs.
+	Blobs blobs.Store
 	// Store, when it is a postgres:// URL, keeps the records in that PostgreSQL
-	// database instead of DIR/interviewd.db; DIR still holds the blobs.
+	// database instead of DIR/interviewd.db; DIR still holds the blobs unless Blobs
+	// names another store.
 	Store string
 	// OnCommit, when set, hears how long each committed write took from the end of its
 	// work to its commit being on disk (for the commit-latency metric).
@@ -68,6 +74,7 @@ type DB struct {
 	secret []byte // per-instance secret for signing (download URLs, sessions)
 	creds  *credCache
 	group  *committer
+	blobs  blobs.Store
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -82,6 +89,13 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Blobs == nil {
+		fs, err := blobs.NewFS(filepath.Join(dir, "blobs"))
+		if err != nil {
+			return nil, err
+		}
+		opts.Blobs = fs
 	}
 	if IsPostgres(opts.Store) {
 		return openPostgresDB(dir, opts)
@@ -104,7 +118,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache()}
+	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), blobs: opts.Blobs}
 	fresh, err := db.prepareOnce()
 	if err != nil {
 		_ = b.Close()
@@ -185,8 +199,20 @@ func (db *DB) Close() error {
 // Dir returns the data folder.
 func (db *DB) Dir() string { return db.dir }
 
-// BlobDir returns the folder for uploads and export artifacts.
+// BlobDir returns DATA/blobs: the fs store's folder by default, and always the home of
+// the scratch folder (blobs.ScratchDir) where uploads and exports are written before
+// they are stored.
 func (db *DB) BlobDir() string { return filepath.Join(db.dir, "blobs") }
+
+// Blobs returns the store of uploads, export artifacts and plugins.
+func (db *DB) Blobs() blobs.Store { return db.blobs }
+
+// blobsInFolder reports whether the blob store is the fs store in DATA/blobs, whose files
+// a backup carries.
+func (db *DB) blobsInFolder() bool {
+	f, ok := db.blobs.(*blobs.FS)
+	return ok && filepath.Clean(f.Dir()) == filepath.Clean(db.BlobDir())
+}
 
 // Secret returns the instance's 32-byte signing secret, created at first open.
 func (db *DB) Secret() []byte { return db.secret }

@@ -18,6 +18,13 @@ var pgSchema = []string{
 		value  bytea NOT NULL,
 		PRIMARY KEY (bucket, key)
 	)`,
+	// 1 → 2: rate-limit logs shared by the nodes (rate.go). UNLOGGED: a database crash
+	// forgets the last minute's admissions, which only relaxes the limits briefly.
+	`CREATE UNLOGGED TABLE interviewd_rate (
+		key     text COLLATE "C" PRIMARY KEY,
+		ts      bigint[] NOT NULL,
+		touched bigint NOT NULL
+	)`,
 }
 
 // pgSchemaLock is the advisory lock key every node takes while migrating

@@ -36,12 +36,12 @@ func testOptions(tb testing.TB, opts Options) Options {
 	return opts
 }
 
-// boltOnly skips tb in the PostgreSQL round: it tests the bbolt file itself (locking,
-// creation, group commit, file backups).
+// boltOnly skips tb in the PostgreSQL round: it tests what only bbolt has (the file, its
+// lock and backups, the group commit, the per-process credential cache).
 func boltOnly(tb testing.TB) {
 	tb.Helper()
 	if testPostgres {
-		tb.Skip("bbolt file behaviour")
+		tb.Skip("bbolt engine only")
 	}
 }
 

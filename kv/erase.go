@@ -3,7 +3,6 @@ package kv
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -58,7 +57,7 @@ func (db *DB) EraseInterview(ctx context.Context, id ID) (EraseReceipt, error) {
 	if err != nil {
 		return EraseReceipt{}, err
 	}
-	rc.FilesNotRemoved = db.removeBlobs(rc.ExportArtifacts)
+	rc.FilesNotRemoved = db.removeBlobs(ctx, rc.ExportArtifacts)
 	return rc, nil
 }
 
@@ -235,12 +234,14 @@ func deletePrefix(b Bucket, prefix []byte, match func(v []byte) bool) (int, erro
 	return len(keys), nil
 }
 
-// removeBlobs deletes the artifacts' files and returns those that could not be deleted
-// (a file already gone counts as deleted).
-func (db *DB) removeBlobs(arts []ErasedArtifact) []string {
+// removeBlobs deletes the artifacts' blobs and returns those that could not be deleted
+// (a blob already gone counts as deleted). The records no longer name them, so the
+// deletes run even when ctx has ended: the caller's commit is already made.
+func (db *DB) removeBlobs(ctx context.Context, arts []ErasedArtifact) []string {
+	ctx = context.WithoutCancel(ctx)
 	var failed []string
 	for _, a := range arts {
-		if err := os.Remove(filepath.Join(db.BlobDir(), filepath.Clean(a.File))); err != nil && !os.IsNotExist(err) {
+		if err := db.blobs.Delete(ctx, filepath.ToSlash(filepath.Clean(a.File))); err != nil {
 			failed = append(failed, a.File)
 		}
 	}
@@ -255,13 +256,12 @@ const orphanGrace = time.Hour
 // between an erasure's commit and its file removal, or by an export that failed after
 // writing) and returns how many it deleted.
 func (db *DB) SweepOrphanExports(ctx context.Context) (int, error) {
-	dir := filepath.Join(db.BlobDir(), "exports")
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return 0, nil
-	}
+	list, err := db.blobs.List(ctx, "exports/")
 	if err != nil {
 		return 0, err
+	}
+	if len(list) == 0 {
+		return 0, nil
 	}
 	live := map[string]bool{}
 	err = db.view(ctx, func(tx Tx) error {
@@ -271,7 +271,7 @@ func (db *DB) SweepOrphanExports(ctx context.Context) (int, error) {
 				return err
 			}
 			if r, ok := j.ExportResult(); ok && r.Blob != "" {
-				live[filepath.Base(r.Blob)] = true
+				live[filepath.ToSlash(filepath.Clean(r.Blob))] = true
 			}
 			return nil
 		})
@@ -281,12 +281,11 @@ func (db *DB) SweepOrphanExports(ctx context.Context) (int, error) {
 	}
 	cutoff := db.Now().Add(-orphanGrace)
 	n := 0
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil || e.IsDir() || live[e.Name()] || info.ModTime().After(cutoff) {
+	for _, b := range list {
+		if live[b.Key] || b.ModTime.After(cutoff) {
 			continue
 		}
-		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+		if db.blobs.Delete(ctx, b.Key) == nil {
 			n++
 		}
 	}

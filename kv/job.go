@@ -27,22 +27,26 @@ const (
 // (authoring: working/ready/failed; simulation: queued/running/completed/failed). Input
 // and Output hold kind-specific JSON.
 type Job struct {
-	ID        ID              `json:"id"`
-	Kind      JobKind         `json:"kind"`
-	OrgID     ID              `json:"org_id"`
-	Env       Environment     `json:"env"`
-	Status    string          `json:"status"`
-	Done      bool            `json:"done"`
-	StudyID   *ID             `json:"study_id,omitempty"`
-	ThreadID  ID              `json:"thread_id"`
-	Guidance  string          `json:"guidance,omitempty"`
-	FileIDs   []ID            `json:"file_ids,omitempty"`
-	Input     json.RawMessage `json:"input,omitempty"`
-	Output    json.RawMessage `json:"output,omitempty"`
-	Error     string          `json:"error,omitempty"`
-	Attempts  int             `json:"attempts"`
-	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt time.Time       `json:"updated_at"`
+	ID       ID              `json:"id"`
+	Kind     JobKind         `json:"kind"`
+	OrgID    ID              `json:"org_id"`
+	Env      Environment     `json:"env"`
+	Status   string          `json:"status"`
+	Done     bool            `json:"done"`
+	StudyID  *ID             `json:"study_id,omitempty"`
+	ThreadID ID              `json:"thread_id"`
+	Guidance string          `json:"guidance,omitempty"`
+	FileIDs  []ID            `json:"file_ids,omitempty"`
+	Input    json.RawMessage `json:"input,omitempty"`
+	Output   json.RawMessage `json:"output,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Attempts int             `json:"attempts"`
+	// LeaseOwner is the node running the job and LeaseUntil when its lease ends unless
+	// renewed (job_lease.go); empty for a job no node has claimed.
+	LeaseOwner string     `json:"lease_owner,omitempty"`
+	LeaseUntil *time.Time `json:"lease_until,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
 }
 
 // Partition returns the job's (organisation, environment).

@@ -26,7 +26,12 @@ const credCacheMax = 16384
 // a reader notes gen before its read transaction and stores its result only if no
 // invalidation happened since, so a credential read before a revocation committed can
 // never be stored after the revocation cleared the cache.
+//
+// The cache is off on a store shared by several nodes (PostgreSQL): a revocation
+// committed by another node would not invalidate this node's entries, so every request
+// reads the key from the store.
 type credCache struct {
+	off bool
 	mu  sync.RWMutex
 	gen uint64
 	m   map[[32]byte]Credential
@@ -35,6 +40,9 @@ type credCache struct {
 func newCredCache() *credCache { return &credCache{m: make(map[[32]byte]Credential)} }
 
 func (c *credCache) get(hash [32]byte) (Credential, bool) {
+	if c.off {
+		return Credential{}, false
+	}
 	c.mu.RLock()
 	cred, ok := c.m[hash]
 	c.mu.RUnlock()
@@ -50,6 +58,9 @@ func (c *credCache) generation() uint64 {
 
 // put remembers cred unless an invalidation happened since gen was read.
 func (c *credCache) put(hash [32]byte, cred Credential, gen uint64) {
+	if c.off {
+		return
+	}
 	c.mu.Lock()
 	if c.gen == gen && len(c.m) < credCacheMax {
 		c.m[hash] = cred

@@ -99,7 +99,7 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 		out.TranscriptMessages += rc.TranscriptMessages
 		out.Sessions += rc.Sessions
 		out.ExportArtifacts = append(out.ExportArtifacts, arts...)
-		out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(arts)...)
+		out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(ctx, arts)...)
 		if len(cands) < retentionBatch {
 			break
 		}
@@ -117,7 +117,7 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 		return out, err
 	}
 	out.ExportArtifacts = append(out.ExportArtifacts, arts...)
-	out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(arts)...)
+	out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(ctx, arts)...)
 	return out, nil
 }
 

@@ -37,6 +37,10 @@ type SimulationInput struct {
 	StudyID   ID
 	Persona   string // "" lets the engine invent a participant
 	MaxTurns  int    // 1 to SimulationMaxTurnsMax
+	// Limit, when positive, is how many simulations the organisation may have queued
+	// or running, all environments and all nodes together: the job is refused
+	// (ELIMIT simulation_limit) in the transaction that would record one more.
+	Limit int
 }
 
 // SimulationSpec is what a simulation job was asked to do (its Input).
@@ -133,12 +137,27 @@ func (db *DB) CreateSimulationJob(ctx context.Context, in SimulationInput, idem 
 			return ErrStudyLive()
 		}
 		j.ThreadID = st.ThreadID
+		if in.Limit > 0 {
+			n, err := countOpenSimulations(tx, in.Partition.Org)
+			if err != nil {
+				return err
+			}
+			if n >= in.Limit {
+				return ErrSimulationLimit(in.Limit)
+			}
+		}
 		if err := putJSON(tx.Bucket(bucketJobs), in.Partition.key(j.ID), j); err != nil {
 			return err
 		}
 		return db.writeIdem(tx, idem)
 	})
 	return j, err
+}
+
+// ErrSimulationLimit is the ELIMIT refusal of one simulation more than limit.
+func ErrSimulationLimit(limit int) *Error {
+	return Errorf(ELIMIT, "simulation_limit",
+		fmt.Sprintf("Your organisation already has %d simulations queued or running; start another when one has finished.", limit))
 }
 
 // ErrStudyLive is the ECONFLICT refusal to simulate a live study.

@@ -156,6 +156,20 @@ func (e *testEnv) appParamFixtures() appFixtures {
 	}
 	f.own["session_id"], f.other["session_id"] = sessions[0].ID.String(), bs[0].ID.String()
 
+	// connection_id: an OAuth connection approved by A's member; one of B's owner.
+	fixtureClient := kv.OAuthClient{ID: "svcc_fixture", Name: "Fixture app"}
+	connA, _, err := e.db.Approve(ctx, kv.ApproveInput{UserID: f.member.user, OrgID: e.orgA.ID, Environment: kv.EnvLive,
+		Client: fixtureClient, Scopes: []string{kv.ScopeStudiesRead}, Resource: resourceMCP})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	connB, _, err := e.db.Approve(ctx, kv.ApproveInput{UserID: b.user, OrgID: e.orgB.ID, Environment: kv.EnvLive,
+		Client: fixtureClient, Scopes: []string{kv.ScopeStudiesRead}, Resource: resourceMCP})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	f.own["connection_id"], f.other["connection_id"] = connA.ID.String(), connB.ID.String()
+
 	// Research pages. study_id: a live study of A and of B. job_id: one job of each
 	// (the routes of authoring, simulation and export jobs all find a job only in the
 	// caller's partition, of their own kind). interview_id: a finished interview of each.

@@ -75,6 +75,7 @@ func (s *Server) appRouteSets() [][]appRoute {
 		s.appInterviewRoutes(),
 		s.appExportRoutes(),
 		s.appRedactionRoutes(),
+		s.appOAuthRoutes(),
 	}
 }
 
@@ -625,6 +626,7 @@ var appFlashes = map[string]string{
 	"policy_saved":       "Policy saved.",
 	"workspace":          "Workspace switched.",
 	"reverified":         "Confirmed. For the next 10 minutes you can change your two-step settings.",
+	"connection_ended":   "Connection ended. The app stopped working at once.",
 }
 
 // setAppCookie sets an app cookie: HttpOnly, SameSite=Lax, Secure under https, for

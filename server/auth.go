@@ -33,7 +33,8 @@ func (s *Server) resolveToken(tok, resource string) (*Principal, error) {
 }
 
 // resolveTokenIn is the one place a presented token becomes a Principal, whatever the
-// surface: API keys here; OAuth access tokens are verified here too once issued.
+// surface: API keys, and OAuth access tokens, which work only on the resource they
+// were issued for (resource: "/v1/api" or "/v1/mcp"; any other surface refuses them).
 func (s *Server) resolveTokenIn(ctx context.Context, tok, resource string) (*Principal, error) {
 	if strings.HasPrefix(tok, "jsk_") {
 		cred, err := s.db.Authenticate(ctx, tok)
@@ -44,6 +45,17 @@ func (s *Server) resolveTokenIn(ctx context.Context, tok, resource string) (*Pri
 			return nil, err
 		}
 		return principalFromKey(cred), nil
+	}
+	if strings.HasPrefix(tok, "svca_") {
+		cred, err := s.db.AuthenticateAccess(ctx, tok)
+		if kv.ErrorCode(err) == kv.EUNAUTHORIZED || (err == nil && cred.Connection.Resource != resource) {
+			return nil, &apiError{Status: 401, Code: "invalid_token", TokenSent: true,
+				Detail: "The access token is invalid, expired or revoked, or was issued for another resource; reconnect the app."}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return principalFromConnection(cred), nil
 	}
 	return nil, &apiError{Status: 401, Code: "invalid_token", TokenSent: true, Detail: "The access token is invalid, expired or revoked."}
 }

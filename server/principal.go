@@ -75,6 +75,25 @@ func principalFromKey(c kv.Credential) *Principal {
 	}
 }
 
+// principalFromConnection is the principal of an OAuth access token: the connection's
+// partition and granted scopes; rate limited per connection.
+func principalFromConnection(c kv.OAuthCredential) *Principal {
+	conn := c.Connection
+	id, ends := conn.ID, conn.EndsAt
+	return &Principal{
+		Partition:      kv.Partition{Org: conn.OrgID, Env: conn.Environment},
+		OrgName:        c.Org.Name,
+		Scopes:         conn.Scopes,
+		scopes:         newScopeSet(conn.Scopes),
+		CredentialType: credentialOAuth,
+		ExpiresAt:      &ends,
+		GrantID:        &id,
+		ClientID:       conn.ClientID,
+		RateKey:        "oauth:" + conn.ID.String(),
+		OrgKey:         conn.OrgID.String(),
+	}
+}
+
 // Has reports whether the principal holds scope ("" always holds).
 func (p *Principal) Has(scope string) bool { return p.scopes.has(scope) }
 

@@ -18,6 +18,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"net"
 	"net/netip"
@@ -67,6 +68,19 @@ type Config struct {
 	Mail mail.Sender
 	// SMS sends two-step codes by text message; nil: text messages are not offered.
 	SMS sms.Sender
+	// BlobsPresign answers a signed export URL with a redirect to a presigned URL of the
+	// blob store (S3), so the artifact's bytes go from the bucket to the client; a store
+	// without presigned URLs (the fs store) serves the bytes itself.
+	BlobsPresign bool
+
+	// NoClientMetadata turns off OAuth client ID metadata documents (https client_id
+	// URLs); registration still works.
+	NoClientMetadata bool
+
+	// allowLoopbackMetadata lets the metadata fetch reach loopback, and metadataRoots
+	// are the CAs it trusts: for the one test that serves a document on 127.0.0.1.
+	allowLoopbackMetadata bool
+	metadataRoots         *x509.CertPool
 }
 
 // Server is the HTTP side of interviewd.
@@ -96,6 +110,7 @@ type Server struct {
 	sms        sms.Sender       // texts two-step codes; nil: no provider, texts not offered
 	proxies    trustedProxies
 	authFails  *authFailures // failed credentials per client address
+	oauth      *oauthSide    // the authorization server (oauth_surface.go)
 
 	studyRenders *studyRenders      // get_study answers by stored record
 	transcripts  *transcriptRenders // the app's transcript pages by interview and length
@@ -109,6 +124,7 @@ type Server struct {
 	metrics       *httpMetrics
 	metricsOnMain bool
 	hsts          bool
+	presign       bool
 }
 
 // New builds a Server and its routes.
@@ -128,6 +144,7 @@ func New(cfg Config) *Server {
 		metricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
 		hsts:          cfg.HSTS,
 		sms:           cfg.SMS,
+		presign:       cfg.BlobsPresign,
 	}
 	if s.metricsSet == nil {
 		s.metricsSet = metrics.NewSet()
@@ -150,6 +167,10 @@ func New(cfg Config) *Server {
 		limits = *cfg.RateLimits
 	}
 	s.limiter = newRateLimiter(limits)
+	if cfg.DB != nil && cfg.DB.Shared() {
+		// Other nodes admit requests of the same credentials: one window for all.
+		s.limiter.shareIn(cfg.DB)
+	}
 	s.proxies = trustedProxies(cfg.TrustedProxies)
 	s.authFails = newAuthFailures(limits)
 	s.ops = s.operations()
@@ -169,6 +190,7 @@ func New(cfg Config) *Server {
 	s.routeParticipant(r)
 	s.routeApp(r, cfg.Mail, limits)
 	s.routeAccess(r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
+	s.routeOAuth(r, cfg)      // after the app: the authorization endpoint is one of its pages
 	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)

@@ -35,6 +35,16 @@ type testEnv struct {
 
 const testBaseURL = "http://interviewd.test"
 
+// baseURLListener, as Config.BaseURL, makes mustServe use the listener's own address
+// as the base URL: for clients that follow the URLs the server hands out (OAuth and
+// MCP SDKs).
+const baseURLListener = "listener"
+
+// withListenerBaseURL serves at the real address the listener gets.
+func withListenerBaseURL() serveOption {
+	return func(c *Config, _ *kv.Options) { c.BaseURL = baseURLListener }
+}
+
 func mustOpenDB(tb testing.TB) *kv.DB {
 	tb.Helper()
 	db, err := kv.Open(tb.TempDir(), kv.Options{})
@@ -101,11 +111,14 @@ func mustServeEngine(t *testing.T, m moderator.Engine, opts ...serveOption) *tes
 	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: cfg.Log, Plugins: mustPluginHost(t), Metrics: cfg.Metrics})
 	t.Cleanup(func() { _ = runner.Close(context.Background()) })
 	cfg.DB, cfg.Jobs = db, runner
-	srv := New(cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.BaseURL == baseURLListener {
+		cfg.BaseURL = "http://" + ln.Addr().String()
+	}
+	srv := New(cfg)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	t.Cleanup(func() {

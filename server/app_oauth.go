@@ -1,0 +1,277 @@
+package server
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// The app's side of OAuth: the consent page an authorization request leads to (sign
+// in, two-step and workspace are the app's own pages, reached through its access
+// steps), and Settings → Connected apps, where connections are listed and ended.
+
+func (s *Server) appOAuthRoutes() []appRoute {
+	return []appRoute{
+		{"GET", "/oauth/authorize", accessSession, s.handleConsentPage},
+		{"POST", "/oauth/authorize", accessSession, s.handleConsent},
+		{"GET", "/settings/apps", accessMember, s.handleConnectedApps},
+		{"POST", "/settings/apps/{connection_id}/end", accessMember, s.handleConnectedAppEnd},
+	}
+}
+
+type appConsentWorkspace struct {
+	OrgID, Name, Role string
+	Current           bool
+}
+
+type appConsentScope struct {
+	Name, Desc         string
+	Allowed, Requested bool
+}
+
+type appConsentPage struct {
+	ClientName, ClientID, ReturnTo, ResourceName string
+	Document                                     bool
+	Params                                       []appFormParam
+	Workspaces                                   []appConsentWorkspace
+	OrgID, OrgName, Env                          string
+	Scopes                                       []appConsentScope
+	Errors                                       []string
+}
+
+// consentPage builds the consent page for req in the workspace and environment the
+// browser chose (org, env; "" for the session's own).
+func (s *Server) consentPage(r *request, req *authzRequest, org, env string) (*appPage, error) {
+	a := r.app()
+	orgs, err := s.db.FindUserOrgs(r.ctx, a.auth.User.ID)
+	if err != nil {
+		return nil, err
+	}
+	if len(orgs) == 0 {
+		return nil, appForbidden("You're not a member of any workspace yet, so there is nothing to connect. Ask an owner or admin of your organisation to invite you.")
+	}
+	chosen := orgs[0]
+	want := org
+	if want == "" {
+		want = a.auth.Org.ID.String()
+	}
+	for _, o := range orgs {
+		if o.Org.ID.String() == want {
+			chosen = o
+		}
+	}
+	if !kv.Environment(env).Valid() {
+		env = string(a.auth.Session.Environment)
+		if chosen.Org.ID != a.auth.Org.ID || env == "" {
+			env = string(kv.EnvLive)
+		}
+	}
+	page := appConsentPage{ClientName: req.client.Name, ClientID: req.client.ID, Document: req.client.Document,
+		ReturnTo: returnToLabel(req.q.RedirectURI), ResourceName: resourceLabel(req.resource), Params: req.q.values(),
+		OrgID: chosen.Org.ID.String(), OrgName: chosen.Org.Name, Env: env}
+	for _, o := range orgs {
+		page.Workspaces = append(page.Workspaces, appConsentWorkspace{OrgID: o.Org.ID.String(), Name: o.Org.Name,
+			Role: string(o.Role), Current: o.Org.ID == chosen.Org.ID})
+	}
+	for _, sc := range req.scopes {
+		page.Scopes = append(page.Scopes, appConsentScope{Name: sc, Desc: appScopeDescs[sc], Requested: true,
+			Allowed: chosen.Role.MayHoldScope(sc)})
+	}
+	// The approval's answer redirects to the client: a form may only lead where the
+	// page's form-action allows, so the client's address is added to it.
+	r.c.Response.Header.Set("Content-Security-Policy", strings.Replace(appCSP, "form-action 'self'",
+		"form-action 'self' "+cspSource(req.q.RedirectURI), 1))
+	return &appPage{name: "app_oauth_consent", title: "Connect " + req.client.Name, bare: true, data: page}, nil
+}
+
+// cspSource is the CSP source expression of a redirect URI: its origin, or its scheme
+// for a private-use scheme.
+func cspSource(redirectURI string) string {
+	u, err := url.Parse(redirectURI)
+	if err != nil || u.Scheme == "" {
+		return ""
+	}
+	if u.Scheme == "http" || u.Scheme == "https" {
+		return u.Scheme + "://" + u.Host
+	}
+	return u.Scheme + ":"
+}
+
+// returnToLabel is how the consent page names where the browser is sent back.
+func returnToLabel(redirectURI string) string {
+	u, err := url.Parse(redirectURI)
+	if err != nil {
+		return redirectURI
+	}
+	if u.Scheme == "http" && kv.IsLoopbackHost(u.Hostname()) {
+		return "an app on this computer (" + u.Host + ")"
+	}
+	if u.Host != "" {
+		return u.Host
+	}
+	return u.Scheme + ":"
+}
+
+func resourceLabel(resource string) string {
+	if resource == resourceAPI {
+		return "the interviewd REST API"
+	}
+	return "the interviewd MCP server"
+}
+
+func (s *Server) handleConsentPage(r *request) error {
+	q, err := decodeAuthorize(string(r.c.URI().QueryString()))
+	if err != nil {
+		return s.authorizeRefused(r, pageRefusal(400, "The authorization request's query is not validly encoded."))
+	}
+	req, refusal := s.checkAuthorize(r.ctx, q)
+	if refusal != nil {
+		return s.authorizeRefused(r, refusal)
+	}
+	args := r.c.QueryArgs()
+	page, err := s.consentPage(r, req, string(args.Peek("org")), string(args.Peek("env")))
+	if err != nil {
+		return err
+	}
+	r.out = page
+	return nil
+}
+
+// handleConsent is the person's answer: deny (access_denied back to the client) or
+// approve the ticked scopes in the chosen workspace (a code back to the client).
+func (s *Server) handleConsent(r *request) error {
+	form, err := r.form()
+	if err != nil {
+		return err
+	}
+	vals := url.Values{}
+	for _, name := range authorizeParams {
+		for _, v := range form.PeekMulti(name) {
+			vals.Add(name, string(v))
+		}
+	}
+	q := authzFromValues(vals)
+	req, refusal := s.checkAuthorize(r.ctx, q)
+	if refusal != nil {
+		return s.authorizeRefused(r, refusal)
+	}
+	if r.formValue("decision") != "approve" {
+		r.info.code = "access_denied"
+		r.out = appRedirect{to: s.refusalRedirect(&authzRefusal{q: q, code: "access_denied", desc: "The person denied the request."})}
+		return nil
+	}
+	a := r.app()
+	orgID, _ := kv.ParseID(r.formValue("org"))
+	env := kv.Environment(r.formValue("env"))
+	var grant []string
+	for _, sc := range r.formValues("grant") {
+		if slices.Contains(req.scopes, sc) { // never more than the client asked for
+			grant = append(grant, sc)
+		}
+	}
+	again := func(msg string, status int) error {
+		page, err := s.consentPage(r, req, orgID.String(), string(env))
+		if err != nil {
+			return err
+		}
+		page.data = withConsentError(page.data, msg)
+		page.status = status
+		r.out = page
+		return nil
+	}
+	if len(grant) == 0 {
+		return again("Tick at least one permission to allow, or deny the request.", 422)
+	}
+	_, code, err := s.db.Approve(r.ctx, kv.ApproveInput{UserID: a.auth.User.ID, TwoStepPassed: a.auth.Session.TwoStepPassed,
+		OrgID: orgID, Environment: env, Client: req.client, Scopes: grant, Resource: req.resource,
+		RedirectURI: q.RedirectURI, Challenge: q.Challenge})
+	switch {
+	case err == nil:
+	case toAPIError(err).Code == "two_step_required":
+		// The workspace requires two-step: make it the session's, pass the check, and
+		// come back here.
+		if _, err := s.db.ChooseWorkspace(r.ctx, kv.WorkspaceInput{Token: a.token, OrgID: orgID, Environment: env}); err != nil {
+			return err
+		}
+		next := "/app/oauth/authorize?" + q.encode() + "&" + url.Values{"org": {orgID.String()}, "env": {string(env)}}.Encode()
+		r.out = appRedirect{to: "/app/twostep" + nextQuery(safeNext(next))}
+		return nil
+	case kv.ErrorCode(err) == kv.EFORBIDDEN || kv.ErrorCode(err) == kv.EINVALID:
+		return again(toAPIError(err).Detail, toAPIError(err).Status)
+	default:
+		return err
+	}
+	v := url.Values{"code": {code}, "iss": {s.baseURL}}
+	if q.State != "" {
+		v.Set("state", q.State)
+	}
+	r.out = appRedirect{to: clientRedirect(q.RedirectURI, v)}
+	return nil
+}
+
+func withConsentError(data any, msg string) any {
+	p := data.(appConsentPage)
+	p.Errors = append(p.Errors, msg)
+	return p
+}
+
+type appConnectionRow struct {
+	ID, ClientName, Env, Resource string
+	Scopes                        []string
+	Approved, LastUsed, Ends      string
+	Approver                      string
+}
+
+type appConnectedAppsPage struct {
+	Connections []appConnectionRow
+	SeesAll     bool
+}
+
+// handleConnectedApps is Settings → Connected apps: owners and admins see the
+// organisation's connections, members their own.
+func (s *Server) handleConnectedApps(r *request) error {
+	a := r.app()
+	conns, err := s.db.FindConnectionsFor(r.ctx, a.auth.Org.ID, a.auth.User.ID)
+	if err != nil {
+		return err
+	}
+	emails := map[kv.ID]string{}
+	page := appConnectedAppsPage{SeesAll: a.auth.Role.Manages()}
+	for _, c := range conns {
+		if _, ok := emails[c.UserID]; !ok {
+			u, err := s.db.FindUserByID(r.ctx, c.UserID)
+			if err == nil {
+				emails[c.UserID] = u.Email
+			}
+		}
+		row := appConnectionRow{ID: c.ID.String(), ClientName: c.ClientName, Env: string(c.Environment),
+			Resource: strings.TrimPrefix(resourceLabel(c.Resource), "the interviewd "), Scopes: c.Scopes,
+			Approved: appDate(c.ApprovedAt), Ends: appDate(c.EndsAt), Approver: orDefault(emails[c.UserID], "former member")}
+		if c.LastUsedAt != nil {
+			row.LastUsed = appDateTime(*c.LastUsedAt)
+		}
+		page.Connections = append(page.Connections, row)
+	}
+	r.out = &appPage{name: "app_settings_apps", title: "Connected apps", nav: webui.NavSettings, sub: "apps", data: page}
+	return nil
+}
+
+// appDateTime formats a moment for a page, to the minute, in UTC.
+func appDateTime(t time.Time) string { return t.UTC().Format("2 Jan 2006 15:04 UTC") }
+
+func (s *Server) handleConnectedAppEnd(r *request) error {
+	a := r.app()
+	id, ok := kv.ParseID(r.pathParam("connection_id"))
+	if !ok {
+		return &apiError{Status: 404, Code: "not_found", Detail: "Connection not found."}
+	}
+	if err := s.db.EndConnection(r.ctx, kv.EndConnectionInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, ConnectionID: id}); err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/settings/apps?done=connection_ended"}
+	return nil
+}

@@ -1,0 +1,236 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+
+	"github.com/fasthttp/router"
+
+	"interviewd/kv"
+)
+
+// The authorization endpoint. GET /v1/oauth/authorize checks the request (DECISIONS
+// §15) and hands the browser to the app's consent page with the same parameters; the
+// consent page checks them again on every view and post, so nothing about a pending
+// request is stored until the person approves.
+//
+// Refusals come in two kinds (RFC 6749 §4.1.2.1): until the client and its redirect
+// URI are known good, an error page (redirecting to an unchecked address would make
+// this an open redirector); after that, a redirect back to the client with error,
+// error_description, state and iss.
+
+// authorizeParams are the parameters of an authorization request, in the order the
+// consent forms carry them.
+var authorizeParams = []string{"response_type", "client_id", "redirect_uri", "scope", "resource",
+	"code_challenge", "code_challenge_method", "state"}
+
+// authzQuery is a decoded authorization request.
+type authzQuery struct {
+	ResponseType, ClientID, RedirectURI, Scope, Resource string
+	Challenge, Method, State                             string
+	// Dup names a parameter sent more than once (RFC 6749 §3.1 forbids it).
+	Dup string
+}
+
+// decodeAuthorize reads an authorization request's query. Only a query that is not
+// urlencoded at all is an error; every rule about the values is checkAuthorize's.
+func decodeAuthorize(raw string) (authzQuery, error) {
+	vals, err := url.ParseQuery(raw)
+	if err != nil {
+		return authzQuery{}, err
+	}
+	return authzFromValues(vals), nil
+}
+
+func authzFromValues(vals url.Values) authzQuery {
+	q := authzQuery{ResponseType: vals.Get("response_type"), ClientID: vals.Get("client_id"), RedirectURI: vals.Get("redirect_uri"),
+		Scope: vals.Get("scope"), Resource: vals.Get("resource"), Challenge: vals.Get("code_challenge"),
+		Method: vals.Get("code_challenge_method"), State: vals.Get("state")}
+	for _, name := range authorizeParams {
+		if len(vals[name]) > 1 {
+			q.Dup = name
+			break
+		}
+	}
+	return q
+}
+
+// values returns the request's parameters as the consent forms carry them.
+func (q authzQuery) values() []appFormParam {
+	vals := []string{q.ResponseType, q.ClientID, q.RedirectURI, q.Scope, q.Resource, q.Challenge, q.Method, q.State}
+	var out []appFormParam
+	for i, name := range authorizeParams {
+		if vals[i] != "" {
+			out = append(out, appFormParam{Name: name, Value: vals[i]})
+		}
+	}
+	return out
+}
+
+// encode returns the request as a query string.
+func (q authzQuery) encode() string {
+	v := url.Values{}
+	for _, p := range q.values() {
+		v.Set(p.Name, p.Value)
+	}
+	return v.Encode()
+}
+
+// appFormParam is one hidden field of the consent forms.
+type appFormParam struct{ Name, Value string }
+
+// authzRequest is an authorization request that passed every check.
+type authzRequest struct {
+	q        authzQuery
+	client   kv.OAuthClient
+	scopes   []string // requested and grantable, sorted
+	resource string   // "/v1/mcp" or "/v1/api"
+}
+
+// authzRefusal is a refused authorization request: an error page when toClient is
+// false, else a redirect to the client's redirect URI.
+type authzRefusal struct {
+	toClient   bool
+	q          authzQuery
+	code, desc string
+	pageStatus int
+}
+
+func (e *authzRefusal) Error() string { return e.code + ": " + e.desc }
+
+func pageRefusal(status int, desc string) *authzRefusal {
+	return &authzRefusal{pageStatus: status, code: "invalid_request", desc: desc}
+}
+
+// maxState bounds the opaque state a client may send through.
+const maxState = 1000
+
+// checkAuthorize applies every rule of DECISIONS §15 to q, in RFC 6749's order:
+// client and redirect URI first (refused on a page), then the rest (refused to the
+// client).
+func (s *Server) checkAuthorize(ctx context.Context, q authzQuery) (*authzRequest, *authzRefusal) {
+	if q.Dup == "client_id" || q.Dup == "redirect_uri" {
+		return nil, pageRefusal(400, "The authorization request sends "+q.Dup+" more than once.")
+	}
+	if q.ClientID == "" {
+		return nil, pageRefusal(400, "The authorization request has no client_id. Go back to the app you came from and connect again.")
+	}
+	client, err := s.findOAuthClient(ctx, q.ClientID)
+	if err != nil {
+		var oe *oauthError
+		if errors.As(err, &oe) && oe.Code == "invalid_client" {
+			return nil, pageRefusal(400, oe.Description)
+		}
+		if kv.ErrorCode(err) == kv.ENOTFOUND {
+			return nil, pageRefusal(400, "The app that sent you here is not known to this server (unknown client_id). Go back to it and connect again.")
+		}
+		return nil, &authzRefusal{pageStatus: 500, code: "server_error", desc: errInternal}
+	}
+	if q.RedirectURI == "" {
+		return nil, pageRefusal(400, "The authorization request has no redirect_uri; it must always be sent.")
+	}
+	if !kv.MatchRedirectURI(client.RedirectURIs, q.RedirectURI) {
+		return nil, pageRefusal(400, "The redirect_uri is not one the app registered, so you are not sent there.")
+	}
+	back := func(code, desc string) (*authzRequest, *authzRefusal) {
+		return nil, &authzRefusal{toClient: true, q: q, code: code, desc: desc}
+	}
+	switch {
+	case q.Dup != "":
+		return back("invalid_request", "The parameter "+q.Dup+" is sent more than once.")
+	case q.ResponseType != "code":
+		return back("unsupported_response_type", "Only response_type=code is supported.")
+	case q.Challenge == "":
+		return back("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256.")
+	case q.Method != "S256":
+		return back("invalid_request", "Only code_challenge_method=S256 is supported (plain is refused).")
+	case !validChallenge(q.Challenge):
+		return back("invalid_request", "code_challenge must be 43 base64url characters (an S256 hash of the verifier).")
+	case len(q.State) > maxState:
+		return back("invalid_request", "state is longer than 1000 characters.")
+	}
+	for _, sc := range strings.Fields(q.Scope) {
+		if sc == kv.ScopeAgentRun {
+			return back("invalid_scope", "agent:run cannot be granted to an OAuth client; it is for API keys only.")
+		}
+	}
+	scopes := kv.GrantableScopes(q.Scope)
+	if len(scopes) == 0 {
+		scopes = client.Scopes // no scope, or only ones this server does not offer
+	}
+	resource := resourceMCP // clients of the 2025-03-26 MCP revision send none
+	if q.Resource != "" {
+		if resource = s.resourcePath(q.Resource); resource == "" {
+			return back("invalid_target", "resource must be "+s.baseURL+resourceMCP+" (the MCP server) or "+s.baseURL+resourceAPI+" (the REST API).")
+		}
+	}
+	return &authzRequest{q: q, client: client, scopes: scopes, resource: resource}, nil
+}
+
+func validChallenge(c string) bool {
+	if len(c) != 43 {
+		return false
+	}
+	for i := 0; i < len(c); i++ {
+		ch := c[i]
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-' || ch == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// clientRedirect returns the client's redirect URI with params added to its query.
+func clientRedirect(redirectURI string, params url.Values) string {
+	u, err := url.Parse(redirectURI)
+	if err != nil {
+		return redirectURI
+	}
+	q := u.Query()
+	for k, v := range params {
+		q[k] = v
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// refusalRedirect is where a refusal sends the browser back to the client (RFC 6749
+// §4.1.2.1, RFC 9207's iss).
+func (s *Server) refusalRedirect(e *authzRefusal) string {
+	v := url.Values{"error": {e.code}, "error_description": {e.desc}, "iss": {s.baseURL}}
+	if e.q.State != "" {
+		v.Set("state", e.q.State)
+	}
+	return clientRedirect(e.q.RedirectURI, v)
+}
+
+// routeAuthorize mounts GET /v1/oauth/authorize on the app's surface: its refusals are
+// pages of the app, and a good request goes on to the consent page.
+func (s *Server) routeAuthorize(r *router.Router) {
+	g := s.group(r, "/v1/oauth", s.appSurfaceOf())
+	g.GET("/authorize", s.handleAuthorize, s.appRequire(appRoute{Access: accessPublic}))
+}
+
+func (s *Server) handleAuthorize(r *request) error {
+	q, err := decodeAuthorize(string(r.c.URI().QueryString()))
+	if err != nil {
+		return s.authorizeRefused(r, pageRefusal(400, "The authorization request's query is not validly encoded."))
+	}
+	if _, refusal := s.checkAuthorize(r.ctx, q); refusal != nil {
+		return s.authorizeRefused(r, refusal)
+	}
+	r.out = appRedirect{to: "/app/oauth/authorize?" + q.encode()}
+	return nil
+}
+
+// authorizeRefused answers a refusal: back to the client, or the app's error page.
+func (s *Server) authorizeRefused(r *request, e *authzRefusal) error {
+	r.info.code = e.code
+	if e.toClient {
+		r.out = appRedirect{to: s.refusalRedirect(e)}
+		return nil
+	}
+	return &apiError{Status: e.pageStatus, Code: e.code, Detail: e.desc}
+}

@@ -1,0 +1,60 @@
+package server
+
+import (
+	"github.com/fasthttp/router"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
+)
+
+// authServerMetadata is the authorization server's discovery document (RFC 8414), which
+// MCP clients read after the protected-resource document names this server.
+type authServerMetadata struct {
+	Issuer                            string   `json:"issuer"`
+	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
+	TokenEndpoint                     string   `json:"token_endpoint"`
+	RegistrationEndpoint              string   `json:"registration_endpoint"`
+	RevocationEndpoint                string   `json:"revocation_endpoint"`
+	ResponseTypesSupported            []string `json:"response_types_supported"`
+	ResponseModesSupported            []string `json:"response_modes_supported"`
+	GrantTypesSupported               []string `json:"grant_types_supported"`
+	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+	RevocationEndpointAuthMethods     []string `json:"revocation_endpoint_auth_methods_supported"`
+	ScopesSupported                   []string `json:"scopes_supported"`
+	AuthorizationResponseIssParameter bool     `json:"authorization_response_iss_parameter_supported"`
+	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported,omitempty"`
+	ServiceDocumentation              string   `json:"service_documentation,omitempty"`
+}
+
+// routeAuthServerMetadata serves RFC 8414's document at its well-known address. The
+// OpenID Connect address is left alone: this is no OpenID provider (no ID tokens), and
+// MCP clients try RFC 8414's address first.
+func (s *Server) routeAuthServerMetadata(r *router.Router) {
+	methods := []string{kv.AuthMethodNone, kv.AuthMethodBasic, kv.AuthMethodPost}
+	raw, err := json.MarshalNoEscape(authServerMetadata{
+		Issuer:                            s.baseURL,
+		AuthorizationEndpoint:             s.baseURL + "/v1/oauth/authorize",
+		TokenEndpoint:                     s.baseURL + "/v1/oauth/token",
+		RegistrationEndpoint:              s.baseURL + "/v1/oauth/register",
+		RevocationEndpoint:                s.baseURL + "/v1/oauth/revoke",
+		ResponseTypesSupported:            []string{"code"},
+		ResponseModesSupported:            []string{"query"},
+		GrantTypesSupported:               []string{kv.GrantAuthCode, kv.GrantRefresh},
+		CodeChallengeMethodsSupported:     []string{"S256"},
+		TokenEndpointAuthMethodsSupported: methods,
+		RevocationEndpointAuthMethods:     methods,
+		ScopesSupported:                   oauthScopes(),
+		AuthorizationResponseIssParameter: true,
+		ClientIDMetadataDocumentSupported: s.oauth.metadata != nil,
+	})
+	if err != nil {
+		panic(err)
+	}
+	handlePlain(r, "GET", "/.well-known/oauth-authorization-server", func(c *fasthttp.RequestCtx) {
+		c.Response.Header.Set("Cache-Control", "public, max-age=3600")
+		c.SetContentType("application/json")
+		c.SetBody(raw)
+	})
+}

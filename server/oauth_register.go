@@ -1,0 +1,89 @@
+package server
+
+import (
+	"bytes"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"interviewd/kv"
+)
+
+// maxRegistrationBody bounds a registration request: ten redirect URIs of 2000
+// characters and the rest fit well inside.
+const maxRegistrationBody = 32 << 10
+
+// registrationIn is the part of RFC 7591 client metadata interviewd uses. Every other
+// member (logo_uri, application_type, contacts, software_id, ...) is ignored, as the
+// RFC requires of metadata a server does not understand.
+type registrationIn struct {
+	ClientName              string   `json:"client_name"`
+	ClientURI               string   `json:"client_uri"`
+	RedirectURIs            []string `json:"redirect_uris"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	Scope                   string   `json:"scope"`
+}
+
+// registrationOut is RFC 7591's client information response.
+type registrationOut struct {
+	ClientID                string   `json:"client_id"`
+	ClientSecret            string   `json:"client_secret,omitempty"`
+	ClientIDIssuedAt        int64    `json:"client_id_issued_at"`
+	ClientSecretExpiresAt   *int64   `json:"client_secret_expires_at,omitempty"`
+	ClientName              string   `json:"client_name"`
+	ClientURI               string   `json:"client_uri,omitempty"`
+	RedirectURIs            []string `json:"redirect_uris"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	Scope                   string   `json:"scope"`
+}
+
+// decodeRegistration reads a registration body: a JSON object whose known members have
+// the RFC's types. Anything else is invalid_client_metadata.
+func decodeRegistration(body []byte) (kv.ClientInput, error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return kv.ClientInput{}, oauthRefusal(400, "invalid_client_metadata", "The body must be a JSON object of client metadata.")
+	}
+	var in registrationIn
+	if err := json.Unmarshal(body, &in); err != nil {
+		return kv.ClientInput{}, oauthRefusal(400, "invalid_client_metadata",
+			"The client metadata is not valid JSON, or a member has the wrong type (redirect_uris, grant_types and response_types are arrays of strings; the others are strings).")
+	}
+	return kv.ClientInput{Name: in.ClientName, URI: in.ClientURI, RedirectURIs: in.RedirectURIs, GrantTypes: in.GrantTypes,
+		ResponseTypes: in.ResponseTypes, AuthMethod: in.TokenEndpointAuthMethod, Scope: in.Scope}, nil
+}
+
+// handleOAuthRegister is POST /v1/oauth/register (RFC 7591): no credential, limited
+// per client address.
+func (s *Server) handleOAuthRegister(r *request) error {
+	d := s.oauth.register.admitIP(s.now(), addrBudgetKey(s.clientIP(r.c)).String())
+	if !d.OK {
+		return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+			Description: "Too many client registrations from your address; retry after the number of seconds in Retry-After."}
+	}
+	body, err := readBody(r.c, maxRegistrationBody)
+	if err != nil {
+		return err
+	}
+	in, err := decodeRegistration(body)
+	if err != nil {
+		return err
+	}
+	c, secret, err := s.db.RegisterClient(r.ctx, in)
+	if err != nil {
+		return err
+	}
+	out := registrationOut{ClientID: c.ID, ClientSecret: secret, ClientIDIssuedAt: c.CreatedAt.Unix(), ClientName: c.Name,
+		ClientURI: c.URI, RedirectURIs: c.RedirectURIs, GrantTypes: c.GrantTypes, ResponseTypes: c.ResponseTypes,
+		TokenEndpointAuthMethod: c.AuthMethod, Scope: strings.Join(c.Scopes, " ")}
+	if secret != "" {
+		never := int64(0)
+		out.ClientSecretExpiresAt = &never
+	}
+	r.out, r.status = out, 201
+	return nil
+}

@@ -1,0 +1,203 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"net/url"
+	"slices"
+	"strings"
+
+	"interviewd/kv"
+)
+
+// maxTokenForm bounds a token or revocation request body.
+const maxTokenForm = 16 << 10
+
+// tokenForm is a decoded token or revocation request: its form fields and the client
+// credentials of an Authorization: Basic header.
+type tokenForm struct {
+	GrantType, Code, RedirectURI, Verifier, RefreshToken string
+	Resource, Scope                                      string
+	Token                                                string // revocation
+	ClientID, ClientSecret                               string
+	// basic says the credentials came in an Authorization: Basic header.
+	basic bool
+}
+
+// decodeTokenForm reads an urlencoded token or revocation request (RFC 6749 §3.2: no
+// parameter may be sent twice) and its Basic credentials, if any.
+func decodeTokenForm(contentType, body, authorization []byte) (tokenForm, error) {
+	var f tokenForm
+	if !bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(contentType)), []byte("application/x-www-form-urlencoded")) {
+		return f, oauthRefusal(400, "invalid_request", "Send the request as application/x-www-form-urlencoded.")
+	}
+	vals, err := url.ParseQuery(string(body))
+	if err != nil {
+		return f, oauthRefusal(400, "invalid_request", "The form is not valid application/x-www-form-urlencoded.")
+	}
+	for name, v := range vals {
+		if len(v) > 1 {
+			return f, oauthRefusal(400, "invalid_request", "The parameter "+clipName(name)+" is sent more than once.")
+		}
+	}
+	get := vals.Get
+	f = tokenForm{GrantType: get("grant_type"), Code: get("code"), RedirectURI: get("redirect_uri"), Verifier: get("code_verifier"),
+		RefreshToken: get("refresh_token"), Resource: get("resource"), Scope: get("scope"), Token: get("token"),
+		ClientID: get("client_id"), ClientSecret: get("client_secret")}
+	if len(authorization) == 0 {
+		return f, nil
+	}
+	const prefix = "basic "
+	if len(authorization) <= len(prefix) || !strings.EqualFold(string(authorization[:len(prefix)]), prefix) {
+		return f, &oauthError{Status: 401, Code: "invalid_client", Description: "The Authorization header must be Basic client credentials."}
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(authorization[len(prefix):])))
+	id, secret, ok := strings.Cut(string(raw), ":")
+	if err != nil || !ok {
+		return f, &oauthError{Status: 401, Code: "invalid_client", Basic: true, Description: "The Basic credentials are not base64 of client_id:client_secret."}
+	}
+	// RFC 6749 §2.3.1: both halves are form-urlencoded before they are joined.
+	if id, err = url.QueryUnescape(id); err == nil {
+		secret, err = url.QueryUnescape(secret)
+	}
+	if err != nil {
+		return f, &oauthError{Status: 401, Code: "invalid_client", Basic: true, Description: "The Basic credentials are not validly encoded."}
+	}
+	if f.ClientID != "" && f.ClientID != id {
+		return f, oauthRefusal(400, "invalid_request", "client_id in the form differs from the Basic credentials.")
+	}
+	if f.ClientSecret != "" {
+		return f, oauthRefusal(400, "invalid_request", "Send the client secret once: in the Basic header or the form, not both.")
+	}
+	f.ClientID, f.ClientSecret, f.basic = id, secret, true
+	return f, nil
+}
+
+func clipName(s string) string {
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return strings.ToValidUTF8(s, "")
+}
+
+// authenticateClient resolves the request's client: a public client by its client_id,
+// a confidential one only with its secret (Basic or form). invalid_client otherwise.
+func (s *Server) authenticateClient(ctx context.Context, f tokenForm) (kv.OAuthClient, error) {
+	refuse := *errOAuthClient
+	refuse.Basic = f.basic
+	if f.ClientID == "" {
+		return kv.OAuthClient{}, &refuse
+	}
+	c, err := s.findOAuthClient(ctx, f.ClientID)
+	if kv.ErrorCode(err) == kv.ENOTFOUND {
+		return kv.OAuthClient{}, &refuse
+	}
+	if err != nil {
+		return kv.OAuthClient{}, err
+	}
+	if !c.Public() && !kv.CheckClientSecret(c, f.ClientSecret) {
+		return kv.OAuthClient{}, &refuse
+	}
+	return c, nil
+}
+
+// tokenOut is RFC 6749 §5.1's answer.
+type tokenOut struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int    `json:"expires_in"`
+	RefreshToken string `json:"refresh_token,omitempty"`
+	Scope        string `json:"scope"`
+}
+
+func (s *Server) readTokenForm(r *request) (tokenForm, error) {
+	body, err := readBody(r.c, maxTokenForm)
+	if err != nil {
+		return tokenForm{}, err
+	}
+	return decodeTokenForm(r.c.Request.Header.ContentType(), body, r.c.Request.Header.Peek("Authorization"))
+}
+
+// handleOAuthToken is POST /v1/oauth/token: the authorization_code and refresh_token
+// grants.
+func (s *Server) handleOAuthToken(r *request) error {
+	f, err := s.readTokenForm(r)
+	if err != nil {
+		return err
+	}
+	if f.GrantType == "" {
+		return oauthRefusal(400, "invalid_request", "grant_type is required.")
+	}
+	if f.GrantType != kv.GrantAuthCode && f.GrantType != kv.GrantRefresh {
+		return oauthRefusal(400, "unsupported_grant_type", "Only the authorization_code and refresh_token grants are supported.")
+	}
+	client, err := s.authenticateClient(r.ctx, f)
+	if err != nil {
+		return err
+	}
+	if !client.AllowsGrant(f.GrantType) {
+		return oauthRefusal(400, "unauthorized_client", "This client did not register the "+f.GrantType+" grant.")
+	}
+	resource := ""
+	if f.Resource != "" {
+		if resource = s.resourcePath(f.Resource); resource == "" {
+			return errInvalidTarget(s.baseURL)
+		}
+	}
+	var pair kv.TokenPair
+	switch f.GrantType {
+	case kv.GrantAuthCode:
+		for name, v := range map[string]string{"code": f.Code, "redirect_uri": f.RedirectURI, "code_verifier": f.Verifier} {
+			if v == "" {
+				return oauthRefusal(400, "invalid_request", name+" is required for the authorization_code grant.")
+			}
+		}
+		pair, err = s.db.ExchangeCode(r.ctx, kv.ExchangeInput{Code: f.Code, Client: client, RedirectURI: f.RedirectURI,
+			Verifier: f.Verifier, Resource: resource})
+	case kv.GrantRefresh:
+		if f.RefreshToken == "" {
+			return oauthRefusal(400, "invalid_request", "refresh_token is required for the refresh_token grant.")
+		}
+		pair, err = s.db.Refresh(r.ctx, kv.RefreshInput{Token: f.RefreshToken, Client: client, Resource: resource})
+		if err == nil && f.Scope != "" {
+			// A refresh may not widen the grant (RFC 6749 §6); the rotation stands.
+			for _, sc := range strings.Fields(f.Scope) {
+				if slices.Contains(kv.OAuthScopes, sc) && !slices.Contains(pair.Connection.Scopes, sc) {
+					return oauthRefusal(400, "invalid_scope", "The scope "+sc+" was not granted to this connection.")
+				}
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	refresh := pair.Refresh
+	if !client.AllowsGrant(kv.GrantRefresh) {
+		refresh = "" // the client said it will not refresh; the token is never handed out
+	}
+	r.out = tokenOut{AccessToken: pair.Access, TokenType: "Bearer", ExpiresIn: pair.ExpiresIn, RefreshToken: refresh,
+		Scope: strings.Join(pair.Connection.Scopes, " ")}
+	return nil
+}
+
+func errInvalidTarget(base string) error {
+	return oauthRefusal(400, "invalid_target", "resource must be "+base+resourceMCP+" (the MCP server) or "+base+resourceAPI+" (the REST API).")
+}
+
+// handleOAuthRevoke is POST /v1/oauth/revoke (RFC 7009): any code or token of a
+// connection ends the whole connection. Unknown tokens get 200 too.
+func (s *Server) handleOAuthRevoke(r *request) error {
+	f, err := s.readTokenForm(r)
+	if err != nil {
+		return err
+	}
+	client, err := s.authenticateClient(r.ctx, f)
+	if err != nil {
+		return err
+	}
+	if f.Token == "" {
+		return oauthRefusal(400, "invalid_request", "token is required.")
+	}
+	return s.db.RevokeToken(r.ctx, f.Token, client.ID)
+}
