@@ -188,3 +188,20 @@ func TestA2AOperationRefusalFailsTask(t *testing.T) {
 		})
 	}
 }
+
+// A real OAuth access token, valid on REST, is refused by the A2A surface: agent:run
+// is for API keys only.
+func TestA2ARefusesRealOAuthToken(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	conn := e.mustConnect(t, owner, resourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
+	if me := e.do("GET", "/v1/api/me", "Bearer "+conn.access, ""); me.status != 200 {
+		t.Fatalf("the token does not work on REST: %d %s", me.status, me.body)
+	}
+	for _, auth := range [][]string{{"Bearer " + conn.access}, {"", "X-API-Key", conn.access}} {
+		a := e.rpc(auth[0], sendBody(`{"skill":"whoami"}`), auth[1:]...)
+		if a.status != 403 || a.errorCode() != "oauth_token_not_accepted" {
+			t.Fatalf("%v: %d %+v", auth, a.status, a.Error)
+		}
+	}
+}
