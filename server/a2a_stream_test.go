@@ -106,3 +106,27 @@ func TestA2AStreamingQuickSkill(t *testing.T) {
 		t.Fatalf("events %+v", events)
 	}
 }
+
+// A stopping server ends the event streams it holds open (the task goes on), so its
+// shutdown is not held up by a client waiting on a long job.
+func TestA2AShutdownEndsStreams(t *testing.T) {
+	e, g := mustServeGated(t)
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	st := e.mustRehearsalStudy(e.orgA.ID, kv.EnvLive)
+	c := e.mustA2A(t, "agent")
+	events, stop := iter.Pull2(c.SendStreamingMessage(context.Background(), &a2a.SendMessageRequest{
+		Message: skillMessage("simulate_study", map[string]any{"study_id": st.ID.String(), "max_turns": 1})}))
+	defer stop()
+	if task, ok := nextEvent(t, events, "stream").(*a2a.Task); !ok || task.Status.State != a2a.TaskStateWorking {
+		t.Fatalf("first event %+v", task)
+	}
+	g.WaitArrived(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := e.srv.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown with a stream open: %v", err)
+	}
+	if _, err, more := events(); more && err == nil {
+		t.Fatal("the stream goes on after the server stopped")
+	}
+}
