@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	a2alog "github.com/a2aproject/a2a-go/v2/log"
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
@@ -34,6 +37,8 @@ type a2aEndpoint struct {
 	s       *Server
 	handler *a2aHandler
 	rpc     http.Handler
+	// logs is what the SDK logs through (its lines join the server's log).
+	logs *slog.Logger
 	// fast turns the SendMessage fast path on (a2a_fastpath.go); off, every request
 	// goes to the SDK's binding.
 	fast bool
@@ -43,7 +48,14 @@ type a2aEndpoint struct {
 
 func (s *Server) newA2AEndpoint(fast bool) *a2aEndpoint {
 	h := &a2aHandler{s: s}
-	e := &a2aEndpoint{s: s, handler: h, fast: fast, rpc: a2asrv.NewJSONRPCHandler(h, a2asrv.WithTransportKeepAlive(a2aKeepAlive))}
+	e := &a2aEndpoint{s: s, handler: h, fast: fast, logs: slog.New(&zerologHandler{log: &s.log})}
+	e.rpc = a2asrv.NewJSONRPCHandler(h, a2asrv.WithTransportKeepAlive(a2aKeepAlive),
+		// A panic while a stream is written would otherwise be re-raised on a goroutine
+		// nothing recovers: it is logged and answered as an internal error.
+		a2asrv.WithTransportPanicHandler(func(v any) error {
+			s.log.Error().Str("surface", "a2a").Interface("panic", v).Msg("handler panicked")
+			return a2a.NewError(a2a.ErrInternalError, errInternal)
+		}))
 	sf := &surface{
 		name:         "a2a",
 		authenticate: s.a2aAuthenticate,
@@ -188,10 +200,10 @@ func (e *a2aEndpoint) serveRPC(r *request) error {
 		// The stream outlives the handler (fasthttp writes it after the handler
 		// returns), so it runs under the server's stream context, which ends when a
 		// shutdown begins, never under anything of this request.
-		serveStreamBridge(c, e.rpc, context.WithValue(s.streams, a2aCallKey{}, call))
+		serveStreamBridge(c, e.rpc, a2alog.AttachLogger(context.WithValue(s.streams, a2aCallKey{}, call), e.logs))
 		return nil
 	}
-	ctx := context.WithValue(r.ctx, a2aCallKey{}, call)
+	ctx := a2alog.AttachLogger(context.WithValue(r.ctx, a2aCallKey{}, call), e.logs)
 	if !e.fast || !e.serveSendFast(c, ctx, call) {
 		serveHTTPBridge(c, e.rpc, ctx)
 	}
