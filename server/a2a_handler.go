@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	stdjson "encoding/json"
 	"errors"
@@ -333,18 +334,31 @@ func (h *a2aHandler) stream(ctx context.Context, rec kv.AgentTask, yield func(a2
 	}
 	tick := time.NewTicker(a2aPollInterval)
 	defer tick.Stop()
+	var shown []byte // the job's progress last sent
 	for rec.State == string(a2a.TaskStateWorking) {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		next, err := h.settle(ctx, rec)
+		next, progress, err := h.settleProgress(ctx, rec)
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, a2aError(err))
 			}
 			return
+		}
+		if progress != nil && !bytes.Equal(progress, shown) {
+			// The job moved without ending (a simulation's transcript grew): a working
+			// status carrying the poll's answer so far. It is the stream's news, not a
+			// change of the stored task.
+			shown = progress
+			status := a2a.TaskStatus{State: a2a.TaskStateWorking, Message: a2a.NewMessageForTask(a2a.MessageRoleAgent, t,
+				a2a.NewTextPart("The job is under way; the data part holds its status so far."),
+				&a2a.Part{Content: a2a.Data{Value: stdjson.RawMessage(progress)}, MediaType: "application/json"})}
+			if !yield(&a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: status}, nil) {
+				return
+			}
 		}
 		if next.UpdatedAt.Equal(rec.UpdatedAt) && next.State == rec.State {
 			continue
