@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 const testVerifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk-verifier"
@@ -383,5 +385,49 @@ func TestOAuthRefreshRace(t *testing.T) {
 	}
 	if list, _ := f.db.FindConnectionsFor(ctx, f.org.ID, f.owner.ID); len(list) != 0 {
 		t.Fatalf("connection survived a replayed refresh: %+v", list)
+	}
+}
+
+func TestOAuthSweep(t *testing.T) {
+	ctx := context.Background()
+	f := newOAuthFixture(t)
+	_, abandoned := f.approve(t, ScopeStudiesRead) // never exchanged
+	_ = abandoned
+	_, code := f.approve(t, ScopeStudiesRead)
+	pair, err := f.exchange(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := f.db.Refresh(ctx, RefreshInput{Token: pair.Refresh, Client: f.client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clk.add(AccessTokenTTL)
+	swept, err := f.db.SweepOAuth(ctx)
+	// Gone: two expired access tokens, and the abandoned approval with its code. Kept:
+	// the spent code and refresh token (their replay must still end the connection)
+	// and the live refresh token.
+	if err != nil || swept != (OAuthSwept{Tokens: 2, Connections: 1}) {
+		t.Fatalf("swept %+v %v", swept, err)
+	}
+	if _, err := f.exchange(code); reason(err) != "EUNAUTHORIZED invalid_grant" {
+		t.Fatal(err)
+	}
+	if _, err := f.db.Refresh(ctx, RefreshInput{Token: next.Refresh, Client: f.client}); reason(err) != "EUNAUTHORIZED invalid_grant" {
+		t.Fatalf("the replay after a sweep did not end the connection: %v", err)
+	}
+	swept, err = f.db.SweepOAuth(ctx)
+	if err != nil || swept.Connections != 1 {
+		t.Fatalf("ended connection not swept: %+v %v", swept, err)
+	}
+	if err := f.db.view(ctx, func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens} {
+			if k, _ := tx.Bucket(b).Cursor().First(); k != nil {
+				t.Errorf("%s not empty after the sweep", b)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
