@@ -13,6 +13,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"interviewd/blobs"
 	"interviewd/kv"
 )
 
@@ -31,7 +32,23 @@ func runAdmin(ctx context.Context, cmd *command, args []string, sio stdio) error
 		return err
 	}
 	data := fs.Lookup("data").Value.String()
-	return dispatchAdmin(ctx, cmd, data, args, fs.used, run, sio.stdout)
+	spec := fs.Lookup("blobs").Value.String()
+	blobStore := func() (blobs.Store, error) { return openBlobs(ctx, spec, data, sio.env) }
+	if store := fs.Lookup("store").Value.String(); store != "" {
+		// A shared database has no file lock to honour: every node and every admin
+		// command opens it directly, in transactions of its own.
+		bs, err := blobStore()
+		if err != nil {
+			return err
+		}
+		db, err := kv.Open(data, kv.Options{Store: store, Blobs: bs})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return run(ctx, db, sio.stdout)
+	}
+	return dispatchAdmin(ctx, cmd, data, blobStore, args, fs.used, run, sio.stdout)
 }
 
 // parseAdmin parses and checks cmd's flags and returns its work: the client and the
@@ -39,8 +56,15 @@ func runAdmin(ctx context.Context, cmd *command, args []string, sio stdio) error
 func parseAdmin(cmd *command, args []string, env func(string) (string, bool)) (*flagSet, adminRun, error) {
 	fs := newFlagSet(cmd.name, env)
 	fs.str("data", "./data", "data folder")
+	storeCheck := addStoreFlag(fs)
+	// A running server uses its own blob store; this one is for a stopped server's data
+	// (or, with --store, for every command).
+	fs.str("blobs", "", blobsFlagHelp)
 	check := cmd.define(fs)
 	if err := fs.parse(args); err != nil {
+		return fs, nil, err
+	}
+	if _, err := storeCheck(); err != nil {
 		return fs, nil, err
 	}
 	run, err := check()

@@ -17,6 +17,7 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 
+	"interviewd/blobs"
 	"interviewd/kv"
 )
 
@@ -62,7 +63,7 @@ type adminFrame struct {
 
 // dispatchAdmin runs an admin command through the running server's socket when one
 // answers, and against the data folder directly otherwise.
-func dispatchAdmin(ctx context.Context, cmd *command, data string, args []string, env map[string]string, run adminRun, out io.Writer) error {
+func dispatchAdmin(ctx context.Context, cmd *command, data string, openBlobs func() (blobs.Store, error), args []string, env map[string]string, run adminRun, out io.Writer) error {
 	sock := filepath.Join(data, socketName)
 	deadline := time.Now().Add(adminDialWindow)
 	for {
@@ -74,7 +75,11 @@ func dispatchAdmin(ctx context.Context, cmd *command, data string, args []string
 				return fmt.Errorf("%s: no interviewd data in %s (create it with interviewd setup --data %s)", cmd.name, data, data)
 			}
 		}
-		db, err := kv.Open(data, kv.Options{LockTimeout: adminLockTimeout})
+		store, err := openBlobs()
+		if err != nil {
+			return err
+		}
+		db, err := kv.Open(data, kv.Options{LockTimeout: adminLockTimeout, Blobs: store})
 		if err == nil {
 			defer db.Close()
 			// Holding the lock proves no server runs here: a socket left over is stale.

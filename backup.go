@@ -51,10 +51,12 @@ type backupOutput struct {
 	Files     int       `json:"files"`
 	Bytes     int64     `json:"bytes"`
 	DBBytes   int64     `json:"db_bytes"`
+	// BlobsElsewhere names the bucket whose blobs the backup does not carry.
+	BlobsElsewhere string `json:"blobs_elsewhere,omitempty"`
 }
 
 func backupReceipt(path string, m kv.BackupManifest) backupOutput {
-	out := backupOutput{Out: path, CreatedAt: m.CreatedAt, Files: len(m.Files)}
+	out := backupOutput{Out: path, CreatedAt: m.CreatedAt, Files: len(m.Files), BlobsElsewhere: m.BlobsElsewhere}
 	for _, f := range m.Files {
 		out.Bytes += f.Size
 		if f.Path == kv.FileName {

@@ -53,7 +53,7 @@ func commands() []*command {
 		orgRedactionRow(), orgRetentionRow(),
 		pluginsAddRow(), pluginsListRow(), pluginsRemoveRow(),
 		interviewsEraseRow(),
-		backupRow(), restoreRow(),
+		backupRow(), restoreRow(), migrateRow(),
 		mailOutboxRow(),
 	}
 }

@@ -55,6 +55,16 @@ func (f *flagSet) integer(name string, def int, help string) *int {
 	return p
 }
 
+func (f *flagSet) boolean(name string, def bool, help string) *bool {
+	p := f.Bool(name, def, help+" (env "+envName(name)+")")
+	if v, ok := f.lookup(name); ok {
+		if err := f.Set(name, v); err != nil {
+			f.badEnv = append(f.badEnv, fmt.Sprintf("%s=%q is not true or false", envName(name), v))
+		}
+	}
+	return p
+}
+
 // errHelp is returned by parse for -h, -help or --help: usage goes to stdout, exit 0.
 var errHelp = flag.ErrHelp
 

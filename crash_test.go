@@ -195,9 +195,9 @@ var crashListening = regexp.MustCompile(`"addr":"([^"]+)"`)
 
 // startCrashBinary starts the server on a free loopback port, reads its address from the
 // "listening" log line and waits until it answers.
-func startCrashBinary(t *testing.T, bin, data string) *crashProcess {
+func startCrashBinary(t *testing.T, bin, data string, extra ...string) *crashProcess {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--rate-limits", "off", "--log-format", "json")
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--rate-limits", "off", "--log-format", "json"}, extra...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -393,11 +393,13 @@ func (l *crashLedger) addJob(j ackedJob) {
 	l.n++
 }
 
-// crashClient talks to whichever crashProcess currently serves.
+// crashClient talks to whichever crashProcess currently serves, or spreads its
+// requests over several (nodes, when set: base is then ignored).
 type crashClient struct {
-	base string
-	key  string
-	http *http.Client
+	base  string
+	key   string
+	http  *http.Client
+	nodes *spread
 }
 
 // call sends one request; err is a transport failure (the server died mid-request).
@@ -406,7 +408,11 @@ func (c *crashClient) call(ctx context.Context, method, path, body string, heade
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	base := c.base
+	if c.nodes != nil {
+		base = c.nodes.next()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -66,11 +66,17 @@ const bootWait = 2 * time.Minute
 // the next test starts, so no server outlives its test.
 func mustBoot(t *testing.T, args ...string) *booted {
 	t.Helper()
+	return mustBootEnv(t, noEnv, args...)
+}
+
+// mustBootEnv is mustBoot with the environment env.
+func mustBootEnv(t *testing.T, env func(string) (string, bool), args ...string) *booted {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- runWith(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), io.Discard, logs, noEnv)
+		done <- runWith(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), io.Discard, logs, env)
 	}()
 	var once sync.Once
 	var stopErr error

@@ -31,6 +31,8 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	fs := newFlagSet("serve", sio.env)
 	addr := fs.str("addr", ":8080", "listen address")
 	data := fs.str("data", "./data", "data folder")
+	storeCheck := addStoreFlag(fs)
+	leaseFlag := fs.str("job-lease", "30s", "how long a node's claim on a background job lasts without renewal: with --store, another node resumes a dead node's jobs this long after its last renewal")
 	baseURL := fs.str("base-url", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
 	level := fs.str("log-level", "info", "log level: debug, info, warn, error")
 	format := fs.str("log-format", "json", "log format: json or console")
@@ -41,6 +43,8 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	smtpURL := fs.str("smtp-url", "", "mail server for sign-in codes and invitations: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://...:465; empty logs them and keeps them in `interviewd mail outbox`")
 	smsURL := fs.str("sms-url", "", "SMS provider for two-step codes by text message, a Twilio Messages endpoint: https://SID:TOKEN@api.twilio.com/2010-04-01/Accounts/SID/Messages.json?From=%2B15005550006 (or ?MessagingServiceSid=MG...); empty: text messages are not offered")
 	mailFrom := fs.str("mail-from", "", "sender address of that mail (default interviewd@<host of --base-url>)")
+	blobsSpec := fs.str("blobs", "", blobsFlagHelp)
+	presign := fs.boolean("blobs-presign", false, blobsPresignHelp)
 	clientMetadata := fs.str("oauth-client-metadata", "on", "on | off: accept OAuth clients whose client_id is an https URL of a client metadata document (fetched with SSRF guards)")
 	proxiesFlag := fs.str("trusted-proxies", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
 	ops := addOpsFlags(fs)
@@ -53,6 +57,14 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	// Every check runs before the data folder is touched.
 	if err := ops.check(); err != nil {
 		return err
+	}
+	store, err := storeCheck()
+	if err != nil {
+		return err
+	}
+	lease, err := time.ParseDuration(*leaseFlag)
+	if err != nil || lease < time.Second {
+		return fmt.Errorf("--job-lease %q: want a duration of at least 1s, such as 30s", *leaseFlag)
 	}
 	limits, err := server.ParseRateLimits(*limitsFlag)
 	if err != nil {
@@ -94,16 +106,28 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		return fmt.Errorf("--data %q: %w", *data, err)
 	}
+	if err := checkBlobs(*blobsSpec, *presign, sio.env); err != nil {
+		return err
+	}
 	engineName := "builtin"
 	if *modelURL != "" {
 		engineName = "openai-compatible"
 	}
 
-	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit})
+	blobStore, err := openBlobs(ctx, *blobsSpec, *data, sio.env)
+	if err != nil {
+		return err
+	}
+	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store, Blobs: blobStore})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if err := blobStore.Ping(ctx); err != nil {
+		// Not fatal: the bucket may come back; until it does /readyz says
+		// storage_unavailable and requests that need it answer 503.
+		log.Warn().Err(err).Str("blobs", blobStore.String()).Msg("blob store unreachable at start")
+	}
 	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
 	if err != nil {
 		return fmt.Errorf("plugin host: %w", err)
@@ -111,7 +135,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	// Plugins compile on first use (from DATA/cache when it holds them), so an idle
 	// server stays small, and Close cancels a compile in flight rather than wait.
 	defer host.Close(context.Background())
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
 	if err := runner.Start(ctx); err != nil {
 		return err
 	}
@@ -131,7 +155,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
 	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies,
-		LoopbackListener: loopbackListener(ln.Addr()), NoClientMetadata: *clientMetadata == "off"}))
+		LoopbackListener: loopbackListener(ln.Addr()), BlobsPresign: *presign, NoClientMetadata: *clientMetadata == "off"}))
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	defer ops.close()
@@ -155,6 +179,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	v := readVersion()
 	ev := log.Info().Str("addr", ln.Addr().String()).Str("version", v.Version).Str("revision", v.Revision).Str("go", v.Go).
 		Str("data", absData).Str("base_url", base).Str("engine", engineName)
+	if store != "" {
+		ev = ev.Str("store", kv.RedactStore(store))
+	}
 	if *modelURL != "" {
 		ev = ev.Str("model_url", redactedURL(*modelURL)).Str("model", *modelName)
 	}
@@ -168,7 +195,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	} else {
 		ev = ev.Str("sms", "off (no --sms-url: two-step codes are not offered by text message)")
 	}
-	ev.Str("admin_socket", socket).Msg("listening")
+	ev.Str("blobs", blobStore.String()).Bool("blobs_presign", *presign).Str("admin_socket", socket).Msg("listening")
 	if empty, err := db.Empty(ctx); err == nil && empty {
 		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL` (EMAIL is its owner, who signs in at %s/app with a code sent there, or shown in this log when no --smtp-url is set), then a key with `interviewd keys create` or in the app (both work while the server runs)", *data, base)
 	}

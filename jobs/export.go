@@ -15,6 +15,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"interviewd/blobs"
 	"interviewd/kv"
 	"interviewd/plugins"
 )
@@ -64,14 +65,28 @@ func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
 		return err
 	}
 	artifact, err := r.buildExport(ctx, j)
+	// A bucket that cannot be reached is usually back soon (a restart, a network blip):
+	// the export is built again, with waits growing to storageRetryMax, until it is
+	// stored or the job's deadline passes.
+	for wait := storageRetryMin; errors.Is(err, blobs.ErrUnavailable) && ctx.Err() == nil; wait = min(2*wait, storageRetryMax) {
+		r.log.Warn().Err(err).Str("job_id", j.ID.String()).Dur("retry_in", wait).Msg("blob store unreachable; the export will retry")
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+			artifact, err = r.buildExport(ctx, j)
+		}
+	}
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil // shutting down: resumed after restart
 		}
 		msg := "The export did not complete."
 		var pe *plugins.Error
-		if errors.As(err, &pe) {
+		switch {
+		case errors.As(err, &pe):
 			msg = "The export did not complete: " + pe.Error()
+		case errors.Is(err, blobs.ErrUnavailable):
+			msg = "The export did not complete: file storage was unreachable; start it again."
 		}
 		r.fail(j, msg)
 		return err
@@ -79,7 +94,7 @@ func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
 	if err := r.db.FinishExport(ctx, p, j.ID, artifact); err != nil {
 		// The artifact is never recorded: remove it, since it may hold an interview
 		// erased while it was being built.
-		_ = os.Remove(filepath.Join(r.db.BlobDir(), artifact.Blob))
+		_ = r.db.Blobs().Delete(context.WithoutCancel(ctx), artifact.Blob)
 		var ke *kv.Error
 		if errors.As(err, &ke) && ke.Reason == "interview_erased" {
 			r.fail(j, ke.Message)
@@ -90,6 +105,13 @@ func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
 		Int("rows", artifact.Rows).Str("media_type", artifact.MediaType).Msg("export finished")
 	return nil
 }
+
+// storageRetryMin and storageRetryMax bound the waits between an export's tries while
+// the blob store is unreachable.
+const (
+	storageRetryMin = time.Second
+	storageRetryMax = 15 * time.Second
+)
 
 func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, error) {
 	if r.plugins == nil {
@@ -140,7 +162,9 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 		}
 		records = append(records, raw)
 	}
-	dir := filepath.Join(r.db.BlobDir(), "exports")
+	// The artifact is written to the scratch folder, then stored whole: a reader never
+	// sees a part of it, in a folder or in a bucket.
+	dir := filepath.Join(r.db.BlobDir(), blobs.ScratchDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return kv.ExportResult{}, err
 	}
@@ -148,7 +172,7 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 	if spec.Format != plugins.BuiltinCSV {
 		ext = "." + spec.Format
 	}
-	rel := filepath.Join("exports", j.ID.String()+ext)
+	rel := "exports/" + j.ID.String() + ext
 	tmp, err := os.CreateTemp(dir, "export-*")
 	if err != nil {
 		return kv.ExportResult{}, err
@@ -158,7 +182,7 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(r.db.BlobDir(), rel))
+		err = blobs.MoveFile(ctx, r.db.Blobs(), rel, tmp.Name())
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
@@ -408,7 +432,7 @@ func (r *Runner) orgPluginsNamed(ctx context.Context, org kv.ID, kind, name stri
 }
 
 func (r *Runner) loadOrgPlugin(ctx context.Context, p kv.OrgPlugin) (*plugins.Plugin, error) {
-	wasm, err := os.ReadFile(filepath.Join(r.db.BlobDir(), p.Blob))
+	wasm, err := readBlob(ctx, r.db.Blobs(), p.Blob)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s %q: %w", p.Kind, p.Name, err)
 	}
@@ -423,8 +447,12 @@ func (r *Runner) SweepExports(ctx context.Context) {
 		return
 	}
 	for _, j := range jobs {
-		if res, ok := j.ExportResult(); ok {
-			_ = os.Remove(filepath.Join(r.db.BlobDir(), res.Blob))
+		if res, ok := j.ExportResult(); ok && res.Blob != "" {
+			if err := r.db.Blobs().Delete(ctx, res.Blob); err != nil {
+				// The record still names it: the next sweep tries again.
+				r.log.Error().Err(err).Str("job_id", j.ID.String()).Msg("delete expired export")
+				continue
+			}
 		}
 		if err := r.db.ExpireExport(ctx, j.Partition(), j.ID); err != nil {
 			r.log.Error().Err(err).Msg("expire export")
@@ -445,4 +473,25 @@ func (r *Runner) Maintain(ctx context.Context) {
 		case <-tick.C:
 		}
 	}
+}
+
+// maxPluginBlob bounds a stored module read back (the upload limit is 32 MB): a blob
+// replaced behind our back cannot make a node read gigabytes into memory.
+const maxPluginBlob = 64 << 20
+
+// readBlob reads a whole (small) blob: an organisation's plugin module.
+func readBlob(ctx context.Context, s blobs.Store, key string) ([]byte, error) {
+	body, size, err := s.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	if size > maxPluginBlob {
+		return nil, fmt.Errorf("blob %s is %d bytes, more than a plugin may be", key, size)
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(body, b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

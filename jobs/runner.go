@@ -43,23 +43,40 @@ type Config struct {
 	Plugins *plugins.Host
 	// Metrics receives the runner's figures; nil keeps a private set.
 	Metrics *metrics.Set
+	// Lease is how long a claimed job stays this node's without a renewal (renewed
+	// every third of it); default 30 seconds. On a shared store a node that dies
+	// mid-job leaves it to another node this long after its last renewal.
+	Lease time.Duration
+	// Node names this process in job leases; default host name, process id and a
+	// random suffix.
+	Node string
 }
 
 // Runner owns the worker pools. Every job is a kv record first and a queued reference
 // second, so a crash loses nothing: Start resumes what was left unfinished.
 type Runner struct {
-	db      *kv.DB
-	mod     moderator.Engine
-	log     zerolog.Logger
-	maxTry  int
-	ctx     context.Context // cancelled when Close runs out of patience
-	cancel  context.CancelFunc
-	pools   map[kv.JobKind]*pool
-	mu      sync.Mutex
-	closed  bool
-	sims    simSlots
+	db     *kv.DB
+	mod    moderator.Engine
+	log    zerolog.Logger
+	maxTry int
+	ctx    context.Context // cancelled when Close runs out of patience
+	cancel context.CancelFunc
+	pools  map[kv.JobKind]*pool
+	mu     sync.Mutex
+	closed bool
+	sims   simSlots
+	// running holds the cancel of every job a worker is running, for Cancel.
+	running map[kv.ID]context.CancelFunc
 	plugins *plugins.Host
 	metrics *jobMetrics
+	node    string
+	lease   time.Duration
+	// local holds the jobs queued or running in this process, so a sweep never queues
+	// one twice (guarded by mu).
+	local map[kv.ID]struct{}
+	// stop ends the lease sweep (leases.go); bg waits for it.
+	stop chan struct{}
+	bg   sync.WaitGroup
 }
 
 type jobRef struct {
@@ -100,8 +117,15 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.SimulationTimeout <= 0 {
 		cfg.SimulationTimeout = 30 * time.Minute
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	if cfg.Node == "" {
+		cfg.Node = nodeName()
+	}
 	r := &Runner{db: cfg.DB, plugins: cfg.Plugins, mod: cfg.Moderator, log: cfg.Log, maxTry: cfg.MaxAttempts, pools: map[kv.JobKind]*pool{},
-		sims: simSlots{limit: cfg.SimulationLimit, held: map[kv.ID]map[kv.ID]struct{}{}}}
+		sims: simSlots{limit: cfg.SimulationLimit, held: map[kv.ID]map[kv.ID]struct{}{}}, running: map[kv.ID]context.CancelFunc{},
+		node: cfg.Node, lease: cfg.Lease, local: map[kv.ID]struct{}{}, stop: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.pools[kv.JobAuthoring] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runAuthoring, timeout: cfg.Timeout}
 	r.pools[kv.JobExport] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runExport, timeout: cfg.Timeout}
@@ -126,29 +150,73 @@ func (r *Runner) Moderator() moderator.Engine { return r.mod }
 // Start resumes the jobs a previous process left unfinished. A job interrupted
 // MaxAttempts times is failed instead, so a poison job cannot crash-loop the server.
 // Simulations resumed hold their organisation's slots again; those failed do not.
+//
+// On a shared store Start resumes only the jobs no node runs (their lease ran out), and
+// keeps sweeping for such jobs until Close (leases.go).
 func (r *Runner) Start(ctx context.Context) error {
-	jobs, err := r.db.FindUnfinishedJobs(ctx)
+	if err := r.resume(ctx); err != nil {
+		return err
+	}
+	if r.db.Shared() {
+		// Listening before Start returns: a job handed over from now on is not missed.
+		sctx, cancel := context.WithCancel(context.Background())
+		wake := r.db.JobSignals(sctx)
+		r.bg.Add(1)
+		go r.sweepLeases(sctx, cancel, wake)
+	}
+	return nil
+}
+
+// resume queues the unfinished jobs nobody runs.
+func (r *Runner) resume(ctx context.Context) error {
+	var jobs []kv.Job
+	var err error
+	if r.db.Shared() {
+		jobs, err = r.db.FindClaimableJobs(ctx, r.lease)
+	} else {
+		jobs, err = r.db.FindUnfinishedJobs(ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("find unfinished jobs: %w", err)
 	}
 	for _, j := range jobs {
 		p := r.pools[j.Kind]
-		if p == nil {
+		if p == nil || !r.takeLocal(j.ID) {
 			continue
 		}
 		if j.Attempts >= r.maxTry {
 			r.fail(j, "The job was interrupted too many times and was given up.")
+			r.dropLocal(j.ID)
 			continue
 		}
 		// The slot is held before the job is queued: a worker may finish it at once.
 		if j.Kind == kv.JobSimulation {
 			r.sims.hold(j.OrgID, j.ID)
 		}
-		select {
-		case p.queue <- jobRef{p: j.Partition(), id: j.ID}:
+		r.mu.Lock()
+		queued := false
+		if !r.closed {
+			select {
+			case p.queue <- jobRef{p: j.Partition(), id: j.ID}:
+				queued = true
+			default:
+			}
+		}
+		closed := r.closed
+		r.mu.Unlock()
+		switch {
+		case queued:
 			r.log.Info().Str("job_id", j.ID.String()).Str("kind", string(j.Kind)).Msg("resuming job left unfinished")
+		case closed:
+			r.sims.release(j.OrgID, j.ID)
+			r.dropLocal(j.ID)
+		case r.db.Shared():
+			// Another node may have room: leave it for their sweeps.
+			r.sims.release(j.OrgID, j.ID)
+			r.dropLocal(j.ID)
 		default:
 			r.sims.release(j.OrgID, j.ID)
+			r.dropLocal(j.ID)
 			r.fail(j, "The job could not be resumed after a restart; start it again.")
 		}
 	}
@@ -178,8 +246,13 @@ func (r *Runner) Enqueue(j kv.Job) {
 		return
 	}
 	ref := jobRef{p: j.Partition(), id: j.ID}
+	if _, ok := r.local[j.ID]; ok {
+		r.mu.Unlock()
+		return
+	}
 	select {
 	case p.queue <- ref:
+		r.local[j.ID] = struct{}{}
 		r.mu.Unlock()
 		return
 	default:
@@ -205,11 +278,13 @@ func (r *Runner) Close(ctx context.Context) error {
 	r.mu.Lock()
 	if !r.closed {
 		r.closed = true
+		close(r.stop)
 		for _, p := range r.pools {
 			close(p.queue)
 		}
 	}
 	r.mu.Unlock()
+	r.bg.Wait()
 	done := make(chan struct{})
 	go func() {
 		for _, p := range r.pools {
@@ -238,16 +313,27 @@ func (r *Runner) work(p *pool) {
 		if p.ended != nil && r.ctx.Err() == nil {
 			p.ended(ref)
 		}
+		r.dropLocal(ref.id)
 	}
 }
 
 func (r *Runner) runOne(p *pool, ref jobRef) {
-	j, err := r.db.StartJobAttempt(r.ctx, ref.p, ref.id)
+	j, err := r.db.ClaimJob(r.ctx, ref.p, ref.id, r.node, r.lease)
 	if err != nil || j.Done {
-		return
+		return // another node's (job_leased), or gone
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, p.timeout)
 	defer cancel()
+	stopRenewing := r.renewLease(ctx, cancel, j)
+	defer stopRenewing()
+	r.mu.Lock()
+	r.running[j.ID] = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.running, j.ID)
+		r.mu.Unlock()
+	}()
 	start := time.Now()
 	r.metrics.jobStarted(j.Kind)
 	err = p.run(ctx, j)
@@ -255,11 +341,32 @@ func (r *Runner) runOne(p *pool, ref jobRef) {
 	switch {
 	case r.ctx.Err() != nil:
 		result = resultInterrupted
+		r.handOver(j)
 	case err != nil:
 		result = resultFailed
 		r.log.Error().Err(err).Str("job_id", j.ID.String()).Str("kind", string(j.Kind)).Msg("job failed")
 	}
 	r.metrics.jobEnded(j.Kind, result, time.Since(start))
+}
+
+// CanceledMessage is the error a job cancelled by its caller ends with.
+const CanceledMessage = "The job was cancelled at the caller's request."
+
+// Cancel ends a job that has not finished: it is recorded failed with CanceledMessage
+// first (so a queued job never starts and a running one cannot commit a result), then
+// a running job's work is stopped. It returns ECONFLICT when the job had already
+// ended and ENOTFOUND when p has no such job.
+func (r *Runner) Cancel(ctx context.Context, p kv.Partition, kind kv.JobKind, id kv.ID) error {
+	if err := r.db.FailJob(ctx, p, id, failedStatus(kind), CanceledMessage); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	stop := r.running[id]
+	r.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	return nil
 }
 
 func (r *Runner) fail(j kv.Job, msg string) {

@@ -67,6 +67,10 @@ func (r *Runner) SimulationsHeld(org kv.ID) int {
 	return len(r.sims.held[org])
 }
 
+// SimulationLimit is how many simulations one organisation may have queued or running:
+// the store enforces it across nodes when the job is recorded (kv.SimulationInput.Limit).
+func (r *Runner) SimulationLimit() int { return r.sims.limit }
+
 // AdmitSimulation reserves one of org's simulation slots for job before the caller
 // records it. The slot is freed when the job ends (completed or failed); the caller
 // calls release only when it does not record the job after all. It returns an ELIMIT

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Account access transactions: how an agent gets an API key for its person without a
@@ -166,7 +164,7 @@ func (db *DB) StartAccess(ctx context.Context, in AccessStartInput) (AccessStart
 	rec := accessRecord{Access: Access{ID: NewV4(), ClientName: client, Email: email, State: AccessAwaitingEmail,
 		CreatedAt: now, ExpiresAt: now.Add(AccessTTL)}, ProofHash: hashAccessProof(in.Proof)}
 	rec.CodeHash = db.peopleMAC("access-email", rec.ID.String(), code)
-	err := db.update(ctx, func(tx *bolt.Tx) error { return putAccess(tx, rec) })
+	err := db.update(ctx, func(tx Tx) error { return putAccess(tx, rec) })
 	if err != nil {
 		return AccessStarted{}, err
 	}
@@ -177,7 +175,7 @@ func (db *DB) StartAccess(ctx context.Context, in AccessStartInput) (AccessStart
 // such transaction or the proof is another's (one answer for both).
 func (db *DB) FindAccess(ctx context.Context, id ID, proof string) (Access, error) {
 	var out Access
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		rec, err := accessByProof(tx, id, proof)
 		if err != nil {
 			return err
@@ -196,10 +194,10 @@ func (db *DB) FindAccess(ctx context.Context, id ID, proof string) (Access, erro
 // roll everything back. The returned Access is the transaction as it stands after the
 // step, for every outcome but EUNAUTHORIZED.
 func (db *DB) accessStep(ctx context.Context, id ID, proof string, states []AccessState,
-	fn func(tx *bolt.Tx, rec *accessRecord, now time.Time) (kept, err error)) (Access, error) {
+	fn func(tx Tx, rec *accessRecord, now time.Time) (kept, err error)) (Access, error) {
 	var out Access
 	var kept error
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		out, kept = Access{}, nil
 		rec, err := accessByProof(tx, id, proof)
 		if err != nil {
@@ -264,7 +262,7 @@ func plural(n int, one, many string) string {
 func (db *DB) VerifyAccessEmail(ctx context.Context, id ID, proof, token string) (Access, error) {
 	code, okCode := ParseSignInCode(token)
 	return db.accessStep(ctx, id, proof, []AccessState{AccessAwaitingEmail},
-		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+		func(tx Tx, rec *accessRecord, now time.Time) (error, error) {
 			if !okCode || !hmac.Equal(rec.CodeHash, db.peopleMAC("access-email", rec.ID.String(), code)) {
 				return wrongAccessCode(rec, "token"), nil
 			}
@@ -292,7 +290,7 @@ func (db *DB) VerifyAccessEmail(ctx context.Context, id ID, proof, token string)
 
 // twoStepDue reports whether u must pass two-step before choosing a workspace: they
 // have an authenticator, or one of their workspaces requires two-step.
-func twoStepDue(tx *bolt.Tx, u User) (bool, error) {
+func twoStepDue(tx Tx, u User) (bool, error) {
 	if NeedsTwoStep(u, Org{}) {
 		return true, nil
 	}
@@ -308,7 +306,7 @@ func twoStepDue(tx *bolt.Tx, u User) (bool, error) {
 }
 
 // accessByProof loads transaction id and checks the proof in constant time.
-func accessByProof(tx *bolt.Tx, id ID, proof string) (accessRecord, error) {
+func accessByProof(tx Tx, id ID, proof string) (accessRecord, error) {
 	if !ParseAccessProof(proof) {
 		return accessRecord{}, errAccessProof
 	}
@@ -332,7 +330,7 @@ func (rec accessRecord) view(now time.Time) Access {
 	return a
 }
 
-func putAccess(tx *bolt.Tx, rec accessRecord) error {
+func putAccess(tx Tx, rec accessRecord) error {
 	return putJSON(tx.Bucket(bucketAccess), rec.ID[:], rec)
 }
 
@@ -349,7 +347,7 @@ func containsState(list []AccessState, s AccessState) bool {
 // depends on it for correctness (every step checks expiry itself).
 func (db *DB) SweepAccess(ctx context.Context) (int, error) {
 	n := 0
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		n = 0
 		now := db.Now()
 		b := tx.Bucket(bucketAccess)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // AccessKey is the key a transaction issued or replaced, as its step answers (the
@@ -57,7 +55,7 @@ func (db *DB) IssueAccessKey(ctx context.Context, in AccessKeyInput) (AccessKeyI
 	}
 	out := AccessKeyIssued{Secret: secret}
 	a, err := db.accessStep(ctx, in.ID, in.Proof, []AccessState{AccessAwaitingKey, AccessCompleted},
-		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+		func(tx Tx, rec *accessRecord, now time.Time) (error, error) {
 			if rec.State == AccessCompleted {
 				return nil, replayAccessKey(rec, in.Idem, &out)
 			}
@@ -94,7 +92,7 @@ type AccessReplaceInput struct {
 func (db *DB) ReplaceAccessKey(ctx context.Context, in AccessReplaceInput) (AccessKeyIssued, error) {
 	var out AccessKeyIssued
 	a, err := db.accessStep(ctx, in.ID, in.Proof, []AccessState{AccessAwaitingKey, AccessCompleted},
-		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+		func(tx Tx, rec *accessRecord, now time.Time) (error, error) {
 			if rec.State == AccessCompleted {
 				return nil, replayAccessKey(rec, in.Idem, &out)
 			}

@@ -5,8 +5,6 @@ import (
 	"crypto/hmac"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // AccessMethods returns the two-step methods u may use on the access API, in a fixed
@@ -55,7 +53,7 @@ func (db *DB) RequestAccessChallenge(ctx context.Context, in AccessChallengeInpu
 	var out AccessChallengeIssued
 	code := newDigits(SignInCodeDigits)
 	a, err := db.accessStep(ctx, in.ID, in.Proof, []AccessState{AccessAwaitingMFA},
-		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+		func(tx Tx, rec *accessRecord, now time.Time) (error, error) {
 			u, err := userByID(tx, rec.UserID)
 			if err != nil {
 				return nil, err
@@ -93,7 +91,7 @@ func (db *DB) RequestAccessChallenge(ctx context.Context, in AccessChallengeInpu
 // (none before the email is verified).
 func (db *DB) FindAccessMethods(ctx context.Context, id ID, proof string, smsOK bool) ([]TwoStepMethod, error) {
 	var out []TwoStepMethod
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		rec, err := accessByProof(tx, id, proof)
 		if err != nil || rec.UserID.IsZero() {
 			return err
@@ -116,7 +114,7 @@ func (db *DB) FindAccessMethods(ctx context.Context, id ID, proof string, smsOK 
 // EINVALID invalid_code at ["code"] and counts as VerifyAccessEmail's do.
 func (db *DB) VerifyAccessChallenge(ctx context.Context, id ID, proof string, challenge ID, code string) (Access, error) {
 	return db.accessStep(ctx, id, proof, []AccessState{AccessAwaitingMFA},
-		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+		func(tx Tx, rec *accessRecord, now time.Time) (error, error) {
 			ch := rec.Challenge
 			if ch == nil || ch.ID != challenge || !now.Before(ch.ExpiresAt) {
 				return nil, Invalid(FieldError{Loc: []any{"challenge_id"}, Type: "challenge_invalid",

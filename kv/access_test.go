@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 func newProof(tb testing.TB) string {
@@ -204,7 +202,7 @@ func TestAccessTOTPAndRequireMFA(t *testing.T) {
 	org := mustOrg(t, db, "acme")
 	u, _ := db.FindUserByEmail(ctx, "acme@example.com")
 	secret := newTOTPSecret()
-	if err := db.update(ctx, func(tx *bolt.Tx) error {
+	if err := db.update(ctx, func(tx Tx) error {
 		u.TOTPEnabled = true
 		if err := putUser(tx, u); err != nil {
 			return err

@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // The workspace step: list the person's workspaces and pending invitations, then
@@ -29,7 +27,7 @@ var accessWorkspaceStates = []AccessState{AccessAwaitingWorkspace, AccessAwaitin
 func (db *DB) ListAccessWorkspaces(ctx context.Context, id ID, proof string) (AccessWorkspaces, error) {
 	var out AccessWorkspaces
 	a, err := db.accessStep(ctx, id, proof, accessWorkspaceStates,
-		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+		func(tx Tx, rec *accessRecord, now time.Time) (error, error) {
 			out = AccessWorkspaces{Workspaces: []UserOrg{}, Invitations: []InvitationView{}}
 			c := tx.Bucket(bucketUserOrgs).Cursor()
 			for k, _ := c.Seek(rec.UserID[:]); k != nil && string(k[:16]) == string(rec.UserID[:]); k, _ = c.Next() {
@@ -69,7 +67,7 @@ type AccessChosen struct {
 func (db *DB) SelectAccessWorkspace(ctx context.Context, id ID, proof string, org ID) (AccessChosen, error) {
 	var out AccessChosen
 	a, err := db.accessStep(ctx, id, proof, accessWorkspaceStates,
-		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+		func(tx Tx, rec *accessRecord, now time.Time) (error, error) {
 			uo, err := userOrg(tx, org, rec.UserID)
 			if err != nil {
 				return nil, notFound("Workspace")
@@ -87,7 +85,7 @@ func (db *DB) SelectAccessWorkspace(ctx context.Context, id ID, proof string, or
 func (db *DB) AcceptAccessInvitation(ctx context.Context, id ID, proof string, invitation ID) (AccessChosen, error) {
 	var out AccessChosen
 	a, err := db.accessStep(ctx, id, proof, accessWorkspaceStates,
-		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+		func(tx Tx, rec *accessRecord, now time.Time) (error, error) {
 			invs, err := invitationsFor(tx, rec.Email, now)
 			if err != nil {
 				return nil, err
@@ -121,7 +119,7 @@ func (db *DB) CreateAccessWorkspace(ctx context.Context, id ID, proof, name stri
 	}
 	var out AccessChosen
 	a, err := db.accessStep(ctx, id, proof, accessWorkspaceStates,
-		func(tx *bolt.Tx, rec *accessRecord, now time.Time) (error, error) {
+		func(tx Tx, rec *accessRecord, now time.Time) (error, error) {
 			if !rec.Created.IsZero() {
 				return nil, Errorf(ECONFLICT, "workspace_created", "This transaction has created a workspace already ("+rec.Created.String()+"): select it.")
 			}
@@ -142,7 +140,7 @@ func (db *DB) CreateAccessWorkspace(ctx context.Context, id ID, proof, name stri
 
 // enterWorkspace records the chosen workspace and the step now due: issue_key, or
 // verify_mfa first when the workspace requires two-step and none was passed.
-func enterWorkspace(tx *bolt.Tx, rec *accessRecord, uo UserOrg) error {
+func enterWorkspace(tx Tx, rec *accessRecord, uo UserOrg) error {
 	u, err := userByID(tx, rec.UserID)
 	if err != nil {
 		return err
@@ -156,7 +154,7 @@ func enterWorkspace(tx *bolt.Tx, rec *accessRecord, uo UserOrg) error {
 }
 
 // userOrg is the user's membership of org with the organisation.
-func userOrg(tx *bolt.Tx, org, user ID) (UserOrg, error) {
+func userOrg(tx Tx, org, user ID) (UserOrg, error) {
 	m, err := memberFor(tx, org, user)
 	if err != nil || user.IsZero() {
 		return UserOrg{}, notFound("Workspace")
@@ -169,7 +167,7 @@ func userOrg(tx *bolt.Tx, org, user ID) (UserOrg, error) {
 }
 
 // invitationsFor returns the pending invitations to email.
-func invitationsFor(tx *bolt.Tx, email string, now time.Time) ([]invitationRecord, error) {
+func invitationsFor(tx Tx, email string, now time.Time) ([]invitationRecord, error) {
 	var out []invitationRecord
 	err := tx.Bucket(bucketInvitations).ForEach(func(_, v []byte) error {
 		var r invitationRecord

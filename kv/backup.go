@@ -46,6 +46,9 @@ type BackupManifest struct {
 	CreatedAt time.Time    `json:"created_at"`
 	Schema    int          `json:"schema"`
 	Files     []BackupFile `json:"files"`
+	// BlobsElsewhere names the blob store when it is not DATA/blobs (an S3 bucket): its
+	// blobs are not in the backup, and are backed up with the bucket's own means.
+	BlobsElsewhere string `json:"blobs_elsewhere,omitempty"`
 }
 
 // WriteBackup writes a backup of the data folder to w and returns its manifest. The
@@ -55,8 +58,14 @@ type BackupManifest struct {
 // blob the service has.
 func (db *DB) WriteBackup(ctx context.Context, w io.Writer) (BackupManifest, error) {
 	m := BackupManifest{CreatedAt: db.Now(), Schema: schemaVersion}
+	if db.bolt == nil {
+		return BackupManifest{}, errNotBolt("backup")
+	}
+	if err := ctx.Err(); err != nil {
+		return BackupManifest{}, err
+	}
 	tw := tar.NewWriter(w)
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error {
 		h := sha256.New()
 		if err := tw.WriteHeader(&tar.Header{Name: FileName, Mode: 0o600, Size: tx.Size(), ModTime: m.CreatedAt, Typeflag: tar.TypeReg}); err != nil {
 			return err
@@ -72,7 +81,13 @@ func (db *DB) WriteBackup(ctx context.Context, w io.Writer) (BackupManifest, err
 		return BackupManifest{}, fmt.Errorf("back up %s: %w", FileName, err)
 	}
 	uploads := filepath.Join(db.dir, "blobs", "tmp")
+	if !db.blobsInFolder() {
+		m.BlobsElsewhere = db.blobs.String()
+	}
 	for _, dir := range backedUpDirs {
+		if dir == "blobs" && m.BlobsElsewhere != "" {
+			continue
+		}
 		root := filepath.Join(db.dir, dir)
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -84,8 +99,9 @@ func (db *DB) WriteBackup(ctx context.Context, w io.Writer) (BackupManifest, err
 			if d.IsDir() && p == uploads {
 				return fs.SkipDir // uploads still being received, growing while they are copied
 			}
-			if d.IsDir() || !d.Type().IsRegular() || (strings.HasPrefix(d.Name(), "export-") && filepath.Base(filepath.Dir(p)) == "exports") {
-				return nil // export-* are artifacts still being written
+			if d.IsDir() || !d.Type().IsRegular() || (strings.HasPrefix(d.Name(), "export-") && filepath.Base(filepath.Dir(p)) == "exports") ||
+				strings.HasPrefix(d.Name(), ".part-") {
+				return nil // export-* and .part-* are blobs still being written
 			}
 			if err := ctx.Err(); err != nil {
 				return err

@@ -17,6 +17,7 @@ import (
 )
 
 func TestBackupWhileWritingThenRestore(t *testing.T) {
+	boltOnly(t)
 	dir := t.TempDir()
 	db, err := Open(dir, Options{})
 	if err != nil {
@@ -114,6 +115,7 @@ func TestBackupWhileWritingThenRestore(t *testing.T) {
 }
 
 func TestRestoreRefuses(t *testing.T) {
+	boltOnly(t)
 	src := t.TempDir()
 	db, err := Open(src, Options{})
 	if err != nil {
@@ -270,6 +272,7 @@ func TestPruneBackups(t *testing.T) {
 // TestBackupSkipsUploadsInProgress: blobs/tmp holds uploads still being received, which
 // grow while copied and would fail the whole backup; they are no part of it.
 func TestBackupSkipsUploadsInProgress(t *testing.T) {
+	boltOnly(t)
 	dir := t.TempDir()
 	db, err := Open(dir, Options{})
 	if err != nil {

@@ -33,6 +33,8 @@ var (
 	bucketOutbox         = []byte("mail_outbox")        // UUIDv7 → OutboxMail (offline mail, newest kept)
 	bucketAccess         = []byte("access")             // transaction id → accessRecord (account access API)
 
+	bucketAgentTasks = []byte("agent_tasks") // partition + task id (UUIDv7) → AgentTask (A2A)
+
 	// OAuth: registered clients, connections (approvals) and the hashes of their codes
 	// and tokens (oauth_client.go, oauth_grant.go).
 	bucketOAuthClients     = []byte("oauth_clients")     // client id → OAuthClient
@@ -47,5 +49,6 @@ var allBuckets = [][]byte{
 	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions, bucketPlugins,
 	bucketUserOrgs, bucketTwoStep, bucketInvitations, bucketInviteHashes, bucketSignInCodes,
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
+	bucketAgentTasks,
 	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
 }

@@ -44,6 +44,9 @@ type CommitStats struct {
 
 // CommitStats returns the commit counters.
 func (db *DB) CommitStats() CommitStats {
+	if db.group == nil {
+		return CommitStats{}
+	}
 	return CommitStats{Commits: db.group.commits.Load(), Writes: db.group.writes.Load()}
 }
 
@@ -51,7 +54,7 @@ func (db *DB) CommitStats() CommitStats {
 var errClosed = errors.New("kv: the store is closed")
 
 type commitCall struct {
-	fn   func(*bolt.Tx) error
+	fn   func(Tx) error
 	done chan error // buffered: the committer never blocks on a caller
 }
 
@@ -96,10 +99,11 @@ func newCommitter(b *bolt.DB, solo bool) *committer {
 // do runs fn in a read-write transaction shared with whichever writers queue alongside
 // it and returns once that transaction is committed (nil) or fn failed (its error). It
 // returns the commit's error to every writer of a group whose commit failed.
-func (c *committer) do(fn func(*bolt.Tx) error) error {
+func (c *committer) do(fn func(Tx) error) error {
 	if c.solo {
 		var worked time.Time
-		err := c.bolt.Update(func(tx *bolt.Tx) error {
+		err := c.bolt.Update(func(btx *bolt.Tx) error {
+			tx := boltTx{btx}
 			err := safely(fn, tx)
 			worked = time.Now()
 			return err
@@ -157,7 +161,8 @@ func (c *committer) commit(group []*commitCall) {
 	for len(group) > 0 {
 		failed, ferr := -1, error(nil)
 		var worked time.Time
-		err := c.bolt.Update(func(tx *bolt.Tx) error {
+		err := c.bolt.Update(func(btx *bolt.Tx) error {
+			tx := boltTx{btx}
 			for i, call := range group {
 				if err := safely(call.fn, tx); err != nil {
 					failed, ferr = i, err
@@ -240,7 +245,7 @@ func (c *committer) close() {
 
 // safely calls fn, turning a panic into that writer's error so it cannot take the
 // group (or the process) down with it.
-func safely(fn func(*bolt.Tx) error, tx *bolt.Tx) (err error) {
+func safely(fn func(Tx) error, tx Tx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("kv: panic in a write: %v", p)

@@ -49,6 +49,7 @@ func holdWriter(tb testing.TB, db *DB) (release func()) {
 // Every acknowledged write must be there after the file is reopened, none of a failed
 // writer's, and the group must have shared one commit.
 func TestGroupCommit_HammerFailingWriters(t *testing.T) {
+	boltOnly(t)
 	dir := t.TempDir()
 	db, err := Open(dir, Options{})
 	if err != nil {
@@ -56,7 +57,7 @@ func TestGroupCommit_HammerFailingWriters(t *testing.T) {
 	}
 	ctx := context.Background()
 	bucket := []byte("hammer")
-	if err := db.update(ctx, func(tx *bolt.Tx) error {
+	if err := db.update(ctx, func(tx Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucket)
 		return err
 	}); err != nil {
@@ -75,7 +76,7 @@ func TestGroupCommit_HammerFailingWriters(t *testing.T) {
 		return "ok"
 	}
 	write := func(i int) error {
-		return db.update(ctx, func(tx *bolt.Tx) error {
+		return db.update(ctx, func(tx Tx) error {
 			b := tx.Bucket(bucket)
 			key := []byte(fmt.Sprintf("w%03d", i))
 			if err := b.Put(key, []byte(fmt.Sprintf("value %d", i))); err != nil {
@@ -145,7 +146,7 @@ func TestGroupCommit_HammerFailingWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	err = db.view(ctx, func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx Tx) error {
 		b := tx.Bucket(bucket)
 		for i := 0; i < n; i++ {
 			v, x := b.Get([]byte(fmt.Sprintf("w%03d", i))), b.Get([]byte(fmt.Sprintf("x%03d", i)))
@@ -168,6 +169,7 @@ func TestGroupCommit_HammerFailingWriters(t *testing.T) {
 // through the real method, half of them for a study outside the partition, and checks
 // after reopening that exactly the acknowledged links exist.
 func TestGroupCommit_ParticipantLinksHammer(t *testing.T) {
+	boltOnly(t)
 	dir := t.TempDir()
 	db, err := Open(dir, Options{})
 	if err != nil {
@@ -224,6 +226,7 @@ func TestGroupCommit_ParticipantLinksHammer(t *testing.T) {
 }
 
 func TestGroupCommit_ClosedStoreRefusesWrites(t *testing.T) {
+	boltOnly(t)
 	db, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +240,7 @@ func TestGroupCommit_ClosedStoreRefusesWrites(t *testing.T) {
 }
 
 func TestSoloCommits_OneCommitPerWrite(t *testing.T) {
+	boltOnly(t)
 	db, err := Open(t.TempDir(), Options{SoloCommits: true})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	json "github.com/goccy/go-json"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"interviewd/blobs"
 )
 
 // FileName is the database file inside the data folder.
@@ -23,10 +25,10 @@ const schemaVersion = 3
 
 // migrations[i] moves a file from schema version i to i+1. Each runs in the opening
 // transaction, so a file is never left between versions.
-var migrations = []func(tx *bolt.Tx) error{
-	func(*bolt.Tx) error { return nil }, // 0 → 1: the buckets, created at open
-	indexStudies,                        // 1 → 2: the compact list rows of studies
-	indexPeople,                         // 2 → 3: users' membership index, two-step defaults
+var migrations = []func(tx Tx) error{
+	func(Tx) error { return nil }, // 0 → 1: the buckets, created at open
+	indexStudies,                  // 1 → 2: the compact list rows of studies
+	indexPeople,                   // 2 → 3: users' membership index, two-step defaults
 }
 
 // Options configures Open.
@@ -41,6 +43,13 @@ type Options struct {
 	// SoloCommits makes every mutation commit alone, as before group commit: for
 	// comparing the two in benchmarks only (it is slower and no safer).
 	SoloCommits bool
+	// Blobs is where uploads, export artifacts and plugins are kept; nil means the fs
+	// store in DIR/blobs.
+	Blobs blobs.Store
+	// Store, when it is a postgres:// URL, keeps the records in that PostgreSQL
+	// database instead of DIR/interviewd.db; DIR still holds the blobs unless Blobs
+	// names another store.
+	Store string
 	// OnCommit, when set, hears how long each committed write took from the end of its
 	// work to its commit being on disk (for the commit-latency metric).
 	OnCommit func(time.Duration)
@@ -54,15 +63,18 @@ type Options struct {
 	syncDir func(path string) error
 }
 
-// DB is the bbolt-backed store. Every public method is one transaction.
+// DB is the store. Every public method is one transaction of its engine.
 type DB struct {
-	bolt   *bolt.DB
+	eng    engine
+	bolt   *bolt.DB  // the bbolt engine's file; nil on other engines
+	pg     *pgEngine // the PostgreSQL engine; nil on other engines
 	dir    string
 	now    func() time.Time
 	ids    idSource
 	secret []byte // per-instance secret for signing (download URLs, sessions)
 	creds  *credCache
 	group  *committer
+	blobs  blobs.Store
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -77,6 +89,16 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Blobs == nil {
+		fs, err := blobs.NewFS(filepath.Join(dir, "blobs"))
+		if err != nil {
+			return nil, err
+		}
+		opts.Blobs = fs
+	}
+	if IsPostgres(opts.Store) {
+		return openPostgresDB(dir, opts)
 	}
 	path := filepath.Join(dir, FileName)
 	created, err := createFile(path, opts.scratch, opts.link)
@@ -96,7 +118,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache()}
+	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), blobs: opts.Blobs}
 	fresh, err := db.prepareOnce()
 	if err != nil {
 		_ = b.Close()
@@ -104,6 +126,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db.group = newCommitter(b, opts.SoloCommits)
 	db.group.observe = opts.OnCommit
+	db.eng = &boltEngine{db: b, group: db.group}
 	if fresh && canLock {
 		// The file was made without syncs (db_create.go): its first commit syncs the
 		// file, and then the folders holding its name, before anyone is answered.
@@ -125,7 +148,11 @@ func syncFolders(sync func(string) error, dirs ...string) error {
 	return nil
 }
 
-func (db *DB) prepare(tx *bolt.Tx) error {
+func (db *DB) prepareBolt(tx *bolt.Tx) error { return db.prepare(boltTx{tx}) }
+
+// prepare creates every bucket, runs the migrations the store lacks and takes (or
+// makes) the instance secret.
+func (db *DB) prepare(tx Tx) error {
 	for _, name := range allBuckets {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
@@ -166,15 +193,26 @@ func (db *DB) prepare(tx *bolt.Tx) error {
 // Close answers the writers already waiting for a commit, then closes the file. Writes
 // that arrive later fail.
 func (db *DB) Close() error {
-	db.group.close()
-	return db.bolt.Close()
+	return db.eng.close()
 }
 
 // Dir returns the data folder.
 func (db *DB) Dir() string { return db.dir }
 
-// BlobDir returns the folder for uploads and export artifacts.
+// BlobDir returns DATA/blobs: the fs store's folder by default, and always the home of
+// the scratch folder (blobs.ScratchDir) where uploads and exports are written before
+// they are stored.
 func (db *DB) BlobDir() string { return filepath.Join(db.dir, "blobs") }
+
+// Blobs returns the store of uploads, export artifacts and plugins.
+func (db *DB) Blobs() blobs.Store { return db.blobs }
+
+// blobsInFolder reports whether the blob store is the fs store in DATA/blobs, whose files
+// a backup carries.
+func (db *DB) blobsInFolder() bool {
+	f, ok := db.blobs.(*blobs.FS)
+	return ok && filepath.Clean(f.Dir()) == filepath.Clean(db.BlobDir())
+}
 
 // Secret returns the instance's 32-byte signing secret, created at first open.
 func (db *DB) Secret() []byte { return db.secret }
@@ -187,6 +225,9 @@ func (db *DB) NewID() ID { return db.ids.newV7(db.now()) }
 
 // Backup writes a consistent copy of the whole file to w while the store stays online.
 func (db *DB) Backup(w io.Writer) error {
+	if db.bolt == nil {
+		return errNotBolt("backup")
+	}
 	return db.bolt.View(func(tx *bolt.Tx) error {
 		_, err := tx.WriteTo(w)
 		return err
@@ -196,7 +237,7 @@ func (db *DB) Backup(w io.Writer) error {
 // Empty reports whether the store holds no organisation yet.
 func (db *DB) Empty(ctx context.Context) (bool, error) {
 	empty := true
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		k, _ := tx.Bucket(bucketOrgs).Cursor().First()
 		empty = k == nil
 		return nil
@@ -204,25 +245,25 @@ func (db *DB) Empty(ctx context.Context) (bool, error) {
 	return empty, err
 }
 
-func (db *DB) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+func (db *DB) view(ctx context.Context, fn func(tx Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.bolt.View(fn)
+	return db.eng.view(ctx, fn)
 }
 
 // update runs fn in a read-write transaction and returns once it is committed and
 // durable, or with fn's error (nothing of fn's is kept). Concurrent callers share one
 // commit and one fsync (see committer), so fn may run more than once: it must only touch
 // the transaction and its own result variables, setting them on every run.
-func (db *DB) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+func (db *DB) update(ctx context.Context, fn func(tx Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.group.do(fn)
+	return db.eng.update(ctx, fn)
 }
 
-func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
+func getJSON(b Bucket, key []byte, v any) (bool, error) {
 	raw := b.Get(key)
 	if raw == nil {
 		return false, nil
@@ -233,12 +274,18 @@ func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
 	return true, nil
 }
 
-func putJSON(b *bolt.Bucket, key []byte, v any) error {
+func putJSON(b Bucket, key []byte, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	return b.Put(key, raw)
+}
+
+// errNotBolt answers what only the bbolt engine can do (a file-level backup): the
+// PostgreSQL engine's database is backed up with PostgreSQL's own tools.
+func errNotBolt(what string) *Error {
+	return Errorf(EINVALID, "not_supported", what+" copies the bbolt data file; back a PostgreSQL store up with pg_dump or pg_basebackup.")
 }
 
 func notFound(what string) *Error {

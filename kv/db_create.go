@@ -134,7 +134,7 @@ func preparedImage(scratch string) ([]byte, error) {
 		return nil, err
 	}
 	db := &DB{bolt: b}
-	err = b.Update(db.prepare)
+	err = b.Update(db.prepareBolt)
 	if cerr := b.Close(); err == nil {
 		err = cerr
 	}
@@ -322,7 +322,7 @@ func syncPath(path string) error {
 func (db *DB) prepareOnce() (fresh bool, err error) {
 	ready := false
 	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		ready = db.prepared(tx)
+		ready = db.prepared(boltTx{tx})
 		fresh = tx.ID() <= preparedTxid
 		return nil
 	}); err != nil {
@@ -331,13 +331,13 @@ func (db *DB) prepareOnce() (fresh bool, err error) {
 	if ready {
 		return fresh, nil
 	}
-	return false, db.bolt.Update(db.prepare) // a synced commit: nothing is owed after it
+	return false, db.bolt.Update(db.prepareBolt) // a synced commit: nothing is owed after it
 }
 
 // prepared reports whether the open file already has everything prepare makes (every
 // bucket, this schema version, the secret), taking the secret if so: a restart then
 // opens without writing, where an empty update would still cost a commit's two syncs.
-func (db *DB) prepared(tx *bolt.Tx) bool {
+func (db *DB) prepared(tx Tx) bool {
 	for _, name := range allBuckets {
 		if tx.Bucket(name) == nil {
 			return false

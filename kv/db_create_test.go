@@ -18,6 +18,7 @@ import (
 // TestOpenFreshFolderThenReopen: a fresh folder gets a ready data file and no stray
 // temporary; reopening it keeps the secret and writes nothing.
 func TestOpenFreshFolderThenReopen(t *testing.T) {
+	boltOnly(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	db, err := Open(dir, Options{})
 	if err != nil {
@@ -66,6 +67,7 @@ func TestOpenFreshFolderThenReopen(t *testing.T) {
 // the data folder's filesystem refuses hard links, Open still makes a working data file
 // the plain way, leaving nothing stray behind.
 func TestOpenFallsBackWithoutScratchOrHardLinks(t *testing.T) {
+	boltOnly(t)
 	notDir := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -164,6 +166,7 @@ func newestTxid(b []byte) int64 {
 // first acknowledged write takes it past preparedTxid, which is what marks a file
 // that has held data.
 func TestPreparedTxid(t *testing.T) {
+	boltOnly(t)
 	img := freshImage(t)
 	if got := newestTxid(img); got != preparedTxid {
 		t.Fatalf("a prepared file is at txid %d, want preparedTxid = %d", got, preparedTxid)
@@ -222,6 +225,7 @@ func (l *syncLog) count() int {
 // anything was written still owes it; one with a committed write owes nothing. A failed
 // sync fails the write it was paid for and stays owed.
 func TestOpenOwesFolderSyncUntilFirstWrite(t *testing.T) {
+	boltOnly(t)
 	for _, solo := range []bool{false, true} {
 		t.Run(map[bool]string{false: "GroupCommit", true: "SoloCommits"}[solo], func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "data")
@@ -316,6 +320,7 @@ func unsyncedDamages(img []byte) []damage {
 // store that passes bbolt's check, keeps any file it replaced beside the new one byte
 // for byte, and replaces only files bbolt could not use as they are.
 func TestOpenAfterPowerCutBeforeFirstWrite(t *testing.T) {
+	boltOnly(t)
 	img := freshImage(t)
 	for _, d := range unsyncedDamages(img) {
 		t.Run(d.name, func(t *testing.T) {
@@ -363,6 +368,7 @@ func TestOpenAfterPowerCutBeforeFirstWrite(t *testing.T) {
 // TestOpenLeavesWrittenFilesAlone: a file that has held data is never set aside,
 // whatever is wrong with it; bbolt reports what it reports, and the file is untouched.
 func TestOpenLeavesWrittenFilesAlone(t *testing.T) {
+	boltOnly(t)
 	img := freshImage(t)
 	page := os.Getpagesize()
 	dir := filepath.Join(t.TempDir(), "data")

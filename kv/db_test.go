@@ -10,7 +10,7 @@ import (
 // mustOpenDB opens a store in a fresh temp folder and closes it with the test.
 func mustOpenDB(tb testing.TB, now func() time.Time) *DB {
 	tb.Helper()
-	db, err := Open(tb.TempDir(), Options{Now: now})
+	db, err := Open(tb.TempDir(), testOptions(tb, Options{Now: now}))
 	if err != nil {
 		tb.Fatalf("open: %v", err)
 	}
@@ -30,7 +30,7 @@ func mustOrg(tb testing.TB, db *DB, name string) Org {
 func TestOpen(t *testing.T) {
 	t.Run("OK_ReopenKeepsSecretAndSchema", func(t *testing.T) {
 		dir := t.TempDir()
-		db, err := Open(dir, Options{})
+		db, err := Open(dir, testOptionsAt(t, dir, Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestOpen(t *testing.T) {
 			t.Fatalf("secret length %d", len(secret))
 		}
 		_ = db.Close()
-		db, err = Open(dir, Options{})
+		db, err = Open(dir, testOptionsAt(t, dir, Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,6 +49,7 @@ func TestOpen(t *testing.T) {
 		}
 	})
 	t.Run("ErrLocked", func(t *testing.T) {
+		boltOnly(t)
 		dir := t.TempDir()
 		db, err := Open(dir, Options{})
 		if err != nil {

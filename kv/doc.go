@@ -1,6 +1,7 @@
 // Package kv is interviewd's storage core: the record types (organisations, keys,
 // studies, briefs, links, interviews, jobs), their invariants, coded errors, and every
-// transaction on the single bbolt file. It imports only bbolt and go-json, and keeps
+// transaction on the single bbolt file. It imports only bbolt, go-json and blobs (the
+// store of the files its records name, which erasure and backups reach), and keeps
 // bbolt types out of its exported signatures so another engine can slot in underneath.
 //
 // Errors speak the domain: a code, a reason word, and for validation the path of each

@@ -3,12 +3,10 @@ package kv
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"time"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Erasure removes a participant's interview everywhere it is kept: the interview record,
@@ -46,7 +44,7 @@ type EraseReceipt struct {
 // belongs to, and returns a receipt. ENOTFOUND for an unknown interview.
 func (db *DB) EraseInterview(ctx context.Context, id ID) (EraseReceipt, error) {
 	var rc EraseReceipt
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		iv, err := interviewAnywhere(tx, id)
 		if err != nil {
 			return err
@@ -59,13 +57,13 @@ func (db *DB) EraseInterview(ctx context.Context, id ID) (EraseReceipt, error) {
 	if err != nil {
 		return EraseReceipt{}, err
 	}
-	rc.FilesNotRemoved = db.removeBlobs(rc.ExportArtifacts)
+	rc.FilesNotRemoved = db.removeBlobs(ctx, rc.ExportArtifacts)
 	return rc, nil
 }
 
 // interviewAnywhere finds an interview by id alone (for an operator who holds only the
 // id). Keys are partition + id, so this is a scan: an administrative operation, rare.
-func interviewAnywhere(tx *bolt.Tx, id ID) (Interview, error) {
+func interviewAnywhere(tx Tx, id ID) (Interview, error) {
 	c := tx.Bucket(bucketInterviews).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if len(k) == partitionLen+16 && bytes.Equal(k[partitionLen:], id[:]) {
@@ -82,7 +80,7 @@ func interviewAnywhere(tx *bolt.Tx, id ID) (Interview, error) {
 // eraseInterviews deletes the interviews, their transcripts and sessions, and marks the
 // export artifacts that contain any of them as deleted; it returns those artifacts for
 // the caller to remove once the transaction has committed. Counts go into rc.
-func (db *DB) eraseInterviews(tx *bolt.Tx, ivs []Interview, rc *EraseReceipt) ([]ErasedArtifact, error) {
+func (db *DB) eraseInterviews(tx Tx, ivs []Interview, rc *EraseReceipt) ([]ErasedArtifact, error) {
 	if len(ivs) == 0 {
 		return nil, nil
 	}
@@ -148,7 +146,7 @@ func (db *DB) eraseInterviews(tx *bolt.Tx, ivs []Interview, rc *EraseReceipt) ([
 
 // scrubPersonLink clears the context and note of the person link token when its one
 // interview is among the erased; it returns 1 when it did.
-func scrubPersonLink(tx *bolt.Tx, token string, erased map[ID]Interview) (int, error) {
+func scrubPersonLink(tx Tx, token string, erased map[ID]Interview) (int, error) {
 	b := tx.Bucket(bucketLinks)
 	var l Link
 	ok, err := getJSON(b, []byte(token), &l)
@@ -185,7 +183,7 @@ func exportContains(j Job, r ExportResult, iv Interview) bool {
 // expireArtifactsContaining marks every completed export whose artifact still exists and
 // matches as deleted (the job stays; its download answers not found) and returns the
 // artifacts.
-func expireArtifactsContaining(tx *bolt.Tx, match func(Job, ExportResult) bool) ([]ErasedArtifact, error) {
+func expireArtifactsContaining(tx Tx, match func(Job, ExportResult) bool) ([]ErasedArtifact, error) {
 	var out []ErasedArtifact
 	var changed []Job
 	err := tx.Bucket(bucketJobs).ForEach(func(_, v []byte) error {
@@ -220,7 +218,7 @@ func expireArtifactsContaining(tx *bolt.Tx, match func(Job, ExportResult) bool) 
 
 // deletePrefix deletes the keys under prefix whose value keep does not refuse (keep nil
 // deletes all) and returns how many it deleted.
-func deletePrefix(b *bolt.Bucket, prefix []byte, match func(v []byte) bool) (int, error) {
+func deletePrefix(b Bucket, prefix []byte, match func(v []byte) bool) (int, error) {
 	var keys [][]byte
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
@@ -236,12 +234,14 @@ func deletePrefix(b *bolt.Bucket, prefix []byte, match func(v []byte) bool) (int
 	return len(keys), nil
 }
 
-// removeBlobs deletes the artifacts' files and returns those that could not be deleted
-// (a file already gone counts as deleted).
-func (db *DB) removeBlobs(arts []ErasedArtifact) []string {
+// removeBlobs deletes the artifacts' blobs and returns those that could not be deleted
+// (a blob already gone counts as deleted). The records no longer name them, so the
+// deletes run even when ctx has ended: the caller's commit is already made.
+func (db *DB) removeBlobs(ctx context.Context, arts []ErasedArtifact) []string {
+	ctx = context.WithoutCancel(ctx)
 	var failed []string
 	for _, a := range arts {
-		if err := os.Remove(filepath.Join(db.BlobDir(), filepath.Clean(a.File))); err != nil && !os.IsNotExist(err) {
+		if err := db.blobs.Delete(ctx, filepath.ToSlash(filepath.Clean(a.File))); err != nil {
 			failed = append(failed, a.File)
 		}
 	}
@@ -256,23 +256,22 @@ const orphanGrace = time.Hour
 // between an erasure's commit and its file removal, or by an export that failed after
 // writing) and returns how many it deleted.
 func (db *DB) SweepOrphanExports(ctx context.Context) (int, error) {
-	dir := filepath.Join(db.BlobDir(), "exports")
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return 0, nil
-	}
+	list, err := db.blobs.List(ctx, "exports/")
 	if err != nil {
 		return 0, err
 	}
+	if len(list) == 0 {
+		return 0, nil
+	}
 	live := map[string]bool{}
-	err = db.view(ctx, func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx Tx) error {
 		return tx.Bucket(bucketJobs).ForEach(func(_, v []byte) error {
 			var j Job
 			if err := jsonUnmarshal(v, &j); err != nil {
 				return err
 			}
 			if r, ok := j.ExportResult(); ok && r.Blob != "" {
-				live[filepath.Base(r.Blob)] = true
+				live[filepath.ToSlash(filepath.Clean(r.Blob))] = true
 			}
 			return nil
 		})
@@ -282,12 +281,11 @@ func (db *DB) SweepOrphanExports(ctx context.Context) (int, error) {
 	}
 	cutoff := db.Now().Add(-orphanGrace)
 	n := 0
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil || e.IsDir() || live[e.Name()] || info.ModTime().After(cutoff) {
+	for _, b := range list {
+		if live[b.Key] || b.ModTime.After(cutoff) {
 			continue
 		}
-		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+		if db.blobs.Delete(ctx, b.Key) == nil {
 			n++
 		}
 	}

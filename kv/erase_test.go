@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // clock is a settable clock for tests.
@@ -134,7 +132,7 @@ func TestEraseInterview(t *testing.T) {
 func countPrefix(tb testing.TB, db *DB, bucket, prefix []byte) int {
 	tb.Helper()
 	n := 0
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(context.Background(), func(tx Tx) error {
 		c := tx.Bucket(bucket).Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			n++
@@ -168,7 +166,7 @@ func TestEraseInterviewLegacyArtifactAndRace(t *testing.T) {
 	t.Run("OK_ArtifactWithoutListCountsAsHolding", func(t *testing.T) {
 		j, rel := mustArtifact(t, db, p, st, iv)
 		// An artifact from before artifacts listed their interviews.
-		err := db.bolt.Update(func(tx *bolt.Tx) error {
+		err := db.update(context.Background(), func(tx Tx) error {
 			j := mustJob(t, db, p, j.ID)
 			j.Output = []byte(`{"blob":"` + rel + `","rows":1}`)
 			return putJSON(tx.Bucket(bucketJobs), p.key(j.ID), j)

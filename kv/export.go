@@ -5,7 +5,6 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Export job statuses as the API shows them.
@@ -56,7 +55,7 @@ func (db *DB) CreateExportJob(ctx context.Context, in ExportInput, idem *IdemWri
 	study := in.StudyID
 	j := Job{ID: in.JobID, Kind: JobExport, OrgID: in.Partition.Org, Env: in.Partition.Env, Status: ExportQueued,
 		StudyID: &study, Input: spec, CreatedAt: now, UpdatedAt: now}
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx Tx) error {
 		if _, err := studyByID(tx, in.Partition, in.StudyID); err != nil {
 			return err
 		}
@@ -86,7 +85,7 @@ func (j Job) ExportResult() (ExportResult, bool) {
 // StartExport moves an export to running. ECONFLICT once it has ended.
 func (db *DB) StartExport(ctx context.Context, p Partition, id ID) (Job, error) {
 	var j Job
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if j, err = jobByID(tx, p, id); err != nil {
 			return err
@@ -106,7 +105,7 @@ func (db *DB) FinishExport(ctx context.Context, p Partition, id ID, r ExportResu
 	if err != nil {
 		return err
 	}
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		j, err := jobByID(tx, p, id)
 		if err != nil {
 			return err
@@ -133,7 +132,7 @@ var errExportErased = Errorf(ECONFLICT, "interview_erased", "An interview in thi
 func (db *DB) FindExpiredExports(ctx context.Context) ([]Job, error) {
 	now := db.Now()
 	var out []Job
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		return tx.Bucket(bucketJobs).ForEach(func(_, v []byte) error {
 			var j Job
 			if err := jsonUnmarshal(v, &j); err != nil {
@@ -151,7 +150,7 @@ func (db *DB) FindExpiredExports(ctx context.Context) ([]Job, error) {
 // ExpireExport marks an export's artifact as deleted: the job stays, its download
 // answers not found.
 func (db *DB) ExpireExport(ctx context.Context, p Partition, id ID) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		j, err := jobByID(tx, p, id)
 		if err != nil {
 			return err
@@ -172,7 +171,7 @@ func (db *DB) ExpireExport(ctx context.Context, p Partition, id ID) error {
 // test rehearsals), oldest first: the rows of an export.
 func (db *DB) FindExportInterviews(ctx context.Context, p Partition, study ID) ([]Interview, error) {
 	var out []Interview
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		if _, err := studyByID(tx, p, study); err != nil {
 			return err
 		}

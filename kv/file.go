@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // File is an uploaded file: its raw bytes live in the blob folder, its extracted text here.
@@ -23,7 +21,7 @@ type File struct {
 // CreateFile records an uploaded file. ENOTFOUND for an unknown organisation.
 func (db *DB) CreateFile(ctx context.Context, p Partition, f File) (File, error) {
 	f.OrgID, f.Env, f.CreatedAt = p.Org, p.Env, db.Now()
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		if _, err := orgByID(tx, p.Org); err != nil {
 			return err
 		}
@@ -36,7 +34,7 @@ func (db *DB) CreateFile(ctx context.Context, p Partition, f File) (File, error)
 // outside the partition are ENOTFOUND.
 func (db *DB) FindFilesByID(ctx context.Context, p Partition, ids []ID) ([]File, error) {
 	files := make([]File, 0, len(ids))
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		for _, id := range ids {
 			var f File
 			ok, err := getJSON(tx.Bucket(bucketFiles), p.key(id), &f)

@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Idempotency keys are remembered this long.
@@ -57,7 +55,7 @@ func (db *DB) ClaimIdem(ctx context.Context, p Partition, key string, fp [32]byt
 		out    IdemOutcome
 		output []byte
 	)
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		b := tx.Bucket(bucketIdempotency)
 		now := db.Now()
 		var rec idemRecord
@@ -86,7 +84,7 @@ func (db *DB) ClaimIdem(ctx context.Context, p Partition, key string, fp [32]byt
 // that failed validation, conflicted, were limited or failed are not remembered. A
 // finished record is left alone.
 func (db *DB) ReleaseIdem(ctx context.Context, p Partition, key string) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		b := tx.Bucket(bucketIdempotency)
 		var rec idemRecord
 		ok, err := getJSON(b, idemKey(p, key), &rec)
@@ -98,7 +96,7 @@ func (db *DB) ReleaseIdem(ctx context.Context, p Partition, key string) error {
 }
 
 // writeIdem finishes a claim inside the mutation's own transaction (w may be nil).
-func (db *DB) writeIdem(tx *bolt.Tx, w *IdemWrite) error {
+func (db *DB) writeIdem(tx Tx, w *IdemWrite) error {
 	if w == nil {
 		return nil
 	}
@@ -114,7 +112,7 @@ func (db *DB) writeIdem(tx *bolt.Tx, w *IdemWrite) error {
 // SweepIdem deletes records older than IdemTTL and returns how many went.
 func (db *DB) SweepIdem(ctx context.Context) (int, error) {
 	n := 0
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		now := db.Now()
 		b := tx.Bucket(bucketIdempotency)
 		var expired [][]byte

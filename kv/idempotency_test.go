@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestIdemLegacyRecordReplays: a record written when idempotency records held the REST
@@ -16,7 +14,7 @@ func TestIdemLegacyRecordReplays(t *testing.T) {
 	fp := [32]byte{7}
 	legacy := []byte(`{"fp":[` + fpJSON(fp) + `],"done":true,"status":202,"body":"eyJqb2JfaWQiOiJqMSJ9","created_at":"` +
 		db.Now().UTC().Format("2006-01-02T15:04:05.999999999Z07:00") + `"}`)
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+	if err := db.update(context.Background(), func(tx Tx) error {
 		return tx.Bucket(bucketIdempotency).Put(idemKey(p, "old"), legacy)
 	}); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Modalities: how the participant answered.
@@ -49,7 +47,7 @@ func (iv Interview) Partition() Partition { return Partition{Org: iv.OrgID, Env:
 // FindInterviewByID returns the interview in partition p, or ENOTFOUND.
 func (db *DB) FindInterviewByID(ctx context.Context, p Partition, id ID) (Interview, error) {
 	var iv Interview
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var err error
 		iv, err = interviewByID(tx, p, id)
 		return err
@@ -57,7 +55,7 @@ func (db *DB) FindInterviewByID(ctx context.Context, p Partition, id ID) (Interv
 	return iv, err
 }
 
-func interviewByID(tx *bolt.Tx, p Partition, id ID) (Interview, error) {
+func interviewByID(tx Tx, p Partition, id ID) (Interview, error) {
 	var iv Interview
 	ok, err := getJSON(tx.Bucket(bucketInterviews), p.key(id), &iv)
 	if err != nil {
@@ -91,7 +89,7 @@ func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Inter
 		after = &id
 	}
 	page := Page[Interview]{Items: make([]Interview, 0, min(f.Limit+1, 201))}
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		more, last, err := pageNewest(tx.Bucket(bucketInterviews), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
 			var iv Interview
 			if err := jsonUnmarshal(v, &iv); err != nil {

@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"crypto/sha256"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Why an invite link opened without starting an interview.
@@ -38,7 +36,7 @@ type Opened struct {
 // just minted. Opened.Session is the secret in effect. ENOTFOUND for an unknown token.
 func (db *DB) ResumeLink(ctx context.Context, token, presented, fresh string) (Opened, error) {
 	var out Opened
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		session := fresh
 		if presented != "" {
 			known, err := sessionKnown(tx, token, sha256.Sum256([]byte(presented)))
@@ -60,7 +58,7 @@ func (db *DB) ResumeLink(ctx context.Context, token, presented, fresh string) (O
 // sessionKnown reports whether a session (by hash) belongs to the link: a group or
 // plain link's session of one of its interviews, or a session of a person link's
 // interview.
-func sessionKnown(tx *bolt.Tx, token string, hash [32]byte) (bool, error) {
+func sessionKnown(tx Tx, token string, hash [32]byte) (bool, error) {
 	var l Link
 	ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &l)
 	if err != nil || !ok {
@@ -82,7 +80,7 @@ func sessionKnown(tx *bolt.Tx, token string, hash [32]byte) (bool, error) {
 // starts a new one. ENOTFOUND for an unknown token.
 func (db *DB) OpenLink(ctx context.Context, token, session string) (Opened, error) {
 	var out Opened
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		out, err = db.openLink(tx, token, session, true)
 		return err
@@ -97,7 +95,7 @@ func (db *DB) OpenLink(ctx context.Context, token, session string) (Opened, erro
 // token.
 func (db *DB) PeekLink(ctx context.Context, token, session string) (Opened, error) {
 	var out Opened
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var err error
 		out, err = db.openLink(tx, token, session, false)
 		return err
@@ -106,7 +104,7 @@ func (db *DB) PeekLink(ctx context.Context, token, session string) (Opened, erro
 }
 
 // openLink is OpenLink (create) or PeekLink (!create, in a read-only transaction).
-func (db *DB) openLink(tx *bolt.Tx, token, session string, create bool) (Opened, error) {
+func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error) {
 	var out Opened
 	sessionHash := sha256.Sum256([]byte(session))
 	ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &out.Link)
@@ -221,6 +219,6 @@ func interviewSessionKey(id ID, hash [32]byte) []byte {
 
 // sessionMatches reports whether hash is a session of the interview. A plain lookup
 // is enough: the key is the SHA-256 of a 256-bit secret, which cannot be guessed.
-func sessionMatches(tx *bolt.Tx, id ID, hash [32]byte) bool {
+func sessionMatches(tx Tx, id ID, hash [32]byte) bool {
 	return tx.Bucket(bucketSessions).Get(interviewSessionKey(id, hash)) != nil
 }

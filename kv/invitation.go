@@ -6,8 +6,6 @@ import (
 	"crypto/sha256"
 	"sort"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Invitations by email: a link with a random token (only its SHA-256 stored) that makes
@@ -79,7 +77,7 @@ func (db *DB) CreateInvitation(ctx context.Context, in InvitationInput) (Invitat
 	}
 	token, hash := newCheckedToken(invitationPrefix)
 	var inv Invitation
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		if _, err := orgByID(tx, in.OrgID); err != nil {
 			return err
 		}
@@ -136,7 +134,7 @@ func (db *DB) CreateInvitation(ctx context.Context, in InvitationInput) (Invitat
 // first. ENOTFOUND for an unknown org.
 func (db *DB) FindInvitations(ctx context.Context, org ID) ([]Invitation, error) {
 	var out []Invitation
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		out = nil
 		if _, err := orgByID(tx, org); err != nil {
 			return err
@@ -157,7 +155,7 @@ func (db *DB) FindInvitations(ctx context.Context, org ID) ([]Invitation, error)
 // ENOTFOUND invitation_invalid for a malformed, unknown, revoked, used or expired token.
 func (db *DB) FindInvitation(ctx context.Context, token string) (InvitationView, error) {
 	var out InvitationView
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		rec, err := invitationByToken(tx, token, db.Now())
 		if err != nil {
 			return err
@@ -203,7 +201,7 @@ func (db *DB) AcceptInvitation(ctx context.Context, in AcceptInput) (Accepted, e
 	token, hash := newSessionToken()
 	csrf := newCSRFSecret()
 	var out Accepted
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		out = Accepted{}
 		now := db.Now()
 		rec, err := invitationByToken(tx, in.Token, now)
@@ -242,7 +240,7 @@ func (db *DB) AcceptInvitation(ctx context.Context, in AcceptInput) (Accepted, e
 // new; verified and signed in now, since the invitation reached the address) a member
 // with the invited role; someone already a member keeps their role. ENOTFOUND
 // invitation_invalid when its organisation is gone.
-func (db *DB) joinByInvitation(tx *bolt.Tx, rec invitationRecord, now time.Time) (User, Membership, Org, error) {
+func (db *DB) joinByInvitation(tx Tx, rec invitationRecord, now time.Time) (User, Membership, Org, error) {
 	org, err := orgByID(tx, rec.OrgID)
 	if err != nil {
 		return User{}, Membership{}, Org{}, errInvitation
@@ -281,7 +279,7 @@ type RevokeInvitationInput struct {
 // invitation to be an owner (EFORBIDDEN owner_only); ENOTFOUND for an unknown
 // invitation.
 func (db *DB) RevokeInvitation(ctx context.Context, in RevokeInvitationInput) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		if in.Actor.IsZero() {
 			return notFound("Organisation")
 		}
@@ -313,7 +311,7 @@ func ParseInvitationToken(s string) bool { return parseCheckedToken(s, invitatio
 
 func invitationKey(inv Invitation) []byte { return append(inv.OrgID[:], inv.ID[:]...) }
 
-func invitationByToken(tx *bolt.Tx, token string, now time.Time) (invitationRecord, error) {
+func invitationByToken(tx Tx, token string, now time.Time) (invitationRecord, error) {
 	if !ParseInvitationToken(token) {
 		return invitationRecord{}, errInvitation
 	}
@@ -332,7 +330,7 @@ func invitationByToken(tx *bolt.Tx, token string, now time.Time) (invitationReco
 	return rec, nil
 }
 
-func eachInvitation(tx *bolt.Tx, org ID, fn func(invitationRecord) error) error {
+func eachInvitation(tx Tx, org ID, fn func(invitationRecord) error) error {
 	c := tx.Bucket(bucketInvitations).Cursor()
 	for k, v := c.Seek(org[:]); k != nil && string(k[:16]) == string(org[:]); k, v = c.Next() {
 		var r invitationRecord
@@ -346,7 +344,7 @@ func eachInvitation(tx *bolt.Tx, org ID, fn func(invitationRecord) error) error 
 	return nil
 }
 
-func deleteInvitation(tx *bolt.Tx, r invitationRecord) error {
+func deleteInvitation(tx Tx, r invitationRecord) error {
 	if err := tx.Bucket(bucketInvitations).Delete(invitationKey(r.Invitation)); err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
 )
 
 // JobKind names a kind of background work; each kind has its own worker pool.
@@ -28,22 +27,26 @@ const (
 // (authoring: working/ready/failed; simulation: queued/running/completed/failed). Input
 // and Output hold kind-specific JSON.
 type Job struct {
-	ID        ID              `json:"id"`
-	Kind      JobKind         `json:"kind"`
-	OrgID     ID              `json:"org_id"`
-	Env       Environment     `json:"env"`
-	Status    string          `json:"status"`
-	Done      bool            `json:"done"`
-	StudyID   *ID             `json:"study_id,omitempty"`
-	ThreadID  ID              `json:"thread_id"`
-	Guidance  string          `json:"guidance,omitempty"`
-	FileIDs   []ID            `json:"file_ids,omitempty"`
-	Input     json.RawMessage `json:"input,omitempty"`
-	Output    json.RawMessage `json:"output,omitempty"`
-	Error     string          `json:"error,omitempty"`
-	Attempts  int             `json:"attempts"`
-	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt time.Time       `json:"updated_at"`
+	ID       ID              `json:"id"`
+	Kind     JobKind         `json:"kind"`
+	OrgID    ID              `json:"org_id"`
+	Env      Environment     `json:"env"`
+	Status   string          `json:"status"`
+	Done     bool            `json:"done"`
+	StudyID  *ID             `json:"study_id,omitempty"`
+	ThreadID ID              `json:"thread_id"`
+	Guidance string          `json:"guidance,omitempty"`
+	FileIDs  []ID            `json:"file_ids,omitempty"`
+	Input    json.RawMessage `json:"input,omitempty"`
+	Output   json.RawMessage `json:"output,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Attempts int             `json:"attempts"`
+	// LeaseOwner is the node running the job and LeaseUntil when its lease ends unless
+	// renewed (job_lease.go); empty for a job no node has claimed.
+	LeaseOwner string     `json:"lease_owner,omitempty"`
+	LeaseUntil *time.Time `json:"lease_until,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
 }
 
 // Partition returns the job's (organisation, environment).
@@ -66,7 +69,7 @@ func (db *DB) CreateAuthoringJob(ctx context.Context, in AuthoringInput, idem *I
 	now := db.Now()
 	j := Job{ID: in.JobID, Kind: JobAuthoring, OrgID: in.Partition.Org, Env: in.Partition.Env, Status: AuthoringWorking,
 		StudyID: in.StudyID, ThreadID: in.ThreadID, Guidance: in.Guidance, FileIDs: in.FileIDs, CreatedAt: now, UpdatedAt: now}
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		if in.StudyID != nil {
 			st, err := studyByID(tx, in.Partition, *in.StudyID)
 			if err != nil {
@@ -95,7 +98,7 @@ func (db *DB) CreateAuthoringJob(ctx context.Context, in AuthoringInput, idem *I
 // another kind's job, so ids cannot be probed across endpoints).
 func (db *DB) FindJobByID(ctx context.Context, p Partition, kind JobKind, id ID) (Job, error) {
 	var j Job
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var err error
 		j, err = jobByID(tx, p, id)
 		if err == nil && j.Kind != kind {
@@ -106,7 +109,7 @@ func (db *DB) FindJobByID(ctx context.Context, p Partition, kind JobKind, id ID)
 	return j, err
 }
 
-func jobByID(tx *bolt.Tx, p Partition, id ID) (Job, error) {
+func jobByID(tx Tx, p Partition, id ID) (Job, error) {
 	var j Job
 	ok, err := getJSON(tx.Bucket(bucketJobs), p.key(id), &j)
 	if err != nil {
@@ -118,7 +121,7 @@ func jobByID(tx *bolt.Tx, p Partition, id ID) (Job, error) {
 	return j, nil
 }
 
-func (db *DB) putJob(tx *bolt.Tx, j Job) error {
+func (db *DB) putJob(tx Tx, j Job) error {
 	j.UpdatedAt = db.Now()
 	return putJSON(tx.Bucket(bucketJobs), j.Partition().key(j.ID), j)
 }
@@ -128,7 +131,7 @@ func (db *DB) putJob(tx *bolt.Tx, j Job) error {
 // adds the next design version. It returns the study. ECONFLICT if the job is done.
 func (db *DB) FinishAuthoring(ctx context.Context, p Partition, jobID ID, brief Brief) (Study, error) {
 	var st Study
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		j, err := jobByID(tx, p, jobID)
 		if err != nil {
 			return err
@@ -152,7 +155,7 @@ func (db *DB) FinishAuthoring(ctx context.Context, p Partition, jobID ID, brief 
 
 // FailJob ends a job as failed with a message for the record. ECONFLICT if it is done.
 func (db *DB) FailJob(ctx context.Context, p Partition, jobID ID, status, message string) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		j, err := jobByID(tx, p, jobID)
 		if err != nil {
 			return err
@@ -169,7 +172,7 @@ func (db *DB) FailJob(ctx context.Context, p Partition, jobID ID, status, messag
 // process can be given up on) and returns the updated job.
 func (db *DB) StartJobAttempt(ctx context.Context, p Partition, jobID ID) (Job, error) {
 	var j Job
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if j, err = jobByID(tx, p, jobID); err != nil {
 			return err
@@ -184,7 +187,7 @@ func (db *DB) StartJobAttempt(ctx context.Context, p Partition, jobID ID) (Job, 
 // must resume or fail.
 func (db *DB) FindUnfinishedJobs(ctx context.Context) ([]Job, error) {
 	var jobs []Job
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		return tx.Bucket(bucketJobs).ForEach(func(_, v []byte) error {
 			var j Job
 			if err := jsonUnmarshal(v, &j); err != nil {

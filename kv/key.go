@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Scopes a credential can hold.
@@ -76,7 +74,7 @@ func (db *DB) CreateKey(ctx context.Context, in KeyInput) (Key, string, error) {
 	if err != nil {
 		return Key{}, "", err
 	}
-	if err := db.update(ctx, func(tx *bolt.Tx) error { return db.putNewKey(tx, &k, in) }); err != nil {
+	if err := db.update(ctx, func(tx Tx) error { return db.putNewKey(tx, &k, in) }); err != nil {
 		return Key{}, "", err
 	}
 	return k, secret, nil
@@ -105,7 +103,7 @@ func newKey(in KeyInput, now time.Time) (Key, string, error) {
 // putNewKey stores k inside tx once the rules CreateKey documents hold: the org
 // exists, the user is a member whose role allows every scope, and its require_mfa is
 // met. It sets k.UserID to the member's (the owner's when in.UserID is zero).
-func (db *DB) putNewKey(tx *bolt.Tx, k *Key, in KeyInput) error {
+func (db *DB) putNewKey(tx Tx, k *Key, in KeyInput) error {
 	org, err := orgByID(tx, in.OrgID)
 	if err != nil {
 		return err
@@ -162,7 +160,7 @@ func validateKeyInput(in *KeyInput) ([]string, []FieldError) {
 	return scopes, fields
 }
 
-func memberFor(tx *bolt.Tx, org, user ID) (Membership, error) {
+func memberFor(tx Tx, org, user ID) (Membership, error) {
 	b := tx.Bucket(bucketMembers)
 	if user.IsZero() { // the organisation's owner
 		c := b.Cursor()
@@ -215,7 +213,7 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 	}
 	gen := db.creds.generation()
 	var cred Credential
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		id := tx.Bucket(bucketKeyHashes).Get(hash[:])
 		if id == nil {
 			return errBadKey
@@ -249,7 +247,7 @@ var errBadKey = Errorf(EUNAUTHORIZED, "invalid_token", "The API key is missing, 
 // FindKeys returns the organisation's keys, oldest first. ENOTFOUND for an unknown org.
 func (db *DB) FindKeys(ctx context.Context, org ID) ([]Key, error) {
 	var keys []Key
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		if _, err := orgByID(tx, org); err != nil {
 			return err
 		}
@@ -272,7 +270,7 @@ func (db *DB) FindKeys(ctx context.Context, org ID) ([]Key, error) {
 // already revoked key is a no-op. ENOTFOUND for an unknown key.
 func (db *DB) RevokeKey(ctx context.Context, id ID) (Key, error) {
 	var k Key
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		ok, err := getJSON(tx.Bucket(bucketKeys), id[:], &k)
 		if err != nil {
 			return err
@@ -299,7 +297,7 @@ func (db *DB) RevokeKey(ctx context.Context, id ID) (Key, error) {
 // org or a user who is not a member.
 func (db *DB) FindKeysFor(ctx context.Context, org, user ID) ([]Key, error) {
 	var keys []Key
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		keys = nil
 		if _, err := orgByID(tx, org); err != nil {
 			return err
@@ -339,7 +337,7 @@ type RevokeKeyInput struct {
 // no-op.
 func (db *DB) RevokeKeyAs(ctx context.Context, in RevokeKeyInput) (Key, error) {
 	var k Key
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if k, err = keyVisibleTo(tx, in.OrgID, in.Actor, in.KeyID); err != nil {
 			return err
@@ -360,7 +358,7 @@ func (db *DB) RevokeKeyAs(ctx context.Context, in RevokeKeyInput) (Key, error) {
 
 // keyVisibleTo returns key id of org when actor may see it (FindKeysFor): any for
 // owners and admins, their own for members; ENOTFOUND otherwise, as for an unknown key.
-func keyVisibleTo(tx *bolt.Tx, org, actor, id ID) (Key, error) {
+func keyVisibleTo(tx Tx, org, actor, id ID) (Key, error) {
 	if actor.IsZero() {
 		return Key{}, notFound("Key")
 	}

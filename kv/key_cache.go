@@ -2,8 +2,6 @@ package kv
 
 import (
 	"sync"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // credCacheMax bounds the resolved credentials kept in memory. Only valid keys are ever
@@ -28,7 +26,12 @@ const credCacheMax = 16384
 // a reader notes gen before its read transaction and stores its result only if no
 // invalidation happened since, so a credential read before a revocation committed can
 // never be stored after the revocation cleared the cache.
+//
+// The cache is off on a store shared by several nodes (PostgreSQL): a revocation
+// committed by another node would not invalidate this node's entries, so every request
+// reads the key from the store.
 type credCache struct {
+	off bool
 	mu  sync.RWMutex
 	gen uint64
 	m   map[[32]byte]Credential
@@ -37,6 +40,9 @@ type credCache struct {
 func newCredCache() *credCache { return &credCache{m: make(map[[32]byte]Credential)} }
 
 func (c *credCache) get(hash [32]byte) (Credential, bool) {
+	if c.off {
+		return Credential{}, false
+	}
 	c.mu.RLock()
 	cred, ok := c.m[hash]
 	c.mu.RUnlock()
@@ -52,6 +58,9 @@ func (c *credCache) generation() uint64 {
 
 // put remembers cred unless an invalidation happened since gen was read.
 func (c *credCache) put(hash [32]byte, cred Credential, gen uint64) {
+	if c.off {
+		return
+	}
 	c.mu.Lock()
 	if c.gen == gen && len(c.m) < credCacheMax {
 		c.m[hash] = cred
@@ -89,6 +98,6 @@ func (c *credCache) len() int {
 // organisation record: once tx commits (and before the writer's call returns) the
 // organisation's cached credentials are gone. A rolled-back transaction changes
 // nothing and invalidates nothing.
-func (db *DB) authChanged(tx *bolt.Tx, org ID) {
+func (db *DB) authChanged(tx Tx, org ID) {
 	tx.OnCommit(func() { db.creds.invalidateOrg(org) })
 }

@@ -31,6 +31,7 @@ func mustWarm(tb testing.TB, db *DB, secret string) Credential {
 }
 
 func TestCredCache_RevocationWithCacheWarm(t *testing.T) {
+	boltOnly(t) // the cache is off on a shared store (see TestNodes)
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	org := mustOrg(t, db, "revoke")
@@ -50,6 +51,7 @@ func TestCredCache_RevocationWithCacheWarm(t *testing.T) {
 }
 
 func TestCredCache_OrgChangeVisible(t *testing.T) {
+	boltOnly(t) // the cache is off on a shared store (see TestNodes)
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	org := mustOrg(t, db, "credits")
@@ -67,6 +69,7 @@ func TestCredCache_OrgChangeVisible(t *testing.T) {
 }
 
 func TestCredCache_ExpiryRecheckedPerRequest(t *testing.T) {
+	boltOnly(t) // the cache is off on a shared store (see TestNodes)
 	var nowNS atomic.Int64
 	start := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	nowNS.Store(start.UnixNano())
@@ -89,6 +92,7 @@ func TestCredCache_ExpiryRecheckedPerRequest(t *testing.T) {
 }
 
 func TestCredCache_NoLeakAcrossOrgsAndEnvs(t *testing.T) {
+	boltOnly(t) // the cache is off on a shared store (see TestNodes)
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	type want struct {

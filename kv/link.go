@@ -6,8 +6,6 @@ import (
 	"encoding/base64"
 	"sort"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Link is an invite link: the study's plain link or a participant link carrying
@@ -32,7 +30,7 @@ func newLinkToken() string {
 	return base64.RawURLEncoding.EncodeToString(raw[:])
 }
 
-func (db *DB) createLink(tx *bolt.Tx, l Link) (Link, error) {
+func (db *DB) createLink(tx Tx, l Link) (Link, error) {
 	l.Token = newLinkToken()
 	l.CreatedAt = db.Now()
 	return l, putJSON(tx.Bucket(bucketLinks), []byte(l.Token), l)
@@ -41,7 +39,7 @@ func (db *DB) createLink(tx *bolt.Tx, l Link) (Link, error) {
 // FindLinkByToken returns the link, or ENOTFOUND.
 func (db *DB) FindLinkByToken(ctx context.Context, token string) (Link, error) {
 	var l Link
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &l)
 		if err == nil && !ok {
 			err = notFound("Link")
@@ -63,7 +61,7 @@ func (db *DB) CreateParticipantLink(ctx context.Context, p Partition, study ID, 
 		l   Link
 		raw []byte
 	)
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		// Only the study's existence is checked inside the shared commit; it is decoded
 		// after, outside the one writer every other write waits for.
 		rec := tx.Bucket(bucketStudies).Get(p.key(study))
@@ -95,7 +93,7 @@ func (db *DB) CreateParticipantLink(ctx context.Context, p Partition, study ID, 
 // first. ENOTFOUND for a study outside the partition.
 func (db *DB) FindParticipantLinks(ctx context.Context, p Partition, study ID) ([]Link, error) {
 	var out []Link
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		if _, err := studyByID(tx, p, study); err != nil {
 			return err
 		}

@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // OutboxKeep is how many offline messages the outbox keeps; older ones are dropped as
@@ -26,7 +24,7 @@ type OutboxMail struct {
 // returns it with its id and time.
 func (db *DB) AddOutboxMail(ctx context.Context, m OutboxMail) (OutboxMail, error) {
 	m.ID, m.CreatedAt = db.NewID(), db.Now()
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		b := tx.Bucket(bucketOutbox)
 		if err := putJSON(b, m.ID[:], m); err != nil {
 			return err
@@ -50,7 +48,7 @@ func (db *DB) AddOutboxMail(ctx context.Context, m OutboxMail) (OutboxMail, erro
 // FindOutboxMail returns up to limit outbox messages, newest first (limit ≤ 0: all).
 func (db *DB) FindOutboxMail(ctx context.Context, limit int) ([]OutboxMail, error) {
 	out := []OutboxMail{}
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		out = out[:0]
 		c := tx.Bucket(bucketOutbox).Cursor()
 		for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {

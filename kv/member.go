@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Membership ties a user to an organisation with a role.
@@ -66,7 +64,7 @@ func (db *DB) AddMember(ctx context.Context, org ID, email string, role Role) (U
 		return User{}, Invalid(errRole)
 	}
 	var user User
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		if _, err := orgByID(tx, org); err != nil {
 			return err
 		}
@@ -87,7 +85,7 @@ func (db *DB) AddMember(ctx context.Context, org ID, email string, role Role) (U
 // admins, then members, each group by email. ENOTFOUND for an unknown org.
 func (db *DB) FindMembers(ctx context.Context, org ID) ([]Member, error) {
 	var out []Member
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		out = nil
 		if _, err := orgByID(tx, org); err != nil {
 			return err
@@ -115,7 +113,7 @@ func (db *DB) FindMembers(ctx context.Context, org ID) ([]Member, error) {
 // has none.
 func (db *DB) FindUserOrgs(ctx context.Context, user ID) ([]UserOrg, error) {
 	var out []UserOrg
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		out = nil
 		c := tx.Bucket(bucketUserOrgs).Cursor()
 		for k, _ := c.Seek(user[:]); k != nil && string(k[:16]) == string(user[:]); k, _ = c.Next() {
@@ -156,7 +154,7 @@ func (db *DB) UpdateMemberRole(ctx context.Context, in MemberRoleInput) (Members
 		return Membership{}, Invalid(errRole)
 	}
 	var out Membership
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		actor, target, err := managerAndMember(tx, in.OrgID, in.Actor, in.UserID)
 		if err != nil {
 			return err
@@ -188,7 +186,7 @@ type RemoveMemberInput struct {
 // role_forbidden / owner_only; ENOTFOUND when either is not a member; ECONFLICT
 // last_owner for the only owner.
 func (db *DB) RemoveMember(ctx context.Context, in RemoveMemberInput) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		var target Membership
 		if in.UserID.IsZero() {
 			return errMemberAbsent
@@ -239,7 +237,7 @@ type RequireMFAInput struct {
 // non-member actor.
 func (db *DB) SetRequireMFA(ctx context.Context, in RequireMFAInput) (Org, error) {
 	var org Org
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if org, err = orgByID(tx, in.OrgID); err != nil {
 			return err
@@ -259,7 +257,7 @@ func (db *DB) SetRequireMFA(ctx context.Context, in RequireMFAInput) (Org, error
 
 // managerAndMember loads the actor (who must manage the organisation) and the target
 // membership.
-func managerAndMember(tx *bolt.Tx, org, actor, user ID) (Membership, Membership, error) {
+func managerAndMember(tx Tx, org, actor, user ID) (Membership, Membership, error) {
 	if actor.IsZero() {
 		return Membership{}, Membership{}, errNotManager
 	}
@@ -281,7 +279,7 @@ func managerAndMember(tx *bolt.Tx, org, actor, user ID) (Membership, Membership,
 }
 
 // setRole writes m with role, keeping an owner and the member scope rule.
-func (db *DB) setRole(tx *bolt.Tx, m Membership, role Role) error {
+func (db *DB) setRole(tx Tx, m Membership, role Role) error {
 	if m.Role == role {
 		return nil
 	}
@@ -306,7 +304,7 @@ func (db *DB) setRole(tx *bolt.Tx, m Membership, role Role) error {
 }
 
 // revokeUserKeys revokes the user's live keys in org for which match (nil: all) holds.
-func (db *DB) revokeUserKeys(tx *bolt.Tx, org, user ID, match func(Key) bool) error {
+func (db *DB) revokeUserKeys(tx Tx, org, user ID, match func(Key) bool) error {
 	b := tx.Bucket(bucketKeys)
 	var revoke []Key
 	err := b.ForEach(func(_, v []byte) error {
@@ -336,7 +334,7 @@ func (db *DB) revokeUserKeys(tx *bolt.Tx, org, user ID, match func(Key) bool) er
 	return nil
 }
 
-func countOwners(tx *bolt.Tx, org ID) (int, error) {
+func countOwners(tx Tx, org ID) (int, error) {
 	n := 0
 	err := eachMember(tx, org, func(m Membership) error {
 		if m.Role == RoleOwner {
@@ -347,7 +345,7 @@ func countOwners(tx *bolt.Tx, org ID) (int, error) {
 	return n, err
 }
 
-func eachMember(tx *bolt.Tx, org ID, fn func(Membership) error) error {
+func eachMember(tx Tx, org ID, fn func(Membership) error) error {
 	c := tx.Bucket(bucketMembers).Cursor()
 	for k, v := c.Seek(org[:]); k != nil && string(k[:16]) == string(org[:]); k, v = c.Next() {
 		var m Membership
@@ -364,7 +362,7 @@ func eachMember(tx *bolt.Tx, org ID, fn func(Membership) error) error {
 func memberKey(org, user ID) []byte { return append(org[:], user[:]...) }
 
 // putMember writes a membership and its row in the user's index.
-func putMember(tx *bolt.Tx, m Membership) error {
+func putMember(tx Tx, m Membership) error {
 	if err := putJSON(tx.Bucket(bucketMembers), memberKey(m.OrgID, m.UserID), m); err != nil {
 		return err
 	}
@@ -373,7 +371,7 @@ func putMember(tx *bolt.Tx, m Membership) error {
 
 // indexPeople is the migration to schema 3: every membership gets its row in the
 // user's index, and users made before two-step settings existed get the email fallback.
-func indexPeople(tx *bolt.Tx) error {
+func indexPeople(tx Tx) error {
 	for _, name := range [][]byte{bucketUserOrgs, bucketUsers, bucketMembers} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return err

@@ -216,6 +216,7 @@ func TestKeyRoleAndMFARules(t *testing.T) {
 // A file from before people (schema 2) gets its membership index and two-step defaults
 // when opened.
 func TestMigratePeople(t *testing.T) {
+	boltOnly(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	db, err := Open(dir, Options{})

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // OAuth clients (RFC 7591 registration). A client is registered once with its redirect
@@ -254,7 +252,7 @@ func (db *DB) RegisterClient(ctx context.Context, in ClientInput) (OAuthClient, 
 		secret, hash = newCheckedToken(clientSecretPref)
 		c.SecretHash = hash[:]
 	}
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx Tx) error {
 		return putJSON(tx.Bucket(bucketOAuthClients), []byte(c.ID), c)
 	})
 	if err != nil {
@@ -271,7 +269,7 @@ func (db *DB) FindClient(ctx context.Context, id string) (OAuthClient, error) {
 	if !strings.HasPrefix(id, clientIDPrefix) || len(id) > 64 {
 		return c, errNoClient
 	}
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		ok, err := getJSON(tx.Bucket(bucketOAuthClients), []byte(id), &c)
 		if err == nil && !ok {
 			err = errNoClient

@@ -7,8 +7,6 @@ import (
 	"encoding/base64"
 	"slices"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // OAuth connections: what a person's approval creates. A connection ties a client to
@@ -110,7 +108,7 @@ func (db *DB) Approve(ctx context.Context, in ApproveInput) (Connection, string,
 	}
 	code, hash := newCheckedToken(codePrefix)
 	var conn Connection
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		org, err := orgByID(tx, in.OrgID)
 		if err != nil {
 			return err
@@ -179,7 +177,7 @@ func (db *DB) ExchangeCode(ctx context.Context, in ExchangeInput) (TokenPair, er
 	refresh, refreshHash := newCheckedToken(refreshPrefix)
 	var pair TokenPair
 	var reused bool
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		pair, reused = TokenPair{}, false
 		now := db.Now()
 		rec, ok, err := tokenByHash(tx, hash[:])
@@ -238,7 +236,7 @@ func (db *DB) Refresh(ctx context.Context, in RefreshInput) (TokenPair, error) {
 	refresh, refreshHash := newCheckedToken(refreshPrefix)
 	var pair TokenPair
 	var reused bool
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		pair, reused = TokenPair{}, false
 		now := db.Now()
 		rec, ok, err := tokenByHash(tx, hash[:])
@@ -278,7 +276,7 @@ func (db *DB) Refresh(ctx context.Context, in RefreshInput) (TokenPair, error) {
 
 // issuePair stores conn and a new access and refresh token for it; neither outlives
 // the connection.
-func issuePair(tx *bolt.Tx, conn Connection, now time.Time, access string, accessHash [32]byte, refresh string, refreshHash [32]byte) (TokenPair, error) {
+func issuePair(tx Tx, conn Connection, now time.Time, access string, accessHash [32]byte, refresh string, refreshHash [32]byte) (TokenPair, error) {
 	if err := putConnection(tx, conn); err != nil {
 		return TokenPair{}, err
 	}
@@ -318,7 +316,7 @@ func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCreden
 	hash := sha256.Sum256([]byte(token))
 	var cred OAuthCredential
 	var left, stale bool
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		now := db.Now()
 		rec, ok, err := tokenByHash(tx, hash[:])
 		if err != nil || !ok || rec.Kind != tokenAccess || !now.Before(rec.ExpiresAt) {
@@ -345,14 +343,14 @@ func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCreden
 	})
 	if left {
 		c := cred.Connection
-		_ = db.update(ctx, func(tx *bolt.Tx) error { return db.endConnection(tx, c.OrgID, c.ID, "member_left") })
+		_ = db.update(ctx, func(tx Tx) error { return db.endConnection(tx, c.OrgID, c.ID, "member_left") })
 	}
 	if err != nil {
 		return OAuthCredential{}, err
 	}
 	if stale {
 		c := cred.Connection
-		err := db.update(ctx, func(tx *bolt.Tx) error {
+		err := db.update(ctx, func(tx Tx) error {
 			stored, ok, err := connectionByID(tx, c.OrgID, c.ID)
 			if err != nil || !ok {
 				return err
@@ -376,7 +374,7 @@ func (db *DB) RevokeToken(ctx context.Context, token, clientID string) error {
 	if len(token) > 200 {
 		return nil
 	}
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		rec, ok, err := tokenByHash(tx, hash[:])
 		if err != nil || !ok || rec.ClientID != clientID {
 			return err
@@ -390,7 +388,7 @@ func (db *DB) RevokeToken(ctx context.Context, token, clientID string) error {
 // when the user is not a member.
 func (db *DB) FindConnectionsFor(ctx context.Context, org, user ID) ([]Connection, error) {
 	var out []Connection
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		out = nil
 		m, err := memberFor(tx, org, user)
 		if err != nil || user.IsZero() {
@@ -422,7 +420,7 @@ type EndConnectionInput struct {
 // and tokens stop working at once. ENOTFOUND otherwise, as for an unknown one. Ending
 // an ended connection is a no-op.
 func (db *DB) EndConnection(ctx context.Context, in EndConnectionInput) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		m, err := memberFor(tx, in.OrgID, in.Actor)
 		if err != nil || in.Actor.IsZero() {
 			return notFound("Connection")
@@ -441,7 +439,7 @@ func (db *DB) EndConnection(ctx context.Context, in EndConnectionInput) error {
 // FindConnection returns one connection of org (ended or not), or ENOTFOUND.
 func (db *DB) FindConnection(ctx context.Context, org, id ID) (Connection, error) {
 	var conn Connection
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		c, ok, err := connectionByID(tx, org, id)
 		if err == nil && !ok {
 			err = notFound("Connection")
@@ -453,7 +451,7 @@ func (db *DB) FindConnection(ctx context.Context, org, id ID) (Connection, error
 }
 
 // endConnection marks the connection revoked and deletes every code and token of it.
-func (db *DB) endConnection(tx *bolt.Tx, org, id ID, why string) error {
+func (db *DB) endConnection(tx Tx, org, id ID, why string) error {
 	conn, ok, err := connectionByID(tx, org, id)
 	if err != nil || !ok {
 		return err
@@ -483,24 +481,24 @@ func (db *DB) endConnection(tx *bolt.Tx, org, id ID, why string) error {
 	return nil
 }
 
-func connectionByID(tx *bolt.Tx, org, id ID) (Connection, bool, error) {
+func connectionByID(tx Tx, org, id ID) (Connection, bool, error) {
 	var conn Connection
 	ok, err := getJSON(tx.Bucket(bucketOAuthConnections), append(slices.Clone(org[:]), id[:]...), &conn)
 	return conn, ok, err
 }
 
-func putConnection(tx *bolt.Tx, c Connection) error {
+func putConnection(tx Tx, c Connection) error {
 	return putJSON(tx.Bucket(bucketOAuthConnections), append(slices.Clone(c.OrgID[:]), c.ID[:]...), c)
 }
 
-func tokenByHash(tx *bolt.Tx, hash []byte) (tokenRecord, bool, error) {
+func tokenByHash(tx Tx, hash []byte) (tokenRecord, bool, error) {
 	var rec tokenRecord
 	ok, err := getJSON(tx.Bucket(bucketOAuthTokens), hash, &rec)
 	return rec, ok, err
 }
 
 // putToken stores a code or token record and its connection index entry.
-func putToken(tx *bolt.Tx, hash []byte, rec tokenRecord) error {
+func putToken(tx Tx, hash []byte, rec tokenRecord) error {
 	if err := putJSON(tx.Bucket(bucketOAuthTokens), hash, rec); err != nil {
 		return err
 	}

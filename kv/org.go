@@ -7,7 +7,6 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Role is a member's role in an organisation.
@@ -79,7 +78,7 @@ func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
 	now := db.Now()
 	org := Org{ID: db.NewID(), Name: name, Credits: in.Credits, CreatedAt: now}
 	var user User
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		if !in.AllowDuplicate {
 			if same, ok, err := orgByName(tx, name); err != nil {
 				return err
@@ -109,7 +108,7 @@ func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
 // operator's listing: the API never ranges over organisations.
 func (db *DB) FindOrgs(ctx context.Context) ([]Org, error) {
 	orgs := []Org{}
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		return tx.Bucket(bucketOrgs).ForEach(func(_, v []byte) error {
 			var o Org
 			if err := json.Unmarshal(v, &o); err != nil {
@@ -126,7 +125,7 @@ func (db *DB) FindOrgs(ctx context.Context) ([]Org, error) {
 // to case or surrounding spaces, or ENOTFOUND.
 func (db *DB) FindOrgByName(ctx context.Context, name string) (Org, error) {
 	var org Org
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		o, ok, err := orgByName(tx, strings.TrimSpace(name))
 		if err == nil && !ok {
 			err = notFound("Organisation")
@@ -138,7 +137,7 @@ func (db *DB) FindOrgByName(ctx context.Context, name string) (Org, error) {
 }
 
 // orgByName scans the organisations: there are few, and only set-up asks.
-func orgByName(tx *bolt.Tx, name string) (Org, bool, error) {
+func orgByName(tx Tx, name string) (Org, bool, error) {
 	c := tx.Bucket(bucketOrgs).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		var o Org
@@ -155,7 +154,7 @@ func orgByName(tx *bolt.Tx, name string) (Org, bool, error) {
 // FindOrgByID returns the organisation, or ENOTFOUND.
 func (db *DB) FindOrgByID(ctx context.Context, id ID) (Org, error) {
 	var org Org
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var err error
 		org, err = orgByID(tx, id)
 		return err
@@ -163,7 +162,7 @@ func (db *DB) FindOrgByID(ctx context.Context, id ID) (Org, error) {
 	return org, err
 }
 
-func orgByID(tx *bolt.Tx, id ID) (Org, error) {
+func orgByID(tx Tx, id ID) (Org, error) {
 	var org Org
 	ok, err := getJSON(tx.Bucket(bucketOrgs), id[:], &org)
 	if err != nil {
@@ -178,7 +177,7 @@ func orgByID(tx *bolt.Tx, id ID) (Org, error) {
 // FindMembership returns the user's membership of the organisation, or ENOTFOUND.
 func (db *DB) FindMembership(ctx context.Context, org, user ID) (Membership, error) {
 	var m Membership
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		ok, err := getJSON(tx.Bucket(bucketMembers), append(org[:], user[:]...), &m)
 		if err == nil && !ok {
 			err = notFound("Membership")
@@ -193,7 +192,7 @@ func (db *DB) FindMembership(ctx context.Context, org, user ID) (Membership, err
 // EINVALID when the balance would go negative.
 func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
 	var balance int
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		org, err := orgByID(tx, id)
 		if err != nil {
 			return err
@@ -210,7 +209,7 @@ func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
 
 // putOrg writes the organisation record; every write of one goes through here, so the
 // organisation's cached credentials (which carry the record) are dropped on commit.
-func (db *DB) putOrg(tx *bolt.Tx, org Org) error {
+func (db *DB) putOrg(tx Tx, org Org) error {
 	db.authChanged(tx, org.ID)
 	return putJSON(tx.Bucket(bucketOrgs), org.ID[:], org)
 }

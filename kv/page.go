@@ -5,8 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Page is one page of a newest-first list. Next is the opaque cursor of the following
@@ -82,7 +80,7 @@ func (db *DB) cursorMAC(p Partition, head []byte) []byte {
 // accepts; the caller keeps the first limit. more reports whether a row beyond them was
 // found, and last is the id of the limit-th accepted row. Keyset paging: rows inserted
 // meanwhile never shift a page.
-func pageNewest(b *bolt.Bucket, prefix []byte, after *ID, limit int, take func(v []byte) (bool, error)) (more bool, last ID, err error) {
+func pageNewest(b Bucket, prefix []byte, after *ID, limit int, take func(v []byte) (bool, error)) (more bool, last ID, err error) {
 	c := b.Cursor()
 	var start []byte
 	if after != nil {

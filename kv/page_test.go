@@ -11,7 +11,7 @@ import (
 // partition it was issued for, by this instance (its secret survives a restart).
 func TestCursorsAreSigned(t *testing.T) {
 	dir := t.TempDir()
-	db, err := Open(dir, Options{})
+	db, err := Open(dir, testOptionsAt(t, dir, Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestCursorsAreSigned(t *testing.T) {
 		}
 	})
 	t.Run("ErrOtherInstance", func(t *testing.T) {
-		other, err := Open(t.TempDir(), Options{})
+		other, err := Open(t.TempDir(), testOptions(t, Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestCursorsAreSigned(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
-		db2, err := Open(dir, Options{})
+		db2, err := Open(dir, testOptionsAt(t, dir, Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}

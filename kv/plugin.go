@@ -4,8 +4,6 @@ import (
 	"context"
 	"sort"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Plugin kinds an organisation can add.
@@ -42,7 +40,7 @@ func (db *DB) PutPlugin(ctx context.Context, p OrgPlugin) (OrgPlugin, error) {
 		return OrgPlugin{}, Invalid(FieldError{Loc: []any{"name"}, Type: "reserved_name", Msg: "csv is the built-in format; give the formatter another name."})
 	}
 	p.CreatedAt = db.Now()
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		if _, err := orgByID(tx, p.OrgID); err != nil {
 			return err
 		}
@@ -54,7 +52,7 @@ func (db *DB) PutPlugin(ctx context.Context, p OrgPlugin) (OrgPlugin, error) {
 // FindPlugins returns the organisation's plugins, redactors first, each kind by name.
 func (db *DB) FindPlugins(ctx context.Context, org ID) ([]OrgPlugin, error) {
 	var out []OrgPlugin
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		c := tx.Bucket(bucketPlugins).Cursor()
 		for k, v := c.Seek(org[:]); k != nil && len(k) > 16 && string(k[:16]) == string(org[:]); k, v = c.Next() {
 			var p OrgPlugin
@@ -78,7 +76,7 @@ func (db *DB) FindPlugins(ctx context.Context, org ID) ([]OrgPlugin, error) {
 // (so the caller can delete its blob). ENOTFOUND when there is none.
 func (db *DB) RemovePlugin(ctx context.Context, org ID, kind, name string) (OrgPlugin, error) {
 	var p OrgPlugin
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		b := tx.Bucket(bucketPlugins)
 		ok, err := getJSON(b, pluginKey(org, kind, name), &p)
 		if err != nil {

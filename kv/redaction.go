@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"regexp"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Redaction is an organisation's PII-redaction settings, applied to every free-text
@@ -83,7 +81,7 @@ func (db *DB) SetRedaction(ctx context.Context, org ID, r Redaction) (Redaction,
 	if err := r.Validate(); err != nil {
 		return Redaction{}, err
 	}
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		o, err := orgByID(tx, org)
 		if err != nil {
 			return err

@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // MaxRetentionDays bounds an organisation's retention setting (100 years).
@@ -18,7 +16,7 @@ func (db *DB) SetRetention(ctx context.Context, org ID, days int) (Org, error) {
 		return Org{}, Invalid(FieldError{Loc: []any{"days"}, Msg: "Retention must be 1 to 36500 days, or off.", Type: "range"})
 	}
 	var o Org
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if o, err = orgByID(tx, org); err != nil {
 			return err
@@ -52,7 +50,7 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 	now := db.Now()
 	out := RetentionSweep{At: now}
 	cutoffs := map[ID]time.Time{}
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		return tx.Bucket(bucketOrgs).ForEach(func(_, v []byte) error {
 			var o Org
 			if err := jsonUnmarshal(v, &o); err != nil {
@@ -71,7 +69,7 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 	// store's one writer; the write re-reads each and deletes only what is still expired.
 	for {
 		var cands []Interview
-		if err := db.view(ctx, func(tx *bolt.Tx) error {
+		if err := db.view(ctx, func(tx Tx) error {
 			var err error
 			cands, err = expiredInterviews(tx, cutoffs, retentionBatch)
 			return err
@@ -84,7 +82,7 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 		var rc EraseReceipt
 		var arts []ErasedArtifact
 		n := 0
-		err := db.update(ctx, func(tx *bolt.Tx) error {
+		err := db.update(ctx, func(tx Tx) error {
 			rc, arts, n = EraseReceipt{}, nil, 0
 			old, err := stillExpired(tx, cands, cutoffs)
 			if err != nil {
@@ -101,13 +99,13 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 		out.TranscriptMessages += rc.TranscriptMessages
 		out.Sessions += rc.Sessions
 		out.ExportArtifacts = append(out.ExportArtifacts, arts...)
-		out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(arts)...)
+		out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(ctx, arts)...)
 		if len(cands) < retentionBatch {
 			break
 		}
 	}
 	var arts []ErasedArtifact
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx Tx) error {
 		var err error
 		arts, err = expireArtifactsContaining(tx, func(j Job, _ ExportResult) bool {
 			cut, ok := cutoffs[j.OrgID]
@@ -119,14 +117,14 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 		return out, err
 	}
 	out.ExportArtifacts = append(out.ExportArtifacts, arts...)
-	out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(arts)...)
+	out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(ctx, arts)...)
 	return out, nil
 }
 
 // stillExpired re-reads the candidate interviews in tx and returns those that still
 // exist and are still past their organisation's cut-off (a participant may have answered
 // since they were chosen).
-func stillExpired(tx *bolt.Tx, cands []Interview, cutoffs map[ID]time.Time) ([]Interview, error) {
+func stillExpired(tx Tx, cands []Interview, cutoffs map[ID]time.Time) ([]Interview, error) {
 	b := tx.Bucket(bucketInterviews)
 	out := make([]Interview, 0, len(cands))
 	for _, c := range cands {
@@ -144,7 +142,7 @@ func stillExpired(tx *bolt.Tx, cands []Interview, cutoffs map[ID]time.Time) ([]I
 
 // expiredInterviews returns up to limit interviews of the organisations in cutoffs whose
 // last activity is before their organisation's cut-off.
-func expiredInterviews(tx *bolt.Tx, cutoffs map[ID]time.Time, limit int) ([]Interview, error) {
+func expiredInterviews(tx Tx, cutoffs map[ID]time.Time, limit int) ([]Interview, error) {
 	var out []Interview
 	c := tx.Bucket(bucketInterviews).Cursor()
 	for k, v := c.First(); k != nil && len(out) < limit; k, v = c.Next() {

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 func TestSweepRetention(t *testing.T) {
@@ -133,7 +131,7 @@ func TestSweepRetentionRechecksCandidates(t *testing.T) {
 	st := liveStudy(t, db, p, "R")
 	iv := mustInterview(t, db, st, "session-recheck-1", false)
 	cutoffs := map[ID]time.Time{org.ID: c.now().Add(time.Hour)}
-	err = db.view(ctx, func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx Tx) error {
 		got, err := stillExpired(tx, []Interview{iv}, cutoffs)
 		if err == nil && len(got) != 1 {
 			t.Errorf("before the answer: %d still expired, want 1", len(got))
@@ -149,7 +147,7 @@ func TestSweepRetentionRechecksCandidates(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	err = db.view(ctx, func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx Tx) error {
 		got, err := stillExpired(tx, []Interview{iv}, cutoffs)
 		if err == nil && len(got) != 0 {
 			t.Errorf("after the answer: %d still expired, want 0", len(got))

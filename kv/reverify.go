@@ -5,8 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Re-verification: changes that weaken a person's protection (turning two-step off,
@@ -61,7 +59,7 @@ func (db *DB) Reverify(ctx context.Context, in ReverifyInput) (Session, error) {
 	hash := sha256.Sum256([]byte(in.Token))
 	var out Session
 	var fail error
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		out, fail = Session{}, nil
 		now := db.Now()
 		rec, err := liveSession(tx, hash[:], now)
@@ -146,7 +144,7 @@ func (db *DB) RequestReverifyEmailCode(ctx context.Context, token string) (TwoSt
 	hash := sha256.Sum256([]byte(token))
 	code := newDigits(SignInCodeDigits)
 	var out TwoStepEmailCode
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		now := db.Now()
 		rec, err := liveSession(tx, hash[:], now)
 		if err != nil {

@@ -9,8 +9,6 @@ import (
 	"math/big"
 	"sort"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Web app sessions: server-side records found by the SHA-256 of a random token that
@@ -94,7 +92,7 @@ func (db *DB) AuthenticateSession(ctx context.Context, token, userAgent, ip stri
 	var auth SessionAuth
 	var rec sessionRecord
 	stale := false
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var err error
 		rec, err = sessionByHash(tx, hash[:])
 		if err != nil {
@@ -115,7 +113,7 @@ func (db *DB) AuthenticateSession(ctx context.Context, token, userAgent, ip stri
 		return SessionAuth{}, err
 	}
 	if stale {
-		err := db.update(ctx, func(tx *bolt.Tx) error {
+		err := db.update(ctx, func(tx Tx) error {
 			r, err := sessionByHash(tx, hash[:])
 			if err != nil {
 				return nil // revoked meanwhile: the next request finds out
@@ -142,7 +140,7 @@ func (db *DB) AuthenticateSession(ctx context.Context, token, userAgent, ip stri
 
 // resolveSession loads the session's user and chosen organisation; changed reports that
 // the stored choice is no longer valid.
-func resolveSession(tx *bolt.Tx, rec sessionRecord) (SessionAuth, bool, error) {
+func resolveSession(tx Tx, rec sessionRecord) (SessionAuth, bool, error) {
 	u, err := userByID(tx, rec.UserID)
 	if err != nil {
 		return SessionAuth{}, false, errSession
@@ -186,7 +184,7 @@ func (db *DB) ChooseWorkspace(ctx context.Context, in WorkspaceInput) (SessionAu
 	}
 	hash := sha256.Sum256([]byte(in.Token))
 	var auth SessionAuth
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		rec, err := liveSession(tx, hash[:], db.Now())
 		if err != nil {
 			return err
@@ -210,14 +208,14 @@ func (db *DB) ChooseWorkspace(ctx context.Context, in WorkspaceInput) (SessionAu
 
 // SignOut deletes the session the token names. An unknown token is not an error.
 func (db *DB) SignOut(ctx context.Context, token string) error {
-	return db.update(ctx, func(tx *bolt.Tx) error { return db.dropSessionToken(tx, token) })
+	return db.update(ctx, func(tx Tx) error { return db.dropSessionToken(tx, token) })
 }
 
 // FindSessions returns the user's live sessions, most recently seen first, without their
 // CSRF secrets (a list is for showing).
 func (db *DB) FindSessions(ctx context.Context, user ID) ([]Session, error) {
 	var out []Session
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		out = nil
 		now := db.Now()
 		return eachUserSession(tx, user, func(r sessionRecord) error {
@@ -235,7 +233,7 @@ func (db *DB) FindSessions(ctx context.Context, user ID) ([]Session, error) {
 // RevokeSession ends one of the user's sessions by id. ENOTFOUND when the user has no
 // such session.
 func (db *DB) RevokeSession(ctx context.Context, user, id ID) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		var rec sessionRecord
 		ok, err := getJSON(tx.Bucket(bucketAppSessions), id[:], &rec)
 		if err != nil {
@@ -252,7 +250,7 @@ func (db *DB) RevokeSession(ctx context.Context, user, id ID) error {
 // returns how many it ended.
 func (db *DB) RevokeOtherSessions(ctx context.Context, user, keep ID) (int, error) {
 	n := 0
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		n = 0
 		var drop []sessionRecord
 		if err := eachUserSession(tx, user, func(r sessionRecord) error {
@@ -311,7 +309,7 @@ func newCSRFSecret() string {
 	return base64.RawURLEncoding.EncodeToString(raw[:])
 }
 
-func sessionByHash(tx *bolt.Tx, hash []byte) (sessionRecord, error) {
+func sessionByHash(tx Tx, hash []byte) (sessionRecord, error) {
 	id := tx.Bucket(bucketAppSessionHash).Get(hash)
 	if id == nil {
 		return sessionRecord{}, errSession
@@ -327,7 +325,7 @@ func sessionByHash(tx *bolt.Tx, hash []byte) (sessionRecord, error) {
 }
 
 // liveSession is sessionByHash that also refuses an idle-expired session.
-func liveSession(tx *bolt.Tx, hash []byte, now time.Time) (sessionRecord, error) {
+func liveSession(tx Tx, hash []byte, now time.Time) (sessionRecord, error) {
 	rec, err := sessionByHash(tx, hash)
 	if err != nil {
 		return sessionRecord{}, err
@@ -338,7 +336,7 @@ func liveSession(tx *bolt.Tx, hash []byte, now time.Time) (sessionRecord, error)
 	return rec, nil
 }
 
-func putSession(tx *bolt.Tx, r sessionRecord) error {
+func putSession(tx Tx, r sessionRecord) error {
 	if err := putJSON(tx.Bucket(bucketAppSessions), r.ID[:], r); err != nil {
 		return err
 	}
@@ -348,7 +346,7 @@ func putSession(tx *bolt.Tx, r sessionRecord) error {
 	return tx.Bucket(bucketUserSessions).Put(append(r.UserID[:], r.ID[:]...), []byte{})
 }
 
-func deleteSession(tx *bolt.Tx, r sessionRecord) error {
+func deleteSession(tx Tx, r sessionRecord) error {
 	if err := tx.Bucket(bucketAppSessions).Delete(r.ID[:]); err != nil {
 		return err
 	}
@@ -359,7 +357,7 @@ func deleteSession(tx *bolt.Tx, r sessionRecord) error {
 }
 
 // dropSessionToken deletes the session token names, if it is one.
-func (db *DB) dropSessionToken(tx *bolt.Tx, token string) error {
+func (db *DB) dropSessionToken(tx Tx, token string) error {
 	if !ParseSessionToken(token) {
 		return nil
 	}
@@ -371,7 +369,7 @@ func (db *DB) dropSessionToken(tx *bolt.Tx, token string) error {
 	return deleteSession(tx, rec)
 }
 
-func eachUserSession(tx *bolt.Tx, user ID, fn func(sessionRecord) error) error {
+func eachUserSession(tx Tx, user ID, fn func(sessionRecord) error) error {
 	c := tx.Bucket(bucketUserSessions).Cursor()
 	sessions := tx.Bucket(bucketAppSessions)
 	for k, _ := c.Seek(user[:]); k != nil && string(k[:16]) == string(user[:]); k, _ = c.Next() {

@@ -2,8 +2,6 @@ package kv
 
 import (
 	"context"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // PeopleSwept counts what SweepPeople deleted.
@@ -19,7 +17,7 @@ type PeopleSwept struct {
 // code records of addresses nobody has.
 func (db *DB) SweepPeople(ctx context.Context) (PeopleSwept, error) {
 	var out PeopleSwept
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		out = PeopleSwept{}
 		now := db.Now()
 		codes := tx.Bucket(bucketSignInCodes)

@@ -8,8 +8,6 @@ import (
 	"encoding/binary"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Sign-in by emailed one-time code: no passwords to leak.
@@ -60,7 +58,7 @@ func (db *DB) RequestSignInCode(ctx context.Context, email, browser string) (Sig
 	}
 	code := newDigits(SignInCodeDigits)
 	out := SignInCode{Email: email, ExpiresAt: db.Now().Add(SignInCodeTTL)}
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		out.Code, out.Send = "", false
 		rec := signInRecord{Hash: db.peopleMAC("signin", email, code), ExpiresAt: out.ExpiresAt}
 		if u, err := userByEmail(tx, email); err == nil {
@@ -109,7 +107,7 @@ func (db *DB) SignIn(ctx context.Context, in SignInInput) (SessionStart, error) 
 	csrf := newCSRFSecret()
 	var out SessionStart
 	var fail error
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		out, fail = SessionStart{}, nil
 		b := tx.Bucket(bucketSignInCodes)
 		key := db.signInKey(email, in.Browser)

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
@@ -163,7 +161,7 @@ func TestSignInCode(t *testing.T) {
 		mustOrg(t, db, "acme")
 		c, _ := db.RequestSignInCode(ctx, "acme@example.com", "")
 		var rec signInRecord
-		_ = db.view(ctx, func(tx *bolt.Tx) error {
+		_ = db.view(ctx, func(tx Tx) error {
 			_, err := getJSON(tx.Bucket(bucketSignInCodes), db.signInKey("acme@example.com", ""), &rec)
 			return err
 		})

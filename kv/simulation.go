@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Simulation job statuses as the API shows them.
@@ -38,6 +37,10 @@ type SimulationInput struct {
 	StudyID   ID
 	Persona   string // "" lets the engine invent a participant
 	MaxTurns  int    // 1 to SimulationMaxTurnsMax
+	// Limit, when positive, is how many simulations the organisation may have queued
+	// or running, all environments and all nodes together: the job is refused
+	// (ELIMIT simulation_limit) in the transaction that would record one more.
+	Limit int
 }
 
 // SimulationSpec is what a simulation job was asked to do (its Input).
@@ -125,7 +128,7 @@ func (db *DB) CreateSimulationJob(ctx context.Context, in SimulationInput, idem 
 	study := in.StudyID
 	j := Job{ID: in.JobID, Kind: JobSimulation, OrgID: in.Partition.Org, Env: in.Partition.Env, Status: SimulationQueued,
 		StudyID: &study, Input: spec, CreatedAt: now, UpdatedAt: now}
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx Tx) error {
 		st, err := studyByID(tx, in.Partition, in.StudyID)
 		if err != nil {
 			return err
@@ -134,12 +137,27 @@ func (db *DB) CreateSimulationJob(ctx context.Context, in SimulationInput, idem 
 			return ErrStudyLive()
 		}
 		j.ThreadID = st.ThreadID
+		if in.Limit > 0 {
+			n, err := countOpenSimulations(tx, in.Partition.Org)
+			if err != nil {
+				return err
+			}
+			if n >= in.Limit {
+				return ErrSimulationLimit(in.Limit)
+			}
+		}
 		if err := putJSON(tx.Bucket(bucketJobs), in.Partition.key(j.ID), j); err != nil {
 			return err
 		}
 		return db.writeIdem(tx, idem)
 	})
 	return j, err
+}
+
+// ErrSimulationLimit is the ELIMIT refusal of one simulation more than limit.
+func ErrSimulationLimit(limit int) *Error {
+	return Errorf(ELIMIT, "simulation_limit",
+		fmt.Sprintf("Your organisation already has %d simulations queued or running; start another when one has finished.", limit))
 }
 
 // ErrStudyLive is the ECONFLICT refusal to simulate a live study.
@@ -149,7 +167,7 @@ func ErrStudyLive() *Error {
 
 // simulationJob loads a simulation job that has not ended: ENOTFOUND for none (or
 // another kind's), ECONFLICT "job_done" once it has ended.
-func simulationJob(tx *bolt.Tx, p Partition, id ID) (Job, error) {
+func simulationJob(tx Tx, p Partition, id ID) (Job, error) {
 	j, err := jobByID(tx, p, id)
 	if err != nil {
 		return Job{}, err
@@ -167,7 +185,7 @@ func simulationJob(tx *bolt.Tx, p Partition, id ID) (Job, error) {
 // and returns it with the transcript committed so far. ECONFLICT once it has ended.
 func (db *DB) StartSimulation(ctx context.Context, p Partition, id ID) (Job, error) {
 	var j Job
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if j, err = simulationJob(tx, p, id); err != nil {
 			return err
@@ -182,7 +200,7 @@ func (db *DB) StartSimulation(ctx context.Context, p Partition, id ID) (Job, err
 // it, so the transcript grows turn by turn while the job runs. ECONFLICT once the job
 // has ended.
 func (db *DB) AppendSimulationTurn(ctx context.Context, p Partition, id ID, lines []SimulationLine, script json.RawMessage) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		j, err := simulationJob(tx, p, id)
 		if err != nil {
 			return err
@@ -195,7 +213,7 @@ func (db *DB) AppendSimulationTurn(ctx context.Context, p Partition, id ID, line
 // turn limit ended the conversation) and marks the job completed. ECONFLICT once the
 // job has ended.
 func (db *DB) FinishSimulation(ctx context.Context, p Partition, id ID, lines []SimulationLine) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		j, err := simulationJob(tx, p, id)
 		if err != nil {
 			return err
@@ -204,7 +222,7 @@ func (db *DB) FinishSimulation(ctx context.Context, p Partition, id ID, lines []
 	})
 }
 
-func (db *DB) putProgress(tx *bolt.Tx, j Job, lines []SimulationLine, script json.RawMessage, done bool) error {
+func (db *DB) putProgress(tx Tx, j Job, lines []SimulationLine, script json.RawMessage, done bool) error {
 	pr, err := j.Progress()
 	if err != nil {
 		return err

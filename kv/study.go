@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Mode is a study's lifecycle value. Only test and live are product modes; paused and
@@ -67,7 +65,7 @@ type StudyInput struct {
 // invite link, in one transaction. ENOTFOUND for an unknown organisation.
 func (db *DB) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 	var s Study
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		s, err = db.createStudy(tx, in)
 		return err
@@ -75,7 +73,7 @@ func (db *DB) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 	return s, err
 }
 
-func (db *DB) createStudy(tx *bolt.Tx, in StudyInput) (Study, error) {
+func (db *DB) createStudy(tx Tx, in StudyInput) (Study, error) {
 	if _, err := orgByID(tx, in.Partition.Org); err != nil {
 		return Study{}, err
 	}
@@ -117,7 +115,7 @@ func briefKey(p Partition, study ID, version int) []byte {
 // environment is ENOTFOUND, exactly like a missing one.
 func (db *DB) FindStudyByID(ctx context.Context, p Partition, id ID) (Study, error) {
 	var s Study
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var err error
 		s, err = studyByID(tx, p, id)
 		return err
@@ -131,7 +129,7 @@ func (db *DB) FindStudyByID(ctx context.Context, p Partition, id ID) (Study, err
 // something derived from raw for as long as the bytes stay the same. It returns
 // ENOTFOUND, as FindStudyByID does, or fn's error.
 func (db *DB) ViewStudyRecord(ctx context.Context, p Partition, id ID, fn func(raw []byte) error) error {
-	return db.view(ctx, func(tx *bolt.Tx) error {
+	return db.view(ctx, func(tx Tx) error {
 		raw := tx.Bucket(bucketStudies).Get(p.key(id))
 		if raw == nil {
 			return notFound("Study")
@@ -149,7 +147,7 @@ func DecodeStudy(raw []byte) (Study, error) {
 	return s, nil
 }
 
-func studyByID(tx *bolt.Tx, p Partition, id ID) (Study, error) {
+func studyByID(tx Tx, p Partition, id ID) (Study, error) {
 	var s Study
 	ok, err := getJSON(tx.Bucket(bucketStudies), p.key(id), &s)
 	if err != nil {
@@ -180,7 +178,7 @@ func (db *DB) FindStudies(ctx context.Context, f StudyFilter) (Page[Study], erro
 		after = &id
 	}
 	page := Page[Study]{Items: make([]Study, 0, min(f.Limit+1, 201))}
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		more, last, err := pageNewest(tx.Bucket(bucketStudyIndex), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
 			st, err := decodeStudyRow(v)
 			if err != nil {

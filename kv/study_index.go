@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // A study list row is the part of a study a list shows, in a compact binary form kept
@@ -19,7 +17,7 @@ const studyRowVersion = 1
 var studyModes = []Mode{ModeTest, ModeLive, ModePaused, ModeClosed}
 
 // putStudy stores a study record and its list row.
-func putStudy(tx *bolt.Tx, st Study) error {
+func putStudy(tx Tx, st Study) error {
 	key := st.Partition().key(st.ID)
 	if err := putJSON(tx.Bucket(bucketStudies), key, st); err != nil {
 		return err
@@ -69,7 +67,7 @@ func decodeStudyRow(b []byte) (Study, error) {
 }
 
 // indexStudies builds the list rows of every existing study (schema 1 → 2).
-func indexStudies(tx *bolt.Tx) error {
+func indexStudies(tx Tx) error {
 	idx := tx.Bucket(bucketStudyIndex)
 	return tx.Bucket(bucketStudies).ForEach(func(k, v []byte) error {
 		var st Study

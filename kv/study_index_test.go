@@ -33,6 +33,7 @@ func TestStudyRowRoundTrip(t *testing.T) {
 // TestMigrationBuildsStudyIndex opens a schema-1 file (studies without list rows) and
 // checks the migration builds the rows so listing sees every study.
 func TestMigrationBuildsStudyIndex(t *testing.T) {
+	boltOnly(t)
 	dir := t.TempDir()
 	db, err := Open(dir, Options{})
 	if err != nil {

@@ -2,8 +2,6 @@ package kv
 
 import (
 	"context"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // SetStudyMode moves a study to target. paused is only reachable from live; every
@@ -13,7 +11,7 @@ import (
 // study outside the partition.
 func (db *DB) SetStudyMode(ctx context.Context, p Partition, id ID, target Mode) (Study, error) {
 	var st Study
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if st, err = studyByID(tx, p, id); err != nil {
 			return err
@@ -49,7 +47,7 @@ func (db *DB) SetStudyMode(ctx context.Context, p Partition, id ID, target Mode)
 }
 
 // addBriefVersion saves the next design version of a study and makes it current.
-func (db *DB) addBriefVersion(tx *bolt.Tx, p Partition, id ID, guidance string, brief Brief) (Study, error) {
+func (db *DB) addBriefVersion(tx Tx, p Partition, id ID, guidance string, brief Brief) (Study, error) {
 	st, err := studyByID(tx, p, id)
 	if err != nil {
 		return Study{}, err
@@ -68,7 +66,7 @@ func (db *DB) addBriefVersion(tx *bolt.Tx, p Partition, id ID, guidance string, 
 // FindBriefVersions returns every design version of a study, oldest first.
 func (db *DB) FindBriefVersions(ctx context.Context, p Partition, id ID) ([]BriefVersion, error) {
 	var out []BriefVersion
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		if _, err := studyByID(tx, p, id); err != nil {
 			return err
 		}
@@ -91,7 +89,7 @@ func (db *DB) FindBriefVersions(ctx context.Context, p Partition, id ID) ([]Brie
 // study outside the partition or a version it never had.
 func (db *DB) FindBriefVersion(ctx context.Context, p Partition, id ID, version int) (BriefVersion, error) {
 	var bv BriefVersion
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		if _, err := studyByID(tx, p, id); err != nil {
 			return err
 		}
@@ -102,7 +100,7 @@ func (db *DB) FindBriefVersion(ctx context.Context, p Partition, id ID, version 
 	return bv, err
 }
 
-func briefVersion(tx *bolt.Tx, p Partition, id ID, version int) (BriefVersion, error) {
+func briefVersion(tx Tx, p Partition, id ID, version int) (BriefVersion, error) {
 	var bv BriefVersion
 	if version < 1 {
 		return bv, notFound("Design version")

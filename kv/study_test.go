@@ -158,7 +158,7 @@ func TestFindStudiesPagingHammer(t *testing.T) {
 }
 
 func FuzzDecodeCursor(f *testing.F) {
-	db, err := Open(f.TempDir(), Options{})
+	db, err := Open(f.TempDir(), testOptions(f, Options{}))
 	if err != nil {
 		f.Fatal(err)
 	}

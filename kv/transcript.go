@@ -8,7 +8,6 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
 )
 
 // MaxGap caps each gap between consecutive messages when measuring an interview's
@@ -32,7 +31,7 @@ func transcriptKey(id ID, seq int) []byte {
 	return k
 }
 
-func transcriptOf(tx *bolt.Tx, id ID, n int) ([]Message, error) {
+func transcriptOf(tx Tx, id ID, n int) ([]Message, error) {
 	out := make([]Message, 0, n)
 	c := tx.Bucket(bucketTranscripts).Cursor()
 	for k, v := c.Seek(id[:]); k != nil && bytes.HasPrefix(k, id[:]); k, v = c.Next() {
@@ -49,7 +48,7 @@ func transcriptOf(tx *bolt.Tx, id ID, n int) ([]Message, error) {
 // interview in partition p. ENOTFOUND for an interview outside the partition.
 func (db *DB) FindTranscript(ctx context.Context, p Partition, id ID) ([]Message, error) {
 	var out []Message
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		iv, err := interviewByID(tx, p, id)
 		if err != nil {
 			return err
@@ -82,7 +81,7 @@ func errInvalidSession() *Error {
 // link's interview.
 func (db *DB) FindConversation(ctx context.Context, token, session string) (Conversation, error) {
 	var out Conversation
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var (
 			id  ID
 			err error
@@ -122,7 +121,7 @@ func (db *DB) FindConversation(ctx context.Context, token, session string) (Conv
 // Errors as FindConversation.
 func (db *DB) FindSessionInterview(ctx context.Context, token, session string) (ID, error) {
 	var id ID
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var err error
 		_, id, err = sessionInterview(tx, token, session)
 		return err
@@ -132,7 +131,7 @@ func (db *DB) FindSessionInterview(ctx context.Context, token, session string) (
 
 // sessionInterview returns the link and the id of the interview that session may see
 // through it.
-func sessionInterview(tx *bolt.Tx, token, session string) (Link, ID, error) {
+func sessionInterview(tx Tx, token, session string) (Link, ID, error) {
 	var (
 		l  Link
 		id ID
@@ -216,7 +215,7 @@ func (db *DB) AppendTurn(ctx context.Context, p Partition, id ID, t Turn) (Inter
 func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *preparedTurn) (Interview, error) {
 	hash := sha256.Sum256([]byte(t.Session))
 	var out Interview
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		b := tx.Bucket(bucketInterviews)
 		if prep != nil && bytes.Equal(b.Get(p.key(id)), prep.base) {
 			if err := checkTurn(tx, id, hash, t, prep.from); err != nil {
@@ -266,7 +265,7 @@ type preparedTurn struct {
 // (no such interview, a record that does not decode): the commit then does it all.
 func (db *DB) prepareTurn(ctx context.Context, p Partition, id ID, t Turn) *preparedTurn {
 	var base []byte
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		base = bytes.Clone(tx.Bucket(bucketInterviews).Get(p.key(id)))
 		return nil
 	})
@@ -290,7 +289,7 @@ func (db *DB) prepareTurn(ctx context.Context, p Partition, id ID, t Turn) *prep
 
 // checkTurn refuses a turn that may not be appended to iv: a session not of the
 // interview, an interview no longer in progress, a transcript that moved.
-func checkTurn(tx *bolt.Tx, id ID, hash [32]byte, t Turn, iv Interview) error {
+func checkTurn(tx Tx, id ID, hash [32]byte, t Turn, iv Interview) error {
 	if t.Session == "" || !sessionMatches(tx, id, hash) {
 		return errInvalidSession()
 	}

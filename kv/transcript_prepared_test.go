@@ -10,14 +10,13 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestAppendTurn_PreparedMatchesInCommit applies the same turns to two copies of one
 // store, one through the turn prepared outside the commit and one applied inside it,
 // and compares the stored interview and transcript byte for byte.
 func TestAppendTurn_PreparedMatchesInCommit(t *testing.T) {
+	boltOnly(t)
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	clock := &fixedClock{now: t0}
 	ctx := context.Background()
@@ -73,7 +72,7 @@ func TestAppendTurn_PreparedMatchesInCommit(t *testing.T) {
 		n += len(turn.Messages)
 	}
 	records := func(db *DB) (out [][]byte) {
-		_ = db.view(ctx, func(tx *bolt.Tx) error {
+		_ = db.view(ctx, func(tx Tx) error {
 			out = append(out, bytes.Clone(tx.Bucket(bucketInterviews).Get(p.key(id))))
 			for i := 0; i < n; i++ {
 				out = append(out, bytes.Clone(tx.Bucket(bucketTranscripts).Get(transcriptKey(id, i))))

@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // fixedClock is a settable clock for duration arithmetic.
@@ -192,7 +190,7 @@ func TestFindConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Refine the study after the interviews started: they keep version 1.
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		_, err := db.addBriefVersion(tx, p, st.ID, "rename", testBrief("Version two"))
 		return err
 	})

@@ -12,8 +12,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Two-step checks: an authenticator app (TOTP, RFC 6238: SHA-1, 6 digits, 30-second
@@ -115,7 +113,7 @@ func (db *DB) PassTwoStep(ctx context.Context, in PassTwoStepInput) (TwoStepPass
 	token, newHash := newSessionToken()
 	var out TwoStepPassed
 	var fail error
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		out, fail = TwoStepPassed{}, nil
 		now := db.Now()
 		rec, err := liveSession(tx, hash[:], now)
@@ -230,7 +228,7 @@ func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoSte
 	hash := sha256.Sum256([]byte(token))
 	code := newDigits(SignInCodeDigits)
 	var out TwoStepEmailCode
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		now := db.Now()
 		rec, err := liveSession(tx, hash[:], now)
 		if err != nil {
@@ -267,7 +265,7 @@ func (db *DB) BeginTOTP(ctx context.Context, token string) (TOTPSetup, error) {
 	hash := sha256.Sum256([]byte(token))
 	secret := newTOTPSecret()
 	var out TOTPSetup
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		rec, err := liveSession(tx, hash[:], db.Now())
 		if err != nil {
 			return err
@@ -308,7 +306,7 @@ func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, er
 	hash := sha256.Sum256([]byte(token))
 	codes := newRecoveryCodes()
 	var fail error
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		fail = nil
 		now := db.Now()
 		rec, err := liveSession(tx, hash[:], now)
@@ -368,7 +366,7 @@ func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, er
 // reverify_required, see Session.VerifiedRecently).
 func (db *DB) RegenerateRecoveryCodes(ctx context.Context, token string) ([]string, error) {
 	codes := newRecoveryCodes()
-	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, s Session, u *User, ts *twoStepRecord) error {
+	err := db.withPassedUser(ctx, token, func(tx Tx, s Session, u *User, ts *twoStepRecord) error {
 		if ts.TOTPSecret == "" {
 			return errNoTOTP
 		}
@@ -391,7 +389,7 @@ func (db *DB) RegenerateRecoveryCodes(ctx context.Context, token string) ([]stri
 // organisation that requires two-step then checks this user by email.
 func (db *DB) DisableTOTP(ctx context.Context, token string) (User, error) {
 	var out User
-	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, s Session, u *User, ts *twoStepRecord) error {
+	err := db.withPassedUser(ctx, token, func(tx Tx, s Session, u *User, ts *twoStepRecord) error {
 		if ts.TOTPSecret == "" {
 			return errNoTOTP
 		}
@@ -412,7 +410,7 @@ func (db *DB) DisableTOTP(ctx context.Context, token string) (User, error) {
 // (EFORBIDDEN reverify_required).
 func (db *DB) SetEmailFallback(ctx context.Context, token string, on bool) (User, error) {
 	var out User
-	err := db.withPassedUser(ctx, token, func(tx *bolt.Tx, s Session, u *User, ts *twoStepRecord) error {
+	err := db.withPassedUser(ctx, token, func(tx Tx, s Session, u *User, ts *twoStepRecord) error {
 		if on && !u.EmailFallback && u.TOTPEnabled && !s.VerifiedRecently(db.Now()) {
 			return ErrReverifyRequired
 		}
@@ -426,12 +424,12 @@ func (db *DB) SetEmailFallback(ctx context.Context, token string, on bool) (User
 // withPassedUser runs fn on the session's user and two-step record in one transaction
 // and writes both back; the session must have passed two-step when the user has an
 // authenticator on.
-func (db *DB) withPassedUser(ctx context.Context, token string, fn func(tx *bolt.Tx, s Session, u *User, ts *twoStepRecord) error) error {
+func (db *DB) withPassedUser(ctx context.Context, token string, fn func(tx Tx, s Session, u *User, ts *twoStepRecord) error) error {
 	if !ParseSessionToken(token) {
 		return errSession
 	}
 	hash := sha256.Sum256([]byte(token))
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		rec, err := liveSession(tx, hash[:], db.Now())
 		if err != nil {
 			return err
@@ -462,13 +460,13 @@ func (db *DB) withPassedUser(ctx context.Context, token string, fn func(tx *bolt
 // while the fallback is on.
 func emailCodesAllowed(u User) bool { return !u.twoStepOn() || u.EmailFallback }
 
-func twoStepOf(tx *bolt.Tx, user ID) (twoStepRecord, error) {
+func twoStepOf(tx Tx, user ID) (twoStepRecord, error) {
 	var ts twoStepRecord
 	_, err := getJSON(tx.Bucket(bucketTwoStep), user[:], &ts)
 	return ts, err
 }
 
-func putTwoStep(tx *bolt.Tx, user ID, ts twoStepRecord) error {
+func putTwoStep(tx Tx, user ID, ts twoStepRecord) error {
 	return putJSON(tx.Bucket(bucketTwoStep), user[:], ts)
 }
 

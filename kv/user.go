@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // User is a person who signs in to the web app. The secrets of their two-step check
@@ -58,7 +56,7 @@ func validEmail(s string) bool {
 // FindUserByID returns the user, or ENOTFOUND.
 func (db *DB) FindUserByID(ctx context.Context, id ID) (User, error) {
 	var u User
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var err error
 		u, err = userByID(tx, id)
 		return err
@@ -70,7 +68,7 @@ func (db *DB) FindUserByID(ctx context.Context, id ID) (User, error) {
 func (db *DB) FindUserByEmail(ctx context.Context, email string) (User, error) {
 	e, _ := NormalizeEmail(email)
 	var u User
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx Tx) error {
 		var err error
 		u, err = userByEmail(tx, e)
 		return err
@@ -86,7 +84,7 @@ func (db *DB) UpdateUserName(ctx context.Context, id ID, name string) (User, err
 		return User{}, Invalid(FieldError{Loc: []any{"name"}, Msg: "Name must be at most 100 characters on one line.", Type: "string_too_long", Ctx: map[string]any{"max_length": 100}})
 	}
 	var u User
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if u, err = userByID(tx, id); err != nil {
 			return err
@@ -98,7 +96,7 @@ func (db *DB) UpdateUserName(ctx context.Context, id ID, name string) (User, err
 }
 
 // userForEmail returns the user with the (normalised) email, creating them if new.
-func (db *DB) userForEmail(tx *bolt.Tx, email string) (User, error) {
+func (db *DB) userForEmail(tx Tx, email string) (User, error) {
 	if u, err := userByEmail(tx, email); err == nil {
 		return u, nil
 	}
@@ -109,11 +107,11 @@ func (db *DB) userForEmail(tx *bolt.Tx, email string) (User, error) {
 	return u, tx.Bucket(bucketUserEmails).Put([]byte(email), u.ID[:])
 }
 
-func putUser(tx *bolt.Tx, u User) error {
+func putUser(tx Tx, u User) error {
 	return putJSON(tx.Bucket(bucketUsers), u.ID[:], u)
 }
 
-func userByID(tx *bolt.Tx, id ID) (User, error) {
+func userByID(tx Tx, id ID) (User, error) {
 	var u User
 	ok, err := getJSON(tx.Bucket(bucketUsers), id[:], &u)
 	if err != nil {
@@ -125,7 +123,7 @@ func userByID(tx *bolt.Tx, id ID) (User, error) {
 	return u, nil
 }
 
-func userByEmail(tx *bolt.Tx, email string) (User, error) {
+func userByEmail(tx Tx, email string) (User, error) {
 	raw := tx.Bucket(bucketUserEmails).Get([]byte(email))
 	if raw == nil {
 		return User{}, notFound("User")

@@ -6,8 +6,6 @@ import (
 	"crypto/sha256"
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Two-step by text message. A person adds a phone number in one flow: BeginPhone makes
@@ -93,7 +91,7 @@ func (db *DB) BeginPhone(ctx context.Context, token, phone string) (PhoneCode, e
 	}
 	code := newDigits(SignInCodeDigits)
 	var out PhoneCode
-	err := db.withPhoneSession(ctx, token, func(tx *bolt.Tx, rec *sessionRecord, u *User) error {
+	err := db.withPhoneSession(ctx, token, func(tx Tx, rec *sessionRecord, u *User) error {
 		exp := db.Now().Add(PhoneCodeTTL)
 		rec.PhoneEnrolment = &phoneCode{Phone: number, Hash: db.peopleMAC("phone-enrol", rec.ID.String(), number, code), Expires: exp}
 		out = PhoneCode{Phone: number, Code: code, ExpiresAt: exp}
@@ -113,7 +111,7 @@ func (db *DB) ConfirmPhone(ctx context.Context, token, code string) (User, error
 	c, valid := ParseSignInCode(code)
 	var out User
 	var fail error
-	err := db.withPhoneSession(ctx, token, func(tx *bolt.Tx, rec *sessionRecord, u *User) error {
+	err := db.withPhoneSession(ctx, token, func(tx Tx, rec *sessionRecord, u *User) error {
 		fail = nil
 		p := rec.PhoneEnrolment
 		if p == nil || p.Failures >= PhoneCodeAttempts {
@@ -155,7 +153,7 @@ func (db *DB) ConfirmPhone(ctx context.Context, token, code string) (User, error
 // there is no phone.
 func (db *DB) RemovePhone(ctx context.Context, token string) (User, error) {
 	var out User
-	err := db.withPhoneSession(ctx, token, func(tx *bolt.Tx, rec *sessionRecord, u *User) error {
+	err := db.withPhoneSession(ctx, token, func(tx Tx, rec *sessionRecord, u *User) error {
 		if u.Phone == "" {
 			return errNoPhone
 		}
@@ -182,7 +180,7 @@ func (db *DB) SetUserPhone(ctx context.Context, userID ID, phone string) (User, 
 		}
 	}
 	var u User
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		var err error
 		if u, err = userByID(tx, userID); err != nil {
 			return err
@@ -204,7 +202,7 @@ func (db *DB) RequestTwoStepSMSCode(ctx context.Context, token string) (PhoneCod
 	hash := sha256.Sum256([]byte(token))
 	code := newDigits(SignInCodeDigits)
 	var out PhoneCode
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		now := db.Now()
 		rec, err := liveSession(tx, hash[:], now)
 		if err != nil {
@@ -243,12 +241,12 @@ func (db *DB) checkSMSCode(rec sessionRecord, u User, code string, now time.Time
 
 // withPhoneSession runs fn on the live session and its user in one transaction; a
 // user with a two-step method of their own needs a session that passed it.
-func (db *DB) withPhoneSession(ctx context.Context, token string, fn func(tx *bolt.Tx, rec *sessionRecord, u *User) error) error {
+func (db *DB) withPhoneSession(ctx context.Context, token string, fn func(tx Tx, rec *sessionRecord, u *User) error) error {
 	if !ParseSessionToken(token) {
 		return errSession
 	}
 	hash := sha256.Sum256([]byte(token))
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx Tx) error {
 		rec, err := liveSession(tx, hash[:], db.Now())
 		if err != nil {
 			return err

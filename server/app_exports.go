@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"path/filepath"
 
 	"interviewd/kv"
 	"interviewd/webui"
@@ -60,10 +59,10 @@ func (s *Server) buildExportPage(ctx context.Context, p *Principal, jobID string
 	return page, nil
 }
 
-// appExportFile is a finished export's file on disk, for the page's download: the
+// appExportFile is a finished export's blob, for the page's download: the
 // get_export_download operation decides (409 until ready, gone after expiry).
 type appExportFile struct {
-	Path, MediaType, Filename string
+	Key, MediaType, Filename string
 }
 
 func (s *Server) appExportDownload(ctx context.Context, p *Principal, jobID string) (appExportFile, error) {
@@ -71,5 +70,5 @@ func (s *Server) appExportDownload(ctx context.Context, p *Principal, jobID stri
 	if err != nil {
 		return appExportFile{}, err
 	}
-	return appExportFile{Path: filepath.Clean(d.artifact), MediaType: d.mediaType, Filename: d.filename}, nil
+	return appExportFile{Key: d.artifact, MediaType: d.mediaType, Filename: d.filename}, nil
 }

@@ -1,12 +1,6 @@
 package server
 
 import (
-	"errors"
-	"io/fs"
-	"os"
-
-	"interviewd/kv"
-
 	"interviewd/webui"
 )
 
@@ -78,22 +72,15 @@ func (s *Server) handleAppExportDownload(r *request) error {
 	if err != nil {
 		return err
 	}
-	file, err := os.Open(f.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export.")
-	}
+	sent, err := s.redirectArtifact(r.ctx, r.c, f.Key, f.MediaType, f.Filename, s.now().Add(downloadURLLifetime))
 	if err != nil {
 		return err
 	}
-	st, err := file.Stat()
-	if err != nil {
-		file.Close()
-		return err
+	if !sent {
+		if err := s.streamArtifact(r.ctx, r.c, f.Key, f.MediaType, f.Filename); err != nil {
+			return err
+		}
 	}
-	r.c.SetStatusCode(200)
-	r.c.SetContentType(f.MediaType)
-	r.c.Response.Header.Set("Content-Disposition", attachmentDisposition(f.Filename))
-	r.c.SetBodyStream(file, int(st.Size())) // fasthttp closes file when the body is sent
 	r.written = true
 	return nil
 }

@@ -1,12 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"os"
-	"path/filepath"
 
 	"interviewd/kv"
 	"interviewd/plugins"
@@ -21,7 +20,7 @@ import (
 const maxPluginBytes = 32 << 20
 
 // AddOrgPlugin compiles wasm on host, runs its describe, stores its bytes in the blob
-// folder and records it for org (replacing a plugin of the same kind and name). It
+// store and records it for org (replacing a plugin of the same kind and name). It
 // returns EINVALID (field "file") for a module that is not a valid plugin, and kv's
 // errors for the record (ENOTFOUND for an unknown organisation, EINVALID for a
 // formatter named csv).
@@ -40,11 +39,8 @@ func AddOrgPlugin(ctx context.Context, db *kv.DB, host *plugins.Host, org kv.ID,
 	}
 	d := pl.Descriptor()
 	sum := sha256.Sum256(wasm)
-	rel := filepath.Join("plugins", hex.EncodeToString(sum[:])+".wasm")
-	if err := os.MkdirAll(filepath.Join(db.BlobDir(), "plugins"), 0o700); err != nil {
-		return kv.OrgPlugin{}, err
-	}
-	if err := os.WriteFile(filepath.Join(db.BlobDir(), rel), wasm, 0o600); err != nil {
+	rel := "plugins/" + hex.EncodeToString(sum[:]) + ".wasm"
+	if err := db.Blobs().Put(ctx, rel, bytes.NewReader(wasm), int64(len(wasm))); err != nil {
 		return kv.OrgPlugin{}, err
 	}
 	return db.PutPlugin(ctx, kv.OrgPlugin{OrgID: org, Kind: string(d.Kind), Name: d.Name, MediaType: d.MediaType,
@@ -60,7 +56,7 @@ func RemoveOrgPlugin(ctx context.Context, db *kv.DB, org kv.ID, kind, name strin
 		return p, err
 	}
 	if !blobStillUsed(ctx, db, p.Blob) {
-		_ = os.Remove(filepath.Join(db.BlobDir(), p.Blob))
+		_ = db.Blobs().Delete(context.WithoutCancel(ctx), blobKey(p.Blob))
 	}
 	return p, nil
 }

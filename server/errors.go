@@ -7,6 +7,7 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 
+	"interviewd/blobs"
 	"interviewd/kv"
 )
 
@@ -42,6 +43,9 @@ func toAPIError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	if errors.Is(err, blobs.ErrUnavailable) {
+		return errStorageUnavailable(err)
 	}
 	var le *locatedError
 	if errors.As(err, &le) {
@@ -79,6 +83,17 @@ func toAPIError(err error) *apiError {
 		return &apiError{Status: 503, Code: "unavailable", Detail: ke.Message}
 	}
 	return &apiError{Status: 500, Code: "internal_error", Detail: errInternal, cause: err}
+}
+
+// storageRetryAfter is the wait a 503 storage_unavailable suggests: long enough for a
+// bucket's server to restart, short enough that a client retrying is soon served.
+const storageRetryAfter = 5
+
+// errStorageUnavailable is the blob store (an S3 bucket) unreachable: the request may
+// succeed later. The cause is logged, never sent.
+func errStorageUnavailable(cause error) *apiError {
+	return &apiError{Status: 503, Code: "storage_unavailable", RetryAfter: storageRetryAfter, cause: cause,
+		Detail: "File storage is unreachable right now; try again in a few seconds."}
 }
 
 // wireInvalid is a validation failure found while reading the wire (a header, the body
@@ -176,7 +191,7 @@ func writeErrorBody(c *fasthttp.RequestCtx, ae *apiError) {
 	if ae.Status >= 500 {
 		info.err = ae.Error()
 	}
-	if ae.Status == 429 {
+	if ae.Status == 429 || (ae.Status == 503 && ae.RetryAfter > 0) {
 		c.Response.Header.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
 	}
 	// Messages are read by people too (curl): "Bearer <token>", not "Bearer \u003ctoken\u003e".

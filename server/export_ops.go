@@ -5,7 +5,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"os"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"interviewd/blobs"
 	"interviewd/kv"
 )
 
@@ -42,7 +44,7 @@ type ExportStatus struct {
 type ExportDownload struct {
 	DownloadURL string `json:"download_url"`
 	ExpiresAt   Time   `json:"expires_at"`
-	artifact    string // absolute path, for inline REST downloads
+	artifact    string // the blob's key, for inline downloads
 	mediaType   string
 	filename    string
 }
@@ -105,7 +107,7 @@ func (s *Server) getExportDownload(ctx context.Context, p *Principal, in *JobIDI
 	return ExportDownload{
 		DownloadURL: s.signedDownloadURL(p.Partition, j.ID, expires),
 		ExpiresAt:   wireTime(expires),
-		artifact:    filepath.Join(s.db.BlobDir(), r.Blob),
+		artifact:    blobKey(r.Blob),
 		mediaType:   r.MediaType,
 		filename:    r.Filename,
 	}, nil
@@ -120,30 +122,62 @@ func (s *Server) respondDownload(c *fasthttp.RequestCtx, out any) (bool, error) 
 	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/csv") {
 		return false, nil // the JSON body
 	}
-	return true, streamArtifact(c, d.artifact, d.mediaType, d.filename)
+	return true, s.streamArtifact(s.ctx, c, d.artifact, d.mediaType, d.filename)
 }
 
 // errExportExpired is an export whose file is gone (swept, or never written).
 var errExportExpired = kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export.")
 
-// streamArtifact answers with the file at path, or returns why it cannot (nothing is
-// written then).
-func streamArtifact(c *fasthttp.RequestCtx, path, mediaType, filename string) error {
-	f, err := os.Open(path)
-	if err != nil {
+// blobKey is a record's blob path as a store key (records written on any system name
+// it with slashes; an old record may carry the OS separator).
+func blobKey(rel string) string { return filepath.ToSlash(filepath.Clean(rel)) }
+
+// streamArtifact answers with the blob at key, or returns why it cannot (nothing is
+// written then): export_expired when it is gone, storage_unavailable when the store
+// cannot be reached.
+func (s *Server) streamArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string) error {
+	body, size, err := s.db.Blobs().Get(ctx, key)
+	if errors.Is(err, fs.ErrNotExist) {
 		return errExportExpired
 	}
-	st, err := f.Stat()
 	if err != nil {
-		f.Close()
 		return err
 	}
 	c.SetStatusCode(200)
 	c.SetContentType(mediaType)
 	c.Response.Header.Set("Content-Disposition", attachmentDisposition(filename))
 	c.Response.Header.Set("Cache-Control", "no-store")
-	c.SetBodyStream(f, int(st.Size())) // fasthttp closes f when the body is sent
+	c.SetBodyStream(body, int(size)) // fasthttp closes body when it is sent
 	return nil
+}
+
+// redirectArtifact answers with a redirect to a presigned URL of the store, valid until
+// expires, when the server is configured for them and the store has them; it returns
+// false (having written nothing) otherwise, and the caller streams the bytes itself.
+func (s *Server) redirectArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string, expires time.Time) (bool, error) {
+	ttl := time.Until(expires)
+	if !s.presign || ttl < time.Second {
+		return false, nil
+	}
+	store := s.db.Blobs()
+	// A presigned URL is signed locally: ask the store first, so a deleted artifact is
+	// our 404 and an unreachable bucket our 503, not the bucket's XML.
+	if _, err := store.Stat(ctx, key); errors.Is(err, fs.ErrNotExist) {
+		return false, errExportExpired
+	} else if err != nil {
+		return false, err
+	}
+	u, err := store.Presign(ctx, key, ttl, filename, mediaType)
+	if errors.Is(err, blobs.ErrNoPresign) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	c.Response.Header.Set("Cache-Control", "no-store")
+	c.Response.Header.Set("Location", u)
+	c.SetStatusCode(fasthttp.StatusFound)
+	return true, nil
 }
 
 // signedDownloadURL is an address to the artifact that needs no bearer: the job and
@@ -169,8 +203,9 @@ func (s *Server) signedDownloadSurface() *surface {
 
 // signedJob is what a valid signed URL names.
 type signedJob struct {
-	p   kv.Partition
-	job kv.ID
+	p       kv.Partition
+	job     kv.ID
+	expires time.Time
 }
 
 // downloadSigned checks the URL's signature and expiry: any changed character or a
@@ -188,7 +223,7 @@ func (s *Server) downloadSigned(r *request) error {
 		!hmac.Equal([]byte(sig), []byte(s.downloadSignature(p, job, expires))) || !s.now().Before(time.Unix(exp, 0)) {
 		return &apiError{Status: 403, Code: "download_url_invalid", Detail: "This download URL is invalid or has expired; request a new one."}
 	}
-	r.data = signedJob{p: p, job: job}
+	r.data = signedJob{p: p, job: job, expires: time.Unix(exp, 0)}
 	return nil
 }
 
@@ -200,8 +235,14 @@ func (s *Server) handleSignedDownload(r *request) error {
 	if err != nil || !ok || res.Blob == "" {
 		return errExportExpired
 	}
-	if err := streamArtifact(r.c, filepath.Join(s.db.BlobDir(), res.Blob), res.MediaType, res.Filename); err != nil {
+	sent, err := s.redirectArtifact(r.ctx, r.c, blobKey(res.Blob), res.MediaType, res.Filename, sj.expires)
+	if err != nil {
 		return err
+	}
+	if !sent {
+		if err := s.streamArtifact(r.ctx, r.c, blobKey(res.Blob), res.MediaType, res.Filename); err != nil {
+			return err
+		}
 	}
 	r.written = true
 	return nil

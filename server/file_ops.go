@@ -16,6 +16,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"interviewd/blobs"
 	"interviewd/extract"
 	"interviewd/kv"
 )
@@ -161,10 +162,10 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 	}
 }
 
-// writeTempBlob copies r to a temporary file in the blob folder, at most the type's
+// writeTempBlob copies r to a temporary file in the scratch folder (DATA/blobs/tmp), at most the type's
 // limit; a larger stream is refused and its partial file removed.
 func (s *Server) writeTempBlob(r io.Reader, ext string) (*storedUpload, error) {
-	dir := filepath.Join(s.db.BlobDir(), "tmp")
+	dir := filepath.Join(s.db.BlobDir(), blobs.ScratchDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -213,23 +214,20 @@ func (s *Server) uploadFile(ctx context.Context, p *Principal, in *UploadFileInp
 		}
 	}
 	id := kv.NewV4()
-	rel := filepath.Join("files", id.String())
-	final := filepath.Join(s.db.BlobDir(), rel)
-	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
-		_ = os.Remove(stored.path)
-		return FileHandle{}, err
-	}
-	if err := os.Rename(stored.path, final); err != nil {
-		_ = os.Remove(stored.path)
-		return FileHandle{}, err
-	}
-	text, ok, err := extract.File(ctx, final, stored.ext, extract.DefaultLimits())
+	key := "files/" + id.String()
+	// Text is taken from the local copy, before it goes to the store (which may be a
+	// bucket on another machine).
+	text, ok, err := extract.File(ctx, stored.path, stored.ext, extract.DefaultLimits())
 	if err != nil {
 		ok = false
 	}
-	f, err := s.db.CreateFile(ctx, p.Partition, kv.File{ID: id, Filename: in.Filename, ByteSize: stored.size, Extracted: ok, Text: text, Blob: rel})
+	if err := blobs.MoveFile(ctx, s.db.Blobs(), key, stored.path); err != nil {
+		_ = os.Remove(stored.path)
+		return FileHandle{}, err
+	}
+	f, err := s.db.CreateFile(ctx, p.Partition, kv.File{ID: id, Filename: in.Filename, ByteSize: stored.size, Extracted: ok, Text: text, Blob: key})
 	if err != nil {
-		_ = os.Remove(final)
+		_ = s.db.Blobs().Delete(context.WithoutCancel(ctx), key)
 		return FileHandle{}, err
 	}
 	return FileHandle{FileID: f.ID, Filename: f.Filename, ByteSize: f.ByteSize, Extracted: f.Extracted}, nil

@@ -9,7 +9,8 @@ import (
 // operations table (so no rate limit) and logged at debug only.
 //
 //	GET /healthz  liveness: the process answers → 200 {"status":"ok"}
-//	GET /readyz   readiness: the database is open and the job runner takes work → 200
+//	GET /readyz   readiness: the database is open, the blob store answers and the job
+//	              runner takes work → 200
 //	              {"status":"ready"}; otherwise 503 {"status":"unavailable","reason":…}
 func (s *Server) routeHealth(r *router.Router) {
 	for _, m := range []string{"GET", "HEAD"} {
@@ -39,6 +40,9 @@ func (s *Server) notReady() string {
 	}
 	if _, err := s.db.Empty(s.ctx); err != nil { // a read transaction: the file is open and readable
 		return "database_unavailable"
+	}
+	if err := s.db.Blobs().Ping(s.ctx); err != nil { // the bucket (or DATA/blobs) answers
+		return "storage_unavailable"
 	}
 	if s.jobs == nil || !s.jobs.Running() {
 		return "jobs_stopped"

@@ -270,6 +270,24 @@ func mcpCallFrom(ctx context.Context) *mcpCall {
 // touched again. The MCP handler never streams (JSON responses), so buffering the
 // response whole loses nothing.
 func serveHTTPBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context) {
+	req := bridgeRequest(c, ctx)
+	w := &bufferedResponse{header: make(http.Header, 4)}
+	h.ServeHTTP(w, req)
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	c.SetStatusCode(w.status)
+	for k, vv := range w.header {
+		for _, v := range vv {
+			c.Response.Header.Add(k, v)
+		}
+	}
+	c.SetBody(w.body.Bytes())
+}
+
+// bridgeRequest is a net/http request owning copies of everything c's request
+// carries, under ctx.
+func bridgeRequest(c *fasthttp.RequestCtx, ctx context.Context) *http.Request {
 	body := bytes.Clone(c.PostBody())
 	req := (&http.Request{
 		Method:        string(c.Method()),
@@ -287,18 +305,7 @@ func serveHTTPBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context
 	for k, v := range c.Request.Header.All() {
 		req.Header.Add(string(k), string(v))
 	}
-	w := &bufferedResponse{header: make(http.Header, 4)}
-	h.ServeHTTP(w, req)
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	c.SetStatusCode(w.status)
-	for k, vv := range w.header {
-		for _, v := range vv {
-			c.Response.Header.Add(k, v)
-		}
-	}
-	c.SetBody(w.body.Bytes())
+	return req
 }
 
 // bufferedResponse is an http.ResponseWriter that keeps the whole response.

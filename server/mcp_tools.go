@@ -210,6 +210,9 @@ func toolErrorBodyOf(o *Operation, err error) (toolErrorBody, string) {
 	body := toolErrorBody{Code: ae.Code, Detail: ae.Detail}
 	cause := ""
 	switch {
+	case ae.Code == "storage_unavailable": // a sentence written for clients, and when to retry
+		body.RetryAfterSeconds = ae.RetryAfter
+		cause = "tool " + o.Name + ": " + ae.Error()
 	case ae.Status >= 500:
 		body.Detail = errInternal
 		cause = "tool " + o.Name + ": " + ae.Error()

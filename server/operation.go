@@ -2,10 +2,12 @@ package server
 
 import (
 	"context"
-
-	"github.com/valyala/fasthttp"
 	"reflect"
 	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
 )
 
 // Operation is one research operation, written once and bound to every surface: REST
@@ -41,6 +43,11 @@ type Operation struct {
 	// particular to the operation (413, a 403 beyond a missing scope, 429 limits).
 	Conflict string
 	Refusals map[int]string
+	// Job, for an operation that starts background work, is that work's kind, and
+	// Awaits names the operation that polls it by the job_id the start returned: A2A
+	// keeps such a task working until the poll reports the job's end.
+	Job    kv.JobKind
+	Awaits string
 
 	// restBind, when set, replaces bindREST for bodies that are not JSON (uploads).
 	restBind func(c *fasthttp.RequestCtx) (any, error)

@@ -1,5 +1,7 @@
 package server
 
+import "interviewd/kv"
+
 // operations is the table of research operations. Every surface binds from it; adding
 // an operation here is all it takes to expose it over REST, MCP and A2A and to document
 // it in OpenAPI. OperationID, Request and Response are the hosted service's published
@@ -21,18 +23,21 @@ func (s *Server) operations() []*Operation {
 		op(Operation{Name: "get_study", OperationID: "get_study_v1_api_studies__study_id__get", Response: "PublicStudyDetail",
 			Summary: "Get a study with its current brief", Method: "GET", Path: "/v1/api/studies/{study_id}", Scope: "studies:read"}, s.getStudy),
 		op(Operation{Name: "create_study", OperationID: "create_study_v1_api_studies_post", Request: "StudyGuidanceRequest", Response: "AuthoringJobOut",
-			Summary: "Author a new study from plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.createStudy),
+			Summary: "Author a new study from plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies", Scope: "studies:write", Write: true, Status: 202, Idempotent: true,
+			Job: kv.JobAuthoring, Awaits: "get_authoring_status"}, s.createStudy),
 		op(Operation{Name: "get_authoring_status", OperationID: "get_authoring_status_v1_api_studies_jobs__job_id__get", Response: "AuthoringStatusOut",
 			Summary: "Poll an authoring job; a refused or failed job answers 200 with status failed", Method: "GET", Path: "/v1/api/studies/jobs/{job_id}", Scope: "studies:read",
 			Conflict: "authoring_unconfirmed: the job completed without a failure, yet its study change cannot be confirmed."}, s.getAuthoringStatus),
 		op(Operation{Name: "refine_study", OperationID: "refine_study_v1_api_studies__study_id__refine_post", Request: "StudyGuidanceRequest", Response: "AuthoringJobOut",
-			Summary: "Refine a study's design with plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:refine", Scope: "studies:write", Write: true, Status: 202, Idempotent: true}, s.refineStudy),
+			Summary: "Refine a study's design with plain-language guidance (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:refine", Scope: "studies:write", Write: true, Status: 202, Idempotent: true,
+			Job: kv.JobAuthoring, Awaits: "get_authoring_status"}, s.refineStudy),
 		op(Operation{Name: "set_study_mode", OperationID: "set_study_mode_v1_api_studies__study_id__mode_put", Request: "StudyModeRequest", Response: "StudyModeOut",
 			Summary: "Set a study's mode: test, live (Go live), paused or closed", Method: "PUT", Path: "/v1/api/studies/{study_id}/mode", Write: true, ScopeFor: modeScope, ScopeDoc: "studies:write; studies:golive to go live",
 			AnyScope: []string{"studies:write", "studies:golive"}}, s.setStudyMode),
 		upload,
 		op(Operation{Name: "start_export", OperationID: "start_export_v1_api_exports_post", Request: "ExportRequest", Response: "ExportJobAccepted",
 			Summary: "Export a study's completed live interviews, redacted (a background job)", Method: "POST", Path: "/v1/api/exports", Scope: "export:read", Write: true, Status: 202, Idempotent: true,
+			Job: kv.JobExport, Awaits: "get_export_status",
 			Refusals: map[int]string{403: "insufficient_scope, or test_environment: test-environment credentials cannot export."}}, s.startExport),
 		op(Operation{Name: "get_export_status", OperationID: "get_export_job_v1_api_exports__job_id__get", Response: "ExportJobStatus",
 			Summary: "Poll an export", Method: "GET", Path: "/v1/api/exports/{job_id}", Scope: "export:read"}, s.getExportStatus),
@@ -47,6 +52,7 @@ func (s *Server) operations() []*Operation {
 			Summary: "Get the study's durable invite link", Method: "GET", Path: "/v1/api/studies/{study_id}/interview-link", Scope: "links:read"}, s.getInterviewLink),
 		op(Operation{Name: "simulate_study", OperationID: "simulate_study_v1_api_studies__study_id__simulate_post", Request: "SimulationRequest", Response: "SimulationJobAccepted",
 			Summary: "Rehearse a study's interview with a synthetic participant (a background job)", Method: "POST", Path: "/v1/api/studies/{study_id}:simulate", Scope: "studies:write", Write: true, Status: 202, Idempotent: true,
+			Job: kv.JobSimulation, Awaits: "get_simulation_status",
 			Conflict: "study_live: the study's collection is live; no simulation starts.",
 			Refusals: map[int]string{429: "rate_limited, or simulation_limit: the organisation already runs 3 simulations."}}, s.simulateStudy),
 		op(Operation{Name: "get_simulation_status", OperationID: "get_simulation_status_v1_api_simulations__job_id__get", Response: "SimulationStatusOut",

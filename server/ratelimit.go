@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"hash/maphash"
 	"strconv"
@@ -209,6 +210,7 @@ type rateLimiter struct {
 	windowSec int   // for the headers, rounded up
 	seed      maphash.Seed
 	shards    [rateShards]rateShard
+	store     rateStore // set on a shared store: the logs live there (ratelimit_shared.go)
 }
 
 // newRateLimiter returns a limiter for l. A non-positive limit or window takes its
@@ -296,6 +298,9 @@ func (r *rateLimiter) decide(now time.Time, cred, org string, write, record bool
 	if r.off {
 		return rateDecision{OK: true}
 	}
+	if r.store != nil {
+		return r.decideShared(now, cred, org, write, record)
+	}
 	cc, oc := classRead, classOrgRead
 	if write {
 		cc, oc = classWrite, classOrgWrite
@@ -351,6 +356,9 @@ func (r *rateLimiter) decideIP(now time.Time, ip string, record bool) rateDecisi
 	if r.off {
 		return rateDecision{OK: true}
 	}
+	if r.store != nil {
+		return r.decideShared(now, ip, "", false, record)
+	}
 	t := now.UnixNano()
 	sh := &r.shards[r.shardOf(ip)]
 	sh.mu.Lock()
@@ -402,6 +410,12 @@ func ceilSeconds(ns int64) int {
 // ever seen. A dropped key starts afresh, which is exact: nothing of it was live.
 func (r *rateLimiter) sweep(now time.Time) {
 	t := now.UnixNano()
+	if r.store != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), rateStoreTimeout)
+		defer cancel()
+		_ = r.store.SweepRateLogs(ctx, t-r.window)
+		return
+	}
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()

@@ -96,13 +96,23 @@ func (a *authFailures) sweep(now time.Time) {
 // authenticateLimited is authenticate under the failed-credential limit.
 func (s *Server) authenticateLimited(c *fasthttp.RequestCtx, resource string) (*Principal, error) {
 	p, err := s.authenticate(c, resource)
+	if err != nil {
+		return nil, s.limitAuthFailure(c, err)
+	}
+	return p, nil
+}
+
+// limitAuthFailure counts a refused credential (a 401 for a credential that was sent)
+// against the client address's budget and returns err, or a 429 once the budget is
+// spent.
+func (s *Server) limitAuthFailure(c *fasthttp.RequestCtx, err error) error {
 	var ae *apiError
-	if err == nil || !errors.As(err, &ae) || ae.Status != 401 || ae.Code == "missing_token" {
-		return p, err
+	if !errors.As(err, &ae) || ae.Status != 401 || ae.Code == "missing_token" {
+		return err
 	}
 	if wait := s.authFails.fail(s.now(), s.clientIP(c)); wait > 0 {
-		return nil, &apiError{Status: 429, Code: "rate_limited", RetryAfter: wait,
+		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: wait,
 			Detail: "Too many failed authentication attempts from your address; wait before trying again."}
 	}
-	return nil, err
+	return err
 }

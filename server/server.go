@@ -68,6 +68,11 @@ type Config struct {
 	Mail mail.Sender
 	// SMS sends two-step codes by text message; nil: text messages are not offered.
 	SMS sms.Sender
+	// BlobsPresign answers a signed export URL with a redirect to a presigned URL of the
+	// blob store (S3), so the artifact's bytes go from the bucket to the client; a store
+	// without presigned URLs (the fs store) serves the bytes itself.
+	BlobsPresign bool
+
 	// NoClientMetadata turns off OAuth client ID metadata documents (https client_id
 	// URLs); registration still works.
 	NoClientMetadata bool
@@ -92,14 +97,18 @@ type Server struct {
 	http      *fasthttp.Server
 	ctx       context.Context // cancelled at shutdown; every request's context derives from it
 	cancel    context.CancelFunc
-	reqPrefix string
-	reqSeq    atomic.Uint64
-	part      *participantSide // the participant pages and their API
-	app       *appSide         // the web app (app_surface.go)
-	sms       sms.Sender       // texts two-step codes; nil: no provider, texts not offered
-	proxies   trustedProxies
-	authFails *authFailures // failed credentials per client address
-	oauth     *oauthSide    // the authorization server (oauth_surface.go)
+	// streams is the context of event streams (A2A), which outlive their handler:
+	// cancelled when a shutdown begins, so open streams end and let it finish.
+	streams     context.Context
+	stopStreams context.CancelFunc
+	reqPrefix   string
+	reqSeq      atomic.Uint64
+	part        *participantSide // the participant pages and their API
+	app         *appSide         // the web app (app_surface.go)
+	sms         sms.Sender       // texts two-step codes; nil: no provider, texts not offered
+	proxies     trustedProxies
+	authFails   *authFailures // failed credentials per client address
+	oauth       *oauthSide    // the authorization server (oauth_surface.go)
 
 	studyRenders *studyRenders      // get_study answers by stored record
 	transcripts  *transcriptRenders // the app's transcript pages by interview and length
@@ -113,6 +122,7 @@ type Server struct {
 	metrics       *httpMetrics
 	metricsOnMain bool
 	hsts          bool
+	presign       bool
 }
 
 // New builds a Server and its routes.
@@ -132,6 +142,7 @@ func New(cfg Config) *Server {
 		metricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
 		hsts:          cfg.HSTS,
 		sms:           cfg.SMS,
+		presign:       cfg.BlobsPresign,
 	}
 	if s.metricsSet == nil {
 		s.metricsSet = metrics.NewSet()
@@ -147,11 +158,16 @@ func New(cfg Config) *Server {
 	_, _ = rand.Read(b[:])
 	s.reqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.streams, s.stopStreams = context.WithCancel(s.ctx)
 	limits := DefaultRateLimits()
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
 	}
 	s.limiter = newRateLimiter(limits)
+	if cfg.DB != nil && cfg.DB.Shared() {
+		// Other nodes admit requests of the same credentials: one window for all.
+		s.limiter.shareIn(cfg.DB)
+	}
 	s.proxies = trustedProxies(cfg.TrustedProxies)
 	s.authFails = newAuthFailures(limits)
 	s.ops = s.operations()
@@ -166,6 +182,7 @@ func New(cfg Config) *Server {
 	r.MethodNotAllowed = s.handleMethodNotAllowed
 	s.routeREST(r)
 	s.routeMCP(r)
+	s.routeA2A(r)
 	s.routeDocs(r)
 	s.routeParticipant(r)
 	s.routeApp(r, cfg.Mail, limits)
@@ -212,6 +229,7 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(trackedListe
 // Shutdown stops accepting connections and waits for in-flight requests until ctx ends,
 // then cancels whatever operations remain. It returns ctx's error if time ran out.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopStreams()
 	err := s.http.ShutdownWithContext(ctx)
 	s.cancel()
 	return err

@@ -50,6 +50,7 @@ func (s *Server) simulateStudy(ctx context.Context, p *Principal, in *SimulateSt
 	out := SimulationJob{JobID: jobID.String()}
 	job, err := s.db.CreateSimulationJob(ctx, kv.SimulationInput{
 		Partition: p.Partition, JobID: jobID, StudyID: st.ID, Persona: persona, MaxTurns: maxTurns,
+		Limit: s.jobs.SimulationLimit(),
 	}, idemWrite(ctx, out))
 	if err != nil {
 		release()

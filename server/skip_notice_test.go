@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"interviewd/kv/pgtest"
 )
 
 // skipped collects why tests that need a program from outside Go (Chromium, the MCP
@@ -32,6 +34,7 @@ func skipMissing(t *testing.T, why string) {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	stopChromium()
+	pgtest.StopShared()
 	skipped.Lock()
 	why := skipped.why
 	skipped.Unlock()
@@ -57,4 +60,14 @@ func notice(line string) {
 		}
 	}
 	fmt.Fprint(os.Stderr, line)
+}
+
+// postgresURL returns a fresh database on the test PostgreSQL server, skipping t (and
+// saying so once) where PostgreSQL is not installed and not required.
+func postgresURL(t *testing.T) string {
+	t.Helper()
+	if _, err := pgtest.Shared(); err != nil && !pgtest.Required() {
+		skipMissing(t, "no PostgreSQL (install Debian's postgresql package)")
+	}
+	return pgtest.URL(t)
 }

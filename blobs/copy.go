@@ -1,0 +1,68 @@
+package blobs
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+)
+
+// Copy copies every blob of src into dst (replacing blobs of the same key) and returns
+// how many it copied. Each copy is checked: its bytes are hashed on the way in, read
+// back from dst and hashed again; then dst is listed and every key of src must be there
+// with its size. Any difference is an error naming the key, and n counts only the blobs
+// copied and verified before it.
+func Copy(ctx context.Context, dst, src Store) (n int, err error) {
+	list, err := src.List(ctx, "")
+	if err != nil {
+		return 0, fmt.Errorf("list %s: %w", src, err)
+	}
+	for _, b := range list {
+		if err := copyOne(ctx, dst, src, b); err != nil {
+			return n, err
+		}
+		n++
+	}
+	got, err := dst.List(ctx, "")
+	if err != nil {
+		return n, fmt.Errorf("list %s: %w", dst, err)
+	}
+	sizes := make(map[string]int64, len(got))
+	for _, b := range got {
+		sizes[b.Key] = b.Size
+	}
+	for _, b := range list {
+		if size, ok := sizes[b.Key]; !ok || size != b.Size {
+			return n, fmt.Errorf("copy %s: %s lists it with %d bytes (present: %v), the source %d", b.Key, dst, size, ok, b.Size)
+		}
+	}
+	return n, nil
+}
+
+func copyOne(ctx context.Context, dst, src Store, b Info) error {
+	r, size, err := src.Get(ctx, b.Key)
+	if err != nil {
+		return fmt.Errorf("copy %s: read: %w", b.Key, err)
+	}
+	h := sha256.New()
+	err = dst.Put(ctx, b.Key, io.TeeReader(r, h), size)
+	r.Close()
+	if err != nil {
+		return fmt.Errorf("copy %s: write: %w", b.Key, err)
+	}
+	want := h.Sum(nil)
+	back, backSize, err := dst.Get(ctx, b.Key)
+	if err != nil {
+		return fmt.Errorf("copy %s: read back: %w", b.Key, err)
+	}
+	defer back.Close()
+	h.Reset()
+	if _, err := io.Copy(h, back); err != nil {
+		return fmt.Errorf("copy %s: read back: %w", b.Key, err)
+	}
+	if backSize != size || !bytes.Equal(h.Sum(nil), want) {
+		return fmt.Errorf("copy %s: the copy differs from the source (%d bytes, source %d)", b.Key, backSize, size)
+	}
+	return nil
+}

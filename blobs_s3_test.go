@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"interviewd/blobs"
+	"interviewd/blobs/blobstest"
+	"interviewd/kv"
+)
+
+// s3Seed is a data folder whose blobs live in a versitygw bucket: an organisation, a live
+// study with two completed interviews, and a live key that may upload and export.
+type s3Seed struct {
+	data      string
+	org       kv.ID
+	study     kv.ID
+	interview kv.ID
+	key       string
+}
+
+func mustSeedS3(t *testing.T, srv *blobstest.S3, storeArgs ...string) s3Seed {
+	t.Helper()
+	var storeURL string
+	if len(storeArgs) == 2 { // --store postgres://…
+		storeURL = storeArgs[1]
+	}
+	ctx := context.Background()
+	store, err := blobs.Open(ctx, srv.URL(), "", srv.Env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	db, err := kv.Open(data, kv.Options{Blobs: store, Store: storeURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	org, _, err := db.CreateOrg(ctx, kv.OrgInput{Name: "Bucket Research", Email: "b@example.com", Credits: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := kv.Partition{Org: org.ID, Env: kv.EnvLive}
+	title := "Stored in a bucket"
+	st, err := db.CreateStudy(ctx, kv.StudyInput{Partition: p, Brief: kv.Brief{Title: &title, Objectives: []string{"Learn"}, VerbatimQuestions: []string{"Why?"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SetStudyMode(ctx, p, st.ID, kv.ModeLive); err != nil {
+		t.Fatal(err)
+	}
+	var first kv.ID
+	for i, session := range []string{"participant-one", "participant-two"} {
+		o, err := db.OpenLink(ctx, st.LinkToken, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		iv, err := db.AppendTurn(ctx, p, o.Interview.ID, kv.Turn{Session: session, Status: kv.InterviewCompleted, Messages: []kv.Message{
+			{Speaker: kv.SpeakerInterviewer, Text: "Why?", At: db.Now()},
+			{Speaker: kv.SpeakerParticipant, Text: "Because, said " + session, At: db.Now()},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = iv.ID
+		}
+	}
+	db.Close()
+	var key struct {
+		Secret string `json:"secret"`
+	}
+	runJSON(t, srv.Env, &key, append([]string{"keys", "create", "--data", data, "--blobs", srv.URL(), "--org", org.ID.String(), "--name", "s3",
+		"--env", "live", "--scopes", "studies:read,studies:write,export:read"}, storeArgs...)...)
+	return s3Seed{data: data, org: org.ID, study: st.ID, interview: first, key: key.Secret}
+}
+
+// runJSON runs one command with env and decodes what it prints.
+func runJSON(t *testing.T, env func(string) (string, bool), v any, args ...string) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := runWith(context.Background(), args, &out, io.Discard, env); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	if err := json.Unmarshal(out.Bytes(), v); err != nil {
+		t.Fatalf("%v printed %q: %v", args, out.String(), err)
+	}
+}
+
+type s3Client struct {
+	t    *testing.T
+	base string
+	key  string
+	http *http.Client
+}
+
+func (c *s3Client) do(method, path string, body io.Reader, headers ...string) (*http.Response, []byte) {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.base+path, body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	for i := 0; i < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+func (c *s3Client) upload(name, content string) (*http.Response, []byte) {
+	c.t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	part, _ := w.CreateFormFile("file", name)
+	part.Write([]byte(content))
+	w.Close()
+	return c.do("POST", "/v1/api/files", &body, "Content-Type", w.FormDataContentType())
+}
+
+// export starts an export in format and waits until it is ready.
+func (c *s3Client) export(study kv.ID, format string) string {
+	c.t.Helper()
+	resp, body := c.do("POST", "/v1/api/exports", strings.NewReader(`{"study_id":"`+study.String()+`","format":"`+format+`"}`), "Content-Type", "application/json")
+	var job struct {
+		JobID string `json:"job_id"`
+	}
+	if resp.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
+		c.t.Fatalf("start %s export: %d %s", format, resp.StatusCode, body)
+	}
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		resp, body := c.do("GET", "/v1/api/exports/"+job.JobID, nil)
+		if strings.Contains(string(body), `"ready":true`) {
+			return job.JobID
+		}
+		if resp.StatusCode != 200 || strings.Contains(string(body), `"failed"`) || time.Now().After(deadline) {
+			c.t.Fatalf("%s export %s: %d %s", format, job.JobID, resp.StatusCode, body)
+		}
+	}
+}
+
+func objectBytes(t *testing.T, c *minio.Client, bucket, key string) ([]byte, error) {
+	t.Helper()
+	obj, err := c.GetObject(context.Background(), bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	return io.ReadAll(obj)
+}
+
+// TestS3EndToEnd runs the real program on a versitygw bucket: an upload, exports
+// (the built-in CSV and an organisation's formatter plugin stored in and loaded from the
+// bucket) downloaded inline and through a presigned redirect, an erasure that deletes
+// the artifacts from the bucket, and the bucket going down (503, /readyz) and back.
+// Nothing of it is written to DATA/blobs.
+func TestS3EndToEnd(t *testing.T) {
+	srv := blobstest.Start(t)
+	s := mustSeedS3(t, srv)
+	bucket := srv.Client()
+
+	// The plugin is added while no server runs: the command stores it in the bucket.
+	var added struct {
+		Name string `json:"name"`
+		Blob string `json:"blob"`
+	}
+	runJSON(t, srv.Env, &added, "plugins", "add", "--data", s.data, "--blobs", srv.URL(), "--org", s.org.String(),
+		"--file", "plugins/testdata/jsonl/jsonl.wasm")
+	wasm, _ := os.ReadFile("plugins/testdata/jsonl/jsonl.wasm")
+	if got, err := objectBytes(t, bucket, srv.Bucket, added.Blob); err != nil || !bytes.Equal(got, wasm) {
+		t.Fatalf("plugin %s in the bucket: %d bytes, %v", added.Blob, len(got), err)
+	}
+
+	b := mustBootEnv(t, srv.Env, "--data", s.data, "--blobs", srv.URL(), "--blobs-presign", "--rate-limits", "off")
+	c := &s3Client{t: t, base: b.url, key: s.key, http: &http.Client{Timeout: time.Minute,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	if !strings.Contains(b.logs.String(), `"blobs":"s3://`+srv.Bucket+`/ at http://`+srv.Addr+`"`) {
+		t.Fatalf("the start-up line does not name the bucket:\n%s", b.logs.String())
+	}
+
+	t.Run("OK_Upload", func(t *testing.T) {
+		resp, body := c.upload("notes.txt", "Participants plan rotas on paper.")
+		var fh struct {
+			FileID    string `json:"file_id"`
+			Extracted bool   `json:"extracted"`
+		}
+		if resp.StatusCode != 201 && resp.StatusCode != 200 || json.Unmarshal(body, &fh) != nil || !fh.Extracted {
+			t.Fatalf("upload: %d %s", resp.StatusCode, body)
+		}
+		if got, err := objectBytes(t, bucket, srv.Bucket, "files/"+fh.FileID); err != nil || string(got) != "Participants plan rotas on paper." {
+			t.Fatalf("uploaded object: %q %v", got, err)
+		}
+	})
+
+	csvJob := c.export(s.study, "csv")
+	jsonlJob := c.export(s.study, added.Name) // the plugin, loaded from the bucket
+	t.Run("OK_InlineDownload", func(t *testing.T) {
+		resp, body := c.do("GET", "/v1/api/exports/"+csvJob+"/download", nil, "Accept", "text/csv")
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "Because, said participant-one") {
+			t.Fatalf("csv: %d %s", resp.StatusCode, body)
+		}
+		resp, body = c.do("GET", "/v1/api/exports/"+jsonlJob+"/download", nil, "Accept", "*/*")
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "participant-two") || !strings.HasPrefix(string(body), "{") {
+			t.Fatalf("jsonl: %d %s", resp.StatusCode, body)
+		}
+	})
+	t.Run("OK_PresignedRedirect", func(t *testing.T) {
+		resp, body := c.do("GET", "/v1/api/exports/"+csvJob+"/download", nil, "Accept", "application/json")
+		var d struct {
+			URL string `json:"download_url"`
+		}
+		if resp.StatusCode != 200 || json.Unmarshal(body, &d) != nil || !strings.HasPrefix(d.URL, b.url+"/v1/api/exports/") {
+			t.Fatalf("download URL: %d %s", resp.StatusCode, body)
+		}
+		// The node checks its own signature, then sends the client to the bucket.
+		resp, err := c.http.Get(d.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(loc, "http://"+srv.Addr+"/"+srv.Bucket+"/exports/"+csvJob+".csv?") ||
+			!strings.Contains(loc, "X-Amz-Signature=") {
+			t.Fatalf("signed URL: %d Location %q", resp.StatusCode, loc)
+		}
+		resp, err = http.Get(loc) // no credential at all
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(got), "Because, said participant-one") ||
+			!strings.HasPrefix(resp.Header.Get("Content-Disposition"), "attachment") {
+			t.Fatalf("presigned GET: %d %v %s", resp.StatusCode, resp.Header, got)
+		}
+		// A tampered node URL is still refused by the node.
+		resp, err = c.http.Get(strings.Replace(d.URL, "sig=", "sig=x", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 403 {
+			t.Fatalf("tampered signed URL: %d", resp.StatusCode)
+		}
+	})
+
+	t.Run("OK_EraseDeletesObjects", func(t *testing.T) {
+		// Through the running server's admin socket: the server's store does the deletes.
+		var rc kv.EraseReceipt
+		runJSON(t, noEnv, &rc, "interviews", "erase", "--data", s.data, "--id", s.interview.String())
+		if len(rc.ExportArtifacts) != 2 || len(rc.FilesNotRemoved) != 0 {
+			t.Fatalf("receipt %+v", rc)
+		}
+		for _, a := range rc.ExportArtifacts {
+			_, err := bucket.StatObject(context.Background(), srv.Bucket, a.File, minio.StatObjectOptions{})
+			if minio.ToErrorResponse(err).Code != "NoSuchKey" {
+				t.Fatalf("%s after erasure: %v", a.File, err)
+			}
+		}
+		resp, body := c.do("GET", "/v1/api/exports/"+csvJob+"/download", nil, "Accept", "text/csv")
+		if resp.StatusCode != 404 || !strings.Contains(string(body), "export_expired") {
+			t.Fatalf("erased artifact: %d %s", resp.StatusCode, body)
+		}
+	})
+
+	t.Run("ErrBucketDown", func(t *testing.T) {
+		srv.Stop()
+		status, body := get(t, b.url+"/readyz", "")
+		if status != 503 || !strings.Contains(body, `"reason":"storage_unavailable"`) {
+			t.Fatalf("readyz with the bucket down: %d %s", status, body)
+		}
+		resp, body2 := c.upload("notes.txt", "lost?")
+		if resp.StatusCode != 503 || !strings.Contains(string(body2), `"code":"storage_unavailable"`) || resp.Header.Get("Retry-After") == "" {
+			t.Fatalf("upload with the bucket down: %d %v %s", resp.StatusCode, resp.Header, body2)
+		}
+		if strings.Contains(string(body2), srv.Addr) {
+			t.Fatalf("the 503 names the bucket's address: %s", body2)
+		}
+		// The same refusal as an MCP tool result: the code, the sentence and when to retry.
+		resp, body3 := c.do("POST", "/v1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file",`+
+			`"arguments":{"filename":"notes.txt","content_base64":"aGVsbG8="}}}`),
+			"Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+		if resp.StatusCode != 200 || !strings.Contains(string(body3), `"isError":true`) || !strings.Contains(string(body3), `storage_unavailable`) ||
+			!strings.Contains(string(body3), `retry_after_seconds`) || strings.Contains(string(body3), "Internal error") {
+			t.Fatalf("MCP upload with the bucket down: %d %s", resp.StatusCode, body3)
+		}
+		// An export started meanwhile is accepted, waits for the bucket and then finishes.
+		resp, body4 := c.do("POST", "/v1/api/exports", strings.NewReader(`{"study_id":"`+s.study.String()+`"}`), "Content-Type", "application/json")
+		var job struct {
+			JobID string `json:"job_id"`
+		}
+		if resp.StatusCode != 202 || json.Unmarshal(body4, &job) != nil {
+			t.Fatalf("export with the bucket down: %d %s", resp.StatusCode, body4)
+		}
+		for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(b.logs.String(), "the export will retry"); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the export never waited for the bucket:\n%s", b.logs.String())
+			}
+		}
+		srv.Restart()
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			_, st := c.do("GET", "/v1/api/exports/"+job.JobID, nil)
+			if strings.Contains(string(st), `"ready":true`) {
+				break
+			}
+			if strings.Contains(string(st), `"failed"`) || time.Now().After(deadline) {
+				t.Fatalf("the export after the bucket came back: %s", st)
+			}
+		}
+		if resp, body := c.do("GET", "/v1/api/exports/"+job.JobID+"/download", nil, "Accept", "text/csv"); resp.StatusCode != 200 ||
+			!strings.Contains(string(body), "participant-two") {
+			t.Fatalf("download of the export that waited: %d %s", resp.StatusCode, body)
+		}
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			if status, _ := get(t, b.url+"/readyz", ""); status == 200 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("readyz stayed unready after the bucket came back")
+			}
+		}
+		if resp, body := c.upload("notes.txt", "kept"); resp.StatusCode >= 300 {
+			t.Fatalf("upload after the bucket came back: %d %s", resp.StatusCode, body)
+		}
+	})
+
+	// Everything went to the bucket: DATA/blobs holds only the (empty) scratch folder.
+	filepath.WalkDir(filepath.Join(s.data, "blobs"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("a blob on disk: %s", p)
+		}
+		return nil
+	})
+	// A backup carries the database and says where the blobs are instead.
+	var rcBackup struct {
+		BlobsElsewhere string `json:"blobs_elsewhere"`
+	}
+	out := filepath.Join(t.TempDir(), "b.tar")
+	runJSON(t, noEnv, &rcBackup, "backup", "--data", s.data, "--out", out)
+	if _, err := os.Stat(out); errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(rcBackup.BlobsElsewhere, "s3://"+srv.Bucket+"/") {
+		t.Fatalf("backup: %+v %v", rcBackup, err)
+	}
+}
+
+// TestBlobsFlags checks --blobs, INTERVIEWD_BLOBS and --blobs-presign before anything
+// touches the data folder.
+func TestBlobsFlags(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	envWith := func(vars map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"ErrNoCredential", []string{"--blobs", "s3://media?endpoint=127.0.0.1:9"}, nil, "--blobs: s3://media: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
+		{"ErrNoCredentialFromEnv", nil, map[string]string{"INTERVIEWD_BLOBS": "s3://media?endpoint=127.0.0.1:9"}, "set AWS_ACCESS_KEY_ID"},
+		{"ErrScheme", []string{"--blobs", "gs://media"}, nil, "unknown scheme gs"},
+		{"ErrEndpoint", []string{"--blobs", "s3://media?endpoint=ftp://x"}, map[string]string{"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"}, "want host:port"},
+		{"ErrPresignOnFolder", []string{"--blobs-presign"}, nil, "--blobs-presign needs --blobs s3://"},
+		{"ErrPresignEnvNotBool", nil, map[string]string{"INTERVIEWD_BLOBS_PRESIGN": "sometimes"}, "INTERVIEWD_BLOBS_PRESIGN=\"sometimes\" is not true or false"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data}, c.args...)
+			err := runWith(context.Background(), args, io.Discard, io.Discard, envWith(c.env))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+			if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("a refused start created the data folder: %v", err)
+			}
+		})
+	}
+}

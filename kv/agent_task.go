@@ -1,0 +1,169 @@
+package kv
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	json "github.com/goccy/go-json"
+)
+
+// CursorAgentTasks is the cursor kind of the agent task list.
+const CursorAgentTasks byte = 't'
+
+// AgentTask is one task of the agent-to-agent (A2A) surface: a message another agent
+// sent, the skill it asked for and where that stands. The store keeps the task as the
+// surface renders it (Body) beside the few fields it filters on, so it knows nothing
+// of the protocol's types. Tasks are listed newest first under their partition.
+type AgentTask struct {
+	ID        ID          `json:"id"`
+	OrgID     ID          `json:"org_id"`
+	Env       Environment `json:"env"`
+	ContextID string      `json:"context_id"`
+	Skill     string      `json:"skill,omitempty"`
+	// State is the protocol's task state; Final says no further change is accepted.
+	State string `json:"state"`
+	Final bool   `json:"final,omitempty"`
+	// JobID and JobKind name the background job a working task waits on.
+	JobID   *ID     `json:"job_id,omitempty"`
+	JobKind JobKind `json:"job_kind,omitempty"`
+	// Body is the whole task as the surface sends it.
+	Body      json.RawMessage `json:"body"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// Partition returns the task's (organisation, environment).
+func (t AgentTask) Partition() Partition { return Partition{Org: t.OrgID, Env: t.Env} }
+
+var errAgentTaskNotFound = Errorf(ENOTFOUND, "task_not_found", "Task not found.")
+
+// CreateAgentTask records a new task; t.ID must be a fresh UUIDv7 (NewID) so the
+// list's order is the creation order.
+func (db *DB) CreateAgentTask(ctx context.Context, t AgentTask) (AgentTask, error) {
+	now := db.Now()
+	t.CreatedAt, t.UpdatedAt = now, now
+	err := db.update(ctx, func(tx Tx) error {
+		return putJSON(tx.Bucket(bucketAgentTasks), t.Partition().key(t.ID), t)
+	})
+	return t, err
+}
+
+// FindAgentTask returns a task of partition p, or ENOTFOUND (also for another
+// partition's task).
+func (db *DB) FindAgentTask(ctx context.Context, p Partition, id ID) (AgentTask, error) {
+	var t AgentTask
+	err := db.view(ctx, func(tx Tx) error {
+		found, err := getJSON(tx.Bucket(bucketAgentTasks), p.key(id), &t)
+		if err == nil && !found {
+			return errAgentTaskNotFound
+		}
+		return err
+	})
+	return t, err
+}
+
+// UpdateAgentTask changes a task in one transaction: fn sees the stored task and
+// changes it, or returns an error to keep it as it was (that error is returned). A
+// task already Final is never passed to fn: the call returns it unchanged with
+// changed false. fn may run more than once (commits are shared), so it must only
+// change the task it is given.
+func (db *DB) UpdateAgentTask(ctx context.Context, p Partition, id ID, fn func(t *AgentTask) error) (t AgentTask, changed bool, err error) {
+	err = db.update(ctx, func(tx Tx) error {
+		changed = false
+		b := tx.Bucket(bucketAgentTasks)
+		t = AgentTask{}
+		found, err := getJSON(b, p.key(id), &t)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return errAgentTaskNotFound
+		}
+		if t.Final {
+			return nil
+		}
+		if err := fn(&t); err != nil {
+			return err
+		}
+		t.UpdatedAt = db.Now()
+		changed = true
+		return putJSON(b, p.key(id), t)
+	})
+	return t, changed, err
+}
+
+// AgentTaskFilter selects a page of a partition's tasks, newest first. ContextID and
+// State, when set, keep only tasks that match them.
+type AgentTaskFilter struct {
+	Partition Partition
+	ContextID string
+	State     string
+	// UpdatedAfter, when set, keeps only tasks changed after it.
+	UpdatedAfter time.Time
+	Cursor       string
+	Limit        int
+}
+
+func (f *AgentTaskFilter) match(t *AgentTask) bool {
+	return (f.ContextID == "" || t.ContextID == f.ContextID) && (f.State == "" || t.State == f.State) &&
+		(f.UpdatedAfter.IsZero() || t.UpdatedAt.After(f.UpdatedAfter))
+}
+
+// FindAgentTasks returns one page of tasks, newest first, with keyset paging (tasks
+// created meanwhile never shift a page), and how many tasks match in all. A cursor
+// that is not this list's, or not this partition's, is EINVALID.
+func (db *DB) FindAgentTasks(ctx context.Context, f AgentTaskFilter) (Page[AgentTask], int, error) {
+	total := 0
+	var after *ID
+	if f.Cursor != "" {
+		id, err := db.DecodeCursor(CursorAgentTasks, f.Partition, f.Cursor)
+		if err != nil {
+			return Page[AgentTask]{}, 0, err
+		}
+		after = &id
+	}
+	page := Page[AgentTask]{Items: make([]AgentTask, 0, min(f.Limit+1, 101))}
+	err := db.view(ctx, func(tx Tx) error {
+		more, last, err := pageNewest(tx.Bucket(bucketAgentTasks), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
+			var t AgentTask
+			if err := jsonUnmarshal(v, &t); err != nil {
+				return false, err
+			}
+			if !f.match(&t) {
+				return false, nil
+			}
+			page.Items = append(page.Items, t)
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		if more {
+			page.Next = db.EncodeCursor(CursorAgentTasks, f.Partition, last)
+		}
+		total, err = countAgentTasks(tx.Bucket(bucketAgentTasks), f)
+		return err
+	})
+	if len(page.Items) > f.Limit {
+		page.Items = page.Items[:f.Limit]
+	}
+	return page, total, err
+}
+
+// countAgentTasks counts the partition's tasks that match f, on every page.
+func countAgentTasks(b Bucket, f AgentTaskFilter) (int, error) {
+	prefix := f.Partition.prefix()
+	n := 0
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var t AgentTask
+		if err := jsonUnmarshal(v, &t); err != nil {
+			return 0, err
+		}
+		if f.match(&t) {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,349 @@
+package kv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The PostgreSQL engine: every bucket lives in one table, interviewd_kv (bucket, key,
+// value), keyed by (bucket, key). bytea compares bytewise, shorter first on a common
+// prefix, exactly as bbolt orders keys, so cursors, prefixes and keyset pages are the
+// same on both engines.
+//
+// Read-write transactions are SERIALIZABLE: PostgreSQL then guarantees what bbolt's
+// single writer did, that the outcome is that of running the transactions one at a
+// time. A transaction PostgreSQL cannot serialize (SQLSTATE 40001) or that deadlocks
+// (40P01) rolls back and runs again, as the group commit may already run a function
+// twice. Read-only transactions are REPEATABLE READ READ ONLY: one snapshot, as a bbolt
+// view.
+
+// IsPostgres reports whether a --store value names a PostgreSQL database.
+func IsPostgres(store string) bool {
+	return strings.HasPrefix(store, "postgres://") || strings.HasPrefix(store, "postgresql://")
+}
+
+// pgRetries bounds how often one transaction is retried after serialization failures
+// before the caller gets the failure (ctx usually ends the wait first).
+const pgRetries = 100
+
+type pgEngine struct {
+	pool *pgxpool.Pool
+	// retries counts transactions run again after a serialization failure or deadlock
+	// (for the store's metrics and tests).
+	retries atomic.Uint64
+}
+
+// openPostgres connects to the database at url and brings its tables to this
+// version's schema.
+func openPostgres(ctx context.Context, url string) (*pgEngine, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, Errorf(EINVALID, "store_invalid", "The --store address is not a valid PostgreSQL URL: "+err.Error())
+	}
+	if !strings.Contains(url, "pool_max_conns") && cfg.MaxConns < 16 {
+		// Requests wait on the database, not the CPU: more connections than cores.
+		cfg.MaxConns = 16
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	e := &pgEngine{pool: pool}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	return e, nil
+}
+
+func (e *pgEngine) close() error {
+	e.pool.Close()
+	return nil
+}
+
+func (e *pgEngine) view(ctx context.Context, fn func(Tx) error) error {
+	return e.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+}
+
+func (e *pgEngine) update(ctx context.Context, fn func(Tx) error) error {
+	return e.run(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+}
+
+// run runs fn in a transaction with opts, again after each serialization failure.
+func (e *pgEngine) run(ctx context.Context, opts pgx.TxOptions, fn func(Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := e.once(ctx, opts, fn)
+		if err == nil || !retryable(err) || attempt >= pgRetries {
+			return err
+		}
+		e.retries.Add(1)
+		// Jittered exponential backoff: the transactions that collided retry apart.
+		wait := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 6)))
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// once runs fn in one transaction: committed if fn and every statement succeeded,
+// rolled back otherwise.
+func (e *pgEngine) once(ctx context.Context, opts pgx.TxOptions, fn func(Tx) error) (err error) {
+	ptx, err := e.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	tx := &pgTx{ctx: ctx, tx: ptx, writable: opts.AccessMode != pgx.ReadOnly}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = ptx.Rollback(context.WithoutCancel(ctx))
+			err = fmt.Errorf("kv: panic in a transaction: %v", p)
+		}
+	}()
+	ferr := fn(tx)
+	if tx.err != nil {
+		// A statement failed: that is the outcome, whatever fn made of the nil it read.
+		ferr = tx.err
+	}
+	if ferr != nil {
+		_ = ptx.Rollback(context.WithoutCancel(ctx))
+		return ferr
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return err
+	}
+	for _, f := range tx.onCommit {
+		f()
+	}
+	return nil
+}
+
+// retryable reports a serialization failure or a deadlock: the transaction did
+// nothing and may simply run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// pgTx is one PostgreSQL transaction. The first failed statement is kept in err: every
+// later statement is skipped, and the transaction ends with that error.
+type pgTx struct {
+	ctx      context.Context
+	tx       pgx.Tx
+	writable bool
+	err      error
+	onCommit []func()
+	// writes counts the statements that changed rows, so a cursor knows its prefetched
+	// rows may be stale.
+	writes int
+}
+
+func (t *pgTx) fail(err error) {
+	if t.err == nil {
+		t.err = err
+	}
+}
+
+func (t *pgTx) Bucket(name []byte) Bucket { return &pgBucket{tx: t, name: string(name)} }
+
+// CreateBucketIfNotExists: every bucket exists on this engine (rows name their bucket).
+func (t *pgTx) CreateBucketIfNotExists(name []byte) (Bucket, error) { return t.Bucket(name), nil }
+
+func (t *pgTx) OnCommit(fn func()) { t.onCommit = append(t.onCommit, fn) }
+func (t *pgTx) Writable() bool     { return t.writable }
+
+type pgBucket struct {
+	tx   *pgTx
+	name string
+}
+
+func (b *pgBucket) Get(key []byte) []byte {
+	t := b.tx
+	if t.err != nil {
+		return nil
+	}
+	var v []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, b.name, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		t.fail(err)
+		return nil
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v
+}
+
+func (b *pgBucket) Put(key, value []byte) error {
+	t := b.tx
+	if t.err != nil {
+		return t.err
+	}
+	if len(key) == 0 {
+		return errors.New("kv: key required")
+	}
+	if value == nil {
+		value = []byte{}
+	}
+	t.writes++
+	_, err := t.tx.Exec(t.ctx, `INSERT INTO interviewd_kv (bucket, key, value) VALUES ($1, $2, $3)
+		ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, b.name, key, value)
+	if err != nil {
+		t.fail(err)
+	}
+	return err
+}
+
+func (b *pgBucket) Delete(key []byte) error {
+	t := b.tx
+	if t.err != nil {
+		return t.err
+	}
+	t.writes++
+	_, err := t.tx.Exec(t.ctx, `DELETE FROM interviewd_kv WHERE bucket = $1 AND key = $2`, b.name, key)
+	if err != nil {
+		t.fail(err)
+	}
+	return err
+}
+
+func (b *pgBucket) Cursor() Cursor { return &pgCursor{b: b} }
+
+func (b *pgBucket) ForEach(fn func(k, v []byte) error) error {
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return b.tx.err
+}
+
+// Cursor batches: the first fetch in a direction is small (most walks read a handful
+// of rows under a prefix), later ones grow so a long walk costs few round trips.
+const (
+	pgFirstBatch = 8
+	pgMaxBatch   = 512
+)
+
+// pgCursor walks a bucket with keyset queries, prefetching rows in the direction of
+// travel. rows[i] is the current row; rows run forward when fwd, backward otherwise.
+type pgCursor struct {
+	b      *pgBucket
+	rows   []pgRow
+	i      int
+	fwd    bool
+	batch  int
+	end    bool // the last fetch returned fewer rows than asked: nothing lies beyond
+	cur    []byte
+	writes int // the transaction's write count when rows were fetched
+}
+
+type pgRow struct{ k, v []byte }
+
+func (c *pgCursor) First() ([]byte, []byte) { return c.fetch(nil, true, true) }
+func (c *pgCursor) Last() ([]byte, []byte)  { return c.fetch(nil, false, true) }
+func (c *pgCursor) Seek(key []byte) ([]byte, []byte) {
+	return c.fetch(key, true, true)
+}
+
+func (c *pgCursor) Next() ([]byte, []byte) { return c.step(true) }
+func (c *pgCursor) Prev() ([]byte, []byte) { return c.step(false) }
+
+// step moves one row in the direction fwd, from the prefetched rows when they are
+// still valid, with a fetch after the current key otherwise.
+func (c *pgCursor) step(fwd bool) ([]byte, []byte) {
+	if c.cur == nil {
+		return nil, nil // before the first positioning, or past an end
+	}
+	if fwd == c.fwd && c.writes == c.b.tx.writes {
+		if c.i+1 < len(c.rows) {
+			c.i++
+			r := c.rows[c.i]
+			c.cur = r.k
+			return r.k, r.v
+		}
+		if c.end {
+			c.cur = nil
+			return nil, nil
+		}
+		c.batch = min(c.batch*4, pgMaxBatch)
+	} else {
+		c.batch = pgFirstBatch
+	}
+	return c.fetchFrom(c.cur, fwd, false)
+}
+
+// fetch positions the cursor: at from (or the first key after it) going forward, or
+// at the end going backward; from nil means the bucket's first or last key.
+func (c *pgCursor) fetch(from []byte, fwd, inclusive bool) ([]byte, []byte) {
+	c.batch = pgFirstBatch
+	return c.fetchFrom(from, fwd, inclusive)
+}
+
+func (c *pgCursor) fetchFrom(from []byte, fwd, inclusive bool) ([]byte, []byte) {
+	t := c.b.tx
+	c.rows, c.i, c.fwd, c.cur, c.end, c.writes = c.rows[:0], 0, fwd, nil, false, t.writes
+	if t.err != nil {
+		return nil, nil
+	}
+	var q string
+	args := []any{c.b.name, c.batch}
+	switch {
+	case from == nil && fwd:
+		q = `SELECT key, value FROM interviewd_kv WHERE bucket = $1 ORDER BY key LIMIT $2`
+	case from == nil:
+		q = `SELECT key, value FROM interviewd_kv WHERE bucket = $1 ORDER BY key DESC LIMIT $2`
+	case fwd && inclusive:
+		q = `SELECT key, value FROM interviewd_kv WHERE bucket = $1 AND key >= $3 ORDER BY key LIMIT $2`
+	case fwd:
+		q = `SELECT key, value FROM interviewd_kv WHERE bucket = $1 AND key > $3 ORDER BY key LIMIT $2`
+	default:
+		q = `SELECT key, value FROM interviewd_kv WHERE bucket = $1 AND key < $3 ORDER BY key DESC LIMIT $2`
+	}
+	if from != nil {
+		args = append(args, from)
+	}
+	rows, err := t.tx.Query(t.ctx, q, args...)
+	if err != nil {
+		t.fail(err)
+		return nil, nil
+	}
+	for rows.Next() {
+		var r pgRow
+		if err := rows.Scan(&r.k, &r.v); err != nil {
+			rows.Close()
+			t.fail(err)
+			return nil, nil
+		}
+		if r.v == nil {
+			r.v = []byte{}
+		}
+		c.rows = append(c.rows, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.fail(err)
+		return nil, nil
+	}
+	c.end = len(c.rows) < c.batch
+	if len(c.rows) == 0 {
+		return nil, nil
+	}
+	c.cur = c.rows[0].k
+	return c.rows[0].k, c.rows[0].v
+}

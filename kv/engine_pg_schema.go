@@ -1,0 +1,80 @@
+package kv
+
+import (
+	"context"
+	"fmt"
+)
+
+// PostgreSQL schema. pgSchema[i] moves the database from version i to i+1; the applied
+// version is the highest row of interviewd_schema. Every node runs the missing steps at
+// open under one advisory lock, so the first node to start migrates and the others wait
+// for it and find nothing left to do. The kv-level migrations (the migrations slice in
+// db.go, over buckets) run after them under the same lock.
+var pgSchema = []string{
+	// 0 → 1: the buckets.
+	`CREATE TABLE interviewd_kv (
+		bucket text COLLATE "C" NOT NULL,
+		key    bytea NOT NULL,
+		value  bytea NOT NULL,
+		PRIMARY KEY (bucket, key)
+	)`,
+	// 1 → 2: rate-limit logs shared by the nodes (rate.go). UNLOGGED: a database crash
+	// forgets the last minute's admissions, which only relaxes the limits briefly.
+	`CREATE UNLOGGED TABLE interviewd_rate (
+		key     text COLLATE "C" PRIMARY KEY,
+		ts      bigint[] NOT NULL,
+		touched bigint NOT NULL
+	)`,
+}
+
+// pgSchemaLock is the advisory lock key every node takes while migrating
+// (the bytes of "intervwd").
+const pgSchemaLock = 0x696e74657276776e
+
+// migrate brings the database to this version's schema and runs prepare (the buckets'
+// migrations and the instance secret) in one serializable transaction, all under the
+// schema advisory lock.
+func (e *pgEngine) migrate(ctx context.Context, prepare func(Tx) error) error {
+	conn, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(pgSchemaLock)); err != nil {
+		return fmt.Errorf("take the schema lock: %w", err)
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(pgSchemaLock))
+	}()
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS interviewd_schema (
+		version    integer PRIMARY KEY,
+		applied_at timestamptz NOT NULL DEFAULT now()
+	)`); err != nil {
+		return fmt.Errorf("create the schema table: %w", err)
+	}
+	var v int
+	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM interviewd_schema`).Scan(&v); err != nil {
+		return fmt.Errorf("read the schema version: %w", err)
+	}
+	if v > len(pgSchema) {
+		return Errorf(EINVALID, "schema_newer", fmt.Sprintf("the database has schema version %d; this interviewd understands up to %d", v, len(pgSchema)))
+	}
+	for ; v < len(pgSchema); v++ {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, pgSchema[v]); err != nil {
+			_ = tx.Rollback(ctx)
+			return fmt.Errorf("migrate database schema %d→%d: %w", v, v+1, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO interviewd_schema (version) VALUES ($1)`, v+1); err != nil {
+			_ = tx.Rollback(ctx)
+			return err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return fmt.Errorf("migrate database schema %d→%d: %w", v, v+1, err)
+		}
+	}
+	return e.update(ctx, prepare)
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"interviewd/kv"
+	"interviewd/kv/pgtest"
+)
+
+// The several-node suite: three real interviewd processes on loopback over one
+// PostgreSQL database, a client spreading its requests over them, and one node killed
+// with SIGKILL in the middle of the load. Afterwards, through the surviving nodes:
+// every acknowledged write is there and replays identically, every acknowledged job
+// has finished (those the dead node was running were taken over once their lease ran
+// out), each participant's acknowledged answers are in order, and the credits of a live
+// study were spent exactly once per interview, across nodes.
+
+// spread hands out the base URLs of the live nodes in turn.
+type spread struct {
+	mu    sync.Mutex
+	bases []string
+	n     int
+}
+
+func (s *spread) next() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	return s.bases[s.n%len(s.bases)]
+}
+
+// drop stops sending requests to base (its node died).
+func (s *spread) drop(base string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, b := range s.bases {
+		if b == base {
+			s.bases = append(s.bases[:i:i], s.bases[i+1:]...)
+			return
+		}
+	}
+}
+
+// TestMain stops the PostgreSQL server the suite started, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
+}
+
+func TestThreeNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several-node suite skipped in -short mode (it builds and kills the real binary)")
+	}
+	url := pgtest.URL(t)
+	bin := buildCrashBinary(t)
+	datas := []string{t.TempDir(), t.TempDir(), t.TempDir()}
+	var org struct {
+		OrgID string `json:"org_id"`
+	}
+	crashAdmin(t, bin, &org, "setup", "--data", datas[0], "--store", url, "--org", "Nodes Research", "--email", "nodes@example.test")
+	var key struct {
+		Secret string `json:"secret"`
+	}
+	crashAdmin(t, bin, &key, "keys", "create", "--data", datas[1], "--store", url, "--org", org.OrgID, "--name", "nodes", "--env", "live",
+		"--scopes", strings.Join(kv.AllScopes, ","))
+	const credits = 10
+	var balance struct {
+		Credits int `json:"credits"`
+	}
+	crashAdmin(t, bin, &balance, "credits", "add", "--data", datas[2], "--store", url, "--org", org.OrgID, "--amount", fmt.Sprint(credits))
+
+	nodes := make([]*crashProcess, 3)
+	var wg sync.WaitGroup
+	for i := range nodes {
+		wg.Go(func() { nodes[i] = startCrashBinary(t, bin, datas[i], "--store", url, "--job-lease", "2s") })
+	}
+	wg.Wait()
+	all := &spread{}
+	for _, n := range nodes {
+		all.bases = append(all.bases, n.url)
+	}
+	c := &crashClient{key: key.Secret, http: &http.Client{Timeout: 60 * time.Second}, nodes: all}
+	studyID := c.mustAuthor(t, "Learn how small teams plan their week and which tools they abandon.")
+	liveID := c.mustAuthor(t, "Learn why people switch banks, for a live study.")
+
+	// Credits: more live interviews started at once, across the nodes, than there are
+	// credits; exactly one per credit starts.
+	if status, raw := c.mustCall(t, "PUT", "/v1/api/studies/"+liveID+"/mode", `{"mode":"live"}`); status != 200 {
+		t.Fatalf("go live: %d %s", status, raw)
+	}
+	status, raw := c.mustCall(t, "GET", "/v1/api/studies/"+liveID+"/interview-link", "")
+	var link struct {
+		URL string `json:"url"`
+	}
+	if status != 200 {
+		t.Fatalf("interview link: %d %s", status, raw)
+	}
+	crashDecode(t, raw, &link)
+	token := link.URL[strings.LastIndex(link.URL, "/i/")+3:]
+	const starts = 3 * credits
+	var started, unavailable atomic.Int32
+	for range starts {
+		wg.Go(func() {
+			status, raw, err := c.call(context.Background(), "POST", "/i/"+token+"/session", "")
+			if err != nil {
+				t.Errorf("open live link: %v", err)
+				return
+			}
+			var s struct {
+				State   string  `json:"state"`
+				Session *string `json:"session"`
+			}
+			if status != 200 || json.Unmarshal(raw, &s) != nil {
+				t.Errorf("open live link: %d %s", status, raw)
+				return
+			}
+			switch {
+			case s.State == "open" && s.Session != nil:
+				started.Add(1)
+			case s.State == "unavailable":
+				unavailable.Add(1)
+			default:
+				t.Errorf("open live link: %s", raw)
+			}
+		})
+	}
+	wg.Wait()
+	crashAdmin(t, bin, &balance, "credits", "show", "--data", datas[0], "--store", url, "--org", org.OrgID)
+	if started.Load() != credits || unavailable.Load() != starts-credits || balance.Credits != 0 {
+		t.Fatalf("%d live interviews started, %d refused, %d credits left; want %d, %d, 0",
+			started.Load(), unavailable.Load(), balance.Credits, credits, starts-credits)
+	}
+
+	// Load over all three nodes; node 1 dies in the middle of it.
+	ledger := &crashLedger{}
+	ctx, stopLoad := context.WithCancel(context.Background())
+	var load sync.WaitGroup
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+	for i := range 6 {
+		seed := rng.Uint64()
+		load.Go(func() {
+			// A worker whose request died with the node starts over on the others.
+			for n := 0; ctx.Err() == nil; n++ {
+				c.load(ctx, rand.New(rand.NewPCG(seed, uint64(n))), ledger, studyID, fmt.Sprintf("w%d-%d", i, n))
+			}
+		})
+	}
+	crashWait(t, nodes[0], "acknowledged writes before the kill", func() bool { return ledger.acks() >= 40 })
+	// A long simulation started on node 1 just before it dies: node 1 runs it.
+	on1 := &crashClient{base: nodes[1].url, key: key.Secret, http: c.http}
+	sim := ackedWrite{path: "/v1/api/studies/" + studyID + ":simulate", key: "long-simulation", body: `{"max_turns":200}`}
+	if err := on1.startJob(context.Background(), ledger, "simulation", sim); err != nil {
+		t.Fatal(err)
+	}
+	nodes[1].kill(t)
+	all.drop(nodes[1].url)
+	simJob := ledger.jobs[len(ledger.jobs)-1]
+	status, raw = c.mustCall(t, "GET", crashJobPath(simJob), "")
+	var simState struct {
+		Status string `json:"status"`
+	}
+	crashDecode(t, raw, &simState)
+	t.Logf("simulation left by the killed node: %d %s", status, simState.Status)
+	killedAt := ledger.acks()
+	crashWait(t, nodes[0], "acknowledged writes after the kill", func() bool { return ledger.acks() >= killedAt+40 })
+	stopLoad()
+	load.Wait()
+	links, sessions, messages, jobs := ledger.counts()
+	t.Logf("acknowledged: %d links, %d sessions, %d answers, %d jobs (%d before the kill)", links, sessions, messages, jobs, killedAt)
+
+	c.verify(t, ledger, true)
+	c.waitJobs(t, ledger)
+	taken := strings.Count(nodes[0].logs.String(), "resuming job left unfinished") +
+		strings.Count(nodes[2].logs.String(), "resuming job left unfinished")
+	t.Logf("jobs taken over from the killed node: %d", taken)
+	if simState.Status != "completed" && simState.Status != "failed" && taken == 0 {
+		t.Fatalf("the killed node's %s simulation finished without another node resuming it", simState.Status)
+	}
+	status, raw = c.mustCall(t, "GET", crashJobPath(simJob), "")
+	crashDecode(t, raw, &simState)
+	if simState.Status != "completed" {
+		t.Fatalf("the killed node's simulation ended %s: %s", simState.Status, raw)
+	}
+}

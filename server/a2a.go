@@ -1,0 +1,254 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/fasthttp/router"
+	json "github.com/goccy/go-json"
+	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
+)
+
+// resourceA2A is the A2A surface's path.
+const resourceA2A = "/v1/a2a"
+
+// a2aKeepAlive is how often an idle event stream carries a comment, so proxies keep it
+// open and a client that went away is noticed.
+const a2aKeepAlive = 15 * time.Second
+
+// a2aEndpoint is the A2A 1.0 surface: JSON-RPC over HTTP with server-sent events for
+// the streaming methods. The SDK's JSON-RPC binding speaks the protocol; in front of it,
+// in fasthttp, run what belongs to interviewd: the method check, the API key (Bearer or
+// X-API-Key, agent:run) and the body limit. Skills are the research operations, run by
+// a2aHandler through the same scope, rate-limit and binding steps as REST and MCP.
+type a2aEndpoint struct {
+	s   *Server
+	rpc http.Handler
+}
+
+// routeA2A mounts the A2A endpoint and the agent card.
+func (s *Server) routeA2A(r *router.Router) {
+	e := &a2aEndpoint{s: s, rpc: a2asrv.NewJSONRPCHandler(&a2aHandler{s: s}, a2asrv.WithTransportKeepAlive(a2aKeepAlive))}
+	sf := &surface{
+		name:         "a2a",
+		authenticate: s.a2aAuthenticate,
+		steps:        []middleware{readRPCBody},
+		render:       s.renderA2A,
+	}
+	// Only POST is routed: any other method gets the router's JSON 405.
+	s.group(r, "", sf).POST(resourceA2A, e.serveRPC)
+	s.routeAgentCard(r)
+}
+
+// a2aToken returns the API key of a request: Authorization: Bearer, else X-API-Key.
+func a2aToken(h *fasthttp.RequestHeader) (string, error) {
+	if v := h.Peek(fasthttp.HeaderAuthorization); len(v) > 0 {
+		tok, ok := bearerToken(v)
+		if !ok {
+			return "", &apiError{Status: 401, Code: "invalid_token", TokenSent: true, Detail: "The Authorization header must be Bearer <API key>."}
+		}
+		return tok, nil
+	}
+	if v := strings.TrimSpace(string(h.Peek("X-API-Key"))); v != "" {
+		return v, nil
+	}
+	return "", &apiError{Status: 401, Code: "missing_token",
+		Detail: "Send an API key holding agent:run as Authorization: Bearer <key> or in an X-API-Key header."}
+}
+
+// a2aAuthenticate accepts API keys only (the agent:run scope cannot be granted to an
+// OAuth connection), under the same failed-credential limit as every surface.
+func (s *Server) a2aAuthenticate(r *request) error {
+	tok, err := a2aToken(&r.c.Request.Header)
+	if err != nil {
+		return s.limitAuthFailure(r.c, err)
+	}
+	if strings.HasPrefix(tok, "svca_") || strings.HasPrefix(tok, "svcr_") {
+		return &apiError{Status: 403, Code: "oauth_token_not_accepted",
+			Detail: "OAuth tokens are not accepted by the A2A surface; use an API key holding agent:run."}
+	}
+	p, err := s.resolveTokenIn(r.ctx, tok, resourceA2A)
+	if err != nil {
+		return s.limitAuthFailure(r.c, err)
+	}
+	r.p = p
+	r.info.org = p.Partition.Org
+	return p.require(kv.ScopeAgentRun)
+}
+
+// renderA2A writes the refusals made before JSON-RPC is spoken (method, credential,
+// body): the HTTP status an HTTP client expects, with a JSON-RPC error body an A2A
+// client can read. Answers themselves are written by the SDK's binding.
+func (s *Server) renderA2A(r *request, err error) {
+	c := r.c
+	var pe *errRPCParse
+	if errors.As(err, &pe) {
+		writeJSONRPCError(c, 400, -32700, pe.msg)
+		return
+	}
+	ae := toAPIError(err).locatedREST(nil)
+	h := &c.Response.Header
+	switch ae.Status {
+	case 401:
+		v := `Bearer realm="` + s.baseURL + resourceA2A + `", scope="` + kv.ScopeAgentRun + `"`
+		if ae.TokenSent {
+			v += `, error="invalid_token"`
+		}
+		h.Set("WWW-Authenticate", v)
+	case 403:
+		if ae.Code == "insufficient_scope" {
+			h.Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+ae.Scope+`"`)
+		}
+	case 429:
+		h.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
+	}
+	info := infoOf(c)
+	info.code = ae.Code
+	if ae.Status >= 500 {
+		info.err = ae.Error()
+	}
+	body, _ := json.MarshalNoEscape(map[string]any{"jsonrpc": "2.0", "id": nil, "error": a2aErrorObject(ae)})
+	c.SetStatusCode(ae.Status)
+	c.SetContentType("application/json")
+	c.SetBody(body)
+}
+
+// a2aErrorObject is a refusal as a JSON-RPC error object, coded as the A2A SDKs read
+// them, with the REST error's code in the ErrorInfo metadata.
+func a2aErrorObject(ae *apiError) map[string]any {
+	code, reason := -32603, "INTERNAL_ERROR"
+	switch ae.Status {
+	case 401:
+		code, reason = -31401, "UNAUTHENTICATED"
+	case 403:
+		code, reason = -31403, "UNAUTHORIZED"
+	case 405, 413:
+		code, reason = -32600, "INVALID_REQUEST"
+	case 429:
+		code, reason = -32000, "SERVER_ERROR"
+	}
+	meta := map[string]string{"code": ae.Code}
+	if ae.Scope != "" {
+		meta["scope"] = ae.Scope
+	}
+	msg := ae.Detail
+	if ae.Status >= 500 {
+		msg = errInternal
+	}
+	return map[string]any{"code": code, "message": msg, "data": []any{map[string]any{
+		"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": "a2a-protocol.org", "metadata": meta,
+	}}}
+}
+
+// a2aCall is what one authenticated A2A request hands to the handler.
+type a2aCall struct {
+	p *Principal
+	// rate is the last admission decision, for the response headers; the SDK runs the
+	// handler on its own goroutines for streams, hence the atomic.
+	rate atomic.Pointer[rateDecision]
+}
+
+type a2aCallKey struct{}
+
+func a2aCallFrom(ctx context.Context) *a2aCall {
+	call, _ := ctx.Value(a2aCallKey{}).(*a2aCall)
+	return call
+}
+
+// serveRPC hands one authenticated JSON-RPC request to the SDK's binding: buffered for
+// the request/response methods, as a stream for SendStreamingMessage and
+// SubscribeToTask.
+func (e *a2aEndpoint) serveRPC(r *request) error {
+	c, s := r.c, e.s
+	r.written = true
+	call := &a2aCall{p: r.p}
+	if streamingRPC(c.PostBody()) {
+		// The stream outlives the handler (fasthttp writes it after the handler
+		// returns), so it runs under the server's stream context, which ends when a
+		// shutdown begins, never under anything of this request.
+		serveStreamBridge(c, e.rpc, context.WithValue(s.streams, a2aCallKey{}, call))
+		return nil
+	}
+	serveHTTPBridge(c, e.rpc, context.WithValue(r.ctx, a2aCallKey{}, call))
+	if d := call.rate.Load(); d != nil {
+		s.setRateHeaders(c, *d)
+	}
+	return nil
+}
+
+// streamingRPC reports whether a JSON-RPC body calls a method answered with a stream.
+func streamingRPC(body []byte) bool {
+	var env struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return false
+	}
+	return env.Method == "SendStreamingMessage" || env.Method == "SubscribeToTask"
+}
+
+// serveStreamBridge runs a net/http handler that answers with server-sent events. The
+// status and headers are sent first; the handler then runs in fasthttp's body stream
+// writer, and every Flush the handler makes sends what it wrote at once, so events
+// reach the client as they happen. A client that goes away makes the next write
+// fail, which cancels the handler's context: the stream stops, and nothing it was
+// watching (a task, its job) is cancelled.
+func serveStreamBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context) {
+	req := bridgeRequest(c, ctx)
+	c.SetStatusCode(fasthttp.StatusOK)
+	c.SetContentType("text/event-stream")
+	c.Response.Header.Set("Cache-Control", "no-cache")
+	c.Response.Header.Set("X-Accel-Buffering", "no")
+	c.SetBodyStreamWriter(func(w *bufio.Writer) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		h.ServeHTTP(&streamResponse{w: w, header: http.Header{}, cancel: cancel}, req.WithContext(ctx))
+	})
+}
+
+// streamResponse is the http.ResponseWriter of a streamed answer. The status line and
+// headers have been sent already, so the handler's own are ignored.
+type streamResponse struct {
+	w      *bufio.Writer
+	header http.Header
+	cancel context.CancelFunc
+	err    error
+}
+
+func (s *streamResponse) Header() http.Header { return s.header }
+func (s *streamResponse) WriteHeader(int)     {}
+
+func (s *streamResponse) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.fail(err)
+	}
+	return n, err
+}
+
+// Flush sends what was written; a failure means the client is gone.
+func (s *streamResponse) Flush() {
+	if s.err != nil {
+		return
+	}
+	if err := s.w.Flush(); err != nil {
+		s.fail(err)
+	}
+}
+
+func (s *streamResponse) fail(err error) {
+	s.err = err
+	s.cancel()
+}

@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"iter"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"interviewd/kv"
+)
+
+// nextEvent pulls one event of a stream, failing the test on an error, an early end or
+// a stream that stays silent past a deadline generous for busy machines.
+func nextEvent(tb testing.TB, next func() (a2a.Event, error, bool), what string) a2a.Event {
+	tb.Helper()
+	type pulled struct {
+		ev  a2a.Event
+		err error
+		ok  bool
+	}
+	got := make(chan pulled, 1)
+	go func() {
+		ev, err, ok := next()
+		got <- pulled{ev, err, ok}
+	}()
+	select {
+	case p := <-got:
+		if p.err != nil || !p.ok {
+			tb.Fatalf("%s: stream ended (%v)", what, p.err)
+		}
+		return p.ev
+	case <-time.After(2 * time.Minute):
+		tb.Fatalf("%s: no event", what)
+		return nil
+	}
+}
+
+// The stream sends the task as soon as it starts, while its job is still held at the
+// model (events are flushed as they happen, not when the answer ends); a second client
+// resubscribes; the first goes away without changing anything; when the job fails
+// both the artifact and the final status reach the subscriber.
+func TestA2AStreamingAndResubscribe(t *testing.T) {
+	e, g := mustServeGated(t)
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	st := e.mustRehearsalStudy(e.orgA.ID, kv.EnvLive)
+	c := e.mustA2A(t, "agent")
+
+	ctx1, leave := context.WithCancel(context.Background())
+	defer leave()
+	first, stop1 := iter.Pull2(c.SendStreamingMessage(ctx1, &a2a.SendMessageRequest{
+		Message: skillMessage("simulate_study", map[string]any{"study_id": st.ID.String(), "max_turns": 1})}))
+	defer stop1()
+	ev := nextEvent(t, first, "first stream")
+	task, ok := ev.(*a2a.Task)
+	if !ok || task.Status.State != a2a.TaskStateWorking {
+		t.Fatalf("first event %T %+v", ev, ev)
+	}
+	g.WaitArrived(t, 1) // the job is held: the event above came while it worked
+
+	again, stop2 := iter.Pull2(e.mustA2A(t, "agent").SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: task.ID}))
+	defer stop2()
+	if ev := nextEvent(t, again, "resubscribe"); ev.(*a2a.Task).ID != task.ID {
+		t.Fatalf("resubscribed to %+v", ev)
+	}
+
+	// The first client goes away: its stream stops, the task goes on.
+	stop1()
+	leave()
+
+	g.Let(t, chattestFail)
+	art, ok := nextEvent(t, again, "artifact").(*a2a.TaskArtifactUpdateEvent)
+	if !ok || art.Artifact.ID != "result" || art.TaskID != task.ID {
+		t.Fatalf("artifact event %+v", art)
+	}
+	status, ok := nextEvent(t, again, "status").(*a2a.TaskStatusUpdateEvent)
+	if !ok || status.Status.State != a2a.TaskStateFailed {
+		t.Fatalf("status event %+v", status)
+	}
+	if _, err, more := again(); more || err != nil {
+		t.Fatalf("stream goes on after the task ended: %v", err)
+	}
+
+	// A task that has ended cannot be subscribed to; GetTask reads it.
+	for _, err := range c.SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: task.ID}) {
+		if !errorsIs(err, a2a.ErrUnsupportedOperation) {
+			t.Fatalf("subscribe to an ended task: %v", err)
+		}
+	}
+}
+
+// A quick skill streams as one event: the completed task.
+func TestA2AStreamingQuickSkill(t *testing.T) {
+	e := mustServe(t)
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	c := e.mustA2A(t, "agent")
+	var events []a2a.Event
+	for ev, err := range c.SendStreamingMessage(context.Background(), &a2a.SendMessageRequest{Message: skillMessage("whoami", nil)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, ev)
+	}
+	if len(events) != 1 || events[0].(*a2a.Task).Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("events %+v", events)
+	}
+}

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"interviewd/kv"
+)
+
+// sharedLimiters returns n limiters with limits, each on its own node's store, all on
+// one PostgreSQL database.
+func sharedLimiters(t *testing.T, n int, limits RateLimits) []*rateLimiter {
+	t.Helper()
+	url := postgresURL(t)
+	out := make([]*rateLimiter, n)
+	for i := range out {
+		db, err := kv.Open(t.TempDir(), kv.Options{Store: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		if !db.Shared() {
+			t.Fatal("a PostgreSQL store does not report itself shared")
+		}
+		out[i] = newRateLimiter(limits)
+		out[i].shareIn(db)
+	}
+	return out
+}
+
+// Nodes deciding in turn against the store decide exactly as one in-memory limiter
+// does, headers included: one strict window for the credential and the organisation
+// whichever node a request reaches.
+func TestSharedRateLimiterMatchesOneNode(t *testing.T) {
+	limits := RateLimits{Read: 7, Write: 3, OrgRead: 12, OrgWrite: 5, IP: 4, Window: 10 * time.Second}
+	nodes := sharedLimiters(t, 3, limits)
+	one := newRateLimiter(limits)
+	rng := rand.New(rand.NewPCG(3, 4))
+	now := t0
+	for step := range 400 {
+		now = now.Add(time.Duration(rng.IntN(600)) * time.Millisecond)
+		node := nodes[step%3]
+		var got, want rateDecision
+		if rng.IntN(5) == 0 {
+			ip := fmt.Sprintf("192.0.2.%d", rng.IntN(2))
+			got, want = node.admitIP(now, ip), one.admitIP(now, ip)
+		} else {
+			cred, org, write := fmt.Sprintf("k%d", rng.IntN(3)), fmt.Sprintf("o%d", rng.IntN(2)), rng.IntN(3) == 0
+			got, want = node.admit(now, cred, org, write), one.admit(now, cred, org, write)
+		}
+		if got.OK != want.OK || got.RetryAfter != want.RetryAfter ||
+			string(got.appendRateLimit(nil)) != string(want.appendRateLimit(nil)) ||
+			string(got.appendPolicy(nil)) != string(want.appendPolicy(nil)) {
+			t.Fatalf("step %d on node %d: %+v (%s), one node: %+v (%s)", step, step%3,
+				got, got.appendRateLimit(nil), want, want.appendRateLimit(nil))
+		}
+	}
+}
+
+// Many requests at once across three nodes for one credential: exactly the limit is
+// admitted.
+func TestSharedRateLimiterHammer(t *testing.T) {
+	nodes := sharedLimiters(t, 3, RateLimits{Write: 20, OrgWrite: 1000})
+	var admitted atomic.Int32
+	var wg sync.WaitGroup
+	now := time.Now()
+	for i := range 90 {
+		wg.Go(func() {
+			if nodes[i%3].admit(now, "key", "org", true).OK {
+				admitted.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if n := admitted.Load(); n != 20 {
+		t.Fatalf("%d writes admitted across nodes, want 20", n)
+	}
+}
