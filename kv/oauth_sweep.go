@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"slices"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // OAuthSwept counts what SweepOAuth deleted.
@@ -19,7 +17,7 @@ type OAuthSwept struct {
 // approvals whose code was never exchanged.
 func (db *DB) SweepOAuth(ctx context.Context) (OAuthSwept, error) {
 	var out OAuthSwept
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx Tx) error {
 		out = OAuthSwept{}
 		now := db.Now()
 		conns := tx.Bucket(bucketOAuthConnections)

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 const testVerifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk-verifier"
@@ -420,7 +418,7 @@ func TestOAuthSweep(t *testing.T) {
 	if err != nil || swept.Connections != 1 {
 		t.Fatalf("ended connection not swept: %+v %v", swept, err)
 	}
-	if err := f.db.view(ctx, func(tx *bolt.Tx) error {
+	if err := f.db.view(ctx, func(tx Tx) error {
 		for _, b := range [][]byte{bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens} {
 			if k, _ := tx.Bucket(b).Cursor().First(); k != nil {
 				t.Errorf("%s not empty after the sweep", b)
