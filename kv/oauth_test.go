@@ -342,6 +342,9 @@ func TestOAuthRevokeAndEnd(t *testing.T) {
 	if err := f.db.RemoveMember(ctx, RemoveMemberInput{OrgID: f.org.ID, Actor: f.owner.ID, UserID: member.ID}); err != nil {
 		t.Fatal(err)
 	}
+	if list, _ := f.db.FindConnectionsFor(ctx, f.org.ID, f.owner.ID); len(list) != 1 || list[0].UserID != f.owner.ID {
+		t.Fatalf("a departed member's connection is listed: %+v", list)
+	}
 	if _, err := f.db.AuthenticateAccess(ctx, p4.Access); reason(err) != "EUNAUTHORIZED invalid_token" {
 		t.Fatalf("a departed member's token: %v", err)
 	}
