@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"interviewd/kv"
 	"interviewd/server"
 )
 
@@ -54,6 +55,11 @@ type options struct {
 	// session token of the key's organisation (live data) and an interview to read.
 	// In-process the bench signs in and seeds its own.
 	AppSession, AppInterview string
+	// Nodes, when positive, runs the several-node suite instead (nodes.go): get_study
+	// and create_link against 1 to Nodes interviewd processes over the PostgreSQL
+	// database Store, and against one process on bbolt.
+	Nodes int
+	Store string
 }
 
 // helpRequested is parseOptions' answer to -h or --help: the usage to print, and a
@@ -83,6 +89,8 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.StringVar(&o.AppSession, "app-session", "", "with --url: a web-app session token (cookie interviewd_session) for the app scenarios; without it they are skipped")
 	fs.StringVar(&o.AppInterview, "app-interview", "", "with --url and --app-session: the interview id app_transcript reads")
+	fs.IntVar(&o.Nodes, "nodes", 0, "run get_study and create_link against 1 to N interviewd processes over --store (and one on bbolt), reporting each node's CPU per request")
+	fs.StringVar(&o.Store, "store", "", "with --nodes: the PostgreSQL database the nodes share (postgres://...); the bench adds an organisation and --studies studies to it")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var b strings.Builder
@@ -135,6 +143,14 @@ func (o options) validate() error {
 		return fmt.Errorf("--url needs --key")
 	case o.URL != "" && o.SoloCommits:
 		return fmt.Errorf("--solo-commits is only for in-process runs")
+	case o.Nodes < 0 || o.Nodes > 8:
+		return fmt.Errorf("--nodes %d: want 0 to 8", o.Nodes)
+	case o.Nodes > 0 && !kv.IsPostgres(o.Store):
+		return fmt.Errorf("--nodes needs --store postgres://... (the database the nodes share)")
+	case o.Nodes == 0 && o.Store != "":
+		return fmt.Errorf("--store is only for --nodes")
+	case o.Nodes > 0 && o.URL != "":
+		return fmt.Errorf("--nodes boots its own nodes: it does not take --url")
 	}
 	if o.URL != "" {
 		u, err := url.Parse(o.URL)
