@@ -59,7 +59,7 @@ func (db *DB) CreateExportJob(ctx context.Context, in ExportInput, idem *IdemWri
 		if _, err := studyByID(tx, in.Partition, in.StudyID); err != nil {
 			return err
 		}
-		if err := putJSON(tx.Bucket(bucketJobs), in.Partition.key(j.ID), j); err != nil {
+		if err := db.putJobRecord(tx, j); err != nil {
 			return err
 		}
 		return db.writeIdem(tx, idem)

@@ -86,7 +86,7 @@ func (db *DB) CreateAuthoringJob(ctx context.Context, in AuthoringInput, idem *I
 		if bad != nil {
 			return Invalid(bad...)
 		}
-		if err := putJSON(tx.Bucket(bucketJobs), in.Partition.key(j.ID), j); err != nil {
+		if err := db.putJobRecord(tx, j); err != nil {
 			return err
 		}
 		return db.writeIdem(tx, idem)
@@ -128,8 +128,28 @@ func (db *DB) putJob(ctx context.Context, tx Tx, j Job) error {
 		return errLeaseLost()
 	}
 	j.UpdatedAt = db.Now()
-	return putJSON(tx.Bucket(bucketJobs), j.Partition().key(j.ID), j)
+	return db.putJobRecord(tx, j)
 }
+
+// putJobRecord stores j and, on a shared store, keeps the index of unfinished jobs
+// (bucket jobs_open) that the nodes' sweeps read instead of every job ever made.
+func (db *DB) putJobRecord(tx Tx, j Job) error {
+	key := j.Partition().key(j.ID)
+	if err := putJSON(tx.Bucket(bucketJobs), key, j); err != nil {
+		return err
+	}
+	if !db.Shared() {
+		return nil
+	}
+	if j.Done {
+		return tx.Bucket(bucketJobsOpen).Delete(key)
+	}
+	return tx.Bucket(bucketJobsOpen).Put(key, []byte{})
+}
+
+// bucketJobsOpen indexes, on a shared store, the jobs not yet done: partition + job id
+// → nothing.
+var bucketJobsOpen = []byte("jobs_open")
 
 // FinishAuthoring saves an authored brief and marks the job ready, in one transaction:
 // a create job makes the study (design version 1, test mode, plain link); a refine job

@@ -93,11 +93,12 @@ func (db *DB) ReleaseJobLease(ctx context.Context, p Partition, id ID, owner str
 	})
 }
 
-// FindClaimableJobs returns the unfinished jobs nobody runs, oldest first: those whose
-// lease ran out, and those never claimed and untouched for unclaimed (the node that
-// recorded them died before its worker claimed them).
+// FindClaimableJobs returns the unfinished jobs nobody runs: those whose lease ran out,
+// and those never claimed and untouched for unclaimed (the node that recorded them died
+// before its worker claimed them). On a shared store it reads the index of unfinished
+// jobs, so a sweep costs what is open, not every job ever made.
 func (db *DB) FindClaimableJobs(ctx context.Context, unclaimed time.Duration) ([]Job, error) {
-	jobs, err := db.FindUnfinishedJobs(ctx)
+	jobs, err := db.findOpenJobs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +113,45 @@ func (db *DB) FindClaimableJobs(ctx context.Context, unclaimed time.Duration) ([
 		}
 	}
 	return out, nil
+}
+
+// findOpenJobs returns the jobs not yet done: through the index on a shared store,
+// by reading every job otherwise.
+func (db *DB) findOpenJobs(ctx context.Context) ([]Job, error) {
+	if !db.Shared() {
+		return db.FindUnfinishedJobs(ctx)
+	}
+	var jobs []Job
+	err := db.view(ctx, func(tx Tx) error {
+		jobs = jobs[:0]
+		all := tx.Bucket(bucketJobs)
+		return tx.Bucket(bucketJobsOpen).ForEach(func(k, _ []byte) error {
+			var j Job
+			ok, err := getJSON(all, k, &j)
+			if err != nil || !ok || j.Done {
+				return err
+			}
+			jobs = append(jobs, j)
+			return nil
+		})
+	})
+	return jobs, err
+}
+
+// indexOpenJobs builds the index of unfinished jobs from the jobs (a store filled by a
+// copy).
+func indexOpenJobs(tx Tx) error {
+	open := tx.Bucket(bucketJobsOpen)
+	return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+		var j Job
+		if err := jsonUnmarshal(v, &j); err != nil {
+			return err
+		}
+		if j.Done {
+			return nil
+		}
+		return open.Put(k, []byte{})
+	})
 }
 
 // countOpenSimulations returns how many simulations of org, all environments

@@ -146,7 +146,7 @@ func (db *DB) CreateSimulationJob(ctx context.Context, in SimulationInput, idem 
 				return ErrSimulationLimit(in.Limit)
 			}
 		}
-		if err := putJSON(tx.Bucket(bucketJobs), in.Partition.key(j.ID), j); err != nil {
+		if err := db.putJobRecord(tx, j); err != nil {
 			return err
 		}
 		return db.writeIdem(tx, idem)
