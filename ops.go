@@ -137,6 +137,9 @@ func newMetricsServer(h fasthttp.RequestHandler, log zerolog.Logger) *fasthttp.S
 func (o *opsFlags) listen(ctx context.Context, ln net.Listener, db *kv.DB, srv *server.Server, log zerolog.Logger) (net.Listener, error) {
 	ctx, o.stop = context.WithCancel(ctx)
 	o.metrics.NewGauge("interviewd_db_file_bytes", func() float64 { return float64(db.FileSize()) })
+	if db.Shared() {
+		o.metrics.NewGauge("interviewd_db_retries", func() float64 { return float64(db.StoreRetries()) })
+	}
 	t, err := newTLS(o, db.Dir(), log)
 	if err != nil {
 		return nil, err

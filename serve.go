@@ -62,6 +62,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		return err
 	}
+	if store != "" && *ops.backupDir != "" {
+		return errors.New("--backup-dir copies the bbolt file; with --store, back the database up with PostgreSQL's own tools (pg_dump, pg_basebackup)")
+	}
 	lease, err := time.ParseDuration(*leaseFlag)
 	if err != nil || lease < time.Second {
 		return fmt.Errorf("--job-lease %q: want a duration of at least 1s, such as 30s", *leaseFlag)

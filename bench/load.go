@@ -38,6 +38,12 @@ const untilEnoughWait = 2 * time.Minute
 // worker owns one connection and keeps exactly one request in flight: it sends the
 // next request when the previous answer has been read.
 func drive(ctx context.Context, addr string, tls bool, conns int, d time.Duration, until func() bool, newWorker func(int) requestFunc) load {
+	return driveOver(ctx, []string{addr}, tls, conns, d, until, newWorker)
+}
+
+// driveOver is drive with the workers spread over addrs in turn (several nodes behind
+// what a load balancer would do).
+func driveOver(ctx context.Context, addrs []string, tls bool, conns int, d time.Duration, until func() bool, newWorker func(int) requestFunc) load {
 	var stop atomic.Bool
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	per := min(int(d.Seconds()*expectedRate)/conns+1024, 1<<20)
@@ -47,7 +53,7 @@ func drive(ctx context.Context, addr string, tls bool, conns int, d time.Duratio
 	end := start.Add(d)
 	for w := range conns {
 		next := newWorker(w)
-		hc := newClient(addr, tls)
+		hc := newClient(addrs[w%len(addrs)], tls)
 		records[w].latencies = make([]time.Duration, 0, per)
 		wg.Go(func() {
 			defer hc.CloseIdleConnections()

@@ -76,6 +76,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if opts.Nodes > 0 {
+		return runNodes(ctx, opts, stdout, stderr)
+	}
 	rep, err := runSuite(ctx, opts, stderr)
 	if err != nil {
 		return err

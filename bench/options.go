@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"interviewd/kv"
 	"interviewd/server"
 )
 
@@ -32,6 +33,7 @@ type options struct {
 	JSON         bool
 	URL          string // empty: boot the server in-process
 	Key          string // with URL: the API key to send
+	AgentKey     string // with URL: the API key the A2A scenarios send (needs agent:run); default Key
 	// UntilEnough makes each scenario run past Duration until its workload says it has
 	// done enough (see workload.enough): for tests, which must not depend on what a
 	// loaded machine gets done in a fixed window. There is no flag for it.
@@ -54,6 +56,11 @@ type options struct {
 	// session token of the key's organisation (live data) and an interview to read.
 	// In-process the bench signs in and seeds its own.
 	AppSession, AppInterview string
+	// Nodes, when positive, runs the several-node suite instead (nodes.go): get_study
+	// and create_link against 1 to Nodes interviewd processes over the PostgreSQL
+	// database Store, and against one process on bbolt.
+	Nodes int
+	Store string
 }
 
 // helpRequested is parseOptions' answer to -h or --help: the usage to print, and a
@@ -78,11 +85,14 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.JSON, "json", false, "print a JSON array instead of one line per scenario")
 	fs.StringVar(&o.URL, "url", "", "target a running server at this base URL instead of booting one")
 	fs.StringVar(&o.Key, "key", "", "API key for --url (needs studies:read)")
+	fs.StringVar(&o.AgentKey, "agent-key", "", "with --url: API key for the A2A scenarios (needs agent:run and studies:read; default --key)")
 	limits := fs.String("rate-limits", "off", "in-process server's rate limits, as interviewd's --rate-limits (e.g. read=100000000,org_read=100000000)")
 	fs.BoolVar(&o.SoloCommits, "solo-commits", false, "in-process store commits every mutation alone (no group commit), for comparison")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.StringVar(&o.AppSession, "app-session", "", "with --url: a web-app session token (cookie interviewd_session) for the app scenarios; without it they are skipped")
 	fs.StringVar(&o.AppInterview, "app-interview", "", "with --url and --app-session: the interview id app_transcript reads")
+	fs.IntVar(&o.Nodes, "nodes", 0, "run get_study and create_link against 1 to N interviewd processes over --store (and one on bbolt), reporting each node's CPU per request")
+	fs.StringVar(&o.Store, "store", "", "with --nodes: the PostgreSQL database the nodes share (postgres://...); the bench adds an organisation and --studies studies to it")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var b strings.Builder
@@ -129,12 +139,22 @@ func (o options) validate() error {
 		return fmt.Errorf("--idle %s: want 0 to %s", o.Idle, maxDuration)
 	case len(o.Scenarios) == 0:
 		return fmt.Errorf("--scenarios: name at least one of %s", strings.Join(scenarioNames(), ", "))
+	case o.URL == "" && o.AgentKey != "":
+		return fmt.Errorf("--agent-key is only for --url (in-process runs make their own key)")
 	case o.URL == "" && o.Key != "":
 		return fmt.Errorf("--key is only for --url (in-process runs make their own key)")
 	case o.URL != "" && o.Key == "":
 		return fmt.Errorf("--url needs --key")
 	case o.URL != "" && o.SoloCommits:
 		return fmt.Errorf("--solo-commits is only for in-process runs")
+	case o.Nodes < 0 || o.Nodes > 8:
+		return fmt.Errorf("--nodes %d: want 0 to 8", o.Nodes)
+	case o.Nodes > 0 && !kv.IsPostgres(o.Store):
+		return fmt.Errorf("--nodes needs --store postgres://... (the database the nodes share)")
+	case o.Nodes == 0 && o.Store != "":
+		return fmt.Errorf("--store is only for --nodes")
+	case o.Nodes > 0 && o.URL != "":
+		return fmt.Errorf("--nodes boots its own nodes: it does not take --url")
 	}
 	if o.URL != "" {
 		u, err := url.Parse(o.URL)

@@ -2,8 +2,11 @@ package kv
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // pgOpenTimeout bounds connecting and migrating at open (another node's migration
@@ -18,7 +21,7 @@ func openPostgresDB(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{eng: eng, pg: eng, dir: dir, now: opts.Now, creds: &credCache{off: true}, blobs: opts.Blobs}
+	db := &DB{eng: eng, pg: eng, dir: dir, now: opts.Now, creds: newCredCache(), blobs: opts.Blobs}
 	if err := eng.migrate(ctx, db.prepare); err != nil {
 		_ = eng.close()
 		return nil, err
@@ -39,4 +42,34 @@ func RedactStore(store string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// StoreRetries returns how many transactions the PostgreSQL engine ran again after a
+// serialization failure or a deadlock since open (0 on bbolt): a steadily rising rate
+// means nodes contend for the same records.
+func (db *DB) StoreRetries() uint64 {
+	if db.pg == nil {
+		return 0
+	}
+	return db.pg.retries.Load()
+}
+
+// readOne calls fn with the value of key in bucket (nil when there is none), read on
+// its own. One read needs no transaction to be consistent, so on PostgreSQL it is one
+// statement in one round trip, where a transaction would add its BEGIN and COMMIT.
+func (db *DB) readOne(ctx context.Context, bucket, key []byte, fn func(v []byte) error) error {
+	if db.pg == nil {
+		return db.view(ctx, func(tx Tx) error { return fn(tx.Bucket(bucket).Get(key)) })
+	}
+	var v []byte
+	err := db.pg.pool.QueryRow(ctx, `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, string(bucket), key).Scan(&v)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		v = nil
+	case err != nil:
+		return err
+	case v == nil:
+		v = []byte{}
+	}
+	return fn(v)
 }

@@ -270,3 +270,26 @@ func readCounter(tb testing.TB, db *DB) uint64 {
 	}
 	return n
 }
+
+// BenchmarkEngineView is one read transaction of one Get, from many goroutines: the
+// engine's own cost of a read (in the PostgreSQL round, its round trips).
+func BenchmarkEngineView(b *testing.B) {
+	db := mustOpenDB(b, nil)
+	ctx := context.Background()
+	if err := db.update(ctx, incrementCounter); err != nil {
+		b.Fatal(err)
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := db.view(ctx, func(tx Tx) error {
+				if tx.Bucket(engineBucket).Get([]byte("counter")) == nil {
+					return errors.New("counter missing")
+				}
+				return nil
+			}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -99,16 +99,14 @@ func (e *pgEngine) run(ctx context.Context, opts pgx.TxOptions, fn func(Tx) erro
 }
 
 // once runs fn in one transaction: committed if fn and every statement succeeded,
-// rolled back otherwise.
+// rolled back otherwise. The transaction begins with its first statement, in the same
+// round trip (pgx.Batch.BeginTx); a function that ran no statement costs nothing.
 func (e *pgEngine) once(ctx context.Context, opts pgx.TxOptions, fn func(Tx) error) (err error) {
-	ptx, err := e.pool.BeginTx(ctx, opts)
-	if err != nil {
-		return err
-	}
-	tx := &pgTx{ctx: ctx, tx: ptx, writable: opts.AccessMode != pgx.ReadOnly}
+	tx := &pgTx{ctx: ctx, pool: e.pool, opts: opts, writable: opts.AccessMode != pgx.ReadOnly}
+	defer tx.release()
 	defer func() {
 		if p := recover(); p != nil {
-			_ = ptx.Rollback(context.WithoutCancel(ctx))
+			tx.rollback()
 			err = fmt.Errorf("kv: panic in a transaction: %v", p)
 		}
 	}()
@@ -118,11 +116,13 @@ func (e *pgEngine) once(ctx context.Context, opts pgx.TxOptions, fn func(Tx) err
 		ferr = tx.err
 	}
 	if ferr != nil {
-		_ = ptx.Rollback(context.WithoutCancel(ctx))
+		tx.rollback()
 		return ferr
 	}
-	if err := ptx.Commit(ctx); err != nil {
-		return err
+	if tx.tx != nil {
+		if err := tx.tx.Commit(ctx); err != nil {
+			return err
+		}
 	}
 	for _, f := range tx.onCommit {
 		f()
@@ -141,7 +141,10 @@ func retryable(err error) bool {
 // later statement is skipped, and the transaction ends with that error.
 type pgTx struct {
 	ctx      context.Context
-	tx       pgx.Tx
+	pool     *pgxpool.Pool
+	opts     pgx.TxOptions
+	conn     *pgxpool.Conn // acquired by the first statement
+	tx       pgx.Tx        // begun by the first statement
 	writable bool
 	err      error
 	onCommit []func()
@@ -153,6 +156,98 @@ type pgTx struct {
 func (t *pgTx) fail(err error) {
 	if t.err == nil {
 		t.err = err
+	}
+}
+
+// first sends the transaction's first statement with its BEGIN, in one round trip,
+// and returns the batch positioned on the statement's result.
+func (t *pgTx) first(sql string, args ...any) (pgx.BatchResults, error) {
+	conn, err := t.pool.Acquire(t.ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.conn = conn
+	b := &pgx.Batch{}
+	b.BeginTx(t.opts)
+	b.Queue(sql, args...)
+	br := conn.SendBatch(t.ctx, b)
+	t.tx = br.Tx()
+	if _, err := br.Exec(); err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return br, nil
+}
+
+// scanRow runs a query returning at most one row into dest (pgx.ErrNoRows for none).
+func (t *pgTx) scanRow(sql string, args []any, dest ...any) error {
+	if t.tx != nil {
+		return t.tx.QueryRow(t.ctx, sql, args...).Scan(dest...)
+	}
+	br, err := t.first(sql, args...)
+	if err != nil {
+		return err
+	}
+	err = br.QueryRow().Scan(dest...)
+	if cerr := br.Close(); err == nil || errors.Is(err, pgx.ErrNoRows) && cerr != nil {
+		err = cerr
+	}
+	return err
+}
+
+// exec runs a statement that returns no rows.
+func (t *pgTx) exec(sql string, args ...any) error {
+	if t.tx != nil {
+		_, err := t.tx.Exec(t.ctx, sql, args...)
+		return err
+	}
+	br, err := t.first(sql, args...)
+	if err != nil {
+		return err
+	}
+	_, err = br.Exec()
+	return errors.Join(err, br.Close())
+}
+
+// query runs a query and calls each for every row.
+func (t *pgTx) query(sql string, args []any, each func(pgx.Rows) error) error {
+	var rows pgx.Rows
+	var br pgx.BatchResults
+	var err error
+	if t.tx != nil {
+		rows, err = t.tx.Query(t.ctx, sql, args...)
+	} else if br, err = t.first(sql, args...); err == nil {
+		rows, err = br.Query()
+	}
+	if err == nil {
+		for rows.Next() {
+			if err = each(rows); err != nil {
+				break
+			}
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	if br != nil {
+		err = errors.Join(err, br.Close())
+	}
+	return err
+}
+
+// rollback ends a transaction that began, keeping nothing.
+func (t *pgTx) rollback() {
+	if t.tx != nil {
+		_ = t.tx.Rollback(context.WithoutCancel(t.ctx))
+	}
+}
+
+// release gives the connection back (the pool drops one left mid-transaction).
+func (t *pgTx) release() {
+	if t.conn != nil {
+		t.conn.Release()
+		t.conn = nil
 	}
 }
 
@@ -175,7 +270,7 @@ func (b *pgBucket) Get(key []byte) []byte {
 		return nil
 	}
 	var v []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, b.name, key).Scan(&v)
+	err := t.scanRow(`SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, []any{b.name, key}, &v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
@@ -201,7 +296,7 @@ func (b *pgBucket) Put(key, value []byte) error {
 		value = []byte{}
 	}
 	t.writes++
-	_, err := t.tx.Exec(t.ctx, `INSERT INTO interviewd_kv (bucket, key, value) VALUES ($1, $2, $3)
+	err := t.exec(`INSERT INTO interviewd_kv (bucket, key, value) VALUES ($1, $2, $3)
 		ON CONFLICT (bucket, key) DO UPDATE SET value = EXCLUDED.value`, b.name, key, value)
 	if err != nil {
 		t.fail(err)
@@ -215,7 +310,7 @@ func (b *pgBucket) Delete(key []byte) error {
 		return t.err
 	}
 	t.writes++
-	_, err := t.tx.Exec(t.ctx, `DELETE FROM interviewd_kv WHERE bucket = $1 AND key = $2`, b.name, key)
+	err := t.exec(`DELETE FROM interviewd_kv WHERE bucket = $1 AND key = $2`, b.name, key)
 	if err != nil {
 		t.fail(err)
 	}
@@ -319,25 +414,20 @@ func (c *pgCursor) fetchFrom(from []byte, fwd, inclusive bool) ([]byte, []byte) 
 	if from != nil {
 		args = append(args, from)
 	}
-	rows, err := t.tx.Query(t.ctx, q, args...)
-	if err != nil {
-		t.fail(err)
-		return nil, nil
-	}
-	for rows.Next() {
+	err := t.query(q, args, func(rows pgx.Rows) error {
 		var r pgRow
 		if err := rows.Scan(&r.k, &r.v); err != nil {
-			rows.Close()
-			t.fail(err)
-			return nil, nil
+			return err
 		}
 		if r.v == nil {
 			r.v = []byte{}
 		}
 		c.rows = append(c.rows, r)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		t.fail(err)
+		c.rows = c.rows[:0]
 		return nil, nil
 	}
 	c.end = len(c.rows) < c.batch

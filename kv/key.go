@@ -200,12 +200,24 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 	// A cached entry was made from this very secret (the hash covers all of it), after
 	// it passed ParseKeySecret: a hit needs only the expiry check.
 	hash := HashKeySecret(secret)
-	if cred, ok := db.creds.get(hash); ok {
-		if cred.Key.ExpiresAt != nil && !db.Now().Before(*cred.Key.ExpiresAt) {
+	if e, ok := db.creds.get(hash); ok {
+		fresh := true
+		if db.Shared() {
+			cur, err := db.authEpoch(ctx, e.cred.Org.ID)
+			if err != nil {
+				return Credential{}, err
+			}
+			fresh = cur == e.epoch
+		}
+		switch {
+		case !fresh:
+			db.creds.drop(hash) // changed on some node since: read it again below
+		case e.cred.Key.ExpiresAt != nil && !db.Now().Before(*e.cred.Key.ExpiresAt):
 			db.creds.drop(hash)
 			return Credential{}, errBadKey
+		default:
+			return e.cred, nil
 		}
-		return cred, nil
 	}
 	env, ok := ParseKeySecret(secret)
 	if !ok {
@@ -213,6 +225,7 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 	}
 	gen := db.creds.generation()
 	var cred Credential
+	var epoch uint64
 	err := db.view(ctx, func(tx Tx) error {
 		id := tx.Bucket(bucketKeyHashes).Get(hash[:])
 		if id == nil {
@@ -233,12 +246,15 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 			return errBadKey
 		}
 		cred = Credential{Key: k, Org: org}
+		if db.Shared() {
+			epoch = epochOf(tx.Bucket(bucketAuthEpochs).Get(org.ID[:]))
+		}
 		return nil
 	})
 	if err != nil {
 		return Credential{}, err
 	}
-	db.creds.put(hash, cred, gen)
+	db.creds.put(hash, cred, epoch, gen)
 	return cred, nil
 }
 

@@ -1,7 +1,12 @@
 package kv
 
 import (
+	"context"
+	"encoding/binary"
+	"errors"
 	"sync"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // credCacheMax bounds the resolved credentials kept in memory. Only valid keys are ever
@@ -27,26 +32,32 @@ const credCacheMax = 16384
 // invalidation happened since, so a credential read before a revocation committed can
 // never be stored after the revocation cleared the cache.
 //
-// The cache is off on a store shared by several nodes (PostgreSQL): a revocation
-// committed by another node would not invalidate this node's entries, so every request
-// reads the key from the store.
+// On a store shared by several nodes (PostgreSQL) a write on another node cannot clear
+// this node's entries. There every transaction that calls authChanged also bumps the
+// organisation's epoch in the store (bucket auth_epochs), an entry remembers the epoch
+// its credential was read at, and a hit counts only if the store's epoch is still that
+// one: one single-row read instead of a transaction of three, and a key revoked on any
+// node is refused by every node from the moment the revocation commits.
 type credCache struct {
-	off bool
 	mu  sync.RWMutex
 	gen uint64
-	m   map[[32]byte]Credential
+	m   map[[32]byte]cachedCred
 }
 
-func newCredCache() *credCache { return &credCache{m: make(map[[32]byte]Credential)} }
+// cachedCred is an entry: the credential and, on a shared store, its organisation's
+// epoch when it was read.
+type cachedCred struct {
+	cred  Credential
+	epoch uint64
+}
 
-func (c *credCache) get(hash [32]byte) (Credential, bool) {
-	if c.off {
-		return Credential{}, false
-	}
+func newCredCache() *credCache { return &credCache{m: make(map[[32]byte]cachedCred)} }
+
+func (c *credCache) get(hash [32]byte) (cachedCred, bool) {
 	c.mu.RLock()
-	cred, ok := c.m[hash]
+	e, ok := c.m[hash]
 	c.mu.RUnlock()
-	return cred, ok
+	return e, ok
 }
 
 // generation returns the value put must be given for a read that starts now.
@@ -56,14 +67,12 @@ func (c *credCache) generation() uint64 {
 	return c.gen
 }
 
-// put remembers cred unless an invalidation happened since gen was read.
-func (c *credCache) put(hash [32]byte, cred Credential, gen uint64) {
-	if c.off {
-		return
-	}
+// put remembers cred (read at epoch) unless an invalidation happened since gen was
+// read.
+func (c *credCache) put(hash [32]byte, cred Credential, epoch, gen uint64) {
 	c.mu.Lock()
 	if c.gen == gen && len(c.m) < credCacheMax {
-		c.m[hash] = cred
+		c.m[hash] = cachedCred{cred: cred, epoch: epoch}
 	}
 	c.mu.Unlock()
 }
@@ -79,8 +88,8 @@ func (c *credCache) drop(hash [32]byte) {
 func (c *credCache) invalidateOrg(org ID) {
 	c.mu.Lock()
 	c.gen++
-	for h, cred := range c.m {
-		if cred.Org.ID == org || cred.Key.OrgID == org {
+	for h, e := range c.m {
+		if e.cred.Org.ID == org || e.cred.Key.OrgID == org {
 			delete(c.m, h)
 		}
 	}
@@ -100,4 +109,30 @@ func (c *credCache) len() int {
 // nothing and invalidates nothing.
 func (db *DB) authChanged(tx Tx, org ID) {
 	tx.OnCommit(func() { db.creds.invalidateOrg(org) })
+	if db.Shared() {
+		// A failed read or write here fails the transaction (the engine keeps the error).
+		b := tx.Bucket(bucketAuthEpochs)
+		_ = b.Put(org[:], binary.BigEndian.AppendUint64(nil, epochOf(b.Get(org[:]))+1))
+	}
+}
+
+// bucketAuthEpochs holds, on a shared store, each organisation's credential epoch:
+// bumped by every transaction that changes a key or the organisation.
+var bucketAuthEpochs = []byte("auth_epochs")
+
+func epochOf(v []byte) uint64 {
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// authEpoch reads org's credential epoch in a statement of its own (one round trip).
+func (db *DB) authEpoch(ctx context.Context, org ID) (uint64, error) {
+	var v []byte
+	err := db.pg.pool.QueryRow(ctx, `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, string(bucketAuthEpochs), org[:]).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	return epochOf(v), err
 }

@@ -31,7 +31,6 @@ func mustWarm(tb testing.TB, db *DB, secret string) Credential {
 }
 
 func TestCredCache_RevocationWithCacheWarm(t *testing.T) {
-	boltOnly(t) // the cache is off on a shared store (see TestNodes)
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	org := mustOrg(t, db, "revoke")
@@ -51,7 +50,6 @@ func TestCredCache_RevocationWithCacheWarm(t *testing.T) {
 }
 
 func TestCredCache_OrgChangeVisible(t *testing.T) {
-	boltOnly(t) // the cache is off on a shared store (see TestNodes)
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	org := mustOrg(t, db, "credits")
@@ -69,7 +67,6 @@ func TestCredCache_OrgChangeVisible(t *testing.T) {
 }
 
 func TestCredCache_ExpiryRecheckedPerRequest(t *testing.T) {
-	boltOnly(t) // the cache is off on a shared store (see TestNodes)
 	var nowNS atomic.Int64
 	start := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	nowNS.Store(start.UnixNano())
@@ -92,7 +89,6 @@ func TestCredCache_ExpiryRecheckedPerRequest(t *testing.T) {
 }
 
 func TestCredCache_NoLeakAcrossOrgsAndEnvs(t *testing.T) {
-	boltOnly(t) // the cache is off on a shared store (see TestNodes)
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	type want struct {

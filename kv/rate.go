@@ -36,42 +36,50 @@ func (db *DB) RateLogs(ctx context.Context, keys []string, now int64, decide fun
 	sorted := slices.Clone(keys)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
-	tx, err := db.pg.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	// Two round trips: BEGIN, the rows made and locked, read; then the writes and COMMIT.
+	conn, err := db.pg.pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	// A connection left inside the transaction by a failure is dropped by the pool.
+	defer conn.Release()
 	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	b.Queue(`INSERT INTO interviewd_rate (key, ts, touched) SELECT k, '{}', $2 FROM unnest($1::text[]) AS k
 		ON CONFLICT (key) DO NOTHING`, sorted, now)
 	b.Queue(`SELECT key, ts FROM interviewd_rate WHERE key = ANY($1) ORDER BY key FOR UPDATE`, sorted)
-	res := tx.SendBatch(ctx, b)
-	if _, err := res.Exec(); err != nil {
-		_ = res.Close()
-		return err
-	}
-	rows, err := res.Query()
-	if err != nil {
-		_ = res.Close()
-		return err
-	}
+	res := conn.SendBatch(ctx, b)
+	tx := res.Tx()
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
 	found := make(map[string][]int64, len(sorted))
-	for rows.Next() {
-		var k string
-		var ts []int64
-		if err := rows.Scan(&k, &ts); err != nil {
-			rows.Close()
-			_ = res.Close()
+	err = func() error {
+		defer res.Close()
+		for range 2 { // BEGIN, INSERT
+			if _, err := res.Exec(); err != nil {
+				return err
+			}
+		}
+		rows, err := res.Query()
+		if err != nil {
 			return err
 		}
-		found[k] = ts
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		_ = res.Close()
-		return err
-	}
-	if err := res.Close(); err != nil {
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var ts []int64
+			if err := rows.Scan(&k, &ts); err != nil {
+				return err
+			}
+			found[k] = ts
+		}
+		return rows.Err()
+	}()
+	if err != nil {
 		return err
 	}
 	logs := make([][]int64, len(keys))
@@ -85,10 +93,12 @@ func (db *DB) RateLogs(ctx context.Context, keys []string, now int64, decide fun
 			up.Queue(`UPDATE interviewd_rate SET ts = $2, touched = $3 WHERE key = $1`, k, nonNilTimes(logs[i]), now)
 		}
 	}
+	up.Queue(`COMMIT`)
 	if err := tx.SendBatch(ctx, up).Close(); err != nil {
 		return err
 	}
-	return tx.Commit(ctx)
+	committed = true
+	return nil
 }
 
 func nonNilTimes(ts []int64) []int64 {

@@ -115,9 +115,12 @@ func briefKey(p Partition, study ID, version int) []byte {
 // environment is ENOTFOUND, exactly like a missing one.
 func (db *DB) FindStudyByID(ctx context.Context, p Partition, id ID) (Study, error) {
 	var s Study
-	err := db.view(ctx, func(tx Tx) error {
+	err := db.readOne(ctx, bucketStudies, p.key(id), func(raw []byte) error {
+		if raw == nil {
+			return notFound("Study")
+		}
 		var err error
-		s, err = studyByID(tx, p, id)
+		s, err = DecodeStudy(raw)
 		return err
 	})
 	return s, err
@@ -129,8 +132,7 @@ func (db *DB) FindStudyByID(ctx context.Context, p Partition, id ID) (Study, err
 // something derived from raw for as long as the bytes stay the same. It returns
 // ENOTFOUND, as FindStudyByID does, or fn's error.
 func (db *DB) ViewStudyRecord(ctx context.Context, p Partition, id ID, fn func(raw []byte) error) error {
-	return db.view(ctx, func(tx Tx) error {
-		raw := tx.Bucket(bucketStudies).Get(p.key(id))
+	return db.readOne(ctx, bucketStudies, p.key(id), func(raw []byte) error {
 		if raw == nil {
 			return notFound("Study")
 		}

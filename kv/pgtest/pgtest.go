@@ -95,6 +95,7 @@ func Start() (*Server, error) {
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres",
 		"--auth=trust", "--encoding=UTF8", "--no-locale", "--no-sync")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	initdb.Dir = dir // the postgres user may not reach the test's working folder
 	if out, err := initdb.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("initdb: %v: %s", err, out)
@@ -110,6 +111,7 @@ func Start() (*Server, error) {
 		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off", "-c", "max_connections=400", "-c", "shared_buffers=64MB")
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	s.cmd.Dir = dir
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT}
 	if err := s.cmd.Start(); err != nil {
 		os.RemoveAll(dir)
@@ -196,6 +198,9 @@ func (s *Server) Stop() {
 	os.RemoveAll(s.dir)
 }
 
+// skipNotice says once per test process that PostgreSQL tests were skipped.
+var skipNotice sync.Once
+
 var shared struct {
 	sync.Mutex
 	s   *Server
@@ -217,9 +222,26 @@ func Shared() (*Server, error) {
 func Available(what string) bool {
 	_, err := Shared()
 	if err != nil && !Required() {
-		fmt.Fprintf(os.Stderr, "%s skipped: %v\n", what, err)
+		Notice(fmt.Sprintf("%s skipped: %v\n", what, err))
 	}
 	return err == nil || Required()
+}
+
+// Notice writes line where the person running the tests sees it. Without -v, go test
+// keeps a passing package's output to itself, so the line goes to the go command's own
+// standard error (Linux: /proc/PPID/fd/2) when that is a terminal or a pipe, falling
+// back to the test's.
+func Notice(line string) {
+	parent := fmt.Sprintf("/proc/%d/fd/2", os.Getppid())
+	if st, err := os.Stat(parent); err == nil && !st.Mode().IsRegular() && !testing.Verbose() {
+		if f, err := os.OpenFile(parent, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			_, err = f.WriteString(line)
+			if cerr := f.Close(); err == nil && cerr == nil {
+				return
+			}
+		}
+	}
+	fmt.Fprint(os.Stderr, line)
 }
 
 // URL returns a fresh database on the shared server, dropped when tb ends. It skips tb
@@ -231,6 +253,7 @@ func URL(tb testing.TB) string {
 		if Required() {
 			tb.Fatalf("PostgreSQL required (INTERVIEWD_REQUIRE_POSTGRES=1): %v", err)
 		}
+		skipNotice.Do(func() { Notice(fmt.Sprintf("%s: PostgreSQL tests skipped: %v\n", filepath.Base(os.Args[0]), err)) })
 		tb.Skipf("PostgreSQL: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
