@@ -435,7 +435,7 @@ func (h *a2aHandler) start(ctx context.Context, call *a2aCall, req *a2a.SendMess
 			setStatus(t, a2a.TaskStateInputRequired, now, h.askBack(), nil)
 		})
 	}
-	run, err := h.runSkill(ctx, call, intent)
+	run, err := h.runSkill(ctx, call, intent, msg.ID)
 	if err != nil {
 		return kv.AgentTask{}, err
 	}
@@ -461,6 +461,33 @@ func completedText(o *Operation) string {
 	return "Done: the result artifact holds the " + o.Name + " answer."
 }
 
+// claimMessage claims key (a message's id) for an idempotent operation as REST's
+// Idempotency-Key step does: a finished first message's recorded output is returned to
+// replay; a key used for another request, or still running, refuses the message. The
+// returned context carries the claim to the operation's transaction; release forgets
+// a claim the operation did not complete.
+func (h *a2aHandler) claimMessage(ctx context.Context, p *Principal, key string, fp [32]byte) (context.Context, []byte, func(), error) {
+	outcome, stored, err := h.s.db.ClaimIdem(ctx, p.Partition, key, fp)
+	switch {
+	case err != nil:
+		return ctx, nil, nil, err
+	case outcome == kv.IdemReplay:
+		return ctx, stored, func() {}, nil
+	case outcome == kv.IdemReused:
+		return ctx, nil, nil, &apiError{Status: 422, Code: "idempotency_key_reused",
+			Detail: "This messageId was sent before with a different request; give a new message a new messageId."}
+	case outcome == kv.IdemInFlight:
+		return ctx, nil, nil, &apiError{Status: 409, Code: "idempotency_key_in_flight",
+			Detail: "A message with this messageId is still running; send it again once it has finished."}
+	}
+	release := func() {
+		if err := h.s.db.ReleaseIdem(context.Background(), p.Partition, key); err != nil {
+			h.s.log.Error().Err(err).Msg("release idempotency claim")
+		}
+	}
+	return context.WithValue(ctx, idemCtxKey{}, &idemSlot{partition: p.Partition, key: key, fingerprint: fp}), nil, release, nil
+}
+
 // skillRun is what running a skill came to: the operation's answer (for a background
 // job, the handle its start returned, and the job's id), or the REST error it ended
 // with.
@@ -473,9 +500,11 @@ type skillRun struct {
 
 // runSkill runs the operation a message names through the table's steps: scope, rate
 // limit, binding, the input's own scope, the operation. Its error refuses the message
-// (unknown skill, a missing scope, a rate limit); what the operation refuses is a
-// failed run.
-func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aIntent) (skillRun, error) {
+// (unknown skill, a missing scope, a rate limit, a messageId reused for another
+// request); what the operation refuses is a failed run. For the operations REST takes
+// an Idempotency-Key on, the messageId is that key: a message sent again (a retry after
+// a lost answer) gets the first one's answer, and its task follows the same job.
+func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aIntent, messageID string) (skillRun, error) {
 	p := call.p
 	o := h.s.opByName(intent.Skill)
 	if o == nil {
@@ -496,11 +525,26 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 		}
 	}
 	var out any
-	if err == nil {
+	if err == nil && o.Idempotent && validIdemKey([]byte(messageID)) {
+		key := "a2a:" + messageID
+		var replay []byte
+		var release func()
+		ctx, replay, release, err = h.claimMessage(ctx, p, key, requestFingerprint([]byte("A2A"), []byte(o.Name), intent.Arguments))
+		if err != nil {
+			return skillRun{}, a2aError(err)
+		}
+		defer release()
+		if replay != nil {
+			out = replayedOutput(replay)
+		}
+	}
+	if err == nil && out == nil {
 		out, err = o.call(ctx, p, in)
 	}
 	var raw []byte
-	if err == nil {
+	if replay, ok := out.(replayedOutput); ok {
+		raw = replay
+	} else if err == nil {
 		raw, err = encodeOutput(out)
 	}
 	if err != nil {
