@@ -176,6 +176,9 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 		f.UpdatedAfter = *req.StatusTimestampAfter
 	}
 	h.s.a2aPending.settled(ctx, call.p.Partition)
+	if err := h.settleWorking(ctx, call.p.Partition); err != nil {
+		return nil, a2aError(err)
+	}
 	page, total, err := h.s.db.FindAgentTasks(ctx, f)
 	if kv.ErrorCode(err) == kv.EINVALID {
 		return nil, invalidParams("cursor_invalid", "pageToken is not valid; pass the nextPageToken of the previous page unchanged.")
@@ -200,6 +203,33 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	}
 	return out, nil
 }
+
+// settleWorking brings the partition's working tasks up to date with their jobs
+// before a list filters and counts them by state (at most a2aSettleMax of them, the
+// newest, per list).
+func (h *a2aHandler) settleWorking(ctx context.Context, part kv.Partition) error {
+	cursor := ""
+	for settled := 0; settled < a2aSettleMax; {
+		page, _, err := h.s.db.FindAgentTasks(ctx, kv.AgentTaskFilter{Partition: part, State: string(a2a.TaskStateWorking),
+			Cursor: cursor, Limit: 100, NoTotal: true})
+		if err != nil {
+			return err
+		}
+		for _, rec := range page.Items {
+			if _, err := h.settle(ctx, rec); err != nil {
+				return err
+			}
+		}
+		settled += len(page.Items)
+		if cursor = page.Next; cursor == "" {
+			return nil
+		}
+	}
+	return nil
+}
+
+// a2aSettleMax bounds the working tasks one list settles.
+const a2aSettleMax = 500
 
 // CancelTask stops a task that has not ended: its job is stopped where it can be (a
 // queued job never starts; a running one is interrupted and commits nothing).

@@ -142,3 +142,26 @@ func TestA2AListTasks(t *testing.T) {
 		t.Fatalf("org A's cursor in org B: %v", err)
 	}
 }
+
+// A task whose job ended while nobody read it is listed as it now is: a list filtered
+// by state settles the working tasks first.
+func TestA2AListSettlesWorkingTasks(t *testing.T) {
+	e := mustServe(t)
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	st := e.mustRehearsalStudy(e.orgA.ID, kv.EnvLive)
+	c := e.mustA2A(t, "agent")
+	task := mustSend(t, c, skillMessage("simulate_study", map[string]any{"study_id": st.ID.String(), "max_turns": 1}), true)
+	if task.Status.State != a2a.TaskStateWorking {
+		t.Fatalf("state %s", task.Status.State)
+	}
+	e.pollSimulation(t, "a_live", jobHandle(t, task), "ended", simEnded) // over REST: the task is not read
+	ctx := context.Background()
+	working, err := c.ListTasks(ctx, &a2a.ListTasksRequest{Status: a2a.TaskStateWorking})
+	if err != nil || working.TotalSize != 0 || len(working.Tasks) != 0 {
+		t.Fatalf("working: %v %+v", err, working)
+	}
+	done, err := c.ListTasks(ctx, &a2a.ListTasksRequest{Status: a2a.TaskStateCompleted})
+	if err != nil || len(done.Tasks) != 1 || done.Tasks[0].ID != task.ID {
+		t.Fatalf("completed: %v %+v", err, done)
+	}
+}
