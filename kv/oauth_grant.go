@@ -401,9 +401,13 @@ func (db *DB) FindConnectionsFor(ctx context.Context, org, user ID) ([]Connectio
 			if err := jsonUnmarshal(v, &conn); err != nil {
 				return err
 			}
-			if conn.Active && conn.Live(now) && (m.Role.Manages() || conn.UserID == user) {
-				out = append(out, conn)
+			if !conn.Active || !conn.Live(now) || (!m.Role.Manages() && conn.UserID != user) {
+				continue
 			}
+			if _, err := memberFor(tx, org, conn.UserID); err != nil {
+				continue // its approver left: it ends at its next use (AuthenticateAccess)
+			}
+			out = append(out, conn)
 		}
 		slices.Reverse(out) // UUIDv7 keys: oldest first on disk
 		return nil

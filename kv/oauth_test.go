@@ -342,6 +342,9 @@ func TestOAuthRevokeAndEnd(t *testing.T) {
 	if err := f.db.RemoveMember(ctx, RemoveMemberInput{OrgID: f.org.ID, Actor: f.owner.ID, UserID: member.ID}); err != nil {
 		t.Fatal(err)
 	}
+	if list, _ := f.db.FindConnectionsFor(ctx, f.org.ID, f.owner.ID); len(list) != 1 || list[0].UserID != f.owner.ID {
+		t.Fatalf("a departed member's connection is listed: %+v", list)
+	}
 	if _, err := f.db.AuthenticateAccess(ctx, p4.Access); reason(err) != "EUNAUTHORIZED invalid_token" {
 		t.Fatalf("a departed member's token: %v", err)
 	}
@@ -383,5 +386,49 @@ func TestOAuthRefreshRace(t *testing.T) {
 	}
 	if list, _ := f.db.FindConnectionsFor(ctx, f.org.ID, f.owner.ID); len(list) != 0 {
 		t.Fatalf("connection survived a replayed refresh: %+v", list)
+	}
+}
+
+func TestOAuthSweep(t *testing.T) {
+	ctx := context.Background()
+	f := newOAuthFixture(t)
+	_, abandoned := f.approve(t, ScopeStudiesRead) // never exchanged
+	_ = abandoned
+	_, code := f.approve(t, ScopeStudiesRead)
+	pair, err := f.exchange(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := f.db.Refresh(ctx, RefreshInput{Token: pair.Refresh, Client: f.client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clk.add(AccessTokenTTL)
+	swept, err := f.db.SweepOAuth(ctx)
+	// Gone: two expired access tokens, and the abandoned approval with its code. Kept:
+	// the spent code and refresh token (their replay must still end the connection)
+	// and the live refresh token.
+	if err != nil || swept != (OAuthSwept{Tokens: 2, Connections: 1}) {
+		t.Fatalf("swept %+v %v", swept, err)
+	}
+	if _, err := f.exchange(code); reason(err) != "EUNAUTHORIZED invalid_grant" {
+		t.Fatal(err)
+	}
+	if _, err := f.db.Refresh(ctx, RefreshInput{Token: next.Refresh, Client: f.client}); reason(err) != "EUNAUTHORIZED invalid_grant" {
+		t.Fatalf("the replay after a sweep did not end the connection: %v", err)
+	}
+	swept, err = f.db.SweepOAuth(ctx)
+	if err != nil || swept.Connections != 1 {
+		t.Fatalf("ended connection not swept: %+v %v", swept, err)
+	}
+	if err := f.db.view(ctx, func(tx Tx) error {
+		for _, b := range [][]byte{bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens} {
+			if k, _ := tx.Bucket(b).Cursor().First(); k != nil {
+				t.Errorf("%s not empty after the sweep", b)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -10,7 +10,8 @@ import (
 // Maintain runs the periodic housekeeping until ctx ends: forgetting idle rate-limit
 // windows every minute; idempotency keys older than seven days and data older than an
 // organisation's retention, expired sign-in codes, sessions, invitations and account
-// access transactions, and A2A tasks that ended 30 days ago, every hour.
+// access transactions, ended OAuth connections and expired tokens, and A2A tasks that
+// ended 30 days ago, every hour.
 func (s *Server) Maintain(ctx context.Context) {
 	minute := time.NewTicker(time.Minute)
 	defer minute.Stop()
@@ -23,6 +24,7 @@ func (s *Server) Maintain(ctx context.Context) {
 		s.limiter.sweep(s.now())
 		s.authFails.sweep(s.now())
 		s.app.signIn.sweep(s.now())
+		s.oauth.register.sweep(s.now())
 		if n%60 == 0 {
 			s.SweepRetention(ctx)
 			if swept, err := s.db.SweepIdem(ctx); err != nil {
@@ -39,6 +41,12 @@ func (s *Server) Maintain(ctx context.Context) {
 				s.log.Error().Err(err).Msg("sweep expired account access transactions")
 			} else if swept > 0 {
 				s.log.Info().Int("swept", swept).Msg("deleted expired account access transactions")
+			}
+			if swept, err := s.db.SweepOAuth(ctx); err != nil {
+				s.log.Error().Err(err).Msg("sweep expired OAuth codes, tokens and connections")
+			} else if swept != (kv.OAuthSwept{}) {
+				s.log.Info().Int("tokens", swept.Tokens).Int("connections", swept.Connections).
+					Msg("deleted expired OAuth codes, tokens and connections")
 			}
 			if swept, err := s.db.SweepPeople(ctx); err != nil {
 				s.log.Error().Err(err).Msg("sweep expired sign-in codes, sessions and invitations")

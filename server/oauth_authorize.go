@@ -221,7 +221,13 @@ func (s *Server) handleAuthorize(r *request) error {
 	if _, refusal := s.checkAuthorize(r.ctx, q); refusal != nil {
 		return s.authorizeRefused(r, refusal)
 	}
-	r.out = appRedirect{to: "/app/oauth/authorize?" + q.encode()}
+	to := "/app/oauth/authorize?" + q.encode()
+	if safeNext(to) == "" {
+		// The consent page's address travels through sign-in and two-step as their
+		// return path, which is bounded; a request past that would be lost on the way.
+		return s.authorizeRefused(r, pageRefusal(400, "The authorization request is too long (its parameters exceed 2000 characters)."))
+	}
+	r.out = appRedirect{to: to}
 	return nil
 }
 

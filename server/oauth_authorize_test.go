@@ -38,6 +38,7 @@ func TestOAuthAuthorizeRefusals(t *testing.T) {
 		{"ErrLoopbackOtherPath", with("redirect_uri", "http://127.0.0.1:5555/other"), "not one the app registered"},
 		{"ErrTwoRedirects", good.Encode() + "&redirect_uri=" + url.QueryEscape(testRedirect), "more than once"},
 		{"ErrBadEncoding", "client_id=%zz", "not validly encoded"},
+		{"ErrTooLong", with("scope", strings.Repeat("studies:read ", 200)), "too long"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := owner.get(t, "/v1/oauth/authorize?"+tc.query)

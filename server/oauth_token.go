@@ -148,9 +148,9 @@ func (s *Server) handleOAuthToken(r *request) error {
 	var pair kv.TokenPair
 	switch f.GrantType {
 	case kv.GrantAuthCode:
-		for name, v := range map[string]string{"code": f.Code, "redirect_uri": f.RedirectURI, "code_verifier": f.Verifier} {
-			if v == "" {
-				return oauthRefusal(400, "invalid_request", name+" is required for the authorization_code grant.")
+		for _, p := range [][2]string{{"code", f.Code}, {"redirect_uri", f.RedirectURI}, {"code_verifier", f.Verifier}} {
+			if p[1] == "" {
+				return oauthRefusal(400, "invalid_request", p[0]+" is required for the authorization_code grant.")
 			}
 		}
 		pair, err = s.db.ExchangeCode(r.ctx, kv.ExchangeInput{Code: f.Code, Client: client, RedirectURI: f.RedirectURI,

@@ -177,6 +177,7 @@ func TestOAuthMCPTypeScriptSDK(t *testing.T) {
 	if got := tab.text("table"); !strings.Contains(got, "MCP TypeScript SDK") {
 		t.Fatalf("connected apps: %q", got)
 	}
+	checkAxe(t, tab)
 	tab.acceptConfirms()
 	tab.submit(`button[aria-label="End MCP TypeScript SDK"]`, "/app/settings/apps")
 	if _, err := io.WriteString(stdin, "go\n"); err != nil {
