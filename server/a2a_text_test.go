@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	stdjson "encoding/json"
 	"strings"
 	"testing"
 
@@ -164,4 +165,31 @@ func TestA2AListSettlesWorkingTasks(t *testing.T) {
 	if err != nil || len(done.Tasks) != 1 || done.Tasks[0].ID != task.ID {
 		t.Fatalf("completed: %v %+v", err, done)
 	}
+}
+
+// FuzzPlainIntent: any text maps to nothing or to a skill of the table whose arguments
+// are a JSON object.
+func FuzzPlainIntent(f *testing.F) {
+	for _, s := range []string{"Create a study about sleep", "status of study 0191d2f4-8c7e-7b1a-9f3e-2a4b6c8d0e1f", "list studies", "who am i", "\x00\xff"} {
+		f.Add(s)
+	}
+	known := map[string]bool{}
+	for _, o := range New(Config{DB: mustOpenDB(f), BaseURL: testBaseURL}).Operations() {
+		known[o.Name] = true
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		in, ok := plainIntent(text)
+		if !ok {
+			return
+		}
+		if !known[in.Skill] {
+			t.Fatalf("%q maps to unknown skill %q", text, in.Skill)
+		}
+		if len(in.Arguments) > 0 {
+			var obj map[string]any
+			if err := stdjson.Unmarshal(in.Arguments, &obj); err != nil {
+				t.Fatalf("%q: arguments %s: %v", text, in.Arguments, err)
+			}
+		}
+	})
 }
