@@ -198,7 +198,7 @@ func TestA2AStreamShowsSimulationProgress(t *testing.T) {
 // deadline, so a job that takes longer than the timeout still streams to its end.
 func TestA2AStreamOutlivesWriteTimeout(t *testing.T) {
 	g := chattest.NewGated(t)
-	timeout := time.Second
+	timeout := 2 * time.Second // ample for any one write on loopback, even on a loaded machine
 	e := mustServeEngine(t, gatedEngine(t, g), func(c *Config, _ *kv.Options) { c.WriteTimeout = timeout })
 	t.Cleanup(g.Stop)
 	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
@@ -211,7 +211,7 @@ func TestA2AStreamOutlivesWriteTimeout(t *testing.T) {
 	g.WaitArrived(t, 1)
 	// The job is held past the write timeout (a wait for a duration, not for a
 	// condition: what is asserted is only that the stream survives it).
-	time.Sleep(3 * timeout)
+	time.Sleep(5 * timeout / 2)
 	g.Let(t, chattestFail)
 	if ev := nextChange(t, events, "end"); ev.(*a2a.TaskArtifactUpdateEvent).Artifact.ID != "result" {
 		t.Fatalf("end %+v", ev)
