@@ -43,3 +43,33 @@ func openBlobs(ctx context.Context, spec, data string, env func(string) (string,
 	}
 	return s, nil
 }
+
+// migrateBlobsOutput is the files' part of `interviewd migrate`'s report.
+type migrateBlobsOutput struct {
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Files    int    `json:"files"`
+	Verified bool   `json:"verified"`
+}
+
+// migrateBlobs copies DATA/blobs into the bucket spec names (toBucket) or the bucket
+// into DATA/blobs, every file read back and compared (blobs.Copy).
+func migrateBlobs(ctx context.Context, spec, data string, toBucket bool, env func(string) (string, bool)) (*migrateBlobsOutput, error) {
+	bucket, err := openBlobs(ctx, spec, data, env)
+	if err != nil {
+		return nil, err
+	}
+	folder, err := blobs.NewFS(filepath.Join(data, "blobs"))
+	if err != nil {
+		return nil, err
+	}
+	var src, dst blobs.Store = folder, bucket
+	if !toBucket {
+		src, dst = bucket, folder
+	}
+	n, err := blobs.Copy(ctx, dst, src)
+	if err != nil {
+		return nil, fmt.Errorf("copy files from %s to %s (%d copied and verified before this): %w", src, dst, n, err)
+	}
+	return &migrateBlobsOutput{From: src.String(), To: dst.String(), Files: n, Verified: true}, nil
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minio/minio-go/v7"
 
 	"interviewd/blobs/blobstest"
 	"interviewd/kv/pgtest"
@@ -21,20 +22,7 @@ import (
 // the signed URL the first node handed out (the signing key is in the shared store),
 // and an organisation's plugin added through one is used by the other.
 func TestS3TwoNodes(t *testing.T) {
-	pg, err := pgtest.Start()
-	if errors.Is(err, pgtest.ErrAbsent) && !pgtest.Required() {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pg.Stop)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	storeURL, err := pg.NewDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	storeURL := pgtest.URL(t) // the package's PostgreSQL (TestMain stops it)
 	srv := blobstest.Start(t)
 	s := mustSeedS3(t, srv, "--store", storeURL)
 
@@ -65,7 +53,7 @@ func TestS3TwoNodes(t *testing.T) {
 	// The same signed URL, sent to node B (as a load balancer may): B checks A's
 	// signature and redirects to the bucket.
 	onB := strings.Replace(d.URL, nodeA.url, nodeB.url, 1)
-	resp, err = noRedirect.Get(onB)
+	resp, err := noRedirect.Get(onB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,4 +87,59 @@ func TestS3TwoNodes(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestS3ThreeNodesKill runs three interviewd processes over one PostgreSQL and one
+// bucket, asks each for exports, and kills one with SIGKILL: every acknowledged export
+// is finished (by the others when the dead node held it), stored once in the bucket, and
+// downloadable from every surviving node.
+func TestS3ThreeNodesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several-node suite skipped in -short mode (it builds and kills the real binary)")
+	}
+	storeURL := pgtest.URL(t)
+	srv := blobstest.Start(t)
+	// The nodes are other processes: they read the credential from the environment.
+	t.Setenv("AWS_ACCESS_KEY_ID", blobstest.Access)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", blobstest.Secret)
+	s := mustSeedS3(t, srv, "--store", storeURL)
+	bin := buildCrashBinary(t)
+	var clients []*s3Client
+	var nodes []*crashProcess
+	for range 3 {
+		n := startCrashBinary(t, bin, t.TempDir(), "--store", storeURL, "--blobs", srv.URL(), "--job-lease", "2s")
+		nodes = append(nodes, n)
+		clients = append(clients, &s3Client{t: t, base: n.url, key: s.key, http: &http.Client{Timeout: time.Minute}})
+	}
+	var jobs []string
+	for range 3 {
+		for _, c := range clients {
+			jobs = append(jobs, c.startExport(s.study, "csv"))
+		}
+	}
+	nodes[1].kill(t)
+	survivors := []*s3Client{clients[0], clients[2]}
+	for i, job := range jobs {
+		c := survivors[i%2]
+		c.waitExport(job)
+		for _, d := range survivors {
+			resp, body := d.do("GET", "/v1/api/exports/"+job+"/download", nil, "Accept", "text/csv")
+			if resp.StatusCode != 200 || !strings.Contains(string(body), "participant-one") {
+				t.Fatalf("export %s from %s: %d %s", job, d.base, resp.StatusCode, body)
+			}
+		}
+	}
+	stored := map[string]bool{}
+	for o := range srv.Client().ListObjects(context.Background(), srv.Bucket, minio.ListObjectsOptions{Prefix: "exports/", Recursive: true}) {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+		stored[o.Key] = true
+	}
+	for _, job := range jobs {
+		if !stored["exports/"+job+".csv"] {
+			t.Fatalf("export %s is not in the bucket (it holds %v)", job, stored)
+		}
+	}
+	t.Logf("%d exports over 3 nodes, one killed: all finished and stored; %d objects under exports/", len(jobs), len(stored))
 }

@@ -20,6 +20,7 @@ import (
 	"interviewd/blobs"
 	"interviewd/blobs/blobstest"
 	"interviewd/kv"
+	"interviewd/kv/pgtest"
 )
 
 // s3Seed is a data folder whose blobs live in a versitygw bucket: an organisation, a live
@@ -139,6 +140,14 @@ func (c *s3Client) upload(name, content string) (*http.Response, []byte) {
 // export starts an export in format and waits until it is ready.
 func (c *s3Client) export(study kv.ID, format string) string {
 	c.t.Helper()
+	job := c.startExport(study, format)
+	c.waitExport(job)
+	return job
+}
+
+// startExport asks for an export in format and returns its job id.
+func (c *s3Client) startExport(study kv.ID, format string) string {
+	c.t.Helper()
 	resp, body := c.do("POST", "/v1/api/exports", strings.NewReader(`{"study_id":"`+study.String()+`","format":"`+format+`"}`), "Content-Type", "application/json")
 	var job struct {
 		JobID string `json:"job_id"`
@@ -146,13 +155,20 @@ func (c *s3Client) export(study kv.ID, format string) string {
 	if resp.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
 		c.t.Fatalf("start %s export: %d %s", format, resp.StatusCode, body)
 	}
+	return job.JobID
+}
+
+// waitExport polls the export until it is ready; failed or a five-minute wait fails
+// the test.
+func (c *s3Client) waitExport(job string) {
+	c.t.Helper()
 	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		resp, body := c.do("GET", "/v1/api/exports/"+job.JobID, nil)
+		resp, body := c.do("GET", "/v1/api/exports/"+job, nil)
 		if strings.Contains(string(body), `"ready":true`) {
-			return job.JobID
+			return
 		}
 		if resp.StatusCode != 200 || strings.Contains(string(body), `"failed"`) || time.Now().After(deadline) {
-			c.t.Fatalf("%s export %s: %d %s", format, job.JobID, resp.StatusCode, body)
+			c.t.Fatalf("export %s: %d %s", job, resp.StatusCode, body)
 		}
 	}
 }
@@ -390,5 +406,62 @@ func TestBlobsFlags(t *testing.T) {
 				t.Fatalf("a refused start created the data folder: %v", err)
 			}
 		})
+	}
+}
+
+// TestMigrateWithBlobs moves a data folder to PostgreSQL and a bucket and back with
+// `interviewd migrate --blobs`: the files are copied, counted and verified both ways.
+func TestMigrateWithBlobs(t *testing.T) {
+	url := pgtest.URL(t)
+	srv := blobstest.Start(t)
+	dir := t.TempDir()
+	var org struct {
+		OrgID string `json:"org_id"`
+	}
+	admin(t, &org, "setup", "--data", dir, "--org", "Moving Research", "--email", "m@example.test")
+	var added struct {
+		Blob string `json:"blob"`
+	}
+	admin(t, &added, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", "plugins/testdata/jsonl/jsonl.wasm")
+	upload := []byte("an uploaded document")
+	if err := os.MkdirAll(filepath.Join(dir, "blobs", "files"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "blobs", "files", "f1"), upload, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	var there migrateOutput
+	runJSON(t, srv.Env, &there, "migrate", "--data", dir, "--to", url, "--blobs", srv.URL())
+	if there.Blobs == nil || there.Blobs.Files != 2 || !there.Blobs.Verified || !there.Verified || there.Buckets["orgs"] != 1 {
+		t.Fatalf("migrate --to --blobs: %+v %+v", there, there.Blobs)
+	}
+	wasm, _ := os.ReadFile("plugins/testdata/jsonl/jsonl.wasm")
+	bucket := srv.Client()
+	if got, err := objectBytes(t, bucket, srv.Bucket, added.Blob); err != nil || !bytes.Equal(got, wasm) {
+		t.Fatalf("plugin in the bucket: %d bytes, %v", len(got), err)
+	}
+	if got, err := objectBytes(t, bucket, srv.Bucket, "files/f1"); err != nil || !bytes.Equal(got, upload) {
+		t.Fatalf("upload in the bucket: %q, %v", got, err)
+	}
+
+	dir2 := t.TempDir()
+	var back migrateOutput
+	runJSON(t, srv.Env, &back, "migrate", "--data", dir2, "--from", url, "--blobs", srv.URL())
+	if back.Blobs == nil || back.Blobs.Files != 2 || back.Records != there.Records {
+		t.Fatalf("migrate --from --blobs: %+v %+v", back, back.Blobs)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir2, "blobs", filepath.FromSlash(added.Blob))); err != nil || !bytes.Equal(got, wasm) {
+		t.Fatalf("plugin back in the folder: %d bytes, %v", len(got), err)
+	}
+
+	for args, want := range map[string]string{
+		"gs://x":                    "want an s3:// bucket",
+		"s3://x?endpoint=ftp://bad": "want host:port",
+	} {
+		err := runWith(context.Background(), []string{"migrate", "--data", t.TempDir(), "--from", url, "--blobs", args}, io.Discard, io.Discard, srv.Env)
+		if err == nil || !strings.HasPrefix(err.Error(), "migrate: ") || !strings.Contains(err.Error(), want) {
+			t.Errorf("--blobs %s: %v, want %q", args, err, want)
+		}
 	}
 }

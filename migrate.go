@@ -9,27 +9,28 @@ import (
 	"strings"
 	"time"
 
-	"interviewd/blobs"
 	"interviewd/kv"
 )
 
 func migrateRow() *command {
 	return &command{name: "migrate", synopsis: "--data DIR (--to postgres://... | --from postgres://...) [--blobs s3://...]",
-		summary: "Copy a data folder's database into an empty PostgreSQL database (--to), or back into an empty data folder (--from), with its files to or from an S3 bucket (--blobs), and verify the copy; every server stopped.",
-		main:    migrateCommand}
+		summary: "Copy a data folder's database into an empty PostgreSQL database (--to), or back into an empty data folder (--from), and verify the copy; every server stopped.\n" +
+			"With --blobs, DATA/blobs (uploads, export artifacts, plugins) is copied into that bucket (--to) or the bucket into DATA/blobs (--from) first, each file read back and compared.",
+		main: migrateCommand}
 }
 
 // migrateCommand copies the records between the data folder's bbolt file and a
 // PostgreSQL database, in one transaction of the destination, and checks every bucket
-// on both sides before it reports. With --blobs the files go along: DATA/blobs into the
-// bucket (--to) or the bucket into DATA/blobs (--from), each read back and compared
-// (blobs.Copy). The source is left as it was.
+// on both sides before it reports. The source is left as it was. Uploads, export
+// artifacts and plugins stay in DATA/blobs unless --blobs names the bucket the
+// PostgreSQL side keeps them in; they are copied first, since a copy of files can be run
+// again and the records' copy into a store in use cannot.
 func migrateCommand(ctx context.Context, args []string, sio stdio) error {
 	fs := newFlagSet("migrate", sio.env)
 	data := fs.str("data", "./data", "data folder")
 	to := fs.String("to", "", "PostgreSQL database to copy the data folder's records into (it must hold no organisation)")
 	from := fs.String("from", "", "PostgreSQL database to copy into the data folder (which must hold no organisation)")
-	blobSpec := fs.String("blobs", "", "an S3 bucket (s3://…, as serve's --blobs) to copy DATA/blobs into with --to, or into DATA/blobs with --from; empty leaves the files in DATA/blobs")
+	blobsSpec := fs.str("blobs", "", "the bucket the PostgreSQL side keeps files in, s3://BUCKET[/PREFIX]?endpoint=…&region=…: DATA/blobs is copied into it (--to) or it into DATA/blobs (--from)")
 	if err := fs.parse(args); errors.Is(err, errHelp) {
 		row := migrateRow()
 		fs.printUsage(sio.stdout, row.synopsis, row.summary)
@@ -45,13 +46,11 @@ func migrateCommand(ctx context.Context, args []string, sio stdio) error {
 			return fmt.Errorf("migrate: --%s: want a postgres:// URL, got %q", flag, kv.RedactStore(v))
 		}
 	}
-	if *blobSpec != "" && !strings.HasPrefix(*blobSpec, "s3://") {
-		return fmt.Errorf("migrate: --blobs: want an s3:// bucket, got %q", *blobSpec)
+	if *blobsSpec != "" && !strings.HasPrefix(*blobsSpec, "s3://") {
+		return fmt.Errorf("migrate: --blobs: want an s3:// bucket (the data folder's own files are DATA/blobs), got %q", *blobsSpec)
 	}
-	if *blobSpec != "" {
-		if err := checkBlobs(*blobSpec, false, sio.env); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
+	if err := checkBlobs(*blobsSpec, false, sio.env); err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	if *to != "" {
 		if _, err := os.Stat(filepath.Join(*data, kv.FileName)); err != nil {
@@ -80,27 +79,15 @@ func migrateCommand(ctx context.Context, args []string, sio stdio) error {
 	}
 	defer dst.Close()
 	start := time.Now()
+	var files *migrateBlobsOutput
+	if *blobsSpec != "" {
+		if files, err = migrateBlobs(ctx, *blobsSpec, *data, *to != "", sio.env); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	rep, err := src.CopyTo(ctx, dst)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
-	}
-	files := 0
-	if *blobSpec != "" {
-		bucket, err := openBlobs(ctx, *blobSpec, *data, sio.env)
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		folder, err := blobs.NewFS(filepath.Join(*data, "blobs"))
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		src, dst := blobs.Store(folder), bucket
-		if *from != "" {
-			src, dst = bucket, folder
-		}
-		if files, err = blobs.Copy(ctx, dst, src); err != nil {
-			return fmt.Errorf("migrate: the records were copied and verified, but the files were not: %w", err)
-		}
 	}
 	name := func(store string) string {
 		if store == "" {
@@ -109,7 +96,7 @@ func migrateCommand(ctx context.Context, args []string, sio stdio) error {
 		return kv.RedactStore(store)
 	}
 	return printJSON(sio.stdout, migrateOutput{From: name(srcStore), To: name(dstStore), Records: rep.Records,
-		Buckets: rep.Buckets, Files: files, Verified: true, Seconds: time.Since(start).Seconds()})
+		Buckets: rep.Buckets, Verified: true, Blobs: files, Seconds: time.Since(start).Seconds()})
 }
 
 type migrateOutput struct {
@@ -117,7 +104,8 @@ type migrateOutput struct {
 	To       string         `json:"to"`
 	Records  int            `json:"records"`
 	Buckets  map[string]int `json:"buckets"`
-	Files    int            `json:"files"`
 	Verified bool           `json:"verified"`
-	Seconds  float64        `json:"seconds"`
+	// Blobs is the files' copy, with --blobs.
+	Blobs   *migrateBlobsOutput `json:"blobs,omitempty"`
+	Seconds float64             `json:"seconds"`
 }

@@ -3,14 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"interviewd/blobs"
-	"interviewd/blobs/blobstest"
 	"interviewd/kv/pgtest"
 )
 
@@ -64,66 +60,6 @@ func TestMigrateCommand(t *testing.T) {
 		err := runWith(context.Background(), args, &out, io.Discard, noEnv)
 		if err == nil || !strings.HasPrefix(err.Error(), "migrate: ") {
 			t.Errorf("%v: %v, want a migrate error", args, err)
-		}
-	}
-}
-
-// With --blobs the files go along: DATA/blobs into the bucket with the records, and
-// back from the bucket into another data folder.
-func TestMigrateCommandWithBucket(t *testing.T) {
-	srv := blobstest.Start(t)
-	url := pgtest.URL(t)
-	dir := t.TempDir()
-	var org struct {
-		OrgID string `json:"org_id"`
-	}
-	admin(t, &org, "setup", "--data", dir, "--org", "Files Research", "--email", "f@example.test")
-	folder, err := blobs.NewFS(filepath.Join(dir, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	want := map[string]string{"files/a": "first upload", "exports/b.csv": "id,text\n1,hello\n"}
-	for k, v := range want {
-		if err := folder.Put(ctx, k, strings.NewReader(v), int64(len(v))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := func(name string) (string, bool) { return srv.Env(name) }
-	migrate := func(args ...string) migrateOutput {
-		t.Helper()
-		var out bytes.Buffer
-		if err := runWith(ctx, args, &out, io.Discard, env); err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		var m migrateOutput
-		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	there := migrate("migrate", "--data", dir, "--to", url, "--blobs", srv.URL())
-	if there.Files != len(want) || !there.Verified {
-		t.Fatalf("migrate --to --blobs: %+v", there)
-	}
-	dir2 := t.TempDir()
-	back := migrate("migrate", "--data", dir2, "--from", url, "--blobs", srv.URL())
-	if back.Files != len(want) || back.Records != there.Records {
-		t.Fatalf("migrate --from --blobs: %+v (there %+v)", back, there)
-	}
-	got, err := blobs.NewFS(filepath.Join(dir2, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range want {
-		r, _, err := got.Get(ctx, k)
-		if err != nil {
-			t.Fatalf("%s after the round trip: %v", k, err)
-		}
-		b, _ := io.ReadAll(r)
-		r.Close()
-		if string(b) != v {
-			t.Fatalf("%s after the round trip: %q, want %q", k, b, v)
 		}
 	}
 }

@@ -78,7 +78,7 @@ func TestRunSuite_InProcessEveryScenario(t *testing.T) {
 
 func TestRunSuite_RemoteTargetSkipsCeiling(t *testing.T) {
 	local := mustOpenLocal(t, 5)
-	o := options{Conns: 2, Duration: 150 * time.Millisecond, Scenarios: scenarioNames(), Studies: 5, URL: local.baseURL, Key: local.key}
+	o := options{Conns: 2, Duration: 150 * time.Millisecond, Scenarios: scenarioNames(), Studies: 5, URL: local.baseURL, Key: local.key, AgentKey: local.agentKey}
 	rep, err := runSuite(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatalf("runSuite: %v", err)

@@ -33,6 +33,7 @@ type options struct {
 	JSON         bool
 	URL          string // empty: boot the server in-process
 	Key          string // with URL: the API key to send
+	AgentKey     string // with URL: the API key the A2A scenarios send (needs agent:run); default Key
 	// UntilEnough makes each scenario run past Duration until its workload says it has
 	// done enough (see workload.enough): for tests, which must not depend on what a
 	// loaded machine gets done in a fixed window. There is no flag for it.
@@ -84,6 +85,7 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.JSON, "json", false, "print a JSON array instead of one line per scenario")
 	fs.StringVar(&o.URL, "url", "", "target a running server at this base URL instead of booting one")
 	fs.StringVar(&o.Key, "key", "", "API key for --url (needs studies:read)")
+	fs.StringVar(&o.AgentKey, "agent-key", "", "with --url: API key for the A2A scenarios (needs agent:run and studies:read; default --key)")
 	limits := fs.String("rate-limits", "off", "in-process server's rate limits, as interviewd's --rate-limits (e.g. read=100000000,org_read=100000000)")
 	fs.BoolVar(&o.SoloCommits, "solo-commits", false, "in-process store commits every mutation alone (no group commit), for comparison")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
@@ -137,6 +139,8 @@ func (o options) validate() error {
 		return fmt.Errorf("--idle %s: want 0 to %s", o.Idle, maxDuration)
 	case len(o.Scenarios) == 0:
 		return fmt.Errorf("--scenarios: name at least one of %s", strings.Join(scenarioNames(), ", "))
+	case o.URL == "" && o.AgentKey != "":
+		return fmt.Errorf("--agent-key is only for --url (in-process runs make their own key)")
 	case o.URL == "" && o.Key != "":
 		return fmt.Errorf("--key is only for --url (in-process runs make their own key)")
 	case o.URL != "" && o.Key == "":

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 
@@ -55,6 +58,7 @@ var scenarios = []scenario{
 	{name: "get_study", setup: setupGetStudy},
 	{name: "list_studies", setup: setupListStudies},
 	{name: "mcp_get_study", setup: setupMCPGetStudy},
+	{name: "a2a_get_study", setup: setupA2AGetStudy},
 	{name: "participants", setup: setupParticipants, conns: participantConns},
 	{name: "create_link", setup: setupCreateLink},
 	{name: "app_studies", setup: setupAppStudies},
@@ -135,6 +139,47 @@ func setupMCPGetStudy(_ context.Context, t *target) (workload, error) {
 			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 			req.SetBody(bodies[rng.IntN(len(bodies))])
 		}
+	}}, nil
+}
+
+// setupA2AGetStudy sends the A2A message that runs the get_study skill for one random
+// known study per request: one JSON-RPC SendMessage to /v1/a2a, answered with the
+// completed task (kept in the store, so each message is also one durable write).
+func setupA2AGetStudy(_ context.Context, t *target) (workload, error) {
+	if len(t.studyIDs) == 0 {
+		return workload{}, errors.New("a2a_get_study: the target has no studies")
+	}
+	bodies := make([][]byte, len(t.studyIDs))
+	for i, id := range t.studyIDs {
+		bodies[i] = []byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"bench-` + strconv.Itoa(i) +
+			`","role":"ROLE_USER","parts":[{"data":{"skill":"get_study","arguments":{"study_id":"` + id + `"}}}]}}}`)
+	}
+	uri := t.baseURL + "/v1/a2a"
+	bearer := "Bearer " + t.agentKey
+	// A refused message is still HTTP 200 (a JSON-RPC error): every answer is checked
+	// for the completed task, and those that are not one are reported.
+	var answered, notCompleted atomic.Int64
+	return workload{newWorker: func(worker int) requestFunc {
+		rng := rand.New(rand.NewPCG(uint64(worker), 0x2a))
+		return func(req *fasthttp.Request, last *fasthttp.Response) {
+			if last != nil {
+				answered.Add(1)
+				if !bytes.Contains(last.Body(), []byte(`"state":"TASK_STATE_COMPLETED"`)) {
+					notCompleted.Add(1)
+				}
+			}
+			req.Header.SetMethod(fasthttp.MethodPost)
+			req.SetRequestURI(uri)
+			req.Header.Set(fasthttp.HeaderAuthorization, bearer)
+			req.Header.SetContentType("application/json")
+			req.Header.Set("A2A-Version", "1.0")
+			req.SetBody(bodies[rng.IntN(len(bodies))])
+		}
+	}, verify: func(context.Context) ([]figure, error) {
+		if n := notCompleted.Load(); n > 0 {
+			return nil, fmt.Errorf("%d of %d answers were not a completed task", n, answered.Load())
+		}
+		return nil, nil
 	}}, nil
 }
 

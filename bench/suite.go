@@ -32,6 +32,9 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 		t, err = openRemote(ctx, o.URL, o.Key, o.Studies)
 		if err == nil {
 			t.appSession, t.appInterview = o.AppSession, o.AppInterview
+			if o.AgentKey != "" {
+				t.agentKey = o.AgentKey
+			}
 		}
 	}
 	if err != nil {

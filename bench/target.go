@@ -29,6 +29,7 @@ type target struct {
 	addr     string // host:port to dial
 	tls      bool
 	key      string   // API key every scenario request carries
+	agentKey string   // API key with agent:run, for the A2A scenarios (--url: --agent-key, else --key)
 	studyIDs []string // studies get_study picks from
 	local    bool     // booted here: the ceiling and start-up are measured too
 	logPath  string   // in-process: the server's JSON log, access log included
@@ -67,6 +68,7 @@ type instance struct {
 	logFile *os.File
 	log     zerolog.Logger
 	key     string
+	agent   string // a key holding agent:run as well, for the A2A scenarios
 	org     kv.Org
 	limits  server.RateLimits // off unless --rate-limits asks otherwise
 }
@@ -100,6 +102,10 @@ func newInstanceWith(ctx context.Context, opts kv.Options) (*instance, error) {
 	}
 	if _, in.key, err = in.db.CreateKey(ctx, kv.KeyInput{OrgID: in.org.ID, Name: "bench", Environment: kv.EnvLive, Scopes: benchScopes()}); err != nil {
 		return fail(fmt.Errorf("create key: %w", err))
+	}
+	agentScopes := append(benchScopes(), kv.ScopeAgentRun)
+	if _, in.agent, err = in.db.CreateKey(ctx, kv.KeyInput{OrgID: in.org.ID, Name: "bench agent", Environment: kv.EnvLive, Scopes: agentScopes}); err != nil {
+		return fail(fmt.Errorf("create agent key: %w", err))
 	}
 	return in, nil
 }
@@ -159,7 +165,7 @@ func openLocal(ctx context.Context, studies int, progress io.Writer, limits serv
 		return nil, err
 	}
 	return &target{
-		baseURL: baseURL, addr: baseURL[len("http://"):], key: in.key, studyIDs: ids, local: true,
+		baseURL: baseURL, addr: baseURL[len("http://"):], key: in.key, agentKey: in.agent, studyIDs: ids, local: true,
 		logPath: in.logFile.Name(), db: in.db, org: in.org.ID, ownerEmail: benchOwner,
 		close: func() error { return errors.Join(stop(), in.close()) },
 	}, nil
@@ -172,7 +178,7 @@ func openRemote(ctx context.Context, rawURL, key string, studies int) (*target, 
 	if err != nil {
 		return nil, fmt.Errorf("--url: %w", err)
 	}
-	t := &target{baseURL: u.Scheme + "://" + u.Host, addr: u.Host, tls: u.Scheme == "https", key: key, close: func() error { return nil }}
+	t := &target{baseURL: u.Scheme + "://" + u.Host, addr: u.Host, tls: u.Scheme == "https", key: key, agentKey: key, close: func() error { return nil }}
 	if u.Port() == "" {
 		port := "80"
 		if t.tls {

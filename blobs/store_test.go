@@ -375,3 +375,37 @@ func TestS3Prefix(t *testing.T) {
 		t.Fatalf("bucket list: %v", keys(list))
 	}
 }
+
+// TestSweepScratch deletes stale scratch files and unfinished writes, and nothing else.
+func TestSweepScratch(t *testing.T) {
+	root := t.TempDir()
+	s, _ := blobs.NewFS(root)
+	put(t, s, "exports/kept.csv", []byte("x"))
+	old := time.Now().Add(-2 * time.Hour)
+	for _, p := range []string{"tmp/upload-1", "tmp/export-2", "exports/.part-3", "tmp/upload-fresh"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o700)
+		os.WriteFile(filepath.Join(root, p), []byte("partial"), 0o600)
+		if !strings.HasSuffix(p, "fresh") {
+			os.Chtimes(filepath.Join(root, p), old, old)
+		}
+	}
+	os.Chtimes(filepath.Join(root, "exports", "kept.csv"), old, old)
+	n, err := blobs.SweepScratch(root, time.Now().Add(-time.Hour))
+	if err != nil || n != 3 {
+		t.Fatalf("swept %d, %v", n, err)
+	}
+	left := []string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			left = append(left, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if strings.Join(left, " ") != "exports/kept.csv tmp/upload-fresh" {
+		t.Fatalf("left %v", left)
+	}
+	if n, err := blobs.SweepScratch(filepath.Join(root, "missing"), time.Now()); n != 0 || err != nil {
+		t.Fatalf("missing root: %d %v", n, err)
+	}
+}

@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -27,14 +28,57 @@ type AgentTask struct {
 	// JobID and JobKind name the background job a working task waits on.
 	JobID   *ID     `json:"job_id,omitempty"`
 	JobKind JobKind `json:"job_kind,omitempty"`
-	// Body is the whole task as the surface sends it.
-	Body      json.RawMessage `json:"body"`
+	// Body is the whole task as the surface sends it (JSON). It is stored after the
+	// record's other fields rather than inside them, so writing a task never re-parses
+	// it and filtering a list never decodes it.
+	Body      json.RawMessage `json:"-"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
 }
 
 // Partition returns the task's (organisation, environment).
 func (t AgentTask) Partition() Partition { return Partition{Org: t.OrgID, Env: t.Env} }
+
+// encodeAgentTask is the stored form: the fields as one JSON line, a newline, the body.
+func encodeAgentTask(t *AgentTask) ([]byte, error) {
+	head, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(make([]byte, 0, len(head)+1+len(t.Body)), head...), '\n'), t.Body...), nil
+}
+
+// decodeAgentTask reads the stored form; withBody false leaves Body empty.
+func decodeAgentTask(raw []byte, t *AgentTask, withBody bool) error {
+	head, body, ok := bytes.Cut(raw, []byte{'\n'})
+	if !ok {
+		return fmt.Errorf("agent task record has no body")
+	}
+	if err := jsonUnmarshal(head, t); err != nil {
+		return fmt.Errorf("decode agent task: %w", err)
+	}
+	if withBody {
+		t.Body = append(json.RawMessage(nil), body...)
+	}
+	return nil
+}
+
+func putAgentTask(b Bucket, t *AgentTask) error {
+	raw, err := encodeAgentTask(t)
+	if err != nil {
+		return err
+	}
+	return b.Put(t.Partition().key(t.ID), raw)
+}
+
+// getAgentTask returns the task at key of b, or errAgentTaskNotFound.
+func getAgentTask(b Bucket, key []byte, t *AgentTask) error {
+	raw := b.Get(key)
+	if raw == nil {
+		return errAgentTaskNotFound
+	}
+	return decodeAgentTask(raw, t, true)
+}
 
 var errAgentTaskNotFound = Errorf(ENOTFOUND, "task_not_found", "Task not found.")
 
@@ -44,7 +88,7 @@ func (db *DB) CreateAgentTask(ctx context.Context, t AgentTask) (AgentTask, erro
 	now := db.Now()
 	t.CreatedAt, t.UpdatedAt = now, now
 	err := db.update(ctx, func(tx Tx) error {
-		return putJSON(tx.Bucket(bucketAgentTasks), t.Partition().key(t.ID), t)
+		return putAgentTask(tx.Bucket(bucketAgentTasks), &t)
 	})
 	return t, err
 }
@@ -54,11 +98,7 @@ func (db *DB) CreateAgentTask(ctx context.Context, t AgentTask) (AgentTask, erro
 func (db *DB) FindAgentTask(ctx context.Context, p Partition, id ID) (AgentTask, error) {
 	var t AgentTask
 	err := db.view(ctx, func(tx Tx) error {
-		found, err := getJSON(tx.Bucket(bucketAgentTasks), p.key(id), &t)
-		if err == nil && !found {
-			return errAgentTaskNotFound
-		}
-		return err
+		return getAgentTask(tx.Bucket(bucketAgentTasks), p.key(id), &t)
 	})
 	return t, err
 }
@@ -73,12 +113,8 @@ func (db *DB) UpdateAgentTask(ctx context.Context, p Partition, id ID, fn func(t
 		changed = false
 		b := tx.Bucket(bucketAgentTasks)
 		t = AgentTask{}
-		found, err := getJSON(b, p.key(id), &t)
-		if err != nil {
+		if err := getAgentTask(b, p.key(id), &t); err != nil {
 			return err
-		}
-		if !found {
-			return errAgentTaskNotFound
 		}
 		if t.Final {
 			return nil
@@ -88,7 +124,7 @@ func (db *DB) UpdateAgentTask(ctx context.Context, p Partition, id ID, fn func(t
 		}
 		t.UpdatedAt = db.Now()
 		changed = true
-		return putJSON(b, p.key(id), t)
+		return putAgentTask(b, &t)
 	})
 	return t, changed, err
 }
@@ -127,7 +163,7 @@ func (db *DB) FindAgentTasks(ctx context.Context, f AgentTaskFilter) (Page[Agent
 	err := db.view(ctx, func(tx Tx) error {
 		more, last, err := pageNewest(tx.Bucket(bucketAgentTasks), f.Partition.prefix(), after, f.Limit, func(v []byte) (bool, error) {
 			var t AgentTask
-			if err := jsonUnmarshal(v, &t); err != nil {
+			if err := decodeAgentTask(v, &t, true); err != nil {
 				return false, err
 			}
 			if !f.match(&t) {
@@ -158,7 +194,7 @@ func countAgentTasks(b Bucket, f AgentTaskFilter) (int, error) {
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		var t AgentTask
-		if err := jsonUnmarshal(v, &t); err != nil {
+		if err := decodeAgentTask(v, &t, false); err != nil {
 			return 0, err
 		}
 		if f.match(&t) {

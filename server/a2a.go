@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	a2alog "github.com/a2aproject/a2a-go/v2/log"
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
@@ -31,21 +34,43 @@ const a2aKeepAlive = 15 * time.Second
 // X-API-Key, agent:run) and the body limit. Skills are the research operations, run by
 // a2aHandler through the same scope, rate-limit and binding steps as REST and MCP.
 type a2aEndpoint struct {
-	s   *Server
-	rpc http.Handler
+	s       *Server
+	handler *a2aHandler
+	rpc     http.Handler
+	// logs is what the SDK logs through (its lines join the server's log).
+	logs *slog.Logger
+	// fast turns the SendMessage fast path on (a2a_fastpath.go); off, every request
+	// goes to the SDK's binding.
+	fast bool
+	// serve is the endpoint's whole chain (surface), as the router calls it.
+	serve fasthttp.RequestHandler
 }
 
-// routeA2A mounts the A2A endpoint and the agent card.
-func (s *Server) routeA2A(r *router.Router) {
-	e := &a2aEndpoint{s: s, rpc: a2asrv.NewJSONRPCHandler(&a2aHandler{s: s}, a2asrv.WithTransportKeepAlive(a2aKeepAlive))}
+func (s *Server) newA2AEndpoint(fast bool) *a2aEndpoint {
+	h := &a2aHandler{s: s}
+	e := &a2aEndpoint{s: s, handler: h, fast: fast, logs: slog.New(&zerologHandler{log: &s.log})}
+	e.rpc = a2asrv.NewJSONRPCHandler(h, a2asrv.WithTransportKeepAlive(a2aKeepAlive),
+		// A panic while a stream is written would otherwise be re-raised on a goroutine
+		// nothing recovers: it is logged and answered as an internal error.
+		a2asrv.WithTransportPanicHandler(func(v any) error {
+			s.log.Error().Str("surface", "a2a").Interface("panic", v).Msg("handler panicked")
+			return a2a.NewError(a2a.ErrInternalError, errInternal)
+		}))
 	sf := &surface{
 		name:         "a2a",
 		authenticate: s.a2aAuthenticate,
 		steps:        []middleware{readRPCBody},
 		render:       s.renderA2A,
+		log:          &s.log,
 	}
-	// Only POST is routed: any other method gets the router's JSON 405.
-	s.group(r, "", sf).POST(resourceA2A, e.serveRPC)
+	e.serve = sf.serve(resourceA2A, nil, sf.chain(e.serveRPC))
+	return e
+}
+
+// routeA2A mounts the A2A endpoint and the agent card. Only POST is routed: any other
+// method gets the router's JSON 405.
+func (s *Server) routeA2A(r *router.Router) {
+	r.POST(resourceA2A, s.newA2AEndpoint(true).serve)
 	s.routeAgentCard(r)
 }
 
@@ -175,10 +200,13 @@ func (e *a2aEndpoint) serveRPC(r *request) error {
 		// The stream outlives the handler (fasthttp writes it after the handler
 		// returns), so it runs under the server's stream context, which ends when a
 		// shutdown begins, never under anything of this request.
-		serveStreamBridge(c, e.rpc, context.WithValue(s.streams, a2aCallKey{}, call))
+		serveStreamBridge(c, e.rpc, a2alog.AttachLogger(context.WithValue(s.streams, a2aCallKey{}, call), e.logs))
 		return nil
 	}
-	serveHTTPBridge(c, e.rpc, context.WithValue(r.ctx, a2aCallKey{}, call))
+	ctx := a2alog.AttachLogger(context.WithValue(r.ctx, a2aCallKey{}, call), e.logs)
+	if !e.fast || !e.serveSendFast(c, ctx, call) {
+		serveHTTPBridge(c, e.rpc, ctx)
+	}
 	if d := call.rate.Load(); d != nil {
 		s.setRateHeaders(c, *d)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	stdjson "encoding/json"
 	"errors"
@@ -117,6 +118,9 @@ func (h *a2aHandler) findTask(ctx context.Context, p *Principal, id a2a.TaskID) 
 	if !ok {
 		return kv.AgentTask{}, errTaskNotFound
 	}
+	if rec, ok := h.s.a2aPending.find(p.Partition, tid); ok {
+		return rec, nil
+	}
 	rec, err := h.s.db.FindAgentTask(ctx, p.Partition, tid)
 	if kv.ErrorCode(err) == kv.ENOTFOUND {
 		return rec, errTaskNotFound
@@ -171,6 +175,7 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	if req.StatusTimestampAfter != nil {
 		f.UpdatedAfter = *req.StatusTimestampAfter
 	}
+	h.s.a2aPending.settled(ctx, call.p.Partition)
 	page, total, err := h.s.db.FindAgentTasks(ctx, f)
 	if kv.ErrorCode(err) == kv.EINVALID {
 		return nil, invalidParams("cursor_invalid", "pageToken is not valid; pass the nextPageToken of the previous page unchanged.")
@@ -329,18 +334,31 @@ func (h *a2aHandler) stream(ctx context.Context, rec kv.AgentTask, yield func(a2
 	}
 	tick := time.NewTicker(a2aPollInterval)
 	defer tick.Stop()
+	var shown []byte // the job's progress last sent
 	for rec.State == string(a2a.TaskStateWorking) {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		next, err := h.settle(ctx, rec)
+		next, progress, err := h.settleProgress(ctx, rec)
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, a2aError(err))
 			}
 			return
+		}
+		if progress != nil && !bytes.Equal(progress, shown) {
+			// The job moved without ending (a simulation's transcript grew): a working
+			// status carrying the poll's answer so far. It is the stream's news, not a
+			// change of the stored task.
+			shown = progress
+			status := a2a.TaskStatus{State: a2a.TaskStateWorking, Message: a2a.NewMessageForTask(a2a.MessageRoleAgent, t,
+				a2a.NewTextPart("The job is under way; the data part holds its status so far."),
+				&a2a.Part{Content: a2a.Data{Value: stdjson.RawMessage(progress)}, MediaType: "application/json"})}
+			if !yield(&a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: status}, nil) {
+				return
+			}
 		}
 		if next.UpdatedAt.Equal(rec.UpdatedAt) && next.State == rec.State {
 			continue
@@ -417,59 +435,95 @@ func (h *a2aHandler) start(ctx context.Context, call *a2aCall, req *a2a.SendMess
 			setStatus(t, a2a.TaskStateInputRequired, now, h.askBack(), nil)
 		})
 	}
-	o := h.s.opByName(intent.Skill)
-	if o == nil {
-		return kv.AgentTask{}, invalidParams("unknown_skill", "Unknown skill "+strconv.Quote(intent.Skill)+"; the skills are "+h.skillNames()+".")
-	}
-	if err := o.checkScope(p); err != nil {
-		return kv.AgentTask{}, a2aError(err)
-	}
-	if err := h.admit(call, o.Write); err != nil {
+	run, err := h.runSkill(ctx, call, intent)
+	if err != nil {
 		return kv.AgentTask{}, err
 	}
+	o := run.o
+	switch {
+	case run.failed != nil:
+		return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
+			setStatus(t, a2a.TaskStateFailed, now, run.failed.Detail, *run.failed)
+		})
+	case run.jobID == nil:
+		return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
+			addArtifact(t, artifactResult, o.Name, run.raw)
+			setStatus(t, a2a.TaskStateCompleted, now, completedText(o), nil)
+		})
+	}
+	return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
+		addArtifact(t, artifactAccepted, o.Name, run.raw)
+		setStatus(t, a2a.TaskStateWorking, now, "The "+string(o.Job)+" job "+run.jobID.String()+" is under way; this task completes when it ends.", nil)
+	}, func(rec *kv.AgentTask) { rec.JobID, rec.JobKind = run.jobID, o.Job })
+}
+
+func completedText(o *Operation) string {
+	return "Done: the result artifact holds the " + o.Name + " answer."
+}
+
+// skillRun is what running a skill came to: the operation's answer (for a background
+// job, the handle its start returned, and the job's id), or the REST error it ended
+// with.
+type skillRun struct {
+	o      *Operation
+	raw    []byte
+	jobID  *kv.ID
+	failed *toolErrorBody
+}
+
+// runSkill runs the operation a message names through the table's steps: scope, rate
+// limit, binding, the input's own scope, the operation. Its error refuses the message
+// (unknown skill, a missing scope, a rate limit); what the operation refuses is a
+// failed run.
+func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aIntent) (skillRun, error) {
+	p := call.p
+	o := h.s.opByName(intent.Skill)
+	if o == nil {
+		return skillRun{}, invalidParams("unknown_skill", "Unknown skill "+strconv.Quote(intent.Skill)+"; the skills are "+h.skillNames()+".")
+	}
+	if err := o.checkScope(p); err != nil {
+		return skillRun{}, a2aError(err)
+	}
+	if err := h.admit(call, o.Write); err != nil {
+		return skillRun{}, err
+	}
 	in := o.newInput()
-	err = o.plan.bindArgs(in, intent.Arguments)
+	err := o.plan.bindArgs(in, intent.Arguments)
 	if err == nil {
 		// The input's own scope (going live needs studies:golive) refuses the message.
 		if err := p.require(o.requiredScope(in)); err != nil {
-			return kv.AgentTask{}, a2aError(err)
+			return skillRun{}, a2aError(err)
 		}
 	}
 	var out any
 	if err == nil {
 		out, err = o.call(ctx, p, in)
 	}
+	var raw []byte
+	if err == nil {
+		raw, err = encodeOutput(out)
+	}
 	if err != nil {
 		body, cause := toolErrorBodyOf(o, err)
 		if cause != "" {
 			h.s.log.Error().Str("surface", "a2a").Str("skill", o.Name).Msg(cause)
 		}
-		return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
-			setStatus(t, a2a.TaskStateFailed, now, body.Detail, body)
-		})
+		return skillRun{o: o, failed: &body}, nil
 	}
-	raw, err := encodeOutput(out)
-	if err != nil {
-		return kv.AgentTask{}, a2aError(err)
-	}
+	run := skillRun{o: o, raw: raw}
 	if o.Awaits == "" {
 		if l, isList := out.(listResult); isList {
-			raw = mustRawJSON(map[string]any{"items": stdjson.RawMessage(mustRawJSON(l.restItems())), "next_cursor": cursorOrNull(l.nextCursor())})
+			run.raw = mustRawJSON(map[string]any{"items": stdjson.RawMessage(mustRawJSON(l.restItems())), "next_cursor": cursorOrNull(l.nextCursor())})
 		}
-		return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
-			addArtifact(t, artifactResult, o.Name, raw)
-			setStatus(t, a2a.TaskStateCompleted, now, "Done: the result artifact holds the "+o.Name+" answer.", nil)
-		})
+		return run, nil
 	}
 	var handle struct {
 		JobID string `json:"job_id"`
 	}
 	_ = stdjson.Unmarshal(raw, &handle)
 	jobID, _ := kv.ParseID(handle.JobID)
-	return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
-		addArtifact(t, artifactAccepted, o.Name, raw)
-		setStatus(t, a2a.TaskStateWorking, now, "The "+string(o.Job)+" job "+handle.JobID+" is under way; this task completes when it ends.", nil)
-	}, func(rec *kv.AgentTask) { rec.JobID, rec.JobKind = &jobID, o.Job })
+	run.jobID = &jobID
+	return run, nil
 }
 
 func cursorOrNull(s string) any {
@@ -515,6 +569,11 @@ func (h *a2aHandler) save(ctx context.Context, p *Principal, prev *kv.AgentTask,
 	}
 	for _, m := range more {
 		m(&rec)
+	}
+	if rec.Final && rec.JobID == nil {
+		rec.CreatedAt, rec.UpdatedAt = now, now
+		h.s.writeTaskBehind(rec)
+		return rec, nil
 	}
 	if rec, err = h.s.db.CreateAgentTask(ctx, rec); err != nil {
 		return rec, a2aError(err)

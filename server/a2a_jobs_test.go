@@ -168,3 +168,5 @@ func TestA2ATaskSurvivesRestart(t *testing.T) {
 
 // chattestFail makes the gated model answer with an error engines do not retry.
 var chattestFail = chattest.Answer{Fail: true}
+
+func chattestAnswer(text string) chattest.Answer { return chattest.Answer{Text: text} }

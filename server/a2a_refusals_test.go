@@ -4,6 +4,7 @@ import (
 	stdjson "encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"interviewd/kv"
 )
@@ -186,5 +187,47 @@ func TestA2AOperationRefusalFailsTask(t *testing.T) {
 				t.Fatalf("error body %v", body)
 			}
 		})
+	}
+}
+
+// A real OAuth access token, valid on REST, is refused by the A2A surface: agent:run
+// is for API keys only.
+func TestA2ARefusesRealOAuthToken(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	conn := e.mustConnect(t, owner, resourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
+	if me := e.do("GET", "/v1/api/me", "Bearer "+conn.access, ""); me.status != 200 {
+		t.Fatalf("the token does not work on REST: %d %s", me.status, me.body)
+	}
+	for _, auth := range [][]string{{"Bearer " + conn.access}, {"", "X-API-Key", conn.access}} {
+		a := e.rpc(auth[0], sendBody(`{"skill":"whoami"}`), auth[1:]...)
+		if a.status != 403 || a.errorCode() != "oauth_token_not_accepted" {
+			t.Fatalf("%v: %d %+v", auth, a.status, a.Error)
+		}
+	}
+}
+
+// Messages count against the same budgets as REST requests: a key that spent half its
+// reads over REST has the other half over A2A, then is refused with the wait, and the
+// answers carry the rate-limit headers.
+func TestA2ARateLimited(t *testing.T) {
+	clock := &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+	e := mustServe(t, withClock(clock), withRateLimits(DefaultRateLimits()))
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	for i := 0; i < 60; i++ {
+		if r := e.do("GET", "/v1/api/me", "agent", ""); r.status != 200 {
+			t.Fatalf("REST read %d: %d", i, r.status)
+		}
+	}
+	whoami := sendBody(`{"skill":"whoami"}`)
+	for i := 0; i < 60; i++ {
+		a := e.rpc("agent", whoami)
+		if a.Error != nil || a.header["Ratelimit"] == nil || a.header["Ratelimit-Policy"] == nil {
+			t.Fatalf("message %d: %+v %v", i, a.Error, a.header)
+		}
+	}
+	a := e.rpc("agent", whoami)
+	if a.status != 200 || a.Error == nil || a.Error.Code != -32000 || a.errorCode() != "rate_limited" || a.Error.Data[0].Metadata["retry_after_seconds"] == "" {
+		t.Fatalf("message 121: %d %+v", a.status, a.Error)
 	}
 }

@@ -37,6 +37,22 @@ func nextEvent(tb testing.TB, next func() (a2a.Event, error, bool), what string)
 	}
 }
 
+// isProgress reports whether ev is a working status a stream sends while a job moves.
+func isProgress(ev a2a.Event) bool {
+	st, ok := ev.(*a2a.TaskStatusUpdateEvent)
+	return ok && st.Status.State == a2a.TaskStateWorking
+}
+
+// nextChange pulls events until one that is not a job's progress.
+func nextChange(tb testing.TB, next func() (a2a.Event, error, bool), what string) a2a.Event {
+	tb.Helper()
+	for {
+		if ev := nextEvent(tb, next, what); !isProgress(ev) {
+			return ev
+		}
+	}
+}
+
 // The stream sends the task as soon as it starts, while its job is still held at the
 // model (events are flushed as they happen, not when the answer ends); a second client
 // resubscribes; the first goes away without changing anything; when the job fails
@@ -70,11 +86,11 @@ func TestA2AStreamingAndResubscribe(t *testing.T) {
 	leave()
 
 	g.Let(t, chattestFail)
-	art, ok := nextEvent(t, again, "artifact").(*a2a.TaskArtifactUpdateEvent)
+	art, ok := nextChange(t, again, "artifact").(*a2a.TaskArtifactUpdateEvent)
 	if !ok || art.Artifact.ID != "result" || art.TaskID != task.ID {
 		t.Fatalf("artifact event %+v", art)
 	}
-	status, ok := nextEvent(t, again, "status").(*a2a.TaskStatusUpdateEvent)
+	status, ok := nextChange(t, again, "status").(*a2a.TaskStatusUpdateEvent)
 	if !ok || status.Status.State != a2a.TaskStateFailed {
 		t.Fatalf("status event %+v", status)
 	}
@@ -104,5 +120,75 @@ func TestA2AStreamingQuickSkill(t *testing.T) {
 	}
 	if len(events) != 1 || events[0].(*a2a.Task).Status.State != a2a.TaskStateCompleted {
 		t.Fatalf("events %+v", events)
+	}
+}
+
+// A stopping server ends the event streams it holds open (the task goes on), so its
+// shutdown is not held up by a client waiting on a long job.
+func TestA2AShutdownEndsStreams(t *testing.T) {
+	e, g := mustServeGated(t)
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	st := e.mustRehearsalStudy(e.orgA.ID, kv.EnvLive)
+	c := e.mustA2A(t, "agent")
+	events, stop := iter.Pull2(c.SendStreamingMessage(context.Background(), &a2a.SendMessageRequest{
+		Message: skillMessage("simulate_study", map[string]any{"study_id": st.ID.String(), "max_turns": 1})}))
+	defer stop()
+	if task, ok := nextEvent(t, events, "stream").(*a2a.Task); !ok || task.Status.State != a2a.TaskStateWorking {
+		t.Fatalf("first event %+v", task)
+	}
+	g.WaitArrived(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := e.srv.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown with a stream open: %v", err)
+	}
+	for i := 0; ; i++ { // a progress event sent before the stop may still be read
+		ev, err, more := events()
+		if !more || err != nil {
+			break
+		}
+		if !isProgress(ev) || i > 3 {
+			t.Fatalf("the stream goes on after the server stopped: %+v", ev)
+		}
+	}
+}
+
+// While a simulation runs, its stream shows the transcript growing: working statuses
+// whose data part is the simulation's status so far, each sent as the job moves.
+func TestA2AStreamShowsSimulationProgress(t *testing.T) {
+	e, g := mustServeGated(t)
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	st := e.mustRehearsalStudy(e.orgA.ID, kv.EnvLive)
+	c := e.mustA2A(t, "agent")
+	events, stop := iter.Pull2(c.SendStreamingMessage(context.Background(), &a2a.SendMessageRequest{
+		Message: skillMessage("simulate_study", map[string]any{"study_id": st.ID.String(), "max_turns": 3})}))
+	defer stop()
+	nextEvent(t, events, "task")
+	g.WaitArrived(t, 1)
+	turns := func(ev a2a.Event) int {
+		msg := ev.(*a2a.TaskStatusUpdateEvent).Status.Message
+		if msg == nil || len(msg.Parts) != 2 {
+			t.Fatalf("progress without its status: %+v", msg)
+		}
+		var sim SimulationStatus
+		artifactJSON(t, &a2a.Task{Artifacts: []*a2a.Artifact{{ID: "p", Parts: msg.Parts[1:]}}}, "p", &sim)
+		return len(sim.Turns)
+	}
+	if ev := nextEvent(t, events, "progress"); !isProgress(ev) || turns(ev) != 0 {
+		t.Fatalf("first progress %+v", ev)
+	}
+	g.Let(t, chattestAnswer("I'm a nurse."))
+	for {
+		ev := nextEvent(t, events, "turn 1")
+		if !isProgress(ev) {
+			t.Fatalf("the task moved on before turn 1 showed: %+v", ev)
+		}
+		if turns(ev) == 2 {
+			break
+		}
+	}
+	g.Let(t, chattestFail)
+	if ev := nextChange(t, events, "end"); ev.(*a2a.TaskArtifactUpdateEvent).Artifact.ID != "result" {
+		t.Fatalf("end %+v", ev)
 	}
 }

@@ -126,12 +126,19 @@ var errTaskMoved = errors.New("task moved on")
 // job's error). Every read of a task settles it, so a task whose job finished while
 // nobody watched, or across a restart, shows the end the next time it is asked for.
 func (h *a2aHandler) settle(ctx context.Context, rec kv.AgentTask) (kv.AgentTask, error) {
+	rec, _, err := h.settleProgress(ctx, rec)
+	return rec, err
+}
+
+// settleProgress is settle that also returns, for a job still running, its poll's
+// answer so far (a simulation's transcript grows turn by turn), for streams to show.
+func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.AgentTask, []byte, error) {
 	if rec.Final || rec.JobID == nil || rec.State != string(a2a.TaskStateWorking) {
-		return rec, nil
+		return rec, nil, nil
 	}
 	start := h.s.opByName(rec.Skill)
 	if start == nil {
-		return rec, nil
+		return rec, nil, nil
 	}
 	poll := h.s.opByName(start.Awaits)
 	part := rec.Partition()
@@ -142,17 +149,17 @@ func (h *a2aHandler) settle(ctx context.Context, rec kv.AgentTask) (kv.AgentTask
 	if err != nil {
 		body, cause := toolErrorBodyOf(poll, err)
 		if cause != "" {
-			return rec, err // an internal failure: the task stays as it is
+			return rec, nil, err // an internal failure: the task stays as it is
 		}
 		raw, _ = stdjson.Marshal(body)
 		failed, detail = true, body.Detail
 	} else {
+		if raw, err = encodeOutput(out); err != nil {
+			return rec, nil, err
+		}
 		ended, jobFailed := out.(jobOutcome).jobEnded()
 		if !ended {
-			return rec, nil
-		}
-		if raw, err = encodeOutput(out); err != nil {
-			return rec, err
+			return rec, raw, nil
 		}
 		failed = jobFailed
 	}
@@ -182,9 +189,10 @@ func (h *a2aHandler) settle(ctx context.Context, rec kv.AgentTask) (kv.AgentTask
 		return nil
 	})
 	if errors.Is(err, errTaskMoved) {
-		return h.s.db.FindAgentTask(ctx, part, rec.ID)
+		rec, err = h.s.db.FindAgentTask(ctx, part, rec.ID)
+		return rec, nil, err
 	}
-	return updated, err
+	return updated, nil, err
 }
 
 // a2aPollInterval is how often a waiting request or stream looks at a working task's

@@ -14,7 +14,8 @@ import (
 )
 
 // streamToEnd sends msg as a streaming message and returns the task as the events
-// built it: the first event is the task, later ones its artifacts and status.
+// built it (the first event is the task, later ones its artifacts and status) and how
+// many events changed it.
 func streamToEnd(tb testing.TB, c *a2aclient.Client, msg *a2a.Message) (*a2a.Task, int) {
 	tb.Helper()
 	var task *a2a.Task
@@ -22,6 +23,9 @@ func streamToEnd(tb testing.TB, c *a2aclient.Client, msg *a2a.Message) (*a2a.Tas
 	for ev, err := range c.SendStreamingMessage(context.Background(), &a2a.SendMessageRequest{Message: msg}) {
 		if err != nil {
 			tb.Fatalf("stream: %v", err)
+		}
+		if isProgress(ev) {
+			continue // the job moving; the task's own changes are counted
 		}
 		n++
 		switch ev := ev.(type) {

@@ -136,7 +136,9 @@ func blobKey(rel string) string { return filepath.ToSlash(filepath.Clean(rel)) }
 // written then): export_expired when it is gone, storage_unavailable when the store
 // cannot be reached.
 func (s *Server) streamArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string) error {
-	body, size, err := s.db.Blobs().Get(ctx, key)
+	// fasthttp reads the body after the handler has returned, perhaps while the server
+	// is stopping (which ends ctx): a download under way is finished, not cut short.
+	body, size, err := s.db.Blobs().Get(context.WithoutCancel(ctx), key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errExportExpired
 	}

@@ -162,8 +162,8 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 	}
 }
 
-// writeTempBlob copies r to a temporary file in the scratch folder (DATA/blobs/tmp), at most the type's
-// limit; a larger stream is refused and its partial file removed.
+// writeTempBlob copies r to a temporary file in the scratch folder (DATA/blobs/tmp), at
+// most the type's limit; a larger stream is refused and its partial file removed.
 func (s *Server) writeTempBlob(r io.Reader, ext string) (*storedUpload, error) {
 	dir := filepath.Join(s.db.BlobDir(), blobs.ScratchDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

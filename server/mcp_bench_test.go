@@ -20,6 +20,7 @@ type benchEnv struct {
 	secret string
 	study  kv.Study
 	client *http.Client
+	db     *kv.DB
 }
 
 func mustBenchServe(b *testing.B) benchEnv {
@@ -54,7 +55,7 @@ func mustBenchServe(b *testing.B) benchEnv {
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	b.Cleanup(tr.CloseIdleConnections)
-	return benchEnv{url: "http://" + ln.Addr().String(), secret: secret, study: st, client: &http.Client{Transport: tr}}
+	return benchEnv{url: "http://" + ln.Addr().String(), secret: secret, study: st, client: &http.Client{Transport: tr}, db: db}
 }
 
 // roundTrip sends one request and reads the answer; it fails the benchmark on any

@@ -1,10 +1,15 @@
 package server
 
-import "context"
+import (
+	"context"
+	"time"
+
+	"interviewd/blobs"
+)
 
 // SweepRetention applies the organisations' retention settings (interviews,
 // transcripts and export artifacts older than an organisation's retention_days) and
-// removes export files no record points at. The maintenance loop runs it hourly; the
+// removes export files no record points at and scratch files left by a crash. The maintenance loop runs it hourly; the
 // counts go to the log, never the words.
 func (s *Server) SweepRetention(ctx context.Context) {
 	sw, err := s.db.SweepRetention(ctx)
@@ -25,5 +30,11 @@ func (s *Server) SweepRetention(ctx context.Context) {
 		}
 	} else if n > 0 {
 		s.log.Info().Int("files", n).Msg("removed export files no record points at")
+	}
+	// An hour is far beyond any upload or export on its way to the store.
+	if n, err := blobs.SweepScratch(s.db.BlobDir(), s.now().Add(-time.Hour)); err != nil {
+		s.log.Error().Err(err).Msg("sweep scratch files")
+	} else if n > 0 {
+		s.log.Info().Int("files", n).Msg("removed scratch files left by an interrupted upload or export")
 	}
 }

@@ -101,14 +101,16 @@ type Server struct {
 	// cancelled when a shutdown begins, so open streams end and let it finish.
 	streams     context.Context
 	stopStreams context.CancelFunc
-	reqPrefix   string
-	reqSeq      atomic.Uint64
-	part        *participantSide // the participant pages and their API
-	app         *appSide         // the web app (app_surface.go)
-	sms         sms.Sender       // texts two-step codes; nil: no provider, texts not offered
-	proxies     trustedProxies
-	authFails   *authFailures // failed credentials per client address
-	oauth       *oauthSide    // the authorization server (oauth_surface.go)
+	// a2aPending holds A2A tasks whose record is being written behind their answer.
+	a2aPending *a2aPending
+	reqPrefix  string
+	reqSeq     atomic.Uint64
+	part       *participantSide // the participant pages and their API
+	app        *appSide         // the web app (app_surface.go)
+	sms        sms.Sender       // texts two-step codes; nil: no provider, texts not offered
+	proxies    trustedProxies
+	authFails  *authFailures // failed credentials per client address
+	oauth      *oauthSide    // the authorization server (oauth_surface.go)
 
 	studyRenders *studyRenders      // get_study answers by stored record
 	transcripts  *transcriptRenders // the app's transcript pages by interview and length
@@ -159,6 +161,7 @@ func New(cfg Config) *Server {
 	s.reqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.streams, s.stopStreams = context.WithCancel(s.ctx)
+	s.a2aPending = newA2APending()
 	limits := DefaultRateLimits()
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
@@ -231,6 +234,7 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(trackedListe
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopStreams()
 	err := s.http.ShutdownWithContext(ctx)
+	s.a2aPending.wait() // task records written behind their answers reach the store
 	s.cancel()
 	return err
 }
