@@ -308,14 +308,45 @@ var errAccessToken = Errorf(EUNAUTHORIZED, "invalid_token", "The access token is
 // AuthenticateAccess resolves a presented access token. EUNAUTHORIZED invalid_token
 // for a malformed, unknown or expired token or an ended connection. The scopes are the
 // granted ones still allowed by the approver's role; a connection whose approver left
-// the organisation is ended.
+// the organisation is ended. The credential may be shared with other callers (it is
+// cached, see accessCache): treat its slices as read-only.
 func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCredential, error) {
 	if !parseCheckedToken(token, accessPrefix) {
 		return OAuthCredential{}, errAccessToken
 	}
+	if err := ctx.Err(); err != nil {
+		return OAuthCredential{}, err
+	}
 	hash := sha256.Sum256([]byte(token))
-	var cred OAuthCredential
-	var left, stale bool
+	if e, ok := db.access.get(hash); ok {
+		fresh := true
+		if db.Shared() {
+			cur, err := db.authEpoch(ctx, e.cred.Org.ID)
+			if err != nil {
+				return OAuthCredential{}, err
+			}
+			fresh = cur == e.epoch
+		}
+		now := db.Now()
+		switch {
+		case !fresh:
+			db.access.drop(hash) // changed on some node since: read it again below
+		case !now.Before(e.expires):
+			db.access.drop(hash)
+			return OAuthCredential{}, errAccessToken
+		default:
+			if now.Sub(e.touched) >= ConnectionTouchAt {
+				if err := db.touchConnection(ctx, e.cred.Connection); err != nil {
+					return OAuthCredential{}, err
+				}
+				db.access.touch(hash, now)
+			}
+			return e.cred, nil
+		}
+	}
+	gen := db.access.generation()
+	var entry cachedAccess
+	var left bool
 	err := db.view(ctx, func(tx Tx) error {
 		now := db.Now()
 		rec, ok, err := tokenByHash(tx, hash[:])
@@ -333,37 +364,51 @@ func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCreden
 		m, err := memberFor(tx, conn.OrgID, conn.UserID)
 		if err != nil {
 			left = true
-			cred.Connection = conn
+			entry.cred.Connection = conn
 			return errAccessToken
 		}
 		conn.Scopes = slices.DeleteFunc(slices.Clone(conn.Scopes), func(s string) bool { return !m.Role.MayHoldScope(s) })
-		stale = conn.LastUsedAt == nil || now.Sub(*conn.LastUsedAt) >= ConnectionTouchAt
-		cred = OAuthCredential{Connection: conn, Org: org}
+		entry = cachedAccess{cred: OAuthCredential{Connection: conn, Org: org}, expires: rec.ExpiresAt}
+		if conn.EndsAt.Before(entry.expires) {
+			entry.expires = conn.EndsAt
+		}
+		if conn.LastUsedAt != nil {
+			entry.touched = *conn.LastUsedAt
+		}
+		if db.Shared() {
+			entry.epoch = epochOf(tx.Bucket(bucketAuthEpochs).Get(org.ID[:]))
+		}
 		return nil
 	})
 	if left {
-		c := cred.Connection
+		c := entry.cred.Connection
 		_ = db.update(ctx, func(tx Tx) error { return db.endConnection(tx, c.OrgID, c.ID, "member_left") })
 	}
 	if err != nil {
 		return OAuthCredential{}, err
 	}
-	if stale {
-		c := cred.Connection
-		err := db.update(ctx, func(tx Tx) error {
-			stored, ok, err := connectionByID(tx, c.OrgID, c.ID)
-			if err != nil || !ok {
-				return err
-			}
-			now := db.Now()
-			stored.LastUsedAt = &now
-			return putConnection(tx, stored)
-		})
-		if err != nil {
+	if now := db.Now(); now.Sub(entry.touched) >= ConnectionTouchAt {
+		if err := db.touchConnection(ctx, entry.cred.Connection); err != nil {
 			return OAuthCredential{}, err
 		}
+		entry.touched = now
 	}
-	return cred, nil
+	db.access.put(hash, entry, gen)
+	return entry.cred, nil
+}
+
+// touchConnection writes the connection's LastUsedAt (at most every
+// ConnectionTouchAt, which its callers see to).
+func (db *DB) touchConnection(ctx context.Context, c Connection) error {
+	return db.update(ctx, func(tx Tx) error {
+		stored, ok, err := connectionByID(tx, c.OrgID, c.ID)
+		if err != nil || !ok {
+			return err
+		}
+		now := db.Now()
+		stored.LastUsedAt = &now
+		return putConnection(tx, stored)
+	})
 }
 
 // RevokeToken ends the connection of any code or token (access, refresh, spent or not)
@@ -467,6 +512,7 @@ func (db *DB) endConnection(tx Tx, org, id ID, why string) error {
 			return err
 		}
 	}
+	db.authChanged(tx, org) // its cached access tokens go on commit, on every node
 	idx := tx.Bucket(bucketOAuthConnTokens)
 	tokens := tx.Bucket(bucketOAuthTokens)
 	c := idx.Cursor()
@@ -479,6 +525,27 @@ func (db *DB) endConnection(tx Tx, org, id ID, why string) error {
 			return err
 		}
 		if err := idx.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endUserConnections ends every live connection user approved in org (they leave it).
+func (db *DB) endUserConnections(tx Tx, org, user ID) error {
+	var ids []ID
+	c := tx.Bucket(bucketOAuthConnections).Cursor()
+	for k, v := c.Seek(org[:]); k != nil && string(k[:16]) == string(org[:]); k, v = c.Next() {
+		var conn Connection
+		if err := jsonUnmarshal(v, &conn); err != nil {
+			return err
+		}
+		if conn.UserID == user && conn.RevokedAt == nil {
+			ids = append(ids, conn.ID)
+		}
+	}
+	for _, id := range ids {
+		if err := db.endConnection(tx, org, id, "member_left"); err != nil {
 			return err
 		}
 	}
