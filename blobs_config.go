@@ -9,7 +9,7 @@ import (
 	"interviewd/blobs"
 )
 
-const blobsFlagHelp = "where uploads, export artifacts and plugins are kept: empty for DATA/blobs, or an S3-compatible bucket " +
+const blobsFlagHelp = "where uploads, export artifacts and plugins are kept: empty for DATA/blobs, a folder, or an S3-compatible bucket " +
 	"s3://BUCKET[/PREFIX]?endpoint=HOST:PORT&region=REGION (endpoint may be http://HOST:PORT; the credential comes from " +
 	"AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN)"
 

@@ -6,23 +6,57 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"sync"
 )
+
+// copyWorkers is how many blobs Copy copies at once.
+const copyWorkers = 8
 
 // Copy copies every blob of src into dst (replacing blobs of the same key) and returns
 // how many it copied. Each copy is checked: its bytes are hashed on the way in, read
 // back from dst and hashed again; then dst is listed and every key of src must be there
-// with its size. Any difference is an error naming the key, and n counts only the blobs
-// copied and verified before it.
+// with its size. Any difference is an error naming the key (the first one found), and n
+// counts only the blobs copied and verified.
 func Copy(ctx context.Context, dst, src Store) (n int, err error) {
 	list, err := src.List(ctx, "")
 	if err != nil {
 		return 0, fmt.Errorf("list %s: %w", src, err)
 	}
+	// A few copies at a time: a bucket's latency, not its bandwidth, bounds one copy.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	todo := make(chan Info)
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for range copyWorkers {
+		wg.Go(func() {
+			for b := range todo {
+				err := copyOne(ctx, dst, src, b)
+				mu.Lock()
+				if err == nil {
+					n++
+				} else if first == nil {
+					first = err
+					cancel() // the others stop at their next read
+				}
+				mu.Unlock()
+			}
+		})
+	}
 	for _, b := range list {
-		if err := copyOne(ctx, dst, src, b); err != nil {
-			return n, err
+		if ctx.Err() != nil {
+			break
 		}
-		n++
+		todo <- b
+	}
+	close(todo)
+	wg.Wait()
+	if first != nil {
+		return n, first
+	}
+	if err := ctx.Err(); err != nil {
+		return n, err
 	}
 	got, err := dst.List(ctx, "")
 	if err != nil {

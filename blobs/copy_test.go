@@ -99,4 +99,8 @@ func TestParseS3URL(t *testing.T) {
 	if _, err := blobs.Open(context.Background(), "gs://b", t.TempDir(), env); err == nil || !strings.Contains(err.Error(), "unknown scheme gs") {
 		t.Errorf("gs://: %v", err)
 	}
+	shared := filepath.Join(t.TempDir(), "shared")
+	if s, err := blobs.Open(context.Background(), shared, "unused", env); err != nil || s.(*blobs.FS).Dir() != shared {
+		t.Errorf("a folder: %v %v", s, err)
+	}
 }

@@ -68,3 +68,32 @@ func BenchmarkStore(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCopy copies 200 blobs of 64 KiB from a folder into versitygw, each read back
+// and compared, as `interviewd migrate --blobs` does.
+func BenchmarkCopy(b *testing.B) {
+	srv := blobstest.Start(b)
+	bucket, err := blobs.Open(context.Background(), srv.URL(), "", srv.Env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := blobs.NewFS(filepath.Join(b.TempDir(), "blobs"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := make([]byte, 64<<10)
+	rand.Read(data)
+	const files = 200
+	for i := range files {
+		if err := src.Put(context.Background(), fmt.Sprintf("files/%03d", i), bytes.NewReader(data), int64(len(data))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(files * int64(len(data)))
+	for b.Loop() {
+		if n, err := blobs.Copy(context.Background(), bucket, src); err != nil || n != files {
+			b.Fatalf("copied %d: %v", n, err)
+		}
+	}
+	b.ReportMetric(float64(files*b.N)/b.Elapsed().Seconds(), "files/s")
+}

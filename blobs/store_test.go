@@ -94,6 +94,22 @@ func TestStoreConformance(t *testing.T) {
 				t.Fatalf("empty blob read %d bytes", len(got))
 			}
 		})
+		t.Run("PutLarge", func(t *testing.T) {
+			// Past S3's single-request size (16 MiB in minio-go): a multipart upload,
+			// as a 50 MB document upload is.
+			large := make([]byte, 17<<20+3)
+			rand.Read(large)
+			put(t, s, "files/large", large)
+			if got := get(t, s, "files/large"); !bytes.Equal(got, large) {
+				t.Fatal("bytes differ")
+			}
+			if err := s.Put(ctx, "files/large-short", bytes.NewReader(large[:17<<20]), int64(len(large))); err == nil {
+				t.Fatal("a short multipart stream was stored")
+			}
+			if _, err := s.Stat(ctx, "files/large-short"); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("a failed multipart put left a blob: %v", err)
+			}
+		})
 		t.Run("PutUnknownSize", func(t *testing.T) {
 			if err := s.Put(ctx, "exports/stream.csv", strings.NewReader("a,b\n1,2\n"), -1); err != nil {
 				t.Fatal(err)

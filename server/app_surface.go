@@ -554,6 +554,11 @@ func (s *Server) renderAppError(r *request, ae *apiError) {
 		if ae.RetryAfter > 0 {
 			r.c.Response.Header.Set("Retry-After", strconv.Itoa(ae.RetryAfter))
 		}
+	case 503:
+		if ae.Code == "storage_unavailable" { // a sentence written for people, and when to retry
+			heading, msg = "Files are out of reach", ae.Detail
+			r.c.Response.Header.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
+		}
 	}
 	page := &appPage{name: "app_error", status: ae.Status, title: heading,
 		bare: !r.app().signed || r.app().auth.Org.ID.IsZero(),
