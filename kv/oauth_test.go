@@ -510,3 +510,70 @@ func TestOAuthAccessCache(t *testing.T) {
 		t.Fatalf("after ten minutes: %v", err)
 	}
 }
+
+// TestOAuthAcrossNodes: on a shared store, a token one node has cached stops there the
+// moment another node ends its connection, and a refresh token replayed on another
+// node ends the connection for all.
+func TestOAuthAcrossNodes(t *testing.T) {
+	nodes := openNodes(t, 2)
+	ctx := context.Background()
+	a, b := nodes[0], nodes[1]
+	org, owner, err := a.CreateOrg(ctx, OrgInput{Name: "acme", Email: "owner@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := OAuthClient{ID: "svcc_nodes", Name: "nodes"}
+	_, code, err := a.Approve(ctx, ApproveInput{UserID: owner.ID, OrgID: org.ID, Environment: EnvLive, Client: client,
+		Scopes: []string{ScopeStudiesRead}, Resource: "/v1/mcp", RedirectURI: "http://127.0.0.1/cb", Challenge: testChallenge(testVerifier)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := b.ExchangeCode(ctx, ExchangeInput{Code: code, Client: client, RedirectURI: "http://127.0.0.1/cb", Verifier: testVerifier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := a.AuthenticateAccess(ctx, pair.Access); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next, err := b.Refresh(ctx, RefreshInput{Token: pair.Refresh, Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AuthenticateAccess(ctx, next.Access); err != nil {
+		t.Fatal(err)
+	}
+	// The spent refresh token, replayed on node A, ends the connection on B too.
+	if _, err := a.Refresh(ctx, RefreshInput{Token: pair.Refresh, Client: client}); reason(err) != "EUNAUTHORIZED invalid_grant" {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		if _, err := n.AuthenticateAccess(ctx, next.Access); reason(err) != "EUNAUTHORIZED invalid_token" {
+			t.Fatalf("a token of the ended connection: %v", err)
+		}
+	}
+	// A fresh connection, cached on A, ended in the app on B.
+	_, code, err = b.Approve(ctx, ApproveInput{UserID: owner.ID, OrgID: org.ID, Environment: EnvLive, Client: client,
+		Scopes: []string{ScopeStudiesRead}, Resource: "/v1/mcp", RedirectURI: "http://127.0.0.1/cb", Challenge: testChallenge(testVerifier)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err = a.ExchangeCode(ctx, ExchangeInput{Code: code, Client: client, RedirectURI: "http://127.0.0.1/cb", Verifier: testVerifier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred, err := a.AuthenticateAccess(ctx, pair.Access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AuthenticateAccess(ctx, pair.Access); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.EndConnection(ctx, EndConnectionInput{OrgID: org.ID, Actor: owner.ID, ConnectionID: cred.Connection.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AuthenticateAccess(ctx, pair.Access); reason(err) != "EUNAUTHORIZED invalid_token" {
+		t.Fatalf("node A still answers from its cache after node B ended the connection: %v", err)
+	}
+}
