@@ -222,7 +222,12 @@ type RefreshInput struct {
 	Client OAuthClient
 	// Resource, when not "", must be the connection's resource (RFC 8707).
 	Resource string
+	// Scopes, when not empty, are the grantable scopes the client asked for: each must
+	// have been granted (RFC 6749 §6). The new tokens carry the connection's scopes.
+	Scopes []string
 }
+
+var errScopeNotGranted = Errorf(EINVALID, "invalid_scope", "The refresh asks for a scope this connection was not granted.")
 
 // Refresh spends a refresh token for a new pair. EUNAUTHORIZED invalid_grant as
 // ExchangeCode; a refresh token presented again after it was rotated ends its
@@ -253,6 +258,11 @@ func (db *DB) Refresh(ctx context.Context, in RefreshInput) (TokenPair, error) {
 		}
 		if in.Resource != "" && in.Resource != conn.Resource {
 			return errTarget
+		}
+		for _, sc := range in.Scopes {
+			if !slices.Contains(conn.Scopes, sc) {
+				return errScopeNotGranted // before anything is spent: the token still works
+			}
 		}
 		if _, err := memberFor(tx, conn.OrgID, conn.UserID); err != nil {
 			return db.endConnection(tx, conn.OrgID, conn.ID, "member_left")
