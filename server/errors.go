@@ -80,7 +80,9 @@ func toAPIError(err error) *apiError {
 	case kv.EGONE:
 		return &apiError{Status: 410, Code: orDefault(reason, "gone"), Detail: ke.Message}
 	case kv.ELOCKED:
-		return &apiError{Status: 503, Code: "unavailable", Detail: ke.Message}
+		// The kv message names the data folder: 5xx bodies never carry internal paths,
+		// so it is logged (cause) and a fixed sentence is sent.
+		return &apiError{Status: 503, Code: "unavailable", Detail: "The data store is busy with another process; try again shortly.", RetryAfter: storageRetryAfter, cause: err}
 	}
 	return &apiError{Status: 500, Code: "internal_error", Detail: errInternal, cause: err}
 }
