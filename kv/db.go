@@ -73,6 +73,7 @@ type DB struct {
 	ids    idSource
 	secret []byte // per-instance secret for signing (download URLs, sessions)
 	creds  *credCache
+	access *accessCache // resolved OAuth access tokens (oauth_cache.go)
 	group  *committer
 	blobs  blobs.Store
 }
@@ -118,7 +119,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), blobs: opts.Blobs}
+	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), access: newAccessCache(), blobs: opts.Blobs}
 	fresh, err := db.prepareOnce()
 	if err != nil {
 		_ = b.Close()

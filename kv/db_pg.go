@@ -21,7 +21,7 @@ func openPostgresDB(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{eng: eng, pg: eng, dir: dir, now: opts.Now, creds: newCredCache(), blobs: opts.Blobs}
+	db := &DB{eng: eng, pg: eng, dir: dir, now: opts.Now, creds: newCredCache(), access: newAccessCache(), blobs: opts.Blobs}
 	if err := eng.migrate(ctx, db.prepare); err != nil {
 		_ = eng.close()
 		return nil, err

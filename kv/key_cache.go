@@ -104,11 +104,15 @@ func (c *credCache) len() int {
 }
 
 // authChanged must be called by every transaction that writes a key, a key hash or an
-// organisation record: once tx commits (and before the writer's call returns) the
-// organisation's cached credentials are gone. A rolled-back transaction changes
+// organisation record, or ends an OAuth connection: once tx commits (and before the
+// writer's call returns) the organisation's cached credentials and access tokens are
+// gone. A rolled-back transaction changes
 // nothing and invalidates nothing.
 func (db *DB) authChanged(tx Tx, org ID) {
-	tx.OnCommit(func() { db.creds.invalidateOrg(org) })
+	tx.OnCommit(func() {
+		db.creds.invalidateOrg(org)
+		db.access.invalidateOrg(org)
+	})
 	if db.Shared() {
 		// A failed read or write here fails the transaction (the engine keeps the error).
 		b := tx.Bucket(bucketAuthEpochs)

@@ -217,6 +217,9 @@ func (db *DB) RemoveMember(ctx context.Context, in RemoveMemberInput) error {
 		if err := db.revokeUserKeys(tx, in.OrgID, in.UserID, nil); err != nil {
 			return err
 		}
+		if err := db.endUserConnections(tx, in.OrgID, in.UserID); err != nil {
+			return err
+		}
 		if err := tx.Bucket(bucketMembers).Delete(memberKey(in.OrgID, in.UserID)); err != nil {
 			return err
 		}

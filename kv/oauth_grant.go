@@ -222,7 +222,12 @@ type RefreshInput struct {
 	Client OAuthClient
 	// Resource, when not "", must be the connection's resource (RFC 8707).
 	Resource string
+	// Scopes, when not empty, are the grantable scopes the client asked for: each must
+	// have been granted (RFC 6749 §6). The new tokens carry the connection's scopes.
+	Scopes []string
 }
+
+var errScopeNotGranted = Errorf(EINVALID, "invalid_scope", "The refresh asks for a scope this connection was not granted.")
 
 // Refresh spends a refresh token for a new pair. EUNAUTHORIZED invalid_grant as
 // ExchangeCode; a refresh token presented again after it was rotated ends its
@@ -253,6 +258,11 @@ func (db *DB) Refresh(ctx context.Context, in RefreshInput) (TokenPair, error) {
 		}
 		if in.Resource != "" && in.Resource != conn.Resource {
 			return errTarget
+		}
+		for _, sc := range in.Scopes {
+			if !slices.Contains(conn.Scopes, sc) {
+				return errScopeNotGranted // before anything is spent: the token still works
+			}
 		}
 		if _, err := memberFor(tx, conn.OrgID, conn.UserID); err != nil {
 			return db.endConnection(tx, conn.OrgID, conn.ID, "member_left")
@@ -295,218 +305,6 @@ func issuePair(tx Tx, conn Connection, now time.Time, access string, accessHash 
 		return TokenPair{}, err
 	}
 	return TokenPair{Access: access, Refresh: refresh, ExpiresIn: max(1, int(accessEnd.Sub(now)/time.Second)), Connection: conn}, nil
-}
-
-// OAuthCredential is an authenticated access token: its connection and organisation.
-type OAuthCredential struct {
-	Connection Connection
-	Org        Org
-}
-
-var errAccessToken = Errorf(EUNAUTHORIZED, "invalid_token", "The access token is invalid, expired or revoked.")
-
-// AuthenticateAccess resolves a presented access token. EUNAUTHORIZED invalid_token
-// for a malformed, unknown or expired token or an ended connection. The scopes are the
-// granted ones still allowed by the approver's role; a connection whose approver left
-// the organisation is ended.
-func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCredential, error) {
-	if !parseCheckedToken(token, accessPrefix) {
-		return OAuthCredential{}, errAccessToken
-	}
-	hash := sha256.Sum256([]byte(token))
-	var cred OAuthCredential
-	var left, stale bool
-	err := db.view(ctx, func(tx Tx) error {
-		now := db.Now()
-		rec, ok, err := tokenByHash(tx, hash[:])
-		if err != nil || !ok || rec.Kind != tokenAccess || !now.Before(rec.ExpiresAt) {
-			return errAccessToken
-		}
-		conn, ok, err := connectionByID(tx, rec.OrgID, rec.ConnID)
-		if err != nil || !ok || !conn.Live(now) {
-			return errAccessToken
-		}
-		org, err := orgByID(tx, conn.OrgID)
-		if err != nil {
-			return errAccessToken
-		}
-		m, err := memberFor(tx, conn.OrgID, conn.UserID)
-		if err != nil {
-			left = true
-			cred.Connection = conn
-			return errAccessToken
-		}
-		conn.Scopes = slices.DeleteFunc(slices.Clone(conn.Scopes), func(s string) bool { return !m.Role.MayHoldScope(s) })
-		stale = conn.LastUsedAt == nil || now.Sub(*conn.LastUsedAt) >= ConnectionTouchAt
-		cred = OAuthCredential{Connection: conn, Org: org}
-		return nil
-	})
-	if left {
-		c := cred.Connection
-		_ = db.update(ctx, func(tx Tx) error { return db.endConnection(tx, c.OrgID, c.ID, "member_left") })
-	}
-	if err != nil {
-		return OAuthCredential{}, err
-	}
-	if stale {
-		c := cred.Connection
-		err := db.update(ctx, func(tx Tx) error {
-			stored, ok, err := connectionByID(tx, c.OrgID, c.ID)
-			if err != nil || !ok {
-				return err
-			}
-			now := db.Now()
-			stored.LastUsedAt = &now
-			return putConnection(tx, stored)
-		})
-		if err != nil {
-			return OAuthCredential{}, err
-		}
-	}
-	return cred, nil
-}
-
-// RevokeToken ends the connection of any code or token (access, refresh, spent or not)
-// that clientID was issued (RFC 7009). A token that is unknown, malformed or another
-// client's is not an error and changes nothing.
-func (db *DB) RevokeToken(ctx context.Context, token, clientID string) error {
-	hash := sha256.Sum256([]byte(token))
-	if len(token) > 200 {
-		return nil
-	}
-	return db.update(ctx, func(tx Tx) error {
-		rec, ok, err := tokenByHash(tx, hash[:])
-		if err != nil || !ok || rec.ClientID != clientID {
-			return err
-		}
-		return db.endConnection(tx, rec.OrgID, rec.ConnID, "client")
-	})
-}
-
-// FindConnectionsFor returns the live, active connections of org that user may see,
-// newest first: every one for owners and admins, their own for members. ENOTFOUND
-// when the user is not a member.
-func (db *DB) FindConnectionsFor(ctx context.Context, org, user ID) ([]Connection, error) {
-	var out []Connection
-	err := db.view(ctx, func(tx Tx) error {
-		out = nil
-		m, err := memberFor(tx, org, user)
-		if err != nil || user.IsZero() {
-			return notFound("Organisation")
-		}
-		now := db.Now()
-		c := tx.Bucket(bucketOAuthConnections).Cursor()
-		for k, v := c.Seek(org[:]); k != nil && string(k[:16]) == string(org[:]); k, v = c.Next() {
-			var conn Connection
-			if err := jsonUnmarshal(v, &conn); err != nil {
-				return err
-			}
-			if !conn.Active || !conn.Live(now) || (!m.Role.Manages() && conn.UserID != user) {
-				continue
-			}
-			if _, err := memberFor(tx, org, conn.UserID); err != nil {
-				continue // its approver left: it ends at its next use (AuthenticateAccess)
-			}
-			out = append(out, conn)
-		}
-		slices.Reverse(out) // UUIDv7 keys: oldest first on disk
-		return nil
-	})
-	return out, err
-}
-
-// EndConnectionInput ends a connection on behalf of a signed-in user.
-type EndConnectionInput struct {
-	OrgID, Actor, ConnectionID ID
-}
-
-// EndConnection ends a connection the actor may see (FindConnectionsFor); its codes
-// and tokens stop working at once. ENOTFOUND otherwise, as for an unknown one. Ending
-// an ended connection is a no-op.
-func (db *DB) EndConnection(ctx context.Context, in EndConnectionInput) error {
-	return db.update(ctx, func(tx Tx) error {
-		m, err := memberFor(tx, in.OrgID, in.Actor)
-		if err != nil || in.Actor.IsZero() {
-			return notFound("Connection")
-		}
-		conn, ok, err := connectionByID(tx, in.OrgID, in.ConnectionID)
-		if err != nil {
-			return err
-		}
-		if !ok || (!m.Role.Manages() && conn.UserID != in.Actor) {
-			return notFound("Connection")
-		}
-		return db.endConnection(tx, in.OrgID, in.ConnectionID, "approver")
-	})
-}
-
-// FindConnection returns one connection of org (ended or not), or ENOTFOUND.
-func (db *DB) FindConnection(ctx context.Context, org, id ID) (Connection, error) {
-	var conn Connection
-	err := db.view(ctx, func(tx Tx) error {
-		c, ok, err := connectionByID(tx, org, id)
-		if err == nil && !ok {
-			err = notFound("Connection")
-		}
-		conn = c
-		return err
-	})
-	return conn, err
-}
-
-// endConnection marks the connection revoked and deletes every code and token of it.
-func (db *DB) endConnection(tx Tx, org, id ID, why string) error {
-	conn, ok, err := connectionByID(tx, org, id)
-	if err != nil || !ok {
-		return err
-	}
-	if conn.RevokedAt == nil {
-		now := db.Now()
-		conn.RevokedAt, conn.RevokedWhy = &now, why
-		if err := putConnection(tx, conn); err != nil {
-			return err
-		}
-	}
-	idx := tx.Bucket(bucketOAuthConnTokens)
-	tokens := tx.Bucket(bucketOAuthTokens)
-	c := idx.Cursor()
-	var drop [][]byte
-	for k, _ := c.Seek(id[:]); k != nil && len(k) == 48 && string(k[:16]) == string(id[:]); k, _ = c.Next() {
-		drop = append(drop, slices.Clone(k))
-	}
-	for _, k := range drop {
-		if err := tokens.Delete(k[16:]); err != nil {
-			return err
-		}
-		if err := idx.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func connectionByID(tx Tx, org, id ID) (Connection, bool, error) {
-	var conn Connection
-	ok, err := getJSON(tx.Bucket(bucketOAuthConnections), append(slices.Clone(org[:]), id[:]...), &conn)
-	return conn, ok, err
-}
-
-func putConnection(tx Tx, c Connection) error {
-	return putJSON(tx.Bucket(bucketOAuthConnections), append(slices.Clone(c.OrgID[:]), c.ID[:]...), c)
-}
-
-func tokenByHash(tx Tx, hash []byte) (tokenRecord, bool, error) {
-	var rec tokenRecord
-	ok, err := getJSON(tx.Bucket(bucketOAuthTokens), hash, &rec)
-	return rec, ok, err
-}
-
-// putToken stores a code or token record and its connection index entry.
-func putToken(tx Tx, hash []byte, rec tokenRecord) error {
-	if err := putJSON(tx.Bucket(bucketOAuthTokens), hash, rec); err != nil {
-		return err
-	}
-	return tx.Bucket(bucketOAuthConnTokens).Put(append(slices.Clone(rec.ConnID[:]), hash...), []byte{})
 }
 
 // verifyPKCE checks an S256 verifier (RFC 7636: 43 to 128 unreserved characters)

@@ -432,3 +432,148 @@ func TestOAuthSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOAuthAccessCache: a token resolved once is answered from memory, and every change
+// that ends or narrows it is seen by the very next request: the connection ended in
+// the app, the approver's role lowered, the approver removed.
+func TestOAuthAccessCache(t *testing.T) {
+	ctx := context.Background()
+	f := newOAuthFixture(t)
+	admin, err := f.db.AddMember(ctx, f.org.ID, "admin@example.com", RoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	connect := func(user ID) (Connection, TokenPair) {
+		t.Helper()
+		conn, code, err := f.db.Approve(ctx, ApproveInput{UserID: user, OrgID: f.org.ID, Environment: EnvLive, Client: f.client,
+			Scopes: []string{ScopeStudiesRead, ScopeExportRead}, Resource: "/v1/api", RedirectURI: "http://127.0.0.1:4000/cb", Challenge: testChallenge(testVerifier)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pair, err := f.exchange(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conn, pair
+	}
+	resolve := func(tok string) (OAuthCredential, error) {
+		t.Helper()
+		for range 3 { // the first fills the cache, the rest are hits
+			if _, err := f.db.AuthenticateAccess(ctx, tok); err != nil {
+				return OAuthCredential{}, err
+			}
+		}
+		return f.db.AuthenticateAccess(ctx, tok)
+	}
+	ownerConn, ownerPair := connect(f.owner.ID)
+	_, adminPair := connect(admin.ID)
+	if _, err := resolve(ownerPair.Access); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := resolve(adminPair.Access); err != nil || len(c.Connection.Scopes) != 2 {
+		t.Fatalf("admin's token %+v %v", c, err)
+	}
+	if !testPostgres && f.db.access.generation() == 0 && len(f.db.access.m) != 2 {
+		t.Fatalf("%d tokens cached", len(f.db.access.m))
+	}
+	// Lowered to member: export:read is gone from the next request on.
+	if _, err := f.db.UpdateMemberRole(ctx, MemberRoleInput{OrgID: f.org.ID, Actor: f.owner.ID, UserID: admin.ID, Role: RoleMember}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := f.db.AuthenticateAccess(ctx, adminPair.Access); err != nil || strings.Join(c.Connection.Scopes, " ") != ScopeStudiesRead {
+		t.Fatalf("after the role change: %+v %v", c.Connection.Scopes, err)
+	}
+	// Removed: the token stops at once.
+	if err := f.db.RemoveMember(ctx, RemoveMemberInput{OrgID: f.org.ID, Actor: f.owner.ID, UserID: admin.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.AuthenticateAccess(ctx, adminPair.Access); reason(err) != "EUNAUTHORIZED invalid_token" {
+		t.Fatalf("after removal: %v", err)
+	}
+	// Ended in the app: the cached token stops at once.
+	if _, err := resolve(ownerPair.Access); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.db.EndConnection(ctx, EndConnectionInput{OrgID: f.org.ID, Actor: f.owner.ID, ConnectionID: ownerConn.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.AuthenticateAccess(ctx, ownerPair.Access); reason(err) != "EUNAUTHORIZED invalid_token" {
+		t.Fatalf("after the end: %v", err)
+	}
+	// Time: a cached token still expires after ten minutes.
+	_, pair := connect(f.owner.ID)
+	if _, err := resolve(pair.Access); err != nil {
+		t.Fatal(err)
+	}
+	f.clk.add(AccessTokenTTL)
+	if _, err := f.db.AuthenticateAccess(ctx, pair.Access); reason(err) != "EUNAUTHORIZED invalid_token" {
+		t.Fatalf("after ten minutes: %v", err)
+	}
+}
+
+// TestOAuthAcrossNodes: on a shared store, a token one node has cached stops there the
+// moment another node ends its connection, and a refresh token replayed on another
+// node ends the connection for all.
+func TestOAuthAcrossNodes(t *testing.T) {
+	nodes := openNodes(t, 2)
+	ctx := context.Background()
+	a, b := nodes[0], nodes[1]
+	org, owner, err := a.CreateOrg(ctx, OrgInput{Name: "acme", Email: "owner@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := OAuthClient{ID: "svcc_nodes", Name: "nodes"}
+	_, code, err := a.Approve(ctx, ApproveInput{UserID: owner.ID, OrgID: org.ID, Environment: EnvLive, Client: client,
+		Scopes: []string{ScopeStudiesRead}, Resource: "/v1/mcp", RedirectURI: "http://127.0.0.1/cb", Challenge: testChallenge(testVerifier)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := b.ExchangeCode(ctx, ExchangeInput{Code: code, Client: client, RedirectURI: "http://127.0.0.1/cb", Verifier: testVerifier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := a.AuthenticateAccess(ctx, pair.Access); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next, err := b.Refresh(ctx, RefreshInput{Token: pair.Refresh, Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AuthenticateAccess(ctx, next.Access); err != nil {
+		t.Fatal(err)
+	}
+	// The spent refresh token, replayed on node A, ends the connection on B too.
+	if _, err := a.Refresh(ctx, RefreshInput{Token: pair.Refresh, Client: client}); reason(err) != "EUNAUTHORIZED invalid_grant" {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		if _, err := n.AuthenticateAccess(ctx, next.Access); reason(err) != "EUNAUTHORIZED invalid_token" {
+			t.Fatalf("a token of the ended connection: %v", err)
+		}
+	}
+	// A fresh connection, cached on A, ended in the app on B.
+	_, code, err = b.Approve(ctx, ApproveInput{UserID: owner.ID, OrgID: org.ID, Environment: EnvLive, Client: client,
+		Scopes: []string{ScopeStudiesRead}, Resource: "/v1/mcp", RedirectURI: "http://127.0.0.1/cb", Challenge: testChallenge(testVerifier)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err = a.ExchangeCode(ctx, ExchangeInput{Code: code, Client: client, RedirectURI: "http://127.0.0.1/cb", Verifier: testVerifier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred, err := a.AuthenticateAccess(ctx, pair.Access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AuthenticateAccess(ctx, pair.Access); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.EndConnection(ctx, EndConnectionInput{OrgID: org.ID, Actor: owner.ID, ConnectionID: cred.Connection.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AuthenticateAccess(ctx, pair.Access); reason(err) != "EUNAUTHORIZED invalid_token" {
+		t.Fatalf("node A still answers from its cache after node B ended the connection: %v", err)
+	}
+}

@@ -210,7 +210,22 @@ func (s *Server) refusalRedirect(e *authzRefusal) string {
 // pages of the app, and a good request goes on to the consent page.
 func (s *Server) routeAuthorize(r *router.Router) {
 	g := s.group(r, "/v1/oauth", s.appSurfaceOf())
-	g.GET("/authorize", s.handleAuthorize, s.appRequire(appRoute{Access: accessPublic}))
+	g.GET("/authorize", s.handleAuthorize, s.appRequire(appRoute{Access: accessPublic}), s.authorizeAdmit)
+}
+
+// authorizeAdmit puts the authorization endpoint under the per-address budget of the
+// other OAuth endpoints: a request may make this server fetch a client metadata
+// document, which must not be done at a stranger's pace.
+func (s *Server) authorizeAdmit(next handler) handler {
+	return func(r *request) error {
+		d := s.limiter.admitIP(s.now(), "oauth "+addrBudgetKey(s.clientIP(r.c)).String())
+		s.setRateHeaders(r.c, d)
+		if !d.OK {
+			return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+				Detail: "Too many authorization requests from your network; wait a moment and try again."}
+		}
+		return next(r)
+	}
 }
 
 func (s *Server) handleAuthorize(r *request) error {

@@ -160,9 +160,24 @@ func TestOAuthConsentRules(t *testing.T) {
 		}
 		loc := wantRedirect(t, owner.post(t, "/app/oauth/authorize", form), "/app/twostep?next=")
 		next, _ := url.Parse(loc)
-		if !strings.HasPrefix(next.Query().Get("next"), "/app/oauth/authorize?") {
+		back := next.Query().Get("next")
+		if !strings.HasPrefix(back, "/app/oauth/authorize?") {
 			t.Fatalf("two-step does not return to the consent page: %s", loc)
 		}
+		// The person passes two-step (a code by email) and comes back to approve.
+		ctx := context.Background()
+		code, err := e.db.RequestTwoStepEmailCode(ctx, owner.cookie)
+		if err != nil {
+			t.Fatal(err)
+		}
+		passed, err := e.db.PassTwoStep(ctx, kv.PassTwoStepInput{Token: owner.cookie, Method: kv.MethodEmail, Code: code.Code})
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner.cookie, owner.csrf = passed.Token, passed.Session.CSRF
+		wantPage(t, owner.get(t, back), 200, "Permissions in Org B (live data)")
+		form.Del("csrf") // the rotated session has its own
+		wantRedirect(t, owner.post(t, "/app/oauth/authorize", form), testRedirect+"?code=")
 	})
 }
 

@@ -60,7 +60,7 @@ func decodeRegistration(body []byte) (kv.ClientInput, error) {
 // handleOAuthRegister is POST /v1/oauth/register (RFC 7591): no credential, limited
 // per client address.
 func (s *Server) handleOAuthRegister(r *request) error {
-	d := s.oauth.register.admitIP(s.now(), addrBudgetKey(s.clientIP(r.c)).String())
+	d := s.oauth.register.admitIP(s.now(), "register "+addrBudgetKey(s.clientIP(r.c)).String())
 	if !d.OK {
 		return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
 			Description: "Too many client registrations from your address; retry after the number of seconds in Retry-After."}

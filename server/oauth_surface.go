@@ -72,6 +72,11 @@ func (s *Server) routeOAuth(r *router.Router, cfg Config) {
 	s.oauth = &oauthSide{
 		register: newRateLimiter(RateLimits{Off: s.limiter.off, Window: registrationWindow, IP: registrationsPerAddr}),
 	}
+	if s.limiter.store != nil {
+		// Several nodes: one registration budget per address for all of them (its keys
+		// are "register <addr>", apart from every other limit's).
+		s.oauth.register.shareIn(s.limiter.store)
+	}
 	if !cfg.NoClientMetadata {
 		s.oauth.metadata = newClientMetadata(cfg.allowLoopbackMetadata, cfg.metadataRoots)
 	}

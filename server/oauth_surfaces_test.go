@@ -44,7 +44,7 @@ func TestOAuthTokenSurfaces(t *testing.T) {
 // TestOAuthRateLimits: each connection has its own budget, as a key does, and the
 // token endpoint is limited per client address in RFC 6749's shape.
 func TestOAuthRateLimits(t *testing.T) {
-	e := mustServe(t, withRateLimits(RateLimits{Read: 3, Write: 20, OrgRead: 100, OrgWrite: 100, IP: 5, FailedAuth: 100, Window: time.Minute}))
+	e := mustServe(t, withRateLimits(RateLimits{Read: 3, Write: 20, OrgRead: 100, OrgWrite: 100, IP: 7, FailedAuth: 100, Window: time.Minute}))
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	one := e.mustConnect(t, owner, resourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
 	two := e.mustConnect(t, owner, resourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
@@ -59,14 +59,18 @@ func TestOAuthRateLimits(t *testing.T) {
 	if r := e.do("GET", "/v1/api/me", "Bearer "+two.access, ""); r.status != 200 {
 		t.Fatalf("another connection shares the budget: %d", r.status)
 	}
-	// Each mustConnect made two requests (register, token); the fifth is the last this
-	// minute.
+	// Each mustConnect made three requests (register, authorize, token); the seventh
+	// is the last this minute.
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {two.refresh}, "client_id": {two.clientID}}
 	if r, _ := e.tokenCall(t, "/v1/oauth/token", form, ""); r.status != 200 {
-		t.Fatalf("fifth request: %d %s", r.status, r.body)
+		t.Fatalf("seventh request: %d %s", r.status, r.body)
+	}
+	_, challenge := newVerifier()
+	if r := owner.get(t, "/v1/oauth/authorize?"+authorizeQuery(one.clientID, challenge, "", "", "s").Encode()); r.status != 429 || r.header.Get("Retry-After") == "" {
+		t.Fatalf("authorize past the limit: %d", r.status)
 	}
 	r, out := e.tokenCall(t, "/v1/oauth/token", form, "")
 	if r.status != 429 || out["error"] != "rate_limited" || r.header.Get("Retry-After") == "" || r.header.Get("Cache-Control") != "no-store" {
-		t.Fatalf("sixth request: %d %v %s", r.status, r.header, r.body)
+		t.Fatalf("eighth request: %d %v %s", r.status, r.header, r.body)
 	}
 }

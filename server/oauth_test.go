@@ -308,6 +308,11 @@ func TestOAuthTokenRefusals(t *testing.T) {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok["refresh_token"].(string)}, "client_id": {confID}, "client_secret": {confSecret}}
+		form.Set("scope", "studies:read studies:write")
+		if r, out := e.tokenCall(t, "/v1/oauth/token", form, ""); r.status != 400 || out["error"] != "invalid_scope" {
+			t.Fatalf("refresh widening the grant: %d %s", r.status, r.body)
+		}
+		form.Set("scope", "studies:read offline_access") // the refused refresh spent nothing
 		if r, _ := e.tokenCall(t, "/v1/oauth/token", form, ""); r.status != 200 {
 			t.Fatalf("refresh with client_secret_post: %d %s", r.status, r.body)
 		}
