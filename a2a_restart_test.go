@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
+	"interviewd/kv/pgtest"
 	"interviewd/moderator/chattest"
 )
 
@@ -111,5 +112,33 @@ func TestA2ATaskFinishesAfterRestart(t *testing.T) {
 			t.Fatalf("after the restart the task is %s: %+v", got.Status.State, got.Status.Message)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// On a store shared by several nodes, a task answered by one node is found at once by
+// another: an agent's next request may reach any node.
+func TestA2ATasksAcrossNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots two nodes on PostgreSQL")
+	}
+	url := pgtest.URL(t)
+	dirs := []string{t.TempDir(), t.TempDir()}
+	var org struct {
+		OrgID string `json:"org_id"`
+	}
+	admin(t, &org, "setup", "--data", dirs[0], "--store", url, "--org", "Nodes", "--email", "nodes@example.test")
+	var key struct {
+		Secret string `json:"secret"`
+	}
+	admin(t, &key, "keys", "create", "--data", dirs[1], "--store", url, "--org", org.OrgID, "--name", "agent", "--env", "live",
+		"--scopes", "studies:read,agent:run")
+	a := a2aClient(t, mustBoot(t, "--data", dirs[0], "--store", url), key.Secret)
+	b := a2aClient(t, mustBoot(t, "--data", dirs[1], "--store", url), key.Secret)
+	for i := 0; i < 10; i++ {
+		task := sendSkill(t, a, "whoami", nil, false)
+		got, err := b.GetTask(context.Background(), &a2a.GetTaskRequest{ID: task.ID})
+		if err != nil || got.Status.State != a2a.TaskStateCompleted {
+			t.Fatalf("message %d: the other node reads %v %+v", i, err, got)
+		}
 	}
 }

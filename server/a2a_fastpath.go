@@ -91,8 +91,11 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 		writeRPCResponse(c, req.ID, "error", mustRawJSON(rpcErrorOf(a2aError(err))))
 		return true
 	}
-	e.s.writeTaskBehind(kv.AgentTask{ID: id, OrgID: call.p.Partition.Org, Env: call.p.Partition.Env, ContextID: t.ContextID, Skill: o.Name,
-		State: t.Status.State, Final: true, Body: raw, CreatedAt: now, UpdatedAt: now})
+	if err := e.s.recordEndedTask(ctx, kv.AgentTask{ID: id, OrgID: call.p.Partition.Org, Env: call.p.Partition.Env, ContextID: t.ContextID,
+		Skill: o.Name, State: t.Status.State, Final: true, Body: raw, CreatedAt: now, UpdatedAt: now}); err != nil {
+		writeRPCResponse(c, req.ID, "error", mustRawJSON(rpcErrorOf(a2aError(err))))
+		return true
+	}
 	writeRPCResponse(c, req.ID, "result", append(append([]byte(`{"task":`), raw...), '}'))
 	return true
 }

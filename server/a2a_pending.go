@@ -28,8 +28,20 @@ type pendingTask struct {
 
 func newA2APending() *a2aPending { return &a2aPending{tasks: map[kv.ID]*pendingTask{}} }
 
-// write commits rec in the background, serving it from memory meanwhile. A failed
-// write is logged; the answer the agent already has stands.
+// recordEndedTask records a task that ended in its first answer: behind the answer on
+// a store of one node, before it when the store is shared by several (an agent's next
+// request may reach another node, which must find the task).
+func (s *Server) recordEndedTask(ctx context.Context, rec kv.AgentTask) error {
+	if s.db.Shared() {
+		_, err := s.db.CreateAgentTask(ctx, rec)
+		return err
+	}
+	s.writeTaskBehind(rec)
+	return nil
+}
+
+// writeTaskBehind commits rec in the background, serving it from memory meanwhile. A
+// failed write is logged; the answer the agent already has stands.
 func (s *Server) writeTaskBehind(rec kv.AgentTask) {
 	p := s.a2aPending
 	pt := &pendingTask{rec: rec, done: make(chan struct{})}

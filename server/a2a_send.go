@@ -259,7 +259,9 @@ func (h *a2aHandler) save(ctx context.Context, p *Principal, prev *kv.AgentTask,
 	}
 	if rec.Final && rec.JobID == nil {
 		rec.CreatedAt, rec.UpdatedAt = now, now
-		h.s.writeTaskBehind(rec)
+		if err := h.s.recordEndedTask(ctx, rec); err != nil {
+			return rec, a2aError(err)
+		}
 		return rec, nil
 	}
 	if rec, err = h.s.db.CreateAgentTask(ctx, rec); err != nil {
