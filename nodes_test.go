@@ -15,6 +15,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/kv/pgtest"
+	"interviewd/moderator/chattest"
 )
 
 // The several-node suite: three real interviewd processes on loopback over one
@@ -23,7 +24,9 @@ import (
 // every acknowledged write is there and replays identically, every acknowledged job
 // has finished (those the dead node was running were taken over once their lease ran
 // out), each participant's acknowledged answers are in order, and the credits of a live
-// study were spent exactly once per interview, across nodes.
+// study were spent exactly once per interview, across nodes. One simulation is held at
+// node 1's model, so it is provably running under node 1's lease when node 1 dies, and
+// must be finished by another node.
 
 // spread hands out the base URLs of the live nodes in turn.
 type spread struct {
@@ -80,12 +83,21 @@ func TestThreeNodes(t *testing.T) {
 	}
 	crashAdmin(t, bin, &balance, "credits", "add", "--data", datas[2], "--store", url, "--org", org.OrgID, "--amount", fmt.Sprint(credits))
 
+	// Node 1 talks to a model that answers everything at once but the long simulation's
+	// participant (it carries heldPersona): that simulation stays running on node 1, at
+	// the model, until node 1 is killed. The other nodes run the built-in engine.
+	model := chattest.NewHolding(t, heldPersona)
 	nodes := make([]*crashProcess, 3)
 	var wg sync.WaitGroup
 	for i := range nodes {
-		wg.Go(func() { nodes[i] = startCrashBinary(t, bin, datas[i], "--store", url, "--job-lease", "2s") })
+		args := []string{"--store", url, "--job-lease", "2s"}
+		if i == 1 {
+			args = append(args, "--model-url", model.URL+"/v1", "--model", "holding")
+		}
+		wg.Go(func() { nodes[i] = startCrashBinary(t, bin, datas[i], args...) })
 	}
 	wg.Wait()
+	store := storeReader(t, url)
 	all := &spread{}
 	for _, n := range nodes {
 		all.bases = append(all.bases, n.url)
@@ -157,21 +169,25 @@ func TestThreeNodes(t *testing.T) {
 		})
 	}
 	crashWait(t, nodes[0], "acknowledged writes before the kill", func() bool { return ledger.acks() >= 40 })
-	// A long simulation started on node 1 just before it dies: node 1 runs it.
-	on1 := &crashClient{base: nodes[1].url, key: key.Secret, http: c.http}
-	sim := ackedWrite{path: "/v1/api/studies/" + studyID + ":simulate", key: "long-simulation", body: `{"max_turns":200}`}
-	if err := on1.startJob(context.Background(), ledger, "simulation", sim); err != nil {
-		t.Fatal(err)
+	// A long simulation started on node 1, provably in flight there when it dies: its
+	// participant's first request is held at the model and node 1 holds its lease.
+	simJob := startHeldSimulation(t, ledger, &crashClient{base: nodes[1].url, key: key.Secret, http: c.http}, studyID)
+	select {
+	case <-model.Held:
+	case <-time.After(crashDeadline):
+		t.Fatalf("the simulation on node 1 never reached the model:\n%s", logTail(nodes[1].logs.String(), 30))
 	}
-	nodes[1].kill(t)
-	all.drop(nodes[1].url)
-	simJob := ledger.jobs[len(ledger.jobs)-1]
-	status, raw = c.mustCall(t, "GET", crashJobPath(simJob), "")
+	owner := waitOwnedBy(t, store, nodes[1], org.OrgID, kv.JobSimulation, simJob.id)
 	var simState struct {
 		Status string `json:"status"`
 	}
-	crashDecode(t, raw, &simState)
-	t.Logf("simulation left by the killed node: %d %s", status, simState.Status)
+	crashWait(t, nodes[0], "the held simulation shown running", func() bool {
+		status, raw := c.mustCall(t, "GET", crashJobPath(simJob), "")
+		crashDecode(t, raw, &simState)
+		return status == 200 && simState.Status == "running"
+	})
+	nodes[1].kill(t)
+	all.drop(nodes[1].url)
 	killedAt := ledger.acks()
 	crashWait(t, nodes[0], "acknowledged writes after the kill", func() bool { return ledger.acks() >= killedAt+40 })
 	stopLoad()
@@ -181,15 +197,50 @@ func TestThreeNodes(t *testing.T) {
 
 	c.verify(t, ledger, true)
 	c.waitJobs(t, ledger)
+	// The simulation node 1 was running was finished by another node, on its own engine.
+	checkTakenOver(t, store, org.OrgID, kv.JobSimulation, simJob.id, owner, kv.SimulationCompleted)
+	status, raw = c.mustCall(t, "GET", crashJobPath(simJob), "")
+	crashDecode(t, raw, &simState)
+	if status != 200 || simState.Status != "completed" {
+		t.Fatalf("the killed node's simulation ended %d %s: %s", status, simState.Status, raw)
+	}
 	taken := strings.Count(nodes[0].logs.String(), "resuming job left unfinished") +
 		strings.Count(nodes[2].logs.String(), "resuming job left unfinished")
 	t.Logf("jobs taken over from the killed node: %d", taken)
-	if simState.Status != "completed" && simState.Status != "failed" && taken == 0 {
-		t.Fatalf("the killed node's %s simulation finished without another node resuming it", simState.Status)
+	if taken == 0 {
+		t.Fatal("no surviving node logged resuming a job, yet the held simulation finished elsewhere")
 	}
-	status, raw = c.mustCall(t, "GET", crashJobPath(simJob), "")
-	crashDecode(t, raw, &simState)
-	if simState.Status != "completed" {
-		t.Fatalf("the killed node's simulation ended %s: %s", simState.Status, raw)
+}
+
+// heldPersona marks the long simulation's participant requests for the holding model.
+const heldPersona = "HELD-AT-THE-MODEL: a planner who keeps every list on paper."
+
+// startHeldSimulation starts a 200-turn simulation whose participant is heldPersona on
+// c's node and records it as acknowledged. A 429 (the organisation's simulations are all
+// busy with the load's) is retried with a new key until one starts.
+func startHeldSimulation(t *testing.T, l *crashLedger, c *crashClient, studyID string) ackedJob {
+	t.Helper()
+	deadline := time.Now().Add(crashDeadline)
+	for n := 0; ; n++ {
+		w := ackedWrite{path: "/v1/api/studies/" + studyID + ":simulate", key: fmt.Sprintf("held-simulation-%d", n),
+			body: fmt.Sprintf(`{"max_turns":200,"persona":%q}`, heldPersona)}
+		status, raw, err := c.call(context.Background(), "POST", w.path, w.body, "Idempotency-Key", w.key)
+		if err != nil {
+			t.Fatalf("start the held simulation: %v", err)
+		}
+		if status/100 == 2 {
+			var handle struct {
+				JobID string `json:"job_id"`
+			}
+			crashDecode(t, raw, &handle)
+			w.answer = raw
+			j := ackedJob{kind: "simulation", id: handle.JobID, write: w}
+			l.addJob(j)
+			return j
+		}
+		if status != http.StatusTooManyRequests || time.Now().After(deadline) {
+			t.Fatalf("start the held simulation: %d %s", status, raw)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
