@@ -14,6 +14,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"interviewd/blobs/blobstest"
+	"interviewd/kv"
 	"interviewd/kv/pgtest"
 )
 
@@ -90,9 +91,10 @@ func TestS3TwoNodes(t *testing.T) {
 }
 
 // TestS3ThreeNodesKill runs three interviewd processes over one PostgreSQL and one
-// bucket, asks each for exports, and kills one with SIGKILL: every acknowledged export
-// is finished (by the others when the dead node held it), stored once in the bucket, and
-// downloadable from every surviving node.
+// bucket, asks each for exports, and kills one with SIGKILL while its exports are
+// provably in flight (built, their upload held on the way to the bucket, their leases
+// node 1's): every acknowledged export is finished (the dead node's by the others),
+// stored once in the bucket, and downloadable from every surviving node.
 func TestS3ThreeNodesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("several-node suite skipped in -short mode (it builds and kills the real binary)")
@@ -104,18 +106,33 @@ func TestS3ThreeNodesKill(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", blobstest.Secret)
 	s := mustSeedS3(t, srv, "--store", storeURL)
 	bin := buildCrashBinary(t)
+	hold := startS3Hold(t, srv)
 	var clients []*s3Client
 	var nodes []*crashProcess
-	for range 3 {
-		n := startCrashBinary(t, bin, t.TempDir(), "--store", storeURL, "--blobs", srv.URL(), "--job-lease", "2s")
+	for i := range 3 {
+		bucket := srv.URL()
+		if i == 1 {
+			bucket = hold.blobsURL(srv) // node 1 stores nothing: its uploads are held
+		}
+		n := startCrashBinary(t, bin, t.TempDir(), "--store", storeURL, "--blobs", bucket, "--job-lease", "2s")
 		nodes = append(nodes, n)
 		clients = append(clients, &s3Client{t: t, base: n.url, key: s.key, http: &http.Client{Timeout: time.Minute}})
 	}
-	var jobs []string
+	var jobs, onNode1 []string
 	for range 3 {
-		for _, c := range clients {
-			jobs = append(jobs, c.startExport(s.study, "csv"))
+		for i, c := range clients {
+			job := c.startExport(s.study, "csv")
+			jobs = append(jobs, job)
+			if i == 1 {
+				onNode1 = append(onNode1, job)
+			}
 		}
+	}
+	store := storeReader(t, storeURL)
+	owners := map[string]string{}
+	for _, job := range onNode1 {
+		crashWait(t, nodes[1], "node 1's export "+job+" at the bucket", func() bool { return hold.holding(job) })
+		owners[job] = waitOwnedBy(t, store, nodes[1], s.org.String(), kv.JobExport, job)
 	}
 	nodes[1].kill(t)
 	survivors := []*s3Client{clients[0], clients[2]}
@@ -129,6 +146,9 @@ func TestS3ThreeNodesKill(t *testing.T) {
 			}
 		}
 	}
+	for _, job := range onNode1 {
+		checkTakenOver(t, store, s.org.String(), kv.JobExport, job, owners[job], kv.ExportCompleted)
+	}
 	stored := map[string]bool{}
 	for o := range srv.Client().ListObjects(context.Background(), srv.Bucket, minio.ListObjectsOptions{Prefix: "exports/", Recursive: true}) {
 		if o.Err != nil {
@@ -141,5 +161,6 @@ func TestS3ThreeNodesKill(t *testing.T) {
 			t.Fatalf("export %s is not in the bucket (it holds %v)", job, stored)
 		}
 	}
-	t.Logf("%d exports over 3 nodes, one killed: all finished and stored; %d objects under exports/", len(jobs), len(stored))
+	t.Logf("%d exports over 3 nodes, one killed with %d in flight: all finished and stored, the dead node's by the others; %d objects under exports/",
+		len(jobs), len(onNode1), len(stored))
 }
