@@ -91,10 +91,10 @@ func TestS3TwoNodes(t *testing.T) {
 }
 
 // TestS3ThreeNodesKill runs three interviewd processes over one PostgreSQL and one
-// bucket, asks each for exports, and kills one with SIGKILL while its exports are
-// provably in flight (built, their upload held on the way to the bucket, their leases
-// node 1's): every acknowledged export is finished (the dead node's by the others),
-// stored once in the bucket, and downloadable from every surviving node.
+// bucket, asks each for exports, and kills one with SIGKILL while an export is provably
+// in flight on it (built, its upload held on the way to the bucket, its lease node 1's):
+// every acknowledged export is finished (the dead node's by the others), stored once in
+// the bucket, and downloadable from every surviving node.
 func TestS3ThreeNodesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("several-node suite skipped in -short mode (it builds and kills the real binary)")
@@ -128,11 +128,22 @@ func TestS3ThreeNodesKill(t *testing.T) {
 			}
 		}
 	}
+	// One of node 1's exports provably in flight there: built, its upload held on the way
+	// to the bucket, its lease node 1's. Another node may claim a job node 1 was slow to
+	// (the load of the machine): then the next is tried, and more are asked of node 1.
 	store := storeReader(t, storeURL)
-	owners := map[string]string{}
-	for _, job := range onNode1 {
-		crashWait(t, nodes[1], "node 1's export "+job+" at the bucket", func() bool { return hold.holding(job) })
-		owners[job] = waitOwnedBy(t, store, nodes[1], s.org.String(), kv.JobExport, job)
+	var held, owner string
+	for n := 0; owner == ""; n++ {
+		switch {
+		case n < len(onNode1):
+			held = onNode1[n]
+		case n < len(onNode1)+5:
+			held = clients[1].startExport(s.study, "csv")
+			jobs = append(jobs, held)
+		default:
+			t.Fatalf("none of %d exports asked of node 1 was run by it", n)
+		}
+		owner = waitHeldOn(t, store, nodes[1], s.org.String(), kv.JobExport, held, func() bool { return hold.holding(held) })
 	}
 	nodes[1].kill(t)
 	survivors := []*s3Client{clients[0], clients[2]}
@@ -146,9 +157,7 @@ func TestS3ThreeNodesKill(t *testing.T) {
 			}
 		}
 	}
-	for _, job := range onNode1 {
-		checkTakenOver(t, store, s.org.String(), kv.JobExport, job, owners[job], kv.ExportCompleted)
-	}
+	checkTakenOver(t, store, s.org.String(), kv.JobExport, held, owner, kv.ExportCompleted)
 	stored := map[string]bool{}
 	for o := range srv.Client().ListObjects(context.Background(), srv.Bucket, minio.ListObjectsOptions{Prefix: "exports/", Recursive: true}) {
 		if o.Err != nil {
@@ -161,6 +170,6 @@ func TestS3ThreeNodesKill(t *testing.T) {
 			t.Fatalf("export %s is not in the bucket (it holds %v)", job, stored)
 		}
 	}
-	t.Logf("%d exports over 3 nodes, one killed with %d in flight: all finished and stored, the dead node's by the others; %d objects under exports/",
-		len(jobs), len(onNode1), len(stored))
+	t.Logf("%d exports over 3 nodes, one killed with export %s in flight: all finished and stored, the dead node's by the others; %d objects under exports/",
+		len(jobs), held, len(stored))
 }

@@ -46,14 +46,27 @@ func ownedBy(j kv.Job, p *crashProcess, now time.Time) bool {
 		j.LeaseUntil != nil && now.Before(*j.LeaseUntil)
 }
 
-// waitOwnedBy waits until the job is leased by p and returns its lease owner.
-func waitOwnedBy(t *testing.T, db *kv.DB, p *crashProcess, org string, kind kv.JobKind, id string) string {
+// waitHeldOn waits until the job is held (held reports it stopped at the fake the test
+// controls) and leased by p, and returns its lease owner; or until another node claimed
+// or finished it first (a job nobody claims within the lease is anyone's), and returns
+// "". The caller then starts another.
+func waitHeldOn(t *testing.T, db *kv.DB, p *crashProcess, org string, kind kv.JobKind, id string, held func() bool) string {
 	t.Helper()
+	pid := fmt.Sprintf("/%d/", p.cmd.Process.Pid)
 	var j kv.Job
-	crashWait(t, p, fmt.Sprintf("the lease of job %s held by the node to be killed", id), func() bool {
+	var mine bool
+	crashWait(t, p, fmt.Sprintf("job %s held on the node to be killed, or taken by another", id), func() bool {
 		j = storedJob(t, db, org, kind, id)
-		return ownedBy(j, p, time.Now())
+		if held() && ownedBy(j, p, time.Now()) {
+			mine = true
+			return true
+		}
+		return j.Done || (j.LeaseOwner != "" && !strings.Contains(j.LeaseOwner, pid))
 	})
+	if !mine {
+		t.Logf("job %s was claimed by %q before the node to be killed ran it; starting another", id, j.LeaseOwner)
+		return ""
+	}
 	return j.LeaseOwner
 }
 
