@@ -166,7 +166,7 @@ func runNodeSet(ctx context.Context, bin, dir string, seed seededStore, store st
 	}()
 	for i := range n {
 		data := filepath.Join(dir, "bbolt")
-		args := []string{"serve", "--rate-limits", "off", "--log-level", "warn"}
+		args := []string{"serve", "--rate-limits", o.LimitsFlag, "--log-level", "warn"}
 		if store != "" {
 			data = filepath.Join(dir, fmt.Sprintf("node-%d", i))
 			args = append(args, "--store", store)

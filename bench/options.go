@@ -46,6 +46,8 @@ type options struct {
 	// Limits are the in-process server's rate limits: off by default, so the bench
 	// measures the request path; --rate-limits measures the limiter's cost.
 	Limits server.RateLimits
+	// LimitsFlag is --rate-limits as given, for the nodes --nodes starts.
+	LimitsFlag string
 	// SoloCommits makes the in-process store commit every mutation alone, as before
 	// group commit, so the two can be compared on one machine in one sitting.
 	SoloCommits bool
@@ -104,6 +106,7 @@ func parseOptions(args []string) (options, error) {
 		return options{}, err
 	}
 	var err error
+	o.LimitsFlag = *limits
 	if o.Limits, err = server.ParseRateLimits(*limits); err != nil {
 		return options{}, fmt.Errorf("--rate-limits: %w", err)
 	}

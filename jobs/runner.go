@@ -322,7 +322,8 @@ func (r *Runner) runOne(p *pool, ref jobRef) {
 	if err != nil || j.Done {
 		return // another node's (job_leased), or gone
 	}
-	ctx, cancel := context.WithTimeout(r.ctx, p.timeout)
+	// Every write the job makes is fenced by its lease: refused once another node has it.
+	ctx, cancel := context.WithTimeout(kv.WithJobLease(r.ctx, r.node), p.timeout)
 	defer cancel()
 	stopRenewing := r.renewLease(ctx, cancel, j)
 	defer stopRenewing()
@@ -370,7 +371,11 @@ func (r *Runner) Cancel(ctx context.Context, p kv.Partition, kind kv.JobKind, id
 }
 
 func (r *Runner) fail(j kv.Job, msg string) {
-	if err := r.db.FailJob(context.Background(), j.Partition(), j.ID, failedStatus(j.Kind), msg); err != nil && kv.ErrorCode(err) != kv.ECONFLICT {
+	ctx := context.Background()
+	if j.LeaseOwner == r.node {
+		ctx = kv.WithJobLease(ctx, r.node) // a job this node runs: fenced like its other writes
+	}
+	if err := r.db.FailJob(ctx, j.Partition(), j.ID, failedStatus(j.Kind), msg); err != nil && kv.ErrorCode(err) != kv.ECONFLICT {
 		r.log.Error().Err(err).Str("job_id", j.ID.String()).Msg("could not record job failure")
 	}
 }

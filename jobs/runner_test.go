@@ -2,20 +2,37 @@ package jobs
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/kv/pgtest"
 	"interviewd/moderator"
 )
 
+// testStores maps a data folder to its PostgreSQL database when the suite runs with
+// INTERVIEWD_TEST_STORE=postgres, so a test that reopens a folder reopens its store.
+var testStores sync.Map
+
 func mustOpenDB(tb testing.TB, dir string) *kv.DB {
 	tb.Helper()
-	db, err := kv.Open(dir, kv.Options{})
+	var opts kv.Options
+	if os.Getenv("INTERVIEWD_TEST_STORE") == "postgres" {
+		u, ok := testStores.Load(dir)
+		if !ok {
+			u = pgtest.URL(tb)
+			testStores.Store(dir, u)
+		}
+		opts.Store = u.(string)
+	}
+	db, err := kv.Open(dir, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -123,8 +140,8 @@ func TestRestartGivesUpOnPoisonJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 3; i++ {
-		if _, err := db.StartJobAttempt(ctx, p, job.ID); err != nil {
+	for i := 0; i < 3; i++ { // claimed three times by processes that died at once
+		if _, err := db.ClaimJob(ctx, p, job.ID, fmt.Sprint("dead-", i), 0); err != nil {
 			t.Fatal(err)
 		}
 	}

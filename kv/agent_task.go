@@ -139,6 +139,8 @@ type AgentTaskFilter struct {
 	UpdatedAfter time.Time
 	Cursor       string
 	Limit        int
+	// NoTotal skips counting every matching task (the total is then 0).
+	NoTotal bool
 }
 
 func (f *AgentTaskFilter) match(t *AgentTask) bool {
@@ -178,7 +180,9 @@ func (db *DB) FindAgentTasks(ctx context.Context, f AgentTaskFilter) (Page[Agent
 		if more {
 			page.Next = db.EncodeCursor(CursorAgentTasks, f.Partition, last)
 		}
-		total, err = countAgentTasks(tx.Bucket(bucketAgentTasks), f)
+		if !f.NoTotal {
+			total, err = countAgentTasks(tx.Bucket(bucketAgentTasks), f)
+		}
 		return err
 	})
 	if len(page.Items) > f.Limit {
@@ -202,4 +206,36 @@ func countAgentTasks(b Bucket, f AgentTaskFilter) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// AgentTaskTTL is how long a task is kept after its last change once it has ended.
+const AgentTaskTTL = 30 * 24 * time.Hour
+
+// SweepAgentTasks deletes the tasks that ended more than AgentTaskTTL ago, and returns
+// how many. Tasks still working or waiting for input are kept whatever their age.
+func (db *DB) SweepAgentTasks(ctx context.Context) (int, error) {
+	n := 0
+	err := db.update(ctx, func(tx Tx) error {
+		cutoff := db.Now().Add(-AgentTaskTTL)
+		b := tx.Bucket(bucketAgentTasks)
+		var expired [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			var t AgentTask
+			if err := decodeAgentTask(v, &t, false); err != nil || (t.Final && t.UpdatedAt.Before(cutoff)) {
+				expired = append(expired, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range expired {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(expired)
+		return nil
+	})
+	return n, err
 }

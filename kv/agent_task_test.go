@@ -7,6 +7,37 @@ import (
 	"time"
 )
 
+// Ended tasks are kept AgentTaskTTL after their last change; working ones always.
+func TestSweepAgentTasks(t *testing.T) {
+	clock := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	db := mustOpenDB(t, func() time.Time { return clock })
+	ctx := context.Background()
+	p := Partition{Org: mustOrg(t, db, "A").ID, Env: EnvLive}
+	mk := func(final bool) ID {
+		t.Helper()
+		task, err := db.CreateAgentTask(ctx, AgentTask{ID: db.NewID(), OrgID: p.Org, Env: p.Env, State: "s", Final: final, Body: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task.ID
+	}
+	old, working := mk(true), mk(false)
+	clock = clock.Add(AgentTaskTTL / 2)
+	recent := mk(true)
+	clock = clock.Add(AgentTaskTTL/2 + time.Minute)
+	if n, err := db.SweepAgentTasks(ctx); err != nil || n != 1 {
+		t.Fatalf("swept %d: %v", n, err)
+	}
+	if _, err := db.FindAgentTask(ctx, p, old); ErrorCode(err) != ENOTFOUND {
+		t.Fatalf("the old ended task is kept: %v", err)
+	}
+	for _, id := range []ID{working, recent} {
+		if _, err := db.FindAgentTask(ctx, p, id); err != nil {
+			t.Fatalf("task %s swept: %v", id, err)
+		}
+	}
+}
+
 func TestAgentTasks(t *testing.T) {
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()

@@ -48,6 +48,9 @@ func (db *DB) CopyTo(ctx context.Context, dst *DB) (CopyReport, error) {
 					}
 				}
 			}
+			if dst.Shared() {
+				return indexOpenJobs(out)
+			}
 			return nil
 		})
 	})

@@ -25,6 +25,10 @@ func TestCopyThereAndBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	job, err := src.CreateAuthoringJob(ctx, AuthoringInput{Partition: p, JobID: NewV4(), ThreadID: NewV4(), Guidance: "g"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	page, err := src.FindStudies(ctx, StudyFilter{Partition: p, Limit: 2})
 	if err != nil || page.Next == "" {
 		t.Fatal(page, err)
@@ -53,6 +57,10 @@ func TestCopyThereAndBack(t *testing.T) {
 	rest, err := back.FindStudies(ctx, StudyFilter{Partition: p, Limit: 2, Cursor: page.Next})
 	if err != nil || len(rest.Items) != 1 {
 		t.Fatalf("a cursor issued before the copy, after it: %+v %v", rest, err)
+	}
+	open, err := back.FindClaimableJobs(ctx, 0)
+	if err != nil || len(open) != 1 || open[0].ID != job.ID {
+		t.Fatalf("an unfinished job before the copy is not found to resume after it: %+v %v", open, err)
 	}
 	if _, err := back.Authenticate(ctx, secret); err != nil {
 		t.Fatalf("a key issued before the copy, after it: %v", err)

@@ -42,8 +42,7 @@ type pgEngine struct {
 	retries atomic.Uint64
 }
 
-// openPostgres connects to the database at url and brings its tables to this
-// version's schema.
+// openPostgres connects to the database at url (migrate then prepares its tables).
 func openPostgres(ctx context.Context, url string) (*pgEngine, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

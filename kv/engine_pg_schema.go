@@ -25,6 +25,9 @@ var pgSchema = []string{
 		ts      bigint[] NOT NULL,
 		touched bigint NOT NULL
 	)`,
+	// 2 → 3: one rate-limit decision in one statement (rate.go), so the rows' locks
+	// are held for the statement, not for a round trip to the node and back.
+	rateDecideSQL,
 }
 
 // pgSchemaLock is the advisory lock key every node takes while migrating

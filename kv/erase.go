@@ -209,6 +209,7 @@ func expireArtifactsContaining(tx Tx, match func(Job, ExportResult) bool) ([]Era
 		return nil, err
 	}
 	for _, j := range changed { // bbolt forbids writes to a bucket inside its ForEach
+		// Completed exports only: the index of unfinished jobs is not concerned.
 		if err := putJSON(tx.Bucket(bucketJobs), j.Partition().key(j.ID), j); err != nil {
 			return nil, err
 		}

@@ -59,7 +59,7 @@ func (db *DB) CreateExportJob(ctx context.Context, in ExportInput, idem *IdemWri
 		if _, err := studyByID(tx, in.Partition, in.StudyID); err != nil {
 			return err
 		}
-		if err := putJSON(tx.Bucket(bucketJobs), in.Partition.key(j.ID), j); err != nil {
+		if err := db.putJobRecord(tx, j); err != nil {
 			return err
 		}
 		return db.writeIdem(tx, idem)
@@ -94,7 +94,7 @@ func (db *DB) StartExport(ctx context.Context, p Partition, id ID) (Job, error) 
 			return Errorf(ECONFLICT, "job_done", "The job has already ended.")
 		}
 		j.Status = ExportRunning
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 	return j, err
 }
@@ -119,7 +119,7 @@ func (db *DB) FinishExport(ctx context.Context, p Partition, id ID, r ExportResu
 			}
 		}
 		j.Status, j.Done, j.Output = ExportCompleted, true, out
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 }
 
@@ -163,7 +163,7 @@ func (db *DB) ExpireExport(ctx context.Context, p Partition, id ID) error {
 		if j.Output, err = json.Marshal(r); err != nil {
 			return err
 		}
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 }
 

@@ -86,7 +86,7 @@ func (db *DB) CreateAuthoringJob(ctx context.Context, in AuthoringInput, idem *I
 		if bad != nil {
 			return Invalid(bad...)
 		}
-		if err := putJSON(tx.Bucket(bucketJobs), in.Partition.key(j.ID), j); err != nil {
+		if err := db.putJobRecord(tx, j); err != nil {
 			return err
 		}
 		return db.writeIdem(tx, idem)
@@ -121,10 +121,35 @@ func jobByID(tx Tx, p Partition, id ID) (Job, error) {
 	return j, nil
 }
 
-func (db *DB) putJob(tx Tx, j Job) error {
+// putJob stores j. When ctx carries a job lease (WithJobLease) that is no longer the
+// job's, nothing is stored: ECONFLICT lease_lost.
+func (db *DB) putJob(ctx context.Context, tx Tx, j Job) error {
+	if owner, ok := ctx.Value(leaseKey{}).(string); ok && j.LeaseOwner != owner {
+		return errLeaseLost()
+	}
 	j.UpdatedAt = db.Now()
-	return putJSON(tx.Bucket(bucketJobs), j.Partition().key(j.ID), j)
+	return db.putJobRecord(tx, j)
 }
+
+// putJobRecord stores j and, on a shared store, keeps the index of unfinished jobs
+// (bucket jobs_open) that the nodes' sweeps read instead of every job ever made.
+func (db *DB) putJobRecord(tx Tx, j Job) error {
+	key := j.Partition().key(j.ID)
+	if err := putJSON(tx.Bucket(bucketJobs), key, j); err != nil {
+		return err
+	}
+	if !db.Shared() {
+		return nil
+	}
+	if j.Done {
+		return tx.Bucket(bucketJobsOpen).Delete(key)
+	}
+	return tx.Bucket(bucketJobsOpen).Put(key, []byte{})
+}
+
+// bucketJobsOpen indexes, on a shared store, the jobs not yet done: partition + job id
+// → nothing.
+var bucketJobsOpen = []byte("jobs_open")
 
 // FinishAuthoring saves an authored brief and marks the job ready, in one transaction:
 // a create job makes the study (design version 1, test mode, plain link); a refine job
@@ -148,7 +173,7 @@ func (db *DB) FinishAuthoring(ctx context.Context, p Partition, jobID ID, brief 
 			return err
 		}
 		j.Status, j.Done, j.StudyID = AuthoringReady, true, &st.ID
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 	return st, err
 }
@@ -164,7 +189,7 @@ func (db *DB) FailJob(ctx context.Context, p Partition, jobID ID, status, messag
 			return Errorf(ECONFLICT, "job_done", "The job has already ended.")
 		}
 		j.Status, j.Done, j.Error = status, true, message
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 }
 
@@ -178,7 +203,7 @@ func (db *DB) StartJobAttempt(ctx context.Context, p Partition, jobID ID) (Job, 
 			return err
 		}
 		j.Attempts++
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 	return j, err
 }

@@ -16,6 +16,16 @@ import (
 // On a store only one process can open (bbolt), every lease was taken by an earlier
 // process of this data folder, which is gone: leases are then ignored when claiming.
 
+type leaseKey struct{}
+
+// WithJobLease returns ctx for running a job under owner's lease: every write of the job
+// made with it is refused (ECONFLICT lease_lost) once the lease is no longer owner's, so
+// a node that lost a job to another (it stalled past its lease) cannot write over the
+// other's progress, however late it notices.
+func WithJobLease(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, leaseKey{}, owner)
+}
+
 // ErrJobLeased is the ECONFLICT a claim gets while another node's lease runs.
 func errJobLeased() *Error {
 	return Errorf(ECONFLICT, "job_leased", "Another node is running this job.")
@@ -43,7 +53,7 @@ func (db *DB) ClaimJob(ctx context.Context, p Partition, id ID, owner string, le
 		until := now.Add(lease)
 		j.LeaseOwner, j.LeaseUntil = owner, &until
 		j.Attempts++
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 	return j, err
 }
@@ -64,7 +74,7 @@ func (db *DB) RenewJobLease(ctx context.Context, p Partition, id ID, owner strin
 		}
 		until := db.Now().Add(lease)
 		j.LeaseUntil = &until
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 }
 
@@ -79,15 +89,16 @@ func (db *DB) ReleaseJobLease(ctx context.Context, p Partition, id ID, owner str
 		// Owned by nobody with a lease already run out: claimable by any sweep now.
 		now := db.Now()
 		j.LeaseOwner, j.LeaseUntil = "", &now
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 }
 
-// FindClaimableJobs returns the unfinished jobs nobody runs, oldest first: those whose
-// lease ran out, and those never claimed and untouched for unclaimed (the node that
-// recorded them died before its worker claimed them).
+// FindClaimableJobs returns the unfinished jobs nobody runs: those whose lease ran out,
+// and those never claimed and untouched for unclaimed (the node that recorded them died
+// before its worker claimed them). On a shared store it reads the index of unfinished
+// jobs, so a sweep costs what is open, not every job ever made.
 func (db *DB) FindClaimableJobs(ctx context.Context, unclaimed time.Duration) ([]Job, error) {
-	jobs, err := db.FindUnfinishedJobs(ctx)
+	jobs, err := db.findOpenJobs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +113,45 @@ func (db *DB) FindClaimableJobs(ctx context.Context, unclaimed time.Duration) ([
 		}
 	}
 	return out, nil
+}
+
+// findOpenJobs returns the jobs not yet done: through the index on a shared store,
+// by reading every job otherwise.
+func (db *DB) findOpenJobs(ctx context.Context) ([]Job, error) {
+	if !db.Shared() {
+		return db.FindUnfinishedJobs(ctx)
+	}
+	var jobs []Job
+	err := db.view(ctx, func(tx Tx) error {
+		jobs = jobs[:0]
+		all := tx.Bucket(bucketJobs)
+		return tx.Bucket(bucketJobsOpen).ForEach(func(k, _ []byte) error {
+			var j Job
+			ok, err := getJSON(all, k, &j)
+			if err != nil || !ok || j.Done {
+				return err
+			}
+			jobs = append(jobs, j)
+			return nil
+		})
+	})
+	return jobs, err
+}
+
+// indexOpenJobs builds the index of unfinished jobs from the jobs (a store filled by a
+// copy).
+func indexOpenJobs(tx Tx) error {
+	open := tx.Bucket(bucketJobsOpen)
+	return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+		var j Job
+		if err := jsonUnmarshal(v, &j); err != nil {
+			return err
+		}
+		if j.Done {
+			return nil
+		}
+		return open.Put(k, []byte{})
+	})
 }
 
 // countOpenSimulations returns how many simulations of org, all environments

@@ -326,4 +326,15 @@ func TestNodes_JobLease(t *testing.T) {
 	if err := nodes[0].RenewJobLease(ctx, p, j.ID, "a", time.Hour); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("renewal of a lost lease: %v", err)
 	}
+	// An ended job leaves the index of unfinished jobs the sweeps read.
+	if err := nodes[1].FailJob(ctx, p, j.ID, AuthoringFailed, "gave up"); err != nil {
+		t.Fatal(err)
+	}
+	open := 0
+	_ = nodes[0].view(ctx, func(tx Tx) error {
+		return tx.Bucket(bucketJobsOpen).ForEach(func(_, _ []byte) error { open++; return nil })
+	})
+	if open != 0 {
+		t.Fatalf("%d jobs indexed as unfinished after the last one ended", open)
+	}
 }

@@ -3,9 +3,6 @@ package kv
 import (
 	"context"
 	"errors"
-	"slices"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Rate-limit logs shared by the nodes of one store.
@@ -13,9 +10,10 @@ import (
 // On one node the server keeps its sliding windows in memory. Nodes sharing a
 // PostgreSQL store must share them too, or each node would admit the full limit: the
 // logs live in interviewd_rate, one row per key holding the Unix-nanosecond times of
-// its recent admissions, ascending. A decision locks its rows (FOR UPDATE, in key
-// order so two decisions never deadlock), so concurrent requests for one credential or
-// organisation queue for a moment instead of both seeing room.
+// its recent admissions, ascending. A decision is one statement that locks its rows
+// (FOR UPDATE, in key order so two decisions never deadlock), decides and records
+// (rate_sql.go), so concurrent requests for one credential or organisation queue only
+// for the statement, never for a round trip to a node.
 
 // Shared reports whether other nodes may use this store at the same time (the
 // PostgreSQL engine): state a node would otherwise keep in memory must then live in the
@@ -25,87 +23,36 @@ func (db *DB) Shared() bool { return db.pg != nil }
 // errNotShared answers the shared-state methods on a one-node store.
 var errNotShared = errors.New("kv: shared rate logs need a shared store (PostgreSQL)")
 
-// RateLogs runs decide over the stored admission logs of keys (one slice per key, in
-// keys' order, ascending; empty for a key never seen) with their rows locked, and
-// stores the logs decide returns in their place, in one transaction. now (Unix
-// nanoseconds) marks the rows as used, for SweepRateLogs.
-func (db *DB) RateLogs(ctx context.Context, keys []string, now int64, decide func(logs [][]int64) [][]int64) error {
+// RateDecide makes one strict sliding-window decision against the logs kept in the
+// store, in one statement (interviewd_rate_decide): a request at now (Unix
+// nanoseconds) fits a key's log when fewer than its limit admissions are less than
+// window old; it is admitted when it fits every key (one or two: a credential's and its
+// organisation's, with their limits), and then, when record, recorded in each. It
+// returns the logs as they were before the request (ascending times, one per key) and
+// whether it was admitted.
+func (db *DB) RateDecide(ctx context.Context, keys []string, limits []int, window, now int64, record bool) (logs [][]int64, admitted bool, err error) {
 	if db.pg == nil {
-		return errNotShared
+		return nil, false, errNotShared
 	}
-	sorted := slices.Clone(keys)
-	slices.Sort(sorted)
-	sorted = slices.Compact(sorted)
-	// Two round trips: BEGIN, the rows made and locked, read; then the writes and COMMIT.
-	conn, err := db.pg.pool.Acquire(ctx)
+	if len(keys) < 1 || len(keys) > 2 || len(limits) != len(keys) {
+		return nil, false, errors.New("kv: a rate decision takes one or two keys with their limits")
+	}
+	var k2 *string
+	l2 := 0
+	if len(keys) == 2 {
+		k2, l2 = &keys[1], limits[1]
+	}
+	var ts1, ts2 []int64
+	err = db.pg.pool.QueryRow(ctx, `SELECT ts1, ts2, admitted FROM interviewd_rate_decide($1, $2, $3, $4, $5, $6, $7)`,
+		keys[0], limits[0], k2, l2, window, now, record).Scan(&ts1, &ts2, &admitted)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	// A connection left inside the transaction by a failure is dropped by the pool.
-	defer conn.Release()
-	b := &pgx.Batch{}
-	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	b.Queue(`INSERT INTO interviewd_rate (key, ts, touched) SELECT k, '{}', $2 FROM unnest($1::text[]) AS k
-		ON CONFLICT (key) DO NOTHING`, sorted, now)
-	b.Queue(`SELECT key, ts FROM interviewd_rate WHERE key = ANY($1) ORDER BY key FOR UPDATE`, sorted)
-	res := conn.SendBatch(ctx, b)
-	tx := res.Tx()
-	committed := false
-	defer func() {
-		if !committed {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
-		}
-	}()
-	found := make(map[string][]int64, len(sorted))
-	err = func() error {
-		defer res.Close()
-		for range 2 { // BEGIN, INSERT
-			if _, err := res.Exec(); err != nil {
-				return err
-			}
-		}
-		rows, err := res.Query()
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k string
-			var ts []int64
-			if err := rows.Scan(&k, &ts); err != nil {
-				return err
-			}
-			found[k] = ts
-		}
-		return rows.Err()
-	}()
-	if err != nil {
-		return err
+	logs = [][]int64{ts1}
+	if k2 != nil {
+		logs = append(logs, ts2)
 	}
-	logs := make([][]int64, len(keys))
-	for i, k := range keys {
-		logs[i] = found[k]
-	}
-	logs = decide(logs)
-	up := &pgx.Batch{}
-	for i, k := range keys {
-		if i < len(logs) {
-			up.Queue(`UPDATE interviewd_rate SET ts = $2, touched = $3 WHERE key = $1`, k, nonNilTimes(logs[i]), now)
-		}
-	}
-	up.Queue(`COMMIT`)
-	if err := tx.SendBatch(ctx, up).Close(); err != nil {
-		return err
-	}
-	committed = true
-	return nil
-}
-
-func nonNilTimes(ts []int64) []int64 {
-	if ts == nil {
-		return []int64{}
-	}
-	return ts
+	return logs, admitted, nil
 }
 
 // SweepRateLogs deletes the logs of keys unused since before (Unix nanoseconds), so the

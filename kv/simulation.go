@@ -146,7 +146,7 @@ func (db *DB) CreateSimulationJob(ctx context.Context, in SimulationInput, idem 
 				return ErrSimulationLimit(in.Limit)
 			}
 		}
-		if err := putJSON(tx.Bucket(bucketJobs), in.Partition.key(j.ID), j); err != nil {
+		if err := db.putJobRecord(tx, j); err != nil {
 			return err
 		}
 		return db.writeIdem(tx, idem)
@@ -191,7 +191,7 @@ func (db *DB) StartSimulation(ctx context.Context, p Partition, id ID) (Job, err
 			return err
 		}
 		j.Status = SimulationRunning
-		return db.putJob(tx, j)
+		return db.putJob(ctx, tx, j)
 	})
 	return j, err
 }
@@ -205,7 +205,7 @@ func (db *DB) AppendSimulationTurn(ctx context.Context, p Partition, id ID, line
 		if err != nil {
 			return err
 		}
-		return db.putProgress(tx, j, lines, script, false)
+		return db.putProgress(ctx, tx, j, lines, script, false)
 	})
 }
 
@@ -218,11 +218,11 @@ func (db *DB) FinishSimulation(ctx context.Context, p Partition, id ID, lines []
 		if err != nil {
 			return err
 		}
-		return db.putProgress(tx, j, lines, nil, true)
+		return db.putProgress(ctx, tx, j, lines, nil, true)
 	})
 }
 
-func (db *DB) putProgress(tx Tx, j Job, lines []SimulationLine, script json.RawMessage, done bool) error {
+func (db *DB) putProgress(ctx context.Context, tx Tx, j Job, lines []SimulationLine, script json.RawMessage, done bool) error {
 	pr, err := j.Progress()
 	if err != nil {
 		return err
@@ -238,5 +238,5 @@ func (db *DB) putProgress(tx Tx, j Job, lines []SimulationLine, script json.RawM
 	if j.Output, err = json.Marshal(pr); err != nil {
 		return err
 	}
-	return db.putJob(tx, j)
+	return db.putJob(ctx, tx, j)
 }

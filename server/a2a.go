@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -200,7 +201,7 @@ func (e *a2aEndpoint) serveRPC(r *request) error {
 		// The stream outlives the handler (fasthttp writes it after the handler
 		// returns), so it runs under the server's stream context, which ends when a
 		// shutdown begins, never under anything of this request.
-		serveStreamBridge(c, e.rpc, a2alog.AttachLogger(context.WithValue(s.streams, a2aCallKey{}, call), e.logs))
+		serveStreamBridge(c, e.rpc, a2alog.AttachLogger(context.WithValue(s.streams, a2aCallKey{}, call), e.logs), s.http.WriteTimeout)
 		return nil
 	}
 	ctx := a2alog.AttachLogger(context.WithValue(r.ctx, a2aCallKey{}, call), e.logs)
@@ -230,8 +231,9 @@ func streamingRPC(body []byte) bool {
 // reach the client as they happen. A client that goes away makes the next write
 // fail, which cancels the handler's context: the stream stops, and nothing it was
 // watching (a task, its job) is cancelled.
-func serveStreamBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context) {
+func serveStreamBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context, writeTimeout time.Duration) {
 	req := bridgeRequest(c, ctx)
+	conn := c.Conn()
 	c.SetStatusCode(fasthttp.StatusOK)
 	c.SetContentType("text/event-stream")
 	c.Response.Header.Set("Cache-Control", "no-cache")
@@ -239,17 +241,28 @@ func serveStreamBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Conte
 	c.SetBodyStreamWriter(func(w *bufio.Writer) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		h.ServeHTTP(&streamResponse{w: w, header: http.Header{}, cancel: cancel}, req.WithContext(ctx))
+		h.ServeHTTP(&streamResponse{w: w, header: http.Header{}, cancel: cancel, conn: conn, timeout: writeTimeout}, req.WithContext(ctx))
 	})
 }
 
 // streamResponse is the http.ResponseWriter of a streamed answer. The status line and
-// headers have been sent already, so the handler's own are ignored.
+// headers have been sent already, so the handler's own are ignored. fasthttp gives a
+// whole response one write deadline (the server's WriteTimeout); a stream lasts as long
+// as its task, so each write gets its own deadline instead: a client that stops
+// reading is still dropped, one that reads is kept.
 type streamResponse struct {
-	w      *bufio.Writer
-	header http.Header
-	cancel context.CancelFunc
-	err    error
+	w       *bufio.Writer
+	header  http.Header
+	cancel  context.CancelFunc
+	conn    net.Conn
+	timeout time.Duration
+	err     error
+}
+
+func (s *streamResponse) extend() {
+	if s.conn != nil && s.timeout > 0 {
+		_ = s.conn.SetWriteDeadline(time.Now().Add(s.timeout))
+	}
 }
 
 func (s *streamResponse) Header() http.Header { return s.header }
@@ -259,6 +272,7 @@ func (s *streamResponse) Write(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
+	s.extend() // the buffer may flush
 	n, err := s.w.Write(p)
 	if err != nil {
 		s.fail(err)
@@ -271,6 +285,7 @@ func (s *streamResponse) Flush() {
 	if s.err != nil {
 		return
 	}
+	s.extend()
 	if err := s.w.Flush(); err != nil {
 		s.fail(err)
 	}

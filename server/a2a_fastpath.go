@@ -62,7 +62,7 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 		return false
 	}
 
-	run, err := e.handler.runSkill(ctx, call, intent)
+	run, err := e.handler.runSkill(ctx, call, intent, msg.MessageID)
 	if err != nil {
 		writeRPCResponse(c, req.ID, "error", mustRawJSON(rpcErrorOf(err)))
 		return true

@@ -164,3 +164,64 @@ func TestA2AFastPathMatchesSDK(t *testing.T) {
 		})
 	}
 }
+
+// FuzzA2AFastPath: whatever the body, when the fast path answers a message, the SDK's
+// binding answers it the same way (minted ids and times aside), and the fast path's
+// answer is JSON.
+func FuzzA2AFastPath(f *testing.F) {
+	db := mustOpenDB(f)
+	off := RateLimits{Off: true} // the two endpoints share the limiter; parity of admission is the table test's
+	srv := New(Config{DB: db, BaseURL: testBaseURL, RateLimits: &off})
+	f.Cleanup(func() { srv.a2aPending.wait() })
+	ctx := f.Context()
+	org, _, err := db.CreateOrg(ctx, kv.OrgInput{Name: "Fuzz", Email: "fuzz@example.com"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	_, secret, err := db.CreateKey(ctx, kv.KeyInput{OrgID: org.ID, Name: "fuzz", Environment: kv.EnvLive, Scopes: []string{"studies:read", "agent:run"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	title := "Fuzz"
+	st, err := db.CreateStudy(ctx, kv.StudyInput{Partition: kv.Partition{Org: org.ID, Env: kv.EnvLive}, Brief: kv.Brief{Title: &title}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := srv.resolveToken(secret, resourceA2A)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fast, sdk := srv.newA2AEndpoint(true), srv.newA2AEndpoint(false)
+	msg := func(id, parts string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":` + parts + `}}}`
+	}
+	for _, s := range []string{
+		msg(`1`, `[{"data":{"skill":"whoami"}}]`),
+		msg(`"x"`, `[{"data":{"skill":"get_study","arguments":{"study_id":"`+st.ID.String()+`"}}}]`),
+		msg(`2`, `[{"data":{"skill":"list_studies","arguments":{"limit":1,"cursor":null}}}]`),
+		msg(`3`, `[{"data":{"skill":"get_study","arguments":{"study_id":"nope"}}}]`),
+		msg(`4`, `[{"data":{"skill":"get_interview_link","arguments":{"study_id":"`+st.ID.String()+`"}}}]`),
+		`{"id":5,"jsonrpc":"2.0","params":{"message":{"parts":[{"data":{"arguments":{},"skill":"whoami"}}],"role":"ROLE_USER","messageId":"m","contextId":"c"}},"method":"SendMessage"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var req fasthttp.Request
+		req.Header.SetMethod("POST")
+		req.Header.SetContentType("application/json")
+		req.SetBodyString(body)
+		var c fasthttp.RequestCtx
+		c.Init(&req, nil, nil)
+		call := &a2aCall{p: p}
+		if !fast.serveSendFast(&c, context.WithValue(context.Background(), a2aCallKey{}, call), call) {
+			return
+		}
+		if !stdjson.Valid(c.Response.Body()) {
+			t.Fatalf("fast path answered invalid JSON %q", c.Response.Body())
+		}
+		want := a2aExchange(sdk, secret, body)
+		if g, w := mintedBlanked(t, c.Response.Body()), mintedBlanked(t, want.Body()); want.StatusCode() != 200 || !reflect.DeepEqual(g, w) {
+			t.Fatalf("body %q\nfast: %s\nSDK (%d): %s", body, c.Response.Body(), want.StatusCode(), want.Body())
+		}
+	})
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	stdjson "encoding/json"
 	"testing"
 	"time"
 
@@ -170,3 +171,60 @@ func TestA2ATaskSurvivesRestart(t *testing.T) {
 var chattestFail = chattest.Answer{Fail: true}
 
 func chattestAnswer(text string) chattest.Answer { return chattest.Answer{Text: text} }
+
+// A message sent again with the same messageId (a retry after a lost answer) gets the
+// first one's answer: no second study is authored, no second link minted; the same
+// messageId with another request is refused.
+func TestA2AMessageIDIsIdempotencyKey(t *testing.T) {
+	e := mustServe(t)
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Links")
+	send := func(id, data string) rpcAnswer {
+		return e.rpc("agent", rpcCall("SendMessage", `{"configuration":{"returnImmediately":true},"message":{"messageId":"`+id+`","role":"ROLE_USER","parts":[{"data":`+data+`}]}}`))
+	}
+	artifact := func(a rpcAnswer, id string) map[string]any {
+		t.Helper()
+		var res struct {
+			Task struct {
+				Artifacts []struct {
+					ArtifactID string `json:"artifactId"`
+					Parts      []struct {
+						Data map[string]any `json:"data"`
+					} `json:"parts"`
+				} `json:"artifacts"`
+			} `json:"task"`
+		}
+		if a.Error != nil || stdjson.Unmarshal(a.Result, &res) != nil {
+			t.Fatalf("answer %+v %s", a.Error, a.Result)
+		}
+		for _, art := range res.Task.Artifacts {
+			if art.ArtifactID == id {
+				return art.Parts[0].Data
+			}
+		}
+		t.Fatalf("no artifact %s in %s", id, a.Result)
+		return nil
+	}
+	create := `{"skill":"create_study","arguments":{"guidance":"Learn why people cancel their gym membership."}}`
+	first, again := artifact(send("msg-create-1", create), "accepted"), artifact(send("msg-create-1", create), "accepted")
+	if first["job_id"] == nil || first["job_id"] != again["job_id"] {
+		t.Fatalf("retried message started another job: %v, %v", first, again)
+	}
+	if other := artifact(send("msg-create-2", create), "accepted"); other["job_id"] == first["job_id"] {
+		t.Fatal("a new messageId replayed the first job")
+	}
+	link := `{"skill":"create_participant_link","arguments":{"study_id":"` + st.ID.String() + `","context":{"k":"v"}}}`
+	l1, l2 := artifact(send("msg-link-1", link), "result"), artifact(send("msg-link-1", link), "result")
+	if l1["url"] == nil || l1["url"] != l2["url"] {
+		t.Fatalf("retried link message minted another link: %v, %v", l1, l2)
+	}
+	// The same retry without a configuration takes the fast path: the same answer.
+	fast := e.rpc("agent", rpcCall("SendMessage", `{"message":{"messageId":"msg-link-1","role":"ROLE_USER","parts":[{"data":`+link+`}]}}`))
+	if l3 := artifact(fast, "result"); l3["url"] != l1["url"] {
+		t.Fatalf("fast-path retry minted another link: %v, %v", l1, l3)
+	}
+	reused := send("msg-link-1", `{"skill":"create_participant_link","arguments":{"study_id":"`+st.ID.String()+`","context":{"k":"other"}}}`)
+	if reused.Error == nil || reused.Error.Code != -32602 || reused.errorCode() != "idempotency_key_reused" {
+		t.Fatalf("messageId reused for another request: %+v", reused.Error)
+	}
+}

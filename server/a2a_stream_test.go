@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
+	"interviewd/moderator/chattest"
 )
 
 // nextEvent pulls one event of a stream, failing the test on an error, an early end or
@@ -187,6 +188,30 @@ func TestA2AStreamShowsSimulationProgress(t *testing.T) {
 			break
 		}
 	}
+	g.Let(t, chattestFail)
+	if ev := nextChange(t, events, "end"); ev.(*a2a.TaskArtifactUpdateEvent).Artifact.ID != "result" {
+		t.Fatalf("end %+v", ev)
+	}
+}
+
+// A stream outlives the server's per-response write timeout: each event gets its own
+// deadline, so a job that takes longer than the timeout still streams to its end.
+func TestA2AStreamOutlivesWriteTimeout(t *testing.T) {
+	g := chattest.NewGated(t)
+	timeout := 2 * time.Second // ample for any one write on loopback, even on a loaded machine
+	e := mustServeEngine(t, gatedEngine(t, g), func(c *Config, _ *kv.Options) { c.WriteTimeout = timeout })
+	t.Cleanup(g.Stop)
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	st := e.mustRehearsalStudy(e.orgA.ID, kv.EnvLive)
+	c := e.mustA2A(t, "agent")
+	events, stop := iter.Pull2(c.SendStreamingMessage(context.Background(), &a2a.SendMessageRequest{
+		Message: skillMessage("simulate_study", map[string]any{"study_id": st.ID.String(), "max_turns": 1})}))
+	defer stop()
+	nextEvent(t, events, "task")
+	g.WaitArrived(t, 1)
+	// The job is held past the write timeout (a wait for a duration, not for a
+	// condition: what is asserted is only that the stream survives it).
+	time.Sleep(5 * timeout / 2)
 	g.Let(t, chattestFail)
 	if ev := nextChange(t, events, "end"); ev.(*a2a.TaskArtifactUpdateEvent).Artifact.ID != "result" {
 		t.Fatalf("end %+v", ev)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	stdjson "encoding/json"
 	"strings"
 	"testing"
 
@@ -141,4 +142,54 @@ func TestA2AListTasks(t *testing.T) {
 	if _, err := b.ListTasks(ctx, &a2a.ListTasksRequest{PageToken: first.NextPageToken}); !errorsIs(err, a2a.ErrInvalidParams) {
 		t.Fatalf("org A's cursor in org B: %v", err)
 	}
+}
+
+// A task whose job ended while nobody read it is listed as it now is: a list filtered
+// by state settles the working tasks first.
+func TestA2AListSettlesWorkingTasks(t *testing.T) {
+	e := mustServe(t)
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	st := e.mustRehearsalStudy(e.orgA.ID, kv.EnvLive)
+	c := e.mustA2A(t, "agent")
+	task := mustSend(t, c, skillMessage("simulate_study", map[string]any{"study_id": st.ID.String(), "max_turns": 1}), true)
+	if task.Status.State != a2a.TaskStateWorking {
+		t.Fatalf("state %s", task.Status.State)
+	}
+	e.pollSimulation(t, "a_live", jobHandle(t, task), "ended", simEnded) // over REST: the task is not read
+	ctx := context.Background()
+	working, err := c.ListTasks(ctx, &a2a.ListTasksRequest{Status: a2a.TaskStateWorking})
+	if err != nil || working.TotalSize != 0 || len(working.Tasks) != 0 {
+		t.Fatalf("working: %v %+v", err, working)
+	}
+	done, err := c.ListTasks(ctx, &a2a.ListTasksRequest{Status: a2a.TaskStateCompleted})
+	if err != nil || len(done.Tasks) != 1 || done.Tasks[0].ID != task.ID {
+		t.Fatalf("completed: %v %+v", err, done)
+	}
+}
+
+// FuzzPlainIntent: any text maps to nothing or to a skill of the table whose arguments
+// are a JSON object.
+func FuzzPlainIntent(f *testing.F) {
+	for _, s := range []string{"Create a study about sleep", "status of study 0191d2f4-8c7e-7b1a-9f3e-2a4b6c8d0e1f", "list studies", "who am i", "\x00\xff"} {
+		f.Add(s)
+	}
+	known := map[string]bool{}
+	for _, o := range New(Config{DB: mustOpenDB(f), BaseURL: testBaseURL}).Operations() {
+		known[o.Name] = true
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		in, ok := plainIntent(text)
+		if !ok {
+			return
+		}
+		if !known[in.Skill] {
+			t.Fatalf("%q maps to unknown skill %q", text, in.Skill)
+		}
+		if len(in.Arguments) > 0 {
+			var obj map[string]any
+			if err := stdjson.Unmarshal(in.Arguments, &obj); err != nil {
+				t.Fatalf("%q: arguments %s: %v", text, in.Arguments, err)
+			}
+		}
+	})
 }

@@ -9,9 +9,9 @@ import (
 
 // Maintain runs the periodic housekeeping until ctx ends: forgetting idle rate-limit
 // windows every minute; idempotency keys older than seven days and data older than an
-// organisation's retention, and expired sign-in codes, sessions, invitations and
-// account access transactions, and ended OAuth connections and expired tokens, every
-// hour.
+// organisation's retention, expired sign-in codes, sessions, invitations and account
+// access transactions, ended OAuth connections and expired tokens, and A2A tasks that
+// ended 30 days ago, every hour.
 func (s *Server) Maintain(ctx context.Context) {
 	minute := time.NewTicker(time.Minute)
 	defer minute.Stop()
@@ -31,6 +31,11 @@ func (s *Server) Maintain(ctx context.Context) {
 				s.log.Error().Err(err).Msg("sweep idempotency keys")
 			} else if swept > 0 {
 				s.log.Info().Int("swept", swept).Msg("forgot expired idempotency keys")
+			}
+			if swept, err := s.db.SweepAgentTasks(ctx); err != nil {
+				s.log.Error().Err(err).Msg("sweep ended A2A tasks")
+			} else if swept > 0 {
+				s.log.Info().Int("swept", swept).Msg("deleted A2A tasks ended more than 30 days ago")
 			}
 			if swept, err := s.db.SweepAccess(ctx); err != nil {
 				s.log.Error().Err(err).Msg("sweep expired account access transactions")

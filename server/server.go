@@ -16,6 +16,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/x509"
@@ -68,6 +69,9 @@ type Config struct {
 	Mail mail.Sender
 	// SMS sends two-step codes by text message; nil: text messages are not offered.
 	SMS sms.Sender
+	// WriteTimeout bounds writing one response (for an event stream, each write);
+	// default 60 s.
+	WriteTimeout time.Duration
 	// BlobsPresign answers a signed export URL with a redirect to a presigned URL of the
 	// blob store (S3), so the artifact's bytes go from the bucket to the client; a store
 	// without presigned URLs (the fs store) serves the bytes itself.
@@ -198,7 +202,7 @@ func New(cfg Config) *Server {
 		Handler:            s.handler,
 		Name:               "interviewd",
 		ReadTimeout:        60 * time.Second,
-		WriteTimeout:       60 * time.Second,
+		WriteTimeout:       cmp.Or(cfg.WriteTimeout, 60*time.Second),
 		IdleTimeout:        120 * time.Second,
 		MaxRequestBodySize: maxJSONBody,
 		// Uploads stream to disk under their own limits; JSON bodies are read through

@@ -17,6 +17,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/kv/pgtest"
 	"interviewd/moderator"
 	"interviewd/plugins"
 )
@@ -45,9 +46,20 @@ func withListenerBaseURL() serveOption {
 	return func(c *Config, _ *kv.Options) { c.BaseURL = baseURLListener }
 }
 
+// testStore returns opts with the store the suite runs on: bbolt, or with
+// INTERVIEWD_TEST_STORE=postgres a fresh database on the test PostgreSQL server (the
+// whole server suite over the shared-store engine).
+func testStore(tb testing.TB, opts kv.Options) kv.Options {
+	tb.Helper()
+	if os.Getenv("INTERVIEWD_TEST_STORE") == "postgres" {
+		opts.Store = pgtest.URL(tb)
+	}
+	return opts
+}
+
 func mustOpenDB(tb testing.TB) *kv.DB {
 	tb.Helper()
-	db, err := kv.Open(tb.TempDir(), kv.Options{})
+	db, err := kv.Open(tb.TempDir(), testStore(tb, kv.Options{}))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -103,7 +115,7 @@ func mustServeEngine(t *testing.T, m moderator.Engine, opts ...serveOption) *tes
 	for _, o := range opts {
 		o(&cfg, &kopts)
 	}
-	db, err := kv.Open(t.TempDir(), kopts)
+	db, err := kv.Open(t.TempDir(), testStore(t, kopts))
 	if err != nil {
 		t.Fatal(err)
 	}
