@@ -577,3 +577,22 @@ func TestOAuthAcrossNodes(t *testing.T) {
 		t.Fatalf("node A still answers from its cache after node B ended the connection: %v", err)
 	}
 }
+
+// A store that cannot be read is not a bad token: the error comes back as it is (the
+// client retries), never as invalid_token (which sends its person through consent).
+func TestOAuthAccessStoreFailureIsNotInvalidToken(t *testing.T) {
+	f := newOAuthFixture(t)
+	_, code := f.approve(t, ScopeStudiesRead)
+	pair, err := f.exchange(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.db.access.drop(sha256.Sum256([]byte(pair.Access))) // read it from the store
+	if err := f.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.db.AuthenticateAccess(context.Background(), pair.Access)
+	if err == nil || ErrorCode(err) == EUNAUTHORIZED {
+		t.Fatalf("closed store answered %v; want the store's error, not invalid_token", err)
+	}
+}
