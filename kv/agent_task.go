@@ -28,12 +28,33 @@ type AgentTask struct {
 	// JobID and JobKind name the background job a working task waits on.
 	JobID   *ID     `json:"job_id,omitempty"`
 	JobKind JobKind `json:"job_kind,omitempty"`
+	// Scopes are the scopes of which a caller must hold at least one to see the task:
+	// the ones its skill's operation needed (none for a task that never named a
+	// skill). Holding agent:run alone shows a caller only what it could have asked
+	// for itself.
+	Scopes []string `json:"scopes,omitempty"`
+	// CreatedBy is the credential (API key id) that sent the task's first message.
+	CreatedBy *ID `json:"created_by,omitempty"`
 	// Body is the whole task as the surface sends it (JSON). It is stored after the
 	// record's other fields rather than inside them, so writing a task never re-parses
 	// it and filtering a list never decodes it.
 	Body      json.RawMessage `json:"-"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// VisibleTo reports whether a caller for whom holds reports the scopes it holds may
+// see the task.
+func (t *AgentTask) VisibleTo(holds func(scope string) bool) bool {
+	if len(t.Scopes) == 0 {
+		return true
+	}
+	for _, sc := range t.Scopes {
+		if holds(sc) {
+			return true
+		}
+	}
+	return false
 }
 
 // Partition returns the task's (organisation, environment).
@@ -141,11 +162,14 @@ type AgentTaskFilter struct {
 	Limit        int
 	// NoTotal skips counting every matching task (the total is then 0).
 	NoTotal bool
+	// Holds, when set, keeps only the tasks visible to a caller holding the scopes it
+	// reports (AgentTask.VisibleTo); pages and the total count only those.
+	Holds func(scope string) bool
 }
 
 func (f *AgentTaskFilter) match(t *AgentTask) bool {
 	return (f.ContextID == "" || t.ContextID == f.ContextID) && (f.State == "" || t.State == f.State) &&
-		(f.UpdatedAfter.IsZero() || t.UpdatedAt.After(f.UpdatedAfter))
+		(f.UpdatedAfter.IsZero() || t.UpdatedAt.After(f.UpdatedAfter)) && (f.Holds == nil || t.VisibleTo(f.Holds))
 }
 
 // FindAgentTasks returns one page of tasks, newest first, with keyset paging (tasks

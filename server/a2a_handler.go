@@ -111,18 +111,22 @@ func invalidParams(code, msg string) error {
 var errTaskNotFound = a2a.NewError(a2a.ErrTaskNotFound, "Task not found.").WithErrorInfoMeta(map[string]string{"code": "task_not_found"})
 
 // findTask loads a task of the caller's partition, settled: another partition's task
-// is not found, like an unknown one.
+// is not found, like an unknown one, and so is a task whose skill needed a scope the
+// caller does not hold (agent:run alone is no licence to read what other keys asked).
 func (h *a2aHandler) findTask(ctx context.Context, p *Principal, id a2a.TaskID) (kv.AgentTask, error) {
 	tid, ok := kv.ParseID(string(id))
 	if !ok {
 		return kv.AgentTask{}, errTaskNotFound
 	}
 	if rec, ok := h.s.a2aPending.find(p.Partition, tid); ok {
+		if !rec.VisibleTo(p.Has) {
+			return kv.AgentTask{}, errTaskNotFound
+		}
 		return rec, nil
 	}
 	rec, err := h.s.db.FindAgentTask(ctx, p.Partition, tid)
-	if kv.ErrorCode(err) == kv.ENOTFOUND {
-		return rec, errTaskNotFound
+	if kv.ErrorCode(err) == kv.ENOTFOUND || (err == nil && !rec.VisibleTo(p.Has)) {
+		return kv.AgentTask{}, errTaskNotFound
 	}
 	if err != nil {
 		return rec, a2aError(err)
@@ -170,7 +174,8 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	case size < 1 || size > 100:
 		return nil, invalidParams("validation_error", "pageSize must be between 1 and 100.")
 	}
-	f := kv.AgentTaskFilter{Partition: call.p.Partition, ContextID: req.ContextID, State: string(req.Status), Cursor: req.PageToken, Limit: size}
+	f := kv.AgentTaskFilter{Partition: call.p.Partition, ContextID: req.ContextID, State: string(req.Status), Cursor: req.PageToken, Limit: size,
+		Holds: call.p.Has}
 	if req.StatusTimestampAfter != nil {
 		f.UpdatedAfter = *req.StatusTimestampAfter
 	}
