@@ -30,8 +30,7 @@ type AgentTask struct {
 	JobKind JobKind `json:"job_kind,omitempty"`
 	// Scopes are the scopes of which a caller must hold at least one to see the task:
 	// the ones its skill's operation needed (none for a task that never named a
-	// skill). Holding agent:run alone shows a caller only what it could have asked
-	// for itself.
+	// skill). The surface decides who sees a task (AgentTaskFilter.Visible).
 	Scopes []string `json:"scopes,omitempty"`
 	// CreatedBy is the credential (API key id) that sent the task's first message.
 	CreatedBy *ID `json:"created_by,omitempty"`
@@ -41,20 +40,6 @@ type AgentTask struct {
 	Body      json.RawMessage `json:"-"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
-}
-
-// VisibleTo reports whether a caller for whom holds reports the scopes it holds may
-// see the task.
-func (t *AgentTask) VisibleTo(holds func(scope string) bool) bool {
-	if len(t.Scopes) == 0 {
-		return true
-	}
-	for _, sc := range t.Scopes {
-		if holds(sc) {
-			return true
-		}
-	}
-	return false
 }
 
 // Partition returns the task's (organisation, environment).
@@ -162,14 +147,14 @@ type AgentTaskFilter struct {
 	Limit        int
 	// NoTotal skips counting every matching task (the total is then 0).
 	NoTotal bool
-	// Holds, when set, keeps only the tasks visible to a caller holding the scopes it
-	// reports (AgentTask.VisibleTo); pages and the total count only those.
-	Holds func(scope string) bool
+	// Visible, when set, keeps only the tasks it accepts (those the caller may see);
+	// pages and the total count only those, so paging past hidden tasks stays exact.
+	Visible func(t *AgentTask) bool
 }
 
 func (f *AgentTaskFilter) match(t *AgentTask) bool {
 	return (f.ContextID == "" || t.ContextID == f.ContextID) && (f.State == "" || t.State == f.State) &&
-		(f.UpdatedAfter.IsZero() || t.UpdatedAt.After(f.UpdatedAfter)) && (f.Holds == nil || t.VisibleTo(f.Holds))
+		(f.UpdatedAfter.IsZero() || t.UpdatedAt.After(f.UpdatedAfter)) && (f.Visible == nil || f.Visible(t))
 }
 
 // FindAgentTasks returns one page of tasks, newest first, with keyset paging (tasks

@@ -119,13 +119,13 @@ func (h *a2aHandler) findTask(ctx context.Context, p *Principal, id a2a.TaskID) 
 		return kv.AgentTask{}, errTaskNotFound
 	}
 	if rec, ok := h.s.a2aPending.find(p.Partition, tid); ok {
-		if !rec.VisibleTo(p.Has) {
+		if !h.s.taskVisible(p, &rec) {
 			return kv.AgentTask{}, errTaskNotFound
 		}
 		return rec, nil
 	}
 	rec, err := h.s.db.FindAgentTask(ctx, p.Partition, tid)
-	if kv.ErrorCode(err) == kv.ENOTFOUND || (err == nil && !rec.VisibleTo(p.Has)) {
+	if kv.ErrorCode(err) == kv.ENOTFOUND || (err == nil && !h.s.taskVisible(p, &rec)) {
 		return kv.AgentTask{}, errTaskNotFound
 	}
 	if err != nil {
@@ -135,6 +135,28 @@ func (h *a2aHandler) findTask(ctx context.Context, p *Principal, id a2a.TaskID) 
 		return rec, a2aError(err)
 	}
 	return rec, nil
+}
+
+// taskVisible reports whether p may see t (of p's partition): a task is the
+// partition's, seen by any key holding one of the scopes its skill needed, so
+// agent:run alone shows a key nothing it could not have asked for itself. A task
+// recorded before tasks kept their scopes takes its skill's.
+func (s *Server) taskVisible(p *Principal, t *kv.AgentTask) bool {
+	scopes := t.Scopes
+	if len(scopes) == 0 && t.Skill != "" {
+		if o := s.opByName(t.Skill); o != nil {
+			scopes = taskScopes(o, nil)
+		}
+	}
+	if len(scopes) == 0 {
+		return true
+	}
+	for _, sc := range scopes {
+		if p.Has(sc) {
+			return true
+		}
+	}
+	return false
 }
 
 // GetTask returns a task of the caller's partition.
@@ -175,7 +197,7 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 		return nil, invalidParams("validation_error", "pageSize must be between 1 and 100.")
 	}
 	f := kv.AgentTaskFilter{Partition: call.p.Partition, ContextID: req.ContextID, State: string(req.Status), Cursor: req.PageToken, Limit: size,
-		Holds: call.p.Has}
+		Visible: func(t *kv.AgentTask) bool { return h.s.taskVisible(call.p, t) }}
 	if req.StatusTimestampAfter != nil {
 		f.UpdatedAfter = *req.StatusTimestampAfter
 	}

@@ -32,8 +32,19 @@ func TestA2ATaskNeedsSkillScope(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		hidden = append(hidden, mustSend(t, owner, skillMessage("get_study", map[string]any{"study_id": st.ID.String()}), false).ID)
 	}
+	// A task recorded before tasks kept their scopes is judged by its skill's.
+	legacyID := e.db.NewID()
+	legacy, err := e.db.CreateAgentTask(ctx, kv.AgentTask{ID: legacyID, OrgID: e.orgA.ID, Env: kv.EnvLive, Skill: "get_study",
+		State: string(a2a.TaskStateCompleted), Final: true,
+		Body: []byte(`{"id":"` + legacyID.String() + `","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden = append(hidden, a2a.TaskID(legacy.ID.String()))
 	writer, reader := e.mustA2A(t, "agent_write"), e.mustA2A(t, "agent_read")
 	mine := mustSend(t, writer, skillMessage("whoami", nil), false)
+	// The newest task is hidden from the writer, so its first page skips it.
+	hidden = append(hidden, mustSend(t, owner, skillMessage("get_study", map[string]any{"study_id": st.ID.String()}), false).ID)
 
 	for _, id := range hidden {
 		if _, err := writer.GetTask(ctx, &a2a.GetTaskRequest{ID: id}); !errorsIs(err, a2a.ErrTaskNotFound) {
@@ -96,7 +107,7 @@ func TestA2ATaskNeedsSkillScope(t *testing.T) {
 	if ids, total := list(writer); len(ids) != 1 || ids[0] != mine.ID || total != 1 {
 		t.Fatalf("writer lists %v (total %d), want only %s", ids, total, mine.ID)
 	}
-	if ids, total := list(reader); len(ids) != 5 || total != 5 || ids[0] != mine.ID || ids[1] != hidden[2] {
+	if ids, total := list(reader); len(ids) != 7 || total != 7 || ids[0] != hidden[4] || ids[1] != mine.ID || ids[2] != hidden[3] {
 		t.Fatalf("reader lists %v (total %d)", ids, total)
 	}
 }
