@@ -58,19 +58,33 @@ func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCreden
 	var left bool
 	err := db.view(ctx, func(tx Tx) error {
 		now := db.Now()
+		// A failed read is the store's trouble, not the token's: it is returned as it is
+		// (a 5xx the client retries), never as invalid_token, which tells the client to
+		// send its person through consent again.
 		rec, ok, err := tokenByHash(tx, hash[:])
-		if err != nil || !ok || rec.Kind != tokenAccess || !now.Before(rec.ExpiresAt) {
+		if err != nil {
+			return err
+		}
+		if !ok || rec.Kind != tokenAccess || !now.Before(rec.ExpiresAt) {
 			return errAccessToken
 		}
 		conn, ok, err := connectionByID(tx, rec.OrgID, rec.ConnID)
-		if err != nil || !ok || !conn.Live(now) {
+		if err != nil {
+			return err
+		}
+		if !ok || !conn.Live(now) {
 			return errAccessToken
 		}
 		org, err := orgByID(tx, conn.OrgID)
-		if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
 			return errAccessToken
+		} else if err != nil {
+			return err
 		}
 		m, err := memberFor(tx, conn.OrgID, conn.UserID)
+		if err != nil && ErrorCode(err) != ENOTFOUND {
+			return err
+		}
 		if err != nil {
 			left = true
 			entry.cred.Connection = conn

@@ -49,7 +49,7 @@ func (c *accessCache) put(hash [32]byte, e cachedAccess, gen uint64) {
 	c.mu.Unlock()
 }
 
-// touched records that the entry's connection had LastUsedAt written at t.
+// touch records that the entry's connection had LastUsedAt written at t.
 func (c *accessCache) touch(hash [32]byte, t time.Time) {
 	c.mu.Lock()
 	if e, ok := c.m[hash]; ok {

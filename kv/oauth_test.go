@@ -577,3 +577,26 @@ func TestOAuthAcrossNodes(t *testing.T) {
 		t.Fatalf("node A still answers from its cache after node B ended the connection: %v", err)
 	}
 }
+
+// A record the store cannot read is the store's trouble, not a bad token: the error
+// comes back as it is (a 5xx the client retries), never as invalid_token, which sends
+// the client's person through consent again.
+func TestOAuthAccessUnreadableRecordIsNotInvalidToken(t *testing.T) {
+	f := newOAuthFixture(t)
+	_, code := f.approve(t, ScopeStudiesRead)
+	pair, err := f.exchange(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := sha256.Sum256([]byte(pair.Access))
+	f.db.access.drop(hash) // read it from the store
+	if err := f.db.update(context.Background(), func(tx Tx) error {
+		return tx.Bucket(bucketOAuthTokens).Put(hash[:], []byte("{not json"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.db.AuthenticateAccess(context.Background(), pair.Access)
+	if err == nil || ErrorCode(err) == EUNAUTHORIZED {
+		t.Fatalf("an unreadable token record answered %v; want the store's error, not invalid_token", err)
+	}
+}

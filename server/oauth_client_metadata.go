@@ -118,6 +118,10 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 reaches IPv4 space, private parts included
 	netip.MustParsePrefix("2001:db8::/32"),
 	netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("::/96"),          // IPv4-compatible (deprecated): ::7f00:1 is 127.0.0.1, and Unmap leaves it
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64 (RFC 8215)
+	netip.MustParsePrefix("2002::/16"),      // 6to4 embeds an IPv4 address, private ones included
+	netip.MustParsePrefix("fec0::/10"),      // site-local (deprecated), still routed inside some networks
 }
 
 func publicAddr(a netip.Addr) bool {

@@ -135,6 +135,7 @@ func TestPublicAddr(t *testing.T) {
 		"127.0.0.1": false, "10.0.0.1": false, "172.16.5.4": false, "192.168.0.1": false, "169.254.1.1": false,
 		"100.100.100.100": false, "0.0.0.0": false, "224.0.0.1": false, "255.255.255.255": false,
 		"::1": false, "::": false, "fe80::1": false, "fc00::1": false, "ff02::1": false, "64:ff9b::a00:1": false,
+		"::7f00:1": false, "64:ff9b:1::a00:1": false, "2002:c0a8:101::1": false, "fec0::1": false, "2002:5db8:d822::1": false,
 	} {
 		if got := publicAddr(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("%s: public %v, want %v", addr, got, want)

@@ -45,7 +45,7 @@ func (e *testEnv) mustPublicClient(t *testing.T) string {
 	return out["client_id"].(string)
 }
 
-// authzQuery builds an authorization request's query.
+// authorizeQuery builds an authorization request's query.
 func authorizeQuery(clientID, challenge, scope, resource, state string) url.Values {
 	v := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {testRedirect},
 		"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "state": {state}}
