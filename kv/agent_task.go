@@ -28,6 +28,12 @@ type AgentTask struct {
 	// JobID and JobKind name the background job a working task waits on.
 	JobID   *ID     `json:"job_id,omitempty"`
 	JobKind JobKind `json:"job_kind,omitempty"`
+	// Scopes are the scopes of which a caller must hold at least one to see the task:
+	// the ones its skill's operation needed (none for a task that never named a
+	// skill). The surface decides who sees a task (AgentTaskFilter.Visible).
+	Scopes []string `json:"scopes,omitempty"`
+	// CreatedBy is the credential (API key id) that sent the task's first message.
+	CreatedBy *ID `json:"created_by,omitempty"`
 	// Body is the whole task as the surface sends it (JSON). It is stored after the
 	// record's other fields rather than inside them, so writing a task never re-parses
 	// it and filtering a list never decodes it.
@@ -141,11 +147,14 @@ type AgentTaskFilter struct {
 	Limit        int
 	// NoTotal skips counting every matching task (the total is then 0).
 	NoTotal bool
+	// Visible, when set, keeps only the tasks it accepts (those the caller may see);
+	// pages and the total count only those, so paging past hidden tasks stays exact.
+	Visible func(t *AgentTask) bool
 }
 
 func (f *AgentTaskFilter) match(t *AgentTask) bool {
 	return (f.ContextID == "" || t.ContextID == f.ContextID) && (f.State == "" || t.State == f.State) &&
-		(f.UpdatedAfter.IsZero() || t.UpdatedAt.After(f.UpdatedAfter))
+		(f.UpdatedAfter.IsZero() || t.UpdatedAt.After(f.UpdatedAfter)) && (f.Visible == nil || f.Visible(t))
 }
 
 // FindAgentTasks returns one page of tasks, newest first, with keyset paging (tasks

@@ -33,7 +33,10 @@ type EraseReceipt struct {
 	Sessions           int         `json:"sessions"`
 	// LinksScrubbed counts person links whose context and note (which may name the
 	// person) were cleared; the link stays used, so it starts no new interview.
-	LinksScrubbed   int              `json:"links_scrubbed"`
+	LinksScrubbed int `json:"links_scrubbed"`
+	// AgentTasks counts the ended agent (A2A) tasks deleted because their answer
+	// held the interview (a get_interview or list_interviews result).
+	AgentTasks      int              `json:"agent_tasks"`
 	ExportArtifacts []ErasedArtifact `json:"export_artifacts"`
 	// FilesNotRemoved lists artifact files that could not be deleted (the records no
 	// longer point at them; SweepOrphanExports retries).
@@ -134,6 +137,13 @@ func (db *DB) eraseInterviews(tx Tx, ivs []Interview, rc *EraseReceipt) ([]Erase
 			rc.Sessions += s
 		}
 	}
+	n, err := deleteAgentTasksMentioning(tx, byID)
+	if err != nil {
+		return nil, err
+	}
+	if rc != nil {
+		rc.AgentTasks += n
+	}
 	return expireArtifactsContaining(tx, func(j Job, r ExportResult) bool {
 		for _, iv := range byID {
 			if exportContains(j, r, iv) {
@@ -142,6 +152,39 @@ func (db *DB) eraseInterviews(tx Tx, ivs []Interview, rc *EraseReceipt) ([]Erase
 		}
 		return false
 	})
+}
+
+// deleteAgentTasksMentioning deletes the ended agent tasks of the interviews'
+// partitions whose record names one of them. A task keeps the answer it gave, and the
+// answer of get_interview or list_interviews is the interview itself (answers, person
+// fields); the store does not know which skills those are, so any ended task that names
+// the interview goes (a failed get_interview only loses its record). A task still
+// working waits on a job whose answer holds no interview, and is kept.
+func deleteAgentTasksMentioning(tx Tx, ivs map[ID]Interview) (int, error) {
+	byPart := map[Partition][][]byte{}
+	for _, iv := range ivs {
+		byPart[iv.Partition()] = append(byPart[iv.Partition()], []byte(iv.ID.String()))
+	}
+	n := 0
+	for part, ids := range byPart {
+		d, err := deletePrefix(tx.Bucket(bucketAgentTasks), part.prefix(), func(v []byte) bool {
+			var t AgentTask
+			if err := decodeAgentTask(v, &t, true); err != nil || !t.Final {
+				return false
+			}
+			for _, id := range ids {
+				if bytes.Contains(t.Body, id) {
+					return true
+				}
+			}
+			return false
+		})
+		if err != nil {
+			return 0, err
+		}
+		n += d
+	}
+	return n, nil
 }
 
 // scrubPersonLink clears the context and note of the person link token when its one

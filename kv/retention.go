@@ -33,6 +33,7 @@ type RetentionSweep struct {
 	Interviews         int              `json:"interviews"`
 	TranscriptMessages int              `json:"transcript_messages"`
 	Sessions           int              `json:"sessions"`
+	AgentTasks         int              `json:"agent_tasks"`
 	ExportArtifacts    []ErasedArtifact `json:"export_artifacts"`
 	FilesNotRemoved    []string         `json:"files_not_removed,omitempty"`
 }
@@ -98,6 +99,7 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 		out.Interviews += n
 		out.TranscriptMessages += rc.TranscriptMessages
 		out.Sessions += rc.Sessions
+		out.AgentTasks += rc.AgentTasks
 		out.ExportArtifacts = append(out.ExportArtifacts, arts...)
 		out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(ctx, arts)...)
 		if len(cands) < retentionBatch {

@@ -92,7 +92,7 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 		return true
 	}
 	if err := e.s.recordEndedTask(ctx, kv.AgentTask{ID: id, OrgID: call.p.Partition.Org, Env: call.p.Partition.Env, ContextID: t.ContextID,
-		Skill: o.Name, State: t.Status.State, Final: true, Body: raw, CreatedAt: now, UpdatedAt: now}); err != nil {
+		Skill: o.Name, Scopes: run.scopes, CreatedBy: call.p.KeyID, State: t.Status.State, Final: true, Body: raw, CreatedAt: now, UpdatedAt: now}); err != nil {
 		writeRPCResponse(c, req.ID, "error", mustRawJSON(rpcErrorOf(a2aError(err))))
 		return true
 	}

@@ -111,18 +111,22 @@ func invalidParams(code, msg string) error {
 var errTaskNotFound = a2a.NewError(a2a.ErrTaskNotFound, "Task not found.").WithErrorInfoMeta(map[string]string{"code": "task_not_found"})
 
 // findTask loads a task of the caller's partition, settled: another partition's task
-// is not found, like an unknown one.
+// is not found, like an unknown one, and so is a task whose skill needed a scope the
+// caller does not hold (agent:run alone is no licence to read what other keys asked).
 func (h *a2aHandler) findTask(ctx context.Context, p *Principal, id a2a.TaskID) (kv.AgentTask, error) {
 	tid, ok := kv.ParseID(string(id))
 	if !ok {
 		return kv.AgentTask{}, errTaskNotFound
 	}
 	if rec, ok := h.s.a2aPending.find(p.Partition, tid); ok {
+		if !h.s.taskVisible(p, &rec) {
+			return kv.AgentTask{}, errTaskNotFound
+		}
 		return rec, nil
 	}
 	rec, err := h.s.db.FindAgentTask(ctx, p.Partition, tid)
-	if kv.ErrorCode(err) == kv.ENOTFOUND {
-		return rec, errTaskNotFound
+	if kv.ErrorCode(err) == kv.ENOTFOUND || (err == nil && !h.s.taskVisible(p, &rec)) {
+		return kv.AgentTask{}, errTaskNotFound
 	}
 	if err != nil {
 		return rec, a2aError(err)
@@ -131,6 +135,28 @@ func (h *a2aHandler) findTask(ctx context.Context, p *Principal, id a2a.TaskID) 
 		return rec, a2aError(err)
 	}
 	return rec, nil
+}
+
+// taskVisible reports whether p may see t (of p's partition): a task is the
+// partition's, seen by any key holding one of the scopes its skill needed, so
+// agent:run alone shows a key nothing it could not have asked for itself. A task
+// recorded before tasks kept their scopes takes its skill's.
+func (s *Server) taskVisible(p *Principal, t *kv.AgentTask) bool {
+	scopes := t.Scopes
+	if len(scopes) == 0 && t.Skill != "" {
+		if o := s.opByName(t.Skill); o != nil {
+			scopes = taskScopes(o, nil)
+		}
+	}
+	if len(scopes) == 0 {
+		return true
+	}
+	for _, sc := range scopes {
+		if p.Has(sc) {
+			return true
+		}
+	}
+	return false
 }
 
 // GetTask returns a task of the caller's partition.
@@ -170,7 +196,8 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	case size < 1 || size > 100:
 		return nil, invalidParams("validation_error", "pageSize must be between 1 and 100.")
 	}
-	f := kv.AgentTaskFilter{Partition: call.p.Partition, ContextID: req.ContextID, State: string(req.Status), Cursor: req.PageToken, Limit: size}
+	f := kv.AgentTaskFilter{Partition: call.p.Partition, ContextID: req.ContextID, State: string(req.Status), Cursor: req.PageToken, Limit: size,
+		Visible: func(t *kv.AgentTask) bool { return h.s.taskVisible(call.p, t) }}
 	if req.StatusTimestampAfter != nil {
 		f.UpdatedAfter = *req.StatusTimestampAfter
 	}

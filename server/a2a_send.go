@@ -83,21 +83,22 @@ func (h *a2aHandler) start(ctx context.Context, call *a2aCall, req *a2a.SendMess
 		return kv.AgentTask{}, err
 	}
 	o := run.o
+	scoped := func(rec *kv.AgentTask) { rec.Scopes = run.scopes }
 	switch {
 	case run.failed != nil:
 		return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
 			setStatus(t, a2a.TaskStateFailed, now, run.failed.Detail, *run.failed)
-		})
+		}, scoped)
 	case run.jobID == nil:
 		return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
 			addArtifact(t, artifactResult, o.Name, run.raw)
 			setStatus(t, a2a.TaskStateCompleted, now, completedText(o), nil)
-		})
+		}, scoped)
 	}
 	return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
 		addArtifact(t, artifactAccepted, o.Name, run.raw)
 		setStatus(t, a2a.TaskStateWorking, now, "The "+string(o.Job)+" job "+run.jobID.String()+" is under way; this task completes when it ends.", nil)
-	}, func(rec *kv.AgentTask) { rec.JobID, rec.JobKind = run.jobID, o.Job })
+	}, scoped, func(rec *kv.AgentTask) { rec.JobID, rec.JobKind = run.jobID, o.Job })
 }
 
 func completedText(o *Operation) string {
@@ -136,6 +137,7 @@ func (h *a2aHandler) claimMessage(ctx context.Context, p *Principal, key string,
 // with.
 type skillRun struct {
 	o      *Operation
+	scopes []string // the scopes the task is visible with (kv.AgentTask.Scopes)
 	raw    []byte
 	jobID  *kv.ID
 	failed *toolErrorBody
@@ -161,11 +163,13 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 	}
 	in := o.newInput()
 	err := o.plan.bindArgs(in, intent.Arguments)
+	scopes := taskScopes(o, nil)
 	if err == nil {
 		// The input's own scope (going live needs studies:golive) refuses the message.
 		if err := p.require(o.requiredScope(in)); err != nil {
 			return skillRun{}, a2aError(err)
 		}
+		scopes = taskScopes(o, in)
 	}
 	var out any
 	if err == nil && o.Idempotent && validIdemKey([]byte(messageID)) {
@@ -195,9 +199,9 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 		if cause != "" {
 			h.s.log.Error().Str("surface", "a2a").Str("skill", o.Name).Msg(cause)
 		}
-		return skillRun{o: o, failed: &body}, nil
+		return skillRun{o: o, scopes: scopes, failed: &body}, nil
 	}
-	run := skillRun{o: o, raw: raw}
+	run := skillRun{o: o, scopes: scopes, raw: raw}
 	if o.Awaits == "" {
 		if l, isList := out.(listResult); isList {
 			run.raw = mustRawJSON(map[string]any{"items": stdjson.RawMessage(mustRawJSON(l.restItems())), "next_cursor": cursorOrNull(l.nextCursor())})
@@ -211,6 +215,24 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 	jobID, _ := kv.ParseID(handle.JobID)
 	run.jobID = &jobID
 	return run, nil
+}
+
+// taskScopes are the scopes a task of o (for input in, when it bound) is visible
+// with: the one the input needed (going live: studies:golive), else those of which
+// the operation takes any, else its scope.
+func taskScopes(o *Operation, in any) []string {
+	if in != nil && o.ScopeFor != nil {
+		if sc := o.ScopeFor(in); sc != "" {
+			return []string{sc}
+		}
+	}
+	if len(o.AnyScope) > 0 {
+		return o.AnyScope
+	}
+	if o.Scope != "" {
+		return []string{o.Scope}
+	}
+	return nil
 }
 
 func cursorOrNull(s string) any {
@@ -250,7 +272,7 @@ func (h *a2aHandler) save(ctx context.Context, p *Principal, prev *kv.AgentTask,
 	id := h.s.db.NewID()
 	t := newTask(id, msg)
 	set(t, now)
-	rec, err := taskRecord(kv.AgentTask{ID: id, OrgID: p.Partition.Org, Env: p.Partition.Env, Skill: skill}, t)
+	rec, err := taskRecord(kv.AgentTask{ID: id, OrgID: p.Partition.Org, Env: p.Partition.Env, Skill: skill, CreatedBy: p.KeyID}, t)
 	if err != nil {
 		return rec, a2aError(err)
 	}

@@ -21,6 +21,12 @@ func (h *a2aHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMess
 			yield(nil, err)
 			return
 		}
+		release, err := h.s.a2aStreams.take(call.p.RateKey)
+		if err != nil {
+			yield(nil, a2aError(err))
+			return
+		}
+		defer release()
 		rec, err := h.start(ctx, call, req)
 		if err != nil {
 			yield(nil, err)
@@ -42,6 +48,12 @@ func (h *a2aHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 			yield(nil, err)
 			return
 		}
+		release, err := h.s.a2aStreams.take(call.p.RateKey)
+		if err != nil {
+			yield(nil, a2aError(err))
+			return
+		}
+		defer release()
 		rec, err := h.findTask(ctx, call.p, req.ID)
 		if err != nil {
 			yield(nil, err)

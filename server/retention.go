@@ -21,7 +21,7 @@ func (s *Server) SweepRetention(ctx context.Context) {
 	}
 	if sw.Interviews > 0 || len(sw.ExportArtifacts) > 0 {
 		s.log.Info().Int("interviews", sw.Interviews).Int("transcript_messages", sw.TranscriptMessages).
-			Int("export_artifacts", len(sw.ExportArtifacts)).Strs("files_not_removed", sw.FilesNotRemoved).
+			Int("agent_tasks", sw.AgentTasks).Int("export_artifacts", len(sw.ExportArtifacts)).Strs("files_not_removed", sw.FilesNotRemoved).
 			Msg("retention: deleted data older than the organisations' retention")
 	}
 	if n, err := s.db.SweepOrphanExports(ctx); err != nil {

@@ -107,6 +107,8 @@ type Server struct {
 	stopStreams context.CancelFunc
 	// a2aPending holds A2A tasks whose record is being written behind their answer.
 	a2aPending *a2aPending
+	// a2aStreams counts each credential's open A2A event streams (a2a_streams.go).
+	a2aStreams *streamSlots
 	reqPrefix  string
 	reqSeq     atomic.Uint64
 	part       *participantSide // the participant pages and their API
@@ -166,6 +168,7 @@ func New(cfg Config) *Server {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.streams, s.stopStreams = context.WithCancel(s.ctx)
 	s.a2aPending = newA2APending()
+	s.a2aStreams = newStreamSlots()
 	limits := DefaultRateLimits()
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
