@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"hash/maphash"
 	"net/netip"
@@ -28,6 +29,9 @@ type authFailures struct {
 	window int64
 	seed   maphash.Seed
 	shards [rateShards]authShard
+	// store, on a store shared by several nodes, keeps the failures instead of shards,
+	// so an address's budget is one across the nodes (ratelimit_shared.go).
+	store rateStore
 }
 
 type authShard struct {
@@ -63,6 +67,9 @@ func (a *authFailures) fail(now time.Time, ip netip.Addr) int {
 	}
 	ip = addrBudgetKey(ip)
 	t := now.UnixNano()
+	if a.store != nil {
+		return a.failShared(t, ip)
+	}
 	sh := a.shard(ip)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -76,6 +83,19 @@ func (a *authFailures) fail(now time.Time, ip netip.Addr) int {
 	}
 	l.record(t, a.limit)
 	return 0
+}
+
+// failShared is fail against the store's log of the address: one decision and its
+// record in one statement, as the shared request limits are. A store that cannot be
+// reached refuses nothing here: the request already failed, and is answered 401.
+func (a *authFailures) failShared(t int64, ip netip.Addr) int {
+	ctx, cancel := context.WithTimeout(context.Background(), rateStoreTimeout)
+	defer cancel()
+	logs, admitted, err := a.store.RateDecide(ctx, []string{"failed_auth:" + ip.String()}, []int{a.limit}, a.window, t, true)
+	if err != nil || admitted {
+		return 0
+	}
+	return max(ceilSeconds(logFrom(logs[0]).wait(t, a.limit, a.window)), 1)
 }
 
 // sweep forgets addresses with no failure inside the window.

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -78,5 +79,38 @@ func TestSharedRateLimiterHammer(t *testing.T) {
 	wg.Wait()
 	if n := admitted.Load(); n != 20 {
 		t.Fatalf("%d writes admitted across nodes, want 20", n)
+	}
+}
+
+// Failed credentials from one address count against one budget whichever node they
+// reach: with a budget of 5, the first 5 failures over three nodes are answered 401
+// (0 here) and the next is refused with a wait, on any node; another address is
+// untouched, and once the window has passed the address has room again.
+func TestSharedFailedAuthBudget(t *testing.T) {
+	limits := RateLimits{FailedAuth: 5, Window: 10 * time.Second}
+	var nodes []*authFailures
+	for _, l := range sharedLimiters(t, 3, limits) {
+		a := newAuthFailures(limits)
+		a.store = l.store
+		nodes = append(nodes, a)
+	}
+	ip, other := netip.MustParseAddr("192.0.2.7"), netip.MustParseAddr("192.0.2.8")
+	now := t0
+	for i := range 5 {
+		now = now.Add(100 * time.Millisecond)
+		if wait := nodes[i%3].fail(now, ip); wait != 0 {
+			t.Fatalf("failure %d on node %d refused (wait %d s); the budget is 5", i+1, i%3, wait)
+		}
+	}
+	for n, node := range nodes {
+		if wait := node.fail(now.Add(time.Millisecond), ip); wait < 1 || wait > 10 {
+			t.Fatalf("sixth failure on node %d: wait %d s; want a refusal of 1 to 10 s", n, wait)
+		}
+	}
+	if wait := nodes[1].fail(now, other); wait != 0 {
+		t.Fatalf("another address refused (wait %d s)", wait)
+	}
+	if wait := nodes[2].fail(now.Add(limits.Window), ip); wait != 0 {
+		t.Fatalf("a window later the address is still refused (wait %d s)", wait)
 	}
 }

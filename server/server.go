@@ -180,6 +180,9 @@ func New(cfg Config) *Server {
 	}
 	s.proxies = trustedProxies(cfg.TrustedProxies)
 	s.authFails = newAuthFailures(limits)
+	if cfg.DB != nil && cfg.DB.Shared() {
+		s.authFails.store = cfg.DB // an address's failures count on every node
+	}
 	s.ops = s.operations()
 	s.tools = s.toolSurface()
 	s.tools.log = &s.log
