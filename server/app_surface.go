@@ -207,6 +207,11 @@ func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimit
 		signInMail: newRateLimiter(RateLimits{Off: limits.Off, Window: signInWindow, IP: signInMailPerEmail}),
 		preKey:     derivedKey(s.db.Secret(), "app pre-session"),
 	}
+	if s.db.Shared() {
+		// Sign-in budgets hold across nodes like every other limit.
+		s.app.signIn.shareInAs(s.db, "signin:")
+		s.app.signInMail.shareInAs(s.db, "signin_mail:")
+	}
 	sf := s.appSurfaceOf()
 	public := s.appRequire(appRoute{Access: accessPublic})
 	s.app.notFound = sf.serve("/app/*", nil, sf.chain(func(*request) error {

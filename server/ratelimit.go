@@ -204,13 +204,14 @@ type rateShard struct {
 // rateLimiter admits requests under RateLimits. It is safe for concurrent use; keys are
 // spread over sharded mutexes so credentials of different organisations rarely contend.
 type rateLimiter struct {
-	off       bool
-	limit     [numRateClasses]int
-	window    int64 // nanoseconds
-	windowSec int   // for the headers, rounded up
-	seed      maphash.Seed
-	shards    [rateShards]rateShard
-	store     rateStore // set on a shared store: the logs live there (ratelimit_shared.go)
+	off         bool
+	limit       [numRateClasses]int
+	window      int64 // nanoseconds
+	windowSec   int   // for the headers, rounded up
+	seed        maphash.Seed
+	shards      [rateShards]rateShard
+	store       rateStore // set on a shared store: the logs live there (ratelimit_shared.go)
+	storePrefix string    // shareInAs: what this limiter's keys start with in the store
 }
 
 // newRateLimiter returns a limiter for l. A non-positive limit or window takes its
@@ -413,7 +414,10 @@ func (r *rateLimiter) sweep(now time.Time) {
 	if r.store != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rateStoreTimeout)
 		defer cancel()
-		_ = r.store.SweepRateLogs(ctx, t-r.window)
+		// The table is shared by limiters of different windows (requests: a minute;
+		// sign-in: ten): a row is dropped only once untouched for longer than any of
+		// them, so no limiter's sweep empties another's window.
+		_ = r.store.SweepRateLogs(ctx, t-max(r.window, int64(sharedRateRowsKept)))
 		return
 	}
 	for i := range r.shards {

@@ -19,11 +19,19 @@ type rateStore interface {
 	SweepRateLogs(ctx context.Context, before int64) error
 }
 
+// sharedRateRowsKept is how long a shared log untouched is kept before a sweep drops
+// it: longer than every limiter's window (the longest, sign-in's, is ten minutes).
+const sharedRateRowsKept = time.Hour
+
 // rateStoreTimeout bounds one shared decision.
 const rateStoreTimeout = 10 * time.Second
 
 // shareIn makes the limiter decide against logs kept in st.
 func (r *rateLimiter) shareIn(st rateStore) { r.store = st }
+
+// shareInAs is shareIn for a limiter of its own kind (the app's sign-in limits): its
+// logs are kept under prefix, apart from the request limits' logs of the same names.
+func (r *rateLimiter) shareInAs(st rateStore, prefix string) { r.store, r.storePrefix = st, prefix }
 
 // logFrom makes a slidingLog of stored times (ascending).
 func logFrom(ts []int64) *slidingLog { return &slidingLog{ts: ts, n: len(ts)} }
@@ -39,10 +47,10 @@ func (r *rateLimiter) decideShared(now time.Time, cred, org string, write, recor
 	case write:
 		cc, oc = classWrite, classOrgWrite
 	}
-	keys := []string{rateClassNames[cc] + ":" + cred}
+	keys := []string{r.storePrefix + rateClassNames[cc] + ":" + cred}
 	limits := []int{r.limit[cc]}
 	if org != "" {
-		keys = append(keys, rateClassNames[oc]+":"+org)
+		keys = append(keys, r.storePrefix+rateClassNames[oc]+":"+org)
 		limits = append(limits, r.limit[oc])
 	}
 	t := now.UnixNano()

@@ -114,3 +114,38 @@ func TestSharedFailedAuthBudget(t *testing.T) {
 		t.Fatalf("a window later the address is still refused (wait %d s)", wait)
 	}
 }
+
+// The app's sign-in budgets hold across nodes too, kept apart from the request limits
+// in the same table, and the request limiter's sweep (a one-minute window) leaves the
+// sign-in logs (a ten-minute window) alone.
+func TestSharedSignInBudget(t *testing.T) {
+	signIn := RateLimits{Window: signInWindow, Write: 3, OrgWrite: 50, Read: 50, OrgRead: 50}
+	requests := sharedLimiters(t, 2, RateLimits{Window: time.Minute, Write: 3, OrgWrite: 50})
+	var nodes []*rateLimiter
+	for _, r := range requests {
+		l := newRateLimiter(signIn)
+		l.shareInAs(r.store, "signin:")
+		nodes = append(nodes, l)
+	}
+	now := t0
+	for i := range 3 {
+		now = now.Add(time.Second)
+		if d := nodes[i%2].admit(now, "ada@example.com 192.0.2.1", "192.0.2.1", true); !d.OK {
+			t.Fatalf("sign-in request %d refused", i+1)
+		}
+	}
+	// The request limiter's own logs are a different thing: the same names pass there.
+	if d := requests[0].admit(now, "ada@example.com 192.0.2.1", "192.0.2.1", true); !d.OK {
+		t.Fatal("the request limiter saw the sign-in limiter's log")
+	}
+	later := now.Add(2 * time.Minute)
+	requests[1].sweep(later) // a minute-window sweep, two minutes on
+	for n, node := range nodes {
+		if d := node.admit(later, "ada@example.com 192.0.2.1", "192.0.2.1", true); d.OK || d.RetryAfter < 1 {
+			t.Fatalf("fourth sign-in request on node %d admitted (%+v); the budget of 3 per ten minutes is one for both nodes", n, d)
+		}
+	}
+	if d := nodes[1].admit(now.Add(signInWindow+time.Second), "ada@example.com 192.0.2.1", "192.0.2.1", true); !d.OK {
+		t.Fatal("ten minutes on, the address is still refused")
+	}
+}
