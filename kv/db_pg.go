@@ -56,13 +56,37 @@ func (db *DB) StoreRetries() uint64 {
 
 // readOne calls fn with the value of key in bucket (nil when there is none), read on
 // its own. One read needs no transaction to be consistent, so on PostgreSQL it is one
-// statement in one round trip, where a transaction would add its BEGIN and COMMIT.
+// statement in one round trip, where a transaction would add its BEGIN and COMMIT; a
+// credential check due under ctx (auth_fence.go) is read by the same statement.
 func (db *DB) readOne(ctx context.Context, bucket, key []byte, fn func(v []byte) error) error {
 	if db.pg == nil {
 		return db.view(ctx, func(tx Tx) error { return fn(tx.Bucket(bucket).Get(key)) })
 	}
+	f, err := pendingFence(ctx)
+	if err != nil {
+		return err
+	}
 	var v []byte
-	err := db.pg.pool.QueryRow(ctx, `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, string(bucket), key).Scan(&v)
+	if f != nil {
+		var found bool
+		var epoch []byte
+		// One statement is one snapshot: the epoch and the record are read together.
+		err = db.pg.pool.QueryRow(ctx, readOneFencedSQL, string(bucket), key, string(bucketAuthEpochs), f.org[:]).Scan(&found, &v, &epoch)
+		if err != nil {
+			return err
+		}
+		if err := f.resolve(epochOf(epoch)); err != nil {
+			return err
+		}
+		if !found {
+			return fn(nil)
+		}
+		if v == nil {
+			v = []byte{}
+		}
+		return fn(v)
+	}
+	err = db.pg.pool.QueryRow(ctx, `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, string(bucket), key).Scan(&v)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		v = nil
@@ -73,3 +97,10 @@ func (db *DB) readOne(ctx context.Context, bucket, key []byte, fn func(v []byte)
 	}
 	return fn(v)
 }
+
+// readOneFencedSQL reads a record ($1, $2) and an organisation's credential epoch ($3,
+// $4) in one statement; found tells a missing record from an empty value.
+const readOneFencedSQL = `SELECT r.key IS NOT NULL, r.value, e.value
+	FROM (VALUES (1)) AS one (x)
+	LEFT JOIN interviewd_kv r ON r.bucket = $1 AND r.key = $2
+	LEFT JOIN interviewd_kv e ON e.bucket = $3 AND e.key = $4`

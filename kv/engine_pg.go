@@ -159,8 +159,15 @@ func (t *pgTx) fail(err error) {
 }
 
 // first sends the transaction's first statement with its BEGIN, in one round trip,
-// and returns the batch positioned on the statement's result.
+// and returns the batch positioned on the statement's result. A credential check due
+// under the transaction's context (auth_fence.go) rides in the same batch, before the
+// statement: the transaction's snapshot is the check's, and a failed check fails the
+// transaction, whatever the statement did.
 func (t *pgTx) first(sql string, args ...any) (pgx.BatchResults, error) {
+	f, err := pendingFence(t.ctx)
+	if err != nil {
+		return nil, err
+	}
 	conn, err := t.pool.Acquire(t.ctx)
 	if err != nil {
 		return nil, err
@@ -168,12 +175,29 @@ func (t *pgTx) first(sql string, args ...any) (pgx.BatchResults, error) {
 	t.conn = conn
 	b := &pgx.Batch{}
 	b.BeginTx(t.opts)
+	if f != nil {
+		b.Queue(epochSQL, string(bucketAuthEpochs), f.org[:])
+	}
 	b.Queue(sql, args...)
 	br := conn.SendBatch(t.ctx, b)
 	t.tx = br.Tx()
 	if _, err := br.Exec(); err != nil {
 		_ = br.Close()
 		return nil, err
+	}
+	if f != nil {
+		var epoch []byte
+		err := br.QueryRow().Scan(&epoch)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = nil
+		}
+		if err == nil {
+			err = f.resolve(epochOf(epoch))
+		}
+		if err != nil {
+			_ = br.Close()
+			return nil, err
+		}
 	}
 	return br, nil
 }

@@ -201,8 +201,12 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 	// it passed ParseKeySecret: a hit needs only the expiry check.
 	hash := HashKeySecret(secret)
 	if e, ok := db.creds.get(hash); ok {
+		expired := e.cred.Key.ExpiresAt != nil && !db.Now().Before(*e.cred.Key.ExpiresAt)
 		fresh := true
-		if db.Shared() {
+		// On a shared store the entry counts only while the organisation's epoch is
+		// unchanged: checked by the request's next statement when ctx has a fence,
+		// here otherwise.
+		if db.Shared() && (expired || !db.arm(ctx, e.cred.Org.ID, e.epoch, hash, false)) {
 			cur, err := db.authEpoch(ctx, e.cred.Org.ID)
 			if err != nil {
 				return Credential{}, err
@@ -212,7 +216,7 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 		switch {
 		case !fresh:
 			db.creds.drop(hash) // changed on some node since: read it again below
-		case e.cred.Key.ExpiresAt != nil && !db.Now().Before(*e.cred.Key.ExpiresAt):
+		case expired:
 			db.creds.drop(hash)
 			return Credential{}, errBadKey
 		default:

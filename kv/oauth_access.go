@@ -28,15 +28,19 @@ func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCreden
 	}
 	hash := sha256.Sum256([]byte(token))
 	if e, ok := db.access.get(hash); ok {
+		now := db.Now()
 		fresh := true
-		if db.Shared() {
+		// As for API keys (Authenticate): the epoch check rides on the request's next
+		// statement when ctx has a fence, unless the entry is answered here and now
+		// (expired, or due for its touch, which is a write of its own).
+		quiet := now.Before(e.expires) && now.Sub(e.touched) < ConnectionTouchAt
+		if db.Shared() && (!quiet || !db.arm(ctx, e.cred.Org.ID, e.epoch, hash, true)) {
 			cur, err := db.authEpoch(ctx, e.cred.Org.ID)
 			if err != nil {
 				return OAuthCredential{}, err
 			}
 			fresh = cur == e.epoch
 		}
-		now := db.Now()
 		switch {
 		case !fresh:
 			db.access.drop(hash) // changed on some node since: read it again below

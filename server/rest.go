@@ -12,6 +12,7 @@ const resourceAPI = "/v1/api"
 func (s *Server) restSurface() *surface {
 	return &surface{
 		name:         "rest",
+		pre:          []middleware{s.authFenceStep},
 		authenticate: s.bearerAuthenticator(resourceAPI),
 		steps:        []middleware{s.scopeStep(true), s.rateStep, s.idempotencyStep, bindRESTStep},
 		render:       s.renderREST,

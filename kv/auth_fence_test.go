@@ -1,0 +1,211 @@
+package kv
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// fenceNodes returns two nodes on one database with an organisation, a key whose
+// credential node b has cached, and a study.
+func fenceNodes(t *testing.T) (a, b *DB, org Org, secret string, study Study) {
+	t.Helper()
+	nodes := openNodes(t, 2)
+	a, b = nodes[0], nodes[1]
+	ctx := context.Background()
+	org = mustOrg(t, a, "fence")
+	_, secret, err := a.CreateKey(ctx, KeyInput{OrgID: org.ID, Name: "ci", Environment: EnvLive, Scopes: []string{"studies:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := "Fenced"
+	study, err = a.CreateStudy(ctx, StudyInput{Partition: Partition{Org: org.ID, Env: EnvLive}, Brief: Brief{Title: &title}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Authenticate(ctx, secret); err != nil { // cached on b from here
+		t.Fatal(err)
+	}
+	return a, b, org, secret, study
+}
+
+func fenceState_(f *AuthFence) fenceState {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.state
+}
+
+// A cached key admitted under a fence is checked by the request's read itself: the
+// read passes while nothing changed, and once the key is revoked on another node the
+// very next read on this node fails and the key is refused from the store.
+func TestNodes_FenceRidesOnTheRead(t *testing.T) {
+	a, b, org, secret, study := fenceNodes(t)
+	p := Partition{Org: org.ID, Env: EnvLive}
+
+	ctx, f := WithAuthFence(context.Background())
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if s := fenceState_(f); s != fenceArmed {
+		t.Fatalf("a cached credential left the fence in state %d, want armed", s)
+	}
+	if got, err := b.FindStudyByID(ctx, p, study.ID); err != nil || got.ID != study.ID {
+		t.Fatalf("fenced read: %v, %v", got.ID, err)
+	}
+	if s := fenceState_(f); s != fencePassed {
+		t.Fatalf("after the read the fence is in state %d, want passed", s)
+	}
+	if err := b.SettleAuth(ctx); err != nil {
+		t.Fatalf("settling a passed fence: %v", err)
+	}
+	// A missing record under a fence is still a missing record.
+	if _, err := b.FindStudyByID(ctx, p, NewV4()); ErrorCode(err) != ENOTFOUND {
+		t.Fatalf("missing study under a passed fence: %v", err)
+	}
+
+	if _, err := a.RevokeKey(context.Background(), mustKeyID(t, a, org.ID)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, f = WithAuthFence(context.Background())
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatalf("the cached credential is answered before its check: %v", err)
+	}
+	if _, err := b.FindStudyByID(ctx, p, study.ID); !errors.Is(err, ErrCredentialChanged) {
+		t.Fatalf("read after a revocation on another node: %v, want ErrCredentialChanged", err)
+	}
+	if err := b.SettleAuth(ctx); !errors.Is(err, ErrCredentialChanged) {
+		t.Fatalf("settling a failed fence: %v", err)
+	}
+	if err := b.ViewStudyRecord(ctx, p, study.ID, func([]byte) error { return nil }); !errors.Is(err, ErrCredentialChanged) {
+		t.Fatalf("a later read under a failed fence: %v", err)
+	}
+	f.Close()
+	if _, err := b.Authenticate(context.Background(), secret); ErrorCode(err) != EUNAUTHORIZED {
+		t.Fatalf("authenticating again after the failed check: %v, want EUNAUTHORIZED", err)
+	}
+}
+
+func mustKeyID(t *testing.T, db *DB, org ID) ID {
+	t.Helper()
+	keys, err := db.FindKeys(context.Background(), org)
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("keys of the organisation: %v (%d)", err, len(keys))
+	}
+	return keys[0].ID
+}
+
+// In a transaction the check is sent with the first statement: a write by a credential
+// changed meanwhile is rolled back whole, and a view checks too.
+func TestNodes_FenceFailsTheTransaction(t *testing.T) {
+	a, b, org, secret, _ := fenceNodes(t)
+	p := Partition{Org: org.ID, Env: EnvLive}
+	bg := context.Background()
+	// Another key for the organisation: a change that leaves this key valid.
+	if _, _, err := a.CreateKey(bg, KeyInput{OrgID: org.ID, Name: "other", Environment: EnvLive, Scopes: []string{"studies:read"}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, f := WithAuthFence(bg)
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	title := "Written by a stale credential"
+	if _, err := b.CreateStudy(ctx, StudyInput{Partition: p, Brief: Brief{Title: &title}}); !errors.Is(err, ErrCredentialChanged) {
+		t.Fatalf("write under a changed credential: %v, want ErrCredentialChanged", err)
+	}
+	f.Close()
+	page, err := a.FindStudies(bg, StudyFilter{Partition: p, Limit: 10})
+	if err != nil || len(page.Items) != 1 {
+		t.Fatalf("studies after the refused write: %d, %v; want the one seeded", len(page.Items), err)
+	}
+
+	// Authenticated again (from the store, so nothing to check), the request goes on.
+	ctx, f = WithAuthFence(bg)
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if s := fenceState_(f); s != fenceOpen {
+		t.Fatalf("a credential read from the store armed the fence (state %d)", s)
+	}
+	if _, err := b.CreateStudy(ctx, StudyInput{Partition: p, Brief: Brief{Title: &title}}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	// Cached again: a view checks with its first statement and passes.
+	ctx, f = WithAuthFence(bg)
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if page, err := b.FindStudies(ctx, StudyFilter{Partition: p, Limit: 10}); err != nil || len(page.Items) != 2 {
+		t.Fatalf("fenced view: %d studies, %v", len(page.Items), err)
+	}
+	if s := fenceState_(f); s != fencePassed {
+		t.Fatalf("after a view the fence is in state %d, want passed", s)
+	}
+	f.Close()
+}
+
+// A fence never reached by a statement is settled on its own; a closed fence holds
+// nothing to it any more.
+func TestNodes_FenceSettledAndClosed(t *testing.T) {
+	a, b, org, secret, study := fenceNodes(t)
+	p := Partition{Org: org.ID, Env: EnvLive}
+	bg := context.Background()
+	ctx, f := WithAuthFence(bg)
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SettleAuth(ctx); err != nil || fenceState_(f) != fencePassed {
+		t.Fatalf("settling an unchanged credential: %v (state %d)", err, fenceState_(f))
+	}
+
+	ctx, f = WithAuthFence(bg)
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := a.RevokeKey(bg, mustKeyID(t, a, org.ID)); err != nil {
+		t.Fatal(err)
+	}
+	// Work that outlives its request (a job started by it) is not held to its fence.
+	if _, err := b.FindStudyByID(ctx, p, study.ID); err != nil {
+		t.Fatalf("read under a closed fence: %v", err)
+	}
+	ctx, _ = WithAuthFence(bg)
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err) // still cached: the check is due
+	}
+	if err := b.SettleAuth(ctx); !errors.Is(err, ErrCredentialChanged) {
+		t.Fatalf("settling a revoked credential: %v, want ErrCredentialChanged", err)
+	}
+}
+
+// A fence arms only for a credential answered from the cache of a shared store: on a
+// store of its own (bbolt) writes invalidate the cache themselves, and a credential
+// just read from the store is current.
+func TestAuthFence_ArmsOnlyOnASharedCacheHit(t *testing.T) {
+	db := mustOpenDB(t, nil)
+	ctx := context.Background()
+	org := mustOrg(t, db, "solo")
+	_, secret, err := db.CreateKey(ctx, KeyInput{OrgID: org.ID, Name: "ci", Environment: EnvLive, Scopes: []string{"studies:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 { // a miss, then a hit
+		fctx, f := WithAuthFence(ctx)
+		if _, err := db.Authenticate(fctx, secret); err != nil {
+			t.Fatal(err)
+		}
+		want := fenceOpen
+		if db.Shared() && i == 1 {
+			want = fenceArmed
+		}
+		if s := fenceState_(f); s != want {
+			t.Fatalf("authentication %d left the fence in state %d, want %d", i, s, want)
+		}
+		if err := db.SettleAuth(fctx); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+}

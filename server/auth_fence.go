@@ -1,0 +1,55 @@
+package server
+
+import (
+	"errors"
+
+	"interviewd/kv"
+)
+
+// authFenceStep lets a read on a shared store check its cached credential with its
+// own first statement instead of a round trip of its own (kv's credential fence): the
+// request runs under a fence, settled before it answers, whatever it did. A credential
+// found changed since it was cached (on any node) fails the request's statement, which
+// did nothing; the request then runs once more from authentication, with the
+// credential read afresh, so a revoked key gets its 401 and a key whose organisation
+// merely changed gets its answer.
+//
+// Only reads (GET and HEAD) take it: they act on nothing but the store before they
+// answer, so every effect of theirs is behind the check. Writes check first, as
+// before.
+func (s *Server) authFenceStep(next handler) handler {
+	if s.db == nil || !s.db.Shared() {
+		return next
+	}
+	return func(r *request) error {
+		if r.op == nil || r.op.Method != "GET" {
+			return next(r)
+		}
+		base := r.ctx
+		ctx, f := kv.WithAuthFence(base)
+		r.ctx, r.info.ctx = ctx, ctx // authenticate reads the info's context
+		err := next(r)
+		if serr := s.db.SettleAuth(ctx); serr != nil {
+			err = serr
+		}
+		f.Close()
+		r.ctx, r.info.ctx = base, base
+		if !errors.Is(err, kv.ErrCredentialChanged) {
+			return err
+		}
+		*r = request{c: r.c, info: r.info, ctx: base, sf: r.sf, route: r.route, op: r.op}
+		r.info.org = kv.ID{}
+		r.c.Response.ResetBody()
+		return next(r)
+	}
+}
+
+// settleBeforeSharedDecision checks a due credential fence before a rate decision
+// recorded in the store, so a request that must run again from authentication is
+// never counted twice.
+func (s *Server) settleBeforeSharedDecision(r *request) error {
+	if s.limiter == nil || s.limiter.off || s.limiter.store == nil {
+		return nil
+	}
+	return s.db.SettleAuth(r.ctx)
+}
