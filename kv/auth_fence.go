@@ -29,11 +29,11 @@ var ErrCredentialChanged = errors.New("kv: the credential changed since it was c
 type fenceState uint8
 
 const (
-	fenceOpen    fenceState = iota // nothing cached was admitted yet
-	fenceArmed                     // a cached credential awaits its check
-	fencePassed                    // checked and current (or never needed)
-	fenceStale                     // checked and changed: the request must start over
-	fenceClosed                    // the request is over: later statements ignore it
+	fenceOpen   fenceState = iota // nothing cached was admitted yet
+	fenceArmed                    // a cached credential awaits its check
+	fencePassed                   // checked and current (or never needed)
+	fenceStale                    // checked and changed: the request must start over
+	fenceClosed                   // the request is over: later statements ignore it
 )
 
 // AuthFence is one request's fence. It is safe for concurrent use.
