@@ -2,11 +2,8 @@ package kv
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // pgOpenTimeout bounds connecting and migrating at open (another node's migration
@@ -56,8 +53,9 @@ func (db *DB) StoreRetries() uint64 {
 
 // readOne calls fn with the value of key in bucket (nil when there is none), read on
 // its own. One read needs no transaction to be consistent, so on PostgreSQL it is one
-// statement in one round trip, where a transaction would add its BEGIN and COMMIT; a
-// credential check due under ctx (auth_fence.go) is read by the same statement.
+// statement in one round trip, where a transaction would add its BEGIN and COMMIT,
+// shared with the reads that arrive meanwhile (read_group.go); a credential check due
+// under ctx (auth_fence.go) is read by the same statement.
 func (db *DB) readOne(ctx context.Context, bucket, key []byte, fn func(v []byte) error) error {
 	if db.pg == nil {
 		return db.view(ctx, func(tx Tx) error { return fn(tx.Bucket(bucket).Get(key)) })
@@ -66,36 +64,25 @@ func (db *DB) readOne(ctx context.Context, bucket, key []byte, fn func(v []byte)
 	if err != nil {
 		return err
 	}
-	var v []byte
+	c := &readCall{bucket: string(bucket), key: key}
 	if f != nil {
-		var found bool
-		var epoch []byte
-		// One statement is one snapshot: the epoch and the record are read together.
-		err = db.pg.pool.QueryRow(ctx, readOneFencedSQL, string(bucket), key, string(bucketAuthEpochs), f.org[:]).Scan(&found, &v, &epoch)
-		if err != nil {
-			return err
-		}
-		if err := f.resolve(epochOf(epoch)); err != nil {
-			return err
-		}
-		if !found {
-			return fn(nil)
-		}
-		if v == nil {
-			v = []byte{}
-		}
-		return fn(v)
+		c.org = f.org[:]
 	}
-	err = db.pg.pool.QueryRow(ctx, `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, string(bucket), key).Scan(&v)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		v = nil
-	case err != nil:
+	if err := db.pg.reads.read(ctx, c); err != nil {
 		return err
-	case v == nil:
-		v = []byte{}
 	}
-	return fn(v)
+	if f != nil {
+		if err := f.resolve(epochOf(c.epoch)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !c.found:
+		return fn(nil)
+	case c.value == nil:
+		return fn([]byte{})
+	}
+	return fn(c.value)
 }
 
 // readOneFencedSQL reads a record ($1, $2) and an organisation's credential epoch ($3,

@@ -40,6 +40,8 @@ type pgEngine struct {
 	// retries counts transactions run again after a serialization failure or deadlock
 	// (for the store's metrics and tests).
 	retries atomic.Uint64
+	// reads groups concurrent single-record reads (read_group.go).
+	reads readGroup
 }
 
 // openPostgres connects to the database at url (migrate then prepares its tables).
@@ -57,6 +59,7 @@ func openPostgres(ctx context.Context, url string) (*pgEngine, error) {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	e := &pgEngine{pool: pool}
+	e.reads.pg = e
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
