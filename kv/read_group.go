@@ -22,8 +22,11 @@ import (
 // statement is one snapshot: each read in it sees every write committed before it was
 // sent, as a read of its own would.
 
+// One statement in flight per node: measured on two cores with 32 requests in
+// flight, one leader spends less CPU per read (fuller statements) and answers sooner
+// than two or four; reads take no locks, so a statement is never held up by a writer.
 const (
-	readGroupLeaders = 2
+	readGroupLeaders = 1
 	readGroupMax     = 256
 )
 

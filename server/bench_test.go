@@ -127,3 +127,28 @@ func BenchmarkUpload10MBText(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/size, "alloc-bytes/file-byte")
 }
+
+// BenchmarkGetStudyConcurrent is BenchmarkGetStudy with 32 requests in flight, as a
+// loaded node serves them (on PostgreSQL, reads arriving together share a statement).
+func BenchmarkGetStudyConcurrent(b *testing.B) {
+	srv, key, studies := benchServer(b, 10)
+	h := srv.Handler()
+	uri := "/v1/api/studies/" + studies[3].ID.String()
+	b.ReportAllocs()
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var c fasthttp.RequestCtx
+		c.Request.Header.SetMethod("GET")
+		c.Request.SetRequestURI(uri)
+		c.Request.Header.Set("Authorization", "Bearer "+key)
+		for pb.Next() {
+			c.Response.Reset()
+			h(&c)
+			if c.Response.StatusCode() != 200 {
+				b.Errorf("status %d %s", c.Response.StatusCode(), c.Response.Body())
+				return
+			}
+		}
+	})
+}
