@@ -40,6 +40,9 @@ type nodeResult struct {
 	// CPUPerRequest is the nodes' CPU time (user and system, all nodes together)
 	// divided by the requests they answered.
 	CPUPerRequest time.Duration
+	// DBCPUPerRequest is the PostgreSQL server's CPU time per answered request, when
+	// it runs on this machine (0 otherwise, and on bbolt).
+	DBCPUPerRequest time.Duration
 	// NodeCores is the average number of cores each node kept busy.
 	NodeCores float64
 }
@@ -50,6 +53,7 @@ type nodeResultJSON struct {
 	Nodes     int     `json:"nodes"`
 	Conns     int     `json:"conns"`
 	CPUPerReq float64 `json:"cpu_ms_per_request"`
+	DBCPU     float64 `json:"db_cpu_ms_per_request,omitempty"`
 	NodeCores float64 `json:"node_cores"`
 	statsJSON
 }
@@ -99,7 +103,7 @@ func runNodes(ctx context.Context, o options, stdout, progress io.Writer) (err e
 		out := make([]nodeResultJSON, len(results))
 		for i, r := range results {
 			out[i] = nodeResultJSON{Scenario: r.Scenario, Store: r.Store, Nodes: r.Nodes, Conns: r.Conns,
-				CPUPerReq: msFloat(r.CPUPerRequest), NodeCores: r.NodeCores, statsJSON: r.stats.json()}
+				CPUPerReq: msFloat(r.CPUPerRequest), DBCPU: msFloat(r.DBCPUPerRequest), NodeCores: r.NodeCores, statsJSON: r.stats.json()}
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -107,8 +111,12 @@ func runNodes(ctx context.Context, o options, stdout, progress io.Writer) (err e
 	}
 	var b strings.Builder
 	for _, r := range results {
-		fmt.Fprintf(&b, "nodes=%d store=%-8s %-11s conns=%d req=%d rps=%.0f p50=%s p99=%s errors=%d cpu_per_req=%.3fms node_cores=%.2f\n",
-			r.Nodes, r.Store, r.Scenario, r.Conns, r.Requests, r.RPS, ms(r.P50), ms(r.P99), r.Errors, msFloat(r.CPUPerRequest), r.NodeCores)
+		db := ""
+		if r.DBCPUPerRequest > 0 {
+			db = fmt.Sprintf(" db_cpu_per_req=%.3fms", msFloat(r.DBCPUPerRequest))
+		}
+		fmt.Fprintf(&b, "nodes=%d store=%-8s %-11s conns=%d req=%d rps=%.0f p50=%s p99=%s errors=%d cpu_per_req=%.3fms node_cores=%.2f%s\n",
+			r.Nodes, r.Store, r.Scenario, r.Conns, r.Requests, r.RPS, ms(r.P50), ms(r.P99), r.Errors, msFloat(r.CPUPerRequest), r.NodeCores, db)
 	}
 	_, err = io.WriteString(stdout, b.String())
 	return err
@@ -182,8 +190,10 @@ func runNodeSet(ctx context.Context, bin, dir string, seed seededStore, store st
 		addrs[i] = nd.addr
 	}
 	name := "bbolt"
+	dbPID := 0
 	if store != "" {
 		name = "postgres"
+		dbPID = databasePID(ctx, store)
 	}
 	t := &target{baseURL: "http://" + addrs[0], addr: addrs[0], key: seed.key, studyIDs: seed.studyIDs, close: func() error { return nil }}
 	for _, sname := range nodeScenarios {
@@ -200,7 +210,14 @@ func runNodeSet(ctx context.Context, bin, dir string, seed seededStore, store st
 		if err != nil {
 			return nil, err
 		}
+		var dbBefore, dbAfter time.Duration
+		if dbPID != 0 {
+			dbBefore, _ = databaseCPU(dbPID)
+		}
 		l := driveOver(ctx, addrs, false, o.Conns, o.Duration, nil, w.newWorker)
+		if dbPID != 0 {
+			dbAfter, _ = databaseCPU(dbPID)
+		}
 		after, err := nodesCPU(nodes)
 		if err != nil {
 			return nil, err
@@ -213,6 +230,9 @@ func runNodeSet(ctx context.Context, bin, dir string, seed seededStore, store st
 		cpu := after - before
 		if answered := l.requests - l.errors; answered > 0 {
 			r.CPUPerRequest = cpu / time.Duration(answered)
+			if dbAfter > dbBefore {
+				r.DBCPUPerRequest = (dbAfter - dbBefore) / time.Duration(answered)
+			}
 		}
 		r.NodeCores = cpu.Seconds() / l.elapsed.Seconds() / float64(n)
 		out = append(out, r)
