@@ -48,10 +48,10 @@ func withListenerBaseURL() serveOption {
 
 // testStore returns opts with the store the suite runs on: bbolt, or with
 // INTERVIEWD_TEST_STORE=postgres a fresh database on the test PostgreSQL server (the
-// whole server suite over the shared-store engine).
+// whole server suite over the shared-store engine). A store the test chose stays.
 func testStore(tb testing.TB, opts kv.Options) kv.Options {
 	tb.Helper()
-	if os.Getenv("INTERVIEWD_TEST_STORE") == "postgres" {
+	if os.Getenv("INTERVIEWD_TEST_STORE") == "postgres" && opts.Store == "" {
 		opts.Store = pgtest.URL(tb)
 	}
 	return opts
