@@ -73,9 +73,11 @@ type Asset struct {
 	Version string
 }
 
-// UI is the parsed pages and the indexed static files. It is safe for concurrent use.
+// UI is the pages and the indexed static files. It is safe for concurrent use.
 type UI struct {
-	pages  map[string]*template.Template
+	// pages are the participant's pages, each parsed on its first render: a server
+	// that answers no participant spends nothing on them at start-up.
+	pages  map[string]func() (*template.Template, error)
 	app    appPages // the web app's pages, parsed on first use (see app.go)
 	assets map[string]Asset
 	// bufs are render buffers: a page is rendered whole before it is written, and a
@@ -93,11 +95,11 @@ var staticTypes = map[string]string{
 	".png": "image/png",
 }
 
-// New parses every page and indexes the static files. It returns an error when a
-// template does not parse or a static file cannot be read: a broken build, never a
-// condition of a running server.
+// New indexes the pages and the static files; pages are parsed on first use
+// (CheckPages parses them all). It returns an error when a static file cannot be read:
+// a broken build, never a condition of a running server.
 func New() (*UI, error) {
-	u := &UI{pages: map[string]*template.Template{}, assets: map[string]Asset{}}
+	u := &UI{pages: map[string]func() (*template.Template, error){}, assets: map[string]Asset{}}
 	err := fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -123,12 +125,14 @@ func New() (*UI, error) {
 	}
 	funcs := template.FuncMap{"asset": u.AssetURL}
 	for _, page := range []string{PageInterview, PageNotice} {
-		t, err := template.New(page).Funcs(funcs).ParseFS(templateFiles,
-			"templates/layout.html", "templates/notices.html", "templates/"+page+".html")
-		if err != nil {
-			return nil, fmt.Errorf("webui: parse page %s: %w", page, err)
-		}
-		u.pages[page] = t
+		u.pages[page] = sync.OnceValues(func() (*template.Template, error) {
+			t, err := template.New(page).Funcs(funcs).ParseFS(templateFiles,
+				"templates/layout.html", "templates/notices.html", "templates/"+page+".html")
+			if err != nil {
+				return nil, fmt.Errorf("webui: parse page %s: %w", page, err)
+			}
+			return t, nil
+		})
 	}
 	appFns := appFuncs()
 	appFns["asset"] = u.AssetURL
@@ -142,15 +146,19 @@ func New() (*UI, error) {
 // is written, so a failure never sends half a page. It returns an error for an unknown
 // page, a failed execution or a failed write.
 func (u *UI) Render(w io.Writer, name string, data any) error {
-	t, ok := u.pages[name]
+	parse, ok := u.pages[name]
 	if !ok {
 		return fmt.Errorf("webui: no page %q", name)
+	}
+	t, err := parse()
+	if err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
 		return fmt.Errorf("webui: render %s: %w", name, err)
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err = w.Write(buf.Bytes())
 	return err
 }
 
