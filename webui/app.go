@@ -145,6 +145,9 @@ func (a *appPages) page(name string) (*template.Template, error) {
 // CheckPages parses every page (the participant's and the app's) now and returns the
 // first that does not parse.
 func (u *UI) CheckPages() error {
+	if _, err := u.assets(); err != nil {
+		return err
+	}
 	for _, parse := range u.pages {
 		if _, err := parse(); err != nil {
 			return err

@@ -77,9 +77,11 @@ type Asset struct {
 type UI struct {
 	// pages are the participant's pages, each parsed on its first render: a server
 	// that answers no participant spends nothing on them at start-up.
-	pages  map[string]func() (*template.Template, error)
-	app    appPages // the web app's pages, parsed on first use (see app.go)
-	assets map[string]Asset
+	pages map[string]func() (*template.Template, error)
+	app   appPages // the web app's pages, parsed on first use (see app.go)
+	// assets are the static files with their versions, indexed (and hashed) on first
+	// use rather than at start-up.
+	assets func() (map[string]Asset, error)
 	// bufs are render buffers: a page is rendered whole before it is written, and a
 	// fresh buffer regrown to 20-odd KB per request was a fifth of a page's cost.
 	bufs sync.Pool
@@ -95,32 +97,13 @@ var staticTypes = map[string]string{
 	".png": "image/png",
 }
 
-// New indexes the pages and the static files; pages are parsed on first use
-// (CheckPages parses them all). It returns an error when a static file cannot be read:
-// a broken build, never a condition of a running server.
+// New names the pages and the static files; both are read on first use, so a server
+// that answers no page spends nothing on them at start-up (CheckPages reads them all).
+// It returns an error when the static files are missing: a broken build, never a
+// condition of a running server.
 func New() (*UI, error) {
-	u := &UI{pages: map[string]func() (*template.Template, error){}, assets: map[string]Asset{}}
-	err := fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		body, err := staticFiles.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		name := strings.TrimPrefix(p, "static/")
-		sum := sha256.Sum256(body)
-		ct := staticTypes[path.Ext(name)]
-		if ct == "" {
-			ct = mime.TypeByExtension(path.Ext(name))
-		}
-		if ct == "" {
-			ct = "application/octet-stream"
-		}
-		u.assets[name] = Asset{Name: name, ContentType: ct, Body: body, Version: base64.RawURLEncoding.EncodeToString(sum[:9])}
-		return nil
-	})
-	if err != nil {
+	u := &UI{pages: map[string]func() (*template.Template, error){}, assets: sync.OnceValues(indexAssets)}
+	if _, err := fs.Stat(staticFiles, "static"); err != nil {
 		return nil, fmt.Errorf("webui: index static files: %w", err)
 	}
 	funcs := template.FuncMap{"asset": u.AssetURL}
@@ -140,6 +123,35 @@ func New() (*UI, error) {
 		return nil, err
 	}
 	return u, nil
+}
+
+// indexAssets reads every static file and computes its version.
+func indexAssets() (map[string]Asset, error) {
+	assets := map[string]Asset{}
+	err := fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := staticFiles.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := strings.TrimPrefix(p, "static/")
+		sum := sha256.Sum256(body)
+		ct := staticTypes[path.Ext(name)]
+		if ct == "" {
+			ct = mime.TypeByExtension(path.Ext(name))
+		}
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		assets[name] = Asset{Name: name, ContentType: ct, Body: body, Version: base64.RawURLEncoding.EncodeToString(sum[:9])}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webui: index static files: %w", err)
+	}
+	return assets, nil
 }
 
 // Render writes page name with data to w. The page is rendered whole before anything
@@ -164,7 +176,8 @@ func (u *UI) Render(w io.Writer, name string, data any) error {
 
 // Asset returns the static file name ("interview.js"), and whether there is one.
 func (u *UI) Asset(name string) (Asset, bool) {
-	a, ok := u.assets[name]
+	assets, _ := u.assets() // the embedded files always read: New checked they are there
+	a, ok := assets[name]
 	return a, ok
 }
 
@@ -172,7 +185,8 @@ func (u *UI) Asset(name string) (Asset, bool) {
 // unknown name still gets a path (which answers 404), so a typo shows in the browser
 // rather than failing a page.
 func (u *UI) AssetURL(name string) string {
-	a, ok := u.assets[name]
+	assets, _ := u.assets()
+	a, ok := assets[name]
 	if !ok {
 		return "/static/" + name
 	}
