@@ -209,3 +209,60 @@ func TestAuthFence_ArmsOnlyOnASharedCacheHit(t *testing.T) {
 		f.Close()
 	}
 }
+
+// An OAuth access token answered from one node's cache is fenced like an API key: the
+// read after the token's revocation on another node fails its check, and the token is
+// then refused from the store.
+func TestNodes_FenceAccessToken(t *testing.T) {
+	nodes := openNodes(t, 2)
+	a, b := nodes[0], nodes[1]
+	bg := context.Background()
+	org, owner, err := a.CreateOrg(bg, OrgInput{Name: "acme", Email: "owner@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, _, err := a.RegisterClient(bg, ClientInput{Name: "Tool", RedirectURIs: []string{"http://127.0.0.1:3000/cb"},
+		AuthMethod: AuthMethodNone, Scope: "studies:read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, code, err := a.Approve(bg, ApproveInput{UserID: owner.ID, OrgID: org.ID, Environment: EnvLive, Client: client,
+		Scopes: []string{ScopeStudiesRead}, Resource: "/v1/api", RedirectURI: "http://127.0.0.1:3000/cb", Challenge: testChallenge(testVerifier)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := a.ExchangeCode(bg, ExchangeInput{Code: code, Client: client, RedirectURI: "http://127.0.0.1:3000/cb", Verifier: testVerifier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.AuthenticateAccess(bg, pair.Access); err != nil { // cached on b from here
+		t.Fatal(err)
+	}
+	p := Partition{Org: org.ID, Env: EnvLive}
+	ctx, f := WithAuthFence(bg)
+	if _, err := b.AuthenticateAccess(ctx, pair.Access); err != nil {
+		t.Fatal(err)
+	}
+	if s := fenceState_(f); s != fenceArmed {
+		t.Fatalf("a cached access token left the fence in state %d, want armed", s)
+	}
+	if _, err := b.FindStudyByID(ctx, p, NewV4()); ErrorCode(err) != ENOTFOUND || fenceState_(f) != fencePassed {
+		t.Fatalf("fenced read: %v (state %d)", err, fenceState_(f))
+	}
+	f.Close()
+
+	if err := a.RevokeToken(bg, pair.Access, client.ID); err != nil {
+		t.Fatal(err)
+	}
+	ctx, f = WithAuthFence(bg)
+	defer f.Close()
+	if _, err := b.AuthenticateAccess(ctx, pair.Access); err != nil {
+		t.Fatalf("the cached token is answered before its check: %v", err)
+	}
+	if _, err := b.FindStudyByID(ctx, p, NewV4()); !errors.Is(err, ErrCredentialChanged) {
+		t.Fatalf("read after the token's revocation on another node: %v, want ErrCredentialChanged", err)
+	}
+	if _, err := b.AuthenticateAccess(bg, pair.Access); ErrorCode(err) != EUNAUTHORIZED {
+		t.Fatalf("the revoked token authenticated again: %v, want EUNAUTHORIZED", err)
+	}
+}

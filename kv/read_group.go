@@ -3,6 +3,7 @@ package kv
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -110,8 +111,17 @@ func (g *readGroup) lead(ctx context.Context, batch []*readCall) {
 	}
 }
 
-// send runs the reads of calls in one statement and fills in their outcomes.
+// send runs the reads of calls in one statement and fills in their outcomes. A panic
+// in the driver fails the reads instead of leaving the group without a leader.
 func (g *readGroup) send(ctx context.Context, calls []*readCall) {
+	defer func() {
+		if p := recover(); p != nil {
+			err := fmt.Errorf("kv: a grouped read panicked: %v", p)
+			for _, c := range calls {
+				c.err = err
+			}
+		}
+	}()
 	if len(calls) == 1 {
 		calls[0].err = g.pg.readAlone(ctx, calls[0])
 		return
