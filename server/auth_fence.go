@@ -38,7 +38,7 @@ func (s *Server) authFenceStep(next handler) handler {
 			return err
 		}
 		*r = request{c: r.c, info: r.info, ctx: base, sf: r.sf, route: r.route, op: r.op}
-		r.info.org = kv.ID{}
+		r.info.org = ""
 		r.c.Response.ResetBody()
 		return next(r)
 	}
