@@ -266,3 +266,51 @@ func TestNodes_FenceAccessToken(t *testing.T) {
 		t.Fatalf("the revoked token authenticated again: %v, want EUNAUTHORIZED", err)
 	}
 }
+
+// Under shared rate limits the check rides on the request's rate decision: a current
+// credential is decided and recorded in one statement; a changed one is neither.
+func TestNodes_FenceRidesOnTheRateDecision(t *testing.T) {
+	a, b, org, secret, _ := fenceNodes(t)
+	bg := context.Background()
+	keys, limits := []string{"read:fenced"}, []int{5}
+	const window = int64(60e9)
+	count := func(now int64) int {
+		t.Helper()
+		logs, _, err := a.RateDecide(bg, keys, limits, window, now, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(logs[0])
+	}
+
+	ctx, f := WithAuthFence(bg)
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	logs, admitted, err := b.RateDecide(ctx, keys, limits, window, 1e9, true)
+	if err != nil || !admitted || len(logs) != 1 || len(logs[0]) != 0 {
+		t.Fatalf("fenced decision: %v admitted=%v logs=%v", err, admitted, logs)
+	}
+	if s := fenceState_(f); s != fencePassed {
+		t.Fatalf("after the decision the fence is in state %d, want passed", s)
+	}
+	f.Close()
+	if n := count(2e9); n != 1 {
+		t.Fatalf("%d admissions recorded, want 1", n)
+	}
+
+	if _, _, err := a.CreateKey(bg, KeyInput{OrgID: org.ID, Name: "other", Environment: EnvLive, Scopes: []string{"studies:read"}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, f = WithAuthFence(bg)
+	defer f.Close()
+	if _, err := b.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.RateDecide(ctx, keys, limits, window, 3e9, true); !errors.Is(err, ErrCredentialChanged) {
+		t.Fatalf("decision for a changed credential: %v, want ErrCredentialChanged", err)
+	}
+	if n := count(4e9); n != 1 {
+		t.Fatalf("%d admissions recorded after the refused decision, want still 1", n)
+	}
+}

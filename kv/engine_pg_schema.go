@@ -28,6 +28,9 @@ var pgSchema = []string{
 	// 2 → 3: one rate-limit decision in one statement (rate.go), so the rows' locks
 	// are held for the statement, not for a round trip to the node and back.
 	rateDecideSQL,
+	// 3 → 4: a rate decision that also checks a cached credential (rate.go), so a
+	// request under shared limits still checks its credential in the same round trip.
+	rateDecideFencedCreateSQL,
 }
 
 // pgSchemaLock is the advisory lock key every node takes while migrating

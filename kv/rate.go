@@ -2,6 +2,7 @@ package kv
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 )
 
@@ -42,17 +43,51 @@ func (db *DB) RateDecide(ctx context.Context, keys []string, limits []int, windo
 	if len(keys) == 2 {
 		k2, l2 = &keys[1], limits[1]
 	}
-	var ts1, ts2 []int64
-	err = db.pg.pool.QueryRow(ctx, `SELECT ts1, ts2, admitted FROM interviewd_rate_decide($1, $2, $3, $4, $5, $6, $7)`,
-		keys[0], limits[0], k2, l2, window, now, record).Scan(&ts1, &ts2, &admitted)
+	f, err := pendingFence(ctx)
 	if err != nil {
 		return nil, false, err
+	}
+	var ts1, ts2 []int64
+	if f != nil {
+		// The request's credential check rides on its decision: one round trip, and a
+		// credential changed since it was cached is neither decided nor recorded.
+		var epoch []byte
+		var decided *bool
+		err = db.pg.pool.QueryRow(ctx, rateDecideFencedSQL, keys[0], limits[0], k2, l2, window, now, record,
+			string(bucketAuthEpochs), f.org[:], epochValue(f.epoch)).Scan(&epoch, &ts1, &ts2, &decided)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := f.resolve(epochOf(epoch)); err != nil {
+			return nil, false, err
+		}
+		if decided == nil {
+			return nil, false, errors.New("kv: a fenced rate decision was not made")
+		}
+		admitted = *decided
+	} else {
+		err = db.pg.pool.QueryRow(ctx, `SELECT ts1, ts2, admitted FROM interviewd_rate_decide($1, $2, $3, $4, $5, $6, $7)`,
+			keys[0], limits[0], k2, l2, window, now, record).Scan(&ts1, &ts2, &admitted)
+		if err != nil {
+			return nil, false, err
+		}
 	}
 	logs = [][]int64{ts1}
 	if k2 != nil {
 		logs = append(logs, ts2)
 	}
 	return logs, admitted, nil
+}
+
+// rateDecideFencedSQL calls interviewd_rate_decide_fenced (rate_sql.go).
+const rateDecideFencedSQL = `SELECT epoch, ts1, ts2, admitted FROM interviewd_rate_decide_fenced($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+
+// epochValue is an epoch as stored (nil for epoch 0: no row yet).
+func epochValue(epoch uint64) []byte {
+	if epoch == 0 {
+		return nil
+	}
+	return binary.BigEndian.AppendUint64(nil, epoch)
 }
 
 // SweepRateLogs deletes the logs of keys unused since before (Unix nanoseconds), so the

@@ -46,3 +46,24 @@ BEGIN
 	END IF;
 END
 $$`
+
+// rateDecideFencedSQL is interviewd_rate_decide_fenced(k1, l1, k2, l2, win, t, rec, eb,
+// ek, ev): interviewd_rate_decide made only if the credential epoch stored under bucket
+// eb, key ek (an organisation's, in interviewd_kv) is still ev (NULL: no epoch stored
+// yet). It returns the epoch it read and, when the epoch matched, the decision;
+// otherwise admitted is NULL and nothing was recorded. A request's cached credential is
+// thus checked in the same round trip as its rate decision (auth_fence.go), and a
+// credential changed since it was cached is never counted.
+const rateDecideFencedCreateSQL = `CREATE OR REPLACE FUNCTION interviewd_rate_decide_fenced(
+	k1 text, l1 integer, k2 text, l2 integer, win bigint, t bigint, rec boolean,
+	eb text, ek bytea, ev bytea,
+	OUT epoch bytea, OUT ts1 bigint[], OUT ts2 bigint[], OUT admitted boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+	SELECT value INTO epoch FROM interviewd_kv WHERE bucket = eb AND key = ek;
+	IF epoch IS DISTINCT FROM ev THEN
+		RETURN;
+	END IF;
+	SELECT d.ts1, d.ts2, d.admitted INTO ts1, ts2, admitted FROM interviewd_rate_decide(k1, l1, k2, l2, win, t, rec) AS d;
+END
+$$`

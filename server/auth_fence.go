@@ -44,10 +44,11 @@ func (s *Server) authFenceStep(next handler) handler {
 	}
 }
 
-// settleBeforeSharedDecision checks a due credential fence before a rate decision
-// recorded in the store, so a request that must run again from authentication is
-// never counted twice.
-func (s *Server) settleBeforeSharedDecision(r *request) error {
+// settleAfterSharedDecision ends a request whose cached credential the shared rate
+// decision found changed (the decision checks it in its own statement and then records
+// nothing, kv.DB.RateDecide), before anything else of it runs; it costs a round trip
+// only if the decision could not reach the store.
+func (s *Server) settleAfterSharedDecision(r *request) error {
 	if s.limiter == nil || s.limiter.off || s.limiter.store == nil {
 		return nil
 	}

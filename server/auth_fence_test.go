@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,15 +19,21 @@ func withStore(store string) serveOption {
 
 // serveNode boots a second node of e's store: its own store handle, caches and
 // listener, as another interviewd process would have. It returns e seen through it.
-func serveNode(t *testing.T, e *testEnv, store string) *testEnv {
+func serveNode(t *testing.T, e *testEnv, store string, opts ...serveOption) *testEnv {
 	t.Helper()
-	db, err := kv.Open(t.TempDir(), kv.Options{Store: store})
+	off := RateLimits{Off: true}
+	cfg := Config{Log: zerolog.Nop(), BaseURL: testBaseURL, RateLimits: &off, LoopbackListener: true}
+	kopts := kv.Options{Store: store}
+	for _, o := range opts {
+		o(&cfg, &kopts)
+	}
+	db, err := kv.Open(t.TempDir(), kopts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	off := RateLimits{Off: true}
-	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: testBaseURL, RateLimits: &off, LoopbackListener: true})
+	cfg.DB = db
+	srv := New(cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -100,5 +107,39 @@ func TestSharedCachedKeyChangedOnAnotherNode(t *testing.T) {
 	}
 	if r := b.do("GET", path, "a_other", ""); r.status != 200 {
 		t.Fatalf("GET on node b with the organisation's remaining key: %d %s", r.status, r.body)
+	}
+}
+
+// Under shared rate limits the check rides on the rate decision: a request whose cached
+// credential changed on another node is counted once, by its run with the credential
+// read afresh, and a revoked key is refused before it is counted.
+func TestSharedCachedKeyChangedUnderRateLimits(t *testing.T) {
+	url := postgresURL(t)
+	a := mustServe(t, withStore(url))
+	limits := RateLimits{Read: 50, Write: 10, OrgRead: 100, OrgWrite: 20, IP: 50, Window: time.Hour}
+	b := serveNode(t, a, url, withRateLimits(limits))
+	st := a.mustStudy(a.orgA.ID, kv.EnvLive, "Limited")
+	path := "/v1/api/studies/" + st.ID.String()
+	get := func(key string, want int) string {
+		t.Helper()
+		r := b.do("GET", path, key, "")
+		if r.status != want {
+			t.Fatalf("GET with %s on node b: %d %s, want %d", key, r.status, r.body, want)
+		}
+		return r.header.Get("RateLimit")
+	}
+	get("a_live", 200)
+	before := get("a_live", 200) // cached on b
+	a.mustKey("a_other", a.orgA.ID, kv.EnvLive, []string{"studies:read"})
+	after := get("a_live", 200)
+	if want := strings.NewReplacer(";r=48", ";r=47", ";r=98", ";r=97").Replace(before); after != want {
+		t.Fatalf("RateLimit after a change on node a: %q, then %q; want exactly one more admission (%q)", before, after, want)
+	}
+	if _, err := a.db.RevokeKey(context.Background(), a.keyID(a.orgA.ID, "a_live")); err != nil {
+		t.Fatal(err)
+	}
+	get("a_live", 401)
+	if got := get("a_other", 200); !strings.Contains(got, ";r=96") {
+		t.Fatalf("the organisation's budget after the revoked key's refusal: %q, want 96 left (the refusal not counted)", got)
 	}
 }

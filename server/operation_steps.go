@@ -25,10 +25,10 @@ func (s *Server) scopeStep(peek bool) middleware {
 // rateStep admits the call against the caller's and organisation's budgets.
 func (s *Server) rateStep(next handler) handler {
 	return func(r *request) error {
-		if err := s.settleBeforeSharedDecision(r); err != nil {
-			return err
+		d, err := s.admitCallIn(r.ctx, r.p, r.op.Write)
+		if ferr := s.settleAfterSharedDecision(r); ferr != nil {
+			return ferr
 		}
-		d, err := s.admitCall(r.p, r.op.Write)
 		r.setRate(d)
 		if err != nil {
 			return err

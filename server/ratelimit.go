@@ -286,21 +286,27 @@ type rateDecision struct {
 // credential's and the organisation's window for its class have room, and is then
 // recorded in both under their locks together; a refused request records nothing.
 func (r *rateLimiter) admit(now time.Time, cred, org string, write bool) rateDecision {
-	return r.decide(now, cred, org, write, true)
+	return r.decide(context.Background(), now, cred, org, write, true)
+}
+
+// admitIn is admit for a request running under ctx: on a shared store the request's
+// credential check (kv's fence) rides on the decision's statement.
+func (r *rateLimiter) admitIn(ctx context.Context, now time.Time, cred, org string, write bool) rateDecision {
+	return r.decide(ctx, now, cred, org, write, true)
 }
 
 // peek is admit without recording anything: the state a refused-for-another-reason
 // response (a 403) reports in its RateLimit headers.
 func (r *rateLimiter) peek(now time.Time, cred, org string, write bool) rateDecision {
-	return r.decide(now, cred, org, write, false)
+	return r.decide(context.Background(), now, cred, org, write, false)
 }
 
-func (r *rateLimiter) decide(now time.Time, cred, org string, write, record bool) rateDecision {
+func (r *rateLimiter) decide(ctx context.Context, now time.Time, cred, org string, write, record bool) rateDecision {
 	if r.off {
 		return rateDecision{OK: true}
 	}
 	if r.store != nil {
-		return r.decideShared(now, cred, org, write, record)
+		return r.decideShared(ctx, now, cred, org, write, record)
 	}
 	cc, oc := classRead, classOrgRead
 	if write {
@@ -358,7 +364,7 @@ func (r *rateLimiter) decideIP(now time.Time, ip string, record bool) rateDecisi
 		return rateDecision{OK: true}
 	}
 	if r.store != nil {
-		return r.decideShared(now, ip, "", false, record)
+		return r.decideShared(context.Background(), now, ip, "", false, record)
 	}
 	t := now.UnixNano()
 	sh := &r.shards[r.shardOf(ip)]

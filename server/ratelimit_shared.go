@@ -39,7 +39,7 @@ func logFrom(ts []int64) *slidingLog { return &slidingLog{ts: ts, n: len(ts)} }
 // decideShared is decide (or decideIP when org is "") over the store's logs. When
 // the store cannot be reached the request is admitted with the limits' headers and no
 // record: it will meet the same store, and its own error, right after.
-func (r *rateLimiter) decideShared(now time.Time, cred, org string, write, record bool) rateDecision {
+func (r *rateLimiter) decideShared(ctx context.Context, now time.Time, cred, org string, write, record bool) rateDecision {
 	cc, oc := classRead, classOrgRead
 	switch {
 	case org == "":
@@ -54,7 +54,7 @@ func (r *rateLimiter) decideShared(now time.Time, cred, org string, write, recor
 		limits = append(limits, r.limit[oc])
 	}
 	t := now.UnixNano()
-	ctx, cancel := context.WithTimeout(context.Background(), rateStoreTimeout)
+	ctx, cancel := context.WithTimeout(ctx, rateStoreTimeout)
 	defer cancel()
 	logs, admitted, err := r.store.RateDecide(ctx, keys, limits, r.window, t, record)
 	if err != nil {
