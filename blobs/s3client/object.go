@@ -1,0 +1,107 @@
+package s3client
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+)
+
+// ObjectInfo describes one object.
+type ObjectInfo struct {
+	Key          string // the object's full name in the bucket
+	Size         int64
+	LastModified time.Time
+}
+
+// maxPut is the largest object one PUT may carry on AWS S3.
+const maxPut = 5 << 30
+
+// PutObject stores size bytes of body as key, replacing any object there, with one PUT:
+// the service stores the whole body or nothing. A size below zero is unknown: the body is
+// first copied to a temporary file to learn it. A body that fails to read (or ends before
+// size) fails the PUT with the reader's own error, which is then returned as it is.
+//
+// The payload is sent unsigned (x-amz-content-sha256: UNSIGNED-PAYLOAD), as minio-go
+// does over https and as AWS, R2, Garage, Ceph and versitygw accept over http too:
+// hashing first would read every upload twice. TLS protects the bytes on the way.
+func (c *Client) PutObject(ctx context.Context, key string, body io.Reader, size int64, contentType string) error {
+	if size < 0 {
+		f, n, err := spool(body)
+		if err != nil {
+			return err
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		body, size = f, n
+	}
+	if size > maxPut {
+		return errors.New("s3: an object of more than 5 GiB needs a multipart upload, which this client does not do")
+	}
+	h := http.Header{}
+	if contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	resp, err := c.do(ctx, &request{
+		method: http.MethodPut, key: key, header: h,
+		body: body, size: size, payload: unsignedPayload, resend: true,
+	})
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	resp.Body.Close()
+	return nil
+}
+
+// GetObject opens key for reading: the body streams from the service as it is read. The
+// caller closes it.
+func (c *Client) GetObject(ctx context.Context, key string) (io.ReadCloser, ObjectInfo, error) {
+	resp, err := c.do(ctx, &request{method: http.MethodGet, key: key, resend: true})
+	if err != nil {
+		return nil, ObjectInfo{}, err
+	}
+	info, err := objectInfo(key, resp)
+	if err != nil {
+		resp.Body.Close()
+		return nil, ObjectInfo{}, err
+	}
+	return resp.Body, info, nil
+}
+
+// HeadObject describes key.
+func (c *Client) HeadObject(ctx context.Context, key string) (ObjectInfo, error) {
+	resp, err := c.do(ctx, &request{method: http.MethodHead, key: key, resend: true})
+	if err != nil {
+		return ObjectInfo{}, err
+	}
+	resp.Body.Close()
+	return objectInfo(key, resp)
+}
+
+// DeleteObject removes key; a key that is not there is no error.
+func (c *Client) DeleteObject(ctx context.Context, key string) error {
+	resp, err := c.do(ctx, &request{method: http.MethodDelete, key: key, resend: true})
+	var serr *Error
+	if errors.As(err, &serr) && serr.StatusCode == http.StatusNotFound && serr.Code != "NoSuchBucket" {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
+// objectInfo reads the size and modification time of a GET or HEAD answer.
+func objectInfo(key string, resp *http.Response) (ObjectInfo, error) {
+	size, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64)
+	if err != nil || size < 0 {
+		return ObjectInfo{}, errors.New("s3: the answer for " + key + " has no Content-Length")
+	}
+	mod, _ := http.ParseTime(resp.Header.Get("Last-Modified"))
+	return ObjectInfo{Key: key, Size: size, LastModified: mod}, nil
+}
