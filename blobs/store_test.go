@@ -127,7 +127,7 @@ func TestStoreConformance(t *testing.T) {
 			}
 		})
 		t.Run("ErrSizeMismatch", func(t *testing.T) {
-			for name, size := range map[string]int64{"short": 10, "long": 3} {
+			for name, size := range map[string]int64{"short": 10, "long": 3, "nonempty": 0} {
 				err := s.Put(ctx, "files/"+name, strings.NewReader("12345"), size)
 				if err == nil {
 					t.Fatalf("%s: a stream of 5 bytes stored as %d", name, size)

@@ -38,6 +38,17 @@ func (c *Client) PutObject(ctx context.Context, key string, body io.Reader, size
 		defer f.Close()
 		body, size = f, n
 	}
+	if size == 0 && body != nil {
+		// net/http sends no body for a zero length and so never reads this one: read it
+		// here, so a stream that is not empty (or whose reader refuses to end, as a
+		// length check does) fails instead of storing an empty object.
+		var one [1]byte
+		if n, err := io.ReadAtLeast(body, one[:], 1); n > 0 {
+			return errors.New("s3: the body is longer than its size, 0")
+		} else if !errors.Is(err, io.EOF) {
+			return err
+		}
+	}
 	if size > maxPut {
 		return errors.New("s3: an object of more than 5 GiB needs a multipart upload, which this client does not do")
 	}

@@ -76,6 +76,24 @@ func TestSignHeadersAWSExamples(t *testing.T) {
 	}
 }
 
+// TestSessionToken: a temporary credential's token is sent and signed, as a header or
+// in a presigned URL's query.
+func TestSessionToken(t *testing.T) {
+	cred := exampleCred
+	cred.SessionToken = "token/with+odd=chars"
+	req, _ := http.NewRequest("GET", "https://examplebucket.s3.amazonaws.com/test.txt", nil)
+	signHeaders(req, cred, "us-east-1", emptySHA256, exampleTime)
+	if req.Header.Get("X-Amz-Security-Token") != cred.SessionToken ||
+		!strings.Contains(req.Header.Get("Authorization"), "SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token,") {
+		t.Fatalf("headers %v", req.Header)
+	}
+	c, _ := New(Config{Endpoint: "s3.amazonaws.com", Secure: true, Region: "us-east-1", Bucket: "examplebucket", Credential: cred})
+	u, err := c.PresignGet(context.Background(), "test.txt", time.Hour, nil)
+	if err != nil || !strings.Contains(u, "&X-Amz-Security-Token=token%2Fwith%2Bodd%3Dchars&X-Amz-SignedHeaders=host&X-Amz-Signature=") {
+		t.Fatalf("presigned %s %v", u, err)
+	}
+}
+
 // TestPresignAWSExample builds the documented presigned URL through the client: the
 // bucket on AWS is addressed by host name, and the whole URL matches.
 func TestPresignAWSExample(t *testing.T) {
