@@ -1,6 +1,7 @@
 package s3client
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,20 +9,18 @@ import (
 	"sync"
 )
 
-// rewinder is a request body that remembers whether it can be sent again and whether
-// its own reader (not the connection) failed.
-//
-// net/http reads a body on its own goroutine and may still be reading when Do returns,
-// hence the lock.
+// rewinder is a request body that can be handed to several attempts of one request: it
+// remembers whether it can be sent again and whether its own reader (not the
+// connection) failed.
 type rewinder struct {
 	r      io.Reader
 	seeker io.Seeker
 	start  int64 // where the body starts in seeker
 
 	mu   sync.Mutex
-	read int64 // bytes read in this attempt
-	err  error // the reader's failure, io.EOF aside
-	sent bool  // an attempt was made
+	read int64    // bytes read by the current attempt
+	err  error    // the reader's failure, io.EOF aside
+	last *attempt // the current attempt's body
 }
 
 func newRewinder(r io.Reader) *rewinder {
@@ -34,44 +33,67 @@ func newRewinder(r io.Reader) *rewinder {
 	return b
 }
 
-func (b *rewinder) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.mu.Lock()
-	b.read += int64(n)
-	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
-		b.err = err
+// attempt is the body of one request. net/http closes a request's body when it is done
+// with it, which may be after Do has returned: the next attempt waits for that before it
+// rewinds the stream, so two attempts never read it at once.
+type attempt struct {
+	b    *rewinder
+	once sync.Once
+	done chan struct{}
+}
+
+func (a *attempt) Read(p []byte) (int, error) {
+	n, err := a.b.r.Read(p)
+	a.b.mu.Lock()
+	a.b.read += int64(n)
+	if err != nil && !errors.Is(err, io.EOF) && a.b.err == nil {
+		a.b.err = err
 	}
-	b.mu.Unlock()
+	a.b.mu.Unlock()
 	return n, err
 }
 
-// canResend reports whether the body can be sent again: it is empty, nothing of it was
-// read yet (the connection failed before sending), or it can seek back to its start.
+func (a *attempt) Close() error {
+	a.once.Do(func() { close(a.done) })
+	return nil
+}
+
+// next returns the body for the next attempt, rewound to its start.
+func (b *rewinder) next(ctx context.Context) (io.ReadCloser, error) {
+	if prev := b.last; prev != nil {
+		select {
+		case <-prev.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		b.mu.Lock()
+		read, failed := b.read, b.err
+		b.mu.Unlock()
+		if failed != nil {
+			return nil, failed // the stream itself is broken: another attempt fails alike
+		}
+		if read > 0 {
+			if b.seeker == nil {
+				return nil, errors.New("s3: the request body cannot be sent again")
+			}
+			if _, err := b.seeker.Seek(b.start, io.SeekStart); err != nil {
+				return nil, fmt.Errorf("s3: rewinding the request body: %w", err)
+			}
+		}
+		b.mu.Lock()
+		b.read, b.err = 0, nil
+		b.mu.Unlock()
+	}
+	b.last = &attempt{b: b, done: make(chan struct{})}
+	return b.last, nil
+}
+
+// canResend reports whether the body can be sent again: there is none, nothing of it
+// was read yet (the connection failed before sending), or it can seek back to its start.
 func (b *rewinder) canResend() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.r == nil || b.read == 0 || b.seeker != nil
-}
-
-// rewind readies the body for the next attempt.
-func (b *rewinder) rewind() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.sent || b.r == nil {
-		b.sent = true
-		return nil
-	}
-	if b.read == 0 {
-		return nil
-	}
-	if b.seeker == nil {
-		return errors.New("s3: the request body cannot be sent again")
-	}
-	if _, err := b.seeker.Seek(b.start, io.SeekStart); err != nil {
-		return fmt.Errorf("s3: rewinding the request body: %w", err)
-	}
-	b.read, b.err = 0, nil
-	return nil
 }
 
 // failed is the error the body's reader returned, if any.

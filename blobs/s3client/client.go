@@ -154,9 +154,6 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 	body := newRewinder(r.body)
 	movedRegion := false
 	for attempt := 1; ; {
-		if err := body.rewind(); err != nil {
-			return nil, err
-		}
 		region, endpoint := c.location()
 		req, err := c.newRequest(ctx, r, body, region, endpoint)
 		if err != nil {
@@ -214,12 +211,14 @@ func (c *Client) newRequest(ctx context.Context, r *request, body *rewinder, reg
 	for k, vs := range r.header {
 		req.Header[k] = vs
 	}
-	if r.body != nil {
-		req.Body = io.NopCloser(body)
-		req.ContentLength = r.size
-		if r.size == 0 {
-			req.Body = http.NoBody
+	switch {
+	case r.body != nil && r.size == 0:
+		req.Body = http.NoBody // nothing to read, nor to rewind
+	case r.body != nil:
+		if req.Body, err = body.next(ctx); err != nil {
+			return nil, err
 		}
+		req.ContentLength = r.size
 	}
 	payload := r.payload
 	if payload == "" {
