@@ -2,6 +2,8 @@ package s3client
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -103,22 +105,45 @@ func (b *rewinder) failed() error {
 	return b.err
 }
 
-// spool copies r, of unknown length, into a temporary file and returns the file (at its
-// start) and its length: a single PUT must state its Content-Length, and a file can be
-// sent again if the connection drops. The caller closes and removes the file.
-func spool(r io.Reader) (*os.File, int64, error) {
+// spool copies r into a temporary file and returns the file (at its start), its length
+// and its hex SHA-256: a single PUT must state its Content-Length (and, over http, its
+// hash) before the first byte, and a file can be sent again if the connection drops. The
+// caller closes and removes the file.
+func spool(r io.Reader) (*os.File, int64, string, error) {
 	f, err := os.CreateTemp("", "interviewd-s3-put-*")
 	if err != nil {
-		return nil, 0, fmt.Errorf("s3: spooling an upload of unknown size: %w", err)
+		return nil, 0, "", fmt.Errorf("s3: spooling an upload: %w", err)
 	}
-	n, err := io.Copy(f, r)
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), r)
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
 	}
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return nil, 0, err
+		return nil, 0, "", err
 	}
-	return f, n, nil
+	return f, n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashSeekable returns the hex SHA-256 of the next size bytes of r and seeks back to
+// where they start. A stream that ends sooner is an error.
+func hashSeekable(r io.ReadSeeker, size int64) (string, error) {
+	start, err := r.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return "", fmt.Errorf("s3: hashing the request body: %w", err)
+	}
+	h := sha256.New()
+	n, err := io.CopyN(h, r, size)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("s3: the body is %d bytes, not %d", n, size)
+		}
+		return "", err
+	}
+	if _, err := r.Seek(start, io.SeekStart); err != nil {
+		return "", fmt.Errorf("s3: rewinding the request body: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

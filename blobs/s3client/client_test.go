@@ -21,6 +21,7 @@ import (
 type seen struct {
 	method, path, region string
 	body                 string
+	payload              string // x-amz-content-sha256
 }
 
 // fakeS3 answers each request with answer and records what it saw.
@@ -32,18 +33,36 @@ type fakeS3 struct {
 
 func newFake(t *testing.T, answer func(n int, s seen, w http.ResponseWriter)) (*fakeS3, *Client) {
 	t.Helper()
+	return startFake(t, false, answer)
+}
+
+// newFakeTLS is newFake on https.
+func newFakeTLS(t *testing.T, answer func(n int, s seen, w http.ResponseWriter)) (*fakeS3, *Client) {
+	t.Helper()
+	return startFake(t, true, answer)
+}
+
+func startFake(t *testing.T, withTLS bool, answer func(n int, s seen, w http.ResponseWriter)) (*fakeS3, *Client) {
+	t.Helper()
 	f := &fakeS3{}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		s := seen{method: r.Method, path: r.URL.EscapedPath(), region: scopeRegion(r.Header.Get("Authorization")), body: string(b)}
+		s := seen{method: r.Method, path: r.URL.EscapedPath(), region: scopeRegion(r.Header.Get("Authorization")),
+			body: string(b), payload: r.Header.Get("X-Amz-Content-Sha256")}
 		f.mu.Lock()
 		f.reqs = append(f.reqs, s)
 		n := len(f.reqs)
 		f.mu.Unlock()
 		answer(n, s, w)
 	}))
+	if withTLS {
+		f.srv.StartTLS()
+	} else {
+		f.srv.Start()
+	}
 	t.Cleanup(f.srv.Close)
-	c, err := New(Config{Endpoint: strings.TrimPrefix(f.srv.URL, "http://"), Bucket: "files", Credential: exampleCred})
+	_, host, _ := strings.Cut(f.srv.URL, "://")
+	c, err := New(Config{Endpoint: host, Secure: withTLS, Bucket: "files", Credential: exampleCred, Transport: f.srv.Client().Transport})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,15 +233,39 @@ func TestRetries(t *testing.T) {
 		}
 	})
 	t.Run("PutStreamOnce", func(t *testing.T) {
-		f, c := newFake(t, func(_ int, _ seen, w http.ResponseWriter) {
+		// On https a stream is sent as it is read, unsigned: it cannot be sent again.
+		f, c := newFakeTLS(t, func(_ int, _ seen, w http.ResponseWriter) {
 			xmlError(w, http.StatusServiceUnavailable, "ServiceUnavailable", "")
 		})
 		stream := io.MultiReader(strings.NewReader("pay"), strings.NewReader("load")) // cannot seek
 		if err := c.PutObject(ctx, "a", stream, 7, ""); err == nil {
 			t.Fatal("stored")
 		}
-		if n := len(f.seen()); n != 1 {
-			t.Fatalf("a stream was sent %d times", n)
+		if s := f.seen(); len(s) != 1 || s[0].payload != unsignedPayload {
+			t.Fatalf("a stream was sent %d times: %+v", len(s), s)
+		}
+	})
+	t.Run("PutStreamHTTP", func(t *testing.T) {
+		// On plain http the body's hash is signed: a stream is copied to a file first to
+		// learn it, and that file can be sent again.
+		f, c := newFake(t, func(n int, _ seen, w http.ResponseWriter) {
+			if n < 2 {
+				xmlError(w, http.StatusServiceUnavailable, "ServiceUnavailable", "")
+			}
+		})
+		stream := io.MultiReader(strings.NewReader("pay"), strings.NewReader("load"))
+		if err := c.PutObject(ctx, "a", stream, 7, ""); err != nil {
+			t.Fatal(err)
+		}
+		const sum = "239f59ed55e737c77147cf55ad0c1b030b6d7ee748a7426952f9b852d5a935e5" // SHA-256 of "payload"
+		if s := f.seen(); len(s) != 2 || s[0].payload != sum || s[1].payload != sum || s[1].body != "payload" {
+			t.Fatalf("%+v", s)
+		}
+		if err := c.PutObject(ctx, "a", strings.NewReader("payload"), 7, ""); err != nil || f.seen()[2].payload != sum {
+			t.Fatalf("a seekable body: %v %+v", err, f.seen())
+		}
+		if err := c.PutObject(ctx, "a", strings.NewReader("pay"), 7, ""); err == nil || len(f.seen()) != 3 {
+			t.Fatalf("a short body was sent: %v", err)
 		}
 	})
 	t.Run("PutUnknownSize", func(t *testing.T) {

@@ -3,6 +3,7 @@ package s3client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -25,18 +26,35 @@ const maxPut = 5 << 30
 // first copied to a temporary file to learn it. A body that fails to read (or ends before
 // size) fails the PUT with the reader's own error, which is then returned as it is.
 //
-// The payload is sent unsigned (x-amz-content-sha256: UNSIGNED-PAYLOAD), as minio-go
-// does over https and as AWS, R2, Garage, Ceph and versitygw accept over http too:
-// hashing first would read every upload twice. TLS protects the bytes on the way.
+// Over https the payload is sent unsigned (x-amz-content-sha256: UNSIGNED-PAYLOAD), as
+// minio-go does: TLS protects the bytes on the way, and hashing first would read every
+// upload twice. Over plain http nothing protects them, and a server may take a body cut
+// short by a failing reader for a whole one (versitygw does, now and then): there the
+// body's SHA-256 is computed first and signed, so the service refuses any other bytes.
+// A body that can seek is read twice for that; any other is copied to a temporary file.
 func (c *Client) PutObject(ctx context.Context, key string, body io.Reader, size int64, contentType string) error {
-	if size < 0 {
-		f, n, err := spool(body)
+	payload := unsignedPayload
+	_, seekable := body.(io.Seeker)
+	if size < 0 || (!c.cfg.Secure && !seekable && size > 0) {
+		f, n, sum, err := spool(body)
 		if err != nil {
 			return err
 		}
 		defer os.Remove(f.Name())
 		defer f.Close()
+		if size >= 0 && n != size {
+			return fmt.Errorf("s3: the body is %d bytes, not %d", n, size)
+		}
 		body, size = f, n
+		if !c.cfg.Secure {
+			payload = sum
+		}
+	} else if !c.cfg.Secure && size > 0 {
+		sum, err := hashSeekable(body.(io.ReadSeeker), size)
+		if err != nil {
+			return err
+		}
+		payload = sum
 	}
 	if size == 0 && body != nil {
 		// net/http sends no body for a zero length and so never reads this one: read it
@@ -48,6 +66,9 @@ func (c *Client) PutObject(ctx context.Context, key string, body io.Reader, size
 		} else if !errors.Is(err, io.EOF) {
 			return err
 		}
+		if !c.cfg.Secure {
+			payload = emptySHA256
+		}
 	}
 	if size > maxPut {
 		return errors.New("s3: an object of more than 5 GiB needs a multipart upload, which this client does not do")
@@ -58,7 +79,7 @@ func (c *Client) PutObject(ctx context.Context, key string, body io.Reader, size
 	}
 	resp, err := c.do(ctx, &request{
 		method: http.MethodPut, key: key, header: h,
-		body: body, size: size, payload: unsignedPayload, resend: true,
+		body: body, size: size, payload: payload, resend: true,
 	})
 	if err != nil {
 		return err
