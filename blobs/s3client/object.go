@@ -21,6 +21,8 @@ type ObjectInfo struct {
 // maxPut is the largest object one PUT may carry on AWS S3.
 const maxPut = 5 << 30
 
+var errTooLarge = errors.New("s3: an object of more than 5 GiB needs a multipart upload, which this client does not do")
+
 // PutObject stores size bytes of body as key, replacing any object there, with one PUT:
 // the service stores the whole body or nothing. A size below zero is unknown: the body is
 // first copied to a temporary file to learn it. A body that fails to read (or ends before
@@ -33,6 +35,9 @@ const maxPut = 5 << 30
 // body's SHA-256 is computed first and signed, so the service refuses any other bytes.
 // A body that can seek is read twice for that; any other is copied to a temporary file.
 func (c *Client) PutObject(ctx context.Context, key string, body io.Reader, size int64, contentType string) error {
+	if size > maxPut {
+		return errTooLarge // before reading any of it
+	}
 	payload := unsignedPayload
 	_, seekable := body.(io.Seeker)
 	if size < 0 || (!c.cfg.Secure && !seekable && size > 0) {
@@ -71,7 +76,7 @@ func (c *Client) PutObject(ctx context.Context, key string, body io.Reader, size
 		}
 	}
 	if size > maxPut {
-		return errors.New("s3: an object of more than 5 GiB needs a multipart upload, which this client does not do")
+		return errTooLarge
 	}
 	h := http.Header{}
 	if contentType != "" {
