@@ -3,7 +3,6 @@ package s3client
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -264,11 +263,4 @@ func backoff(ctx context.Context, attempt int) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// String names the bucket and where it is, without the credential.
-func (c *Client) String() string {
-	_, endpoint := c.location()
-	u := c.objectURL(endpoint, "")
-	return fmt.Sprintf("%s://%s%s", u.Scheme, u.Host, strings.TrimSuffix(u.Path, "/"))
 }
