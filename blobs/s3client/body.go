@@ -105,6 +105,29 @@ func (b *rewinder) failed() error {
 	return b.err
 }
 
+// maxBuffered is the largest stream hashed in memory rather than in a temporary file
+// (over plain http, where a body's hash is signed): a copy of many small files between
+// stores should not write each to disk once more.
+const maxBuffered = 4 << 20
+
+// readExactly reads the size bytes of r, which must end there.
+func readExactly(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, size)
+	if n, err := io.ReadFull(r, b); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("s3: the body is %d bytes, not %d", n, size)
+		}
+		return nil, err
+	}
+	var one [1]byte
+	if n, err := io.ReadAtLeast(r, one[:], 1); n > 0 {
+		return nil, fmt.Errorf("s3: the body is longer than its size, %d", size)
+	} else if !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return b, nil
+}
+
 // spool copies r into a temporary file and returns the file (at its start), its length
 // and its hex SHA-256: a single PUT must state its Content-Length (and, over http, its
 // hash) before the first byte, and a file can be sent again if the connection drops. The

@@ -3,6 +3,8 @@ package s3client
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
@@ -266,6 +268,18 @@ func TestRetries(t *testing.T) {
 		}
 		if err := c.PutObject(ctx, "a", strings.NewReader("pay"), 7, ""); err == nil || len(f.seen()) != 3 {
 			t.Fatalf("a short body was sent: %v", err)
+		}
+		if err := c.PutObject(ctx, "a", io.MultiReader(strings.NewReader("payload!")), 7, ""); err == nil || len(f.seen()) != 3 {
+			t.Fatalf("a long stream was sent: %v", err)
+		}
+		// Past maxBuffered a stream goes through a temporary file.
+		big := bytes.Repeat([]byte("0123456789abcdef"), maxBuffered/16+1)
+		if err := c.PutObject(ctx, "a", io.MultiReader(bytes.NewReader(big)), int64(len(big)), ""); err != nil {
+			t.Fatal(err)
+		}
+		want := sha256.Sum256(big)
+		if s := f.seen(); len(s) != 4 || s[3].payload != hex.EncodeToString(want[:]) || s[3].body != string(big) {
+			t.Fatalf("a large stream: %d requests", len(s))
 		}
 	})
 	t.Run("PutUnknownSize", func(t *testing.T) {

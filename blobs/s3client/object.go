@@ -1,7 +1,10 @@
 package s3client
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -33,14 +36,22 @@ var errTooLarge = errors.New("s3: an object of more than 5 GiB needs a multipart
 // upload twice. Over plain http nothing protects them, and a server may take a body cut
 // short by a failing reader for a whole one (versitygw does, now and then): there the
 // body's SHA-256 is computed first and signed, so the service refuses any other bytes.
-// A body that can seek is read twice for that; any other is copied to a temporary file.
+// A body that can seek is read twice for that; any other is held in memory when small,
+// else copied to a temporary file.
 func (c *Client) PutObject(ctx context.Context, key string, body io.Reader, size int64, contentType string) error {
 	if size > maxPut {
 		return errTooLarge // before reading any of it
 	}
 	payload := unsignedPayload
 	_, seekable := body.(io.Seeker)
-	if size < 0 || (!c.cfg.Secure && !seekable && size > 0) {
+	if !c.cfg.Secure && !seekable && size > 0 && size <= maxBuffered {
+		b, err := readExactly(body, size)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		body, payload = bytes.NewReader(b), hex.EncodeToString(sum[:])
+	} else if size < 0 || (!c.cfg.Secure && !seekable && size > 0) {
 		f, n, sum, err := spool(body)
 		if err != nil {
 			return err
