@@ -26,14 +26,7 @@ func (s *Server) authFenceStep(next handler) handler {
 			return next(r)
 		}
 		base := r.ctx
-		ctx, f := kv.WithAuthFence(base)
-		r.ctx, r.info.ctx = ctx, ctx // authenticate reads the info's context
-		err := next(r)
-		if serr := s.db.SettleAuth(ctx); serr != nil {
-			err = serr
-		}
-		f.Close()
-		r.ctx, r.info.ctx = base, base
+		err := s.fenced(r, next)
 		if !errors.Is(err, kv.ErrCredentialChanged) {
 			return err
 		}
@@ -42,6 +35,23 @@ func (s *Server) authFenceStep(next handler) handler {
 		r.c.Response.ResetBody()
 		return next(r)
 	}
+}
+
+// fenced runs next under a fresh fence, settled when next returns and closed however
+// it ends (a panic included), with the request's context as it was.
+func (s *Server) fenced(r *request, next handler) error {
+	base := r.ctx
+	ctx, f := kv.WithAuthFence(base)
+	r.ctx, r.info.ctx = ctx, ctx // authenticate reads the info's context
+	defer func() {
+		f.Close()
+		r.ctx, r.info.ctx = base, base
+	}()
+	err := next(r)
+	if serr := s.db.SettleAuth(ctx); serr != nil {
+		err = serr
+	}
+	return err
 }
 
 // settleAfterSharedDecision ends a request whose cached credential the shared rate
