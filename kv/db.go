@@ -74,6 +74,7 @@ type DB struct {
 	secret []byte // per-instance secret for signing (download URLs, sessions)
 	creds  *credCache
 	access *accessCache // resolved OAuth access tokens (oauth_cache.go)
+	briefs briefCache   // decoded design versions (brief_cache.go)
 	group  *committer
 	blobs  blobs.Store
 }

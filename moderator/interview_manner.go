@@ -53,6 +53,8 @@ func isLeading(probe string) bool {
 // mannerText lowercases s, straightens apostrophes and collapses space, so the phrase
 // tables need one spelling.
 func mannerText(s string) string {
-	s = strings.NewReplacer("’", "'", "‘", "'", "`", "'").Replace(strings.ToLower(s))
-	return collapseSpace(s)
+	return collapseSpace(mannerQuotes.Replace(strings.ToLower(s)))
 }
+
+// mannerQuotes straightens apostrophes (built once: it runs on every answer).
+var mannerQuotes = strings.NewReplacer("’", "'", "‘", "'", "`", "'")

@@ -185,10 +185,25 @@ func acceptProbe(p string, brief kv.Brief) (string, bool) {
 
 // normalisedWords lowercases s and keeps only its letters and digits, one space between
 // words, so punctuation and spacing cannot disguise a question.
+// It runs on every scripted question at every probe, so it is one pass with one
+// allocation (strings.ToLower is unicode.ToLower rune by rune, as here).
 func normalisedWords(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ")
+	var b strings.Builder
+	b.Grow(len(s))
+	gap := false
+	for _, r := range s {
+		r = unicode.ToLower(r)
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			gap = true
+			continue
+		}
+		if gap && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		gap = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // builtinFactSynonyms group words a context key and a screener question may use for the

@@ -167,22 +167,25 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	if !wellFormedSession(session) {
 		return ParticipantTurn{}, errNoSession
 	}
-	id, err := s.db.FindSessionInterview(ctx, token, session)
+	read := s.db.FindConversationHead
+	if s.part.transcripts {
+		read = s.db.FindConversation
+	}
+	conv, err := read(ctx, token, session)
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
-	unlock := s.part.turns.lock(id)
+	unlock := s.part.turns.lock(conv.Interview.ID)
 	defer unlock()
-	// Read inside the turn: another turn may have landed while this one waited.
-	conv, err := s.db.FindConversation(ctx, token, session)
-	if err != nil {
+	// Another turn may have landed while this one waited: one record read tells.
+	if conv, err = s.db.CurrentConversation(ctx, token, session, conv); err != nil {
 		return ParticipantTurn{}, err
 	}
 	if conv.Interview.Status != kv.InterviewInProgress {
 		return ParticipantTurn{}, kv.Errorf(kv.ECONFLICT, "interview_finished", "This interview has finished; no more answers can be added.")
 	}
 	var added []kv.Message
-	if len(conv.Transcript) == 0 { // opened outside the page: say the opening first
+	if conv.Interview.TranscriptLen == 0 { // opened outside the page: say the opening first
 		if conv, added, err = s.openInterview(ctx, conv, session); err != nil {
 			return ParticipantTurn{}, err
 		}
@@ -195,7 +198,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 		text, voice = moderator.SkippedAnswer, false
 	}
 	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: text, At: s.now()}
-	turn := kv.Turn{Session: session, ExpectLen: len(conv.Transcript), Status: kv.InterviewInProgress, Voice: voice}
+	turn := kv.Turn{Session: session, ExpectLen: conv.Interview.TranscriptLen, Status: kv.InterviewInProgress, Voice: voice}
 	out, err := s.conduct(ctx, conv, text, skip)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -213,11 +216,12 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 			turn.Status = kv.InterviewCompleted
 		}
 	}
-	iv, err := s.db.AppendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, turn)
+	before := conv.Interview.Status
+	iv, err := s.db.AppendTurnTo(ctx, &conv, turn)
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
-	s.metrics.interviewTurned(conv.Interview.Status, iv)
+	s.metrics.interviewTurned(before, iv)
 	s.logInterviewEnded(iv)
 	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(append(added, turn.Messages...)), Progress: participantProgress(conv, iv)}, nil
 }
@@ -244,13 +248,13 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 			turn.Status = kv.InterviewCompleted
 		}
 	}
-	iv, err := s.db.AppendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, turn)
+	before := conv.Interview.Status
+	iv, err := s.db.AppendTurnTo(ctx, &conv, turn)
 	if err != nil {
 		return conv, nil, err
 	}
-	s.metrics.interviewTurned(conv.Interview.Status, iv)
+	s.metrics.interviewTurned(before, iv)
 	s.logInterviewEnded(iv)
-	conv.Interview = iv
 	conv.Transcript = append(conv.Transcript, turn.Messages...)
 	return conv, turn.Messages, nil
 }
