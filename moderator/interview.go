@@ -2,8 +2,9 @@ package moderator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+
+	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
 )

@@ -1,7 +1,7 @@
 package moderator
 
 import (
-	"encoding/json"
+	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
 )

@@ -162,7 +162,7 @@ func (s Script) following(brief kv.Brief, facts map[string]string) Script {
 // scripted question in disguise (containing one, or being a sizeable piece of one).
 func acceptProbe(p string, brief kv.Brief) (string, bool) {
 	p = collapseSpace(p)
-	if p == "" || utf8.RuneCountInString(p) > scriptMaxProbeRunes || isLeading(p) {
+	if p == "" || utf8.RuneCountInString(p) > scriptMaxProbeRunes || probeLeading(p) {
 		return "", false
 	}
 	np := normalisedWords(p)
@@ -171,7 +171,7 @@ func acceptProbe(p string, brief kv.Brief) (string, bool) {
 	}
 	for _, list := range [][]string{brief.VerbatimQuestions, brief.PreInterviewQuestions} {
 		for _, q := range list {
-			nq := normalisedWords(q)
+			nq := questionWords(q)
 			if nq == "" {
 				continue
 			}
