@@ -223,7 +223,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	}
 	s.metrics.interviewTurned(before, iv)
 	s.logInterviewEnded(iv)
-	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(append(added, turn.Messages...)), Progress: participantProgress(conv, iv)}, nil
+	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv, iv)}, nil
 }
 
 // openInterview has the interviewer open a new interview (greeting and first question),
@@ -274,10 +274,17 @@ func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer strin
 	return out, err
 }
 
-func participantMessages(msgs []kv.Message) []ParticipantMessage {
-	out := make([]ParticipantMessage, len(msgs))
-	for i, m := range msgs {
-		out[i] = ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: wireTime(m.At)}
+// participantMessages returns the messages of parts, in order, as the participant sees them.
+func participantMessages(parts ...[]kv.Message) []ParticipantMessage {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]ParticipantMessage, 0, n)
+	for _, p := range parts {
+		for _, m := range p {
+			out = append(out, ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: wireTime(m.At)})
+		}
 	}
 	return out
 }
