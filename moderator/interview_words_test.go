@@ -40,3 +40,31 @@ func FuzzNormalisedWords(f *testing.F) {
 		}
 	})
 }
+
+// referenceMannerText is mannerText as first written.
+func referenceMannerText(s string) string {
+	s = strings.NewReplacer("’", "'", "‘", "'", "`", "'").Replace(strings.ToLower(s))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// TestMannerText_AsReference keeps the one-pass mannerText equal to the plain
+// definition: lowercase, straight apostrophes, single spaces.
+func TestMannerText_AsReference(t *testing.T) {
+	for _, s := range append(normalisedWordsSamples, "No, that’s ‘everything’ `really`", " \t\nI'M  DONE\u2003thanks ") {
+		if got, want := mannerText(s), referenceMannerText(s); got != want {
+			t.Errorf("mannerText(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzMannerText(f *testing.F) {
+	for _, s := range normalisedWordsSamples {
+		f.Add(s)
+	}
+	f.Add("No, that’s ‘everything’ `really`")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := mannerText(s), referenceMannerText(s); got != want {
+			t.Fatalf("mannerText(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
