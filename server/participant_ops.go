@@ -122,13 +122,18 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 	if !wellFormedSession(presented) {
 		presented = ""
 	}
-	opened, err := s.db.ResumeLink(ctx, token, presented, newSessionSecret())
+	// A new interview is stored with its opening, in one commit.
+	opened, err := s.db.ResumeLinkOpening(ctx, token, presented, newSessionSecret(), s.openingTurn)
 	if err != nil {
 		return ParticipantSession{}, err
 	}
 	s.metrics.interviewOpened(opened)
 	session := opened.Session
 	s.logOpened(opened)
+	if opened.Opening != nil {
+		s.metrics.interviewTurned(kv.InterviewInProgress, *opened.Interview)
+		s.logInterviewEnded(*opened.Interview)
+	}
 	if opened.State != kv.LinkOpen {
 		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil
 	}
@@ -257,6 +262,21 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 	s.logInterviewEnded(iv)
 	conv.Transcript = append(conv.Transcript, turn.Messages...)
 	return conv, turn.Messages, nil
+}
+
+// openingTurn is the interviewer's opening of a new interview (see moderator.Opening),
+// stored by kv.ResumeLinkOpening in the transaction that creates the interview.
+func (s *Server) openingTurn(brief kv.Brief, iv kv.Interview, _ kv.Link) kv.Turn {
+	out := moderator.Opening(brief, iv.EntryAttributes)
+	turn := kv.Turn{Status: kv.InterviewInProgress, Script: out.Script}
+	now := s.now()
+	for _, m := range out.Messages {
+		turn.Messages = append(turn.Messages, kv.Message{Speaker: kv.SpeakerInterviewer, Text: m, At: now})
+	}
+	if out.Done { // a brief with no questions: greeting and thank-you
+		turn.Status = kv.InterviewCompleted
+	}
+	return turn
 }
 
 // conduct asks the interviewer for its side of a turn, under the request's context (it
