@@ -10,13 +10,14 @@ import (
 	"embed"
 	"encoding/base64"
 	"fmt"
-	"html/template"
 	"io"
 	"io/fs"
 	"mime"
 	"path"
 	"strings"
 	"sync"
+
+	"interviewd/internal/html/template"
 )
 
 //go:embed templates/*.html
@@ -121,7 +122,7 @@ func New() (*UI, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webui: index static files: %w", err)
 	}
-	funcs := template.FuncMap{"asset": u.AssetURL}
+	funcs := template.FuncMap{"asset": u.AssetURL, "notices": InterviewPage.Notices}
 	for _, page := range []string{PageInterview, PageNotice} {
 		t, err := template.New(page).Funcs(funcs).ParseFS(templateFiles,
 			"templates/layout.html", "templates/notices.html", "templates/"+page+".html")
