@@ -17,6 +17,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/logbatch"
 	"interviewd/mail"
 	"interviewd/moderator"
 	"interviewd/plugins"
@@ -98,10 +99,16 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(sio.stderr, *level, *format)
+	// The access log's routine lines are batched (one write per few milliseconds, not
+	// per request); every other line is written at once, after them.
+	logOut := logbatch.New(sio.stderr, logbatch.DefaultDelay)
+	defer logOut.Close()
+	colour := isTerminal(sio.stderr)
+	log, err := newLogger(logOut, colour, *level, *format)
 	if err != nil {
 		return err
 	}
+	accessLog, _ := newLogger(logOut.Batched(), colour, *level, *format)
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return fmt.Errorf("--addr %q: want host:port or :port", *addr)
 	}
@@ -157,7 +164,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		_ = runner.Close(context.Background())
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
-	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, RateLimits: &limits, TrustedProxies: proxies,
+	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, AccessLogger: &accessLog, RateLimits: &limits, TrustedProxies: proxies,
 		LoopbackListener: loopbackListener(ln.Addr()), BlobsPresign: *presign, NoClientMetadata: *clientMetadata == "off"}))
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
@@ -265,7 +272,9 @@ func setGlobalLogging() {
 	})
 }
 
-func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
+// newLogger returns the logger writing to w at level in format; console output is
+// coloured only when colour is set (the output is a terminal).
+func newLogger(w io.Writer, colour bool, level, format string) (zerolog.Logger, error) {
 	lvl, err := zerolog.ParseLevel(level)
 	if err != nil || level == "" {
 		return zerolog.Logger{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
@@ -273,7 +282,7 @@ func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
 	switch format {
 	case "json":
 	case "console":
-		w = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.RFC3339}
+		w = zerolog.ConsoleWriter{Out: w, NoColor: !colour, TimeFormat: time.RFC3339}
 	default:
 		return zerolog.Logger{}, fmt.Errorf("--log-format %q: want json or console", format)
 	}

@@ -115,7 +115,7 @@ func TestConsoleColoursOnlyATerminal(t *testing.T) {
 	defer f.Close()
 	var buf bytes.Buffer
 	for _, w := range []interface{ Write([]byte) (int, error) }{f, &buf} {
-		log, err := newLogger(w, "info", "console")
+		log, err := newLogger(w, isTerminal(w), "info", "console")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/logbatch"
 	"interviewd/moderator"
 	"interviewd/server"
 )
@@ -51,8 +52,8 @@ const shutdownGrace = 5 * time.Second
 // off here and nowhere else, so every in-process server the bench boots measures the
 // request path, not the limiter. runner is the background work and the interviewer:
 // the built-in engine, as a default instance runs it.
-func serverConfig(db *kv.DB, runner *jobs.Runner, log zerolog.Logger, baseURL string, limits server.RateLimits) server.Config {
-	return server.Config{DB: db, Jobs: runner, Log: log, AccessLog: true, BaseURL: baseURL, RateLimits: &limits}
+func serverConfig(db *kv.DB, runner *jobs.Runner, log, access zerolog.Logger, baseURL string, limits server.RateLimits) server.Config {
+	return server.Config{DB: db, Jobs: runner, Log: log, AccessLog: true, AccessLogger: &access, BaseURL: baseURL, RateLimits: &limits}
 }
 
 // benchScopes is every scope but agent:run: what a research integration holds.
@@ -66,7 +67,9 @@ type instance struct {
 	dir     string
 	db      *kv.DB
 	logFile *os.File
+	logOut  *logbatch.Writer // batches the access log's lines, as `interviewd serve` does
 	log     zerolog.Logger
+	access  zerolog.Logger // the access log's routine lines
 	key     string
 	agent   string // a key holding agent:run as well, for the A2A scenarios
 	org     kv.Org
@@ -93,7 +96,9 @@ func newInstanceWith(ctx context.Context, opts kv.Options) (*instance, error) {
 	if in.logFile, err = os.Create(filepath.Join(dir, "server.log")); err != nil {
 		return fail(err)
 	}
-	in.log = zerolog.New(in.logFile).With().Timestamp().Logger()
+	in.logOut = logbatch.New(in.logFile, logbatch.DefaultDelay)
+	in.log = zerolog.New(in.logOut).With().Timestamp().Logger()
+	in.access = zerolog.New(in.logOut.Batched()).With().Timestamp().Logger()
 	if in.db, err = kv.Open(filepath.Join(dir, "data"), opts); err != nil {
 		return fail(err)
 	}
@@ -119,7 +124,7 @@ func (in *instance) serve() (baseURL string, stop func() error, err error) {
 	}
 	baseURL = "http://" + ln.Addr().String()
 	runner := jobs.NewRunner(jobs.Config{DB: in.db, Moderator: moderator.NewBuiltin(), Log: in.log})
-	srv := server.New(serverConfig(in.db, runner, in.log, baseURL, in.limits))
+	srv := server.New(serverConfig(in.db, runner, in.log, in.access, baseURL, in.limits))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	stop = func() error {
@@ -136,6 +141,9 @@ func (in *instance) close() error {
 	var errs []error
 	if in.db != nil {
 		errs = append(errs, in.db.Close())
+	}
+	if in.logOut != nil {
+		errs = append(errs, in.logOut.Close())
 	}
 	if in.logFile != nil {
 		errs = append(errs, in.logFile.Close())

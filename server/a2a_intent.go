@@ -3,6 +3,7 @@ package server
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	json "github.com/goccy/go-json"
@@ -55,14 +56,16 @@ func messageIntent(msg *a2a.Message) (in a2aIntent, text string, ok bool, err er
 var errArgumentsNotObject = &apiError{Status: 422, Code: "validation_error", Detail: `The data part's "arguments" must be a JSON object.`}
 
 // The built-in engine's plain-text requests: deliberately few and literal, so what it
-// understands is predictable; anything else asks back naming the skills.
-var (
-	plainCreate = regexp.MustCompile(`(?is)^\s*(?:please\s+)?(?:create|make|design|author|draft|set\s+up|start)\s+(?:me\s+)?(?:a\s+|an\s+)?(?:new\s+)?(?:research\s+)?(?:study|interview\s+study)\s+(?:about|on|into|for|to|exploring)\s+(\S.*)$`)
-	plainStatus = regexp.MustCompile(`(?i)\b(?:status|state|progress|details?)\s+(?:of|for)\s+(?:the\s+)?study\s+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b`)
-	plainGet    = regexp.MustCompile(`(?i)^\s*(?:get|show|describe)\s+(?:the\s+)?study\s+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\s*\.?\s*$`)
-	plainList   = regexp.MustCompile(`(?i)^\s*(?:list|show)\s+(?:all\s+)?(?:my\s+|our\s+|the\s+)?studies\s*\.?\s*$`)
-	plainWhoami = regexp.MustCompile(`(?i)^\s*who\s*am\s*i\s*\??\s*$`)
-)
+// understands is predictable; anything else asks back naming the skills. They compile on
+// the first plain-text message, not at start-up: most servers never see one.
+var plainPatterns = sync.OnceValue(func() (p struct{ create, status, get, list, whoami *regexp.Regexp }) {
+	p.create = regexp.MustCompile(`(?is)^\s*(?:please\s+)?(?:create|make|design|author|draft|set\s+up|start)\s+(?:me\s+)?(?:a\s+|an\s+)?(?:new\s+)?(?:research\s+)?(?:study|interview\s+study)\s+(?:about|on|into|for|to|exploring)\s+(\S.*)$`)
+	p.status = regexp.MustCompile(`(?i)\b(?:status|state|progress|details?)\s+(?:of|for)\s+(?:the\s+)?study\s+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b`)
+	p.get = regexp.MustCompile(`(?i)^\s*(?:get|show|describe)\s+(?:the\s+)?study\s+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\s*\.?\s*$`)
+	p.list = regexp.MustCompile(`(?i)^\s*(?:list|show)\s+(?:all\s+)?(?:my\s+|our\s+|the\s+)?studies\s*\.?\s*$`)
+	p.whoami = regexp.MustCompile(`(?i)^\s*who\s*am\s*i\s*\??\s*$`)
+	return p
+})
 
 // plainExamples are the plain-text requests the agent card shows per skill.
 var plainExamples = map[string][]string{
@@ -77,19 +80,20 @@ func plainIntent(text string) (a2aIntent, bool) {
 	if text == "" {
 		return a2aIntent{}, false
 	}
-	if m := plainCreate.FindStringSubmatch(text); m != nil {
+	plain := plainPatterns()
+	if m := plain.create.FindStringSubmatch(text); m != nil {
 		// The whole request is the guidance: the author reads the goal in its words.
 		return a2aIntent{Skill: "create_study", Arguments: mustRawJSON(map[string]string{"guidance": text})}, true
 	}
-	for _, re := range []*regexp.Regexp{plainStatus, plainGet} {
+	for _, re := range []*regexp.Regexp{plain.status, plain.get} {
 		if m := re.FindStringSubmatch(text); m != nil {
 			return a2aIntent{Skill: "get_study", Arguments: mustRawJSON(map[string]string{"study_id": strings.ToLower(m[1])})}, true
 		}
 	}
-	if plainList.MatchString(text) {
+	if plain.list.MatchString(text) {
 		return a2aIntent{Skill: "list_studies"}, true
 	}
-	if plainWhoami.MatchString(text) {
+	if plain.whoami.MatchString(text) {
 		return a2aIntent{Skill: "whoami"}, true
 	}
 	return a2aIntent{}, false

@@ -61,8 +61,17 @@ func (l *syncLog) requestLines(t *testing.T) []map[string]any {
 // on a real socket; it returns the base URL and the log.
 func mustServeRoutes(t *testing.T, register func(s *Server, r *router.Router)) (string, *syncLog) {
 	t.Helper()
+	return mustServeRoutesWith(t, func(*Config) {}, register)
+}
+
+// mustServeRoutesWith is mustServeRoutes with the server's configuration changed by
+// configure first.
+func mustServeRoutesWith(t *testing.T, configure func(*Config), register func(s *Server, r *router.Router)) (string, *syncLog) {
+	t.Helper()
 	logs := &syncLog{}
-	srv := New(Config{DB: mustOpenDB(t), Log: zerolog.New(logs), AccessLog: true, BaseURL: testBaseURL})
+	cfg := Config{DB: mustOpenDB(t), Log: zerolog.New(logs), AccessLog: true, BaseURL: testBaseURL}
+	configure(&cfg)
+	srv := New(cfg)
 	r := router.New()
 	r.NotFound = srv.handleNotFound
 	register(srv, r)

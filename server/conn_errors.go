@@ -69,7 +69,7 @@ func (s *Server) handleReadError(c *fasthttp.RequestCtx, err error) {
 		c.SetBody(body)
 	}
 	if s.accessLog {
-		s.log.Info().Str("route", "unparsed").Int("status", r.status).Str("request_id", id).Str("error", r.code).
+		s.access.Info().Str("route", "unparsed").Int("status", r.status).Str("request_id", id).Str("error", r.code).
 			Str("client_ip", s.clientIP(c).String()).Msg("request")
 	}
 }

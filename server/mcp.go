@@ -40,7 +40,7 @@ type mcpEndpoint struct {
 	origins originPolicy
 	tools   map[string]*Operation
 	// serverInfo is the Implementation as JSON, for results of the 2026-07-28 era.
-	serverInfo []byte
+	serverInfo func() []byte
 	// fast turns the tools/call fast path on; off, every request goes to the SDK.
 	fast bool
 	// serve is the endpoint's whole chain (surface), as the router calls it.
@@ -63,7 +63,7 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 		}),
 		origins:    newOriginPolicy(s.baseURL),
 		tools:      make(map[string]*Operation, len(s.ops)),
-		serverInfo: mustRawJSON(mcpImplementation()),
+		serverInfo: lazyJSON(func() any { return mcpImplementation() }),
 		fast:       fast,
 	}
 	for _, o := range s.ops {

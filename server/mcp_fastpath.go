@@ -82,7 +82,7 @@ func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, ctx context.Context,
 	}
 	if modern {
 		// Results of this era name the server and say they are complete.
-		res.Meta = map[string]json.RawMessage{metaServerInfo: m.serverInfo}
+		res.Meta = map[string]json.RawMessage{metaServerInfo: m.serverInfo()}
 		res.ResultType = "complete"
 	}
 	out, err := json.MarshalNoEscape(fastResponse{JSONRPC: "2.0", ID: msg["id"], Result: res})

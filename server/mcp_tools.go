@@ -92,6 +92,12 @@ func toolDescription(o *Operation) string {
 	return d
 }
 
+// lazyJSON encodes what doc returns once, on the first call: documents a server may
+// never be asked for cost nothing at start-up.
+func lazyJSON(doc func() any) func() []byte {
+	return sync.OnceValue(func() []byte { return mustRawJSON(doc()) })
+}
+
 func mustRawJSON(v any) stdjson.RawMessage {
 	raw, err := json.MarshalNoEscape(v)
 	if err != nil {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/fasthttp/router"
-	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
@@ -33,28 +32,28 @@ type authServerMetadata struct {
 // MCP clients try RFC 8414's address first.
 func (s *Server) routeAuthServerMetadata(r *router.Router) {
 	methods := []string{kv.AuthMethodNone, kv.AuthMethodBasic, kv.AuthMethodPost}
-	raw, err := json.MarshalNoEscape(authServerMetadata{
-		Issuer:                            s.baseURL,
-		AuthorizationEndpoint:             s.baseURL + "/v1/oauth/authorize",
-		TokenEndpoint:                     s.baseURL + "/v1/oauth/token",
-		RegistrationEndpoint:              s.baseURL + "/v1/oauth/register",
-		RevocationEndpoint:                s.baseURL + "/v1/oauth/revoke",
-		ResponseTypesSupported:            []string{"code"},
-		ResponseModesSupported:            []string{"query"},
-		GrantTypesSupported:               []string{kv.GrantAuthCode, kv.GrantRefresh},
-		CodeChallengeMethodsSupported:     []string{"S256"},
-		TokenEndpointAuthMethodsSupported: methods,
-		RevocationEndpointAuthMethods:     methods,
-		ScopesSupported:                   oauthScopes(),
-		AuthorizationResponseIssParameter: true,
-		ClientIDMetadataDocumentSupported: s.oauth.metadata != nil,
+	// Encoded on the first request, not at start-up (the encoder is built on first use).
+	raw := lazyJSON(func() any {
+		return authServerMetadata{
+			Issuer:                            s.baseURL,
+			AuthorizationEndpoint:             s.baseURL + "/v1/oauth/authorize",
+			TokenEndpoint:                     s.baseURL + "/v1/oauth/token",
+			RegistrationEndpoint:              s.baseURL + "/v1/oauth/register",
+			RevocationEndpoint:                s.baseURL + "/v1/oauth/revoke",
+			ResponseTypesSupported:            []string{"code"},
+			ResponseModesSupported:            []string{"query"},
+			GrantTypesSupported:               []string{kv.GrantAuthCode, kv.GrantRefresh},
+			CodeChallengeMethodsSupported:     []string{"S256"},
+			TokenEndpointAuthMethodsSupported: methods,
+			RevocationEndpointAuthMethods:     methods,
+			ScopesSupported:                   oauthScopes(),
+			AuthorizationResponseIssParameter: true,
+			ClientIDMetadataDocumentSupported: s.oauth.metadata != nil,
+		}
 	})
-	if err != nil {
-		panic(err)
-	}
 	handlePlain(r, "GET", "/.well-known/oauth-authorization-server", func(c *fasthttp.RequestCtx) {
 		c.Response.Header.Set("Cache-Control", "public, max-age=3600")
 		c.SetContentType("application/json")
-		c.SetBody(raw)
+		c.SetBody(raw())
 	})
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/fasthttp/router"
-	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
@@ -38,20 +37,19 @@ func (s *Server) routeResourceMetadata(r *router.Router) {
 		{resourceMCP, "interviewd MCP server"},
 	} {
 		route := "/.well-known/oauth-protected-resource" + res.path
-		raw, err := json.MarshalNoEscape(protectedResource{
-			Resource:               s.baseURL + res.path,
-			AuthorizationServers:   []string{s.baseURL},
-			BearerMethodsSupported: []string{"header"},
-			ScopesSupported:        oauthScopes(),
-			ResourceName:           res.name,
+		raw := lazyJSON(func() any {
+			return protectedResource{
+				Resource:               s.baseURL + res.path,
+				AuthorizationServers:   []string{s.baseURL},
+				BearerMethodsSupported: []string{"header"},
+				ScopesSupported:        oauthScopes(),
+				ResourceName:           res.name,
+			}
 		})
-		if err != nil {
-			panic(err)
-		}
 		handlePlain(r, "GET", route, func(c *fasthttp.RequestCtx) {
 			c.Response.Header.Set("Cache-Control", "public, max-age=3600")
 			c.SetContentType("application/json")
-			c.SetBody(raw)
+			c.SetBody(raw())
 		})
 	}
 }

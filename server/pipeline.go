@@ -97,12 +97,12 @@ func (s *Server) recovering(c *fasthttp.RequestCtx, next fasthttp.RequestHandler
 // server failures at error, health probes at debug so they do not drown the log.
 func (s *Server) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Duration) {
 	status := c.Response.StatusCode()
-	ev := s.log.Info()
+	ev := s.access.Info()
 	switch {
 	case status >= 500:
-		ev = s.log.Error()
+		ev = s.log.Error() // a failure is written at once, not batched
 	case info.quiet:
-		ev = s.log.Debug()
+		ev = s.access.Debug()
 	}
 	if ev == nil {
 		return

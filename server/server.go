@@ -47,6 +47,10 @@ type Config struct {
 	Now     func() time.Time // the clock; default time.Now
 	// AccessLog turns the per-request log line on.
 	AccessLog bool
+	// AccessLogger, when set, takes the access log's routine lines (answers below 500)
+	// instead of Log: a logger whose writer batches them (logbatch). Server failures
+	// and every other line go to Log.
+	AccessLogger *zerolog.Logger
 	// RateLimits configures admission; the zero value means DefaultRateLimits.
 	RateLimits *RateLimits
 	// Metrics receives the request metrics; nil keeps a private set.
@@ -93,6 +97,7 @@ type Server struct {
 	jobs      *jobs.Runner
 	log       zerolog.Logger
 	accessLog bool
+	access    zerolog.Logger // the access log's routine lines (Config.AccessLogger or log)
 	baseURL   string
 	now       func() time.Time
 	ops       []*Operation
@@ -140,6 +145,7 @@ func New(cfg Config) *Server {
 		jobs:      cfg.Jobs,
 		log:       cfg.Log,
 		accessLog: cfg.AccessLog,
+		access:    cfg.Log,
 		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
 		now:       cfg.Now,
 
@@ -161,6 +167,9 @@ func New(cfg Config) *Server {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if cfg.AccessLogger != nil {
+		s.access = *cfg.AccessLogger
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])

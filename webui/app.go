@@ -143,8 +143,17 @@ func (a *appPages) page(name string) (*template.Template, error) {
 	return p.t, p.err
 }
 
-// CheckPages parses every app page now and returns the first that does not parse.
+// CheckPages parses every page (the participant's and the app's) now and returns the
+// first that does not parse.
 func (u *UI) CheckPages() error {
+	if _, err := u.assets(); err != nil {
+		return err
+	}
+	for _, parse := range u.pages {
+		if _, err := parse(); err != nil {
+			return err
+		}
+	}
 	for name := range u.app.pages {
 		if _, err := u.app.page(name); err != nil {
 			return err

@@ -74,11 +74,15 @@ type Asset struct {
 	Version string
 }
 
-// UI is the parsed pages and the indexed static files. It is safe for concurrent use.
+// UI is the pages and the indexed static files. It is safe for concurrent use.
 type UI struct {
-	pages  map[string]*template.Template
-	app    appPages // the web app's pages, parsed on first use (see app.go)
-	assets map[string]Asset
+	// pages are the participant's pages, each parsed on its first render: a server
+	// that answers no participant spends nothing on them at start-up.
+	pages map[string]func() (*template.Template, error)
+	app   appPages // the web app's pages, parsed on first use (see app.go)
+	// assets are the static files with their versions, indexed (and hashed) on first
+	// use rather than at start-up.
+	assets func() (map[string]Asset, error)
 	// bufs are render buffers: a page is rendered whole before it is written, and a
 	// fresh buffer regrown to 20-odd KB per request was a fifth of a page's cost.
 	bufs sync.Pool
@@ -94,11 +98,37 @@ var staticTypes = map[string]string{
 	".png": "image/png",
 }
 
-// New parses every page and indexes the static files. It returns an error when a
-// template does not parse or a static file cannot be read: a broken build, never a
+// New names the pages and the static files; both are read on first use, so a server
+// that answers no page spends nothing on them at start-up (CheckPages reads them all).
+// It returns an error when the static files are missing: a broken build, never a
 // condition of a running server.
 func New() (*UI, error) {
-	u := &UI{pages: map[string]*template.Template{}, assets: map[string]Asset{}}
+	u := &UI{pages: map[string]func() (*template.Template, error){}, assets: sync.OnceValues(indexAssets)}
+	if _, err := fs.Stat(staticFiles, "static"); err != nil {
+		return nil, fmt.Errorf("webui: index static files: %w", err)
+	}
+	funcs := template.FuncMap{"asset": u.AssetURL, "notices": InterviewPage.Notices}
+	for _, page := range []string{PageInterview, PageNotice} {
+		u.pages[page] = sync.OnceValues(func() (*template.Template, error) {
+			t, err := template.New(page).Funcs(funcs).ParseFS(templateFiles,
+				"templates/layout.html", "templates/notices.html", "templates/"+page+".html")
+			if err != nil {
+				return nil, fmt.Errorf("webui: parse page %s: %w", page, err)
+			}
+			return t, nil
+		})
+	}
+	appFns := appFuncs()
+	appFns["asset"] = u.AssetURL
+	if err := u.indexApp(appFns); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// indexAssets reads every static file and computes its version.
+func indexAssets() (map[string]Asset, error) {
+	assets := map[string]Asset{}
 	err := fs.WalkDir(staticFiles, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -116,48 +146,39 @@ func New() (*UI, error) {
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
-		u.assets[name] = Asset{Name: name, ContentType: ct, Body: body, Version: base64.RawURLEncoding.EncodeToString(sum[:9])}
+		assets[name] = Asset{Name: name, ContentType: ct, Body: body, Version: base64.RawURLEncoding.EncodeToString(sum[:9])}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("webui: index static files: %w", err)
 	}
-	funcs := template.FuncMap{"asset": u.AssetURL, "notices": InterviewPage.Notices}
-	for _, page := range []string{PageInterview, PageNotice} {
-		t, err := template.New(page).Funcs(funcs).ParseFS(templateFiles,
-			"templates/layout.html", "templates/notices.html", "templates/"+page+".html")
-		if err != nil {
-			return nil, fmt.Errorf("webui: parse page %s: %w", page, err)
-		}
-		u.pages[page] = t
-	}
-	appFns := appFuncs()
-	appFns["asset"] = u.AssetURL
-	if err := u.indexApp(appFns); err != nil {
-		return nil, err
-	}
-	return u, nil
+	return assets, nil
 }
 
 // Render writes page name with data to w. The page is rendered whole before anything
 // is written, so a failure never sends half a page. It returns an error for an unknown
 // page, a failed execution or a failed write.
 func (u *UI) Render(w io.Writer, name string, data any) error {
-	t, ok := u.pages[name]
+	parse, ok := u.pages[name]
 	if !ok {
 		return fmt.Errorf("webui: no page %q", name)
+	}
+	t, err := parse()
+	if err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
 		return fmt.Errorf("webui: render %s: %w", name, err)
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err = w.Write(buf.Bytes())
 	return err
 }
 
 // Asset returns the static file name ("interview.js"), and whether there is one.
 func (u *UI) Asset(name string) (Asset, bool) {
-	a, ok := u.assets[name]
+	assets, _ := u.assets() // the embedded files always read: New checked they are there
+	a, ok := assets[name]
 	return a, ok
 }
 
@@ -165,7 +186,8 @@ func (u *UI) Asset(name string) (Asset, bool) {
 // unknown name still gets a path (which answers 404), so a typo shows in the browser
 // rather than failing a page.
 func (u *UI) AssetURL(name string) string {
-	a, ok := u.assets[name]
+	assets, _ := u.assets()
+	a, ok := assets[name]
 	if !ok {
 		return "/static/" + name
 	}

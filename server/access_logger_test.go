@@ -1,0 +1,60 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/fasthttp/router"
+	"github.com/rs/zerolog"
+	"github.com/valyala/fasthttp"
+)
+
+// TestAccessLoggerTakesRoutineLines: with Config.AccessLogger set, answered and
+// refused requests are logged there (where `serve` batches them), while a server
+// failure goes to the main log, which is written at once.
+func TestAccessLoggerTakesRoutineLines(t *testing.T) {
+	access := &syncLog{}
+	url, logs := mustServeRoutesWith(t, func(c *Config) {
+		l := zerolog.New(access)
+		c.AccessLogger = &l
+	}, func(s *Server, r *router.Router) {
+		g := s.group(r, "/t", testSurface())
+		g.GET("/{id}", func(r *request) error {
+			if r.pathParam("id") == "panic" {
+				panic("the handler broke")
+			}
+			r.out = "hello"
+			return nil
+		})
+	})
+	for _, tc := range []struct {
+		path, who string
+		status    int
+	}{{"/t/ok", "ann", 200}, {"/t/ok", "", 401}, {"/t/panic", "ann", 500}} {
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		req.SetRequestURI(url + tc.path)
+		if tc.who != "" {
+			req.Header.Set("X-Who", tc.who)
+		}
+		if err := fasthttp.Do(req, resp); err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode() != tc.status {
+			t.Fatalf("%s answered %d, want %d", tc.path, resp.StatusCode(), tc.status)
+		}
+		fasthttp.ReleaseRequest(req)
+		fasthttp.ReleaseResponse(resp)
+	}
+	statuses := func(l *syncLog) map[float64]bool {
+		seen := map[float64]bool{}
+		for _, line := range l.requestLines(t) { // written before the answer is sent
+			seen[line["status"].(float64)] = true
+		}
+		return seen
+	}
+	if got := statuses(access); !got[200] || !got[401] || got[500] {
+		t.Errorf("the access logger should hold the 200 and the 401 only: %v\n%s", got, access.text())
+	}
+	if got := statuses(logs); got[200] || got[401] || !got[500] {
+		t.Errorf("the main log should hold the 500 only: %v\n%s", got, logs.text())
+	}
+}
