@@ -73,9 +73,12 @@ type DB struct {
 	ids    idSource
 	secret []byte // per-instance secret for signing (download URLs, sessions)
 	creds  *credCache
-	access *accessCache // resolved OAuth access tokens (oauth_cache.go)
-	group  *committer
-	blobs  blobs.Store
+	// studies caches study records on an engine no other process writes; nil on a
+	// shared store (study_cache.go).
+	studies *studyCache
+	access  *accessCache // resolved OAuth access tokens (oauth_cache.go)
+	group   *committer
+	blobs   blobs.Store
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -119,7 +122,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), access: newAccessCache(), blobs: opts.Blobs}
+	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), studies: newStudyCache(), access: newAccessCache(), blobs: opts.Blobs}
 	fresh, err := db.prepareOnce()
 	if err != nil {
 		_ = b.Close()

@@ -92,7 +92,7 @@ func (db *DB) createStudy(tx Tx, in StudyInput) (Study, error) {
 		return Study{}, err
 	}
 	s.LinkToken = link.Token
-	if err := putStudy(tx, s); err != nil {
+	if err := db.putStudy(tx, s); err != nil {
 		return Study{}, err
 	}
 	v := BriefVersion{StudyID: s.ID, Version: 1, Guidance: in.Guidance, Brief: brief, CreatedAt: now}
@@ -132,10 +132,27 @@ func (db *DB) FindStudyByID(ctx context.Context, p Partition, id ID) (Study, err
 // something derived from raw for as long as the bytes stay the same. It returns
 // ENOTFOUND, as FindStudyByID does, or fn's error.
 func (db *DB) ViewStudyRecord(ctx context.Context, p Partition, id ID, fn func(raw []byte) error) error {
-	return db.readOne(ctx, bucketStudies, p.key(id), func(raw []byte) error {
+	key := p.key(id)
+	if db.studies == nil {
+		return db.readOne(ctx, bucketStudies, key, func(raw []byte) error {
+			if raw == nil {
+				return notFound("Study")
+			}
+			return fn(raw)
+		})
+	}
+	if raw, ok := db.studies.get(key); ok {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(raw)
+	}
+	gen := db.studies.generation()
+	return db.readOne(ctx, bucketStudies, key, func(raw []byte) error {
 		if raw == nil {
 			return notFound("Study")
 		}
+		db.studies.put(key, raw, gen)
 		return fn(raw)
 	})
 }

@@ -16,11 +16,15 @@ const studyRowVersion = 1
 
 var studyModes = []Mode{ModeTest, ModeLive, ModePaused, ModeClosed}
 
-// putStudy stores a study record and its list row.
-func putStudy(tx Tx, st Study) error {
+// putStudy stores a study record and its list row, and drops the cached record once
+// tx commits.
+func (db *DB) putStudy(tx Tx, st Study) error {
 	key := st.Partition().key(st.ID)
 	if err := putJSON(tx.Bucket(bucketStudies), key, st); err != nil {
 		return err
+	}
+	if db.studies != nil {
+		tx.OnCommit(func() { db.studies.invalidate(key) })
 	}
 	return tx.Bucket(bucketStudyIndex).Put(key, encodeStudyRow(st))
 }

@@ -41,7 +41,7 @@ func (db *DB) SetStudyMode(ctx context.Context, p Partition, id ID, target Mode)
 			st.LaunchedAt = &now
 		}
 		st.Mode, st.UpdatedAt = target, now
-		return putStudy(tx, st)
+		return db.putStudy(tx, st)
 	})
 	return st, err
 }
@@ -60,7 +60,7 @@ func (db *DB) addBriefVersion(tx Tx, p Partition, id ID, guidance string, brief 
 	if err := putJSON(tx.Bucket(bucketBriefs), briefKey(p, st.ID, st.Version), v); err != nil {
 		return Study{}, err
 	}
-	return st, putStudy(tx, st)
+	return st, db.putStudy(tx, st)
 }
 
 // FindBriefVersions returns every design version of a study, oldest first.
