@@ -67,11 +67,12 @@ func ParseConfig(connString string) (*Config, error) {
 // Pool is a pool of connections, opened as they are needed. It is safe for
 // concurrent use.
 type Pool struct {
-	cfg   *Config
-	slots chan struct{} // one per connection that may be open
-	mu    sync.Mutex
-	idle  []*idleConn // most recently used last
-	done  bool
+	cfg    *Config
+	slots  chan struct{} // one per connection that may be open
+	closed chan struct{} // closed by Close
+	mu     sync.Mutex
+	idle   []*idleConn // most recently used last
+	done   bool
 }
 
 type idleConn struct {
@@ -85,7 +86,7 @@ func NewWithConfig(ctx context.Context, cfg *Config) (*Pool, error) {
 	if cfg.MaxConns < 1 {
 		return nil, errors.New("pgxpool: MaxConns must be at least 1")
 	}
-	return &Pool{cfg: cfg, slots: make(chan struct{}, cfg.MaxConns)}, nil
+	return &Pool{cfg: cfg, slots: make(chan struct{}, cfg.MaxConns), closed: make(chan struct{})}, nil
 }
 
 // Config returns the pool's configuration.
@@ -98,6 +99,8 @@ type Conn struct {
 	created time.Time
 }
 
+var errClosed = errors.New("closed pool")
+
 // pingAfter is how long a connection may idle before it is pinged when acquired: a
 // server restart or a dropped connection is found before a statement fails on it.
 const pingAfter = time.Second
@@ -109,13 +112,15 @@ func (p *Pool) Acquire(ctx context.Context) (*Conn, error) {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-p.closed:
+		return nil, errClosed
 	}
 	for {
 		p.mu.Lock()
 		if p.done {
 			p.mu.Unlock()
 			<-p.slots
-			return nil, errors.New("closed pool")
+			return nil, errClosed
 		}
 		n := len(p.idle)
 		if n == 0 {
@@ -183,10 +188,16 @@ func (p *Pool) Ping(ctx context.Context) error {
 	return c.PgConn().Ping(ctx)
 }
 
-// Close closes the idle connections and those released from now on.
+// Close refuses further Acquires, closes the idle connections and waits, as pgxpool's
+// does, until every acquired one is released (and closed).
 func (p *Pool) Close() {
 	p.mu.Lock()
+	if p.done {
+		p.mu.Unlock()
+		return
+	}
 	p.done = true
+	close(p.closed)
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()
@@ -194,6 +205,10 @@ func (p *Pool) Close() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = ic.c.Close(ctx)
 		cancel()
+	}
+	// Holding every slot means no connection is out.
+	for range cap(p.slots) {
+		p.slots <- struct{}{}
 	}
 }
 

@@ -246,3 +246,39 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseWaitsForAcquired: Close refuses new Acquires at once and returns once the
+// connection that was out is released.
+func TestCloseWaitsForAcquired(t *testing.T) {
+	p := newPool(t, "pool_max_conns=2")
+	ctx := ctxT(t)
+	c, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() {
+		p.Close()
+		close(closed)
+	}()
+	for { // until Close has begun
+		c2, err := p.Acquire(ctx)
+		if err != nil {
+			if !strings.Contains(err.Error(), "closed pool") {
+				t.Fatalf("Acquire after Close: %v", err)
+			}
+			break
+		}
+		c2.Release()
+	}
+	pc := c.PgConn()
+	c.Release()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close did not return after the connection was released")
+	}
+	if !pc.IsClosed() {
+		t.Error("the connection released after Close was kept open")
+	}
+}
