@@ -186,7 +186,9 @@ func (c *Conn) SendBatch(ctx context.Context, b *Batch) BatchResults {
 	for _, q := range b.queued {
 		values, formats, err := encodeArgs(q.args)
 		if err != nil {
-			return &batchResults{err: err}
+			// Nothing was sent; a rollback of the transaction it would have begun
+			// is harmless (PostgreSQL warns that none is in progress).
+			return &batchResults{c: c, err: err, closed: true}
 		}
 		pb.ExecParams(q.sql, values, nil, formats, binaryResults)
 	}
@@ -305,6 +307,7 @@ func (b *batchResults) next() (*pgconn.ResultReader, error) {
 	}
 	if !b.mrr.NextResult() {
 		err := b.mrr.Close()
+		b.closed = true
 		if err == nil {
 			err = errors.New("no more results in batch")
 		}

@@ -282,3 +282,37 @@ func TestCloseWaitsForAcquired(t *testing.T) {
 		t.Error("the connection released after Close was kept open")
 	}
 }
+
+// TestUnsupportedArgument: an argument of a type not encoded is an error naming it,
+// before anything is sent; the transaction the batch would have begun rolls back
+// harmlessly and the connection serves the next statement.
+func TestUnsupportedArgument(t *testing.T) {
+	p := newPool(t, "pool_max_conns=1")
+	ctx := ctxT(t)
+	c, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.Serializable})
+	b.Queue(`SELECT $1`, struct{}{})
+	br := c.SendBatch(ctx, b)
+	tx := br.Tx()
+	if _, err := br.Exec(); err == nil || !strings.Contains(err.Error(), "struct {}") {
+		t.Errorf("batch: %v", err)
+	}
+	if err := br.Close(); err == nil {
+		t.Error("Close reported no error")
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Errorf("rollback: %v", err)
+	}
+	if _, err := c.Exec(ctx, `SELECT $1::int`, time.Second); err == nil || !strings.Contains(err.Error(), "time.Duration") {
+		t.Errorf("exec: %v", err)
+	}
+	var n int
+	if err := c.QueryRow(ctx, `SELECT $1::int`, 5).Scan(&n); err != nil || n != 5 {
+		t.Errorf("next statement: %d %v", n, err)
+	}
+}
