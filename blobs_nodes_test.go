@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -117,6 +118,21 @@ func TestS3ThreeNodesKill(t *testing.T) {
 		n := startCrashBinary(t, bin, t.TempDir(), "--store", storeURL, "--blobs", bucket, "--job-lease", "2s")
 		nodes = append(nodes, n)
 		clients = append(clients, &s3Client{t: t, base: n.url, key: s.key, http: &http.Client{Timeout: time.Minute}})
+	}
+	// A failed export shows what each node logged about its jobs.
+	jobLogs := func() string {
+		var b strings.Builder
+		for i, n := range nodes {
+			for _, l := range strings.Split(n.logs.String(), "\n") {
+				if strings.Contains(l, "job") || strings.Contains(l, `"level":"error"`) || strings.Contains(l, `"level":"warn"`) {
+					fmt.Fprintf(&b, "node %d: %s\n", i, l)
+				}
+			}
+		}
+		return b.String()
+	}
+	for _, c := range clients {
+		c.logs = jobLogs
 	}
 	var jobs, onNode1 []string
 	for range 3 {

@@ -106,6 +106,8 @@ type s3Client struct {
 	base string
 	key  string
 	http *http.Client
+	// logs, when set, returns the servers' logs, shown when an export fails.
+	logs func() string
 }
 
 func (c *s3Client) do(method, path string, body io.Reader, headers ...string) (*http.Response, []byte) {
@@ -168,7 +170,11 @@ func (c *s3Client) waitExport(job string) {
 			return
 		}
 		if resp.StatusCode != 200 || strings.Contains(string(body), `"failed"`) || time.Now().After(deadline) {
-			c.t.Fatalf("export %s: %d %s", job, resp.StatusCode, body)
+			logs := ""
+			if c.logs != nil {
+				logs = "\n" + c.logs()
+			}
+			c.t.Fatalf("export %s: %d %s%s", job, resp.StatusCode, body, logs)
 		}
 	}
 }

@@ -277,6 +277,39 @@ func (s *sizedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// newSizedReader returns a sizedReader of r. When r can seek, so can the result: the S3
+// client sends a body again after a dropped connection only if it can rewind it.
+func newSizedReader(r io.Reader, size int64) io.Reader {
+	z := &sizedReader{r: r, left: size}
+	if sk, ok := r.(io.Seeker); ok {
+		if start, err := sk.Seek(0, io.SeekCurrent); err == nil {
+			return &sizedSeeker{sizedReader: z, s: sk, start: start, size: size}
+		}
+	}
+	return z
+}
+
+// sizedSeeker is a sizedReader over a stream that can seek: seeking moves the stream
+// and recounts what is left of size from where the stream started.
+type sizedSeeker struct {
+	*sizedReader
+	s     io.Seeker
+	start int64
+	size  int64
+}
+
+func (z *sizedSeeker) Seek(offset int64, whence int) (int64, error) {
+	pos, err := z.s.Seek(offset, whence)
+	if err != nil {
+		return pos, err
+	}
+	if pos < z.start || pos-z.start > z.size {
+		return pos, errors.New("blobs: seek outside the sized stream")
+	}
+	z.left, z.done = z.size-(pos-z.start), false
+	return pos, nil
+}
+
 // end checks that r has nothing past the promised length.
 func (s *sizedReader) end() error {
 	var one [1]byte

@@ -12,8 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
+	"interviewd/blobs/s3client"
 )
 
 // S3Config names a bucket of an S3-compatible service (AWS S3, Cloudflare R2, Garage,
@@ -87,9 +86,8 @@ func ParseS3URL(raw string, env func(string) (string, bool)) (S3Config, error) {
 
 // S3 is the store of several nodes: every key an object in one bucket.
 type S3 struct {
-	c      *minio.Client
-	cfg    S3Config
-	bucket string
+	c   *s3client.Client
+	cfg S3Config
 }
 
 // NewS3 returns the store for cfg. It does not contact the service: a bucket that is
@@ -106,19 +104,23 @@ func NewS3(_ context.Context, cfg S3Config) (*S3, error) {
 		ExpectContinueTimeout: 10 * time.Second,
 		DisableCompression:    true,
 	}
-	c, err := minio.New(cfg.Endpoint, &minio.Options{
-		Creds:     credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken),
-		Secure:    cfg.Secure,
-		Region:    cfg.Region,
+	c, err := s3client.New(s3client.Config{
+		Endpoint: cfg.Endpoint,
+		Secure:   cfg.Secure,
+		Region:   cfg.Region,
+		Bucket:   cfg.Bucket,
+		Credential: s3client.Credential{
+			AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, SessionToken: cfg.SessionToken,
+		},
 		Transport: tr,
 		// A refused connection is retried a few times, not ten: a bucket that is down
-		// answers 503 within seconds instead of holding the request.
-		MaxRetries: 3,
+		// answers 503 within a second instead of holding the request.
+		Attempts: 3,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3://%s: %w", cfg.Bucket, err)
 	}
-	return &S3{c: c, cfg: cfg, bucket: cfg.Bucket}, nil
+	return &S3{c: c, cfg: cfg}, nil
 }
 
 func (s *S3) String() string {
@@ -126,16 +128,17 @@ func (s *S3) String() string {
 	if !s.cfg.Secure {
 		scheme = "http"
 	}
-	return "s3://" + s.bucket + "/" + s.cfg.Prefix + " at " + scheme + "://" + s.cfg.Endpoint
+	return "s3://" + s.cfg.Bucket + "/" + s.cfg.Prefix + " at " + scheme + "://" + s.cfg.Endpoint
 }
 
 func (s *S3) object(key string) string { return s.cfg.Prefix + key }
 
-// s3Err maps a client error: a missing object is fs.ErrNotExist, anything else (the
-// service unreachable, a 5xx, a refused credential, a missing bucket) ErrUnavailable.
+// s3Err maps a client error: a missing object is fs.ErrNotExist, a cancelled or expired
+// context itself, anything else (the service unreachable, a 5xx, a refused credential, a
+// missing bucket) ErrUnavailable.
 func s3Err(op, key string, err error) error {
-	var resp minio.ErrorResponse
-	if errors.As(err, &resp) && (resp.Code == "NoSuchKey" || (resp.StatusCode == http.StatusNotFound && resp.Code != "NoSuchBucket")) {
+	var resp *s3client.Error
+	if errors.As(err, &resp) && resp.NotFound() {
 		return notExist(op, key)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -149,10 +152,9 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64) error
 		return err
 	}
 	if size >= 0 {
-		r = &sizedReader{r: r, left: size}
+		r = newSizedReader(r, size)
 	}
-	_, err := s.c.PutObject(ctx, s.bucket, s.object(key), r, size, minio.PutObjectOptions{ContentType: "application/octet-stream"})
-	if err != nil {
+	if err := s.c.PutObject(ctx, s.object(key), r, size, "application/octet-stream"); err != nil {
 		if errors.Is(err, errSizeMismatch) {
 			return &opError{op: "put", key: key, err: err}
 		}
@@ -165,34 +167,29 @@ func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, int64, error) 
 	if err := checkKey(key); err != nil {
 		return nil, 0, err
 	}
-	obj, err := s.c.GetObject(ctx, s.bucket, s.object(key), minio.GetObjectOptions{})
+	body, info, err := s.c.GetObject(ctx, s.object(key))
 	if err != nil {
 		return nil, 0, s3Err("get", key, err)
 	}
-	st, err := obj.Stat() // sends the GET: a missing key fails here
-	if err != nil {
-		obj.Close()
-		return nil, 0, s3Err("get", key, err)
-	}
-	return obj, st.Size, nil
+	return body, info.Size, nil
 }
 
 func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
 	if err := checkKey(key); err != nil {
 		return Info{}, err
 	}
-	st, err := s.c.StatObject(ctx, s.bucket, s.object(key), minio.StatObjectOptions{})
+	info, err := s.c.HeadObject(ctx, s.object(key))
 	if err != nil {
 		return Info{}, s3Err("stat", key, err)
 	}
-	return Info{Key: key, Size: st.Size, ModTime: st.LastModified}, nil
+	return Info{Key: key, Size: info.Size, ModTime: info.LastModified}, nil
 }
 
 func (s *S3) Delete(ctx context.Context, key string) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	if err := s.c.RemoveObject(ctx, s.bucket, s.object(key), minio.RemoveObjectOptions{}); err != nil {
+	if err := s.c.DeleteObject(ctx, s.object(key)); err != nil {
 		if err := s3Err("delete", key, err); errors.Is(err, ErrUnavailable) {
 			return err
 		}
@@ -201,14 +198,13 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 }
 
 func (s *S3) List(ctx context.Context, prefix string) ([]Info, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // stops the listing goroutine on an early return
 	var out []Info
-	for o := range s.c.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.object(prefix), Recursive: true}) {
-		if o.Err != nil {
-			return nil, s3Err("list", prefix, o.Err)
-		}
+	err := s.c.ListObjects(ctx, s.object(prefix), func(o s3client.ObjectInfo) error {
 		out = append(out, Info{Key: strings.TrimPrefix(o.Key, s.cfg.Prefix), Size: o.Size, ModTime: o.LastModified})
+		return nil
+	})
+	if err != nil {
+		return nil, s3Err("list", prefix, err)
 	}
 	return out, nil
 }
@@ -226,23 +222,23 @@ func (s *S3) Presign(ctx context.Context, key string, ttl time.Duration, filenam
 	if mediaType != "" {
 		q.Set("response-content-type", mediaType)
 	}
-	u, err := s.c.PresignedGetObject(ctx, s.bucket, s.object(key), ttl, q)
+	u, err := s.c.PresignGet(ctx, s.object(key), ttl, q)
 	if err != nil {
 		return "", s3Err("presign", key, err)
 	}
-	return u.String(), nil
+	return u, nil
 }
 
 // Ping asks whether the bucket exists and the credential may use it.
 func (s *S3) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ok, err := s.c.BucketExists(ctx, s.bucket)
-	if err != nil {
-		return unavailable("ping", s.bucket, err)
-	}
-	if !ok {
-		return unavailable("ping", s.bucket, errors.New("no such bucket"))
+	if err := s.c.HeadBucket(ctx); err != nil {
+		var resp *s3client.Error
+		if errors.As(err, &resp) && resp.StatusCode == http.StatusNotFound {
+			return unavailable("ping", s.cfg.Bucket, errors.New("no such bucket"))
+		}
+		return unavailable("ping", s.cfg.Bucket, err)
 	}
 	return nil
 }

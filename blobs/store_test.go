@@ -95,8 +95,9 @@ func TestStoreConformance(t *testing.T) {
 			}
 		})
 		t.Run("PutLarge", func(t *testing.T) {
-			// Past S3's single-request size (16 MiB in minio-go): a multipart upload,
-			// as a 50 MB document upload is.
+			// Past the 16 MiB where SDKs switch to multipart uploads (a 50 MB document
+			// upload is this size): one PUT here, and a stream that ends short of its
+			// promised size must still store nothing.
 			large := make([]byte, 17<<20+3)
 			rand.Read(large)
 			put(t, s, "files/large", large)
@@ -104,10 +105,10 @@ func TestStoreConformance(t *testing.T) {
 				t.Fatal("bytes differ")
 			}
 			if err := s.Put(ctx, "files/large-short", bytes.NewReader(large[:17<<20]), int64(len(large))); err == nil {
-				t.Fatal("a short multipart stream was stored")
+				t.Fatal("a short large stream was stored")
 			}
 			if _, err := s.Stat(ctx, "files/large-short"); !errors.Is(err, fs.ErrNotExist) {
-				t.Fatalf("a failed multipart put left a blob: %v", err)
+				t.Fatalf("a failed large put left a blob: %v", err)
 			}
 		})
 		t.Run("PutUnknownSize", func(t *testing.T) {
@@ -126,7 +127,7 @@ func TestStoreConformance(t *testing.T) {
 			}
 		})
 		t.Run("ErrSizeMismatch", func(t *testing.T) {
-			for name, size := range map[string]int64{"short": 10, "long": 3} {
+			for name, size := range map[string]int64{"short": 10, "long": 3, "nonempty": 0} {
 				err := s.Put(ctx, "files/"+name, strings.NewReader("12345"), size)
 				if err == nil {
 					t.Fatalf("%s: a stream of 5 bytes stored as %d", name, size)

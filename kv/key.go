@@ -191,11 +191,22 @@ func memberFor(tx Tx, org, user ID) (Membership, error) {
 // nothing about which). The credential may be shared with other callers (it is cached
 // until the key or its organisation changes): treat its slices and pointers as read-only.
 func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, error) {
+	c, err := db.AuthenticateShared(ctx, secret)
+	if err != nil {
+		return Credential{}, err
+	}
+	return *c, nil
+}
+
+// AuthenticateShared is Authenticate answering with the credential as cached, never
+// to be changed: the same pointer for as long as the key and its organisation stay as
+// they are, so a caller may keep what it derives from a credential by its pointer.
+func (db *DB) AuthenticateShared(ctx context.Context, secret string) (*Credential, error) {
 	if len(secret) != keySecretLen {
-		return Credential{}, errBadKey
+		return nil, errBadKey
 	}
 	if err := ctx.Err(); err != nil {
-		return Credential{}, err
+		return nil, err
 	}
 	// A cached entry was made from this very secret (the hash covers all of it), after
 	// it passed ParseKeySecret: a hit needs only the expiry check.
@@ -205,7 +216,7 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 		if db.Shared() {
 			cur, err := db.authEpoch(ctx, e.cred.Org.ID)
 			if err != nil {
-				return Credential{}, err
+				return nil, err
 			}
 			fresh = cur == e.epoch
 		}
@@ -214,14 +225,14 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 			db.creds.drop(hash) // changed on some node since: read it again below
 		case e.cred.Key.ExpiresAt != nil && !db.Now().Before(*e.cred.Key.ExpiresAt):
 			db.creds.drop(hash)
-			return Credential{}, errBadKey
+			return nil, errBadKey
 		default:
 			return e.cred, nil
 		}
 	}
 	env, ok := ParseKeySecret(secret)
 	if !ok {
-		return Credential{}, errBadKey
+		return nil, errBadKey
 	}
 	gen := db.creds.generation()
 	var cred Credential
@@ -252,10 +263,11 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 		return nil
 	})
 	if err != nil {
-		return Credential{}, err
+		return nil, err
 	}
-	db.creds.put(hash, cred, epoch, gen)
-	return cred, nil
+	c := &cred
+	db.creds.put(hash, c, epoch, gen)
+	return c, nil
 }
 
 var errBadKey = Errorf(EUNAUTHORIZED, "invalid_token", "The API key is missing, invalid, expired or revoked.")

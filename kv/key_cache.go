@@ -47,7 +47,7 @@ type credCache struct {
 // cachedCred is an entry: the credential and, on a shared store, its organisation's
 // epoch when it was read.
 type cachedCred struct {
-	cred  Credential
+	cred  *Credential // never changed once cached
 	epoch uint64
 }
 
@@ -69,7 +69,7 @@ func (c *credCache) generation() uint64 {
 
 // put remembers cred (read at epoch) unless an invalidation happened since gen was
 // read.
-func (c *credCache) put(hash [32]byte, cred Credential, epoch, gen uint64) {
+func (c *credCache) put(hash [32]byte, cred *Credential, epoch, gen uint64) {
 	c.mu.Lock()
 	if c.gen == gen && len(c.m) < credCacheMax {
 		c.m[hash] = cachedCred{cred: cred, epoch: epoch}

@@ -107,7 +107,7 @@ func (s *Server) a2aAuthenticate(r *request) error {
 		return s.limitAuthFailure(r.c, err)
 	}
 	r.p = p
-	r.info.org = p.Partition.Org
+	r.info.org = p.OrgKey
 	return p.require(kv.ScopeAgentRun)
 }
 

@@ -48,6 +48,10 @@ func TestAccessLoggerTakesRoutineLines(t *testing.T) {
 		seen := map[float64]bool{}
 		for _, line := range l.requestLines(t) { // written before the answer is sent
 			seen[line["status"].(float64)] = true
+			// Every request (several on one kept-alive connection) names its client.
+			if line["client_ip"] != "127.0.0.1" {
+				t.Errorf("client_ip %v in %v", line["client_ip"], line)
+			}
 		}
 		return seen
 	}

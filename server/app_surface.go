@@ -277,7 +277,7 @@ func (s *Server) appAuthenticate(r *request) error {
 	a.auth, a.token, a.signed = auth, tok, true
 	if !auth.Org.ID.IsZero() {
 		r.p = appPrincipal(auth)
-		r.info.org = auth.Org.ID
+		r.info.org = r.p.OrgKey
 	}
 	return nil
 }

@@ -37,14 +37,14 @@ func (s *Server) resolveToken(tok, resource string) (*Principal, error) {
 // were issued for (resource: "/v1/api" or "/v1/mcp"; any other surface refuses them).
 func (s *Server) resolveTokenIn(ctx context.Context, tok, resource string) (*Principal, error) {
 	if strings.HasPrefix(tok, "jsk_") {
-		cred, err := s.db.Authenticate(ctx, tok)
+		cred, err := s.db.AuthenticateShared(ctx, tok)
 		if kv.ErrorCode(err) == kv.EUNAUTHORIZED {
 			return nil, &apiError{Status: 401, Code: "invalid_token", TokenSent: true, Detail: "The API key is invalid, expired or revoked."}
 		}
 		if err != nil {
 			return nil, err
 		}
-		return principalFromKey(cred), nil
+		return s.principals.of(cred), nil
 	}
 	if strings.HasPrefix(tok, "svca_") {
 		cred, err := s.db.AuthenticateAccess(ctx, tok)

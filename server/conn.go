@@ -88,6 +88,9 @@ type trackedConn struct {
 	capture    bool // the next bytes read start a request: remember its head
 	head       [headCapture]byte
 	headLen    int
+	// peerIP is the peer's address as text, made by the first request's access line:
+	// only the connection's own serving goroutine reads or writes it.
+	peerIP string
 }
 
 func (c *trackedConn) Read(p []byte) (int, error) {

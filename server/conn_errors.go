@@ -70,7 +70,7 @@ func (s *Server) handleReadError(c *fasthttp.RequestCtx, err error) {
 	}
 	if s.accessLog {
 		s.access.Info().Str("route", "unparsed").Int("status", r.status).Str("request_id", id).Str("error", r.code).
-			Str("client_ip", s.clientIP(c).String()).Msg("request")
+			Str("client_ip", s.clientIPText(c)).Msg("request")
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-
-	"interviewd/kv"
 )
 
 // reqInfo travels with one request through the pipeline: what the access log needs.
@@ -16,7 +14,7 @@ import (
 type reqInfo struct {
 	id    []byte
 	route string
-	org   kv.ID
+	org   string // the organisation's id as the log writes it, once authenticated
 	err   string
 	code  string // the error code of a refused request (4xx/5xx), logged with it
 	quiet bool   // health probes: logged at debug only
@@ -49,7 +47,7 @@ func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler
 		start := time.Now()
 		info := infoPool.Get().(*reqInfo)
 		info.id = strconv.AppendUint(append(info.id[:0], s.reqPrefix...), s.reqSeq.Add(1), 36)
-		info.route, info.org, info.err, info.code, info.quiet = "", kv.ID{}, "", "", false
+		info.route, info.org, info.err, info.code, info.quiet = "", "", "", "", false
 		info.ctx = s.ctx
 		c.SetUserValue(infoKey{}, info)
 		c.Response.Header.SetBytesV("X-Request-Id", info.id)
@@ -113,9 +111,9 @@ func (s *Server) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Durati
 	}
 	ev = ev.Bytes("method", c.Method()).Str("route", route).Int("status", status).
 		Float64("duration_ms", float64(d.Microseconds())/1000).Bytes("request_id", info.id).
-		Str("client_ip", s.clientIP(c).String()).Str("scheme", s.clientScheme(c))
-	if !info.org.IsZero() {
-		ev = ev.Str("org_id", info.org.String())
+		Str("client_ip", s.clientIPText(c)).Str("scheme", s.clientScheme(c))
+	if info.org != "" {
+		ev = ev.Str("org_id", info.org)
 	}
 	if info.code != "" {
 		ev = ev.Str("code", info.code)

@@ -99,6 +99,20 @@ func (s *Server) clientIP(c *fasthttp.RequestCtx) netip.Addr {
 	return client
 }
 
+// clientIPText is clientIP as text, for the access log. Without trusted proxies the
+// client is the peer, the same for every request of a connection: it is formatted once
+// per connection.
+func (s *Server) clientIPText(c *fasthttp.RequestCtx) string {
+	tc, ok := c.Conn().(*trackedConn)
+	if len(s.proxies) > 0 || !ok {
+		return s.clientIP(c).String()
+	}
+	if tc.peerIP == "" {
+		tc.peerIP = peerAddr(c).String()
+	}
+	return tc.peerIP
+}
+
 // clientScheme returns "https" or "http": what the client used to reach us, as a trusted
 // proxy reports it (X-Forwarded-Proto, else Forwarded proto=), else this connection's.
 func (s *Server) clientScheme(c *fasthttp.RequestCtx) string {

@@ -47,7 +47,7 @@ func (s *Server) bearerAuthenticator(resource string) authenticator {
 			return err
 		}
 		r.p = p
-		r.info.org = p.Partition.Org
+		r.info.org = p.OrgKey
 		return nil
 	}
 }

@@ -7,8 +7,17 @@ package blobstest
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,9 +43,13 @@ const (
 type S3 struct {
 	Addr   string // 127.0.0.1:PORT
 	Bucket string
-	root   string
-	bin    string
-	t      testing.TB
+	// RootCAs trusts the server's certificate when it was started with StartTLS.
+	RootCAs *x509.CertPool
+
+	certFile, keyFile string
+	root              string
+	bin               string
+	t                 testing.TB
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -47,6 +60,18 @@ type S3 struct {
 // Start starts versitygw on a free loopback port with an empty bucket and stops it when
 // the test ends.
 func Start(t testing.TB) *S3 {
+	t.Helper()
+	return start(t, false)
+}
+
+// StartTLS is Start with the server on https, its certificate (for 127.0.0.1, made
+// here) trusted by RootCAs alone.
+func StartTLS(t testing.TB) *S3 {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, withTLS bool) *S3 {
 	t.Helper()
 	bin, err := exec.LookPath("versitygw")
 	if err != nil {
@@ -60,6 +85,9 @@ func Start(t testing.TB) *S3 {
 	s := &S3{Bucket: "interviewd", root: t.TempDir(), bin: bin, t: t}
 	if err := os.Mkdir(filepath.Join(s.root, s.Bucket), 0o700); err != nil {
 		t.Fatal(err) // the posix backend's buckets are the root's folders
+	}
+	if withTLS {
+		s.certFile, s.keyFile, s.RootCAs = selfSigned(t, t.TempDir())
 	}
 	for try := 0; ; try++ {
 		s.Addr = freeAddr(t)
@@ -77,7 +105,11 @@ func Start(t testing.TB) *S3 {
 
 // URL is the --blobs value for this server's bucket.
 func (s *S3) URL() string {
-	return "s3://" + s.Bucket + "?endpoint=http://" + s.Addr + "&region=us-east-1"
+	scheme := "http"
+	if s.RootCAs != nil {
+		scheme = "https"
+	}
+	return "s3://" + s.Bucket + "?endpoint=" + scheme + "://" + s.Addr + "&region=us-east-1"
 }
 
 // Env is a lookup of the credential variables ParseS3URL reads, for this server.
@@ -93,11 +125,66 @@ func (s *S3) Env(name string) (string, bool) {
 
 // Client is a plain S3 client of this server, for looking at the bucket from outside.
 func (s *S3) Client() *minio.Client {
-	c, err := minio.New(s.Addr, &minio.Options{Creds: credentials.NewStaticV4(Access, Secret, ""), Region: "us-east-1"})
+	c, err := minio.New(s.Addr, s.minioOptions(0))
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	return c
+}
+
+func (s *S3) minioOptions(retries int) *minio.Options {
+	o := &minio.Options{Creds: credentials.NewStaticV4(Access, Secret, ""), Region: "us-east-1", MaxRetries: retries}
+	if s.RootCAs != nil {
+		o.Secure = true
+		o.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.RootCAs}}
+	}
+	return o
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key into dir and returns their
+// paths and a pool that trusts the certificate.
+func selfSigned(t testing.TB, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "interviewd test S3"},
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
 }
 
 // Restart starts the server again on its address after Stop (the bucket's contents
@@ -112,8 +199,11 @@ func (s *S3) Restart() {
 func (s *S3) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cmd := exec.Command(s.bin, "--access", Access, "--secret", Secret, "--port", s.Addr, "--region", "us-east-1",
-		"posix", s.root)
+	args := []string{"--access", Access, "--secret", Secret, "--port", s.Addr, "--region", "us-east-1"}
+	if s.certFile != "" {
+		args = append(args, "--cert", s.certFile, "--key", s.keyFile)
+	}
+	cmd := exec.Command(s.bin, append(args, "posix", s.root)...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.root}
 	w := &lockedWriter{b: &strings.Builder{}}
 	cmd.Stdout, cmd.Stderr = w, w
@@ -123,7 +213,7 @@ func (s *S3) start() error {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	// Ready when the bucket answers; a machine under load may take a while to start it.
-	c, err := minio.New(s.Addr, &minio.Options{Creds: credentials.NewStaticV4(Access, Secret, ""), Region: "us-east-1", MaxRetries: 1})
+	c, err := minio.New(s.Addr, s.minioOptions(1))
 	if err != nil {
 		return err
 	}
