@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"interviewd/internal/pgx"
 )
 
 // pgOpenTimeout bounds connecting and migrating at open (another node's migration
