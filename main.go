@@ -11,11 +11,21 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 )
 
+// defaultGCPercent is the garbage collector's target when GOGC is not set: collect once
+// the heap has grown by twice what is live (Go's default is once). A server's live heap
+// is small (a few caches), and collecting half as often cut the CPU of a participant's
+// turn by a tenth to a fifth.
+const defaultGCPercent = 200
+
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(defaultGCPercent)
+	}
 	setGlobalLogging()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

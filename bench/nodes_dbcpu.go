@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"interviewd/internal/pgx"
 )
 
 // The database's own CPU. The nodes' CPU per request is the figure that compares the
@@ -22,12 +22,16 @@ import (
 func databasePID(ctx context.Context, store string) int {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, store)
+	cfg, err := pgx.ParseConfig(store)
+	if err != nil {
+		return 0
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return 0
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	var backend int32
+	var backend int64
 	if err := conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
 		return 0
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -96,10 +97,13 @@ func newInstanceWith(ctx context.Context, opts kv.Options) (*instance, error) {
 	if in.logFile, err = os.Create(filepath.Join(dir, "server.log")); err != nil {
 		return fail(err)
 	}
-	in.logOut = logbatch.New(in.logFile, logbatch.DefaultDelay)
+	pprof.Do(ctx, serverSide, func(context.Context) { // its goroutines inherit the label
+		in.logOut = logbatch.New(in.logFile, logbatch.DefaultDelay)
+		in.db, err = kv.Open(filepath.Join(dir, "data"), opts)
+	})
 	in.log = zerolog.New(in.logOut).With().Timestamp().Logger()
 	in.access = zerolog.New(in.logOut.Batched()).With().Timestamp().Logger()
-	if in.db, err = kv.Open(filepath.Join(dir, "data"), opts); err != nil {
+	if err != nil {
 		return fail(err)
 	}
 	if in.org, _, err = in.db.CreateOrg(ctx, kv.OrgInput{Name: "Fieldwork Bench Ltd", Email: benchOwner}); err != nil {
@@ -115,6 +119,11 @@ func newInstanceWith(ctx context.Context, opts kv.Options) (*instance, error) {
 	return in, nil
 }
 
+// serverSide labels the in-process server's goroutines (its connections, its store's
+// committer, its jobs) in a --cpuprofile, so `go tool pprof -tagfocus side=server` shows
+// the server's CPU apart from the load generator's in the same process.
+var serverSide = pprof.Labels("side", "server")
+
 // serve boots the server on a fresh 127.0.0.1 port. stop shuts it down and waits for
 // Serve to return; it returns Serve's or Shutdown's error.
 func (in *instance) serve() (baseURL string, stop func() error, err error) {
@@ -123,10 +132,16 @@ func (in *instance) serve() (baseURL string, stop func() error, err error) {
 		return "", nil, err
 	}
 	baseURL = "http://" + ln.Addr().String()
-	runner := jobs.NewRunner(jobs.Config{DB: in.db, Moderator: moderator.NewBuiltin(), Log: in.log})
-	srv := server.New(serverConfig(in.db, runner, in.log, in.access, baseURL, in.limits))
+	var (
+		runner *jobs.Runner
+		srv    *server.Server
+	)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	pprof.Do(context.Background(), serverSide, func(context.Context) {
+		runner = jobs.NewRunner(jobs.Config{DB: in.db, Moderator: moderator.NewBuiltin(), Log: in.log})
+		srv = server.New(serverConfig(in.db, runner, in.log, in.access, baseURL, in.limits))
+		go func() { served <- srv.Serve(ln) }()
+	})
 	stop = func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()

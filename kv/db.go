@@ -77,6 +77,7 @@ type DB struct {
 	// shared store (study_cache.go).
 	studies *studyCache
 	access  *accessCache // resolved OAuth access tokens (oauth_cache.go)
+	briefs  briefCache   // decoded design versions (brief_cache.go)
 	group   *committer
 	blobs   blobs.Store
 }

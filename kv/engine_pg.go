@@ -9,9 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
+
+	"interviewd/internal/pgx"
+	"interviewd/internal/pgx/pgxpool"
 )
 
 // The PostgreSQL engine: every bucket lives in one table, interviewd_kv (bucket, key,

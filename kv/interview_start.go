@@ -23,6 +23,9 @@ type Opened struct {
 	Started   bool // a new interview was created by this call
 	// Session is the session secret the link was opened for (ResumeLink).
 	Session string
+	// Opening is the first turn's messages when ResumeLinkOpening stored them with the
+	// interview it started.
+	Opening []Message
 	// SpentCredit is set when this call spent one of the organisation's credits;
 	// CreditsLeft is then the balance after it.
 	SpentCredit bool
@@ -35,6 +38,21 @@ type Opened struct {
 // link's interview); otherwise the link is opened for fresh, a secret the caller has
 // just minted. Opened.Session is the secret in effect. ENOTFOUND for an unknown token.
 func (db *DB) ResumeLink(ctx context.Context, token, presented, fresh string) (Opened, error) {
+	return db.ResumeLinkOpening(ctx, token, presented, fresh, nil)
+}
+
+// Opening returns the first turn of a new interview of brief (the study's design version
+// the interview starts with) through link: the interviewer's opening messages. It runs
+// inside the transaction that creates the interview, so it must be quick and depend on
+// nothing but its arguments (it may run more than once).
+type Opening func(brief Brief, iv Interview, link Link) Turn
+
+// ResumeLinkOpening is ResumeLink that, when it starts a new interview, also stores
+// open's turn for it in the same transaction (nil open: none). Opened.Interview is then
+// the interview after that turn and Opened.Opening its messages: a participant's first
+// request waits for one commit, not two. EINVALID when open returns a turn AppendTurn
+// would refuse.
+func (db *DB) ResumeLinkOpening(ctx context.Context, token, presented, fresh string, open Opening) (Opened, error) {
 	var out Opened
 	err := db.update(ctx, func(tx Tx) error {
 		session := fresh
@@ -50,9 +68,39 @@ func (db *DB) ResumeLink(ctx context.Context, token, presented, fresh string) (O
 		var err error
 		out, err = db.openLink(tx, token, session, true)
 		out.Session = session
-		return err
+		if err != nil || open == nil || !out.Started {
+			return err
+		}
+		return db.storeOpening(tx, &out, open)
 	})
 	return out, err
+}
+
+// storeOpening applies open's turn to the interview o has just started.
+func (db *DB) storeOpening(tx Tx, o *Opened, open Opening) error {
+	var brief Brief
+	if o.Study.Brief != nil {
+		brief = o.Study.Brief.Normalised()
+	}
+	t := open(brief, *o.Interview, o.Link)
+	if err := validTurn(t); err != nil {
+		return err
+	}
+	iv, messages, err := db.applyTurn(*o.Interview, t)
+	if err != nil {
+		return err
+	}
+	tb := tx.Bucket(bucketTranscripts)
+	for i, m := range messages {
+		if err := tb.Put(transcriptKey(iv.ID, i), m); err != nil {
+			return err
+		}
+	}
+	if err := putJSON(tx.Bucket(bucketInterviews), iv.Partition().key(iv.ID), iv); err != nil {
+		return err
+	}
+	o.Interview, o.Opening = &iv, t.Messages
+	return nil
 }
 
 // sessionKnown reports whether a session (by hash) belongs to the link: a group or

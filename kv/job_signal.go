@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"interviewd/internal/pgx"
 )
 
 // Signals between the nodes of a shared store, over PostgreSQL's LISTEN/NOTIFY: a node

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -61,6 +62,26 @@ type KeyInput struct {
 type Credential struct {
 	Key Key
 	Org Org
+	// memo holds what a caller derives from a cached credential (Derived); nil on a
+	// credential the cache did not hand out.
+	memo *credMemo
+}
+
+type credMemo struct {
+	once sync.Once
+	v    any
+}
+
+// Derived returns what derive makes of c, made once per credential the cache hands
+// out (it lives and goes with the cache's entry: a change to the key or its
+// organisation makes a new credential), else made on every call. derive must depend on
+// c alone.
+func (c *Credential) Derived(derive func() any) any {
+	if c.memo == nil {
+		return derive()
+	}
+	c.memo.once.Do(func() { c.memo.v = derive() })
+	return c.memo.v
 }
 
 // CreateKey issues a key and returns it with its secret, the only time the secret
@@ -198,9 +219,8 @@ func (db *DB) Authenticate(ctx context.Context, secret string) (Credential, erro
 	return *c, nil
 }
 
-// AuthenticateShared is Authenticate answering with the credential as cached, never
-// to be changed: the same pointer for as long as the key and its organisation stay as
-// they are, so a caller may keep what it derives from a credential by its pointer.
+// AuthenticateShared is Authenticate answering with the credential as the cache holds
+// it, never to be changed: a caller keeps what it derives from it with Derived.
 func (db *DB) AuthenticateShared(ctx context.Context, secret string) (*Credential, error) {
 	if len(secret) != keySecretLen {
 		return nil, errBadKey
@@ -270,6 +290,7 @@ func (db *DB) AuthenticateShared(ctx context.Context, secret string) (*Credentia
 		return nil, err
 	}
 	c := &cred
+	c.memo = &credMemo{}
 	db.creds.put(hash, c, epoch, gen)
 	return c, nil
 }

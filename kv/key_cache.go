@@ -6,7 +6,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
+	"interviewd/internal/pgx"
 )
 
 // credCacheMax bounds the resolved credentials kept in memory. Only valid keys are ever

@@ -52,19 +52,18 @@ func (db *DB) RateDecide(ctx context.Context, keys []string, limits []int, windo
 		// The request's credential check rides on its decision: one round trip, and a
 		// credential changed since it was cached is neither decided nor recorded.
 		var epoch []byte
-		var decided *bool
+		var decided bool
 		err = db.pg.pool.QueryRow(ctx, rateDecideFencedSQL, keys[0], limits[0], k2, l2, window, now, record,
-			string(bucketAuthEpochs), f.org[:], epochValue(f.epoch)).Scan(&epoch, &ts1, &ts2, &decided)
+			string(bucketAuthEpochs), f.org[:], epochValue(f.epoch)).Scan(&epoch, &ts1, &ts2, &decided, &admitted)
 		if err != nil {
 			return nil, false, err
 		}
 		if err := f.resolve(epochOf(epoch)); err != nil {
 			return nil, false, err
 		}
-		if decided == nil {
+		if !decided {
 			return nil, false, errors.New("kv: a fenced rate decision was not made")
 		}
-		admitted = *decided
 	} else {
 		err = db.pg.pool.QueryRow(ctx, `SELECT ts1, ts2, admitted FROM interviewd_rate_decide($1, $2, $3, $4, $5, $6, $7)`,
 			keys[0], limits[0], k2, l2, window, now, record).Scan(&ts1, &ts2, &admitted)
@@ -80,7 +79,8 @@ func (db *DB) RateDecide(ctx context.Context, keys []string, limits []int, windo
 }
 
 // rateDecideFencedSQL calls interviewd_rate_decide_fenced (rate_sql.go).
-const rateDecideFencedSQL = `SELECT epoch, ts1, ts2, admitted FROM interviewd_rate_decide_fenced($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+const rateDecideFencedSQL = `SELECT epoch, ts1, ts2, admitted IS NOT NULL, coalesce(admitted, false)
+	FROM interviewd_rate_decide_fenced($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
 // epochValue is an epoch as stored (nil for epoch 0: no row yet).
 func epochValue(epoch uint64) []byte {

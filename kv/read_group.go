@@ -2,11 +2,12 @@ package kv
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
+	"interviewd/internal/pgx"
 )
 
 // The read group: single-record reads (readOne) that arrive while earlier ones are
@@ -126,14 +127,24 @@ func (g *readGroup) send(ctx context.Context, calls []*readCall) {
 		calls[0].err = g.pg.readAlone(ctx, calls[0])
 		return
 	}
-	buckets := make([]string, len(calls))
-	keys := make([][]byte, len(calls))
-	orgs := make([][]byte, len(calls))
-	for i, c := range calls {
-		buckets[i], keys[i], orgs[i] = c.bucket, c.key, c.org
+	buckets := newBinaryArray(oidText, len(calls))
+	keys := newBinaryArray(oidBytea, len(calls))
+	orgs := newBinaryArray(oidBytea, len(calls))
+	for _, c := range calls {
+		buckets.add([]byte(c.bucket))
+		keys.add(c.key)
+		orgs.add(c.org)
 	}
 	seen := 0
-	rows, err := g.pg.pool.Query(ctx, readGroupSQL, buckets, keys, orgs, string(bucketAuthEpochs))
+	conn, err := g.pg.pool.Acquire(ctx)
+	if err != nil {
+		for _, c := range calls {
+			c.err = err
+		}
+		return
+	}
+	defer conn.Release()
+	rows, err := conn.Conn.Query(ctx, readGroupSQL, buckets.bytes(), keys.bytes(), orgs.bytes(), string(bucketAuthEpochs))
 	if err == nil {
 		for rows.Next() {
 			var i int64
@@ -183,4 +194,45 @@ func (e *pgEngine) readAlone(ctx context.Context, c *readCall) error {
 	}
 	c.found = err == nil
 	return err
+}
+
+// The element types of the grouped read's arrays.
+const (
+	oidBytea = 17
+	oidText  = 25
+)
+
+// binaryArray builds a one-dimensional array in PostgreSQL's binary format (what
+// array_recv reads): the number of dimensions, a has-NULL flag, the element type, the
+// dimension's length and lower bound, then each element as its length (-1 for NULL)
+// and bytes. Sent as a binary parameter the statement casts to the array type, it
+// needs no encoding of the elements at all.
+type binaryArray struct {
+	b []byte
+	n int
+}
+
+func newBinaryArray(elem uint32, capacity int) *binaryArray {
+	a := &binaryArray{b: make([]byte, 20, 20+capacity*24)}
+	binary.BigEndian.PutUint32(a.b[0:], 1)
+	binary.BigEndian.PutUint32(a.b[8:], elem)
+	binary.BigEndian.PutUint32(a.b[16:], 1) // lower bound
+	return a
+}
+
+// add appends an element; nil is NULL.
+func (a *binaryArray) add(v []byte) {
+	a.n++
+	if v == nil {
+		binary.BigEndian.PutUint32(a.b[4:], 1) // has NULLs
+		a.b = binary.BigEndian.AppendUint32(a.b, 0xffffffff)
+		return
+	}
+	a.b = binary.BigEndian.AppendUint32(a.b, uint32(len(v)))
+	a.b = append(a.b, v...)
+}
+
+func (a *binaryArray) bytes() []byte {
+	binary.BigEndian.PutUint32(a.b[12:], uint32(a.n))
+	return a.b
 }

@@ -7,15 +7,21 @@ import (
 	"testing"
 )
 
-// viewMode reads a study's mode through ViewStudyRecord, the cached read.
-func viewMode(tb testing.TB, db *DB, p Partition, id ID) Mode {
-	tb.Helper()
+// readMode reads a study's mode through ViewStudyRecord, the cached read.
+func readMode(db *DB, p Partition, id ID) (Mode, error) {
 	var mode Mode
 	err := db.ViewStudyRecord(context.Background(), p, id, func(raw []byte) error {
 		st, err := DecodeStudy(raw)
 		mode = st.Mode
 		return err
 	})
+	return mode, err
+}
+
+// viewMode is readMode for the test's own goroutine: it fails the test on an error.
+func viewMode(tb testing.TB, db *DB, p Partition, id ID) Mode {
+	tb.Helper()
+	mode, err := readMode(db, p, id)
 	if err != nil {
 		tb.Fatalf("view study: %v", err)
 	}
@@ -76,6 +82,8 @@ func TestViewStudyRecordNeverStaleUnderConcurrentReads(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	var readers sync.WaitGroup
+	defer readers.Wait()
+	defer close(stop) // runs first: the readers stop, whatever ends the test
 	for range 4 {
 		readers.Add(1)
 		go func() {
@@ -85,7 +93,10 @@ func TestViewStudyRecordNeverStaleUnderConcurrentReads(t *testing.T) {
 				case <-stop:
 					return
 				default:
-					viewMode(t, db, p, st.ID)
+					if _, err := readMode(db, p, st.ID); err != nil {
+						t.Errorf("concurrent read: %v", err)
+						return
+					}
 				}
 			}
 		}()
@@ -100,13 +111,9 @@ func TestViewStudyRecordNeverStaleUnderConcurrentReads(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := viewMode(t, db, p, st.ID); got != want {
-			close(stop)
-			readers.Wait()
 			t.Fatalf("write %d: read %s right after writing %s", i, got, want)
 		}
 	}
-	close(stop)
-	readers.Wait()
 	if got := viewMode(t, db, p, st.ID); got != want {
 		t.Fatalf("final read %s, want %s", got, want)
 	}

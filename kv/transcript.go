@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -67,6 +68,12 @@ type Conversation struct {
 	Interview  Interview
 	Transcript []Message
 	Brief      Brief
+	// record is the stored interview Interview was decoded from: CurrentConversation
+	// compares the store with it, and AppendTurnTo prepares the turn from it instead of
+	// reading and decoding the interview again.
+	record []byte
+	// head: read without the transcript (FindConversationHead).
+	head bool
 }
 
 // errInvalidSession is the answer to a session that is not one of the link's interview.
@@ -80,23 +87,42 @@ func errInvalidSession() *Error {
 // EUNAUTHORIZED (reason invalid_session) when session is empty or not a session of the
 // link's interview.
 func (db *DB) FindConversation(ctx context.Context, token, session string) (Conversation, error) {
+	return db.findConversation(ctx, token, session, false)
+}
+
+// FindConversationHead is FindConversation without the transcript (Transcript is nil;
+// Interview.TranscriptLen is its length): a turn whose interviewer does not read what
+// was said before need not decode all of it. Errors as FindConversation.
+func (db *DB) FindConversationHead(ctx context.Context, token, session string) (Conversation, error) {
+	return db.findConversation(ctx, token, session, true)
+}
+
+func (db *DB) findConversation(ctx context.Context, token, session string, head bool) (Conversation, error) {
 	var out Conversation
 	err := db.view(ctx, func(tx Tx) error {
 		var (
 			id  ID
 			err error
 		)
+		out = Conversation{head: head}
 		if out.Link, id, err = sessionInterview(tx, token, session); err != nil {
 			return err
 		}
 		p := Partition{Org: out.Link.OrgID, Env: out.Link.Env}
-		if out.Interview, err = interviewByID(tx, p, id); err != nil {
-			return err
+		raw := tx.Bucket(bucketInterviews).Get(p.key(id))
+		if raw == nil {
+			return notFound("Interview")
 		}
-		if out.Transcript, err = transcriptOf(tx, id, out.Interview.TranscriptLen); err != nil {
-			return err
+		if err := jsonUnmarshal(raw, &out.Interview); err != nil {
+			return fmt.Errorf("decode record %x: %w", p.key(id), err)
 		}
-		bv, err := briefVersion(tx, p, out.Interview.StudyID, out.Interview.DesignVersion)
+		out.record = bytes.Clone(raw)
+		if !head {
+			if out.Transcript, err = transcriptOf(tx, id, out.Interview.TranscriptLen); err != nil {
+				return err
+			}
+		}
+		out.Brief, err = db.conversationBrief(tx, p, out.Interview.StudyID, out.Interview.DesignVersion)
 		if ErrorCode(err) == ENOTFOUND {
 			// A record without its version (none is written that way): the current brief.
 			st, err := studyByID(tx, p, out.Interview.StudyID)
@@ -107,13 +133,33 @@ func (db *DB) FindConversation(ctx context.Context, token, session string) (Conv
 				out.Brief = st.Brief.Normalised()
 			}
 			return nil
-		} else if err != nil {
-			return err
 		}
-		out.Brief = bv.Brief.Normalised()
-		return nil
+		return err
 	})
 	return out, err
+}
+
+// CurrentConversation returns conv, read earlier through token and session, when its
+// interview is still stored exactly as conv read it, and otherwise reads the
+// conversation again (with its transcript unless conv was a head). A turn that waited
+// for its interview's previous turn checks with one record read that nothing moved.
+// Errors as FindConversation.
+func (db *DB) CurrentConversation(ctx context.Context, token, session string, conv Conversation) (Conversation, error) {
+	if conv.record != nil {
+		var same bool
+		err := db.view(ctx, func(tx Tx) error {
+			key := conv.Interview.Partition().key(conv.Interview.ID)
+			same = bytes.Equal(tx.Bucket(bucketInterviews).Get(key), conv.record)
+			return nil
+		})
+		if err != nil {
+			return Conversation{}, err
+		}
+		if same {
+			return conv, nil
+		}
+	}
+	return db.findConversation(ctx, token, session, conv.head)
 }
 
 // FindSessionInterview returns the id of the interview session continues through the
@@ -191,15 +237,8 @@ type Turn struct {
 // transcript_moved when its transcript is no longer t.ExpectLen long; EINVALID for an
 // unknown status or speaker; ENOTFOUND for an interview outside p.
 func (db *DB) AppendTurn(ctx context.Context, p Partition, id ID, t Turn) (Interview, error) {
-	switch t.Status {
-	case InterviewInProgress, InterviewCompleted, InterviewFailed:
-	default:
-		return Interview{}, Errorf(EINVALID, "status", "Unknown interview status "+t.Status+".")
-	}
-	for _, m := range t.Messages {
-		if m.Speaker != SpeakerInterviewer && m.Speaker != SpeakerParticipant {
-			return Interview{}, Errorf(EINVALID, "speaker", "Unknown speaker "+m.Speaker+".")
-		}
+	if err := validTurn(t); err != nil {
+		return Interview{}, err
 	}
 	// The turn is prepared outside the shared commit, on the interview as it stands now:
 	// decoding it, applying the turn and encoding the result are most of a turn's
@@ -207,14 +246,53 @@ func (db *DB) AppendTurn(ctx context.Context, p Partition, id ID, t Turn) (Inter
 	// writer waits for. The commit then only checks that the stored record is still
 	// byte for byte the one prepared from and writes the prepared bytes; if the
 	// interview moved in between, the turn is applied inside the commit as usual.
-	return db.appendTurn(ctx, p, id, t, db.prepareTurn(ctx, p, id, t))
+	iv, _, err := db.appendTurn(ctx, p, id, t, db.prepareTurn(ctx, p, id, t))
+	return iv, err
+}
+
+// AppendTurnTo is AppendTurn on conv's interview, prepared from the interview as conv
+// read it (no read, no decode); if the interview moved since, the turn is applied to it
+// as it stands, with AppendTurn's checks. On success conv's interview is the one after
+// the turn (its transcript is left to the caller). Errors as AppendTurn.
+func (db *DB) AppendTurnTo(ctx context.Context, conv *Conversation, t Turn) (Interview, error) {
+	if err := validTurn(t); err != nil {
+		return Interview{}, err
+	}
+	var prep *preparedTurn
+	if conv.record != nil {
+		prep = db.prepareFrom(conv.record, conv.Interview, t)
+	}
+	iv, record, err := db.appendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, t, prep)
+	if err != nil {
+		return Interview{}, err
+	}
+	conv.Interview, conv.record = iv, record
+	return iv, nil
+}
+
+// validTurn refuses a turn with an unknown status or speaker.
+func validTurn(t Turn) error {
+	switch t.Status {
+	case InterviewInProgress, InterviewCompleted, InterviewFailed:
+	default:
+		return Errorf(EINVALID, "status", "Unknown interview status "+t.Status+".")
+	}
+	for _, m := range t.Messages {
+		if m.Speaker != SpeakerInterviewer && m.Speaker != SpeakerParticipant {
+			return Errorf(EINVALID, "speaker", "Unknown speaker "+m.Speaker+".")
+		}
+	}
+	return nil
 }
 
 // appendTurn commits t, from prep when the interview is still what prep was made from
-// (prep may be nil).
-func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *preparedTurn) (Interview, error) {
+// (prep may be nil). It returns the interview after the turn and its stored record.
+func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *preparedTurn) (Interview, []byte, error) {
 	hash := sha256.Sum256([]byte(t.Session))
-	var out Interview
+	var (
+		out    Interview
+		record []byte
+	)
 	err := db.update(ctx, func(tx Tx) error {
 		b := tx.Bucket(bucketInterviews)
 		if prep != nil && bytes.Equal(b.Get(p.key(id)), prep.base) {
@@ -227,7 +305,7 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *
 					return err
 				}
 			}
-			out = prep.to
+			out, record = prep.to, prep.record
 			return b.Put(p.key(id), prep.record)
 		}
 		iv, err := interviewByID(tx, p, id)
@@ -247,10 +325,14 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *
 				return err
 			}
 		}
-		out = next
-		return putJSON(b, p.key(id), next)
+		raw, err := json.Marshal(next)
+		if err != nil {
+			return err
+		}
+		out, record = next, raw
+		return b.Put(p.key(id), raw)
 	})
-	return out, err
+	return out, record, err
 }
 
 // preparedTurn is a turn applied to the interview record base, ready to be written.
@@ -276,6 +358,12 @@ func (db *DB) prepareTurn(ctx context.Context, p Partition, id ID, t Turn) *prep
 	if jsonUnmarshal(base, &from) != nil {
 		return nil
 	}
+	return db.prepareFrom(base, from, t)
+}
+
+// prepareFrom applies t to from, decoded from the stored record base, or returns nil
+// when it cannot.
+func (db *DB) prepareFrom(base []byte, from Interview, t Turn) *preparedTurn {
 	to, messages, err := db.applyTurn(from, t)
 	if err != nil {
 		return nil

@@ -61,13 +61,16 @@ func TestAppendTurn_PreparedMatchesInCommit(t *testing.T) {
 		if prep == nil {
 			t.Fatalf("turn %d: nothing prepared", i)
 		}
-		ivA, errA := a.appendTurn(ctx, p, id, turn, prep)
-		ivB, errB := b.appendTurn(ctx, p, id, turn, nil)
+		ivA, recA, errA := a.appendTurn(ctx, p, id, turn, prep)
+		ivB, recB, errB := b.appendTurn(ctx, p, id, turn, nil)
 		if errA != nil || errB != nil {
 			t.Fatalf("turn %d: %v / %v", i, errA, errB)
 		}
 		if !reflect.DeepEqual(ivA, ivB) {
 			t.Fatalf("turn %d: returned\n%+v\n%+v", i, ivA, ivB)
+		}
+		if !bytes.Equal(recA, recB) {
+			t.Fatalf("turn %d: records returned differ\n%s\n%s", i, recA, recB)
 		}
 		n += len(turn.Messages)
 	}

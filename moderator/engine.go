@@ -30,6 +30,15 @@ type Engine interface {
 	Participant(ctx context.Context, req ParticipantRequest) (string, error)
 }
 
+// ProbesFromTranscript reports whether e's Probe reads ProbeRequest.Transcript. The
+// built-in engine does not (its probes follow the question and the latest answer), so a
+// live turn on it need not read what was said before; any other engine is a model that
+// is given the whole conversation.
+func ProbesFromTranscript(e Engine) bool {
+	_, builtin := e.(*Builtin)
+	return !builtin
+}
+
 // ErrRefused marks authoring guidance an engine declines to act on.
 var ErrRefused = errors.New("authoring refused")
 

@@ -2,8 +2,9 @@ package moderator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+
+	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
 )
@@ -71,4 +72,15 @@ func Conduct(ctx context.Context, m Engine, in ConductInput) (Conducted, error) 
 		return Conducted{}, err
 	}
 	return Conducted{Messages: msgs, Script: raw, Done: done}, nil
+}
+
+// Opening returns what the interviewer says to open an interview of brief with these
+// facts from the link, and its position afterwards: the greeting and the first scripted
+// question (or, for a brief with no questions, the closing, done). It asks no engine and
+// depends on nothing else, so the opening can be stored with the interview it opens, in
+// the transaction that creates it; Conduct opens an interview the same way.
+func Opening(brief kv.Brief, facts map[string]string) Conducted {
+	msgs, next, done, _ := Script{}.Next(context.Background(), nil, brief, facts, "", nil, "")
+	raw, _ := json.Marshal(next) // a Script always encodes
+	return Conducted{Messages: msgs, Script: raw, Done: done}
 }

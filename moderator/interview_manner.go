@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"strings"
+	"unicode"
 )
 
 // How any interviewer behaves, whatever the engine: a participant who says they have
@@ -52,7 +53,26 @@ func isLeading(probe string) bool {
 
 // mannerText lowercases s, straightens apostrophes and collapses space, so the phrase
 // tables need one spelling.
+// It runs on every answer (twice), so it is one pass with one allocation: lowercasing
+// rune by rune is what strings.ToLower does, and invalid bytes become U+FFFD as there.
 func mannerText(s string) string {
-	s = strings.NewReplacer("’", "'", "‘", "'", "`", "'").Replace(strings.ToLower(s))
-	return collapseSpace(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	gap := false
+	for _, r := range s {
+		r = unicode.ToLower(r)
+		switch {
+		case r == '’' || r == '‘' || r == '`':
+			r = '\''
+		case unicode.IsSpace(r):
+			gap = true
+			continue
+		}
+		if gap && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		gap = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }

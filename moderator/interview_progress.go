@@ -1,7 +1,7 @@
 package moderator
 
 import (
-	"encoding/json"
+	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
 )
@@ -45,13 +45,18 @@ func InterviewProgress(brief kv.Brief, facts map[string]string, script []byte) (
 	if s.Phase != PhaseScreener && s.Phase != PhaseVerbatim {
 		return Progress{}, false
 	}
-	planned := plannedQuestions(brief, facts)
-	for i, p := range planned {
+	// Counted as plannedQuestions lists them, without the list: this runs every turn.
+	at, total := 0, 0
+	for p := (Script{}).following(brief, facts); p.Phase != PhaseDone; p = p.following(brief, facts) {
+		total++
 		if p.Phase == s.Phase && p.Index == s.Index {
-			return Progress{Question: i + 1, Total: len(planned)}, true
+			at = total
 		}
 	}
-	return Progress{}, false
+	if at == 0 {
+		return Progress{}, false
+	}
+	return Progress{Question: at, Total: total}, true
 }
 
 // PlannedLength returns how many scripted questions an interview with these facts asks

@@ -162,7 +162,7 @@ func (s Script) following(brief kv.Brief, facts map[string]string) Script {
 // scripted question in disguise (containing one, or being a sizeable piece of one).
 func acceptProbe(p string, brief kv.Brief) (string, bool) {
 	p = collapseSpace(p)
-	if p == "" || utf8.RuneCountInString(p) > scriptMaxProbeRunes || isLeading(p) {
+	if p == "" || utf8.RuneCountInString(p) > scriptMaxProbeRunes || probeLeading(p) {
 		return "", false
 	}
 	np := normalisedWords(p)
@@ -171,7 +171,7 @@ func acceptProbe(p string, brief kv.Brief) (string, bool) {
 	}
 	for _, list := range [][]string{brief.VerbatimQuestions, brief.PreInterviewQuestions} {
 		for _, q := range list {
-			nq := normalisedWords(q)
+			nq := questionWords(q)
 			if nq == "" {
 				continue
 			}
@@ -185,10 +185,25 @@ func acceptProbe(p string, brief kv.Brief) (string, bool) {
 
 // normalisedWords lowercases s and keeps only its letters and digits, one space between
 // words, so punctuation and spacing cannot disguise a question.
+// It runs on every scripted question at every probe, so it is one pass with one
+// allocation (strings.ToLower is unicode.ToLower rune by rune, as here).
 func normalisedWords(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ")
+	var b strings.Builder
+	b.Grow(len(s))
+	gap := false
+	for _, r := range s {
+		r = unicode.ToLower(r)
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			gap = true
+			continue
+		}
+		if gap && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		gap = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // builtinFactSynonyms group words a context key and a screener question may use for the

@@ -1,11 +1,16 @@
 package server
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fasthttp/router"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
 )
 
 // TestAccessLoggerTakesRoutineLines: with Config.AccessLogger set, answered and
@@ -60,5 +65,56 @@ func TestAccessLoggerTakesRoutineLines(t *testing.T) {
 	}
 	if got := statuses(logs); got[200] || got[401] || !got[500] {
 		t.Errorf("the main log should hold the 500 only: %v\n%s", got, logs.text())
+	}
+}
+
+// TestAccessLineClientPerRequest runs the real server (its tracked connections): on
+// one kept-alive connection each request is logged with its client, the peer's address
+// (formatted once per connection) or, behind a trusted proxy, each request's own
+// forwarded client.
+func TestAccessLineClientPerRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		proxies string
+		want    []string
+	}{
+		{"Peer", "", []string{"127.0.0.1", "127.0.0.1"}},
+		{"BehindProxy", "127.0.0.1", []string{"203.0.113.7", "198.51.100.9"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &syncLog{}
+			e := mustServe(t, func(c *Config, _ *kv.Options) {
+				c.Log = zerolog.New(logs)
+				if tc.proxies != "" {
+					p, err := ParseTrustedProxies(tc.proxies)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c.TrustedProxies = p
+				}
+			})
+			hc := &fasthttp.HostClient{Addr: strings.TrimPrefix(e.url, "http://"), MaxConns: 1} // one connection for both
+			defer hc.CloseIdleConnections()
+			for _, client := range []string{"203.0.113.7", "198.51.100.9"} {
+				req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+				req.SetRequestURI(e.url + "/v1/api/me")
+				req.Header.Set("Authorization", "Bearer "+e.keys["a_live"])
+				req.Header.Set("X-Forwarded-For", client)
+				if err := hc.Do(req, resp); err != nil || resp.StatusCode() != 200 {
+					t.Fatalf("answered %d: %v", resp.StatusCode(), err)
+				}
+				fasthttp.ReleaseRequest(req)
+				fasthttp.ReleaseResponse(resp)
+			}
+			var got []string
+			for _, line := range logs.requestLines(t) {
+				if line["route"] == "/v1/api/me" {
+					got = append(got, fmt.Sprint(line["client_ip"]))
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("client_ip per request: %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

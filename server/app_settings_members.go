@@ -300,11 +300,11 @@ func (s *Server) handleAppInvitationSwitch(r *request) error {
 	return nil
 }
 
-// Invitation is the invitation a sign-in page returns to, if any, so the page can say
-// that a new address needs no code: the invitation's link signs it in.
-func (p appSignInPage) Invitation() string {
-	if strings.HasPrefix(p.Next, "/app/invitations/") {
-		return p.Next
+// invitationOf is the invitation a sign-in page returns to (next), if any, so the page
+// can say that a new address needs no code: the invitation's link signs it in.
+func invitationOf(next string) string {
+	if strings.HasPrefix(next, "/app/invitations/") {
+		return next
 	}
 	return ""
 }

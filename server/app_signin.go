@@ -43,9 +43,14 @@ func (s *Server) appSignInRoutes() []appRoute {
 
 // appSignInPage is the data of app_signin and app_signin_code.
 type appSignInPage struct {
-	Email  string
-	Next   string
-	Errors []string
+	Email      string
+	Next       string
+	Invitation string // Next when it is an invitation's page (invitationOf), else ""
+	Errors     []string
+}
+
+func newAppSignInPage(email, next string) appSignInPage {
+	return appSignInPage{Email: email, Next: next, Invitation: invitationOf(next)}
 }
 
 func (s *Server) handleAppSignInPage(r *request) error {
@@ -55,7 +60,7 @@ func (s *Server) handleAppSignInPage(r *request) error {
 		return nil
 	}
 	email := string(r.c.QueryArgs().Peek("email")) // an accepted invitation's address
-	r.out = &appPage{name: "app_signin", title: "Sign in", bare: true, data: appSignInPage{Next: next, Email: email}}
+	r.out = &appPage{name: "app_signin", title: "Sign in", bare: true, data: newAppSignInPage(email, next)}
 	return nil
 }
 
@@ -79,7 +84,7 @@ func (s *Server) admitSignIn(r *request, email string, request bool) error {
 }
 
 func (s *Server) handleAppSignInRequest(r *request) error {
-	page := appSignInPage{Email: r.formValue("email"), Next: safeNext(r.formValue("next"))}
+	page := newAppSignInPage(r.formValue("email"), safeNext(r.formValue("next")))
 	email, ok := kv.NormalizeEmail(page.Email)
 	if !ok {
 		page.Errors = []string{"Enter an email address like name@example.com."}
@@ -102,7 +107,7 @@ func (s *Server) handleAppSignInRequest(r *request) error {
 }
 
 func (s *Server) handleAppSignInCode(r *request) error {
-	page := appSignInPage{Email: r.formValue("email"), Next: safeNext(r.formValue("next"))}
+	page := newAppSignInPage(r.formValue("email"), safeNext(r.formValue("next")))
 	email, ok := kv.NormalizeEmail(page.Email)
 	if !ok {
 		r.out = appRedirect{to: "/app/signin"}
@@ -125,7 +130,7 @@ func (s *Server) handleAppSignInCode(r *request) error {
 		return err
 	}
 	s.setAppCookie(r, appSessionCookie, start.Token, int(kv.SessionIdleTTL/time.Second))
-	if page.Invitation() != "" {
+	if page.Invitation != "" {
 		// Accepting an invitation chooses its workspace; none need be chosen first.
 		r.out = appRedirect{to: page.Next}
 		return nil

@@ -44,7 +44,8 @@ func (s *Server) resolveTokenIn(ctx context.Context, tok, resource string) (*Pri
 		if err != nil {
 			return nil, err
 		}
-		return s.principals.of(cred), nil
+		// Made once per cached credential, not on every request.
+		return cred.Derived(func() any { return principalFromKey(*cred) }).(*Principal), nil
 	}
 	if strings.HasPrefix(tok, "svca_") {
 		cred, err := s.db.AuthenticateAccess(ctx, tok)

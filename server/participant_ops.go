@@ -122,13 +122,18 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 	if !wellFormedSession(presented) {
 		presented = ""
 	}
-	opened, err := s.db.ResumeLink(ctx, token, presented, newSessionSecret())
+	// A new interview is stored with its opening, in one commit.
+	opened, err := s.db.ResumeLinkOpening(ctx, token, presented, newSessionSecret(), s.openingTurn)
 	if err != nil {
 		return ParticipantSession{}, err
 	}
 	s.metrics.interviewOpened(opened)
 	session := opened.Session
 	s.logOpened(opened)
+	if opened.Opening != nil {
+		s.metrics.interviewTurned(kv.InterviewInProgress, *opened.Interview)
+		s.logInterviewEnded(*opened.Interview)
+	}
 	if opened.State != kv.LinkOpen {
 		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil
 	}
@@ -167,22 +172,25 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	if !wellFormedSession(session) {
 		return ParticipantTurn{}, errNoSession
 	}
-	id, err := s.db.FindSessionInterview(ctx, token, session)
+	read := s.db.FindConversationHead
+	if s.part.transcripts {
+		read = s.db.FindConversation
+	}
+	conv, err := read(ctx, token, session)
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
-	unlock := s.part.turns.lock(id)
+	unlock := s.part.turns.lock(conv.Interview.ID)
 	defer unlock()
-	// Read inside the turn: another turn may have landed while this one waited.
-	conv, err := s.db.FindConversation(ctx, token, session)
-	if err != nil {
+	// Another turn may have landed while this one waited: one record read tells.
+	if conv, err = s.db.CurrentConversation(ctx, token, session, conv); err != nil {
 		return ParticipantTurn{}, err
 	}
 	if conv.Interview.Status != kv.InterviewInProgress {
 		return ParticipantTurn{}, kv.Errorf(kv.ECONFLICT, "interview_finished", "This interview has finished; no more answers can be added.")
 	}
 	var added []kv.Message
-	if len(conv.Transcript) == 0 { // opened outside the page: say the opening first
+	if conv.Interview.TranscriptLen == 0 { // opened outside the page: say the opening first
 		if conv, added, err = s.openInterview(ctx, conv, session); err != nil {
 			return ParticipantTurn{}, err
 		}
@@ -195,7 +203,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 		text, voice = moderator.SkippedAnswer, false
 	}
 	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: text, At: s.now()}
-	turn := kv.Turn{Session: session, ExpectLen: len(conv.Transcript), Status: kv.InterviewInProgress, Voice: voice}
+	turn := kv.Turn{Session: session, ExpectLen: conv.Interview.TranscriptLen, Status: kv.InterviewInProgress, Voice: voice}
 	out, err := s.conduct(ctx, conv, text, skip)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -213,13 +221,14 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 			turn.Status = kv.InterviewCompleted
 		}
 	}
-	iv, err := s.db.AppendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, turn)
+	before := conv.Interview.Status
+	iv, err := s.db.AppendTurnTo(ctx, &conv, turn)
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
-	s.metrics.interviewTurned(conv.Interview.Status, iv)
+	s.metrics.interviewTurned(before, iv)
 	s.logInterviewEnded(iv)
-	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(append(added, turn.Messages...)), Progress: participantProgress(conv, iv)}, nil
+	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv, iv)}, nil
 }
 
 // openInterview has the interviewer open a new interview (greeting and first question),
@@ -244,15 +253,30 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 			turn.Status = kv.InterviewCompleted
 		}
 	}
-	iv, err := s.db.AppendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, turn)
+	before := conv.Interview.Status
+	iv, err := s.db.AppendTurnTo(ctx, &conv, turn)
 	if err != nil {
 		return conv, nil, err
 	}
-	s.metrics.interviewTurned(conv.Interview.Status, iv)
+	s.metrics.interviewTurned(before, iv)
 	s.logInterviewEnded(iv)
-	conv.Interview = iv
 	conv.Transcript = append(conv.Transcript, turn.Messages...)
 	return conv, turn.Messages, nil
+}
+
+// openingTurn is the interviewer's opening of a new interview (see moderator.Opening),
+// stored by kv.ResumeLinkOpening in the transaction that creates the interview.
+func (s *Server) openingTurn(brief kv.Brief, iv kv.Interview, _ kv.Link) kv.Turn {
+	out := moderator.Opening(brief, iv.EntryAttributes)
+	turn := kv.Turn{Status: kv.InterviewInProgress, Script: out.Script}
+	now := s.now()
+	for _, m := range out.Messages {
+		turn.Messages = append(turn.Messages, kv.Message{Speaker: kv.SpeakerInterviewer, Text: m, At: now})
+	}
+	if out.Done { // a brief with no questions: greeting and thank-you
+		turn.Status = kv.InterviewCompleted
+	}
+	return turn
 }
 
 // conduct asks the interviewer for its side of a turn, under the request's context (it
@@ -270,10 +294,17 @@ func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer strin
 	return out, err
 }
 
-func participantMessages(msgs []kv.Message) []ParticipantMessage {
-	out := make([]ParticipantMessage, len(msgs))
-	for i, m := range msgs {
-		out[i] = ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: wireTime(m.At)}
+// participantMessages returns the messages of parts, in order, as the participant sees them.
+func participantMessages(parts ...[]kv.Message) []ParticipantMessage {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]ParticipantMessage, 0, n)
+	for _, p := range parts {
+		for _, m := range p {
+			out = append(out, ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: wireTime(m.At)})
+		}
 	}
 	return out
 }

@@ -12,9 +12,12 @@ import (
 
 // participantSide is what the participant pages and their API need beside the store.
 type participantSide struct {
-	moderator     moderator.Engine // the live interviewer's engine
-	ui            *webui.UI
-	turns         *turnLocks // one turn at a time per interview
+	moderator moderator.Engine // the live interviewer's engine
+	ui        *webui.UI
+	turns     *turnLocks // one turn at a time per interview
+	// transcripts: the interviewer reads the conversation so far, so a turn reads the
+	// whole transcript (the built-in one does not, and its turns read only the head).
+	transcripts   bool
 	plan          *inputPlan // the message body's decoding plan
 	secureCookies bool       // the base URL is https: session cookies are Secure
 }
@@ -36,6 +39,7 @@ func (s *Server) routeParticipant(r *router.Router) {
 	if s.jobs != nil {
 		s.part.moderator = s.jobs.Moderator()
 	}
+	s.part.transcripts = moderator.ProbesFromTranscript(s.part.moderator)
 	pages := s.group(r, "/i", s.participantPageSurface())
 	pages.handle("GET", "/{token}", s.handleParticipantPage)
 	api := s.group(r, "/i", s.participantAPISurface())

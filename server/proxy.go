@@ -103,8 +103,8 @@ func (s *Server) clientIP(c *fasthttp.RequestCtx) netip.Addr {
 // client is the peer, the same for every request of a connection: it is formatted once
 // per connection.
 func (s *Server) clientIPText(c *fasthttp.RequestCtx) string {
-	tc, ok := c.Conn().(*trackedConn)
-	if len(s.proxies) > 0 || !ok {
+	tc := tracked(c.Conn())
+	if len(s.proxies) > 0 || tc == nil {
 		return s.clientIP(c).String()
 	}
 	if tc.peerIP == "" {

@@ -98,16 +98,14 @@ type Server struct {
 	log       zerolog.Logger
 	accessLog bool
 	access    zerolog.Logger // the access log's routine lines (Config.AccessLogger or log)
-	// principals memoises API keys' principals by their cached credential.
-	principals *principalCache
-	baseURL    string
-	now        func() time.Time
-	ops        []*Operation
-	limiter    *rateLimiter
-	handler    fasthttp.RequestHandler
-	http       *fasthttp.Server
-	ctx        context.Context // cancelled at shutdown; every request's context derives from it
-	cancel     context.CancelFunc
+	baseURL   string
+	now       func() time.Time
+	ops       []*Operation
+	limiter   *rateLimiter
+	handler   fasthttp.RequestHandler
+	http      *fasthttp.Server
+	ctx       context.Context // cancelled at shutdown; every request's context derives from it
+	cancel    context.CancelFunc
 	// streams is the context of event streams (A2A), which outlive their handler:
 	// cancelled when a shutdown begins, so open streams end and let it finish.
 	streams     context.Context
@@ -143,14 +141,13 @@ type Server struct {
 // New builds a Server and its routes.
 func New(cfg Config) *Server {
 	s := &Server{
-		db:         cfg.DB,
-		jobs:       cfg.Jobs,
-		log:        cfg.Log,
-		accessLog:  cfg.AccessLog,
-		access:     cfg.Log,
-		principals: newPrincipalCache(),
-		baseURL:    strings.TrimRight(cfg.BaseURL, "/"),
-		now:        cfg.Now,
+		db:        cfg.DB,
+		jobs:      cfg.Jobs,
+		log:       cfg.Log,
+		accessLog: cfg.AccessLog,
+		access:    cfg.Log,
+		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
+		now:       cfg.Now,
 
 		studyRenders: newStudyRenders(),
 		transcripts:  newTranscriptRenders(),

@@ -3,9 +3,10 @@ package webui
 import (
 	"bytes"
 	"fmt"
-	"html/template"
 	"io"
 	"sort"
+
+	"interviewd/internal/html/template"
 )
 
 // The research pages of the app: studies, interviews, transcripts, exports and the

@@ -2,10 +2,11 @@ package webui
 
 import (
 	"bytes"
-	"html/template"
 	"regexp"
 	"strings"
 	"testing"
+
+	"interviewd/internal/html/template"
 )
 
 func mustUI(tb testing.TB) *UI {

@@ -1,0 +1,52 @@
+package moderator
+
+import "sync"
+
+// Every turn checks the engine's probe against each scripted question of the brief, and
+// the wording of those questions changes only with a new design version: their
+// normalised words are remembered rather than worked out again at every turn. Only
+// scripted questions are kept (researchers' text), never a participant's words.
+
+// questionWordsMemoSize bounds the remembered questions; when full it starts over.
+const questionWordsMemoSize = 4096
+
+var questionWordsMemo struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+// questionWords is normalisedWords for a scripted question.
+func questionWords(q string) string {
+	questionWordsMemo.mu.RLock()
+	w, ok := questionWordsMemo.m[q]
+	questionWordsMemo.mu.RUnlock()
+	if ok {
+		return w
+	}
+	w = normalisedWords(q)
+	questionWordsMemo.mu.Lock()
+	if questionWordsMemo.m == nil || len(questionWordsMemo.m) >= questionWordsMemoSize {
+		questionWordsMemo.m = make(map[string]string)
+	}
+	questionWordsMemo.m[q] = w
+	questionWordsMemo.mu.Unlock()
+	return w
+}
+
+// fixedProbesLeading holds isLeading for each of the built-in engine's fixed probes,
+// which are most of the probes a built-in interview checks.
+var fixedProbesLeading = sync.OnceValue(func() map[string]bool {
+	m := make(map[string]bool, len(builtinProbes))
+	for _, p := range builtinProbes {
+		m[p] = isLeading(p)
+	}
+	return m
+})
+
+// probeLeading is isLeading, answered from fixedProbesLeading for a fixed probe.
+func probeLeading(p string) bool {
+	if leading, ok := fixedProbesLeading()[p]; ok {
+		return leading
+	}
+	return isLeading(p)
+}
