@@ -10,6 +10,7 @@ package pgx
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -94,6 +95,36 @@ type Conn struct {
 	// notes are the notifications received and not yet returned by
 	// WaitForNotification.
 	notes []*pgconn.Notification
+	// stmts are the statements prepared on this connection, by their SQL: a statement
+	// run again is bound and executed, not parsed and planned again (as pgx's default
+	// statement cache does).
+	stmts map[string]string
+}
+
+// stmtCacheMax bounds the statements prepared per connection; past it the cache is
+// dropped (the statements' SQL is a fixed set in interviewd, so this is a backstop).
+const stmtCacheMax = 512
+
+// prepared returns the name of sql prepared on c, preparing it on first use (one round
+// trip, once per connection and statement).
+func (c *Conn) prepared(ctx context.Context, sql string) (string, error) {
+	if name, ok := c.stmts[sql]; ok {
+		return name, nil
+	}
+	if c.stmts == nil || len(c.stmts) >= stmtCacheMax {
+		if len(c.stmts) > 0 {
+			if err := c.pc.Exec(ctx, "DEALLOCATE ALL").Close(); err != nil {
+				return "", err
+			}
+		}
+		c.stmts = make(map[string]string)
+	}
+	name := "interviewd_" + strconv.Itoa(len(c.stmts)+1)
+	if _, err := c.pc.Prepare(ctx, name, sql, nil); err != nil {
+		return "", err
+	}
+	c.stmts[sql] = name
+	return name, nil
 }
 
 // ConnectConfig connects with config.
@@ -136,7 +167,11 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comman
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
-	return c.pc.ExecParams(ctx, sql, values, nil, formats, binaryResults).Close()
+	name, err := c.prepared(ctx, sql)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return c.pc.ExecPrepared(ctx, name, values, formats, binaryResults).Close()
 }
 
 // Query runs sql and returns its rows; an error is also reported by Rows.Err.
@@ -145,7 +180,11 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (Rows, error)
 	if err != nil {
 		return nil, err
 	}
-	return &rows{rr: c.pc.ExecParams(ctx, sql, values, nil, formats, binaryResults)}, nil
+	name, err := c.prepared(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	return &rows{rr: c.pc.ExecPrepared(ctx, name, values, formats, binaryResults)}, nil
 }
 
 // QueryRow runs sql for at most one row; its error, or ErrNoRows, comes from Scan.

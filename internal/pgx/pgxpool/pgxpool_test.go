@@ -316,3 +316,24 @@ func TestUnsupportedArgument(t *testing.T) {
 		t.Errorf("next statement: %d %v", n, err)
 	}
 }
+
+// A statement run again on a connection is executed as prepared there, not parsed and
+// planned again: one prepared statement per distinct SQL, whatever the arguments.
+func TestStatementsPreparedOncePerConnection(t *testing.T) {
+	p := newPool(t, "pool_max_conns=1")
+	ctx := ctxT(t)
+	for i := range 5 {
+		var n int64
+		if err := p.QueryRow(ctx, `SELECT $1::bigint + 1`, int64(i)).Scan(&n); err != nil || n != int64(i)+1 {
+			t.Fatalf("run %d: %d, %v", i, n, err)
+		}
+		if _, err := p.Exec(ctx, `SELECT $1::text`, "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var prepared int64
+	err := p.QueryRow(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE statement IN ('SELECT $1::bigint + 1', 'SELECT $1::text')`).Scan(&prepared)
+	if err != nil || prepared != 2 {
+		t.Fatalf("%d statements prepared on the connection (%v), want 2", prepared, err)
+	}
+}
