@@ -229,7 +229,17 @@ func (c *Conn) SendBatch(ctx context.Context, b *Batch) BatchResults {
 			// is harmless (PostgreSQL warns that none is in progress).
 			return &batchResults{c: c, err: err, closed: true}
 		}
-		pb.ExecParams(q.sql, values, nil, formats, binaryResults)
+		name := ""
+		if len(q.args) > 0 { // not the BEGIN
+			// A statement that cannot be prepared is sent as it is: its error then
+			// comes in its place among the batch's results.
+			name, _ = c.prepared(ctx, q.sql)
+		}
+		if name == "" {
+			pb.ExecParams(q.sql, values, nil, formats, binaryResults)
+			continue
+		}
+		pb.ExecPrepared(name, values, formats, binaryResults)
 	}
 	// With BeginTx, the BEGIN's result is the first, as in pgx.
 	return &batchResults{c: c, mrr: c.pc.ExecBatch(ctx, pb)}
