@@ -3,6 +3,7 @@ package mail
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"time"
 
 	"interviewd/internal/html/template"
@@ -19,7 +20,7 @@ func SignInCode(to, code, baseURL string) Message {
 		"It works once, for 10 minutes. Enter it on the sign-in page" + atSite(baseURL) + ".\n\n" +
 		"If you did not ask to sign in, ignore this message: nobody can sign in without the code.\n"
 	return Message{To: to, Subject: "Your interviewd sign-in code: " + code, Text: text,
-		HTML: render(codeHTML, map[string]string{"Lead": "Your interviewd sign-in code is", "Code": code,
+		HTML: render(codeHTML(), map[string]string{"Lead": "Your interviewd sign-in code is", "Code": code,
 			"Note": "It works once, for 10 minutes. If you did not ask to sign in, ignore this message."})}
 }
 
@@ -29,7 +30,7 @@ func TwoStepCode(to, code string) Message {
 		"It works once, for 10 minutes. If you did not just sign in, someone has your sign-in\n" +
 		"code or session: sign out of other sessions in Settings → Security.\n"
 	return Message{To: to, Subject: "Your interviewd verification code: " + code, Text: text,
-		HTML: render(codeHTML, map[string]string{"Lead": "Your interviewd two-step verification code is", "Code": code,
+		HTML: render(codeHTML(), map[string]string{"Lead": "Your interviewd two-step verification code is", "Code": code,
 			"Note": "It works once, for 10 minutes. If you did not just sign in, sign out of other sessions in Settings → Security."})}
 }
 
@@ -45,7 +46,7 @@ func AccessCode(to, code, clientName string) Message {
 		"made for this address if there is none) and create an API key. If you did not ask for\n" +
 		"this, do not share the code and ignore this message.\n"
 	return Message{To: to, Subject: "Your interviewd access code: " + code, Text: text,
-		HTML: render(codeHTML, map[string]string{"Lead": "An application calling itself \u201c" + client + "\u201d asked for an interviewd API key for this email address. If that was you, give it this code", "Code": code,
+		HTML: render(codeHTML(), map[string]string{"Lead": "An application calling itself \u201c" + client + "\u201d asked for an interviewd API key for this email address. If that was you, give it this code", "Code": code,
 			"Note": "It works once, for 30 minutes. With it the application can sign in as you and create an API key. If you did not ask for this, do not share the code and ignore this message."})}
 }
 
@@ -62,7 +63,7 @@ func Invitation(to, orgName, inviter, role, acceptURL string, expires time.Time)
 		"Accept the invitation:\n" + acceptURL + "\n\n" +
 		"The link works once, until " + date + ". If you were not expecting this, ignore it.\n"
 	return Message{To: to, Subject: "Join " + oneLine(orgName) + " on interviewd", Text: text,
-		HTML: render(inviteHTML, map[string]string{"By": by, "Org": orgName, "Role": role, "Article": article(role), "URL": acceptURL, "Date": date})}
+		HTML: render(inviteHTML(), map[string]string{"By": by, "Org": orgName, "Role": role, "Article": article(role), "URL": acceptURL, "Date": date})}
 }
 
 func atSite(baseURL string) string {
@@ -81,19 +82,24 @@ func article(role string) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// The mail bodies are parsed when the first mail is written, not at every start.
 var (
-	codeHTML = template.Must(template.New("code").Parse(`<!doctype html>
+	codeHTML = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("code").Parse(`<!doctype html>
 <html><body style="font-family:system-ui,sans-serif;color:#1a1a1a">
 <p>{{.Lead}}:</p>
 <p style="font-size:28px;font-weight:700;letter-spacing:4px">{{.Code}}</p>
 <p>{{.Note}}</p>
 </body></html>`))
-	inviteHTML = template.Must(template.New("invite").Parse(`<!doctype html>
+	})
+	inviteHTML = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("invite").Parse(`<!doctype html>
 <html><body style="font-family:system-ui,sans-serif;color:#1a1a1a">
 <p>{{.By}} to join <strong>{{.Org}}</strong> on interviewd as {{.Article}} {{.Role}}.</p>
 <p><a href="{{.URL}}">Accept the invitation</a></p>
 <p>The link works once, until {{.Date}}. If you were not expecting this, ignore it.</p>
 </body></html>`))
+	})
 )
 
 func render(t *template.Template, data map[string]string) string {
