@@ -18,8 +18,8 @@ import (
 
 // defaultGCPercent is the garbage collector's target when GOGC is not set: collect once
 // the heap has grown by twice what is live (Go's default is once). A server's live heap
-// is small (a few caches), and collecting half as often cut the CPU of a participant's
-// turn by a tenth to a fifth.
+// is small (a few caches), and collecting half as often answered 7–8% more participant
+// turns a second on two cores.
 const defaultGCPercent = 200
 
 func main() {
