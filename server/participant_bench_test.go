@@ -21,17 +21,7 @@ func BenchmarkParticipantTurn(b *testing.B) {
 	token := studies[0].LinkToken
 	var c fasthttp.RequestCtx
 	post := func(path, session, body string) {
-		c.Request.Reset()
-		c.Response.Reset()
-		c.Request.Header.SetMethod("POST")
-		c.Request.SetRequestURI("/i/" + token + path)
-		c.Request.Header.SetContentType("application/json")
-		if session != "" {
-			c.Request.Header.Set(headerSession, session)
-		}
-		c.Request.SetBodyString(body)
-		h(&c)
-		if c.Response.StatusCode() != 200 {
+		if postParticipant(h, &c, token, path, session, body) != 200 {
 			b.Fatalf("POST %s: %d %s", path, c.Response.StatusCode(), c.Response.Body())
 		}
 	}
@@ -79,17 +69,7 @@ func BenchmarkParticipantTurnParallel(b *testing.B) {
 		var c fasthttp.RequestCtx
 		token := studies[rand.IntN(len(studies))].LinkToken
 		post := func(path, session, body string) bool {
-			c.Request.Reset()
-			c.Response.Reset()
-			c.Request.Header.SetMethod("POST")
-			c.Request.SetRequestURI("/i/" + token + path)
-			c.Request.Header.SetContentType("application/json")
-			if session != "" {
-				c.Request.Header.Set(headerSession, session)
-			}
-			c.Request.SetBodyString(body)
-			h(&c)
-			if c.Response.StatusCode() != 200 {
+			if postParticipant(h, &c, token, path, session, body) != 200 {
 				b.Errorf("POST %s: %d %s", path, c.Response.StatusCode(), c.Response.Body())
 				return false
 			}
@@ -136,4 +116,20 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// postParticipant sends one participant API request (POST /i/TOKEN+path as session)
+// through h on c and returns the answer's status.
+func postParticipant(h fasthttp.RequestHandler, c *fasthttp.RequestCtx, token, path, session, body string) int {
+	c.Request.Reset()
+	c.Response.Reset()
+	c.Request.Header.SetMethod("POST")
+	c.Request.SetRequestURI("/i/" + token + path)
+	c.Request.Header.SetContentType("application/json")
+	if session != "" {
+		c.Request.Header.Set(headerSession, session)
+	}
+	c.Request.SetBodyString(body)
+	h(c)
+	return c.Response.StatusCode()
 }
