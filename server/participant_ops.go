@@ -137,6 +137,12 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 	if opened.State != kv.LinkOpen {
 		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil
 	}
+	if opened.Opening != nil {
+		// Just started: the opening is the whole transcript, and nothing is read back.
+		iv := opened.Interview
+		return ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &iv.Status, Messages: participantMessages(opened.Opening),
+			Progress: participantProgress(opened.Brief, *iv), Rehearsal: iv.IsTest}, nil
+	}
 	unlock := s.part.turns.lock(opened.Interview.ID)
 	defer unlock()
 	conv, err := s.db.FindConversation(ctx, token, session)
@@ -150,7 +156,7 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 	}
 	status := conv.Interview.Status
 	return ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &status, Messages: participantMessages(conv.Transcript),
-		Progress: participantProgress(conv, conv.Interview), Rehearsal: conv.Interview.IsTest}, nil
+		Progress: participantProgress(conv.Brief, conv.Interview), Rehearsal: conv.Interview.IsTest}, nil
 }
 
 // postParticipantMessage answers the interviewer with in, as session, and returns what
@@ -195,7 +201,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 			return ParticipantTurn{}, err
 		}
 		if conv.Interview.Status != kv.InterviewInProgress {
-			return ParticipantTurn{Status: conv.Interview.Status, Messages: participantMessages(added), Progress: participantProgress(conv, conv.Interview)}, nil
+			return ParticipantTurn{Status: conv.Interview.Status, Messages: participantMessages(added), Progress: participantProgress(conv.Brief, conv.Interview)}, nil
 		}
 	}
 	text, voice := in.Text, in.Modality == kv.ModalityVoice
@@ -228,7 +234,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	}
 	s.metrics.interviewTurned(before, iv)
 	s.logInterviewEnded(iv)
-	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv, iv)}, nil
+	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv.Brief, iv)}, nil
 }
 
 // openInterview has the interviewer open a new interview (greeting and first question),
