@@ -70,6 +70,9 @@ type ProbeRequest struct {
 	Context     map[string]string // facts from the invite link, briefed as true
 	Note        string            // researcher guidance; never shown to the participant
 	Transcript  []Message
+	// topicOpen: the script has found that Answer does not close the topic (closesTopic),
+	// so the built-in engine need not work that out again.
+	topicOpen bool
 }
 
 // ParticipantRequest is the input of Engine.Participant.

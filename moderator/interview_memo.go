@@ -33,20 +33,26 @@ func questionWords(q string) string {
 	return w
 }
 
-// fixedProbesLeading holds isLeading for each of the built-in engine's fixed probes,
-// which are most of the probes a built-in interview checks.
-var fixedProbesLeading = sync.OnceValue(func() map[string]bool {
-	m := make(map[string]bool, len(builtinProbes))
+// fixedProbe is what acceptProbe works out about a probe that depends on the probe alone.
+type fixedProbe struct {
+	leading bool   // isLeading
+	words   string // normalisedWords
+}
+
+// fixedProbes holds the facts of each of the built-in engine's fixed probes, which are
+// most of the probes a built-in interview checks.
+var fixedProbes = sync.OnceValue(func() map[string]fixedProbe {
+	m := make(map[string]fixedProbe, len(builtinProbes))
 	for _, p := range builtinProbes {
-		m[p] = isLeading(p)
+		m[p] = fixedProbe{leading: isLeading(p), words: normalisedWords(p)}
 	}
 	return m
 })
 
-// probeLeading is isLeading, answered from fixedProbesLeading for a fixed probe.
-func probeLeading(p string) bool {
-	if leading, ok := fixedProbesLeading()[p]; ok {
-		return leading
+// probeFacts is isLeading and normalisedWords of p, from fixedProbes for a fixed probe.
+func probeFacts(p string) fixedProbe {
+	if f, ok := fixedProbes()[p]; ok {
+		return f
 	}
-	return isLeading(p)
+	return fixedProbe{leading: isLeading(p), words: normalisedWords(p)}
 }
