@@ -39,6 +39,14 @@ func ProbesFromTranscript(e Engine) bool {
 	return !builtin
 }
 
+// Bounded reports whether e's calls end on their own, quickly: the built-in engine works
+// in-process from its arguments alone, so a turn on it needs no deadline of its own;
+// any other engine is a model behind a network, which may hang.
+func Bounded(e Engine) bool {
+	_, builtin := e.(*Builtin)
+	return builtin
+}
+
 // ErrRefused marks authoring guidance an engine declines to act on.
 var ErrRefused = errors.New("authoring refused")
 

@@ -286,10 +286,13 @@ func (s *Server) openingTurn(brief kv.Brief, iv kv.Interview, _ kv.Link) kv.Turn
 }
 
 // conduct asks the interviewer for its side of a turn, under the request's context (it
-// ends when the server stops) and a per-turn deadline.
+// ends when the server stops) and, for an engine that may hang, a per-turn deadline.
 func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer string, skip bool) (moderator.Conducted, error) {
-	ctx, cancel := context.WithTimeout(ctx, participantTurnTimeout)
-	defer cancel()
+	if s.part.turnDeadline {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, participantTurnTimeout)
+		defer cancel()
+	}
 	out, err := moderator.Conduct(ctx, s.part.moderator, moderator.ConductInput{
 		Brief: conv.Brief, Script: conv.Interview.Script, Transcript: conv.Transcript,
 		Context: conv.Interview.EntryAttributes, Note: conv.Link.Note, Answer: answer, Skip: skip,
