@@ -6,6 +6,8 @@ import (
 
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
 )
 
 // The participant JSON API under /i/{token}: public, the link token is the capability,
@@ -105,7 +107,11 @@ func (s *Server) handleParticipantMessage(r *request) error {
 		return err
 	}
 	plan := s.part.plan
-	if err := plan.finish(&in, plan.bindBody(reflect.ValueOf(&in).Elem(), body)); err != nil {
+	var errs []kv.FieldError
+	if !quickMessageInput(body, &in) {
+		errs = plan.bindBody(reflect.ValueOf(&in).Elem(), body)
+	}
+	if err := plan.finish(&in, errs); err != nil {
 		return err
 	}
 	out, err := s.postParticipantMessage(r.ctx, token, session, &in)
