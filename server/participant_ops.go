@@ -302,18 +302,3 @@ func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer strin
 	}
 	return out, err
 }
-
-// participantMessages returns the messages of parts, in order, as the participant sees them.
-func participantMessages(parts ...[]kv.Message) []ParticipantMessage {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	out := make([]ParticipantMessage, 0, n)
-	for _, p := range parts {
-		for _, m := range p {
-			out = append(out, ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: wireTime(m.At)})
-		}
-	}
-	return out
-}
