@@ -182,15 +182,19 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	if s.part.transcripts {
 		read = s.db.FindConversation
 	}
+	mark := s.part.turns.mark()
 	conv, err := read(ctx, token, session)
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
 	unlock := s.part.turns.lock(conv.Interview.ID)
 	defer unlock()
-	// Another turn may have landed while this one waited: one record read tells.
-	if conv, err = s.db.CurrentConversation(ctx, token, session, conv); err != nil {
-		return ParticipantTurn{}, err
+	// Another turn may have landed since the read (while this one waited, or just
+	// before it came to wait): one record read tells.
+	if s.part.turns.endedSince(conv.Interview.ID, mark) {
+		if conv, err = s.db.CurrentConversation(ctx, token, session, conv); err != nil {
+			return ParticipantTurn{}, err
+		}
 	}
 	if conv.Interview.Status != kv.InterviewInProgress {
 		return ParticipantTurn{}, kv.Errorf(kv.ECONFLICT, "interview_finished", "This interview has finished; no more answers can be added.")
