@@ -63,6 +63,8 @@ type commitCall struct {
 type committer struct {
 	bolt *bolt.DB
 	solo bool // every writer commits alone (Options.SoloCommits)
+	// cache, when set, hears what each committed transaction wrote.
+	cache *convCache
 	// observe, when set, hears each commit's duration: from the end of the writers'
 	// work to the commit being on disk (Options.OnCommit).
 	observe func(time.Duration)
@@ -103,7 +105,7 @@ func (c *committer) do(fn func(Tx) error) error {
 	if c.solo {
 		var worked time.Time
 		err := c.bolt.Update(func(btx *bolt.Tx) error {
-			tx := boltTx{btx}
+			tx := newBoltWriteTx(btx, c.cache)
 			err := safely(fn, tx)
 			worked = time.Now()
 			return err
@@ -162,7 +164,7 @@ func (c *committer) commit(group []*commitCall) {
 		failed, ferr := -1, error(nil)
 		var worked time.Time
 		err := c.bolt.Update(func(btx *bolt.Tx) error {
-			tx := boltTx{btx}
+			tx := newBoltWriteTx(btx, c.cache)
 			for i, call := range group {
 				if err := safely(call.fn, tx); err != nil {
 					failed, ferr = i, err
