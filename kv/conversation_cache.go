@@ -181,7 +181,7 @@ func (c *convCache) committed(written []string, through map[string]writtenInterv
 			if e.removed {
 				continue
 			}
-			if w, ok := through[k]; ok && k == e.ivKey && onlyWritten(e, k, written) {
+			if w, ok := through[k]; ok && k == e.ivKey && c.onlyWritten(e, k) {
 				e.conv.Interview, e.conv.record = w.iv, w.record
 				keep = append(keep, e)
 				continue
@@ -199,16 +199,12 @@ func (c *convCache) committed(written []string, through map[string]writtenInterv
 	}
 }
 
-// onlyWritten reports whether key is the only one of e's keys in written.
-func onlyWritten(e *convEntry, key string, written []string) bool {
+// onlyWritten reports whether key is the only one of e's keys the commit being heard
+// wrote (stamped with the current gen).
+func (c *convCache) onlyWritten(e *convEntry, key string) bool {
 	for _, k := range e.keys {
-		if k == key {
-			continue
-		}
-		for _, w := range written {
-			if w == k {
-				return false
-			}
+		if k != key && c.stamps[k] == c.gen {
+			return false
 		}
 	}
 	return true
