@@ -22,8 +22,9 @@ import (
 // bbolt's own DB.Batch does the same but waits up to MaxBatchDelay (10 ms by default)
 // for the group to fill, which puts that delay on every request even when the disk is
 // idle. Here there is no timer: a group is whatever queued while the previous commit
-// was on the disk, so an idle store commits at once and a busy one commits bigger
-// groups.
+// was on the disk, plus whatever the goroutines already runnable queue when the
+// committer yields once before taking it, so an idle store commits at once and a busy
+// one commits bigger groups.
 //
 // Each writer's mutation stays all-or-nothing: bbolt has no savepoints, so when one
 // function fails, the whole transaction is rolled back, the failing caller gets its

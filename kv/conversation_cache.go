@@ -216,6 +216,17 @@ func (c *convCache) len() int {
 	return len(c.entries)
 }
 
+// convBucket reports whether a conversation's read may read bucket: only writes to
+// these are logged (a turn's transcript lines, most of what it writes, are not), and a
+// read of any other bucket is not cached.
+func convBucket(name []byte) bool {
+	switch string(name) {
+	case string(bucketLinks), string(bucketSessions), string(bucketInterviews), string(bucketBriefs), string(bucketStudies):
+		return true
+	}
+	return false
+}
+
 // recordingTx is a read-only transaction that records the key of every Get, for a
 // cache entry's dependencies. A read it cannot describe by keys (a cursor, a walk, a
 // missing bucket) makes it uncacheable.
@@ -227,9 +238,9 @@ type recordingTx struct {
 
 func (t *recordingTx) Bucket(name []byte) Bucket {
 	b := t.Tx.Bucket(name)
-	if b == nil {
+	if b == nil || !convBucket(name) {
 		t.uncacheable = true
-		return nil
+		return b
 	}
 	return recordingBucket{Bucket: b, name: name, tx: t}
 }

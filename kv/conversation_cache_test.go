@@ -237,6 +237,24 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 		}
 	})
 
+	t.Run("ReadOfAnUnloggedBucketIsNotCacheable", func(t *testing.T) {
+		db := mustOpenDB(t, nil)
+		for _, tc := range []struct {
+			bucket []byte
+			want   bool
+		}{{bucketTranscripts, true}, {bucketInterviews, false}} {
+			var rec recordingTx
+			err := db.view(context.Background(), func(tx Tx) error {
+				rec = recordingTx{Tx: tx}
+				rec.Bucket(tc.bucket).Get([]byte("k"))
+				return nil
+			})
+			if err != nil || rec.uncacheable != tc.want {
+				t.Fatalf("read of %s: uncacheable %v, want %v (%v)", tc.bucket, rec.uncacheable, tc.want, err)
+			}
+		}
+	})
+
 	t.Run("WriteLogLastWriteWins", func(t *testing.T) {
 		boltOnly(t)
 		db := mustOpenDB(t, nil)

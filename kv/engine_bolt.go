@@ -98,7 +98,7 @@ func (t *boltWriteTx) Writable() bool     { return true }
 // wrote logs a write of key in bucket, and registers the log's delivery with the
 // transaction's first write.
 func (t *boltWriteTx) wrote(bucket, key []byte) {
-	if t.cache == nil {
+	if t.cache == nil || !convBucket(bucket) {
 		return
 	}
 	if t.log == nil {
