@@ -98,45 +98,88 @@ func (db *DB) FindConversationHead(ctx context.Context, token, session string) (
 }
 
 func (db *DB) findConversation(ctx context.Context, token, session string, head bool) (Conversation, error) {
+	if head && db.convs != nil && session != "" {
+		return db.cachedConversationHead(ctx, token, session)
+	}
 	var out Conversation
 	err := db.view(ctx, func(tx Tx) error {
-		var (
-			id  ID
-			err error
-		)
-		out = Conversation{head: head}
-		if out.Link, id, err = sessionInterview(tx, token, session); err != nil {
-			return err
-		}
-		p := Partition{Org: out.Link.OrgID, Env: out.Link.Env}
-		raw := tx.Bucket(bucketInterviews).Get(p.key(id))
-		if raw == nil {
-			return notFound("Interview")
-		}
-		if err := jsonUnmarshal(raw, &out.Interview); err != nil {
-			return fmt.Errorf("decode record %x: %w", p.key(id), err)
-		}
-		out.record = bytes.Clone(raw)
-		if !head {
-			if out.Transcript, err = transcriptOf(tx, id, out.Interview.TranscriptLen); err != nil {
-				return err
-			}
-		}
-		out.Brief, err = db.conversationBrief(tx, p, out.Interview.StudyID, out.Interview.DesignVersion)
-		if ErrorCode(err) == ENOTFOUND {
-			// A record without its version (none is written that way): the current brief.
-			st, err := studyByID(tx, p, out.Interview.StudyID)
-			if err != nil {
-				return err
-			}
-			if st.Brief != nil {
-				out.Brief = st.Brief.Normalised()
-			}
-			return nil
-		}
+		var err error
+		out, err = db.readConversation(tx, token, session, head)
 		return err
 	})
 	return out, err
+}
+
+// cachedConversationHead is findConversation of a head through the conversation
+// cache: a hit reads nothing, a miss reads the store, recording what it reads, and
+// caches what it read unless a commit wrote any of it meanwhile.
+func (db *DB) cachedConversationHead(ctx context.Context, token, session string) (Conversation, error) {
+	if err := ctx.Err(); err != nil {
+		return Conversation{}, err
+	}
+	id := convID(token, sha256.Sum256([]byte(session)))
+	if conv, ok := db.convs.get(id); ok {
+		return conv, nil
+	}
+	gen := db.convs.generation()
+	var (
+		out Conversation
+		rec recordingTx
+	)
+	err := db.view(ctx, func(tx Tx) error {
+		rec = recordingTx{Tx: tx}
+		var err error
+		out, err = db.readConversation(&rec, token, session, true)
+		return err
+	})
+	if err == nil && !rec.uncacheable {
+		p := out.Interview.Partition()
+		db.convs.put(id, out, rec.keys, depKey(bucketInterviews, p.key(out.Interview.ID)), gen)
+	}
+	return out, err
+}
+
+// readConversation is findConversation's read, in tx.
+func (db *DB) readConversation(tx Tx, token, session string, head bool) (Conversation, error) {
+	out := Conversation{head: head}
+	var (
+		id  ID
+		err error
+	)
+	if out.Link, id, err = sessionInterview(tx, token, session); err != nil {
+		return Conversation{}, err
+	}
+	p := Partition{Org: out.Link.OrgID, Env: out.Link.Env}
+	raw := tx.Bucket(bucketInterviews).Get(p.key(id))
+	if raw == nil {
+		return Conversation{}, notFound("Interview")
+	}
+	if err := jsonUnmarshal(raw, &out.Interview); err != nil {
+		return Conversation{}, fmt.Errorf("decode record %x: %w", p.key(id), err)
+	}
+	out.record = bytes.Clone(raw)
+	if !head {
+		if out.Transcript, err = transcriptOf(tx, id, out.Interview.TranscriptLen); err != nil {
+			return Conversation{}, err
+		}
+	}
+	out.Brief, err = db.conversationBrief(tx, p, out.Interview.StudyID, out.Interview.DesignVersion)
+	if ErrorCode(err) == ENOTFOUND {
+		// A record without its version (none is written that way): the current brief.
+		st, err := studyByID(tx, p, out.Interview.StudyID)
+		if err != nil {
+			return Conversation{}, err
+		}
+		out.Brief = Brief{}
+		if st.Brief != nil {
+			out.Brief = st.Brief.Normalised()
+		}
+		return out, nil
+	}
+	if err != nil {
+		return Conversation{}, err
+	}
+	return out, nil
 }
 
 // CurrentConversation returns conv, read earlier through token and session, when its
@@ -145,6 +188,9 @@ func (db *DB) findConversation(ctx context.Context, token, session string, head 
 // for its interview's previous turn checks with one record read that nothing moved.
 // Errors as FindConversation.
 func (db *DB) CurrentConversation(ctx context.Context, token, session string, conv Conversation) (Conversation, error) {
+	if conv.record != nil && db.convs != nil && db.convs.holds(convID(token, sha256.Sum256([]byte(session))), conv.record) {
+		return conv, nil // the cache holds exactly the committed record
+	}
 	if conv.record != nil {
 		var same bool
 		err := db.view(ctx, func(tx Tx) error {
@@ -306,7 +352,11 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *
 				}
 			}
 			out, record = prep.to, prep.record
-			return b.Put(p.key(id), prep.record)
+			if err := b.Put(p.key(id), prep.record); err != nil {
+				return err
+			}
+			throughInterview(tx, p.key(id), out, record)
+			return nil
 		}
 		iv, err := interviewByID(tx, p, id)
 		if err != nil {
@@ -330,7 +380,11 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *
 			return err
 		}
 		out, record = next, raw
-		return b.Put(p.key(id), raw)
+		if err := b.Put(p.key(id), raw); err != nil {
+			return err
+		}
+		throughInterview(tx, p.key(id), out, record)
+		return nil
 	})
 	return out, record, err
 }
