@@ -66,7 +66,13 @@ func (s *Server) participantLimit(next handler) handler {
 func (s *Server) renderParticipantAPI(r *request, err error) {
 	c := r.c
 	if err == nil {
-		raw, encErr := json.MarshalNoEscape(r.out)
+		var raw []byte
+		var encErr error
+		if turn, ok := r.out.(ParticipantTurn); ok {
+			raw, encErr = appendParticipantTurn(make([]byte, 0, 512), turn)
+		} else {
+			raw, encErr = json.MarshalNoEscape(r.out)
+		}
 		if encErr == nil {
 			c.SetStatusCode(fasthttp.StatusOK)
 			c.SetContentType("application/json")
