@@ -16,7 +16,7 @@ func storedHead(tb testing.TB, db *DB, token, session string) (Conversation, err
 	var out Conversation
 	err := db.view(context.Background(), func(tx Tx) error {
 		var err error
-		out, err = db.readConversation(tx, token, session, true)
+		out, err = db.readConversation(tx, token, session, sha256.Sum256([]byte(session)), true)
 		return err
 	})
 	return out, err

@@ -74,6 +74,20 @@ type Conversation struct {
 	record []byte
 	// head: read without the transcript (FindConversationHead).
 	head bool
+	// token and session it was read through, and the session's hash, so that a turn
+	// hashes its session once.
+	token, session string
+	hash           [32]byte
+}
+
+// sessionHash returns the hash of session and its conversation cache id through token,
+// from conv when conv was read through the same token and session.
+func (conv *Conversation) sessionHash(token, session string) ([32]byte, string) {
+	if conv.session == "" || conv.session != session || conv.token != token {
+		h := sha256.Sum256([]byte(session))
+		return h, convID(token, h)
+	}
+	return conv.hash, convID(token, conv.hash)
 }
 
 // errInvalidSession is the answer to a session that is not one of the link's interview.
@@ -104,7 +118,7 @@ func (db *DB) findConversation(ctx context.Context, token, session string, head 
 	var out Conversation
 	err := db.view(ctx, func(tx Tx) error {
 		var err error
-		out, err = db.readConversation(tx, token, session, head)
+		out, err = db.readConversation(tx, token, session, sha256.Sum256([]byte(session)), head)
 		return err
 	})
 	return out, err
@@ -117,7 +131,8 @@ func (db *DB) cachedConversationHead(ctx context.Context, token, session string)
 	if err := ctx.Err(); err != nil {
 		return Conversation{}, err
 	}
-	id := convID(token, sha256.Sum256([]byte(session)))
+	hash := sha256.Sum256([]byte(session))
+	id := convID(token, hash)
 	if conv, ok := db.convs.get(id); ok {
 		return conv, nil
 	}
@@ -129,7 +144,7 @@ func (db *DB) cachedConversationHead(ctx context.Context, token, session string)
 	err := db.view(ctx, func(tx Tx) error {
 		rec = recordingTx{Tx: tx}
 		var err error
-		out, err = db.readConversation(&rec, token, session, true)
+		out, err = db.readConversation(&rec, token, session, hash, true)
 		return err
 	})
 	if err == nil && !rec.uncacheable {
@@ -140,13 +155,13 @@ func (db *DB) cachedConversationHead(ctx context.Context, token, session string)
 }
 
 // readConversation is findConversation's read, in tx.
-func (db *DB) readConversation(tx Tx, token, session string, head bool) (Conversation, error) {
-	out := Conversation{head: head}
+func (db *DB) readConversation(tx Tx, token, session string, hash [32]byte, head bool) (Conversation, error) {
+	out := Conversation{head: head, token: token, session: session, hash: hash}
 	var (
 		id  ID
 		err error
 	)
-	if out.Link, id, err = sessionInterview(tx, token, session); err != nil {
+	if out.Link, id, err = sessionInterviewHash(tx, token, session, hash); err != nil {
 		return Conversation{}, err
 	}
 	p := Partition{Org: out.Link.OrgID, Env: out.Link.Env}
@@ -188,8 +203,10 @@ func (db *DB) readConversation(tx Tx, token, session string, head bool) (Convers
 // for its interview's previous turn checks with one record read that nothing moved.
 // Errors as FindConversation.
 func (db *DB) CurrentConversation(ctx context.Context, token, session string, conv Conversation) (Conversation, error) {
-	if conv.record != nil && db.convs != nil && db.convs.holds(convID(token, sha256.Sum256([]byte(session))), conv.record) {
-		return conv, nil // the cache holds exactly the committed record
+	if conv.record != nil && db.convs != nil {
+		if _, id := conv.sessionHash(token, session); db.convs.holds(id, conv.record) {
+			return conv, nil // the cache holds exactly the committed record
+		}
 	}
 	if conv.record != nil {
 		var same bool
@@ -224,6 +241,11 @@ func (db *DB) FindSessionInterview(ctx context.Context, token, session string) (
 // sessionInterview returns the link and the id of the interview that session may see
 // through it.
 func sessionInterview(tx Tx, token, session string) (Link, ID, error) {
+	return sessionInterviewHash(tx, token, session, sha256.Sum256([]byte(session)))
+}
+
+// sessionInterviewHash is sessionInterview with the session's hash already made.
+func sessionInterviewHash(tx Tx, token, session string, hash [32]byte) (Link, ID, error) {
 	var (
 		l  Link
 		id ID
@@ -238,7 +260,6 @@ func sessionInterview(tx Tx, token, session string) (Link, ID, error) {
 	if session == "" {
 		return Link{}, id, errInvalidSession()
 	}
-	hash := sha256.Sum256([]byte(session))
 	switch {
 	case l.Audience == AudiencePerson && l.InterviewID != nil:
 		id = *l.InterviewID
@@ -292,7 +313,7 @@ func (db *DB) AppendTurn(ctx context.Context, p Partition, id ID, t Turn) (Inter
 	// writer waits for. The commit then only checks that the stored record is still
 	// byte for byte the one prepared from and writes the prepared bytes; if the
 	// interview moved in between, the turn is applied inside the commit as usual.
-	iv, _, err := db.appendTurn(ctx, p, id, t, db.prepareTurn(ctx, p, id, t))
+	iv, _, err := db.appendTurn(ctx, p, id, t, sha256.Sum256([]byte(t.Session)), db.prepareTurn(ctx, p, id, t))
 	return iv, err
 }
 
@@ -308,7 +329,13 @@ func (db *DB) AppendTurnTo(ctx context.Context, conv *Conversation, t Turn) (Int
 	if conv.record != nil {
 		prep = db.prepareFrom(conv.record, conv.Interview, t)
 	}
-	iv, record, err := db.appendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, t, prep)
+	var hash [32]byte
+	if conv.session != "" && t.Session == conv.session {
+		hash = conv.hash
+	} else {
+		hash = sha256.Sum256([]byte(t.Session))
+	}
+	iv, record, err := db.appendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, t, hash, prep)
 	if err != nil {
 		return Interview{}, err
 	}
@@ -331,10 +358,9 @@ func validTurn(t Turn) error {
 	return nil
 }
 
-// appendTurn commits t, from prep when the interview is still what prep was made from
+// appendTurn commits t (hash is its session's hash), from prep when the interview is still what prep was made from
 // (prep may be nil). It returns the interview after the turn and its stored record.
-func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *preparedTurn) (Interview, []byte, error) {
-	hash := sha256.Sum256([]byte(t.Session))
+func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, hash [32]byte, prep *preparedTurn) (Interview, []byte, error) {
 	var (
 		out    Interview
 		record []byte
