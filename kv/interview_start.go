@@ -57,9 +57,9 @@ type Opening func(brief Brief, iv Interview, link Link) Turn
 // and need not read the new interview back. EINVALID when open returns a turn
 // AppendTurn would refuse.
 func (db *DB) ResumeLinkOpening(ctx context.Context, token, presented, fresh string, open Opening) (Opened, error) {
-	var prep *preparedOpening
-	if open != nil && fresh != "" {
-		prep = db.prepareOpening(ctx, token, presented, fresh, open)
+	prep := db.prepareOpening(ctx, token, presented, fresh, open)
+	if prep != nil && prep.resumed != nil {
+		return *prep.resumed, nil
 	}
 	var out Opened
 	err := db.update(ctx, func(tx Tx) error {

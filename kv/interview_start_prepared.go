@@ -14,9 +14,10 @@ import (
 // the link and the study records, so they are done before the commit, in a read
 // transaction; the commit then checks that both records are still byte for byte the
 // ones read, that the sessions are still unknown to the link, spends the credit, and
-// writes the prepared bytes. Anything else (a resumed interview, a paused or closed
-// study, a record that moved in between) goes through openLink inside the commit as
-// before.
+// writes the prepared bytes. An open that continues an interview writes nothing, so
+// the read finds it and there is no commit at all. Anything else (a paused or closed
+// study, a record that moved in between, an error) goes through openLink inside the
+// commit as before.
 
 // preparedOpening is a new interview of a link with its opening turn, ready to store.
 type preparedOpening struct {
@@ -33,11 +34,15 @@ type preparedOpening struct {
 	record   []byte   // the interview after its opening, encoded
 	messages [][]byte // the opening's messages, encoded, from transcript position 0
 	charge   bool     // a live interview in the live environment: it spends a credit
+	// resumed is set instead of all the above when the open continues an interview.
+	resumed *Opened
 }
 
 // prepareOpening prepares the interview that opening token for presented would start,
-// with fresh as its session, or returns nil when the open would not start one (or the
-// records cannot be read): the commit then does it all.
+// with fresh as its session, or, when presented continues an interview, finds it
+// (resumed): that open writes nothing, so it needs no commit at all. It returns nil when
+// the open would do anything else (or the records cannot be read): the commit then does
+// it all.
 func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string, open Opening) *preparedOpening {
 	p := &preparedOpening{token: token, hash: sha256.Sum256([]byte(fresh))}
 	var presentedHash [32]byte
@@ -50,6 +55,15 @@ func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string
 			return errNotPrepared
 		}
 		l := p.before.Link
+		if presented != "" {
+			if resumed, ok := resumedInterview(tx, token, presented, presentedHash, l); ok {
+				p.resumed = resumed
+				return nil
+			}
+		}
+		if open == nil || fresh == "" {
+			return errNotPrepared
+		}
 		if l.Audience == AudiencePerson {
 			if l.InterviewID != nil { // its interview continues
 				return errNotPrepared
@@ -76,6 +90,9 @@ func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string
 	})
 	if err != nil {
 		return nil
+	}
+	if p.resumed != nil {
+		return p
 	}
 	l, st := p.before.Link, p.before.Study
 	if st.Mode == ModePaused || st.Mode == ModeClosed {
@@ -107,6 +124,38 @@ func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string
 	}
 	p.opened.Interview, p.opened.Opening, p.messages = &after, t.Messages, messages
 	return p
+}
+
+// resumedInterview is openLink for a session the link knows, as a read: a group or
+// plain link's session of an interview it still holds, or a session of a person link's
+// interview (which openLink only records again). It returns false when the link does
+// not know the session or anything is amiss: the commit then does it all, errors
+// included.
+func resumedInterview(tx Tx, token, session string, hash [32]byte, l Link) (*Opened, bool) {
+	var id ID
+	switch {
+	case l.Audience == AudiencePerson:
+		if l.InterviewID == nil || !sessionMatches(tx, *l.InterviewID, hash) {
+			return nil, false
+		}
+		id = *l.InterviewID
+	default:
+		raw := tx.Bucket(bucketSessions).Get(sessionKey(token, hash))
+		if len(raw) != len(id) {
+			return nil, false
+		}
+		copy(id[:], raw)
+	}
+	p := Partition{Org: l.OrgID, Env: l.Env}
+	st, err := studyByID(tx, p, l.StudyID)
+	if err != nil {
+		return nil, false
+	}
+	iv, err := interviewByID(tx, p, id)
+	if err != nil {
+		return nil, false
+	}
+	return &Opened{State: LinkOpen, Link: l, Study: st, Interview: &iv, Session: session}, true
 }
 
 // errNotPrepared ends prepareOpening's read: the open is left to the commit.

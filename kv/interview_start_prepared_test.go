@@ -138,4 +138,28 @@ func TestResumeLinkOpeningPrepared(t *testing.T) {
 			t.Fatalf("credits %d %v, want 0 left", o.Credits, err)
 		}
 	})
+
+	t.Run("OK_ResumeCommitsNothing", func(t *testing.T) {
+		st := mustStudy(t, db, p, "Resumed")
+		person := mustLink(t, db, p, st, LinkRequest{Audience: AudiencePerson})
+		for _, token := range []string{st.LinkToken, person.Token} {
+			first, err := db.ResumeLinkOpening(ctx, token, "", "r1", opening)
+			if err != nil || !first.Started {
+				t.Fatalf("%+v %v", first, err)
+			}
+			before := db.CommitStats()
+			again, err := db.ResumeLinkOpening(ctx, token, "r1", "r2", opening)
+			if err != nil || again.Started || again.State != LinkOpen || again.Session != "r1" || again.Opening != nil ||
+				again.Interview == nil || again.Interview.ID != first.Interview.ID || again.Interview.TranscriptLen != 2 ||
+				again.Study.ID != st.ID || again.Link.Token != token {
+				t.Fatalf("resumed %+v %v, want %+v", again, err, first)
+			}
+			if after := db.CommitStats(); after != before {
+				t.Fatalf("resuming committed: %+v then %+v", before, after)
+			}
+			if _, err := db.FindConversation(ctx, token, "r2"); ErrorCode(err) != EUNAUTHORIZED {
+				t.Fatalf("the fresh session of a resumed open: %v", err)
+			}
+		}
+	})
 }
