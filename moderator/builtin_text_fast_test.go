@@ -80,3 +80,17 @@ func TestFixedProbesKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestQuestionWordsMemoBounded: the remembered questions start over when full, and
+// every answer is normalisedWords'.
+func TestQuestionWordsMemoBounded(t *testing.T) {
+	for i := range questionWordsMemoSize + 10 {
+		q := "Question number " + strings.Repeat("x", i%7) + string(rune('A'+i%26)) + "?" + strings.Repeat(" ", i)
+		if got := questionWords(q); got != normalisedWords(q) {
+			t.Fatalf("%q: %q", q, got)
+		}
+		if n := questionWordsMemo.n.Load(); n > questionWordsMemoSize {
+			t.Fatalf("%d questions remembered", n)
+		}
+	}
+}

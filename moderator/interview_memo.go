@@ -1,6 +1,9 @@
 package moderator
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Every turn checks the engine's probe against each scripted question of the brief, and
 // the wording of those questions changes only with a new design version: their
@@ -10,26 +13,25 @@ import "sync"
 // questionWordsMemoSize bounds the remembered questions; when full it starts over.
 const questionWordsMemoSize = 4096
 
+// questionWordsMemo maps a question to its words. A sync.Map, since every probe of
+// every turn reads it and it is written only when a question is first seen: its reads
+// take no lock that the cores would pass between them.
 var questionWordsMemo struct {
-	mu sync.RWMutex
-	m  map[string]string
+	m sync.Map
+	n atomic.Int64 // entries stored (about: the count may run ahead of a Clear)
 }
 
 // questionWords is normalisedWords for a scripted question.
 func questionWords(q string) string {
-	questionWordsMemo.mu.RLock()
-	w, ok := questionWordsMemo.m[q]
-	questionWordsMemo.mu.RUnlock()
-	if ok {
-		return w
+	if w, ok := questionWordsMemo.m.Load(q); ok {
+		return w.(string)
 	}
-	w = normalisedWords(q)
-	questionWordsMemo.mu.Lock()
-	if questionWordsMemo.m == nil || len(questionWordsMemo.m) >= questionWordsMemoSize {
-		questionWordsMemo.m = make(map[string]string)
+	w := normalisedWords(q)
+	if questionWordsMemo.n.Add(1) > questionWordsMemoSize {
+		questionWordsMemo.m.Clear()
+		questionWordsMemo.n.Store(1)
 	}
-	questionWordsMemo.m[q] = w
-	questionWordsMemo.mu.Unlock()
+	questionWordsMemo.m.Store(q, w)
 	return w
 }
 
