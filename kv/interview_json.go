@@ -2,6 +2,7 @@ package kv
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"slices"
 	"strconv"
 	"time"
@@ -99,9 +100,18 @@ func marshalMessage(m Message) ([]byte, error) {
 }
 
 func appendJSONID(b []byte, id ID) []byte {
-	b = append(b, '"')
-	b = append(b, id.String()...)
-	return append(b, '"')
+	var buf [38]byte
+	buf[0], buf[37] = '"', '"'
+	hex.Encode(buf[1:9], id[0:4])
+	buf[9] = '-'
+	hex.Encode(buf[10:14], id[4:6])
+	buf[14] = '-'
+	hex.Encode(buf[15:19], id[6:8])
+	buf[19] = '-'
+	hex.Encode(buf[20:24], id[8:10])
+	buf[24] = '-'
+	hex.Encode(buf[25:37], id[10:16])
+	return append(b, buf[:]...)
 }
 
 // jsonTime reports whether time.Time's MarshalJSON accepts t.
