@@ -61,9 +61,12 @@ func newConvCache() *convCache {
 	return &convCache{stamps: map[string]uint64{}, entries: map[string]*convEntry{}, deps: map[string][]*convEntry{}}
 }
 
-// convID is the cache key of a session's conversation through a link.
-func convID(token string, hash [32]byte) string {
-	return token + "\x00" + string(hash[:])
+// convID is the cache key of a session's conversation through a link. It holds the
+// session itself, so that a hit needs no hash; the cache lives in memory only, where
+// the session also passes on every request. A token holding a NUL byte (none is made)
+// could make two pairs one id: such a token is never looked up in the cache.
+func convID(token, session string) string {
+	return token + "\x00" + session
 }
 
 // depKey names key in bucket as the cache and the write log name it.

@@ -74,7 +74,7 @@ func TestConversationCacheFollowsWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !testPostgres {
-			id := convID(st.LinkToken, sha256.Sum256([]byte("s1")))
+			id := convID(st.LinkToken, "s1")
 			if !db.convs.holds(id, conv.record) {
 				t.Fatalf("turn %d: the cache does not hold the record the turn committed", i)
 			}
