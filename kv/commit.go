@@ -3,6 +3,7 @@ package kv
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,8 +22,9 @@ import (
 // bbolt's own DB.Batch does the same but waits up to MaxBatchDelay (10 ms by default)
 // for the group to fill, which puts that delay on every request even when the disk is
 // idle. Here there is no timer: a group is whatever queued while the previous commit
-// was on the disk, so an idle store commits at once and a busy one commits bigger
-// groups.
+// was on the disk, plus whatever the goroutines already runnable queue when the
+// committer yields once before taking it, so an idle store commits at once and a busy
+// one commits bigger groups.
 //
 // Each writer's mutation stays all-or-nothing: bbolt has no savepoints, so when one
 // function fails, the whole transaction is rolled back, the failing caller gets its
@@ -50,6 +52,9 @@ func (db *DB) CommitStats() CommitStats {
 	return CommitStats{Commits: db.group.commits.Load(), Writes: db.group.writes.Load()}
 }
 
+// maxCommitYields bounds how many times the committer yields for a group to grow.
+const maxCommitYields = 4
+
 // errClosed answers writers that arrive after Close.
 var errClosed = errors.New("kv: the store is closed")
 
@@ -63,6 +68,8 @@ type commitCall struct {
 type committer struct {
 	bolt *bolt.DB
 	solo bool // every writer commits alone (Options.SoloCommits)
+	// cache, when set, hears what each committed transaction wrote.
+	cache *convCache
 	// observe, when set, hears each commit's duration: from the end of the writers'
 	// work to the commit being on disk (Options.OnCommit).
 	observe func(time.Duration)
@@ -103,7 +110,7 @@ func (c *committer) do(fn func(Tx) error) error {
 	if c.solo {
 		var worked time.Time
 		err := c.bolt.Update(func(btx *bolt.Tx) error {
-			tx := boltTx{btx}
+			tx := newBoltWriteTx(btx, c.cache)
 			err := safely(fn, tx)
 			worked = time.Now()
 			return err
@@ -145,6 +152,22 @@ func (c *committer) loop() {
 			c.mu.Unlock()
 			return
 		}
+		// Yield before taking the group: goroutines already runnable, typically
+		// requests about to queue their own writes, run first and join this commit
+		// instead of paying for the next one. The committer yields again while the
+		// queue still grows, a few times at most. With nothing else runnable the
+		// first yield returns at once and the queue has not grown, so an idle store
+		// commits as soon as before; under load the groups grow and the commits (and
+		// their fsyncs) become fewer.
+		for n, rounds := len(c.queue), 0; rounds < maxCommitYields; rounds++ {
+			c.mu.Unlock()
+			runtime.Gosched()
+			c.mu.Lock()
+			if len(c.queue) == n {
+				break
+			}
+			n = len(c.queue)
+		}
 		group := c.queue
 		c.queue = spare[:0]
 		c.mu.Unlock()
@@ -162,7 +185,7 @@ func (c *committer) commit(group []*commitCall) {
 		failed, ferr := -1, error(nil)
 		var worked time.Time
 		err := c.bolt.Update(func(btx *bolt.Tx) error {
-			tx := boltTx{btx}
+			tx := newBoltWriteTx(btx, c.cache)
 			for i, call := range group {
 				if err := safely(call.fn, tx); err != nil {
 					failed, ferr = i, err

@@ -76,10 +76,13 @@ type DB struct {
 	// studies caches study records on an engine no other process writes; nil on a
 	// shared store (study_cache.go).
 	studies *studyCache
-	access  *accessCache // resolved OAuth access tokens (oauth_cache.go)
-	briefs  briefCache   // decoded design versions (brief_cache.go)
-	group   *committer
-	blobs   blobs.Store
+	// convs caches conversations on an engine no other process writes; nil on a
+	// shared store (conversation_cache.go).
+	convs  *convCache
+	access *accessCache // resolved OAuth access tokens (oauth_cache.go)
+	briefs briefCache   // decoded design versions (brief_cache.go)
+	group  *committer
+	blobs  blobs.Store
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -123,7 +126,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), studies: newStudyCache(), access: newAccessCache(), blobs: opts.Blobs}
+	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), studies: newStudyCache(), convs: newConvCache(), access: newAccessCache(), blobs: opts.Blobs}
 	fresh, err := db.prepareOnce()
 	if err != nil {
 		_ = b.Close()
@@ -131,6 +134,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db.group = newCommitter(b, opts.SoloCommits)
 	db.group.observe = opts.OnCommit
+	db.group.cache = db.convs
 	db.eng = &boltEngine{db: b, group: db.group}
 	if fresh && canLock {
 		// The file was made without syncs (db_create.go): its first commit syncs the

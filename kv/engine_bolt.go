@@ -62,3 +62,78 @@ func (e *boltEngine) close() error {
 	e.group.close()
 	return e.db.Close()
 }
+
+// boltWriteTx is a read-write transaction of the bbolt engine. When the store keeps a
+// conversation cache, it logs the key of every Put and Delete and hands the log to the
+// cache once the transaction commits (conversation_cache.go).
+type boltWriteTx struct {
+	tx    *bolt.Tx
+	cache *convCache // nil: nothing listens
+	log   *writeLog  // what this transaction wrote; nil until its first write
+}
+
+func newBoltWriteTx(tx *bolt.Tx, cache *convCache) *boltWriteTx {
+	return &boltWriteTx{tx: tx, cache: cache}
+}
+
+func (t *boltWriteTx) Bucket(name []byte) Bucket {
+	b := t.tx.Bucket(name)
+	if b == nil {
+		return nil
+	}
+	return boltWriteBucket{b: b, name: name, tx: t}
+}
+
+func (t *boltWriteTx) CreateBucketIfNotExists(name []byte) (Bucket, error) {
+	b, err := t.tx.CreateBucketIfNotExists(name)
+	if err != nil {
+		return nil, err
+	}
+	return boltWriteBucket{b: b, name: name, tx: t}, nil
+}
+
+func (t *boltWriteTx) OnCommit(fn func()) { t.tx.OnCommit(fn) }
+func (t *boltWriteTx) Writable() bool     { return true }
+
+// wrote logs a write of key in bucket, and registers the log's delivery with the
+// transaction's first write.
+func (t *boltWriteTx) wrote(bucket, key []byte) {
+	if t.cache == nil || !convBucket(bucket) {
+		return
+	}
+	if t.log == nil {
+		t.log = &writeLog{}
+		log, cache := t.log, t.cache
+		t.tx.OnCommit(func() { cache.committed(log.written, log.through) })
+	}
+	k := depKey(bucket, key)
+	t.log.written = append(t.log.written, k)
+	delete(t.log.through, k) // a described interview record stays described only until rewritten
+}
+
+type boltWriteBucket struct {
+	b    *bolt.Bucket
+	name []byte
+	tx   *boltWriteTx
+}
+
+func (b boltWriteBucket) Get(key []byte) []byte { return b.b.Get(key) }
+
+func (b boltWriteBucket) Put(key, value []byte) error {
+	if err := b.b.Put(key, value); err != nil {
+		return err
+	}
+	b.tx.wrote(b.name, key)
+	return nil
+}
+
+func (b boltWriteBucket) Delete(key []byte) error {
+	if err := b.b.Delete(key); err != nil {
+		return err
+	}
+	b.tx.wrote(b.name, key)
+	return nil
+}
+
+func (b boltWriteBucket) Cursor() Cursor                           { return boltCursor{b.b.Cursor()} }
+func (b boltWriteBucket) ForEach(fn func(k, v []byte) error) error { return b.b.ForEach(fn) }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -74,6 +75,19 @@ type Conversation struct {
 	record []byte
 	// head: read without the transcript (FindConversationHead).
 	head bool
+	// token and session it was read through, and the session's hash, so that a turn
+	// hashes its session once.
+	token, session string
+	hash           [32]byte
+}
+
+// sessionHash returns the hash of session, from conv when conv was read through the
+// same token and session.
+func (conv *Conversation) sessionHash(token, session string) [32]byte {
+	if conv.session == "" || conv.session != session || conv.token != token {
+		return sha256.Sum256([]byte(session))
+	}
+	return conv.hash
 }
 
 // errInvalidSession is the answer to a session that is not one of the link's interview.
@@ -98,45 +112,89 @@ func (db *DB) FindConversationHead(ctx context.Context, token, session string) (
 }
 
 func (db *DB) findConversation(ctx context.Context, token, session string, head bool) (Conversation, error) {
+	if head && db.convs != nil && session != "" && strings.IndexByte(token, 0) < 0 { // see convID
+		return db.cachedConversationHead(ctx, token, session)
+	}
 	var out Conversation
 	err := db.view(ctx, func(tx Tx) error {
-		var (
-			id  ID
-			err error
-		)
-		out = Conversation{head: head}
-		if out.Link, id, err = sessionInterview(tx, token, session); err != nil {
-			return err
-		}
-		p := Partition{Org: out.Link.OrgID, Env: out.Link.Env}
-		raw := tx.Bucket(bucketInterviews).Get(p.key(id))
-		if raw == nil {
-			return notFound("Interview")
-		}
-		if err := jsonUnmarshal(raw, &out.Interview); err != nil {
-			return fmt.Errorf("decode record %x: %w", p.key(id), err)
-		}
-		out.record = bytes.Clone(raw)
-		if !head {
-			if out.Transcript, err = transcriptOf(tx, id, out.Interview.TranscriptLen); err != nil {
-				return err
-			}
-		}
-		out.Brief, err = db.conversationBrief(tx, p, out.Interview.StudyID, out.Interview.DesignVersion)
-		if ErrorCode(err) == ENOTFOUND {
-			// A record without its version (none is written that way): the current brief.
-			st, err := studyByID(tx, p, out.Interview.StudyID)
-			if err != nil {
-				return err
-			}
-			if st.Brief != nil {
-				out.Brief = st.Brief.Normalised()
-			}
-			return nil
-		}
+		var err error
+		out, err = db.readConversation(tx, token, session, sha256.Sum256([]byte(session)), head)
 		return err
 	})
 	return out, err
+}
+
+// cachedConversationHead is findConversation of a head through the conversation
+// cache: a hit reads nothing, a miss reads the store, recording what it reads, and
+// caches what it read unless a commit wrote any of it meanwhile.
+func (db *DB) cachedConversationHead(ctx context.Context, token, session string) (Conversation, error) {
+	if err := ctx.Err(); err != nil {
+		return Conversation{}, err
+	}
+	id := convID(token, session)
+	if conv, ok := db.convs.get(id); ok {
+		return conv, nil // it carries the session's hash, made on the miss that cached it
+	}
+	hash := sha256.Sum256([]byte(session))
+	gen := db.convs.generation()
+	var (
+		out Conversation
+		rec recordingTx
+	)
+	err := db.view(ctx, func(tx Tx) error {
+		rec = recordingTx{Tx: tx}
+		var err error
+		out, err = db.readConversation(&rec, token, session, hash, true)
+		return err
+	})
+	if err == nil && !rec.uncacheable {
+		p := out.Interview.Partition()
+		db.convs.put(id, out, rec.keys, depKey(bucketInterviews, p.key(out.Interview.ID)), gen)
+	}
+	return out, err
+}
+
+// readConversation is findConversation's read, in tx.
+func (db *DB) readConversation(tx Tx, token, session string, hash [32]byte, head bool) (Conversation, error) {
+	out := Conversation{head: head, token: token, session: session, hash: hash}
+	var (
+		id  ID
+		err error
+	)
+	if out.Link, id, err = sessionInterviewHash(tx, token, session, hash); err != nil {
+		return Conversation{}, err
+	}
+	p := Partition{Org: out.Link.OrgID, Env: out.Link.Env}
+	raw := tx.Bucket(bucketInterviews).Get(p.key(id))
+	if raw == nil {
+		return Conversation{}, notFound("Interview")
+	}
+	if err := jsonUnmarshal(raw, &out.Interview); err != nil {
+		return Conversation{}, fmt.Errorf("decode record %x: %w", p.key(id), err)
+	}
+	out.record = bytes.Clone(raw)
+	if !head {
+		if out.Transcript, err = transcriptOf(tx, id, out.Interview.TranscriptLen); err != nil {
+			return Conversation{}, err
+		}
+	}
+	out.Brief, err = db.conversationBrief(tx, p, out.Interview.StudyID, out.Interview.DesignVersion)
+	if ErrorCode(err) == ENOTFOUND {
+		// A record without its version (none is written that way): the current brief.
+		st, err := studyByID(tx, p, out.Interview.StudyID)
+		if err != nil {
+			return Conversation{}, err
+		}
+		out.Brief = Brief{}
+		if st.Brief != nil {
+			out.Brief = st.Brief.Normalised()
+		}
+		return out, nil
+	}
+	if err != nil {
+		return Conversation{}, err
+	}
+	return out, nil
 }
 
 // CurrentConversation returns conv, read earlier through token and session, when its
@@ -145,6 +203,11 @@ func (db *DB) findConversation(ctx context.Context, token, session string, head 
 // for its interview's previous turn checks with one record read that nothing moved.
 // Errors as FindConversation.
 func (db *DB) CurrentConversation(ctx context.Context, token, session string, conv Conversation) (Conversation, error) {
+	if conv.record != nil && db.convs != nil {
+		if db.convs.holds(convID(token, session), conv.record) {
+			return conv, nil // the cache holds exactly the committed record
+		}
+	}
 	if conv.record != nil {
 		var same bool
 		err := db.view(ctx, func(tx Tx) error {
@@ -178,6 +241,11 @@ func (db *DB) FindSessionInterview(ctx context.Context, token, session string) (
 // sessionInterview returns the link and the id of the interview that session may see
 // through it.
 func sessionInterview(tx Tx, token, session string) (Link, ID, error) {
+	return sessionInterviewHash(tx, token, session, sha256.Sum256([]byte(session)))
+}
+
+// sessionInterviewHash is sessionInterview with the session's hash already made.
+func sessionInterviewHash(tx Tx, token, session string, hash [32]byte) (Link, ID, error) {
 	var (
 		l  Link
 		id ID
@@ -192,7 +260,6 @@ func sessionInterview(tx Tx, token, session string) (Link, ID, error) {
 	if session == "" {
 		return Link{}, id, errInvalidSession()
 	}
-	hash := sha256.Sum256([]byte(session))
 	switch {
 	case l.Audience == AudiencePerson && l.InterviewID != nil:
 		id = *l.InterviewID
@@ -246,7 +313,7 @@ func (db *DB) AppendTurn(ctx context.Context, p Partition, id ID, t Turn) (Inter
 	// writer waits for. The commit then only checks that the stored record is still
 	// byte for byte the one prepared from and writes the prepared bytes; if the
 	// interview moved in between, the turn is applied inside the commit as usual.
-	iv, _, err := db.appendTurn(ctx, p, id, t, db.prepareTurn(ctx, p, id, t))
+	iv, _, err := db.appendTurn(ctx, p, id, t, sha256.Sum256([]byte(t.Session)), db.prepareTurn(ctx, p, id, t))
 	return iv, err
 }
 
@@ -262,7 +329,8 @@ func (db *DB) AppendTurnTo(ctx context.Context, conv *Conversation, t Turn) (Int
 	if conv.record != nil {
 		prep = db.prepareFrom(conv.record, conv.Interview, t)
 	}
-	iv, record, err := db.appendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, t, prep)
+	hash := conv.sessionHash(conv.token, t.Session)
+	iv, record, err := db.appendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, t, hash, prep)
 	if err != nil {
 		return Interview{}, err
 	}
@@ -285,10 +353,9 @@ func validTurn(t Turn) error {
 	return nil
 }
 
-// appendTurn commits t, from prep when the interview is still what prep was made from
+// appendTurn commits t (hash is its session's hash), from prep when the interview is still what prep was made from
 // (prep may be nil). It returns the interview after the turn and its stored record.
-func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *preparedTurn) (Interview, []byte, error) {
-	hash := sha256.Sum256([]byte(t.Session))
+func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, hash [32]byte, prep *preparedTurn) (Interview, []byte, error) {
 	var (
 		out    Interview
 		record []byte
@@ -306,7 +373,11 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *
 				}
 			}
 			out, record = prep.to, prep.record
-			return b.Put(p.key(id), prep.record)
+			if err := b.Put(p.key(id), prep.record); err != nil {
+				return err
+			}
+			throughInterview(tx, p.key(id), out, record)
+			return nil
 		}
 		iv, err := interviewByID(tx, p, id)
 		if err != nil {
@@ -330,7 +401,11 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, prep *
 			return err
 		}
 		out, record = next, raw
-		return b.Put(p.key(id), raw)
+		if err := b.Put(p.key(id), raw); err != nil {
+			return err
+		}
+		throughInterview(tx, p.key(id), out, record)
+		return nil
 	})
 	return out, record, err
 }

@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,8 +62,8 @@ func TestAppendTurn_PreparedMatchesInCommit(t *testing.T) {
 		if prep == nil {
 			t.Fatalf("turn %d: nothing prepared", i)
 		}
-		ivA, recA, errA := a.appendTurn(ctx, p, id, turn, prep)
-		ivB, recB, errB := b.appendTurn(ctx, p, id, turn, nil)
+		ivA, recA, errA := a.appendTurn(ctx, p, id, turn, sha256.Sum256([]byte(turn.Session)), prep)
+		ivB, recB, errB := b.appendTurn(ctx, p, id, turn, sha256.Sum256([]byte(turn.Session)), nil)
 		if errA != nil || errB != nil {
 			t.Fatalf("turn %d: %v / %v", i, errA, errB)
 		}
