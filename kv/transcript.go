@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	json "github.com/goccy/go-json"
 )
 
 // MaxGap caps each gap between consecutive messages when measuring an interview's
@@ -396,7 +394,7 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, hash [
 				return err
 			}
 		}
-		raw, err := json.Marshal(next)
+		raw, err := marshalInterview(next)
 		if err != nil {
 			return err
 		}
@@ -443,7 +441,7 @@ func (db *DB) prepareFrom(base []byte, from Interview, t Turn) *preparedTurn {
 	if err != nil {
 		return nil
 	}
-	record, err := json.Marshal(to)
+	record, err := marshalInterview(to)
 	if err != nil {
 		return nil
 	}
@@ -470,7 +468,7 @@ func (db *DB) applyTurn(iv Interview, t Turn) (Interview, [][]byte, error) {
 	messages := make([][]byte, 0, len(t.Messages))
 	for _, m := range t.Messages {
 		m.At = m.At.UTC()
-		raw, err := json.Marshal(m)
+		raw, err := marshalMessage(m)
 		if err != nil {
 			return Interview{}, nil, err
 		}
