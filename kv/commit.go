@@ -52,6 +52,9 @@ func (db *DB) CommitStats() CommitStats {
 	return CommitStats{Commits: db.group.commits.Load(), Writes: db.group.writes.Load()}
 }
 
+// maxCommitYields bounds how many times the committer yields for a group to grow.
+const maxCommitYields = 4
+
 // errClosed answers writers that arrive after Close.
 var errClosed = errors.New("kv: the store is closed")
 
@@ -149,14 +152,22 @@ func (c *committer) loop() {
 			c.mu.Unlock()
 			return
 		}
-		// Yield once before taking the group: goroutines already runnable, typically
+		// Yield before taking the group: goroutines already runnable, typically
 		// requests about to queue their own writes, run first and join this commit
-		// instead of paying for the next one. With nothing else runnable the yield
-		// returns at once, so an idle store commits as soon as before; under load the
-		// groups roughly double and the commits (and their fsyncs) halve.
-		c.mu.Unlock()
-		runtime.Gosched()
-		c.mu.Lock()
+		// instead of paying for the next one. The committer yields again while the
+		// queue still grows, a few times at most. With nothing else runnable the
+		// first yield returns at once and the queue has not grown, so an idle store
+		// commits as soon as before; under load the groups grow and the commits (and
+		// their fsyncs) become fewer.
+		for n, rounds := len(c.queue), 0; rounds < maxCommitYields; rounds++ {
+			c.mu.Unlock()
+			runtime.Gosched()
+			c.mu.Lock()
+			if len(c.queue) == n {
+				break
+			}
+			n = len(c.queue)
+		}
 		group := c.queue
 		c.queue = spare[:0]
 		c.mu.Unlock()

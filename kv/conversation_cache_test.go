@@ -74,7 +74,7 @@ func TestConversationCacheFollowsWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !testPostgres {
-			id := convID(st.LinkToken, sha256.Sum256([]byte("s1")))
+			id := convID(st.LinkToken, "s1")
 			if !db.convs.holds(id, conv.record) {
 				t.Fatalf("turn %d: the cache does not hold the record the turn committed", i)
 			}
@@ -345,6 +345,48 @@ func TestConversationCacheUnderConcurrentTurns(t *testing.T) {
 		got := sameHead(t, db, st.LinkToken, fmt.Sprint("session-", n))
 		if got.Interview.TranscriptLen != 2*turns || got.Link.Note != "note 19" {
 			t.Fatalf("person %d: %d messages, note %q", n, got.Interview.TranscriptLen, got.Link.Note)
+		}
+	}
+}
+
+// TestConversationKeysAreWhatTheReadReads: the keys a writer names for a conversation
+// it caches (conversationKeys) are exactly those the read of that conversation reads,
+// for the study's invite link, a group link and a person link.
+func TestConversationKeysAreWhatTheReadReads(t *testing.T) {
+	boltOnly(t)
+	db := mustOpenDB(t, nil)
+	ctx := context.Background()
+	org := mustOrg(t, db, "keys")
+	p := Partition{Org: org.ID, Env: EnvTest}
+	st := mustStudy(t, db, p, "Keys")
+	tokens := map[string]string{"invite": st.LinkToken}
+	for _, audience := range []string{AudienceGroup, AudiencePerson} {
+		l, _, err := db.CreateParticipantLink(ctx, p, st.ID, LinkRequest{Audience: audience, Context: map[string]string{"a": "b"}}, "tok-"+audience, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[audience] = l.Token
+	}
+	for name, token := range tokens {
+		if _, err := db.OpenLink(ctx, token, "s-"+name); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		hash := sha256.Sum256([]byte("s-" + name))
+		var (
+			rec  recordingTx
+			conv Conversation
+		)
+		err := db.view(ctx, func(tx Tx) error {
+			rec = recordingTx{Tx: tx}
+			var err error
+			conv, err = db.readConversation(&rec, token, "s-"+name, hash, true)
+			return err
+		})
+		if err != nil || rec.uncacheable {
+			t.Fatalf("%s: %v (uncacheable %v)", name, err, rec.uncacheable)
+		}
+		if got := conversationKeys(token, hash, conv); !reflect.DeepEqual(got, rec.keys) {
+			t.Fatalf("%s: conversationKeys %q\nthe read read    %q", name, got, rec.keys)
 		}
 	}
 }

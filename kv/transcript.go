@@ -6,9 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
-
-	json "github.com/goccy/go-json"
 )
 
 // MaxGap caps each gap between consecutive messages when measuring an interview's
@@ -80,14 +79,13 @@ type Conversation struct {
 	hash           [32]byte
 }
 
-// sessionHash returns the hash of session and its conversation cache id through token,
-// from conv when conv was read through the same token and session.
-func (conv *Conversation) sessionHash(token, session string) ([32]byte, string) {
+// sessionHash returns the hash of session, from conv when conv was read through the
+// same token and session.
+func (conv *Conversation) sessionHash(token, session string) [32]byte {
 	if conv.session == "" || conv.session != session || conv.token != token {
-		h := sha256.Sum256([]byte(session))
-		return h, convID(token, h)
+		return sha256.Sum256([]byte(session))
 	}
-	return conv.hash, convID(token, conv.hash)
+	return conv.hash
 }
 
 // errInvalidSession is the answer to a session that is not one of the link's interview.
@@ -112,7 +110,7 @@ func (db *DB) FindConversationHead(ctx context.Context, token, session string) (
 }
 
 func (db *DB) findConversation(ctx context.Context, token, session string, head bool) (Conversation, error) {
-	if head && db.convs != nil && session != "" {
+	if head && db.convs != nil && session != "" && strings.IndexByte(token, 0) < 0 { // see convID
 		return db.cachedConversationHead(ctx, token, session)
 	}
 	var out Conversation
@@ -131,11 +129,11 @@ func (db *DB) cachedConversationHead(ctx context.Context, token, session string)
 	if err := ctx.Err(); err != nil {
 		return Conversation{}, err
 	}
-	hash := sha256.Sum256([]byte(session))
-	id := convID(token, hash)
+	id := convID(token, session)
 	if conv, ok := db.convs.get(id); ok {
-		return conv, nil
+		return conv, nil // it carries the session's hash, made on the miss that cached it
 	}
+	hash := sha256.Sum256([]byte(session))
 	gen := db.convs.generation()
 	var (
 		out Conversation
@@ -204,7 +202,7 @@ func (db *DB) readConversation(tx Tx, token, session string, hash [32]byte, head
 // Errors as FindConversation.
 func (db *DB) CurrentConversation(ctx context.Context, token, session string, conv Conversation) (Conversation, error) {
 	if conv.record != nil && db.convs != nil {
-		if _, id := conv.sessionHash(token, session); db.convs.holds(id, conv.record) {
+		if db.convs.holds(convID(token, session), conv.record) {
 			return conv, nil // the cache holds exactly the committed record
 		}
 	}
@@ -329,12 +327,7 @@ func (db *DB) AppendTurnTo(ctx context.Context, conv *Conversation, t Turn) (Int
 	if conv.record != nil {
 		prep = db.prepareFrom(conv.record, conv.Interview, t)
 	}
-	var hash [32]byte
-	if conv.session != "" && t.Session == conv.session {
-		hash = conv.hash
-	} else {
-		hash = sha256.Sum256([]byte(t.Session))
-	}
+	hash := conv.sessionHash(conv.token, t.Session)
 	iv, record, err := db.appendTurn(ctx, conv.Interview.Partition(), conv.Interview.ID, t, hash, prep)
 	if err != nil {
 		return Interview{}, err
@@ -401,7 +394,7 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, hash [
 				return err
 			}
 		}
-		raw, err := json.Marshal(next)
+		raw, err := marshalInterview(next)
 		if err != nil {
 			return err
 		}
@@ -448,7 +441,7 @@ func (db *DB) prepareFrom(base []byte, from Interview, t Turn) *preparedTurn {
 	if err != nil {
 		return nil
 	}
-	record, err := json.Marshal(to)
+	record, err := marshalInterview(to)
 	if err != nil {
 		return nil
 	}
@@ -475,7 +468,7 @@ func (db *DB) applyTurn(iv Interview, t Turn) (Interview, [][]byte, error) {
 	messages := make([][]byte, 0, len(t.Messages))
 	for _, m := range t.Messages {
 		m.At = m.At.UTC()
-		raw, err := json.Marshal(m)
+		raw, err := marshalMessage(m)
 		if err != nil {
 			return Interview{}, nil, err
 		}
