@@ -2,7 +2,6 @@ package kv
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"slices"
 	"strings"
 	"sync"
@@ -321,17 +320,16 @@ func conversationKeys(token string, hash [32]byte, conv Conversation) []string {
 		depKey(bucketBriefs, briefKey(p, conv.Interview.StudyID, conv.Interview.DesignVersion)))
 }
 
-// cacheOnCommit caches conv, the head a session will read through token, once tx
-// commits: a writer that has just made the conversation (a new interview and its
-// opening) spares its first turn the read. conv must be what the read would return
-// after the commit. Nothing is cached when a later writer of the same commit wrote one
-// of its keys, or when tx is not the bbolt engine's.
-func cacheOnCommit(tx Tx, token, session string, conv Conversation) {
+// cacheOnCommit caches conv, the head that session (whose hash is hash) will read
+// through token, once tx commits: a writer that has just made the conversation (a new
+// interview and its opening) spares its first turn the read. conv must be what that
+// read would return after the commit. Nothing is cached when a later writer of the
+// same commit wrote one of its keys, or when tx is not the bbolt engine's.
+func cacheOnCommit(tx Tx, token, session string, hash [32]byte, conv Conversation) {
 	w, ok := tx.(*boltWriteTx)
 	if !ok || w.cache == nil || conv.Interview.DesignVersion < 1 || strings.IndexByte(token, 0) >= 0 {
 		return
 	}
-	hash := sha256.Sum256([]byte(session))
 	conv.token, conv.session, conv.hash, conv.head, conv.Transcript = token, session, hash, true, nil
 	keys := conversationKeys(token, hash, conv)
 	ivKey := keys[len(keys)-2]

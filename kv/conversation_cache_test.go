@@ -390,3 +390,64 @@ func TestConversationKeysAreWhatTheReadReads(t *testing.T) {
 		}
 	}
 }
+
+// TestConversationCachedWhenOpened: a link's opening caches the conversation its
+// session then reads, exactly as stored, for the study's invite link, a group link
+// and a person link; a write to one of its keys in the same commit, after the opening,
+// keeps it out of the cache.
+func TestConversationCachedWhenOpened(t *testing.T) {
+	boltOnly(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	db := mustOpenDB(t, (&fixedClock{now: t0}).Now)
+	ctx := context.Background()
+	org := mustOrg(t, db, "opened")
+	p := Partition{Org: org.ID, Env: EnvTest}
+	st := mustStudy(t, db, p, "Opened")
+	opening := func(brief Brief, iv Interview, l Link) Turn {
+		return Turn{Status: InterviewInProgress, Script: []byte(`{"phase":"verbatim"}`),
+			Messages: []Message{msg(SpeakerInterviewer, "Hello", t0), msg(SpeakerInterviewer, *brief.Title, t0)}}
+	}
+	tokens := map[string]string{"invite": st.LinkToken}
+	for _, audience := range []string{AudienceGroup, AudiencePerson} {
+		l, _, err := db.CreateParticipantLink(ctx, p, st.ID, LinkRequest{Audience: audience, Context: map[string]string{"team": "ops"}, Note: "n"}, "open-"+audience, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[audience] = l.Token
+	}
+	for name, token := range tokens {
+		opened, err := db.ResumeLinkOpening(ctx, token, "", "fresh-"+name, opening)
+		if err != nil || !opened.Started {
+			t.Fatalf("%s: %+v %v", name, opened, err)
+		}
+		cached, ok := db.convs.get(convID(token, opened.Session))
+		if !ok {
+			t.Fatalf("%s: the opening cached nothing", name)
+		}
+		stored, err := storedHead(t, db, token, opened.Session)
+		if err != nil || !reflect.DeepEqual(cached, stored) {
+			t.Fatalf("%s: cached %+v\nstored %+v (%v)", name, cached, stored, err)
+		}
+	}
+
+	// A later writer of the same commit rewrites the link after the opening was noted.
+	err := db.update(ctx, func(tx Tx) error {
+		var l Link
+		if _, err := getJSON(tx.Bucket(bucketLinks), []byte(st.LinkToken), &l); err != nil {
+			return err
+		}
+		conv := Conversation{Link: l, Interview: Interview{ID: NewV4(), OrgID: org.ID, Env: EnvTest, StudyID: st.ID, DesignVersion: 1}, record: []byte("{}")}
+		if err := tx.Bucket(bucketInterviews).Put(p.key(conv.Interview.ID), conv.record); err != nil {
+			return err
+		}
+		cacheOnCommit(tx, st.LinkToken, "late", sha256.Sum256([]byte("late")), conv)
+		l.Note = "changed after"
+		return putJSON(tx.Bucket(bucketLinks), []byte(st.LinkToken), l)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := db.convs.get(convID(st.LinkToken, "late")); ok {
+		t.Fatal("a conversation whose link was rewritten later in its commit was cached")
+	}
+}
