@@ -3,7 +3,11 @@ package moderator
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
+
+// closingMaxWords: an answer with more words says more than that the topic is closed.
+const closingMaxWords = 12
 
 // How any interviewer behaves, whatever the engine: a participant who says they have
 // nothing more is not pressed, a follow-up never suggests its own answer, and the
@@ -33,11 +37,19 @@ var (
 // nothing more to say on it: a closing phrase in a short answer, or a bare "no" to a
 // wrap-up question. Such an answer gets no follow-up.
 func closesTopic(question, answer string) bool {
+	// A closing phrase counts only in a short answer, so a longer answer is read no
+	// further unless the question is a wrap-up, where a bare "no" padded with
+	// punctuation ("No . . . .") still closes it. mannerText keeps the words as they
+	// are, so the answer's words are counted as they stand.
+	short := wordCount(answer) <= closingMaxWords
+	if !short && !isWrapUp(question) {
+		return false
+	}
 	a := mannerText(answer)
 	if a == "" {
 		return false
 	}
-	if len(strings.Fields(a)) <= 12 && mannerClosingPhrase.MatchString(a) {
+	if short && mannerClosingPhrase.MatchString(a) {
 		return true
 	}
 	return mannerBareNo.MatchString(strings.Trim(a, " .!,")) && isWrapUp(question)
@@ -53,14 +65,27 @@ func isLeading(probe string) bool {
 
 // mannerText lowercases s, straightens apostrophes and collapses space, so the phrase
 // tables need one spelling.
-// It runs on every answer (twice), so it is one pass with one allocation: lowercasing
-// rune by rune is what strings.ToLower does, and invalid bytes become U+FFFD as there.
+// It runs on answers and probes, so it is one pass with one allocation, and ASCII (most
+// text) is handled byte by byte: lowercasing rune by rune is what strings.ToLower does,
+// and invalid bytes become U+FFFD as there.
 func mannerText(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	gap := false
-	for _, r := range s {
-		r = unicode.ToLower(r)
+	for i := 0; i < len(s); {
+		var r rune
+		if c := s[i]; c < utf8.RuneSelf {
+			r = rune(c)
+			if 'A' <= c && c <= 'Z' {
+				r += 'a' - 'A'
+			}
+			i++
+		} else {
+			var size int
+			r, size = utf8.DecodeRuneInString(s[i:])
+			r = unicode.ToLower(r)
+			i += size
+		}
 		switch {
 		case r == '’' || r == '‘' || r == '`':
 			r = '\''
