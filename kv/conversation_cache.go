@@ -30,11 +30,11 @@ import (
 
 // convCacheMax bounds the cached conversations (a link, an interview record and a
 // brief each: a few KB); when it is full it starts over.
-const convCacheMax = 8192
+const convCacheMax = 4096
 
 // convStampsMax bounds the written-key stamps; when it is full they are dropped and
 // every read that began before is treated as stale (floor).
-const convStampsMax = 1 << 16
+const convStampsMax = 1 << 15
 
 type convCache struct {
 	mu      sync.RWMutex
