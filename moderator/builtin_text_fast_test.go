@@ -112,7 +112,8 @@ func closesTopicPlain(question, answer string) bool {
 func FuzzClosesTopic(f *testing.F) {
 	wrapUp := "Is there anything else you'd like to share?"
 	for _, a := range []string{"No . . . . . . . . . . . . .", "no , , , , , , , , , , , , , ! ! !", "That's all, thanks.",
-		"Answer 12 from participant 7: we keep the rota on paper and it changes every week.", "Nope", "", "  "} {
+		"Answer 12 from participant 7: we keep the rota on paper and it changes every week.", "Nope", "", "  ",
+		"Not that I can think of . . . . . . . . .", "Not that I can think of, no . . . . . . . . .", "no!!! ... ,,, !!! ... ,,, !!! ... ,,, !!! ... ,,, !!!"} {
 		f.Add(wrapUp, a)
 		f.Add("What would you change?", a)
 	}

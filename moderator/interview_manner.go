@@ -42,7 +42,7 @@ func closesTopic(question, answer string) bool {
 	// punctuation ("No . . . .") still closes it. mannerText keeps the words as they
 	// are, so the answer's words are counted as they stand.
 	short := wordCount(answer) <= closingMaxWords
-	if !short && !isWrapUp(question) {
+	if !short && (spokenWords(answer) > bareNoMaxWords || !isWrapUp(question)) {
 		return false
 	}
 	a := mannerText(answer)
@@ -53,6 +53,25 @@ func closesTopic(question, answer string) bool {
 		return true
 	}
 	return mannerBareNo.MatchString(strings.Trim(a, " .!,")) && isWrapUp(question)
+}
+
+// bareNoMaxWords is the most words a bare "no" has ("not that i can think of").
+const bareNoMaxWords = 6
+
+// spokenWords counts s's words that are not only the punctuation a bare "no" may be
+// padded with (".", "!" and ","): more than bareNoMaxWords of them and s is no bare "no".
+func spokenWords(s string) int {
+	n, spoken := 0, false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			spoken = false
+		case r == '.' || r == '!' || r == ',':
+		case !spoken:
+			n, spoken = n+1, true
+		}
+	}
+	return n
 }
 
 // isWrapUp reports whether question invites the participant to add anything else.
