@@ -26,6 +26,8 @@ type Opened struct {
 	// Opening is the first turn's messages when ResumeLinkOpening stored them with the
 	// interview it started.
 	Opening []Message
+	// Brief is the normalised brief the Opening was made from (set with Opening).
+	Brief Brief
 	// SpentCredit is set when this call spent one of the organisation's credits;
 	// CreditsLeft is then the balance after it.
 	SpentCredit bool
@@ -43,18 +45,31 @@ func (db *DB) ResumeLink(ctx context.Context, token, presented, fresh string) (O
 
 // Opening returns the first turn of a new interview of brief (the study's design version
 // the interview starts with) through link: the interviewer's opening messages. It runs
-// inside the transaction that creates the interview, so it must be quick and depend on
-// nothing but its arguments (it may run more than once).
+// while the interview is being created (usually just before the commit that stores it,
+// see preparedOpening), so it must be quick and depend on nothing but its arguments (it
+// may run more than once).
 type Opening func(brief Brief, iv Interview, link Link) Turn
 
 // ResumeLinkOpening is ResumeLink that, when it starts a new interview, also stores
 // open's turn for it in the same transaction (nil open: none). Opened.Interview is then
-// the interview after that turn and Opened.Opening its messages: a participant's first
-// request waits for one commit, not two. EINVALID when open returns a turn AppendTurn
-// would refuse.
+// the interview after that turn, Opened.Opening its messages and Opened.Brief the brief
+// they were made from: a participant's first request waits for one commit, not two,
+// and need not read the new interview back. EINVALID when open returns a turn
+// AppendTurn would refuse.
 func (db *DB) ResumeLinkOpening(ctx context.Context, token, presented, fresh string, open Opening) (Opened, error) {
+	prep := db.prepareOpening(ctx, token, presented, fresh, open)
+	if prep != nil && prep.resumed != nil {
+		return *prep.resumed, nil
+	}
 	var out Opened
 	err := db.update(ctx, func(tx Tx) error {
+		if prep != nil {
+			o, stored, err := db.storePrepared(tx, prep)
+			if stored || err != nil {
+				out = o
+				return err
+			}
+		}
 		session := fresh
 		if presented != "" {
 			known, err := sessionKnown(tx, token, sha256.Sum256([]byte(presented)))
@@ -99,7 +114,7 @@ func (db *DB) storeOpening(tx Tx, o *Opened, open Opening) error {
 	if err := putJSON(tx.Bucket(bucketInterviews), iv.Partition().key(iv.ID), iv); err != nil {
 		return err
 	}
-	o.Interview, o.Opening = &iv, t.Messages
+	o.Interview, o.Opening, o.Brief = &iv, t.Messages, brief
 	return nil
 }
 
@@ -221,21 +236,7 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 		out.State = LinkOpen
 		return out, nil
 	}
-	iv := Interview{
-		ID: db.NewID(), OrgID: p.Org, Env: p.Env, StudyID: l.StudyID, Status: InterviewInProgress,
-		IsTest: isTest, Modality: ModalityText, StartedAt: db.Now(), EntryAttributes: map[string]string{},
-		LinkToken: token, DesignVersion: out.Study.Version,
-	}
-	for k, v := range l.Context {
-		iv.EntryAttributes[k] = v
-	}
-	if !l.Plain {
-		aud := l.Audience
-		if aud == "" {
-			aud = AudienceGroup
-		}
-		iv.InviteAudience = &aud
-	}
+	iv := db.newLinkInterview(token, l, out.Study, isTest)
 	if err := putJSON(tx.Bucket(bucketInterviews), p.key(iv.ID), iv); err != nil {
 		return Opened{}, err
 	}
@@ -255,6 +256,27 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 	}
 	out.State, out.Interview, out.Started = LinkOpen, &iv, true
 	return out, nil
+}
+
+// newLinkInterview returns a new interview of study st through link l (stored under
+// token), not yet stored.
+func (db *DB) newLinkInterview(token string, l Link, st Study, isTest bool) Interview {
+	iv := Interview{
+		ID: db.NewID(), OrgID: l.OrgID, Env: l.Env, StudyID: l.StudyID, Status: InterviewInProgress,
+		IsTest: isTest, Modality: ModalityText, StartedAt: db.Now(), EntryAttributes: make(map[string]string, len(l.Context)),
+		LinkToken: token, DesignVersion: st.Version,
+	}
+	for k, v := range l.Context {
+		iv.EntryAttributes[k] = v
+	}
+	if !l.Plain {
+		aud := l.Audience
+		if aud == "" {
+			aud = AudienceGroup
+		}
+		iv.InviteAudience = &aud
+	}
+	return iv
 }
 
 func sessionKey(token string, hash [32]byte) []byte {

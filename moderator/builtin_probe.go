@@ -45,7 +45,7 @@ func builtinProbe(req ProbeRequest) string {
 		}
 	}
 	ans := strings.TrimSpace(req.Answer)
-	if n := len(strings.Fields(ans)); n == 0 || n > builtinProbeMaxWords || builtinDecline.MatchString(ans) || closesTopic(q, ans) {
+	if n := wordCount(ans); n == 0 || n > builtinProbeMaxWords || builtinDecline.MatchString(ans) || (!req.topicOpen && closesTopic(q, ans)) {
 		return ""
 	}
 	if w := noteMention(req.Note, ans); w != "" {

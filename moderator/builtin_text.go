@@ -1,7 +1,6 @@
 package moderator
 
 import (
-	"hash/fnv"
 	"strings"
 	"sync"
 	"unicode"
@@ -249,7 +248,35 @@ func cleanText(s string) string {
 }
 
 // collapseSpace trims s and folds every run of white space (newlines included) to one space.
-func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+// A probe is usually already one line with single spaces, and is then returned as is.
+func collapseSpace(s string) string {
+	prevSpace := true // a leading space is folded
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if space && (r != ' ' || prevSpace) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		prevSpace = space
+	}
+	if prevSpace && s != "" { // a trailing space
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
+
+// wordCount is len(strings.Fields(s)), without making the slice.
+func wordCount(s string) int {
+	n, inWord := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			inWord = false
+		} else if !inWord {
+			inWord = true
+			n++
+		}
+	}
+	return n
+}
 
 // trimPhrase strips surrounding white space and punctuation.
 func trimPhrase(s string) string {
@@ -403,12 +430,16 @@ func joinList(items []string) string {
 
 // hashStrings is FNV-1a over the parts, each followed by a separator byte.
 func hashStrings(parts ...string) uint64 {
-	h := fnv.New64a()
+	// hash/fnv's New64a, inline: hashing a probe's question and answer allocates nothing.
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		for i := 0; i < len(p); i++ {
+			h = (h ^ uint64(p[i])) * prime64
+		}
+		h *= prime64 // the separator, 0
 	}
-	return h.Sum64()
+	return h
 }
 
 // mix64 is the splitmix64 finaliser: a cheap, well-spread step for deterministic choices.

@@ -39,6 +39,14 @@ func ProbesFromTranscript(e Engine) bool {
 	return !builtin
 }
 
+// Bounded reports whether e's calls end on their own, quickly: the built-in engine works
+// in-process from its arguments alone, so a turn on it needs no deadline of its own;
+// any other engine is a model behind a network, which may hang.
+func Bounded(e Engine) bool {
+	_, builtin := e.(*Builtin)
+	return builtin
+}
+
 // ErrRefused marks authoring guidance an engine declines to act on.
 var ErrRefused = errors.New("authoring refused")
 
@@ -70,6 +78,9 @@ type ProbeRequest struct {
 	Context     map[string]string // facts from the invite link, briefed as true
 	Note        string            // researcher guidance; never shown to the participant
 	Transcript  []Message
+	// topicOpen: the script has found that Answer does not close the topic (closesTopic),
+	// so the built-in engine need not work that out again.
+	topicOpen bool
 }
 
 // ParticipantRequest is the input of Engine.Participant.

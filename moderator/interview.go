@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	json "github.com/goccy/go-json"
-
 	"interviewd/kv"
 )
 
@@ -41,7 +39,8 @@ type Conducted struct {
 func Conduct(ctx context.Context, m Engine, in ConductInput) (Conducted, error) {
 	var s Script
 	if len(in.Script) > 0 {
-		if err := json.Unmarshal(in.Script, &s); err != nil {
+		var err error
+		if s, err = decodeScript(in.Script); err != nil {
 			return Conducted{}, fmt.Errorf("read interview position: %w", err)
 		}
 	}
@@ -67,7 +66,7 @@ func Conduct(ctx context.Context, m Engine, in ConductInput) (Conducted, error) 
 	if err != nil {
 		return Conducted{}, err
 	}
-	raw, err := json.Marshal(next)
+	raw, err := encodeScript(next)
 	if err != nil {
 		return Conducted{}, err
 	}
@@ -81,6 +80,6 @@ func Conduct(ctx context.Context, m Engine, in ConductInput) (Conducted, error) 
 // the transaction that creates it; Conduct opens an interview the same way.
 func Opening(brief kv.Brief, facts map[string]string) Conducted {
 	msgs, next, done, _ := Script{}.Next(context.Background(), nil, brief, facts, "", nil, "")
-	raw, _ := json.Marshal(next) // a Script always encodes
+	raw, _ := encodeScript(next) // a Script always encodes
 	return Conducted{Messages: msgs, Script: raw, Done: done}
 }

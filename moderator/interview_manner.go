@@ -3,7 +3,11 @@ package moderator
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
+
+// closingMaxWords: an answer with more words says more than that the topic is closed.
+const closingMaxWords = 12
 
 // How any interviewer behaves, whatever the engine: a participant who says they have
 // nothing more is not pressed, a follow-up never suggests its own answer, and the
@@ -33,14 +37,41 @@ var (
 // nothing more to say on it: a closing phrase in a short answer, or a bare "no" to a
 // wrap-up question. Such an answer gets no follow-up.
 func closesTopic(question, answer string) bool {
+	// A closing phrase counts only in a short answer, so a longer answer is read no
+	// further unless the question is a wrap-up, where a bare "no" padded with
+	// punctuation ("No . . . .") still closes it. mannerText keeps the words as they
+	// are, so the answer's words are counted as they stand.
+	short := wordCount(answer) <= closingMaxWords
+	if !short && (spokenWords(answer) > bareNoMaxWords || !isWrapUp(question)) {
+		return false
+	}
 	a := mannerText(answer)
 	if a == "" {
 		return false
 	}
-	if len(strings.Fields(a)) <= 12 && mannerClosingPhrase.MatchString(a) {
+	if short && mannerClosingPhrase.MatchString(a) {
 		return true
 	}
 	return mannerBareNo.MatchString(strings.Trim(a, " .!,")) && isWrapUp(question)
+}
+
+// bareNoMaxWords is the most words a bare "no" has ("not that i can think of").
+const bareNoMaxWords = 6
+
+// spokenWords counts s's words that are not only the punctuation a bare "no" may be
+// padded with (".", "!" and ","): more than bareNoMaxWords of them and s is no bare "no".
+func spokenWords(s string) int {
+	n, spoken := 0, false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			spoken = false
+		case r == '.' || r == '!' || r == ',':
+		case !spoken:
+			n, spoken = n+1, true
+		}
+	}
+	return n
 }
 
 // isWrapUp reports whether question invites the participant to add anything else.
@@ -53,14 +84,27 @@ func isLeading(probe string) bool {
 
 // mannerText lowercases s, straightens apostrophes and collapses space, so the phrase
 // tables need one spelling.
-// It runs on every answer (twice), so it is one pass with one allocation: lowercasing
-// rune by rune is what strings.ToLower does, and invalid bytes become U+FFFD as there.
+// It runs on answers and probes, so it is one pass with one allocation, and ASCII (most
+// text) is handled byte by byte: lowercasing rune by rune is what strings.ToLower does,
+// and invalid bytes become U+FFFD as there.
 func mannerText(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	gap := false
-	for _, r := range s {
-		r = unicode.ToLower(r)
+	for i := 0; i < len(s); {
+		var r rune
+		if c := s[i]; c < utf8.RuneSelf {
+			r = rune(c)
+			if 'A' <= c && c <= 'Z' {
+				r += 'a' - 'A'
+			}
+			i++
+		} else {
+			var size int
+			r, size = utf8.DecodeRuneInString(s[i:])
+			r = unicode.ToLower(r)
+			i += size
+		}
 		switch {
 		case r == '’' || r == '‘' || r == '`':
 			r = '\''

@@ -1,6 +1,9 @@
 package moderator
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Every turn checks the engine's probe against each scripted question of the brief, and
 // the wording of those questions changes only with a new design version: their
@@ -10,43 +13,48 @@ import "sync"
 // questionWordsMemoSize bounds the remembered questions; when full it starts over.
 const questionWordsMemoSize = 4096
 
+// questionWordsMemo maps a question to its words. A sync.Map, since every probe of
+// every turn reads it and it is written only when a question is first seen: its reads
+// take no lock that the cores would pass between them.
 var questionWordsMemo struct {
-	mu sync.RWMutex
-	m  map[string]string
+	m sync.Map
+	n atomic.Int64 // entries stored (about: the count may run ahead of a Clear)
 }
 
 // questionWords is normalisedWords for a scripted question.
 func questionWords(q string) string {
-	questionWordsMemo.mu.RLock()
-	w, ok := questionWordsMemo.m[q]
-	questionWordsMemo.mu.RUnlock()
-	if ok {
-		return w
+	if w, ok := questionWordsMemo.m.Load(q); ok {
+		return w.(string)
 	}
-	w = normalisedWords(q)
-	questionWordsMemo.mu.Lock()
-	if questionWordsMemo.m == nil || len(questionWordsMemo.m) >= questionWordsMemoSize {
-		questionWordsMemo.m = make(map[string]string)
+	w := normalisedWords(q)
+	if questionWordsMemo.n.Add(1) > questionWordsMemoSize {
+		questionWordsMemo.m.Clear()
+		questionWordsMemo.n.Store(1)
 	}
-	questionWordsMemo.m[q] = w
-	questionWordsMemo.mu.Unlock()
+	questionWordsMemo.m.Store(q, w)
 	return w
 }
 
-// fixedProbesLeading holds isLeading for each of the built-in engine's fixed probes,
-// which are most of the probes a built-in interview checks.
-var fixedProbesLeading = sync.OnceValue(func() map[string]bool {
-	m := make(map[string]bool, len(builtinProbes))
+// fixedProbe is what acceptProbe works out about a probe that depends on the probe alone.
+type fixedProbe struct {
+	leading bool   // isLeading
+	words   string // normalisedWords
+}
+
+// fixedProbes holds the facts of each of the built-in engine's fixed probes, which are
+// most of the probes a built-in interview checks.
+var fixedProbes = sync.OnceValue(func() map[string]fixedProbe {
+	m := make(map[string]fixedProbe, len(builtinProbes))
 	for _, p := range builtinProbes {
-		m[p] = isLeading(p)
+		m[p] = fixedProbe{leading: isLeading(p), words: normalisedWords(p)}
 	}
 	return m
 })
 
-// probeLeading is isLeading, answered from fixedProbesLeading for a fixed probe.
-func probeLeading(p string) bool {
-	if leading, ok := fixedProbesLeading()[p]; ok {
-		return leading
+// probeFacts is isLeading and normalisedWords of p, from fixedProbes for a fixed probe.
+func probeFacts(p string) fixedProbe {
+	if f, ok := fixedProbes()[p]; ok {
+		return f
 	}
-	return isLeading(p)
+	return fixedProbe{leading: isLeading(p), words: normalisedWords(p)}
 }

@@ -1,8 +1,6 @@
 package moderator
 
 import (
-	json "github.com/goccy/go-json"
-
 	"interviewd/kv"
 )
 
@@ -38,8 +36,11 @@ func plannedQuestions(brief kv.Brief, facts map[string]string) []Script {
 // InterviewProgress returns where the interview saved at script stands, and false when
 // it is not at a scripted question (not started, done, or a position it cannot read).
 func InterviewProgress(brief kv.Brief, facts map[string]string, script []byte) (Progress, bool) {
-	var s Script
-	if len(script) == 0 || json.Unmarshal(script, &s) != nil {
+	if len(script) == 0 {
+		return Progress{}, false
+	}
+	s, err := decodeScript(script)
+	if err != nil {
 		return Progress{}, false
 	}
 	if s.Phase != PhaseScreener && s.Phase != PhaseVerbatim {

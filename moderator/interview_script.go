@@ -76,6 +76,7 @@ func (s Script) Next(ctx context.Context, m Engine, brief kv.Brief, interviewCtx
 				Context:     interviewCtx,
 				Note:        note,
 				Transcript:  transcript,
+				topicOpen:   true,
 			})
 			if err != nil {
 				return nil, s, false, fmt.Errorf("probe for verbatim question %d: %w", s.Index+1, err)
@@ -162,11 +163,12 @@ func (s Script) following(brief kv.Brief, facts map[string]string) Script {
 // scripted question in disguise (containing one, or being a sizeable piece of one).
 func acceptProbe(p string, brief kv.Brief) (string, bool) {
 	p = collapseSpace(p)
-	if p == "" || utf8.RuneCountInString(p) > scriptMaxProbeRunes || probeLeading(p) {
+	if p == "" || utf8.RuneCountInString(p) > scriptMaxProbeRunes {
 		return "", false
 	}
-	np := normalisedWords(p)
-	if np == "" {
+	f := probeFacts(p)
+	np := f.words
+	if f.leading || np == "" {
 		return "", false
 	}
 	for _, list := range [][]string{brief.VerbatimQuestions, brief.PreInterviewQuestions} {

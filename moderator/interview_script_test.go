@@ -235,7 +235,8 @@ func TestScriptProbeRequest(t *testing.T) {
 	if err != nil || !done || next.Phase != PhaseDone {
 		t.Fatalf("Next = %+v, %v, %v", next, done, err)
 	}
-	want := ProbeRequest{Brief: brief, Question: "How do you plan your week?", Answer: "On paper.", ProbesSoFar: 1, Context: facts, Note: "dig into paper", Transcript: transcript}
+	want := ProbeRequest{Brief: brief, Question: "How do you plan your week?", Answer: "On paper.", ProbesSoFar: 1, Context: facts, Note: "dig into paper", Transcript: transcript,
+		topicOpen: true} // the script has checked the answer does not close the topic
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("probe request = %+v, want %+v", got, want)
 	}

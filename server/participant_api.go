@@ -6,6 +6,8 @@ import (
 
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
 )
 
 // The participant JSON API under /i/{token}: public, the link token is the capability,
@@ -64,7 +66,13 @@ func (s *Server) participantLimit(next handler) handler {
 func (s *Server) renderParticipantAPI(r *request, err error) {
 	c := r.c
 	if err == nil {
-		raw, encErr := json.MarshalNoEscape(r.out)
+		var raw []byte
+		var encErr error
+		if turn, ok := r.out.(ParticipantTurn); ok {
+			raw, encErr = appendParticipantTurn(make([]byte, 0, 512), turn)
+		} else {
+			raw, encErr = json.MarshalNoEscape(r.out)
+		}
 		if encErr == nil {
 			c.SetStatusCode(fasthttp.StatusOK)
 			c.SetContentType("application/json")
@@ -105,7 +113,11 @@ func (s *Server) handleParticipantMessage(r *request) error {
 		return err
 	}
 	plan := s.part.plan
-	if err := plan.finish(&in, plan.bindBody(reflect.ValueOf(&in).Elem(), body)); err != nil {
+	var errs []kv.FieldError
+	if !quickMessageInput(body, &in) {
+		errs = plan.bindBody(reflect.ValueOf(&in).Elem(), body)
+	}
+	if err := plan.finish(&in, errs); err != nil {
 		return err
 	}
 	out, err := s.postParticipantMessage(r.ctx, token, session, &in)

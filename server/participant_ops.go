@@ -137,6 +137,12 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 	if opened.State != kv.LinkOpen {
 		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil
 	}
+	if opened.Opening != nil {
+		// Just started: the opening is the whole transcript, and nothing is read back.
+		iv := opened.Interview
+		return ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &iv.Status, Messages: participantMessages(opened.Opening),
+			Progress: participantProgress(opened.Brief, *iv), Rehearsal: iv.IsTest}, nil
+	}
 	unlock := s.part.turns.lock(opened.Interview.ID)
 	defer unlock()
 	conv, err := s.db.FindConversation(ctx, token, session)
@@ -150,7 +156,7 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 	}
 	status := conv.Interview.Status
 	return ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &status, Messages: participantMessages(conv.Transcript),
-		Progress: participantProgress(conv, conv.Interview), Rehearsal: conv.Interview.IsTest}, nil
+		Progress: participantProgress(conv.Brief, conv.Interview), Rehearsal: conv.Interview.IsTest}, nil
 }
 
 // postParticipantMessage answers the interviewer with in, as session, and returns what
@@ -176,15 +182,19 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	if s.part.transcripts {
 		read = s.db.FindConversation
 	}
+	mark := s.part.turns.mark()
 	conv, err := read(ctx, token, session)
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
 	unlock := s.part.turns.lock(conv.Interview.ID)
 	defer unlock()
-	// Another turn may have landed while this one waited: one record read tells.
-	if conv, err = s.db.CurrentConversation(ctx, token, session, conv); err != nil {
-		return ParticipantTurn{}, err
+	// Another turn may have landed since the read (while this one waited, or just
+	// before it came to wait): one record read tells.
+	if s.part.turns.endedSince(conv.Interview.ID, mark) {
+		if conv, err = s.db.CurrentConversation(ctx, token, session, conv); err != nil {
+			return ParticipantTurn{}, err
+		}
 	}
 	if conv.Interview.Status != kv.InterviewInProgress {
 		return ParticipantTurn{}, kv.Errorf(kv.ECONFLICT, "interview_finished", "This interview has finished; no more answers can be added.")
@@ -195,7 +205,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 			return ParticipantTurn{}, err
 		}
 		if conv.Interview.Status != kv.InterviewInProgress {
-			return ParticipantTurn{Status: conv.Interview.Status, Messages: participantMessages(added), Progress: participantProgress(conv, conv.Interview)}, nil
+			return ParticipantTurn{Status: conv.Interview.Status, Messages: participantMessages(added), Progress: participantProgress(conv.Brief, conv.Interview)}, nil
 		}
 	}
 	text, voice := in.Text, in.Modality == kv.ModalityVoice
@@ -228,7 +238,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	}
 	s.metrics.interviewTurned(before, iv)
 	s.logInterviewEnded(iv)
-	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv, iv)}, nil
+	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv.Brief, iv)}, nil
 }
 
 // openInterview has the interviewer open a new interview (greeting and first question),
@@ -280,10 +290,13 @@ func (s *Server) openingTurn(brief kv.Brief, iv kv.Interview, _ kv.Link) kv.Turn
 }
 
 // conduct asks the interviewer for its side of a turn, under the request's context (it
-// ends when the server stops) and a per-turn deadline.
+// ends when the server stops) and, for an engine that may hang, a per-turn deadline.
 func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer string, skip bool) (moderator.Conducted, error) {
-	ctx, cancel := context.WithTimeout(ctx, participantTurnTimeout)
-	defer cancel()
+	if s.part.turnDeadline {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, participantTurnTimeout)
+		defer cancel()
+	}
 	out, err := moderator.Conduct(ctx, s.part.moderator, moderator.ConductInput{
 		Brief: conv.Brief, Script: conv.Interview.Script, Transcript: conv.Transcript,
 		Context: conv.Interview.EntryAttributes, Note: conv.Link.Note, Answer: answer, Skip: skip,
@@ -292,19 +305,4 @@ func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer strin
 		err = errors.New("interviewer said nothing")
 	}
 	return out, err
-}
-
-// participantMessages returns the messages of parts, in order, as the participant sees them.
-func participantMessages(parts ...[]kv.Message) []ParticipantMessage {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	out := make([]ParticipantMessage, 0, n)
-	for _, p := range parts {
-		for _, m := range p {
-			out = append(out, ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: wireTime(m.At)})
-		}
-	}
-	return out
 }

@@ -13,13 +13,13 @@ type ParticipantProgress struct {
 	Total    int `json:"total"`    // the scripted questions this interview asks
 }
 
-// participantProgress returns iv's progress through the design it started with, or nil
+// participantProgress returns iv's progress through brief, the design it started with, or nil
 // when it is not in progress at a scripted question.
-func participantProgress(conv kv.Conversation, iv kv.Interview) *ParticipantProgress {
+func participantProgress(brief kv.Brief, iv kv.Interview) *ParticipantProgress {
 	if iv.Status != kv.InterviewInProgress {
 		return nil
 	}
-	p, ok := moderator.InterviewProgress(conv.Brief, iv.EntryAttributes, iv.Script)
+	p, ok := moderator.InterviewProgress(brief, iv.EntryAttributes, iv.Script)
 	if !ok {
 		return nil
 	}

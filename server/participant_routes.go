@@ -17,7 +17,9 @@ type participantSide struct {
 	turns     *turnLocks // one turn at a time per interview
 	// transcripts: the interviewer reads the conversation so far, so a turn reads the
 	// whole transcript (the built-in one does not, and its turns read only the head).
-	transcripts   bool
+	transcripts bool
+	// turnDeadline: the engine may hang (a model), so each turn gets participantTurnTimeout.
+	turnDeadline  bool
 	plan          *inputPlan // the message body's decoding plan
 	secureCookies bool       // the base URL is https: session cookies are Secure
 }
@@ -40,6 +42,7 @@ func (s *Server) routeParticipant(r *router.Router) {
 		s.part.moderator = s.jobs.Moderator()
 	}
 	s.part.transcripts = moderator.ProbesFromTranscript(s.part.moderator)
+	s.part.turnDeadline = !moderator.Bounded(s.part.moderator)
 	pages := s.group(r, "/i", s.participantPageSurface())
 	pages.handle("GET", "/{token}", s.handleParticipantPage)
 	api := s.group(r, "/i", s.participantAPISurface())
