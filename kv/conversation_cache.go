@@ -2,6 +2,8 @@ package kv
 
 import (
 	"bytes"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -28,11 +30,11 @@ import (
 
 // convCacheMax bounds the cached conversations (a link, an interview record and a
 // brief each: a few KB); when it is full it starts over.
-const convCacheMax = 8192
+const convCacheMax = 4096
 
 // convStampsMax bounds the written-key stamps; when it is full they are dropped and
 // every read that began before is treated as stale (floor).
-const convStampsMax = 1 << 16
+const convStampsMax = 1 << 15
 
 type convCache struct {
 	mu      sync.RWMutex
@@ -123,6 +125,19 @@ func (c *convCache) put(id string, conv Conversation, keys []string, ivKey strin
 			return
 		}
 	}
+	c.insert(id, conv, keys, ivKey)
+}
+
+// putCommitted caches conv as the commit being heard made it (see cacheOnCommit).
+func (c *convCache) putCommitted(id string, conv Conversation, keys []string, ivKey string) {
+	conv.Brief = conv.Brief.clone()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.insert(id, conv, keys, ivKey)
+}
+
+// insert links a new entry; c.mu is held.
+func (c *convCache) insert(id string, conv Conversation, keys []string, ivKey string) {
 	if len(c.entries) >= convCacheMax {
 		clear(c.entries)
 		clear(c.deps)
@@ -287,4 +302,53 @@ func throughInterview(tx Tx, key []byte, iv Interview, record []byte) {
 		w.log.through = map[string]writtenInterview{}
 	}
 	w.log.through[depKey(bucketInterviews, key)] = writtenInterview{iv: iv, record: record}
+}
+
+// conversationKeys returns the keys readConversation reads for conv's head through
+// token with the session whose hash is hash, for a conversation whose design version is
+// stored (TestConversationKeysAreWhatTheReadReads holds the two together).
+func conversationKeys(token string, hash [32]byte, conv Conversation) []string {
+	p := conv.Interview.Partition()
+	keys := make([]string, 0, 5)
+	keys = append(keys, depKey(bucketLinks, []byte(token)))
+	if conv.Link.Audience != AudiencePerson {
+		keys = append(keys, depKey(bucketSessions, sessionKey(token, hash)))
+	}
+	return append(keys,
+		depKey(bucketSessions, interviewSessionKey(conv.Interview.ID, hash)),
+		depKey(bucketInterviews, p.key(conv.Interview.ID)),
+		depKey(bucketBriefs, briefKey(p, conv.Interview.StudyID, conv.Interview.DesignVersion)))
+}
+
+// cacheOnCommit caches conv, the head that session (whose hash is hash) will read
+// through token, once tx commits: a writer that has just made the conversation (a new
+// interview and its opening) spares its first turn the read. conv must be what that
+// read would return after the commit. Nothing is cached when a later writer of the
+// same commit wrote one of its keys, or when tx is not the bbolt engine's.
+func cacheOnCommit(tx Tx, token, session string, hash [32]byte, conv Conversation) {
+	w, ok := tx.(*boltWriteTx)
+	if !ok || w.cache == nil || conv.Interview.DesignVersion < 1 || strings.IndexByte(token, 0) >= 0 {
+		return
+	}
+	conv.token, conv.session, conv.hash, conv.head, conv.Transcript = token, session, hash, true, nil
+	keys := conversationKeys(token, hash, conv)
+	ivKey := keys[len(keys)-2]
+	pos := 0
+	if w.log != nil {
+		pos = len(w.log.written)
+	}
+	cache := w.cache
+	w.tx.OnCommit(func() {
+		// Runs after the write log's own delivery (registered at the transaction's
+		// first write, before this), still inside the commit: no other commit can
+		// come between, and any read that began before has a stale generation.
+		if w.log != nil {
+			for _, k := range w.log.written[pos:] {
+				if slices.Contains(keys, k) {
+					return
+				}
+			}
+		}
+		cache.putCommitted(convID(token, session), conv, keys, ivKey)
+	})
 }

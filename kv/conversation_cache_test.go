@@ -348,3 +348,106 @@ func TestConversationCacheUnderConcurrentTurns(t *testing.T) {
 		}
 	}
 }
+
+// TestConversationKeysAreWhatTheReadReads: the keys a writer names for a conversation
+// it caches (conversationKeys) are exactly those the read of that conversation reads,
+// for the study's invite link, a group link and a person link.
+func TestConversationKeysAreWhatTheReadReads(t *testing.T) {
+	boltOnly(t)
+	db := mustOpenDB(t, nil)
+	ctx := context.Background()
+	org := mustOrg(t, db, "keys")
+	p := Partition{Org: org.ID, Env: EnvTest}
+	st := mustStudy(t, db, p, "Keys")
+	tokens := map[string]string{"invite": st.LinkToken}
+	for _, audience := range []string{AudienceGroup, AudiencePerson} {
+		l, _, err := db.CreateParticipantLink(ctx, p, st.ID, LinkRequest{Audience: audience, Context: map[string]string{"a": "b"}}, "tok-"+audience, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[audience] = l.Token
+	}
+	for name, token := range tokens {
+		if _, err := db.OpenLink(ctx, token, "s-"+name); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		hash := sha256.Sum256([]byte("s-" + name))
+		var (
+			rec  recordingTx
+			conv Conversation
+		)
+		err := db.view(ctx, func(tx Tx) error {
+			rec = recordingTx{Tx: tx}
+			var err error
+			conv, err = db.readConversation(&rec, token, "s-"+name, hash, true)
+			return err
+		})
+		if err != nil || rec.uncacheable {
+			t.Fatalf("%s: %v (uncacheable %v)", name, err, rec.uncacheable)
+		}
+		if got := conversationKeys(token, hash, conv); !reflect.DeepEqual(got, rec.keys) {
+			t.Fatalf("%s: conversationKeys %q\nthe read read    %q", name, got, rec.keys)
+		}
+	}
+}
+
+// TestConversationCachedWhenOpened: a link's opening caches the conversation its
+// session then reads, exactly as stored, for the study's invite link, a group link
+// and a person link; a write to one of its keys in the same commit, after the opening,
+// keeps it out of the cache.
+func TestConversationCachedWhenOpened(t *testing.T) {
+	boltOnly(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	db := mustOpenDB(t, (&fixedClock{now: t0}).Now)
+	ctx := context.Background()
+	org := mustOrg(t, db, "opened")
+	p := Partition{Org: org.ID, Env: EnvTest}
+	st := mustStudy(t, db, p, "Opened")
+	opening := func(brief Brief, iv Interview, l Link) Turn {
+		return Turn{Status: InterviewInProgress, Script: []byte(`{"phase":"verbatim"}`),
+			Messages: []Message{msg(SpeakerInterviewer, "Hello", t0), msg(SpeakerInterviewer, *brief.Title, t0)}}
+	}
+	tokens := map[string]string{"invite": st.LinkToken}
+	for _, audience := range []string{AudienceGroup, AudiencePerson} {
+		l, _, err := db.CreateParticipantLink(ctx, p, st.ID, LinkRequest{Audience: audience, Context: map[string]string{"team": "ops"}, Note: "n"}, "open-"+audience, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[audience] = l.Token
+	}
+	for name, token := range tokens {
+		opened, err := db.ResumeLinkOpening(ctx, token, "", "fresh-"+name, opening)
+		if err != nil || !opened.Started {
+			t.Fatalf("%s: %+v %v", name, opened, err)
+		}
+		cached, ok := db.convs.get(convID(token, opened.Session))
+		if !ok {
+			t.Fatalf("%s: the opening cached nothing", name)
+		}
+		stored, err := storedHead(t, db, token, opened.Session)
+		if err != nil || !reflect.DeepEqual(cached, stored) {
+			t.Fatalf("%s: cached %+v\nstored %+v (%v)", name, cached, stored, err)
+		}
+	}
+
+	// A later writer of the same commit rewrites the link after the opening was noted.
+	err := db.update(ctx, func(tx Tx) error {
+		var l Link
+		if _, err := getJSON(tx.Bucket(bucketLinks), []byte(st.LinkToken), &l); err != nil {
+			return err
+		}
+		conv := Conversation{Link: l, Interview: Interview{ID: NewV4(), OrgID: org.ID, Env: EnvTest, StudyID: st.ID, DesignVersion: 1}, record: []byte("{}")}
+		if err := tx.Bucket(bucketInterviews).Put(p.key(conv.Interview.ID), conv.record); err != nil {
+			return err
+		}
+		cacheOnCommit(tx, st.LinkToken, "late", sha256.Sum256([]byte("late")), conv)
+		l.Note = "changed after"
+		return putJSON(tx.Bucket(bucketLinks), []byte(st.LinkToken), l)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := db.convs.get(convID(st.LinkToken, "late")); ok {
+		t.Fatal("a conversation whose link was rewritten later in its commit was cached")
+	}
+}

@@ -64,10 +64,12 @@ func (db *DB) readOne(ctx context.Context, bucket, key []byte, fn func(v []byte)
 	if err != nil {
 		return err
 	}
-	c := &readCall{bucket: string(bucket), key: key}
+	var org []byte
 	if f != nil {
-		c.org = f.org[:]
+		org = f.org[:]
 	}
+	c := newReadCall(string(bucket), key, org)
+	defer c.release()
 	if err := db.pg.reads.read(ctx, c); err != nil {
 		return err
 	}

@@ -34,6 +34,9 @@ type preparedOpening struct {
 	record   []byte   // the interview after its opening, encoded
 	messages [][]byte // the opening's messages, encoded, from transcript position 0
 	charge   bool     // a live interview in the live environment: it spends a credit
+	// conv is the conversation its session will read once it is stored, decoded from
+	// the bytes stored, for the conversation cache (cacheOnCommit).
+	conv Conversation
 	// resumed is set instead of all the above when the open continues an interview.
 	resumed *Opened
 }
@@ -123,6 +126,10 @@ func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string
 		return nil
 	}
 	p.opened.Interview, p.opened.Opening, p.messages = &after, t.Messages, messages
+	p.conv = Conversation{Link: p.before.Link, Brief: p.opened.Brief, record: p.record}
+	if p.link != nil && jsonUnmarshal(p.link, &p.conv.Link) != nil || jsonUnmarshal(p.record, &p.conv.Interview) != nil {
+		p.conv = Conversation{} // not cached
+	}
 	return p
 }
 
@@ -208,6 +215,9 @@ func (db *DB) storePrepared(tx Tx, p *preparedOpening) (Opened, bool, error) {
 		if err := tb.Put(transcriptKey(iv.ID, i), m); err != nil {
 			return Opened{}, true, err
 		}
+	}
+	if p.conv.record != nil {
+		cacheOnCommit(tx, p.token, out.Session, p.hash, p.conv)
 	}
 	return out, true, nil
 }

@@ -2,12 +2,9 @@ package kv
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
+	"runtime"
 	"sync"
-
-	"interviewd/internal/pgx"
 )
 
 // The read group: single-record reads (readOne) that arrive while earlier ones are
@@ -23,6 +20,13 @@ import (
 // each read at once and alone, and a busy one sends fewer, fuller statements. A
 // statement is one snapshot: each read in it sees every write committed before it was
 // sent, as a read of its own would.
+//
+// Requests arrive in bursts: the answers of one statement go out together, and their
+// clients' next requests come back together. A read that finds no statement in flight
+// first lets the goroutines already runnable run (runtime.Gosched, no timer): the rest
+// of its burst then queues in time to share its statement, where it would otherwise
+// wait a whole round trip for the next one. On a quiet node nothing else is runnable
+// and the read is sent at once.
 
 // One statement in flight per node: measured on two cores with 32 requests in
 // flight, one leader spends less CPU per read (fuller statements) and answers sooner
@@ -42,37 +46,66 @@ type readCall struct {
 	value  []byte
 	epoch  []byte
 	err    error
-	done   chan struct{} // closed when answered, or when handed lead
-	lead   []*readCall   // set before done closes: this read leads these (itself first)
+	// wake takes one token when the read is answered or handed the lead. Calls are
+	// pooled with their channel: a read allocates neither.
+	wake chan struct{}
+	lead []*readCall // set before the token is sent: this read leads these
+}
+
+var readCalls = sync.Pool{New: func() any { return &readCall{wake: make(chan struct{}, 1)} }}
+
+// newReadCall returns a call for the read of key in bucket (with org's epoch unless
+// org is nil); release gives it back.
+func newReadCall(bucket string, key, org []byte) *readCall {
+	c := readCalls.Get().(*readCall)
+	c.bucket, c.key, c.org = bucket, key, org
+	return c
+}
+
+// release returns c to the pool once its outcome has been used. Its value stays the
+// caller's: the pool keeps no reference to it.
+func (c *readCall) release() {
+	*c = readCall{wake: c.wake}
+	readCalls.Put(c)
 }
 
 type readGroup struct {
 	pg      *pgEngine
 	mu      sync.Mutex
 	queue   []*readCall
+	spare   []*readCall // a finished statement's slice, for the next queue
 	leaders int
 }
 
 // read answers c, alone or with others.
 func (g *readGroup) read(ctx context.Context, c *readCall) error {
+	if c.wake == nil {
+		c.wake = make(chan struct{}, 1)
+	}
 	g.mu.Lock()
 	if g.leaders < readGroupLeaders {
 		g.leaders++
-		batch := append([]*readCall{c}, g.take()...)
 		g.mu.Unlock()
-		g.lead(ctx, batch)
+		runtime.Gosched() // let the rest of a burst queue (see above)
+		g.mu.Lock()
+		batch := g.take(readGroupMax - 1)
+		if batch == nil {
+			batch, g.spare = g.spare[:0], nil
+		}
+		batch = append(batch, c)
+		g.mu.Unlock()
+		g.lead(ctx, c, batch)
 		return c.err
 	}
-	c.done = make(chan struct{})
 	g.queue = append(g.queue, c)
 	g.mu.Unlock()
 	// No giving up on ctx here: this read may be handed the lead, and a statement in
 	// flight ends on its own (with its leader's ctx).
-	<-c.done
+	<-c.wake
 	if c.lead != nil {
 		batch := c.lead
 		c.lead = nil
-		g.lead(ctx, batch)
+		g.lead(ctx, c, batch)
 	}
 	if c.err != nil && ctx.Err() == nil && (errors.Is(c.err, context.Canceled) || errors.Is(c.err, context.DeadlineExceeded)) {
 		// The leader's request ended, not this one: read alone.
@@ -82,157 +115,57 @@ func (g *readGroup) read(ctx context.Context, c *readCall) error {
 	return c.err
 }
 
-// take removes up to readGroupMax queued reads; g.mu is held.
-func (g *readGroup) take() []*readCall {
-	n := min(len(g.queue), readGroupMax)
-	if n == 0 {
+// take removes up to limit queued reads, nil when none waits; g.mu is held. The
+// queue's slice is handed over whole when it fits, and the spare one becomes the
+// queue: a busy group sends statement after statement without allocating.
+func (g *readGroup) take(limit int) []*readCall {
+	n := len(g.queue)
+	switch {
+	case n == 0:
 		return nil
+	case n <= limit:
+		out := g.queue
+		g.queue, g.spare = g.spare[:0], nil
+		return out
 	}
-	out := append([]*readCall(nil), g.queue[:n]...)
-	g.queue = append(g.queue[:0], g.queue[n:]...)
+	out := append(g.spare[:0], g.queue[:limit]...)
+	g.spare = nil
+	rest := copy(g.queue, g.queue[limit:])
+	clear(g.queue[rest:])
+	g.queue = g.queue[:rest]
 	return out
 }
 
-// lead sends batch (its leader first), answers the others and hands the lead on to the
-// queue's first read, or gives it up when nothing waits.
-func (g *readGroup) lead(ctx context.Context, batch []*readCall) {
+// lead sends batch, of which self is the leader, answers the others and hands the lead
+// on to the queue's first read, or gives it up when nothing waits.
+func (g *readGroup) lead(ctx context.Context, self *readCall, batch []*readCall) {
 	g.send(ctx, batch)
-	for _, o := range batch[1:] {
-		close(o.done)
+	for _, o := range batch {
+		// After its token a read may return and its call be reused: nothing of o is
+		// touched once it is woken.
+		if o != self {
+			o.wake <- struct{}{}
+		}
 	}
+	clear(batch)
+	g.handOn(batch[:0])
+}
+
+// handOn ends a statement: it hands the lead to the queue's first read, with the reads
+// queued behind it, or gives it up when nothing waits. done is the finished batch's
+// slice, kept for a later queue.
+func (g *readGroup) handOn(done []*readCall) {
 	g.mu.Lock()
-	next := g.take()
+	next := g.take(readGroupMax)
 	if next == nil {
 		g.leaders--
+	}
+	if g.spare == nil {
+		g.spare = done
 	}
 	g.mu.Unlock()
 	if next != nil {
 		next[0].lead = next
-		close(next[0].done)
+		next[0].wake <- struct{}{}
 	}
-}
-
-// send runs the reads of calls in one statement and fills in their outcomes. A panic
-// in the driver fails the reads instead of leaving the group without a leader.
-func (g *readGroup) send(ctx context.Context, calls []*readCall) {
-	defer func() {
-		if p := recover(); p != nil {
-			err := fmt.Errorf("kv: a grouped read panicked: %v", p)
-			for _, c := range calls {
-				c.err = err
-			}
-		}
-	}()
-	if len(calls) == 1 {
-		calls[0].err = g.pg.readAlone(ctx, calls[0])
-		return
-	}
-	buckets := newBinaryArray(oidText, len(calls))
-	keys := newBinaryArray(oidBytea, len(calls))
-	orgs := newBinaryArray(oidBytea, len(calls))
-	for _, c := range calls {
-		buckets.add([]byte(c.bucket))
-		keys.add(c.key)
-		orgs.add(c.org)
-	}
-	seen := 0
-	conn, err := g.pg.pool.Acquire(ctx)
-	if err != nil {
-		for _, c := range calls {
-			c.err = err
-		}
-		return
-	}
-	defer conn.Release()
-	rows, err := conn.Conn.Query(ctx, readGroupSQL, buckets.bytes(), keys.bytes(), orgs.bytes(), string(bucketAuthEpochs))
-	if err == nil {
-		for rows.Next() {
-			var i int64
-			var found bool
-			var v, e []byte
-			if err = rows.Scan(&i, &found, &v, &e); err != nil {
-				break
-			}
-			if i < 1 || int(i) > len(calls) {
-				err = errors.New("kv: a grouped read answered out of range")
-				break
-			}
-			c := calls[i-1]
-			c.found, c.value, c.epoch = found, v, e
-			seen++
-		}
-		rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
-	}
-	if err == nil && seen != len(calls) {
-		err = errors.New("kv: a grouped read lost a row")
-	}
-	for _, c := range calls {
-		c.err = err
-	}
-}
-
-// readGroupSQL reads many records ($1 buckets, $2 keys) and, where $3 names an
-// organisation, its credential epoch ($4: the epochs' bucket), in one statement:
-// row i answers read i.
-const readGroupSQL = `SELECT u.i, r.key IS NOT NULL, r.value, e.value
-	FROM unnest($1::text[], $2::bytea[], $3::bytea[]) WITH ORDINALITY AS u (bucket, key, org, i)
-	LEFT JOIN interviewd_kv r ON r.bucket = u.bucket COLLATE "C" AND r.key = u.key
-	LEFT JOIN interviewd_kv e ON e.bucket = $4 AND e.key = u.org`
-
-// readAlone is one read in a statement of its own.
-func (e *pgEngine) readAlone(ctx context.Context, c *readCall) error {
-	if c.org != nil {
-		// One statement is one snapshot: the epoch and the record are read together.
-		return e.pool.QueryRow(ctx, readOneFencedSQL, c.bucket, c.key, string(bucketAuthEpochs), c.org).Scan(&c.found, &c.value, &c.epoch)
-	}
-	err := e.pool.QueryRow(ctx, `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, c.bucket, c.key).Scan(&c.value)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	c.found = err == nil
-	return err
-}
-
-// The element types of the grouped read's arrays.
-const (
-	oidBytea = 17
-	oidText  = 25
-)
-
-// binaryArray builds a one-dimensional array in PostgreSQL's binary format (what
-// array_recv reads): the number of dimensions, a has-NULL flag, the element type, the
-// dimension's length and lower bound, then each element as its length (-1 for NULL)
-// and bytes. Sent as a binary parameter the statement casts to the array type, it
-// needs no encoding of the elements at all.
-type binaryArray struct {
-	b []byte
-	n int
-}
-
-func newBinaryArray(elem uint32, capacity int) *binaryArray {
-	a := &binaryArray{b: make([]byte, 20, 20+capacity*24)}
-	binary.BigEndian.PutUint32(a.b[0:], 1)
-	binary.BigEndian.PutUint32(a.b[8:], elem)
-	binary.BigEndian.PutUint32(a.b[16:], 1) // lower bound
-	return a
-}
-
-// add appends an element; nil is NULL.
-func (a *binaryArray) add(v []byte) {
-	a.n++
-	if v == nil {
-		binary.BigEndian.PutUint32(a.b[4:], 1) // has NULLs
-		a.b = binary.BigEndian.AppendUint32(a.b, 0xffffffff)
-		return
-	}
-	a.b = binary.BigEndian.AppendUint32(a.b, uint32(len(v)))
-	a.b = append(a.b, v...)
-}
-
-func (a *binaryArray) bytes() []byte {
-	binary.BigEndian.PutUint32(a.b[12:], uint32(a.n))
-	return a.b
 }

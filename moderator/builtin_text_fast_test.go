@@ -94,3 +94,32 @@ func TestQuestionWordsMemoBounded(t *testing.T) {
 		}
 	}
 }
+
+// closesTopicPlain is closesTopic as it was first written: every answer read in full.
+func closesTopicPlain(question, answer string) bool {
+	a := mannerTextRune(answer)
+	if a == "" {
+		return false
+	}
+	if len(strings.Fields(a)) <= 12 && mannerClosingPhrase.MatchString(a) {
+		return true
+	}
+	return mannerBareNo.MatchString(strings.Trim(a, " .!,")) && isWrapUp(question)
+}
+
+// FuzzClosesTopic: the shortcut for long answers gives what reading them in full gives,
+// a bare "no" padded with punctuation to a wrap-up question included.
+func FuzzClosesTopic(f *testing.F) {
+	wrapUp := "Is there anything else you'd like to share?"
+	for _, a := range []string{"No . . . . . . . . . . . . .", "no , , , , , , , , , , , , , ! ! !", "That's all, thanks.",
+		"Answer 12 from participant 7: we keep the rota on paper and it changes every week.", "Nope", "", "  ",
+		"Not that I can think of . . . . . . . . .", "Not that I can think of, no . . . . . . . . .", "no!!! ... ,,, !!! ... ,,, !!! ... ,,, !!! ... ,,, !!!"} {
+		f.Add(wrapUp, a)
+		f.Add("What would you change?", a)
+	}
+	f.Fuzz(func(t *testing.T, question, answer string) {
+		if got, want := closesTopic(question, answer), closesTopicPlain(question, answer); got != want {
+			t.Fatalf("closesTopic(%q, %q) = %v, read in full %v", question, answer, got, want)
+		}
+	})
+}

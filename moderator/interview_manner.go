@@ -37,19 +37,41 @@ var (
 // nothing more to say on it: a closing phrase in a short answer, or a bare "no" to a
 // wrap-up question. Such an answer gets no follow-up.
 func closesTopic(question, answer string) bool {
-	// Both need a short answer (the longest bare "no" is six words), so a longer one is
-	// not read any further. mannerText keeps the words as they are.
-	if wordCount(answer) > closingMaxWords {
+	// A closing phrase counts only in a short answer, so a longer answer is read no
+	// further unless the question is a wrap-up, where a bare "no" padded with
+	// punctuation ("No . . . .") still closes it. mannerText keeps the words as they
+	// are, so the answer's words are counted as they stand.
+	short := wordCount(answer) <= closingMaxWords
+	if !short && (spokenWords(answer) > bareNoMaxWords || !isWrapUp(question)) {
 		return false
 	}
 	a := mannerText(answer)
 	if a == "" {
 		return false
 	}
-	if mannerClosingPhrase.MatchString(a) {
+	if short && mannerClosingPhrase.MatchString(a) {
 		return true
 	}
 	return mannerBareNo.MatchString(strings.Trim(a, " .!,")) && isWrapUp(question)
+}
+
+// bareNoMaxWords is the most words a bare "no" has ("not that i can think of").
+const bareNoMaxWords = 6
+
+// spokenWords counts s's words that are not only the punctuation a bare "no" may be
+// padded with (".", "!" and ","): more than bareNoMaxWords of them and s is no bare "no".
+func spokenWords(s string) int {
+	n, spoken := 0, false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			spoken = false
+		case r == '.' || r == '!' || r == ',':
+		case !spoken:
+			n, spoken = n+1, true
+		}
+	}
+	return n
 }
 
 // isWrapUp reports whether question invites the participant to add anything else.

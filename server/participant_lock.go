@@ -49,14 +49,22 @@ func (l *turnLocks) lock(id kv.ID) (unlock func()) {
 	l.mu.Unlock()
 	e.mu.Lock()
 	return func() {
-		// Noted before the lock is let go, so whoever takes it next sees this end.
-		l.last[turnSlot(id)].Store(l.ended.Add(1))
+		// Noted before the lock is let go, so whoever takes it next sees this end. The
+		// slot only ever grows: another interview's end sharing it may have counted
+		// earlier and stored later, and must not take this end back.
+		raiseTo(&l.last[turnSlot(id)], l.ended.Add(1))
 		e.mu.Unlock()
 		l.mu.Lock()
 		if e.refs--; e.refs == 0 {
 			delete(l.m, id)
 		}
 		l.mu.Unlock()
+	}
+}
+
+// raiseTo sets a to n unless it already holds more.
+func raiseTo(a *atomic.Uint64, n uint64) {
+	for old := a.Load(); n > old && !a.CompareAndSwap(old, n); old = a.Load() {
 	}
 }
 

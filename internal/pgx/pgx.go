@@ -97,34 +97,36 @@ type Conn struct {
 	notes []*pgconn.Notification
 	// stmts are the statements prepared on this connection, by their SQL: a statement
 	// run again is bound and executed, not parsed and planned again (as pgx's default
-	// statement cache does).
-	stmts map[string]string
+	// statement cache does). Their result columns, described when prepared, stand in
+	// for the description PostgreSQL would otherwise send with every result.
+	stmts map[string]*pgconn.StatementDescription
 }
 
 // stmtCacheMax bounds the statements prepared per connection; past it the cache is
 // dropped (the statements' SQL is a fixed set in interviewd, so this is a backstop).
 const stmtCacheMax = 512
 
-// prepared returns the name of sql prepared on c, preparing it on first use (one round
-// trip, once per connection and statement).
-func (c *Conn) prepared(ctx context.Context, sql string) (string, error) {
-	if name, ok := c.stmts[sql]; ok {
-		return name, nil
+// prepared returns sql prepared on c, preparing it on first use (one round trip, once
+// per connection and statement).
+func (c *Conn) prepared(ctx context.Context, sql string) (*pgconn.StatementDescription, error) {
+	if sd, ok := c.stmts[sql]; ok {
+		return sd, nil
 	}
 	if c.stmts == nil || len(c.stmts) >= stmtCacheMax {
 		if len(c.stmts) > 0 {
 			if err := c.pc.Exec(ctx, "DEALLOCATE ALL").Close(); err != nil {
-				return "", err
+				return nil, err
 			}
 		}
-		c.stmts = make(map[string]string)
+		c.stmts = make(map[string]*pgconn.StatementDescription)
 	}
 	name := "interviewd_" + strconv.Itoa(len(c.stmts)+1)
-	if _, err := c.pc.Prepare(ctx, name, sql, nil); err != nil {
-		return "", err
+	sd, err := c.pc.Prepare(ctx, name, sql, nil)
+	if err != nil {
+		return nil, err
 	}
-	c.stmts[sql] = name
-	return name, nil
+	c.stmts[sql] = sd
+	return sd, nil
 }
 
 // ConnectConfig connects with config.
@@ -167,11 +169,11 @@ func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comman
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
-	name, err := c.prepared(ctx, sql)
+	sd, err := c.prepared(ctx, sql)
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
-	return c.pc.ExecPrepared(ctx, name, values, formats, binaryResults).Close()
+	return c.pc.ExecStatement(ctx, sd, values, formats, binaryResults).Close()
 }
 
 // Query runs sql and returns its rows; an error is also reported by Rows.Err.
@@ -180,11 +182,11 @@ func (c *Conn) Query(ctx context.Context, sql string, args ...any) (Rows, error)
 	if err != nil {
 		return nil, err
 	}
-	name, err := c.prepared(ctx, sql)
+	sd, err := c.prepared(ctx, sql)
 	if err != nil {
 		return nil, err
 	}
-	return &rows{rr: c.pc.ExecPrepared(ctx, name, values, formats, binaryResults)}, nil
+	return &rows{rr: c.pc.ExecStatement(ctx, sd, values, formats, binaryResults)}, nil
 }
 
 // QueryRow runs sql for at most one row; its error, or ErrNoRows, comes from Scan.
@@ -229,17 +231,17 @@ func (c *Conn) SendBatch(ctx context.Context, b *Batch) BatchResults {
 			// is harmless (PostgreSQL warns that none is in progress).
 			return &batchResults{c: c, err: err, closed: true}
 		}
-		name := ""
+		var sd *pgconn.StatementDescription
 		if len(q.args) > 0 { // not the BEGIN
 			// A statement that cannot be prepared is sent as it is: its error then
 			// comes in its place among the batch's results.
-			name, _ = c.prepared(ctx, q.sql)
+			sd, _ = c.prepared(ctx, q.sql)
 		}
-		if name == "" {
+		if sd == nil {
 			pb.ExecParams(q.sql, values, nil, formats, binaryResults)
 			continue
 		}
-		pb.ExecPrepared(name, values, formats, binaryResults)
+		pb.ExecStatement(sd, values, formats, binaryResults)
 	}
 	// With BeginTx, the BEGIN's result is the first, as in pgx.
 	return &batchResults{c: c, mrr: c.pc.ExecBatch(ctx, pb)}

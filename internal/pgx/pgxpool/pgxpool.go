@@ -71,7 +71,7 @@ type Pool struct {
 	slots  chan struct{} // one per connection that may be open
 	closed chan struct{} // closed by Close
 	mu     sync.Mutex
-	idle   []*idleConn // most recently used last
+	idle   []idleConn // most recently used last (by value: a release allocates nothing)
 	done   bool
 }
 
@@ -128,6 +128,7 @@ func (p *Pool) Acquire(ctx context.Context) (*Conn, error) {
 			break
 		}
 		ic := p.idle[n-1]
+		p.idle[n-1] = idleConn{}
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
 		now := time.Now()
@@ -167,7 +168,7 @@ func (c *Conn) Release() {
 	p.mu.Lock()
 	keep := !p.done && !pc.IsClosed() && !pc.IsBusy() && pc.TxStatus() == 'I'
 	if keep {
-		p.idle = append(p.idle, &idleConn{c: c.Conn, created: c.created, since: time.Now()})
+		p.idle = append(p.idle, idleConn{c: c.Conn, created: c.created, since: time.Now()})
 	}
 	p.mu.Unlock()
 	if !keep {
