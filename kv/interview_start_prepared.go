@@ -122,7 +122,7 @@ func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string
 	if err != nil {
 		return nil
 	}
-	if p.record, err = json.Marshal(after); err != nil {
+	if p.record, err = marshalInterview(after); err != nil {
 		return nil
 	}
 	p.opened.Interview, p.opened.Opening, p.messages = &after, t.Messages, messages
