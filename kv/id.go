@@ -58,6 +58,12 @@ func NewV4() ID {
 // String formats the id as a lower-case hyphenated UUID.
 func (id ID) String() string {
 	var buf [36]byte
+	id.format(&buf)
+	return string(buf[:])
+}
+
+// format writes the id's string form into buf.
+func (id ID) format(buf *[36]byte) {
 	hex.Encode(buf[0:8], id[0:4])
 	buf[8] = '-'
 	hex.Encode(buf[9:13], id[4:6])
@@ -67,7 +73,6 @@ func (id ID) String() string {
 	hex.Encode(buf[19:23], id[8:10])
 	buf[23] = '-'
 	hex.Encode(buf[24:], id[10:16])
-	return string(buf[:])
 }
 
 // IsZero reports whether id is the nil UUID.

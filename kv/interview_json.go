@@ -2,7 +2,6 @@ package kv
 
 import (
 	"encoding/base64"
-	"encoding/hex"
 	"slices"
 	"strconv"
 	"time"
@@ -100,18 +99,11 @@ func marshalMessage(m Message) ([]byte, error) {
 }
 
 func appendJSONID(b []byte, id ID) []byte {
-	var buf [38]byte
-	buf[0], buf[37] = '"', '"'
-	hex.Encode(buf[1:9], id[0:4])
-	buf[9] = '-'
-	hex.Encode(buf[10:14], id[4:6])
-	buf[14] = '-'
-	hex.Encode(buf[15:19], id[6:8])
-	buf[19] = '-'
-	hex.Encode(buf[20:24], id[8:10])
-	buf[24] = '-'
-	hex.Encode(buf[25:37], id[10:16])
-	return append(b, buf[:]...)
+	var buf [36]byte
+	id.format(&buf)
+	b = append(b, '"')
+	b = append(b, buf[:]...)
+	return append(b, '"')
 }
 
 // jsonTime reports whether time.Time's MarshalJSON accepts t.
