@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
+	"interviewd/internal/router"
 	"interviewd/kv"
 )
 

@@ -1,8 +1,9 @@
 package server
 
 import (
-	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
+
+	"interviewd/internal/router"
 )
 
 // Health probes for load balancers and orchestrators: unauthenticated, outside the

@@ -6,8 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/fasthttp/router"
-
+	"interviewd/internal/router"
 	"interviewd/kv"
 )
 

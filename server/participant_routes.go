@@ -4,8 +4,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/fasthttp/router"
-
+	"interviewd/internal/router"
 	"interviewd/moderator"
 	"interviewd/webui"
 )

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"github.com/fasthttp/router"
+	"interviewd/internal/router"
 )
 
 // resourceAPI is the REST surface's protected-resource path suffix.

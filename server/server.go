@@ -27,10 +27,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fasthttp/router"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
+	"interviewd/internal/router"
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
@@ -197,9 +197,6 @@ func New(cfg Config) *Server {
 	s.tools.log = &s.log
 	s.toolChain = s.tools.chain(runOperation)
 	r := router.New()
-	r.RedirectTrailingSlash = false
-	r.RedirectFixedPath = false
-	r.HandleOPTIONS = false
 	r.NotFound = s.handleNotFound
 	r.MethodNotAllowed = s.handleMethodNotAllowed
 	s.routeREST(r)
