@@ -177,6 +177,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	}
 	ln = tlsLn
 	// Serve first: the admin socket is for the operator, not for the first request.
+	if signalsCaught != nil {
+		<-signalsCaught
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	adm, err := listenAdmin(ctx, db, log)
