@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -458,5 +459,94 @@ func mustPassCheck(t *testing.T, path string) {
 		return nil
 	}); err != nil {
 		t.Fatalf("bbolt check: %v", err)
+	}
+}
+
+var updateTemplate = flag.Bool("update", false, "TestFreshTemplate: rewrite kv/fresh.db from what buildImage makes")
+
+// TestFreshTemplate: the prepared file built into the binary is what buildImage
+// makes today with templateSecret as its secret, so a fresh data file from the
+// template is one prepared by this version (every bucket, every migration).
+func TestFreshTemplate(t *testing.T) {
+	boltOnly(t)
+	if !templateFits() {
+		t.Skip("the template is not used on this machine (byte order or page size)")
+	}
+	img, err := buildImage(t.TempDir(), templateSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *updateTemplate {
+		if err := os.WriteFile("fresh.db", img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(img, freshTemplate) {
+		t.Fatal("kv/fresh.db is not the file buildImage prepares now: run go test ./kv -run TestFreshTemplate -update")
+	}
+	if n := bytes.Count(img, templateSecret); n != 1 {
+		t.Fatalf("templateSecret appears %d times in the template, want once", n)
+	}
+	again, err := buildImage(t.TempDir(), templateSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, img) {
+		t.Fatal("buildImage made two different files from the same secret: the template would not be reproducible")
+	}
+}
+
+// TestOpenFromTemplate: files made from the template open with every bucket and the
+// schema version, each with its own secret, never the template's stand-in, and are
+// what a prepared file is: at preparedTxid, with valid meta pages.
+func TestOpenFromTemplate(t *testing.T) {
+	boltOnly(t)
+	if !templateFits() {
+		t.Skip("the template is not used on this machine (byte order or page size)")
+	}
+	var secrets [][]byte
+	for range 2 {
+		img := freshImage(t)
+		if bytes.Contains(img, templateSecret) {
+			t.Fatal("a fresh data file kept the template's stand-in secret")
+		}
+		if len(img) != len(freshTemplate) {
+			t.Fatalf("fresh file of %d bytes, template of %d: not made from the template", len(img), len(freshTemplate))
+		}
+		if got := newestTxid(img); got != preparedTxid {
+			t.Fatalf("fresh file at txid %d, want %d", got, preparedTxid)
+		}
+		dir := filepath.Join(t.TempDir(), "data")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, FileName), img, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, append([]byte(nil), db.Secret()...))
+		if err := db.bolt.View(func(tx *bolt.Tx) error {
+			for _, name := range allBuckets {
+				if tx.Bucket(name) == nil {
+					return fmt.Errorf("bucket %s missing", name)
+				}
+			}
+			if v := string(tx.Bucket(bucketMeta).Get([]byte("schema"))); v != itoa(schemaVersion) {
+				return fmt.Errorf("schema %q, want %d", v, schemaVersion)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		mustOrg(t, db, "Template")
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(secrets[0]) != 32 || bytes.Equal(secrets[0], secrets[1]) {
+		t.Fatalf("secrets %x and %x: want two different 32-byte secrets", secrets[0], secrets[1])
 	}
 }
