@@ -124,12 +124,21 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		engineName = "openai-compatible"
 	}
 
-	blobStore, err := openBlobs(ctx, *blobsSpec, *data, sio.env)
+	opening := openData(ctx, *blobsSpec, *data, sio.env, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store})
+	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
 	if err != nil {
-		return err
+		return opening.abandon(fmt.Errorf("plugin host: %w", err))
 	}
-	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store, Blobs: blobStore})
+	// Plugins compile on first use (from DATA/cache when it holds them), so an idle
+	// server stays small, and Close cancels a compile in flight rather than wait.
+	defer host.Close(context.Background())
+	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
+		return opening.abandon(fmt.Errorf("listen on %s: %w", *addr, err))
+	}
+	blobStore, db, err := opening.wait()
+	if err != nil {
+		_ = ln.Close()
 		return err
 	}
 	defer db.Close()
@@ -138,22 +147,11 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		// storage_unavailable and requests that need it answer 503.
 		log.Warn().Err(err).Str("blobs", blobStore.String()).Msg("blob store unreachable at start")
 	}
-	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
-	if err != nil {
-		return fmt.Errorf("plugin host: %w", err)
-	}
-	// Plugins compile on first use (from DATA/cache when it holds them), so an idle
-	// server stays small, and Close cancels a compile in flight rather than wait.
-	defer host.Close(context.Background())
 	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
-	if err := runner.Start(ctx); err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		_ = runner.Close(context.Background())
-		return fmt.Errorf("listen on %s: %w", *addr, err)
-	}
+	// The runner resumes unfinished jobs while the server is built (it needs the runner,
+	// not its resumption); both are done before the first request is served.
+	started := make(chan error, 1)
+	go func() { started <- runner.Start(ctx) }()
 	base := *baseURL
 	if base == "" {
 		base = ops.baseURL(baseURLFor(*addr, ln.Addr()))
@@ -161,11 +159,17 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	sender, err := mail.New(mail.Config{URL: *smtpURL, From: *mailFrom, BaseURL: base}, db, log)
 	if err != nil {
 		_ = ln.Close()
+		<-started // Close must not race the resumption's queueing
 		_ = runner.Close(context.Background())
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
 	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, AccessLogger: &accessLog, RateLimits: &limits, TrustedProxies: proxies,
 		LoopbackListener: loopbackListener(ln.Addr()), BlobsPresign: *presign, NoClientMetadata: *clientMetadata == "off"}))
+	if err := <-started; err != nil {
+		_ = ln.Close()
+		_ = runner.Close(context.Background())
+		return err
+	}
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	defer ops.close()

@@ -195,7 +195,7 @@ func execOnce(ctx context.Context, bin string, args []string, idle time.Duration
 		if time.Since(start) > startupDeadline {
 			return r, fmt.Errorf("no 200 for GET %s within %s (last: %v, status %d)", probePath, startupDeadline, err, resp.StatusCode())
 		}
-		time.Sleep(100 * time.Microsecond) // a refused connect returns at once: do not spin
+		pollPause(100 * time.Microsecond) // a refused connect returns at once: do not spin
 	}
 	hc.CloseIdleConnections()
 	select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"testing"
+	"time"
 )
 
 // TestMeasureExec builds and runs the real binary and the bare one: both answer 200
@@ -22,5 +23,17 @@ func TestMeasureExec(t *testing.T) {
 	}
 	if f.IdleRSSAnon <= 0 || f.Binary <= f.BareBinary || f.BareBinary <= 0 {
 		t.Errorf("sizes %+v", f)
+	}
+}
+
+// TestPollPause: a pause between probes lasts at least what was asked (how much longer
+// depends on the machine's load, so only the floor is checked).
+func TestPollPause(t *testing.T) {
+	for _, d := range []time.Duration{100 * time.Microsecond, 2 * time.Millisecond} {
+		start := time.Now()
+		pollPause(d)
+		if got := time.Since(start); got < d {
+			t.Errorf("pollPause(%s) returned after %s", d, got)
+		}
 	}
 }

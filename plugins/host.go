@@ -26,10 +26,11 @@ var ErrClosed = errors.New("plugins: host is closed")
 // concurrent use.
 type Host struct {
 	cfg      Config
-	cache    wazero.CompilationCache
-	ownCache bool // made by NewHost, so closed by Close (not Config.Cache)
-	// The runtime is made by the first compile (newRuntime): an idle server needs none,
-	// and making one with WASI was a good part of a server's start-up. Once made, it
+	cache    wazero.CompilationCache // Config.Cache, or the host's own once newRuntime made it
+	ownCache bool                    // the host makes (and Close closes) its own cache
+	// The runtime, and the host's own cache, are made by the first compile
+	// (newRuntime): an idle server needs neither, and making them (WASI; the cache's
+	// folders under DATA/cache) was a good part of a server's start-up. Once made, they
 	// and wasi never change.
 	runtimeOnce sync.Once
 	runtime     wazero.Runtime
@@ -47,31 +48,21 @@ type Host struct {
 	builtins  map[string]*Plugin
 }
 
-// NewHost returns a Host configured from cfg, whose wazero runtime is made when the
-// first plugin is loaded. It returns an error if cfg is invalid or the cache directory
-// cannot be created.
+// NewHost returns a Host configured from cfg, whose wazero runtime and compilation
+// cache are made when the first plugin is loaded. It returns an error if cfg is
+// invalid; a cache directory that cannot be created fails that first load.
 func NewHost(ctx context.Context, cfg Config) (*Host, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
-	}
-	cache, ownCache := cfg.Cache, cfg.Cache == nil // a shared cache is its owner's to close
-	switch {
-	case !ownCache:
-	case cfg.CacheDir != "":
-		if cache, err = wazero.NewCompilationCacheWithDir(cfg.CacheDir); err != nil {
-			return nil, fmt.Errorf("plugins: compilation cache: %w", err)
-		}
-	default:
-		cache = wazero.NewCompilationCache()
 	}
 	stop, cancel := context.WithCancel(context.Background())
 	h := &Host{
 		stop:     stop,
 		cancel:   cancel,
 		cfg:      cfg,
-		cache:    cache,
-		ownCache: ownCache,
+		cache:    cfg.Cache,
+		ownCache: cfg.Cache == nil, // a shared cache is its owner's to close
 		builtins: map[string]*Plugin{},
 	}
 	h.compiled.init(cfg.MaxLoaded)
@@ -83,6 +74,18 @@ func NewHost(ctx context.Context, cfg Config) (*Host, error) {
 func (h *Host) newRuntime() (wazero.Runtime, error) {
 	h.runtimeOnce.Do(func() {
 		ctx := context.Background()
+		switch {
+		case !h.ownCache:
+		case h.cfg.CacheDir != "":
+			cache, err := wazero.NewCompilationCacheWithDir(h.cfg.CacheDir)
+			if err != nil {
+				h.runtimeErr = fmt.Errorf("plugins: compilation cache: %w", err)
+				return
+			}
+			h.cache = cache
+		default:
+			h.cache = wazero.NewCompilationCache()
+		}
 		rc := wazero.NewRuntimeConfig().
 			WithCompilationCache(h.cache).
 			WithMemoryLimitPages(h.cfg.MemoryLimitPages).
@@ -130,7 +133,7 @@ func (h *Host) free(ctx context.Context) error {
 	if h.runtime != nil { // made by a compile that has ended: no race with newRuntime
 		err = h.runtime.Close(ctx)
 	}
-	if h.ownCache {
+	if h.ownCache && h.cache != nil { // made by a compile that has ended, as the runtime
 		err = errors.Join(err, h.cache.Close(ctx))
 	}
 	return err

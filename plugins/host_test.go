@@ -316,8 +316,23 @@ func TestNewHostConfig(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewHost(ctx, Config{CacheDir: filepath.Join(file, "cache")}); err == nil {
-		t.Fatal("NewHost accepted a cache folder inside a file")
+	// The cache folder is made with the runtime, by the first load: an idle server
+	// touches nothing under DATA/cache. One that cannot be made fails that load, and the
+	// next, with the reason.
+	bad := mustHost(t, Config{CacheDir: filepath.Join(file, "cache")})
+	for range 2 {
+		if _, err := bad.Builtin(ctx, BuiltinRedactor); err == nil || !strings.Contains(err.Error(), "compilation cache") {
+			t.Fatalf("load with a cache folder inside a file: %v, want a compilation cache error", err)
+		}
+	}
+	lazy := filepath.Join(t.TempDir(), "cache")
+	idle := mustHost(t, Config{CacheDir: lazy})
+	if _, err := os.Stat(lazy); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a new host made its cache folder before any load: %v", err)
+	}
+	mustBuiltin(t, idle, BuiltinRedactor)
+	if st, err := os.Stat(lazy); err != nil || !st.IsDir() {
+		t.Fatalf("cache folder after the first load: %v", err)
 	}
 	h := mustHost(t, Config{Timeout: time.Second})
 	got := h.Config()

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "time"
+
+// pollPause waits about d between two probes of a starting server.
+func pollPause(d time.Duration) { time.Sleep(d) }
