@@ -126,17 +126,17 @@ func (r *Router) Handle(method, tmpl string, h fasthttp.RequestHandler) {
 // parseSegment tells a parameter segment ("{name}") from a literal one, and rejects a
 // brace anywhere else.
 func parseSegment(seg string) (name string, isParam bool, err error) {
-	if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
-		name = seg[1 : len(seg)-1]
-		if name == "" || strings.ContainsAny(name, "{}:*?") {
-			return "", false, fmt.Errorf("parameter %q: want {name} filling the whole segment", seg)
-		}
-		return name, true, nil
+	if strings.IndexByte(seg, '{') < 0 && strings.IndexByte(seg, '}') < 0 {
+		return "", false, nil // the common case, checked without building a set
 	}
-	if strings.ContainsAny(seg, "{}") {
+	if len(seg) < 2 || seg[0] != '{' || seg[len(seg)-1] != '}' {
 		return "", false, fmt.Errorf("segment %q: a parameter must fill the whole segment", seg)
 	}
-	return "", false, nil
+	name = seg[1 : len(seg)-1]
+	if name == "" || strings.ContainsAny(name, "{}:*?") {
+		return "", false, fmt.Errorf("parameter %q: want {name} filling the whole segment", seg)
+	}
+	return name, true, nil
 }
 
 // Handler serves c with the route its method and path match.
