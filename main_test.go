@@ -183,6 +183,28 @@ func TestRunEndToEnd(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 	})
+	t.Run("ErrHeldFolderBeforeBusyPort", func(t *testing.T) {
+		// The folder opens beside the listener; its error still comes first.
+		addr := strings.TrimPrefix(srv.url, "http://")
+		err := runWith(context.Background(), []string{"--addr", addr, "--data", dir}, io.Discard, io.Discard, noEnv)
+		if err == nil || !strings.Contains(err.Error(), "in use by another interviewd") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("ErrBusyPortLeavesFolderFree", func(t *testing.T) {
+		// A listener that fails lets go of a folder opened beside it: the next start
+		// opens it.
+		other := filepath.Join(t.TempDir(), "data")
+		addr := strings.TrimPrefix(srv.url, "http://")
+		err := runWith(context.Background(), []string{"--addr", addr, "--data", other}, io.Discard, io.Discard, noEnv)
+		if err == nil || !strings.Contains(err.Error(), "listen on "+addr) {
+			t.Fatalf("got %v", err)
+		}
+		again := mustBoot(t, "--data", other)
+		if err := again.stop(); err != nil {
+			t.Fatalf("start after the failed one: %v", err)
+		}
+	})
 
 	if err := srv.stop(); err != nil {
 		t.Fatalf("clean shutdown returned %v", err)
