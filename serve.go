@@ -129,19 +129,22 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		return opening.abandon(fmt.Errorf("plugin host: %w", err))
 	}
-	// Plugins compile on first use (from DATA/cache when it holds them), so an idle
-	// server stays small, and Close cancels a compile in flight rather than wait.
-	defer host.Close(context.Background())
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
+		_ = host.Close(context.Background())
 		return opening.abandon(fmt.Errorf("listen on %s: %w", *addr, err))
 	}
 	blobStore, db, err := opening.wait()
 	if err != nil {
 		_ = ln.Close()
+		_ = host.Close(context.Background())
 		return err
 	}
 	defer db.Close()
+	// Plugins compile on first use (from DATA/cache when it holds them), so an idle
+	// server stays small, and Close cancels a compile in flight rather than wait. It
+	// runs before the store closes: a plugin still running is stopped first.
+	defer host.Close(context.Background())
 	if err := blobStore.Ping(ctx); err != nil {
 		// Not fatal: the bucket may come back; until it does /readyz says
 		// storage_unavailable and requests that need it answer 503.
@@ -159,8 +162,11 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	sender, err := mail.New(mail.Config{URL: *smtpURL, From: *mailFrom, BaseURL: base}, db, log)
 	if err != nil {
 		_ = ln.Close()
-		<-started // Close must not race the resumption's queueing
+		serr := <-started // Close must not race the resumption's queueing
 		_ = runner.Close(context.Background())
+		if serr != nil {
+			return serr // the runner's error comes first, as when it started before the mail
+		}
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
 	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, AccessLogger: &accessLog, RateLimits: &limits, TrustedProxies: proxies,

@@ -101,8 +101,9 @@ func planInput(t reflect.Type) *inputPlan {
 // fifth cheaper.
 type tagPairs []struct{ key, value string }
 
-// readTag splits tag into its key:"value" pairs by the grammar of StructTag.Lookup; a
-// malformed remainder ends the list, as it ends Lookup's search.
+// readTag splits tag into its key:"value" pairs by the grammar of StructTag.Lookup: a
+// malformed remainder ends the list, as it ends Lookup's search, and a value that does
+// not unquote reads as "" for its key (Lookup gives up on that key only).
 func readTag(tag reflect.StructTag) tagPairs {
 	var pairs tagPairs
 	for tag != "" {
@@ -137,7 +138,7 @@ func readTag(tag reflect.StructTag) tagPairs {
 		tag = tag[i+1:]
 		value, err := strconv.Unquote(quoted)
 		if err != nil {
-			break
+			value = ""
 		}
 		pairs = append(pairs, struct{ key, value string }{key, value})
 	}

@@ -13,6 +13,11 @@ func FuzzReadTag(f *testing.F) {
 	f.Add(`json:"a"json:"b"`, "json")
 	f.Add(`bad: "x" json:"y"`, "json")
 	f.Add(`json:"unterminated`, "json")
+	f.Add(`doc:"user\'s" json:"x" required:"true"`, "json")
+	f.Add(`doc:"\z" min:"1"`, "min")
+	f.Add(`doc:"\400" enum:"a,b"`, "enum")
+	f.Add("doc:\"a\nb\" json:\"x\"", "json")
+	f.Add(`json:"\z" json:"y"`, "json")
 	f.Fuzz(func(t *testing.T, tag, key string) {
 		st := reflect.StructTag(tag)
 		pairs := readTag(st)
@@ -24,24 +29,34 @@ func FuzzReadTag(f *testing.F) {
 	})
 }
 
-// TestReadTagOnEveryOperation: every operation's input fields read the same through
-// readTag as through StructTag.Get.
-func TestReadTagOnEveryOperation(t *testing.T) {
+// TestReadTagOnEveryInput: every input planInput plans (the operations', the
+// participant message's, the access API's) reads the same through readTag as through
+// StructTag.Get.
+func TestReadTagOnEveryInput(t *testing.T) {
 	s := &Server{}
-	n := 0
+	inputs := map[string]reflect.Type{"ParticipantMessageInput": reflect.TypeFor[ParticipantMessageInput]()}
 	for _, o := range s.operations() {
-		for i := 0; i < o.in.NumField(); i++ {
-			f := o.in.Field(i)
+		inputs[o.Name] = o.in
+	}
+	for _, rt := range (&accessSide{s: s}).routes() {
+		if rt.In != nil {
+			inputs[rt.Method+" "+rt.Path] = rt.In
+		}
+	}
+	n := 0
+	for name, in := range inputs {
+		for i := 0; i < in.NumField(); i++ {
+			f := in.Field(i)
 			pairs := readTag(f.Tag)
 			for _, k := range []string{"json", "path", "query", "required", "enum", "min", "max", "minLength", "maxLength", "doc", "default"} {
 				if got, want := pairs.get(k), f.Tag.Get(k); got != want {
-					t.Errorf("%s.%s %q: readTag %q, StructTag.Get %q", o.Name, f.Name, k, got, want)
+					t.Errorf("%s.%s %q: readTag %q, StructTag.Get %q", name, f.Name, k, got, want)
 				}
 				n++
 			}
 		}
 	}
 	if n == 0 {
-		t.Fatal("no operation has an input field")
+		t.Fatal("no input has a field")
 	}
 }

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !(linux || freebsd || netbsd || openbsd || dragonfly || solaris)
 
 package main
 
