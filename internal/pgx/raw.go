@@ -79,8 +79,8 @@ var (
 )
 
 // queryDirect is QueryRaw's direct path (see above). A connection left in an unknown
-// state (a failed write or read, a cancellation mid-statement, a fatal error) is
-// closed, as pgconn closes it: the pool then drops it.
+// state (a failed write or read, a cancellation mid-statement, a fatal error, a panic
+// in row) is closed, as pgconn closes it or leaves it busy: the pool then drops it.
 func (c *Conn) queryDirect(ctx context.Context, sd *pgconn.StatementDescription, params [][]byte, formats []int16, row func(values [][]byte) error) error {
 	if err := ctx.Err(); err != nil {
 		return err // nothing sent: the connection is as it was
@@ -109,7 +109,19 @@ func (c *Conn) queryDirect(ctx context.Context, sd *pgconn.StatementDescription,
 		}
 		stop = context.AfterFunc(ctx, c.onCancel)
 	}
+	answered := false
+	defer func() {
+		if !answered {
+			// row panicked with the answer half read: pgconn, which believes the
+			// connection idle, must not hand it to another statement.
+			if stop != nil {
+				stop()
+			}
+			c.closeBroken()
+		}
+	}()
 	err = c.exchange(conn, buf, row)
+	answered = true
 	if stop != nil && !stop() {
 		// The deadline is set or about to be (onCancel runs in a goroutine of its own):
 		// the statement was interrupted, or it ended just before. Either way the

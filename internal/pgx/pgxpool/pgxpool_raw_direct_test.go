@@ -235,6 +235,31 @@ func TestQueryRawNotificationKept(t *testing.T) {
 	}
 }
 
+// TestQueryRawRowPanics: a row function that panics leaves the answer half read; the
+// panic goes on to the caller and the connection is closed, so the pool does not hand
+// it, mid-answer, to the next statement.
+func TestQueryRawRowPanics(t *testing.T) {
+	p := newPool(t, "pool_max_conns=1")
+	ctx := ctxT(t)
+	c := acquire(t, ctx, p)
+	func() {
+		defer func() {
+			if r := recover(); r != "row" {
+				t.Fatalf("recovered %v, want the row's panic", r)
+			}
+		}()
+		_ = c.QueryRaw(ctx, `SELECT i::int8 FROM generate_series(1, 3) i`, nil, nil, func([][]byte) error { panic("row") })
+	}()
+	if !c.PgConn().IsClosed() {
+		t.Fatal("connection left open mid-answer")
+	}
+	c.Release()
+	c = acquire(t, ctx, p)
+	if n, err := queryInt8(ctx, c, `SELECT 9::int8`); err != nil || n != 9 {
+		t.Fatalf("the pool's next connection: %d, %v", n, err)
+	}
+}
+
 // TestQueryRawLargeParameters: parameters past what the direct path sends go by
 // pgconn's path, with the same answer.
 func TestQueryRawLargeParameters(t *testing.T) {
