@@ -92,7 +92,7 @@ func (g *readGroup) send(ctx context.Context, calls []*readCall) {
 			return errors.New("kv: a grouped read answered out of range")
 		}
 		c := calls[i-1]
-		c.found, c.value, c.epoch = v[1][0] == 1, out.value(v[2]), out.epochCopy(v[3])
+		c.found, c.value, c.epoch = v[1][0] == 1, c.keep(v[2]), out.epochCopy(v[3])
 		seen++
 		return nil
 	})
@@ -116,7 +116,7 @@ func (e *pgEngine) readAlone(ctx context.Context, c *readCall) error {
 			if len(v) != 1 {
 				return errors.New("kv: a read answered in an unexpected shape")
 			}
-			c.found, c.value = true, out.value(v[0])
+			c.found, c.value = true, c.keep(v[0])
 			return nil
 		})
 	}
@@ -128,7 +128,7 @@ func (e *pgEngine) readAlone(ctx context.Context, c *readCall) error {
 		if len(v) != 3 || len(v[0]) != 1 {
 			return errors.New("kv: a fenced read answered in an unexpected shape")
 		}
-		c.found, c.value, c.epoch = v[0][0] == 1, out.value(v[1]), out.epochCopy(v[2])
+		c.found, c.value, c.epoch = v[0][0] == 1, c.keep(v[1]), out.epochCopy(v[2])
 		rows++
 		return nil
 	})
@@ -149,18 +149,9 @@ func (e *pgEngine) queryRaw(ctx context.Context, sql string, params [][]byte, fo
 	return conn.QueryRaw(ctx, sql, params, formats, row)
 }
 
-// rowValues copies values out of the connection's buffer, which the next row
-// overwrites. Copies are made by append, which does not first zero what it copies
-// over, and the epoch every read of one organisation shares is copied once.
+// rowValues copies epochs out of the connection's buffer, which the next row
+// overwrites: the epoch every read of one organisation shares is copied once.
 type rowValues struct{ epoch []byte }
-
-// value returns a copy of v: nil for nil (NULL), an empty slice for an empty value.
-func (rowValues) value(v []byte) []byte {
-	if v == nil {
-		return nil
-	}
-	return append([]byte{}, v...)
-}
 
 // epochCopy returns a copy of an epoch, the last one's when v equals it (callers only
 // read epochs).

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // ErrNoRows is what Row.Scan returns when the query returned no row.
@@ -100,6 +101,13 @@ type Conn struct {
 	// statement cache does). Their result columns, described when prepared, stand in
 	// for the description PostgreSQL would otherwise send with every result.
 	stmts map[string]*pgconn.StatementDescription
+
+	// QueryRaw's direct path (raw.go): the Bind it encodes its parameters into, the
+	// buffer that holds its messages, and its cancellation, made once per connection.
+	bind      pgproto3.Bind
+	wbuf      []byte
+	onCancel  func()
+	cancelled chan struct{} // onCancel has set the deadline
 }
 
 // stmtCacheMax bounds the statements prepared per connection; past it the cache is
@@ -133,17 +141,20 @@ func (c *Conn) prepared(ctx context.Context, sql string) (*pgconn.StatementDescr
 func ConnectConfig(ctx context.Context, config *ConnConfig) (*Conn, error) {
 	c := &Conn{}
 	cfg := config.Config.Copy()
-	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
-		c.mu.Lock()
-		c.notes = append(c.notes, n)
-		c.mu.Unlock()
-	}
+	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) { c.note(n) }
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	c.pc = pc
 	return c, nil
+}
+
+// note keeps n for WaitForNotification.
+func (c *Conn) note(n *pgconn.Notification) {
+	c.mu.Lock()
+	c.notes = append(c.notes, n)
+	c.mu.Unlock()
 }
 
 // PgConn returns the underlying connection.
