@@ -93,6 +93,7 @@ type Config struct {
 
 // Server is the HTTP side of interviewd.
 type Server struct {
+	routes    []router.Route // every route the server registered (the router keeps none for itself)
 	db        *kv.DB
 	jobs      *jobs.Runner
 	log       zerolog.Logger
@@ -209,6 +210,7 @@ func New(cfg Config) *Server {
 	s.routeOAuth(r, cfg)      // after the app: the authorization endpoint is one of its pages
 	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
+	s.routes = r.Routes()
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{
 		Handler:            s.handler,

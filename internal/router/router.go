@@ -45,7 +45,11 @@ type Router struct {
 
 	root    node
 	methods []string // every method a route was registered for, in order of registration
+	routes  []Route  // every route, in order of registration
 }
+
+// Route is one registered route: its method (MethodWild for ANY) and template.
+type Route struct{ Method, Template string }
 
 // node is one segment position: its literal children, its parameter child and the
 // routes that end here.
@@ -118,10 +122,14 @@ func (r *Router) Handle(method, tmpl string, h fasthttp.RequestHandler) {
 		}
 	}
 	n.routes = append(n.routes, route{method: method, params: params, h: h})
+	r.routes = append(r.routes, Route{Method: method, Template: tmpl})
 	if !slices.Contains(r.methods, method) {
 		r.methods = append(r.methods, method)
 	}
 }
+
+// Routes returns every registered route, in order of registration.
+func (r *Router) Routes() []Route { return slices.Clone(r.routes) }
 
 // parseSegment tells a parameter segment ("{name}") from a literal one, and rejects a
 // brace anywhere else.
