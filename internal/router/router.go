@@ -13,9 +13,9 @@
 // an Allow header listing those methods (and OPTIONS); any other path by NotFound.
 // Routes registered with ANY answer every method a route of its own does not.
 //
-// Templates are compiled into a tree of segments, once, at start-up: registering the
-// server's routes costs a few microseconds each, where a radix tree re-sorted on every
-// insertion cost most of the server's construction.
+// Templates are compiled into a tree of segments, once, at start-up: a route costs well
+// under a microsecond to register, where the radix tree this replaced, re-sorted on
+// every insertion, was half of the server's construction.
 package router
 
 import (
