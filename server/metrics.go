@@ -57,7 +57,7 @@ type startedKey struct {
 type routeSeries struct {
 	surface, route string
 	refusals       prometheus.Counter
-	byClass        [len(metricMethods)][5]atomic.Pointer[prometheus.Observer]
+	byClass        [len(metricMethods)][len(statusClasses)]atomic.Pointer[prometheus.Observer]
 }
 
 // metricMethods are the method label's values; any other method counts as "other", so
