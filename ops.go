@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
-	"interviewd/metrics"
 	"interviewd/server"
 )
 
@@ -28,8 +28,8 @@ type opsFlags struct {
 	backupKeep                                                                  *int
 
 	every   time.Duration
-	metrics *metrics.Set
-	commit  *metrics.PrometheusHistogram
+	metrics *prometheus.Registry
+	commit  prometheus.Histogram
 
 	tls       *tlsSetup
 	metricsLn net.Listener
@@ -55,7 +55,8 @@ func addOpsFlags(fs *flagSet) *opsFlags {
 	}
 }
 
-// check validates the flags before anything touches disk, and makes the metrics set.
+// check validates the flags before anything touches disk, and makes the metrics
+// registry.
 func (o *opsFlags) check() error {
 	switch {
 	case (*o.tlsCert == "") != (*o.tlsKey == ""):
@@ -80,9 +81,13 @@ func (o *opsFlags) check() error {
 		}
 		o.every = d
 	}
-	o.metrics = metrics.NewSet()
-	o.commit = o.metrics.NewPrometheusHistogramExt("interviewd_db_commit_duration_seconds",
-		[]float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1})
+	o.metrics = newMetricsRegistry(readVersion())
+	o.commit = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "interviewd_db_commit_duration_seconds",
+		Help:    "Time a store commit took, from the end of its writers' work to its being durable.",
+		Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1},
+	})
+	o.metrics.MustRegister(o.commit)
 	return nil
 }
 
@@ -97,7 +102,7 @@ func (o *opsFlags) domains() []string {
 }
 
 // onCommit is kv's commit hook: the commit-latency histogram.
-func (o *opsFlags) onCommit(d time.Duration) { o.commit.Update(d.Seconds()) }
+func (o *opsFlags) onCommit(d time.Duration) { o.commit.Observe(d.Seconds()) }
 
 // tlsOn reports whether serve answers over HTTPS.
 func (o *opsFlags) tlsOn() bool { return *o.tlsCert != "" || *o.acmeDomain != "" }
@@ -136,9 +141,24 @@ func newMetricsServer(h fasthttp.RequestHandler, log zerolog.Logger) *fasthttp.S
 // backups. It returns the listener to serve on.
 func (o *opsFlags) listen(ctx context.Context, ln net.Listener, db *kv.DB, srv *server.Server, log zerolog.Logger) (net.Listener, error) {
 	ctx, o.stop = context.WithCancel(ctx)
-	o.metrics.NewGauge("interviewd_db_file_bytes", func() float64 { return float64(db.FileSize()) })
+	o.metrics.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "interviewd_db_file_bytes",
+		Help: "Size of the store's database file in bytes (0 on PostgreSQL).",
+	}, func() float64 { return float64(db.FileSize()) }))
 	if db.Shared() {
-		o.metrics.NewGauge("interviewd_db_retries", func() float64 { return float64(db.StoreRetries()) })
+		retries := func() float64 { return float64(db.StoreRetries()) }
+		o.metrics.MustRegister(
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "interviewd_db_retries_total",
+				Help: "Transactions the PostgreSQL store ran again after a serialization failure or a deadlock since start: a rising rate means nodes contend for the same records.",
+			}, retries),
+			// The same count under its first name, which lacks a counter's _total:
+			// kept, as a gauge, for the dashboards that read it.
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "interviewd_db_retries",
+				Help: "Deprecated: the same count as interviewd_db_retries_total, exposed as a gauge.",
+			}, retries),
+		)
 	}
 	t, err := newTLS(o, db.Dir(), log)
 	if err != nil {
@@ -146,10 +166,12 @@ func (o *opsFlags) listen(ctx context.Context, ln net.Listener, db *kv.DB, srv *
 	}
 	if t != nil {
 		o.tls = t
-		reloads := map[bool]*metrics.Counter{
-			true:  o.metrics.NewCounter(`interviewd_tls_reloads_total{result="ok"}`),
-			false: o.metrics.NewCounter(`interviewd_tls_reloads_total{result="failed"}`),
-		}
+		vec := prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interviewd_tls_reloads_total",
+			Help: "Reloads of the TLS certificate and key files on SIGHUP, by result.",
+		}, []string{"result"})
+		o.metrics.MustRegister(vec)
+		reloads := map[bool]prometheus.Counter{true: vec.WithLabelValues("ok"), false: vec.WithLabelValues("failed")}
 		t.reloaded = func(err error) { reloads[err == nil].Inc() }
 		_, port, _ := net.SplitHostPort(ln.Addr().String())
 		if err := t.start(ctx, *o.httpAddr, port); err != nil {
@@ -171,13 +193,24 @@ func (o *opsFlags) listen(ctx context.Context, ln net.Listener, db *kv.DB, srv *
 		log.Info().Str("metrics_addr", mln.Addr().String()).Msg("serving metrics")
 	}
 	if *o.backupDir != "" {
-		ok := o.metrics.NewCounter(`interviewd_backups_total{result="ok"}`)
-		failed := o.metrics.NewCounter(`interviewd_backups_total{result="failed"}`)
-		dur := o.metrics.NewPrometheusHistogramExt("interviewd_backup_duration_seconds", []float64{0.1, 0.5, 1, 5, 10, 30, 60, 300, 900})
-		lastG := o.metrics.NewGauge("interviewd_backup_last_success_timestamp_seconds", nil)
+		backups := prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interviewd_backups_total",
+			Help: "Scheduled backups taken, by result.",
+		}, []string{"result"})
+		dur := prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "interviewd_backup_duration_seconds",
+			Help:    "Time a scheduled backup took, whatever its result.",
+			Buckets: []float64{0.1, 0.5, 1, 5, 10, 30, 60, 300, 900},
+		})
+		lastG := prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "interviewd_backup_last_success_timestamp_seconds",
+			Help: "Unix time of the last scheduled backup that succeeded (0 before the first).",
+		})
+		o.metrics.MustRegister(backups, dur, lastG)
+		ok, failed := backups.WithLabelValues("ok"), backups.WithLabelValues("failed")
 		b := &backupSchedule{dir: *o.backupDir, every: o.every, keep: *o.backupKeep, db: db, log: log, now: time.Now,
 			took: func(err error, d time.Duration) {
-				dur.Update(d.Seconds())
+				dur.Observe(d.Seconds())
 				if err != nil {
 					failed.Inc()
 					return

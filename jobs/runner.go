@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
-	"interviewd/metrics"
 	"interviewd/moderator"
 	"interviewd/plugins"
 )
@@ -41,8 +41,9 @@ type Config struct {
 	SimulationTimeout time.Duration
 	// Plugins runs the redaction and export-format plugins; exports fail without it.
 	Plugins *plugins.Host
-	// Metrics receives the runner's figures; nil keeps a private set.
-	Metrics *metrics.Set
+	// Metrics is the Prometheus registry the runner's figures are registered on; nil
+	// keeps a private one.
+	Metrics *prometheus.Registry
 	// Lease is how long a claimed job stays this node's without a renewal (renewed
 	// every third of it); default 30 seconds. On a shared store a node that dies
 	// mid-job leaves it to another node this long after its last renewal.
@@ -132,7 +133,7 @@ func NewRunner(cfg Config) *Runner {
 	r.pools[kv.JobSimulation] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runSimulation, timeout: cfg.SimulationTimeout,
 		ended: func(ref jobRef) { r.sims.release(ref.p.Org, ref.id) }}
 	if cfg.Metrics == nil {
-		cfg.Metrics = metrics.NewSet()
+		cfg.Metrics = prometheus.NewRegistry()
 	}
 	r.metrics = newJobMetrics(cfg.Metrics, r.pools)
 	for _, p := range r.pools {

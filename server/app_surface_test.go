@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/pquerna/otp/totp"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/mail/smtptest"
-	"interviewd/metrics"
 )
 
 // appBrowserless is a signed-out browser as plain HTTP: its pre-session cookie.
@@ -210,8 +210,7 @@ func TestAppSignInDoesNotTell(t *testing.T) {
 // client address together and per client address, with Retry-After; a refused request
 // sends no mail; each 429 is counted under the app surface and the server lives on.
 func TestAppSignInRateLimit(t *testing.T) {
-	set := metrics.NewSet()
-	e, smtp := mustServeMail(t, withRateLimits(DefaultRateLimits()), withMetrics(set, false))
+	e, smtp := mustServeMail(t, withRateLimits(DefaultRateLimits()), withMetrics(prometheus.NewRegistry(), false))
 	b := newSignedOut(e)
 	for i := range signInRequestsPerClient {
 		if r := b.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 200 {

@@ -1,61 +1,115 @@
 package server
 
 import (
-	"bytes"
+	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"interviewd/kv"
-	"interviewd/metrics"
 )
 
-// The HTTP side's metrics, in Prometheus text format from one metrics.Set that main
-// creates and hands to every part (server, jobs, the kv commit hook), so nothing is
-// registered globally and two servers in one test process keep separate figures.
-// An observation is a map read plus a short locked update, with no allocation; the
-// README's Metrics section gives the figures.
+// The HTTP side's metrics, on the Prometheus registry main creates and hands to every
+// part (server, jobs, the kv commit hook): nothing is registered on the client's
+// global default registry, so two servers in one test process keep separate figures.
+// A request's observation finds its histogram through a map that is only read on the
+// request path and an array indexed by method and status class, both filled on first
+// sight, so the steady state takes no lock, builds no label list and allocates nothing
+// (BenchmarkMetricsObserve).
 
-// metricsPath is where the text is served.
+// metricsPath is where the exposition is served.
 const metricsPath = "/metrics"
 
-// httpSeries is one (surface, method, route, status class) series.
-type httpSeries struct {
-	surface, method, route string
-	class                  byte // '1'..'5'
-}
+// unmatchedRoute is the route label of requests no route matched: the path itself
+// would let a client create series.
+const unmatchedRoute = "unmatched"
 
 // httpMetrics holds the per-request histograms and the counters derived from a request.
 type httpMetrics struct {
-	set    *metrics.Set
-	mu     sync.RWMutex
-	series map[httpSeries]*metrics.PrometheusHistogram
+	duration *prometheus.HistogramVec
 	// refusals counts 429 answers per surface (rate limits and admission limits).
-	refusals  map[string]*metrics.Counter
-	started   map[string]*metrics.Counter // interviews started, by "env,test"
-	completed map[kv.Environment]*metrics.Counter
-	credits   *metrics.Counter
+	refusals  map[string]prometheus.Counter
+	started   map[startedKey]prometheus.Counter
+	completed map[kv.Environment]prometheus.Counter
+	credits   prometheus.Counter
+
+	// routes maps a route template to its series. It is replaced, never changed, when a
+	// route is first seen (templates are a fixed set of some hundred and fifty), so the
+	// request path reads it without a lock.
+	routes atomic.Pointer[map[string]*routeSeries]
+	grow   sync.Mutex // serialises replacements of routes
 }
 
-func newHTTPMetrics(set *metrics.Set) *httpMetrics {
-	m := &httpMetrics{set: set, series: map[httpSeries]*metrics.PrometheusHistogram{}, refusals: map[string]*metrics.Counter{},
-		started: map[string]*metrics.Counter{}, completed: map[kv.Environment]*metrics.Counter{}}
-	for _, s := range metricSurfaces {
-		m.refusals[s] = set.NewCounter(`interviewd_rate_limit_refusals_total{surface="` + s + `"}`)
-	}
-	for _, env := range []kv.Environment{kv.EnvTest, kv.EnvLive} {
-		for _, test := range []string{"false", "true"} {
-			m.started[string(env)+","+test] = set.NewCounter(`interviewd_interviews_started_total{env="` + string(env) + `",rehearsal="` + test + `"}`)
-		}
-		m.completed[env] = set.NewCounter(`interviewd_interviews_completed_total{env="` + string(env) + `"}`)
-	}
-	m.credits = set.NewCounter(`interviewd_credits_spent_total`)
-	return m
+// startedKey picks an interviews-started series.
+type startedKey struct {
+	env       kv.Environment
+	rehearsal bool
 }
+
+// routeSeries is one route's histograms, by method and status class, resolved from the
+// vector the first time each is needed: series exist only for what was answered.
+type routeSeries struct {
+	surface, route string
+	refusals       prometheus.Counter
+	byClass        [len(metricMethods)][len(statusClasses)]atomic.Pointer[prometheus.Observer]
+}
+
+// metricMethods are the method label's values; any other method counts as "other", so
+// a client cannot create series with made-up methods.
+var metricMethods = [...]string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "other"}
+
+// statusClasses are the status label's values, by the status code's first digit less one.
+var statusClasses = [5]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
 
 // metricSurfaces is every name surfaceOf returns; each has its refusal counter.
 var metricSurfaces = [...]string{"rest", "mcp", "participant", "app", "access", "oauth", "metrics", "other"}
+
+// newHTTPMetrics registers the HTTP side's metrics on reg. The counters a dashboard
+// sums are created at zero, so a rate is defined before the first event.
+func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "interviewd_http_request_duration_seconds",
+		Help:    "Time from a request's arrival to its answer being written, by API surface, method, route template and status class.",
+		Buckets: prometheus.DefBuckets,
+	}, []string{"surface", "method", "route", "status"})
+	refusals := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "interviewd_rate_limit_refusals_total",
+		Help: "Requests answered 429 Too Many Requests (rate and admission limits), by API surface.",
+	}, []string{"surface"})
+	started := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "interviewd_interviews_started_total",
+		Help: "Interviews started by a participant opening a link, by environment and whether it was a rehearsal.",
+	}, []string{"env", "rehearsal"})
+	completed := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "interviewd_interviews_completed_total",
+		Help: "Interviews completed by a participant's turn, by environment.",
+	}, []string{"env"})
+	credits := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "interviewd_credits_spent_total",
+		Help: "Interview credits spent: one per live, non-rehearsal interview started.",
+	})
+	reg.MustRegister(duration, refusals, started, completed, credits)
+
+	m := &httpMetrics{duration: duration, refusals: map[string]prometheus.Counter{}, started: map[startedKey]prometheus.Counter{},
+		completed: map[kv.Environment]prometheus.Counter{}, credits: credits}
+	for _, s := range metricSurfaces {
+		m.refusals[s] = refusals.WithLabelValues(s)
+	}
+	for _, env := range []kv.Environment{kv.EnvTest, kv.EnvLive} {
+		for _, test := range []bool{false, true} {
+			m.started[startedKey{env, test}] = started.WithLabelValues(string(env), strconv.FormatBool(test))
+		}
+		m.completed[env] = completed.WithLabelValues(string(env))
+	}
+	m.routes.Store(&map[string]*routeSeries{})
+	return m
+}
 
 // surfaceOf names the API surface a route belongs to: one of metricSurfaces.
 func surfaceOf(route string) string {
@@ -78,47 +132,66 @@ func surfaceOf(route string) string {
 	return "other"
 }
 
-// observe records one finished request. Series are created on first sight (route
-// templates and methods are a small, fixed set: unmatched paths share "unmatched") and
-// read under a read lock afterwards, so the steady state allocates nothing.
+// observe records one finished request under its route template ("" when no route
+// matched).
 func (m *httpMetrics) observe(c *fasthttp.RequestCtx, route string, seconds float64) {
 	if m == nil {
 		return
 	}
-	status := c.Response.StatusCode()
 	if route == "" {
-		route = "unmatched"
+		route = unmatchedRoute
 	}
-	k := httpSeries{surface: surfaceOf(route), route: route, class: byte('0' + min(max(status/100, 1), 5))}
-	k.method = knownMethod(c.Method())
-	m.mu.RLock()
-	h := m.series[k]
-	m.mu.RUnlock()
-	if h == nil {
-		m.mu.Lock()
-		if h = m.series[k]; h == nil {
-			name := `interviewd_http_request_duration_seconds{surface="` + k.surface + `",method="` + k.method +
-				`",route=` + strconv.Quote(route) + `,status="` + string(k.class) + `xx"}`
-			h = m.set.GetOrCreatePrometheusHistogram(name)
-			m.series[k] = h
-		}
-		m.mu.Unlock()
-	}
-	h.Update(seconds)
-	if c := m.refusals[k.surface]; c != nil && status == fasthttp.StatusTooManyRequests {
-		c.Inc()
+	rs := m.route(route)
+	status := c.Response.StatusCode()
+	rs.observer(m, methodIndex(c.Method()), min(max(status/100, 1), 5)-1).Observe(seconds)
+	if status == fasthttp.StatusTooManyRequests {
+		rs.refusals.Inc()
 	}
 }
 
-// knownMethod maps a request method to a constant string, so a client cannot create
-// series with made-up methods.
-func knownMethod(b []byte) string {
-	for _, m := range [...]string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"} {
+// route returns the series of a route template, adding them on first sight.
+func (m *httpMetrics) route(route string) *routeSeries {
+	if rs := (*m.routes.Load())[route]; rs != nil {
+		return rs
+	}
+	m.grow.Lock()
+	defer m.grow.Unlock()
+	old := *m.routes.Load()
+	if rs := old[route]; rs != nil { // added meanwhile
+		return rs
+	}
+	surface := surfaceOf(route)
+	rs := &routeSeries{surface: surface, route: route, refusals: m.refusals[surface]}
+	next := make(map[string]*routeSeries, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[route] = rs
+	m.routes.Store(&next)
+	return rs
+}
+
+// observer returns the route's histogram for a method and status class (indexes into
+// metricMethods and statusClasses), resolving it from the vector on first use. Two
+// requests resolving it at once get the same child from the vector.
+func (rs *routeSeries) observer(m *httpMetrics, method, class int) prometheus.Observer {
+	p := &rs.byClass[method][class]
+	if o := p.Load(); o != nil {
+		return *o
+	}
+	o := m.duration.WithLabelValues(rs.surface, metricMethods[method], rs.route, statusClasses[class])
+	p.Store(&o)
+	return o
+}
+
+// methodIndex maps a request method to its index in metricMethods.
+func methodIndex(b []byte) int {
+	for i, m := range metricMethods[:len(metricMethods)-1] {
 		if string(b) == m {
-			return m
+			return i
 		}
 	}
-	return "other"
+	return len(metricMethods) - 1
 }
 
 // interviewOpened counts an interview started by opening a link, and the credit it spent.
@@ -127,7 +200,9 @@ func (m *httpMetrics) interviewOpened(o kv.Opened) {
 		return
 	}
 	iv := o.Interview
-	m.started[string(iv.Env)+","+strconv.FormatBool(iv.IsTest)].Inc()
+	if c := m.started[startedKey{iv.Env, iv.IsTest}]; c != nil {
+		c.Inc()
+	}
 	if !iv.IsTest && iv.Env == kv.EnvLive { // kv.OpenLink spends one credit exactly then
 		m.credits.Inc()
 	}
@@ -143,16 +218,16 @@ func (m *httpMetrics) interviewTurned(before string, iv kv.Interview) {
 	}
 }
 
-// handleMetrics serves the Prometheus text on the main listener only when that listener
-// is bound to loopback, and then only to loopback clients whose request no reverse
-// proxy forwarded (a proxy on the same host makes every client look local); everyone
-// else gets the same 404 as any unknown path.
+// handleMetrics serves the exposition on the main listener only when that listener is
+// bound to loopback, and then only to loopback clients whose request no reverse proxy
+// forwarded (a proxy on the same host makes every client look local); everyone else
+// gets the same 404 as any unknown path.
 func (s *Server) handleMetrics(c *fasthttp.RequestCtx) {
 	if !s.metricsOnMain || !c.RemoteIP().IsLoopback() || forwarded(&c.Request.Header) {
 		s.handleNotFound(c)
 		return
 	}
-	s.MetricsHandler()(c)
+	s.metricsServe(c)
 }
 
 func forwarded(h *fasthttp.RequestHeader) bool {
@@ -164,14 +239,31 @@ func forwarded(h *fasthttp.RequestHeader) bool {
 	return false
 }
 
-// MetricsHandler serves the metrics text to anyone who reaches it: for the dedicated
+// MetricsHandler serves the exposition to anyone who reaches it: for the dedicated
 // --metrics-addr listener.
-func (s *Server) MetricsHandler() fasthttp.RequestHandler {
+func (s *Server) MetricsHandler() fasthttp.RequestHandler { return s.metricsServe }
+
+// newMetricsHandler is the Prometheus client's own handler for reg, adapted to
+// fasthttp: it negotiates the format with the scraper (the text format unless asked
+// otherwise), compresses when asked, and counts its scrapes and its errors on reg
+// (promhttp_metric_handler_*). A collector that fails leaves its families out and is
+// logged; the rest are still served.
+func newMetricsHandler(reg *prometheus.Registry, log *zerolog.Logger) fasthttp.RequestHandler {
+	h := promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		ErrorLog:      promLogger{log},
+		ErrorHandling: promhttp.ContinueOnError,
+		Registry:      reg,
+	}))
+	serve := fasthttpadaptor.NewFastHTTPHandler(h)
 	return func(c *fasthttp.RequestCtx) {
-		var b bytes.Buffer
-		s.metricsSet.WritePrometheus(&b)
-		c.SetContentType("text/plain; version=0.0.4; charset=utf-8")
+		serve(c)
 		c.Response.Header.Set("Cache-Control", "no-store")
-		c.SetBody(b.Bytes())
 	}
+}
+
+// promLogger writes the metrics handler's errors to the server's log.
+type promLogger struct{ log *zerolog.Logger }
+
+func (l promLogger) Println(v ...any) {
+	l.log.Error().Str("source", "metrics").Msg(fmt.Sprint(v...))
 }

@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
@@ -34,7 +35,6 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
-	"interviewd/metrics"
 	"interviewd/sms"
 )
 
@@ -53,8 +53,9 @@ type Config struct {
 	AccessLogger *zerolog.Logger
 	// RateLimits configures admission; the zero value means DefaultRateLimits.
 	RateLimits *RateLimits
-	// Metrics receives the request metrics; nil keeps a private set.
-	Metrics *metrics.Set
+	// Metrics is the Prometheus registry the request metrics are registered on and
+	// /metrics serves; nil keeps a private one.
+	Metrics *prometheus.Registry
 	// MetricsElsewhere stops /metrics on this listener (it is served on its own
 	// address); otherwise loopback clients may read it here.
 	MetricsElsewhere bool
@@ -132,8 +133,9 @@ type Server struct {
 	tools     *surface
 	toolChain handler
 
-	metricsSet    *metrics.Set
+	metricsReg    *prometheus.Registry
 	metrics       *httpMetrics
+	metricsServe  fasthttp.RequestHandler
 	metricsOnMain bool
 	hsts          bool
 	presign       bool
@@ -153,16 +155,17 @@ func New(cfg Config) *Server {
 		studyRenders: newStudyRenders(),
 		transcripts:  newTranscriptRenders(),
 
-		metricsSet:    cfg.Metrics,
+		metricsReg:    cfg.Metrics,
 		metricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
 		hsts:          cfg.HSTS,
 		sms:           cfg.SMS,
 		presign:       cfg.BlobsPresign,
 	}
-	if s.metricsSet == nil {
-		s.metricsSet = metrics.NewSet()
+	if s.metricsReg == nil {
+		s.metricsReg = prometheus.NewRegistry()
 	}
-	s.metrics = newHTTPMetrics(s.metricsSet)
+	s.metrics = newHTTPMetrics(s.metricsReg)
+	s.metricsServe = newMetricsHandler(s.metricsReg, &s.log)
 	if s.baseURL == "" {
 		s.baseURL = "http://localhost:8080"
 	}
