@@ -2,11 +2,10 @@ package mail
 
 import (
 	"bytes"
+	"html/template"
 	"strings"
 	"sync"
 	"time"
-
-	"interviewd/internal/html/template"
 )
 
 // The messages interviewd sends. Each subject says what the message is for; codes are in

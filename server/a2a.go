@@ -15,10 +15,10 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	a2alog "github.com/a2aproject/a2a-go/v2/log"
+	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 
-	"interviewd/internal/router"
 	"interviewd/kv"
 )
 

@@ -10,9 +10,9 @@ import (
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
-	"interviewd/internal/router"
 	"interviewd/kv"
 )
 

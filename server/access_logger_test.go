@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fasthttp/router"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
-	"interviewd/internal/router"
 	"interviewd/kv"
 )
 

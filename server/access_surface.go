@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
 
-	"interviewd/internal/router"
 	"interviewd/kv"
 	"interviewd/sms"
 )

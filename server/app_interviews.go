@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
+	"html/template"
 	"net/url"
 	"strconv"
 	"strings"
 
-	"interviewd/internal/html/template"
 	"interviewd/kv"
 	"interviewd/webui"
 )

@@ -1,9 +1,9 @@
 package server
 
 import (
+	"html/template"
 	"sync"
 
-	"interviewd/internal/html/template"
 	"interviewd/kv"
 )
 

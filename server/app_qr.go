@@ -3,12 +3,11 @@ package server
 import (
 	"bytes"
 	"encoding/base64"
+	"html/template"
 	"image/png"
 
 	"github.com/boombuler/barcode"
 	"github.com/boombuler/barcode/qr"
-
-	"interviewd/internal/html/template"
 )
 
 // qrDataURI returns text as a QR code, a PNG data: URI an <img> can show under the app's

@@ -1,10 +1,10 @@
 package server
 
 import (
+	"html/template"
 	"net/url"
 	"strings"
 
-	"interviewd/internal/html/template"
 	"interviewd/kv"
 	"interviewd/webui"
 )

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
-	"interviewd/internal/router"
 	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/webui"

@@ -65,94 +65,34 @@ func planInput(t reflect.Type) *inputPlan {
 			continue // filled by a surface-specific binder (an upload's stream), never from JSON
 		}
 		fp := fieldPlan{index: i, typ: f.Type, tag: f.Tag}
-		tag := readTag(f.Tag)
-		switch {
-		case tag.get("path") != "":
-			fp.src, fp.name = srcPath, tag.get("path")
-		case tag.get("query") != "":
-			fp.src, fp.name = srcQuery, tag.get("query")
+		tag := f.Tag
+		switch path, query := tag.Get("path"), tag.Get("query"); {
+		case path != "":
+			fp.src, fp.name = srcPath, path
+		case query != "":
+			fp.src, fp.name = srcQuery, query
 		default:
-			fp.src, fp.name = srcBody, strings.Split(tag.get("json"), ",")[0]
+			fp.src, fp.name = srcBody, strings.Split(tag.Get("json"), ",")[0]
 			p.hasBody = true
 		}
 		if fp.name == "" || fp.name == "-" {
 			panic(fmt.Sprintf("input %s field %s has no wire name", t, f.Name))
 		}
-		fp.required = tag.get("required") == "true" || fp.src == srcPath
-		if e := tag.get("enum"); e != "" {
+		fp.required = tag.Get("required") == "true" || fp.src == srcPath
+		if e := tag.Get("enum"); e != "" {
 			fp.enum = strings.Split(e, ",")
 		}
-		fp.min = intTag(tag.get("min"))
-		fp.max = intTag(tag.get("max"))
-		if m := intTag(tag.get("minLength")); m != nil {
+		fp.min = intTag(tag.Get("min"))
+		fp.max = intTag(tag.Get("max"))
+		if m := intTag(tag.Get("minLength")); m != nil {
 			fp.minLen = *m
 		}
-		if m := intTag(tag.get("maxLength")); m != nil {
+		if m := intTag(tag.Get("maxLength")); m != nil {
 			fp.maxLen = *m
 		}
 		p.fields = append(p.fields, fp)
 	}
 	return p
-}
-
-// tagPairs is a struct tag read once. A plan asks each field for eight keys, and each
-// StructTag.Get scans the whole tag, doc text and all, again: with every operation
-// planned at start-up, reading each tag once made the server's construction a
-// fifth cheaper.
-type tagPairs []struct{ key, value string }
-
-// readTag splits tag into its key:"value" pairs by the grammar of StructTag.Lookup: a
-// malformed remainder ends the list, as it ends Lookup's search, and a value that does
-// not unquote reads as "" for its key (Lookup gives up on that key only).
-func readTag(tag reflect.StructTag) tagPairs {
-	var pairs tagPairs
-	for tag != "" {
-		i := 0
-		for i < len(tag) && tag[i] == ' ' {
-			i++
-		}
-		tag = tag[i:]
-		if tag == "" {
-			break
-		}
-		i = 0
-		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
-			i++
-		}
-		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
-			break
-		}
-		key := string(tag[:i])
-		tag = tag[i+1:]
-		i = 1
-		for i < len(tag) && tag[i] != '"' {
-			if tag[i] == '\\' {
-				i++
-			}
-			i++
-		}
-		if i >= len(tag) {
-			break
-		}
-		quoted := string(tag[:i+1])
-		tag = tag[i+1:]
-		value, err := strconv.Unquote(quoted)
-		if err != nil {
-			value = ""
-		}
-		pairs = append(pairs, struct{ key, value string }{key, value})
-	}
-	return pairs
-}
-
-// get returns the value of key, "" when absent; the first pair wins, as in Lookup.
-func (t tagPairs) get(key string) string {
-	for _, p := range t {
-		if p.key == key {
-			return p.value
-		}
-	}
-	return ""
 }
 
 func intTag(s string) *int {

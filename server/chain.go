@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fasthttp/router"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
-
-	"interviewd/internal/router"
 )
 
 // A surface is one way into interviewd (the REST research API, MCP, the participant

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
-	"interviewd/internal/router"
 	"interviewd/kv"
 )
 
@@ -72,8 +72,9 @@ func mustServeRoutesWith(t *testing.T, configure func(*Config), register func(s 
 	cfg := Config{DB: mustOpenDB(t), Log: zerolog.New(logs), AccessLog: true, BaseURL: testBaseURL}
 	configure(&cfg)
 	srv := New(cfg)
-	r := router.New()
+	r := newRouter()
 	r.NotFound = srv.handleNotFound
+	r.MethodNotAllowed = srv.handleMethodNotAllowed
 	register(srv, r)
 	hs := &fasthttp.Server{Handler: srv.pipeline(r.Handler)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,9 +1,8 @@
 package server
 
 import (
+	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
-
-	"interviewd/internal/router"
 )
 
 // Health probes for load balancers and orchestrators: unauthenticated, outside the

@@ -12,11 +12,10 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/valyala/fasthttp"
-
-	"interviewd/internal/router"
 )
 
 // resourceMCP is the MCP surface's path and protected-resource path suffix.

@@ -6,7 +6,8 @@ import (
 	"net/url"
 	"strings"
 
-	"interviewd/internal/router"
+	"github.com/fasthttp/router"
+
 	"interviewd/kv"
 )
 

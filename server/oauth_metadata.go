@@ -1,9 +1,9 @@
 package server
 
 import (
+	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
-	"interviewd/internal/router"
 	"interviewd/kv"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 
-	"interviewd/internal/router"
 	"interviewd/kv"
 )
 

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 	"github.com/valyala/fasthttp"
-
-	"interviewd/internal/router"
 )
 
 // OpenAPIVersion is the research API's info.version.

@@ -4,7 +4,8 @@ import (
 	"reflect"
 	"strings"
 
-	"interviewd/internal/router"
+	"github.com/fasthttp/router"
+
 	"interviewd/moderator"
 	"interviewd/webui"
 )

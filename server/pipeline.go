@@ -133,6 +133,7 @@ func (s *Server) handleNotFound(c *fasthttp.RequestCtx) {
 }
 
 func (s *Server) handleMethodNotAllowed(c *fasthttp.RequestCtx) {
+	fixAllow(c)
 	if isAppPath(c.Path()) {
 		s.app.notAllowed(c)
 		return

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"interviewd/internal/router"
+	"github.com/fasthttp/router"
 )
 
 // resourceAPI is the REST surface's protected-resource path suffix.

@@ -31,7 +31,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
-	"interviewd/internal/router"
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
@@ -94,7 +93,6 @@ type Config struct {
 
 // Server is the HTTP side of interviewd.
 type Server struct {
-	routes    []router.Route // every route the server registered (the router keeps none for itself)
 	db        *kv.DB
 	jobs      *jobs.Runner
 	log       zerolog.Logger
@@ -200,7 +198,7 @@ func New(cfg Config) *Server {
 	s.tools = s.toolSurface()
 	s.tools.log = &s.log
 	s.toolChain = s.tools.chain(runOperation)
-	r := router.New()
+	r := newRouter()
 	r.NotFound = s.handleNotFound
 	r.MethodNotAllowed = s.handleMethodNotAllowed
 	s.routeREST(r)
@@ -213,7 +211,6 @@ func New(cfg Config) *Server {
 	s.routeOAuth(r, cfg)      // after the app: the authorization endpoint is one of its pages
 	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
-	s.routes = r.Routes()
 	s.handler = s.pipeline(r.Handler)
 	s.http = &fasthttp.Server{
 		Handler:            s.handler,

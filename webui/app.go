@@ -3,13 +3,12 @@ package webui
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"io"
 	"io/fs"
 	"path"
 	"strings"
 	"sync"
-
-	"interviewd/internal/html/template"
 )
 
 // The researcher web app's pages. Every file templates/app_*.html except the shared
@@ -192,15 +191,9 @@ func (u *UI) RenderApp(w io.Writer, name string, p AppPage) error {
 	return err
 }
 
-// appFuncs are the helpers app templates may call beside asset. Templates read fields
-// and call funcs, never methods (see interviewd/internal/html/template): a value
-// computed from page data is a func here.
+// appFuncs are the helpers app templates may call beside asset.
 func appFuncs() template.FuncMap {
 	return template.FuncMap{
-		"live":        AppShell.Live,
-		"errorList":   FieldErrors.List,
-		"modeTargets": StudyPage.ModeTargets,
-		"studyRows":   StudiesPage.RowsHTML,
 		// plural picks the singular or plural word for n.
 		"plural": func(n int, one, many string) string {
 			if n == 1 {

@@ -3,10 +3,9 @@ package webui
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"io"
 	"sort"
-
-	"interviewd/internal/html/template"
 )
 
 // The research pages of the app: studies, interviews, transcripts, exports and the

@@ -1,9 +1,8 @@
 package webui
 
 import (
+	"html/template"
 	"strings"
-
-	"interviewd/internal/html/template"
 )
 
 // The research pages' long lists — a transcript's messages, the studies list's rows —

@@ -2,10 +2,9 @@ package webui
 
 import (
 	"bytes"
+	"html/template"
 	"strings"
 	"testing"
-
-	"interviewd/internal/html/template"
 )
 
 func renderApp(tb testing.TB, u *UI, page string, shell AppShell, data any) string {

@@ -10,14 +10,13 @@ import (
 	"embed"
 	"encoding/base64"
 	"fmt"
+	"html/template"
 	"io"
 	"io/fs"
 	"mime"
 	"path"
 	"strings"
 	"sync"
-
-	"interviewd/internal/html/template"
 )
 
 //go:embed templates/*.html
@@ -107,7 +106,7 @@ func New() (*UI, error) {
 	if _, err := fs.Stat(staticFiles, "static"); err != nil {
 		return nil, fmt.Errorf("webui: index static files: %w", err)
 	}
-	funcs := template.FuncMap{"asset": u.AssetURL, "notices": InterviewPage.Notices}
+	funcs := template.FuncMap{"asset": u.AssetURL}
 	for _, page := range []string{PageInterview, PageNotice} {
 		u.pages[page] = sync.OnceValues(func() (*template.Template, error) {
 			t, err := template.New(page).Funcs(funcs).ParseFS(templateFiles,

@@ -2,11 +2,10 @@ package webui
 
 import (
 	"bytes"
+	"html/template"
 	"regexp"
 	"strings"
 	"testing"
-
-	"interviewd/internal/html/template"
 )
 
 func mustUI(tb testing.TB) *UI {

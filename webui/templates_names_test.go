@@ -12,13 +12,12 @@ import (
 	"text/template/parse"
 )
 
-// TestTemplatesNameOnlyFields checks every page template, every branch of it, against
+// TestTemplateNamesDeclared checks every page template, every branch of it, against
 // the Go source of the packages whose types pages show (webui, server, kv): each .Name
-// a template reads must be declared as a struct field somewhere there. Templates never
-// call methods (interviewd/internal/html/template refuses them at execution), so a
-// .Name that is only a method would fail a page only when that branch runs; this finds
-// it before then.
-func TestTemplatesNameOnlyFields(t *testing.T) {
+// a template reads must be declared there as a struct field or a method. A misspelt
+// name fails a page only when its branch runs (an error page, a rare state); this
+// finds it before then.
+func TestTemplateNamesDeclared(t *testing.T) {
 	fields, methods := declaredNames(t, ".", "../server", "../kv")
 	used := map[string][]string{} // name → templates reading it
 	err := fs.WalkDir(templateFiles, "templates", func(p string, d fs.DirEntry, err error) error {
@@ -48,17 +47,13 @@ func TestTemplatesNameOnlyFields(t *testing.T) {
 	}
 	var bad []string
 	for name, in := range used {
-		if !fields[name] {
-			what := "no struct field"
-			if methods[name] {
-				what = "a method, not a field"
-			}
-			bad = append(bad, "."+name+" ("+what+") in "+strings.Join(in, ", "))
+		if !fields[name] && !methods[name] {
+			bad = append(bad, "."+name+" in "+strings.Join(in, ", "))
 		}
 	}
 	sort.Strings(bad)
 	for _, b := range bad {
-		t.Errorf("%s: make it a field or a func in the FuncMap", b)
+		t.Errorf("%s: no struct field or method of that name in webui, server or kv", b)
 	}
 }
 
