@@ -214,6 +214,7 @@ func TestS3EndToEnd(t *testing.T) {
 	b := mustBootEnv(t, srv.Env, "--data", s.data, "--blobs", srv.URL(), "--blobs-presign", "--rate-limits", "off")
 	c := &s3Client{t: t, base: b.url, key: s.key, http: &http.Client{Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	c.logs = b.logs.String // a failed export shows what the server logged
 	if !strings.Contains(b.logs.String(), `"blobs":"s3://`+srv.Bucket+`/ at http://`+srv.Addr+`"`) {
 		t.Fatalf("the start-up line does not name the bucket:\n%s", b.logs.String())
 	}
