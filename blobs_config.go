@@ -10,8 +10,9 @@ import (
 )
 
 const blobsFlagHelp = "where uploads, export artifacts and plugins are kept: empty for DATA/blobs, a folder, or an S3-compatible bucket " +
-	"s3://BUCKET[/PREFIX]?endpoint=HOST:PORT&region=REGION (endpoint may be http://HOST:PORT; the credential comes from " +
-	"AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN)"
+	"s3://BUCKET[/PREFIX]?endpoint=HOST:PORT&region=REGION[&sse=s3|kms[&kms_key=KEY_ID]] (endpoint may be http://HOST:PORT; " +
+	"the credential is AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, else MINIO_ROOT_USER and MINIO_ROOT_PASSWORD, " +
+	"the shared credentials file (AWS_PROFILE), or an IAM role: IRSA, ECS task role, EC2 instance profile)"
 
 const blobsPresignHelp = "answer export downloads through signed URLs and the web app with a redirect to a presigned URL of the " +
 	"S3 bucket (for buckets clients can reach), so artifacts do not pass through the node"

@@ -214,6 +214,7 @@ func TestS3EndToEnd(t *testing.T) {
 	b := mustBootEnv(t, srv.Env, "--data", s.data, "--blobs", srv.URL(), "--blobs-presign", "--rate-limits", "off")
 	c := &s3Client{t: t, base: b.url, key: s.key, http: &http.Client{Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	c.logs = b.logs.String // a failed export shows what the server logged
 	if !strings.Contains(b.logs.String(), `"blobs":"s3://`+srv.Bucket+`/ at http://`+srv.Addr+`"`) {
 		t.Fatalf("the start-up line does not name the bucket:\n%s", b.logs.String())
 	}
@@ -382,6 +383,44 @@ func TestS3EndToEnd(t *testing.T) {
 	}
 }
 
+// TestS3CredentialFileServe runs the server with --blobs and no keys in its
+// configuration: it finds its credential in the shared credentials file, under the
+// profile AWS_PROFILE names, is ready, and stores an upload in the bucket.
+func TestS3CredentialFileServe(t *testing.T) {
+	srv := blobstest.Start(t)
+	s := mustSeedS3(t, srv)
+	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY", "AWS_SESSION_TOKEN",
+		"MINIO_ROOT_USER", "MINIO_ROOT_PASSWORD", "MINIO_ACCESS_KEY", "MINIO_SECRET_KEY", "AWS_CONFIG_FILE",
+		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI"} {
+		t.Setenv(v, "")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	file := filepath.Join(home, "s3-credentials")
+	ini := "[interviewd]\naws_access_key_id = " + blobstest.Access + "\naws_secret_access_key = " + blobstest.Secret + "\n"
+	if err := os.WriteFile(file, []byte(ini), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", file)
+	t.Setenv("AWS_PROFILE", "interviewd")
+	noKeys := func(string) (string, bool) { return "", false }
+	b := mustBootEnv(t, noKeys, "--data", s.data, "--blobs", srv.URL(), "--rate-limits", "off")
+	if status, body := get(t, b.url+"/readyz", ""); status != 200 {
+		t.Fatalf("readyz: %d %s", status, body)
+	}
+	c := &s3Client{t: t, base: b.url, key: s.key, http: &http.Client{Timeout: time.Minute}}
+	resp, body := c.upload("notes.txt", "Kept with the profile's key.")
+	var fh struct {
+		FileID string `json:"file_id"`
+	}
+	if resp.StatusCode != 201 && resp.StatusCode != 200 || json.Unmarshal(body, &fh) != nil || fh.FileID == "" {
+		t.Fatalf("upload: %d %s", resp.StatusCode, body)
+	}
+	if got, err := objectBytes(t, srv.Client(), srv.Bucket, "files/"+fh.FileID); err != nil || string(got) != "Kept with the profile's key." {
+		t.Fatalf("uploaded object: %q %v", got, err)
+	}
+}
+
 // TestBlobsFlags checks --blobs, INTERVIEWD_BLOBS and --blobs-presign before anything
 // touches the data folder.
 func TestBlobsFlags(t *testing.T) {
@@ -395,8 +434,12 @@ func TestBlobsFlags(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"ErrNoCredential", []string{"--blobs", "s3://media?endpoint=127.0.0.1:9"}, nil, "--blobs: s3://media: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
-		{"ErrNoCredentialFromEnv", nil, map[string]string{"INTERVIEWD_BLOBS": "s3://media?endpoint=127.0.0.1:9"}, "set AWS_ACCESS_KEY_ID"},
+		{"ErrHalfACredential", []string{"--blobs", "s3://media?endpoint=127.0.0.1:9"}, map[string]string{"AWS_ACCESS_KEY_ID": "a"},
+			"--blobs: s3://media: AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not"},
+		{"ErrHalfACredentialFromEnv", nil, map[string]string{"INTERVIEWD_BLOBS": "s3://media?endpoint=127.0.0.1:9", "AWS_SECRET_ACCESS_KEY": "b"},
+			"AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not"},
+		{"ErrSSE", []string{"--blobs", "s3://media?endpoint=127.0.0.1:9&sse=aes"}, nil, `--blobs: s3://media: sse="aes"; want sse=s3 (SSE-S3) or sse=kms (SSE-KMS)`},
+		{"ErrKMSKeyWithoutKMS", []string{"--blobs", "s3://media?endpoint=127.0.0.1:9&kms_key=k"}, nil, "kms_key is the key of sse=kms"},
 		{"ErrScheme", []string{"--blobs", "gs://media"}, nil, "unknown scheme gs"},
 		{"ErrEndpoint", []string{"--blobs", "s3://media?endpoint=ftp://x"}, map[string]string{"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"}, "want host:port"},
 		{"ErrPresignOnFolder", []string{"--blobs-presign"}, nil, "--blobs-presign needs --blobs s3://"},

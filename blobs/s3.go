@@ -1,7 +1,9 @@
 package blobs
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -12,82 +14,23 @@ import (
 	"strings"
 	"time"
 
-	"interviewd/blobs/s3client"
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/minio/minio-go/v7/pkg/encrypt"
 )
 
-// S3Config names a bucket of an S3-compatible service (AWS S3, Cloudflare R2, Garage,
-// MinIO, Ceph, versitygw, ...) and the credential to reach it.
-type S3Config struct {
-	Endpoint string // host[:port]
-	Secure   bool   // https
-	Region   string
-	Bucket   string
-	// Prefix is prepended to every key ("interviewd/" to share a bucket); "" or ending
-	// in a slash.
-	Prefix                             string
-	AccessKey, SecretKey, SessionToken string
-}
-
-// ParseS3URL reads a --blobs value, s3://BUCKET[/PREFIX]?endpoint=URL&region=REGION.
-// endpoint is host[:port] (https) or an http:// or https:// URL; without it the store is
-// AWS S3 (s3.REGION.amazonaws.com). The credential comes from AWS_ACCESS_KEY_ID,
-// AWS_SECRET_ACCESS_KEY and, when set, AWS_SESSION_TOKEN, read through env.
-func ParseS3URL(raw string, env func(string) (string, bool)) (S3Config, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "s3" {
-		return S3Config{}, fmt.Errorf("%q: want s3://bucket?endpoint=host:port&region=region", raw)
-	}
-	if u.User != nil {
-		return S3Config{}, fmt.Errorf("s3://%s: put the credential in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, not in the URL", u.Host)
-	}
-	cfg := S3Config{Bucket: u.Host, Secure: true}
-	if cfg.Bucket == "" {
-		return S3Config{}, fmt.Errorf("%q: the bucket is missing (s3://bucket?...)", raw)
-	}
-	if p := strings.Trim(u.Path, "/"); p != "" {
-		if err := checkKey(p); err != nil {
-			return S3Config{}, fmt.Errorf("%q: the prefix %q is not a clean path", raw, p)
-		}
-		cfg.Prefix = p + "/"
-	}
-	q := u.Query()
-	for k := range q {
-		if k != "endpoint" && k != "region" {
-			return S3Config{}, fmt.Errorf("%q: unknown parameter %q; want endpoint and region", raw, k)
-		}
-	}
-	cfg.Region = q.Get("region")
-	ep := q.Get("endpoint")
-	switch {
-	case ep == "" && cfg.Region != "":
-		cfg.Endpoint = "s3." + cfg.Region + ".amazonaws.com"
-	case ep == "":
-		cfg.Endpoint = "s3.amazonaws.com"
-	case strings.Contains(ep, "://"):
-		eu, err := url.Parse(ep)
-		if err != nil || (eu.Scheme != "http" && eu.Scheme != "https") || eu.Host == "" || strings.Trim(eu.Path, "/") != "" {
-			return S3Config{}, fmt.Errorf("endpoint %q: want host:port, http://host:port or https://host", ep)
-		}
-		cfg.Endpoint, cfg.Secure = eu.Host, eu.Scheme == "https"
-	default:
-		if strings.ContainsAny(ep, "/?#@") {
-			return S3Config{}, fmt.Errorf("endpoint %q: want host:port, http://host:port or https://host", ep)
-		}
-		cfg.Endpoint = ep
-	}
-	cfg.AccessKey, _ = env("AWS_ACCESS_KEY_ID")
-	cfg.SecretKey, _ = env("AWS_SECRET_ACCESS_KEY")
-	cfg.SessionToken, _ = env("AWS_SESSION_TOKEN")
-	if cfg.AccessKey == "" || cfg.SecretKey == "" {
-		return S3Config{}, fmt.Errorf("s3://%s: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to the bucket's credential", cfg.Bucket)
-	}
-	return cfg, nil
-}
+// PartSize is the size of each part of a multipart upload; a blob larger than this goes
+// up in parts. 16 MiB: small enough that one upload in flight buffers one part (uploads
+// are held in memory a part at a time), large enough that a 50 MB document is four
+// requests, not ten, and that 10,000 parts (S3's limit) reach 156 GiB, far past any blob
+// interviewd writes. It is minio-go's own threshold and above S3's 5 MiB minimum part.
+const PartSize = 16 << 20
 
 // S3 is the store of several nodes: every key an object in one bucket.
 type S3 struct {
-	c   *s3client.Client
+	c   *minio.Client
 	cfg S3Config
+	sse encrypt.ServerSide // nil: the bucket's default
 }
 
 // NewS3 returns the store for cfg. It does not contact the service: a bucket that is
@@ -104,23 +47,35 @@ func NewS3(_ context.Context, cfg S3Config) (*S3, error) {
 		ExpectContinueTimeout: 10 * time.Second,
 		DisableCompression:    true,
 	}
-	c, err := s3client.New(s3client.Config{
-		Endpoint: cfg.Endpoint,
-		Secure:   cfg.Secure,
-		Region:   cfg.Region,
-		Bucket:   cfg.Bucket,
-		Credential: s3client.Credential{
-			AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, SessionToken: cfg.SessionToken,
-		},
+	if cfg.RootCAs != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12}
+	}
+	c, err := minio.New(cfg.Endpoint, &minio.Options{
+		Creds:     credentials.NewChainCredentials(credentialProviders(cfg)),
+		Secure:    cfg.Secure,
+		Region:    cfg.Region,
 		Transport: tr,
+		// Every upload carries a CRC32C of its bytes (of each part, and of the whole),
+		// which the service checks before it stores them: on https the payload is not
+		// signed, so this is what refuses bytes changed on the way.
+		TrailingHeaders: true,
 		// A refused connection is retried a few times, not ten: a bucket that is down
-		// answers 503 within a second instead of holding the request.
-		Attempts: 3,
+		// answers 503 within seconds instead of holding the request.
+		MaxRetries: 3,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3://%s: %w", cfg.Bucket, err)
 	}
-	return &S3{c: c, cfg: cfg}, nil
+	s := &S3{c: c, cfg: cfg}
+	switch cfg.SSE {
+	case SSES3:
+		s.sse = encrypt.NewSSE()
+	case SSEKMS:
+		if s.sse, err = encrypt.NewSSEKMS(cfg.KMSKeyID, nil); err != nil {
+			return nil, fmt.Errorf("s3://%s: %w", cfg.Bucket, err)
+		}
+	}
+	return s, nil
 }
 
 func (s *S3) String() string {
@@ -137,8 +92,8 @@ func (s *S3) object(key string) string { return s.cfg.Prefix + key }
 // context itself, anything else (the service unreachable, a 5xx, a refused credential, a
 // missing bucket) ErrUnavailable.
 func s3Err(op, key string, err error) error {
-	var resp *s3client.Error
-	if errors.As(err, &resp) && resp.NotFound() {
+	resp := minio.ToErrorResponse(err)
+	if resp.Code == "NoSuchKey" || (resp.StatusCode == http.StatusNotFound && resp.Code != "NoSuchBucket") {
 		return notExist(op, key)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -147,14 +102,43 @@ func s3Err(op, key string, err error) error {
 	return unavailable(op, key, err)
 }
 
+// Put stores r under key: in one PUT up to PartSize, as a multipart upload past it (a
+// failed one is aborted, so nothing of it stays in the bucket).
 func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	if size >= 0 {
+	switch {
+	case size == 0:
+		// Nothing is read for an empty object: a stream that is not empty must fail
+		// here, as it does in a folder.
+		if err := (&sizedReader{r: r}).end(); err != nil {
+			return &opError{op: "put", key: key, err: err}
+		}
+		r = bytes.NewReader(nil)
+	case size > 0:
 		r = newSizedReader(r, size)
+	default:
+		// Of unknown length: read up to a part. A stream that ends within it goes up in
+		// one PUT of that size; a longer one as a multipart upload of unknown length,
+		// which would otherwise be used for every stream, however small.
+		var head bytes.Buffer
+		n, err := io.CopyN(&head, ctxReader{ctx, r}, PartSize)
+		switch {
+		case errors.Is(err, io.EOF):
+			r, size = bytes.NewReader(head.Bytes()), n
+		case err != nil:
+			return &opError{op: "put", key: key, err: err}
+		default:
+			r = io.MultiReader(&head, r)
+		}
 	}
-	if err := s.c.PutObject(ctx, s.object(key), r, size, "application/octet-stream"); err != nil {
+	_, err := s.c.PutObject(ctx, s.cfg.Bucket, s.object(key), r, size, minio.PutObjectOptions{
+		ContentType:          "application/octet-stream",
+		PartSize:             PartSize,
+		ServerSideEncryption: s.sse,
+	})
+	if err != nil {
 		if errors.Is(err, errSizeMismatch) {
 			return &opError{op: "put", key: key, err: err}
 		}
@@ -167,29 +151,34 @@ func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, int64, error) 
 	if err := checkKey(key); err != nil {
 		return nil, 0, err
 	}
-	body, info, err := s.c.GetObject(ctx, s.object(key))
+	obj, err := s.c.GetObject(ctx, s.cfg.Bucket, s.object(key), minio.GetObjectOptions{})
 	if err != nil {
 		return nil, 0, s3Err("get", key, err)
 	}
-	return body, info.Size, nil
+	st, err := obj.Stat() // sends the GET: a missing key fails here
+	if err != nil {
+		obj.Close()
+		return nil, 0, s3Err("get", key, err)
+	}
+	return obj, st.Size, nil
 }
 
 func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
 	if err := checkKey(key); err != nil {
 		return Info{}, err
 	}
-	info, err := s.c.HeadObject(ctx, s.object(key))
+	st, err := s.c.StatObject(ctx, s.cfg.Bucket, s.object(key), minio.StatObjectOptions{})
 	if err != nil {
 		return Info{}, s3Err("stat", key, err)
 	}
-	return Info{Key: key, Size: info.Size, ModTime: info.LastModified}, nil
+	return Info{Key: key, Size: st.Size, ModTime: st.LastModified}, nil
 }
 
 func (s *S3) Delete(ctx context.Context, key string) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	if err := s.c.DeleteObject(ctx, s.object(key)); err != nil {
+	if err := s.c.RemoveObject(ctx, s.cfg.Bucket, s.object(key), minio.RemoveObjectOptions{}); err != nil {
 		if err := s3Err("delete", key, err); errors.Is(err, ErrUnavailable) {
 			return err
 		}
@@ -198,13 +187,14 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 }
 
 func (s *S3) List(ctx context.Context, prefix string) ([]Info, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops the listing goroutine on an early return
 	var out []Info
-	err := s.c.ListObjects(ctx, s.object(prefix), func(o s3client.ObjectInfo) error {
+	for o := range s.c.ListObjects(ctx, s.cfg.Bucket, minio.ListObjectsOptions{Prefix: s.object(prefix), Recursive: true}) {
+		if o.Err != nil {
+			return nil, s3Err("list", prefix, o.Err)
+		}
 		out = append(out, Info{Key: strings.TrimPrefix(o.Key, s.cfg.Prefix), Size: o.Size, ModTime: o.LastModified})
-		return nil
-	})
-	if err != nil {
-		return nil, s3Err("list", prefix, err)
 	}
 	return out, nil
 }
@@ -222,23 +212,26 @@ func (s *S3) Presign(ctx context.Context, key string, ttl time.Duration, filenam
 	if mediaType != "" {
 		q.Set("response-content-type", mediaType)
 	}
-	u, err := s.c.PresignGet(ctx, s.object(key), ttl, q)
+	u, err := s.c.PresignedGetObject(ctx, s.cfg.Bucket, s.object(key), ttl, q)
 	if err != nil {
 		return "", s3Err("presign", key, err)
 	}
-	return u, nil
+	return u.String(), nil
 }
 
 // Ping asks whether the bucket exists and the credential may use it.
 func (s *S3) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := s.c.HeadBucket(ctx); err != nil {
-		var resp *s3client.Error
-		if errors.As(err, &resp) && resp.StatusCode == http.StatusNotFound {
-			return unavailable("ping", s.cfg.Bucket, errors.New("no such bucket"))
+	ok, err := s.c.BucketExists(ctx, s.cfg.Bucket)
+	if err != nil {
+		if v, cerr := s.c.GetCreds(); cerr == nil && v.SignerType.IsAnonymous() {
+			err = fmt.Errorf("%w (the bucket answered: %v)", errNoCredential, err)
 		}
 		return unavailable("ping", s.cfg.Bucket, err)
+	}
+	if !ok {
+		return unavailable("ping", s.cfg.Bucket, errors.New("no such bucket"))
 	}
 	return nil
 }

@@ -95,9 +95,9 @@ func TestStoreConformance(t *testing.T) {
 			}
 		})
 		t.Run("PutLarge", func(t *testing.T) {
-			// Past the 16 MiB where SDKs switch to multipart uploads (a 50 MB document
-			// upload is this size): one PUT here, and a stream that ends short of its
-			// promised size must still store nothing.
+			// Past one part (PartSize, 16 MiB: a 50 MB document upload is past it): in
+			// parts on S3, and a stream that ends short of its promised size must still
+			// store nothing.
 			large := make([]byte, 17<<20+3)
 			rand.Read(large)
 			put(t, s, "files/large", large)
