@@ -50,15 +50,7 @@ type readCall struct {
 	// pooled with their channel: a read allocates neither.
 	wake chan struct{}
 	lead []*readCall // set before the token is sent: this read leads these
-	// buf holds the value, and stays with the call in the pool: readOne's fn may use
-	// the value only during its call (as on bbolt, where it is the mapped file), so
-	// the next read copies its record into the same memory instead of allocating it.
-	buf []byte
 }
-
-// readBufMax bounds the buffer a pooled call keeps: a rare large record is not held on
-// to by the pool.
-const readBufMax = 16 << 10
 
 var readCalls = sync.Pool{New: func() any { return &readCall{wake: make(chan struct{}, 1)} }}
 
@@ -70,29 +62,10 @@ func newReadCall(bucket string, key, org []byte) *readCall {
 	return c
 }
 
-// release returns c to the pool once its outcome has been used: its value, in c's
-// buffer, is then the next read's to overwrite.
+// release returns c to the pool once its outcome has been used.
 func (c *readCall) release() {
-	buf := c.buf
-	if cap(buf) > readBufMax {
-		buf = nil
-	}
-	*c = readCall{wake: c.wake, buf: buf}
+	*c = readCall{wake: c.wake}
 	readCalls.Put(c)
-}
-
-// keep returns a copy of v, a value in the connection's buffer (which the next row
-// overwrites), in c's own buffer: nil for nil (NULL), an empty slice for an empty
-// value.
-func (c *readCall) keep(v []byte) []byte {
-	if v == nil {
-		return nil
-	}
-	if c.buf == nil {
-		c.buf = make([]byte, 0, max(len(v), 512))
-	}
-	c.buf = append(c.buf[:0], v...)
-	return c.buf
 }
 
 type readGroup struct {
