@@ -12,6 +12,9 @@ import (
 // PostgreSQL a read costs the node little CPU in the database driver and much in the
 // round trip itself (a write to the socket that wakes the server, a read that waits,
 // the wake-up): under load, one round trip for many reads is most of the saving.
+// BenchmarkReadOne measures it (pgx v5.12, 32 readers on two shared cores, load
+// 16 to 20): Grouped 9.2 to 13.5 µs of the node's CPU and 21 to 44 µs per read, Alone
+// (a statement per read) 39 to 60 µs of CPU and 70 to 143 µs, in two sittings.
 //
 // At most readGroupLeaders statements are in flight at once. A read that finds them
 // all busy queues; a leader that finishes hands the queue (up to readGroupMax reads)
