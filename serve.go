@@ -124,7 +124,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		engineName = "openai-compatible"
 	}
 
-	opening := openData(ctx, *blobsSpec, *data, sio.env, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store})
+	opening := openData(ctx, *blobsSpec, *data, sio.env, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store, Log: log})
 	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
 	if err != nil {
 		return opening.abandon(fmt.Errorf("plugin host: %w", err))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"interviewd/internal/pgx"
+	"github.com/jackc/pgx/v5"
 )
 
 // The database's own CPU. The nodes' CPU per request is the figure that compares the

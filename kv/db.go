@@ -11,6 +11,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rs/zerolog"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
@@ -50,6 +51,9 @@ type Options struct {
 	// database instead of DIR/interviewd.db; DIR still holds the blobs unless Blobs
 	// names another store.
 	Store string
+	// Log hears what the store reports on its own: on PostgreSQL, the server's
+	// notices. The zero Logger discards them.
+	Log zerolog.Logger
 	// OnCommit, when set, hears how long each committed write took from the end of its
 	// work to its commit being on disk (for the commit-latency metric).
 	OnCommit func(time.Duration)

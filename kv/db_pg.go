@@ -14,7 +14,7 @@ const pgOpenTimeout = 2 * time.Minute
 func openPostgresDB(dir string, opts Options) (*DB, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), pgOpenTimeout)
 	defer cancel()
-	eng, err := openPostgres(ctx, opts.Store)
+	eng, err := openPostgres(ctx, opts.Store, opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,11 @@ func (db *DB) readOne(ctx context.Context, bucket, key []byte, fn func(v []byte)
 	}
 	c := newReadCall(string(bucket), key, org)
 	defer c.release()
-	if err := db.pg.reads.read(ctx, c); err != nil {
+	read := db.pg.reads.read
+	if db.pg.ungrouped {
+		read = db.pg.readAlone
+	}
+	if err := read(ctx, c); err != nil {
 		return err
 	}
 	if f != nil {

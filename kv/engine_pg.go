@@ -9,10 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"interviewd/internal/pgx"
-	"interviewd/internal/pgx/pgxpool"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
 )
 
 // The PostgreSQL engine: every bucket lives in one table, interviewd_kv (bucket, key,
@@ -41,20 +41,32 @@ type pgEngine struct {
 	// retries counts transactions run again after a serialization failure or deadlock
 	// (for the store's metrics and tests).
 	retries atomic.Uint64
+	// replans counts the times a connection's statements were dropped after a stale
+	// statement (replan), for tests.
+	replans atomic.Uint64
 	// reads groups concurrent single-record reads (read_group.go).
 	reads readGroup
+	// ungrouped sends each single-record read alone: for BenchmarkReadOne, which
+	// shows what the grouping buys.
+	ungrouped bool
 }
 
-// openPostgres connects to the database at url (migrate then prepares its tables).
-func openPostgres(ctx context.Context, url string) (*pgEngine, error) {
+// openPostgres connects to the database at url (migrate then prepares its tables). The
+// URL is pgxpool's: pool settings (pool_max_conns, pool_max_conn_lifetime, ...) and
+// pgx's (default_query_exec_mode=exec or simple_protocol behind a transaction-pooling
+// PgBouncer, statement_cache_capacity) are honoured as pgxpool.ParseConfig reads them.
+// The server's notices go to log.
+func openPostgres(ctx context.Context, url string, log zerolog.Logger) (*pgEngine, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, Errorf(EINVALID, "store_invalid", "The --store address is not a valid PostgreSQL URL: "+err.Error())
 	}
 	if !strings.Contains(url, "pool_max_conns") && cfg.MaxConns < 16 {
-		// Requests wait on the database, not the CPU: more connections than cores.
+		// Requests wait on the database, not the CPU: more connections than cores,
+		// unless the URL says how many.
 		cfg.MaxConns = 16
 	}
+	cfg.ConnConfig.OnNotice = noticeLogger(log)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
@@ -81,10 +93,27 @@ func (e *pgEngine) update(ctx context.Context, fn func(Tx) error) error {
 	return e.run(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
 }
 
-// run runs fn in a transaction with opts, again after each serialization failure.
+// run runs fn in a transaction with opts, again after each serialization failure, and
+// once more on the same connection after a stale statement (replan).
 func (e *pgEngine) run(ctx context.Context, opts pgx.TxOptions, fn func(Tx) error) error {
+	var conn *pgxpool.Conn // the connection the last attempt ran on, while it is kept
+	defer func() {
+		if conn != nil {
+			conn.Release()
+		}
+	}()
+	replanned := false
 	for attempt := 0; ; attempt++ {
-		err := e.once(ctx, opts, fn)
+		var err error
+		conn, err = e.once(ctx, opts, fn, conn)
+		if !replanned && conn != nil && e.replan(ctx, conn, err) {
+			replanned = true
+			continue
+		}
+		if conn != nil {
+			conn.Release()
+			conn = nil
+		}
 		if err == nil || !retryable(err) || attempt >= pgRetries {
 			return err
 		}
@@ -103,14 +132,15 @@ func (e *pgEngine) run(ctx context.Context, opts pgx.TxOptions, fn func(Tx) erro
 
 // once runs fn in one transaction: committed if fn and every statement succeeded,
 // rolled back otherwise. The transaction begins with its first statement, in the same
-// round trip (pgx.Batch.BeginTx); a function that ran no statement costs nothing.
-func (e *pgEngine) once(ctx context.Context, opts pgx.TxOptions, fn func(Tx) error) (err error) {
-	tx := &pgTx{ctx: ctx, pool: e.pool, opts: opts, writable: opts.AccessMode != pgx.ReadOnly}
-	defer tx.release()
+// round trip (pgx.Batch.BeginTx); a function that ran no statement costs nothing. It
+// runs on conn when given one, else on one acquired by its first statement, and
+// returns the connection it ran on (nil if none) for the caller to release.
+func (e *pgEngine) once(ctx context.Context, opts pgx.TxOptions, fn func(Tx) error, conn *pgxpool.Conn) (used *pgxpool.Conn, err error) {
+	tx := &pgTx{ctx: ctx, pool: e.pool, conn: conn, opts: opts, writable: opts.AccessMode != pgx.ReadOnly}
 	defer func() {
 		if p := recover(); p != nil {
 			tx.rollback()
-			err = fmt.Errorf("kv: panic in a transaction: %v", p)
+			used, err = tx.conn, fmt.Errorf("kv: panic in a transaction: %v", p)
 		}
 	}()
 	ferr := fn(tx)
@@ -120,17 +150,70 @@ func (e *pgEngine) once(ctx context.Context, opts pgx.TxOptions, fn func(Tx) err
 	}
 	if ferr != nil {
 		tx.rollback()
-		return ferr
+		return tx.conn, ferr
 	}
 	if tx.tx != nil {
 		if err := tx.tx.Commit(ctx); err != nil {
-			return err
+			return tx.conn, err
 		}
 	}
 	for _, f := range tx.onCommit {
 		f()
 	}
-	return nil
+	return tx.conn, nil
+}
+
+// stalePlan reports PostgreSQL's refusal to run a prepared statement whose result's
+// columns changed type since it was prepared ("cached plan must not change result
+// type", raised while revalidating the cached plan): a migration altered a table under
+// a connection's statement cache.
+func stalePlan(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "0A000" && pe.Routine == "RevalidateCachedQuery"
+}
+
+// replan reports whether err was a stale statement on conn, after dropping every
+// statement conn has prepared (pgx forgets only the statement that failed, and its
+// siblings are as stale): run again on conn, each statement is prepared afresh. The
+// pool's other connections each meet the change once, and are renewed the same way.
+func (e *pgEngine) replan(ctx context.Context, conn *pgxpool.Conn, err error) bool {
+	if !stalePlan(err) || conn.Conn().PgConn().TxStatus() != 'I' {
+		return false
+	}
+	if conn.Conn().DeallocateAll(ctx) != nil {
+		return false
+	}
+	e.replans.Add(1)
+	return true
+}
+
+// withConn runs fn, one or more statements outside a transaction, on a connection of
+// the pool, and once more after a stale statement (replan).
+func (e *pgEngine) withConn(ctx context.Context, fn func(*pgxpool.Conn) error) error {
+	conn, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	err = fn(conn)
+	if e.replan(ctx, conn, err) {
+		err = fn(conn)
+	}
+	return err
+}
+
+// queryRow runs sql, outside a transaction, for at most one row into dest
+// (pgx.ErrNoRows for none).
+func (e *pgEngine) queryRow(ctx context.Context, sql string, args []any, dest ...any) error {
+	return e.withConn(ctx, func(c *pgxpool.Conn) error { return c.QueryRow(ctx, sql, args...).Scan(dest...) })
+}
+
+// exec runs sql, a statement returning no rows, outside a transaction.
+func (e *pgEngine) exec(ctx context.Context, sql string, args ...any) error {
+	return e.withConn(ctx, func(c *pgxpool.Conn) error {
+		_, err := c.Exec(ctx, sql, args...)
+		return err
+	})
 }
 
 // retryable reports a serialization failure or a deadlock: the transaction did
@@ -146,7 +229,7 @@ type pgTx struct {
 	ctx      context.Context
 	pool     *pgxpool.Pool
 	opts     pgx.TxOptions
-	conn     *pgxpool.Conn // acquired by the first statement
+	conn     *pgxpool.Conn // acquired by the first statement unless given; the caller releases it
 	tx       pgx.Tx        // begun by the first statement
 	writable bool
 	err      error
@@ -172,18 +255,20 @@ func (t *pgTx) first(sql string, args ...any) (pgx.BatchResults, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn, err := t.pool.Acquire(t.ctx)
-	if err != nil {
-		return nil, err
+	if t.conn == nil {
+		conn, err := t.pool.Acquire(t.ctx)
+		if err != nil {
+			return nil, err
+		}
+		t.conn = conn
 	}
-	t.conn = conn
 	b := &pgx.Batch{}
 	b.BeginTx(t.opts)
 	if f != nil {
 		b.Queue(epochSQL, string(bucketAuthEpochs), f.org[:])
 	}
 	b.Queue(sql, args...)
-	br := conn.SendBatch(t.ctx, b)
+	br := t.conn.SendBatch(t.ctx, b)
 	t.tx = br.Tx()
 	if _, err := br.Exec(); err != nil {
 		_ = br.Close()
@@ -267,14 +352,6 @@ func (t *pgTx) query(sql string, args []any, each func(pgx.Rows) error) error {
 func (t *pgTx) rollback() {
 	if t.tx != nil {
 		_ = t.tx.Rollback(context.WithoutCancel(t.ctx))
-	}
-}
-
-// release gives the connection back (the pool drops one left mid-transaction).
-func (t *pgTx) release() {
-	if t.conn != nil {
-		t.conn.Release()
-		t.conn = nil
 	}
 }
 

@@ -3,13 +3,20 @@ package kv
 import (
 	"context"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // PostgreSQL schema. pgSchema[i] moves the database from version i to i+1; the applied
 // version is the highest row of interviewd_schema. Every node runs the missing steps at
-// open under one advisory lock, so the first node to start migrates and the others wait
-// for it and find nothing left to do. The kv-level migrations (the migrations slice in
-// db.go, over buckets) run after them under the same lock.
+// open in one transaction under an advisory lock, so the first node to start migrates
+// and the others wait for it and find nothing left to do. The lock is the
+// transaction's (pg_advisory_xact_lock), never the session's: behind a
+// transaction-pooling PgBouncer consecutive transactions of one connection may run on
+// different server connections, and a session lock could outlive its unlock there. The
+// kv-level migrations (the migrations slice in db.go, over buckets) run after them in a
+// serializable transaction: nodes that start together may both run them, and all but
+// one then roll back and find nothing left to do.
 var pgSchema = []string{
 	// 0 → 1: the buckets.
 	`CREATE TABLE interviewd_kv (
@@ -37,50 +44,55 @@ var pgSchema = []string{
 // (the bytes of "intervwd").
 const pgSchemaLock = 0x696e74657276776e
 
-// migrate brings the database to this version's schema and runs prepare (the buckets'
-// migrations and the instance secret) in one serializable transaction, all under the
-// schema advisory lock.
+// migrate brings the database to this version's schema, then runs prepare (the
+// buckets' migrations and the instance secret) in one serializable transaction.
 func (e *pgEngine) migrate(ctx context.Context, prepare func(Tx) error) error {
+	if err := e.migrateSchema(ctx); err != nil {
+		return err
+	}
+	return e.update(ctx, prepare)
+}
+
+// migrateSchema runs the missing schema steps in one transaction, under the schema lock.
+// The transaction is READ COMMITTED: each statement sees what was committed before it,
+// the version read after the lock included.
+func (e *pgEngine) migrateSchema(ctx context.Context) error {
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(pgSchemaLock)); err != nil {
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgSchemaLock)); err != nil {
 		return fmt.Errorf("take the schema lock: %w", err)
 	}
-	defer func() {
-		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(pgSchemaLock))
-	}()
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS interviewd_schema (
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS interviewd_schema (
 		version    integer PRIMARY KEY,
 		applied_at timestamptz NOT NULL DEFAULT now()
 	)`); err != nil {
 		return fmt.Errorf("create the schema table: %w", err)
 	}
 	var v int
-	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM interviewd_schema`).Scan(&v); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM interviewd_schema`).Scan(&v); err != nil {
 		return fmt.Errorf("read the schema version: %w", err)
 	}
 	if v > len(pgSchema) {
 		return Errorf(EINVALID, "schema_newer", fmt.Sprintf("the database has schema version %d; this interviewd understands up to %d", v, len(pgSchema)))
 	}
 	for ; v < len(pgSchema); v++ {
-		tx, err := conn.Begin(ctx)
-		if err != nil {
-			return err
-		}
 		if _, err := tx.Exec(ctx, pgSchema[v]); err != nil {
-			_ = tx.Rollback(ctx)
 			return fmt.Errorf("migrate database schema %d→%d: %w", v, v+1, err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO interviewd_schema (version) VALUES ($1)`, v+1); err != nil {
-			_ = tx.Rollback(ctx)
-			return err
-		}
-		if err := tx.Commit(ctx); err != nil {
 			return fmt.Errorf("migrate database schema %d→%d: %w", v, v+1, err)
 		}
 	}
-	return e.update(ctx, prepare)
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("migrate database schema: %w", err)
+	}
+	return nil
 }

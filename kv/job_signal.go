@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"interviewd/internal/pgx"
+	"github.com/jackc/pgx/v5"
 )
 
 // Signals between the nodes of a shared store, over PostgreSQL's LISTEN/NOTIFY: a node
@@ -58,8 +58,7 @@ func (db *DB) SignalJobs(ctx context.Context) error {
 	if db.pg == nil {
 		return nil
 	}
-	_, err := db.pg.pool.Exec(ctx, `SELECT pg_notify($1, '')`, jobChannel)
-	return err
+	return db.pg.exec(ctx, `SELECT pg_notify($1, '')`, jobChannel)
 }
 
 // subscribe opens a connection of its own (a listening connection cannot go back to

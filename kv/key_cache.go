@@ -6,7 +6,7 @@ import (
 	"errors"
 	"sync"
 
-	"interviewd/internal/pgx"
+	"github.com/jackc/pgx/v5"
 )
 
 // credCacheMax bounds the resolved credentials kept in memory. Only valid keys are ever
@@ -134,7 +134,7 @@ func epochOf(v []byte) uint64 {
 // authEpoch reads org's credential epoch in a statement of its own (one round trip).
 func (db *DB) authEpoch(ctx context.Context, org ID) (uint64, error) {
 	var v []byte
-	err := db.pg.pool.QueryRow(ctx, `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`, string(bucketAuthEpochs), org[:]).Scan(&v)
+	err := db.pg.queryRow(ctx, epochSQL, []any{string(bucketAuthEpochs), org[:]}, &v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}

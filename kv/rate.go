@@ -53,8 +53,8 @@ func (db *DB) RateDecide(ctx context.Context, keys []string, limits []int, windo
 		// credential changed since it was cached is neither decided nor recorded.
 		var epoch []byte
 		var decided bool
-		err = db.pg.pool.QueryRow(ctx, rateDecideFencedSQL, keys[0], limits[0], k2, l2, window, now, record,
-			string(bucketAuthEpochs), f.org[:], epochValue(f.epoch)).Scan(&epoch, &ts1, &ts2, &decided, &admitted)
+		err = db.pg.queryRow(ctx, rateDecideFencedSQL, []any{keys[0], limits[0], k2, l2, window, now, record,
+			string(bucketAuthEpochs), f.org[:], epochValue(f.epoch)}, &epoch, &ts1, &ts2, &decided, &admitted)
 		if err != nil {
 			return nil, false, err
 		}
@@ -65,8 +65,8 @@ func (db *DB) RateDecide(ctx context.Context, keys []string, limits []int, windo
 			return nil, false, errors.New("kv: a fenced rate decision was not made")
 		}
 	} else {
-		err = db.pg.pool.QueryRow(ctx, `SELECT ts1, ts2, admitted FROM interviewd_rate_decide($1, $2, $3, $4, $5, $6, $7)`,
-			keys[0], limits[0], k2, l2, window, now, record).Scan(&ts1, &ts2, &admitted)
+		err = db.pg.queryRow(ctx, `SELECT ts1, ts2, admitted FROM interviewd_rate_decide($1, $2, $3, $4, $5, $6, $7)`,
+			[]any{keys[0], limits[0], k2, l2, window, now, record}, &ts1, &ts2, &admitted)
 		if err != nil {
 			return nil, false, err
 		}
@@ -96,6 +96,5 @@ func (db *DB) SweepRateLogs(ctx context.Context, before int64) error {
 	if db.pg == nil {
 		return errNotShared
 	}
-	_, err := db.pg.pool.Exec(ctx, `DELETE FROM interviewd_rate WHERE touched < $1`, before)
-	return err
+	return db.pg.exec(ctx, `DELETE FROM interviewd_rate WHERE touched < $1`, before)
 }

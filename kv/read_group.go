@@ -12,6 +12,9 @@ import (
 // PostgreSQL a read costs the node little CPU in the database driver and much in the
 // round trip itself (a write to the socket that wakes the server, a read that waits,
 // the wake-up): under load, one round trip for many reads is most of the saving.
+// BenchmarkReadOne measures it (pgx v5.12, 32 readers on two shared cores, load
+// 16 to 20): Grouped 9.2 to 13.5 µs of the node's CPU and 21 to 44 µs per read, Alone
+// (a statement per read) 39 to 60 µs of CPU and 70 to 143 µs, in two sittings.
 //
 // At most readGroupLeaders statements are in flight at once. A read that finds them
 // all busy queues; a leader that finishes hands the queue (up to readGroupMax reads)
@@ -50,15 +53,7 @@ type readCall struct {
 	// pooled with their channel: a read allocates neither.
 	wake chan struct{}
 	lead []*readCall // set before the token is sent: this read leads these
-	// buf holds the value, and stays with the call in the pool: readOne's fn may use
-	// the value only during its call (as on bbolt, where it is the mapped file), so
-	// the next read copies its record into the same memory instead of allocating it.
-	buf []byte
 }
-
-// readBufMax bounds the buffer a pooled call keeps: a rare large record is not held on
-// to by the pool.
-const readBufMax = 16 << 10
 
 var readCalls = sync.Pool{New: func() any { return &readCall{wake: make(chan struct{}, 1)} }}
 
@@ -70,29 +65,10 @@ func newReadCall(bucket string, key, org []byte) *readCall {
 	return c
 }
 
-// release returns c to the pool once its outcome has been used: its value, in c's
-// buffer, is then the next read's to overwrite.
+// release returns c to the pool once its outcome has been used.
 func (c *readCall) release() {
-	buf := c.buf
-	if cap(buf) > readBufMax {
-		buf = nil
-	}
-	*c = readCall{wake: c.wake, buf: buf}
+	*c = readCall{wake: c.wake}
 	readCalls.Put(c)
-}
-
-// keep returns a copy of v, a value in the connection's buffer (which the next row
-// overwrites), in c's own buffer: nil for nil (NULL), an empty slice for an empty
-// value.
-func (c *readCall) keep(v []byte) []byte {
-	if v == nil {
-		return nil
-	}
-	if c.buf == nil {
-		c.buf = make([]byte, 0, max(len(v), 512))
-	}
-	c.buf = append(c.buf[:0], v...)
-	return c.buf
 }
 
 type readGroup struct {

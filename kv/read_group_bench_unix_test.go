@@ -15,9 +15,21 @@ import (
 // credential's check riding on it, from many goroutines at once (32 on two cores, as
 // the nodes bench drives a node). Besides ns/op (wall-clock, which another process on
 // the machine moves) it reports cpu-ns/op, the process's CPU time per read: the figure
-// to compare the engines and the read paths by.
+// to compare the engines and the read paths by. On PostgreSQL it runs twice: Grouped
+// (the read group, read_group.go) and Alone (a statement per read), the comparison the
+// read group must keep winning to stay.
 func BenchmarkReadOne(b *testing.B) {
+	b.Run("Grouped", func(b *testing.B) { benchmarkReadOne(b, false) })
+	if testPostgres {
+		b.Run("Alone", func(b *testing.B) { benchmarkReadOne(b, true) })
+	}
+}
+
+func benchmarkReadOne(b *testing.B, alone bool) {
 	db := mustOpenDB(b, nil)
+	if alone {
+		db.pg.ungrouped = true
+	}
 	ctx := context.Background()
 	org := NewV4()
 	const records = 64
