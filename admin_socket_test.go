@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/plugins/plugintest"
 )
 
 // runOut runs one command and returns what it printed and its error text.
@@ -91,7 +92,7 @@ func TestAdminThroughSocket(t *testing.T) {
 		Name string `json:"name"`
 	}
 	// A relative --file: the client makes it absolute before the server reads it.
-	admin(t, &plugin, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", filepath.Join("plugins", "testdata", "jsonl", "jsonl.wasm"))
+	admin(t, &plugin, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", plugintest.Path(t, plugintest.JSONL))
 	if plugin.Name != "jsonl" {
 		t.Fatalf("plugin %+v", plugin)
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"interviewd/plugins/plugintest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's log goroutines and the test.
@@ -360,7 +362,7 @@ func TestPluginsCommands(t *testing.T) {
 		MediaType string `json:"media_type"`
 		Blob      string `json:"blob"`
 	}
-	admin(t, &added, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", "plugins/testdata/jsonl/jsonl.wasm")
+	admin(t, &added, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", plugintest.Path(t, plugintest.JSONL))
 	if added.Kind != "formatter" || added.Name != "jsonl" || added.MediaType == "" {
 		t.Fatalf("added %+v", added)
 	}
