@@ -124,37 +124,42 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		engineName = "openai-compatible"
 	}
 
-	opening := openData(ctx, *blobsSpec, *data, sio.env, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store})
-	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
+	// The data folder is opened first: its error (locked by another server, a newer
+	// file) is the one to report even when the port is taken too.
+	blobStore, err := openBlobs(ctx, *blobsSpec, *data, sio.env)
 	if err != nil {
-		return opening.abandon(fmt.Errorf("plugin host: %w", err))
+		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store, Blobs: blobStore})
 	if err != nil {
-		_ = host.Close(context.Background())
-		return opening.abandon(fmt.Errorf("listen on %s: %w", *addr, err))
-	}
-	blobStore, db, err := opening.wait()
-	if err != nil {
-		_ = ln.Close()
-		_ = host.Close(context.Background())
 		return err
 	}
 	defer db.Close()
-	// Plugins compile on first use (from DATA/cache when it holds them), so an idle
-	// server stays small, and Close cancels a compile in flight rather than wait. It
-	// runs before the store closes: a plugin still running is stopped first.
+	// Plugins compile on first use (from DATA/cache when it holds them). The host is
+	// closed before the store: a plugin still running is stopped first, and Close
+	// cancels a compile in flight rather than wait.
+	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
+	if err != nil {
+		return fmt.Errorf("plugin host: %w", err)
+	}
 	defer host.Close(context.Background())
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
 	if err := blobStore.Ping(ctx); err != nil {
 		// Not fatal: the bucket may come back; until it does /readyz says
 		// storage_unavailable and requests that need it answer 503.
 		log.Warn().Err(err).Str("blobs", blobStore.String()).Msg("blob store unreachable at start")
 	}
 	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
-	// The runner resumes unfinished jobs while the server is built (it needs the runner,
-	// not its resumption); both are done before the first request is served.
-	started := make(chan error, 1)
-	go func() { started <- runner.Start(ctx) }()
+	// Jobs left unfinished by the last run are resumed (or failed) before anything is
+	// served.
+	if err := runner.Start(ctx); err != nil {
+		_ = ln.Close()
+		_ = runner.Close(context.Background())
+		return err
+	}
 	base := *baseURL
 	if base == "" {
 		base = ops.baseURL(baseURLFor(*addr, ln.Addr()))
@@ -162,20 +167,11 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	sender, err := mail.New(mail.Config{URL: *smtpURL, From: *mailFrom, BaseURL: base}, db, log)
 	if err != nil {
 		_ = ln.Close()
-		serr := <-started // Close must not race the resumption's queueing
 		_ = runner.Close(context.Background())
-		if serr != nil {
-			return serr // the runner's error comes first, as when it started before the mail
-		}
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
 	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, AccessLogger: &accessLog, RateLimits: &limits, TrustedProxies: proxies,
 		LoopbackListener: loopbackListener(ln.Addr()), BlobsPresign: *presign, NoClientMetadata: *clientMetadata == "off"}))
-	if err := <-started; err != nil {
-		_ = ln.Close()
-		_ = runner.Close(context.Background())
-		return err
-	}
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	defer ops.close()
@@ -186,10 +182,6 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		return err
 	}
 	ln = tlsLn
-	// Serve first: the admin socket is for the operator, not for the first request.
-	if signalsCaught != nil {
-		<-signalsCaught
-	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	adm, err := listenAdmin(ctx, db, log)
