@@ -222,7 +222,7 @@ func TestSetupDuplicateAndOrgs(t *testing.T) {
 	}
 	admin(t, &first, "setup", "--data", dir, "--org", "Acme Research", "--email", "a@acme.test", "--credits", "2")
 	_, errText := runOut(t, noEnv, "setup", "--data", dir, "--org", "  ACME research ", "--email", "b@acme.test")
-	if want := `setup: an organisation named "Acme Research" already exists with id ` + first.OrgID + "; pass --allow-duplicate to create another anyway"; errText != want {
+	if want := `setup: an organisation named "Acme Research" already exists with id ` + first.OrgID + ": use that id (`interviewd orgs list` lists every organisation), or pass --allow-duplicate to create another anyway"; errText != want {
 		t.Fatalf("got  %s\nwant %s", errText, want)
 	}
 	var orgs []struct {

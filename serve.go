@@ -30,24 +30,24 @@ const shutdownGrace = 10 * time.Second
 
 func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	fs := newFlagSet("serve", sio.env)
-	addr := fs.str("addr", ":8080", "listen address")
-	data := fs.str("data", "./data", "data folder")
+	addr := fs.str("addr", "HOST:PORT", ":8080", "listen address")
+	data := fs.str("data", "DIR", "./data", "data folder")
 	storeCheck := addStoreFlag(fs)
-	leaseFlag := fs.str("job-lease", "30s", "how long a node's claim on a background job lasts without renewal: with --store, another node resumes a dead node's jobs this long after its last renewal")
-	baseURL := fs.str("base-url", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
-	level := fs.str("log-level", "info", "log level: debug, info, warn, error")
-	format := fs.str("log-format", "json", "log format: json or console")
-	limitsFlag := fs.str("rate-limits", "default", "default | off | read=120,write=20,org_read=600,org_write=60,ip=60,failed_auth=30")
-	modelURL := fs.str("model-url", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
-	modelKey := fs.str("model-key", "", "API key for --model-url")
-	modelName := fs.str("model", "", "model name for --model-url")
-	smtpURL := fs.str("smtp-url", "", "mail server for sign-in codes and invitations: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://...:465; empty logs them and keeps them in `interviewd mail outbox`")
-	smsURL := fs.str("sms-url", "", "SMS provider for two-step codes by text message, a Twilio Messages endpoint: https://SID:TOKEN@api.twilio.com/2010-04-01/Accounts/SID/Messages.json?From=%2B15005550006 (or ?MessagingServiceSid=MG...); empty: text messages are not offered")
-	mailFrom := fs.str("mail-from", "", "sender address of that mail (default interviewd@<host of --base-url>)")
-	blobsSpec := fs.str("blobs", "", blobsFlagHelp)
+	leaseFlag := fs.str("job-lease", "DURATION", "30s", "how long a node's claim on a background job lasts without renewal: with --store, another node resumes a dead node's jobs this long after its last renewal")
+	baseURL := fs.str("base-url", "URL", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
+	level := fs.str("log-level", "LEVEL", "info", "log level: debug, info, warn or error")
+	format := fs.str("log-format", "json|console", "json", "log format: json lines, or console for people")
+	limitsFlag := fs.str("rate-limits", "LIMITS", "", rateLimitsHelp())
+	modelURL := fs.str("model-url", "URL", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
+	modelKey := fs.str("model-key", "KEY", "", "API key for --model-url")
+	modelName := fs.str("model", "NAME", "", "model name for --model-url")
+	smtpURL := fs.str("smtp-url", "URL", "", "mail server for sign-in codes and invitations: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://...:465; empty logs them and keeps them in `interviewd mail outbox`")
+	smsURL := fs.str("sms-url", "URL", "", "SMS provider for two-step codes by text message, a Twilio Messages endpoint: https://SID:TOKEN@api.twilio.com/2010-04-01/Accounts/SID/Messages.json?From=%2B15005550006 (or ?MessagingServiceSid=MG...); empty: text messages are not offered")
+	mailFrom := fs.str("mail-from", "EMAIL", "", "sender address of that mail (default interviewd@<host of --base-url>)")
+	blobsSpec := fs.str("blobs", "DIR|s3://BUCKET", "", blobsFlagHelp)
 	presign := fs.boolean("blobs-presign", false, blobsPresignHelp)
-	clientMetadata := fs.str("oauth-client-metadata", "on", "on | off: accept OAuth clients whose client_id is an https URL of a client metadata document (fetched with SSRF guards)")
-	proxiesFlag := fs.str("trusted-proxies", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
+	clientMetadata := fs.str("oauth-client-metadata", "on|off", "on", "accept OAuth clients whose client_id is an https URL of a client metadata document (fetched with SSRF guards)")
+	proxiesFlag := fs.str("trusted-proxies", "CIDR,...", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
 	ops := addOpsFlags(fs)
 	if err := fs.parse(args); errors.Is(err, errHelp) {
 		fs.printUsage(sio.stdout, "[flags]", "Serve the API, the MCP server and the participant pages (the default command).")
@@ -210,9 +210,17 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	} else {
 		ev = ev.Str("sms", "off (no --sms-url: two-step codes are not offered by text message)")
 	}
-	ev.Str("blobs", blobStore.String()).Bool("blobs_presign", *presign).Str("admin_socket", socket).Msg("listening")
+	ev.Str("blobs", blobStore.String()).Bool("blobs_presign", *presign).Str("admin_socket", socket).Str("app", base+"/app").Msg("listening")
+	log.Info().Str("app", base+"/app").Msgf("open %s/app in a browser for the web app; the API is under %s/v1/api", base, base)
+	self := "interviewd"
+	if exe, err := os.Executable(); err == nil && startedByGoRun(exe) {
+		// The binary `go run` built is in a temporary folder: there is no interviewd to
+		// run the admin commands with until the newcomer builds one.
+		self = "./interviewd"
+		log.Info().Msg("started with `go run`: the admin commands (`interviewd setup`, `orgs list`, `keys create`, ...) need the binary built first: in another shell, in this folder, run `go build`, then `./interviewd setup ...` (it reaches this server through its admin socket)")
+	}
 	if empty, err := db.Empty(ctx); err == nil && empty {
-		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL` (EMAIL is its owner, who signs in at %s/app with a code sent there, or shown in this log when no --smtp-url is set), then a key with `interviewd keys create` or in the app (both work while the server runs)", *data, base)
+		log.Info().Msgf("no organisation yet: create one with `%s setup --data %s --org NAME --email EMAIL` (EMAIL is its owner, who signs in at %s/app with a code sent there, or shown in this log when no --smtp-url is set), then a key with `%s keys create` or in the app (both work while the server runs)", self, *data, base, self)
 	}
 	select {
 	case err := <-served:
@@ -239,6 +247,22 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	}
 	log.Info().Float64("duration_ms", ms(time.Since(stopping))).Msg("stopped")
 	return nil
+}
+
+// rateLimitsHelp documents --rate-limits with the contract's limits as they are.
+func rateLimitsHelp() string {
+	d := server.DefaultRateLimits()
+	return fmt.Sprintf("requests admitted in any rolling minute: empty or default for the contract's limits "+
+		"(read=%d,write=%d,org_read=%d,org_write=%d,ip=%d,failed_auth=%d), off to admit everything, "+
+		"or NAME=N overrides of some of them such as read=240,org_read=1200",
+		d.Read, d.Write, d.OrgRead, d.OrgWrite, d.IP, d.FailedAuth)
+}
+
+// startedByGoRun reports whether exe, the running binary, is one `go run` built and
+// runs from its temporary work folder ($GOTMPDIR/go-build*/b001/exe/NAME).
+func startedByGoRun(exe string) bool {
+	dir := filepath.Dir(exe)
+	return filepath.Base(dir) == "exe" && strings.Contains(filepath.ToSlash(dir), "/go-build")
 }
 
 // redactedURL is raw with any password in it masked, for the log: an endpoint may carry
