@@ -55,11 +55,11 @@ func runAdmin(ctx context.Context, cmd *command, args []string, sio stdio) error
 // server both call it, so a command means the same on either side.
 func parseAdmin(cmd *command, args []string, env func(string) (string, bool)) (*flagSet, adminRun, error) {
 	fs := newFlagSet(cmd.name, env)
-	fs.str("data", "./data", "data folder")
+	fs.str("data", "DIR", "./data", "data folder")
 	storeCheck := addStoreFlag(fs)
 	// A running server uses its own blob store; this one is for a stopped server's data
 	// (or, with --store, for every command).
-	fs.str("blobs", "", blobsFlagHelp)
+	fs.str("blobs", "DIR|s3://BUCKET", "", blobsFlagHelp)
 	check := cmd.define(fs)
 	if err := fs.parse(args); err != nil {
 		return fs, nil, err
@@ -181,7 +181,9 @@ func setupRow() *command {
 					o, u, err := db.CreateOrg(ctx, in)
 					var ke *kv.Error
 					if errors.As(err, &ke) && ke.Reason == "org_exists" {
-						return fmt.Errorf("%s; pass --allow-duplicate to create another anyway", ke.Message)
+						// A second run of the Quickstart lands here: point at the
+						// organisation there is, and at how to list them all.
+						return fmt.Errorf("%s: use that id (`interviewd orgs list` lists every organisation), or pass --allow-duplicate to create another anyway", ke.Message)
 					}
 					if err != nil {
 						return err
@@ -206,7 +208,7 @@ type keyOutput struct {
 }
 
 func keysCreateRow() *command {
-	return &command{name: "keys create", synopsis: "--org ORG_ID --name NAME --env test|live --scopes a,b,c [--expires-days 30|90|180|365]",
+	return &command{name: "keys create", synopsis: "--org ORG_ID --name NAME --env test|live --scopes SCOPE,... [--expires-days 30|90|180|365]",
 		summary: "Create an API key; prints it with its secret, the only time the secret is shown.\nScopes: " + strings.Join(kv.AllScopes, ", ") + ".",
 		define: func(fs *flagSet) func() (adminRun, error) {
 			org := fs.String("org", "", "organisation id")

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/plugins/plugintest"
 )
 
 // runOut runs one command and returns what it printed and its error text.
@@ -91,7 +92,7 @@ func TestAdminThroughSocket(t *testing.T) {
 		Name string `json:"name"`
 	}
 	// A relative --file: the client makes it absolute before the server reads it.
-	admin(t, &plugin, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", filepath.Join("plugins", "testdata", "jsonl", "jsonl.wasm"))
+	admin(t, &plugin, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", plugintest.Path(t, plugintest.JSONL))
 	if plugin.Name != "jsonl" {
 		t.Fatalf("plugin %+v", plugin)
 	}
@@ -221,7 +222,7 @@ func TestSetupDuplicateAndOrgs(t *testing.T) {
 	}
 	admin(t, &first, "setup", "--data", dir, "--org", "Acme Research", "--email", "a@acme.test", "--credits", "2")
 	_, errText := runOut(t, noEnv, "setup", "--data", dir, "--org", "  ACME research ", "--email", "b@acme.test")
-	if want := `setup: an organisation named "Acme Research" already exists with id ` + first.OrgID + "; pass --allow-duplicate to create another anyway"; errText != want {
+	if want := `setup: an organisation named "Acme Research" already exists with id ` + first.OrgID + ": use that id (`interviewd orgs list` lists every organisation), or pass --allow-duplicate to create another anyway"; errText != want {
 		t.Fatalf("got  %s\nwant %s", errText, want)
 	}
 	var orgs []struct {

@@ -72,7 +72,7 @@ func backupReceipt(path string, m kv.BackupManifest) backupOutput {
 // kept aside in DATA/before-restore-TIME/.
 func restoreCommand(_ context.Context, args []string, sio stdio) error {
 	fs := newFlagSet("restore", sio.env)
-	data := fs.str("data", "./data", "data folder")
+	data := fs.str("data", "DIR", "./data", "data folder")
 	from := fs.String("from", "", "backup file written by interviewd backup (or a bare interviewd.db)")
 	if err := fs.parse(args); errors.Is(err, errHelp) {
 		row := restoreRow()

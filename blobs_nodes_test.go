@@ -17,6 +17,7 @@ import (
 	"interviewd/blobs/blobstest"
 	"interviewd/kv"
 	"interviewd/kv/pgtest"
+	"interviewd/plugins/plugintest"
 )
 
 // TestS3TwoNodes runs two interviewd processes' worth of run() over one PostgreSQL and
@@ -32,7 +33,7 @@ func TestS3TwoNodes(t *testing.T) {
 		Name string `json:"name"`
 	}
 	runJSON(t, srv.Env, &added, "plugins", "add", "--data", s.data, "--store", storeURL, "--blobs", srv.URL(),
-		"--org", s.org.String(), "--file", "plugins/testdata/jsonl/jsonl.wasm")
+		"--org", s.org.String(), "--file", plugintest.Path(t, plugintest.JSONL))
 
 	noRedirect := &http.Client{Timeout: time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	nodeA := mustBootEnv(t, srv.Env, "--data", s.data, "--store", storeURL, "--blobs", srv.URL(), "--rate-limits", "off")

@@ -21,6 +21,7 @@ import (
 	"interviewd/blobs/blobstest"
 	"interviewd/kv"
 	"interviewd/kv/pgtest"
+	"interviewd/plugins/plugintest"
 )
 
 // s3Seed is a data folder whose blobs live in a versitygw bucket: an organisation, a live
@@ -205,8 +206,8 @@ func TestS3EndToEnd(t *testing.T) {
 		Blob string `json:"blob"`
 	}
 	runJSON(t, srv.Env, &added, "plugins", "add", "--data", s.data, "--blobs", srv.URL(), "--org", s.org.String(),
-		"--file", "plugins/testdata/jsonl/jsonl.wasm")
-	wasm, _ := os.ReadFile("plugins/testdata/jsonl/jsonl.wasm")
+		"--file", plugintest.Path(t, plugintest.JSONL))
+	wasm := plugintest.Wasm(t, plugintest.JSONL)
 	if got, err := objectBytes(t, bucket, srv.Bucket, added.Blob); err != nil || !bytes.Equal(got, wasm) {
 		t.Fatalf("plugin %s in the bucket: %d bytes, %v", added.Blob, len(got), err)
 	}
@@ -471,7 +472,7 @@ func TestMigrateWithBlobs(t *testing.T) {
 	var added struct {
 		Blob string `json:"blob"`
 	}
-	admin(t, &added, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", "plugins/testdata/jsonl/jsonl.wasm")
+	admin(t, &added, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", plugintest.Path(t, plugintest.JSONL))
 	upload := []byte("an uploaded document")
 	if err := os.MkdirAll(filepath.Join(dir, "blobs", "files"), 0o700); err != nil {
 		t.Fatal(err)
@@ -485,7 +486,7 @@ func TestMigrateWithBlobs(t *testing.T) {
 	if there.Blobs == nil || there.Blobs.Files != 2 || !there.Blobs.Verified || !there.Verified || there.Buckets["orgs"] != 1 {
 		t.Fatalf("migrate --to --blobs: %+v %+v", there, there.Blobs)
 	}
-	wasm, _ := os.ReadFile("plugins/testdata/jsonl/jsonl.wasm")
+	wasm := plugintest.Wasm(t, plugintest.JSONL)
 	bucket := srv.Client()
 	if got, err := objectBytes(t, bucket, srv.Bucket, added.Blob); err != nil || !bytes.Equal(got, wasm) {
 		t.Fatalf("plugin in the bucket: %d bytes, %v", len(got), err)

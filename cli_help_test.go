@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -120,6 +121,9 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"keys", "create", "--data", data, "--org", "acme"}, 1, "", "interviewd: keys create: missing --name, --env, --scopes", false},
 		{[]string{"--data", data, "--log-level", "loud"}, 1, "", `interviewd: --log-level "loud"`, false},
 		{[]string{"setup", "--data", data, "--org", "A", "--email", "a@a.test"}, 0, `"org_id"`, "", true},
+		// The Quickstart pasted a second time: the organisation is there; say where to look.
+		{[]string{"setup", "--data", data, "--org", "A", "--email", "a@a.test"}, 1, "", "interviewd: setup: an organisation named \"A\" already exists with id ", true},
+		{[]string{"setup", "--data", data, "--org", "A", "--email", "a@a.test"}, 1, "", "use that id (`interviewd orgs list` lists every organisation)", true},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, "_"), func(t *testing.T) {
@@ -142,5 +146,96 @@ func TestMainExitStatus(t *testing.T) {
 				t.Fatalf("data folder exists=%v after %q", err == nil, c.args)
 			}
 		})
+	}
+}
+
+// TestHelpEveryFlag reads every command's --help: each flag's line names its argument
+// with a real name (never a Go type, nor words lifted from its help), the name the
+// command's synopsis gives it where the synopsis shows it; every flag the synopsis
+// shows exists; and no default reads "(default default)".
+func TestHelpEveryFlag(t *testing.T) {
+	flagLine := regexp.MustCompile(`^  --([a-z0-9-]+)(?: (\S+))?$`)
+	synopsisFlag := regexp.MustCompile(`--([a-z0-9-]+)(?: ([^\s\[\]()-][^\s\[\]()]*))?`)
+	generic := map[string]bool{"string": true, "int": true, "value": true, "VALUE": true, "bool": true, "duration": true, "float": true, "uint": true}
+	checked := 0
+	for _, c := range commands() {
+		var out bytes.Buffer
+		if err := runWith(context.Background(), append(strings.Fields(c.name), "--help"), &out, io.Discard, noEnv); err != nil {
+			t.Fatalf("%s --help: %v", c.name, err)
+		}
+		usage, rest, _ := strings.Cut(out.String(), "\n")
+		synopsis := strings.TrimPrefix(usage, "usage: interviewd "+c.name)
+		shown := map[string]string{} // flag → argument, as the synopsis shows them
+		for _, m := range synopsisFlag.FindAllStringSubmatch(synopsis, -1) {
+			shown[m[1]] = m[2]
+		}
+		listed := map[string]bool{}
+		_, flags, _ := strings.Cut(rest, "\nflags:\n")
+		lines := strings.Split(flags, "\n")
+		for i := 0; i < len(lines); i++ {
+			if !strings.HasPrefix(lines[i], "  --") {
+				continue
+			}
+			m := flagLine.FindStringSubmatch(lines[i])
+			if m == nil {
+				t.Errorf("%s: flag line %q is not --NAME [ARG]", c.name, lines[i])
+				continue
+			}
+			name, arg := m[1], m[2]
+			listed[name] = true
+			checked++
+			if generic[arg] {
+				t.Errorf("%s --%s: argument named %q, a type, not what to give", c.name, name, arg)
+			}
+			if want, ok := shown[name]; ok && want != "" && arg != want {
+				t.Errorf("%s --%s: argument %q, but the synopsis says %q", c.name, name, arg, want)
+			}
+			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "      ") || strings.TrimSpace(lines[i+1]) == "" {
+				t.Errorf("%s --%s: no help line", c.name, name)
+				continue
+			}
+			if help := lines[i+1]; strings.Contains(help, "(default default)") || strings.Contains(help, "(default )") {
+				t.Errorf("%s --%s: %s", c.name, name, help)
+			}
+		}
+		for name := range shown {
+			if !listed[name] {
+				t.Errorf("%s: the synopsis shows --%s, which the command does not have", c.name, name)
+			}
+		}
+	}
+	if checked < 60 {
+		t.Fatalf("checked %d flag lines: the usage format changed under this test", checked)
+	}
+}
+
+// TestUnknownFlagSuggests: a misspelt flag or command is answered with the one meant.
+func TestUnknownFlagSuggests(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--adr", ":9"}, "serve: unknown flag --adr; did you mean --addr?"},
+		{[]string{"serve", "-adr", ":9"}, "serve: unknown flag --adr; did you mean --addr?"},
+		{[]string{"--smtp", "smtp://x"}, "serve: unknown flag --smtp; did you mean --smtp-url?"},
+		{[]string{"--log-levle", "debug"}, "serve: unknown flag --log-levle; did you mean --log-level?"},
+		{[]string{"keys", "create", "--scope", "x"}, "keys create: unknown flag --scope; did you mean --scopes?"},
+		{[]string{"setup", "--orgs", "x"}, "setup: unknown flag --orgs; did you mean --org?"},
+		{[]string{"--frobnicate"}, "serve: unknown flag --frobnicate (try: interviewd serve --help)"},
+		{[]string{"setpu"}, `unknown command "setpu"; did you mean setup?`},
+		{[]string{"key", "list"}, `unknown command "key"; did you mean keys?`},
+		{[]string{"launch"}, `unknown command "launch" (try: interviewd help)`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, "_"), func(t *testing.T) {
+			err := runWith(context.Background(), append(c.args, "--data", data), io.Discard, io.Discard, noEnv)
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("got %v\nwant %s", err, c.want)
+			}
+		})
+	}
+	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a mistyped command touched the data folder: %v", err)
 	}
 }

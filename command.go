@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
+
 	"interviewd/kv"
 )
 
@@ -117,6 +119,9 @@ func groupOrUnknown(table []*command, args []string, stdout io.Writer) error {
 		}
 	}
 	if len(subs) == 0 {
+		if near := nearestCommand(table, args[0]); near != "" {
+			return fmt.Errorf("unknown command %q; did you mean %s?", args[0], near)
+		}
 		return fmt.Errorf("unknown command %q (try: interviewd help)", args[0])
 	}
 	if len(args) > 1 && isHelp(args[1]) {
@@ -135,6 +140,23 @@ func groupOrUnknown(table []*command, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%s: want %s (try: interviewd %s --help)", args[0], want, args[0])
 	}
 	return fmt.Errorf("%s: unknown subcommand %q (want %s)", args[0], args[1], want)
+}
+
+// nearestCommand returns the command or group name at most two edits from word (one
+// for words of up to three letters), or "".
+func nearestCommand(table []*command, word string) string {
+	limit := 2
+	if len(word) <= 3 {
+		limit = 1
+	}
+	best, bestDist := "", limit+1
+	for _, c := range table {
+		first, _, _ := strings.Cut(c.name, " ")
+		if d := levenshtein.ComputeDistance(word, first); d < bestDist {
+			best, bestDist = first, d
+		}
+	}
+	return best
 }
 
 func printUsage(w io.Writer, table []*command) error {

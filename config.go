@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // flagSet returns a FlagSet whose flags default to their INTERVIEWD_* environment
@@ -17,12 +20,15 @@ type flagSet struct {
 	// used is every INTERVIEWD_* variable a flag took its value from: what an admin
 	// command sends through the socket so the server resolves the flags the same way.
 	used map[string]string
+	// args names each flag's argument in the usage ("--addr HOST:PORT"). Flags declared
+	// without one take the name the command's synopsis gives them (see printUsage).
+	args map[string]string
 }
 
 func newFlagSet(name string, env func(string) (string, bool)) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	return &flagSet{FlagSet: fs, env: env, used: map[string]string{}}
+	return &flagSet{FlagSet: fs, env: env, used: map[string]string{}, args: map[string]string{}}
 }
 
 func envName(flagName string) string {
@@ -38,14 +44,18 @@ func (f *flagSet) lookup(name string) (string, bool) {
 	return "", false
 }
 
-func (f *flagSet) str(name, def, help string) *string {
+// str declares a string flag whose argument the usage calls arg (URL, DIR, ...).
+func (f *flagSet) str(name, arg, def, help string) *string {
 	if v, ok := f.lookup(name); ok {
 		def = v
 	}
+	f.args[name] = arg
 	return f.String(name, def, help+" (env "+envName(name)+")")
 }
 
-func (f *flagSet) integer(name string, def int, help string) *int {
+// integer declares an int flag whose argument the usage calls arg.
+func (f *flagSet) integer(name, arg string, def int, help string) *int {
+	f.args[name] = arg
 	p := f.Int(name, def, help+" (env "+envName(name)+")")
 	if v, ok := f.lookup(name); ok {
 		if err := f.Set(name, v); err != nil {
@@ -79,7 +89,7 @@ func (f *flagSet) parse(args []string) error {
 		return fmt.Errorf("%s", strings.Join(f.badEnv, "; "))
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %s", f.Name(), flagErrorText(err))
+		return fmt.Errorf("%s: %s", f.Name(), f.errorText(err))
 	}
 	if f.NArg() > 0 {
 		return fmt.Errorf("%s: unexpected argument %q", f.Name(), f.Arg(0))
@@ -87,12 +97,17 @@ func (f *flagSet) parse(args []string) error {
 	return nil
 }
 
-// flagErrorText rewrites the flag package's messages, which name flags with one dash
-// ("-port") and mention Go's parser, into the double-dash form the usage shows.
-func flagErrorText(err error) string {
+// errorText rewrites the flag package's messages, which name flags with one dash
+// ("-port") and mention Go's parser, into the double-dash form the usage shows, and
+// suggests the flag meant when one is misspelt.
+func (f *flagSet) errorText(err error) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return "unknown flag --" + name
+		name = strings.TrimPrefix(name, "-")
+		if near := f.nearest(name); near != "" {
+			return fmt.Sprintf("unknown flag --%s; did you mean --%s?", name, near)
+		}
+		return fmt.Sprintf("unknown flag --%s (try: interviewd %s --help)", name, f.Name())
 	}
 	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return "--" + rest + " needs a value"
@@ -109,7 +124,57 @@ func flagErrorText(err error) string {
 	return msg
 }
 
-// printUsage writes "usage: …", the summary and the flags with their defaults.
+// nearest returns the declared flag closest to the misspelt name, or "" when none is
+// close: at most two edits away (one for names of up to three letters), or the name
+// of a single flag it begins.
+func (f *flagSet) nearest(name string) string {
+	best, bestDist := "", 0
+	var prefixed []string
+	f.VisitAll(func(fl *flag.Flag) {
+		if strings.HasPrefix(fl.Name, name) {
+			prefixed = append(prefixed, fl.Name)
+		}
+		d := levenshtein.ComputeDistance(name, fl.Name)
+		if best == "" || d < bestDist {
+			best, bestDist = fl.Name, d
+		}
+	})
+	limit := 2
+	if len(name) <= 3 {
+		limit = 1
+	}
+	switch {
+	case best != "" && bestDist <= limit:
+		return best
+	case len(prefixed) == 1:
+		return prefixed[0]
+	}
+	return ""
+}
+
+// synopsisArg finds "--name ARG" in a synopsis and returns ARG ("" when the synopsis
+// does not show the flag with an argument).
+var synopsisArg = regexp.MustCompile(`--([a-z0-9-]+) ([^\s\[\]()]+)`)
+
+// argName is what the usage calls fl's argument: the name it was declared with, else
+// the one the synopsis shows, else VALUE; a boolean flag takes none.
+func (f *flagSet) argName(fl *flag.Flag, synopsis string) string {
+	if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return ""
+	}
+	if arg := f.args[fl.Name]; arg != "" {
+		return arg
+	}
+	for _, m := range synopsisArg.FindAllStringSubmatch(synopsis, -1) {
+		if m[1] == fl.Name && !strings.HasPrefix(m[2], "-") {
+			return m[2]
+		}
+	}
+	return "VALUE"
+}
+
+// printUsage writes "usage: …", the summary and the flags, each with its argument's
+// name, its help and its default.
 func (f *flagSet) printUsage(w io.Writer, synopsis, summary string) {
 	fmt.Fprintf(w, "%s\n\n%s\n", strings.TrimSpace("usage: interviewd "+f.Name()+" "+synopsis), summary)
 	n := 0
@@ -119,12 +184,11 @@ func (f *flagSet) printUsage(w io.Writer, synopsis, summary string) {
 	}
 	fmt.Fprintf(w, "\nflags:\n")
 	f.VisitAll(func(fl *flag.Flag) {
-		name, help := flag.UnquoteUsage(fl)
 		line := "  --" + fl.Name
-		if name != "" {
-			line += " " + name
+		if arg := f.argName(fl, synopsis); arg != "" {
+			line += " " + arg
 		}
-		fmt.Fprintf(w, "%s\n      %s", line, help)
+		fmt.Fprintf(w, "%s\n      %s", line, fl.Usage)
 		if fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "false" {
 			fmt.Fprintf(w, " (default %s)", fl.DefValue)
 		}

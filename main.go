@@ -27,37 +27,13 @@ func main() {
 		debug.SetGCPercent(defaultGCPercent)
 	}
 	setGlobalLogging()
-	ctx, stop := context.WithCancel(context.Background())
+	// SIGINT and SIGTERM stop the run: serve finishes in-flight requests and returns.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	signalsCaught = catchStopSignals(stop)
 	if err := run(ctx, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "interviewd:", oneLine(err))
 		os.Exit(1)
 	}
-}
-
-// signalsCaught, when set, is closed once SIGINT and SIGTERM stop the run instead of
-// ending the process; serve waits for it before it serves, so no stop of a serving
-// server is missed. main sets it before anything runs; a test calling run has no
-// signals to wait for.
-var signalsCaught <-chan struct{}
-
-// catchStopSignals makes SIGINT and SIGTERM call stop, from the background. The first
-// os/signal call hands each signal to a runtime thread it starts and waits for that
-// thread: a few hundred microseconds of waiting that start-up spends on its own work
-// instead. Until the returned channel is closed, a signal ends the process, as it does
-// while packages initialise; later ones after the first are caught and dropped, as
-// signal.NotifyContext did.
-func catchStopSignals(stop context.CancelFunc) <-chan struct{} {
-	caught := make(chan struct{})
-	go func() {
-		c := make(chan os.Signal, 1)
-		signal.Notify(c, os.Interrupt, syscall.SIGTERM)
-		close(caught)
-		<-c
-		stop()
-	}()
-	return caught
 }
 
 // run is the whole program: tests boot it end to end.

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"interviewd/plugins/plugintest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's log goroutines and the test.
@@ -184,7 +186,7 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("ErrHeldFolderBeforeBusyPort", func(t *testing.T) {
-		// The folder opens beside the listener; its error still comes first.
+		// The folder is opened before the port: its error is the one reported.
 		addr := strings.TrimPrefix(srv.url, "http://")
 		err := runWith(context.Background(), []string{"--addr", addr, "--data", dir}, io.Discard, io.Discard, noEnv)
 		if err == nil || !strings.Contains(err.Error(), "in use by another interviewd") {
@@ -192,7 +194,7 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("ErrBusyPortLeavesFolderFree", func(t *testing.T) {
-		// A listener that fails lets go of a folder opened beside it: the next start
+		// A listener that fails lets go of the folder opened before it: the next start
 		// opens it.
 		other := filepath.Join(t.TempDir(), "data")
 		addr := strings.TrimPrefix(srv.url, "http://")
@@ -360,7 +362,7 @@ func TestPluginsCommands(t *testing.T) {
 		MediaType string `json:"media_type"`
 		Blob      string `json:"blob"`
 	}
-	admin(t, &added, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", "plugins/testdata/jsonl/jsonl.wasm")
+	admin(t, &added, "plugins", "add", "--data", dir, "--org", org.OrgID, "--file", plugintest.Path(t, plugintest.JSONL))
 	if added.Kind != "formatter" || added.Name != "jsonl" || added.MediaType == "" {
 		t.Fatalf("added %+v", added)
 	}

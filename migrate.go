@@ -13,7 +13,7 @@ import (
 )
 
 func migrateRow() *command {
-	return &command{name: "migrate", synopsis: "--data DIR (--to postgres://... | --from postgres://...) [--blobs s3://...]",
+	return &command{name: "migrate", synopsis: "--data DIR (--to postgres://URL | --from postgres://URL) [--blobs s3://BUCKET]",
 		summary: "Copy a data folder's database into an empty PostgreSQL database (--to), or back into an empty data folder (--from), and verify the copy; every server stopped.\n" +
 			"With --blobs, DATA/blobs (uploads, export artifacts, plugins) is copied into that bucket (--to) or the bucket into DATA/blobs (--from) first, each file read back and compared.",
 		main: migrateCommand}
@@ -27,10 +27,10 @@ func migrateRow() *command {
 // again and the records' copy into a store in use cannot.
 func migrateCommand(ctx context.Context, args []string, sio stdio) error {
 	fs := newFlagSet("migrate", sio.env)
-	data := fs.str("data", "./data", "data folder")
+	data := fs.str("data", "DIR", "./data", "data folder")
 	to := fs.String("to", "", "PostgreSQL database to copy the data folder's records into (it must hold no organisation)")
 	from := fs.String("from", "", "PostgreSQL database to copy into the data folder (which must hold no organisation)")
-	blobsSpec := fs.str("blobs", "", "the bucket the PostgreSQL side keeps files in, s3://BUCKET[/PREFIX]?endpoint=…&region=…: DATA/blobs is copied into it (--to) or it into DATA/blobs (--from)")
+	blobsSpec := fs.str("blobs", "s3://BUCKET", "", "the bucket the PostgreSQL side keeps files in, s3://BUCKET[/PREFIX]?endpoint=…&region=…: DATA/blobs is copied into it (--to) or it into DATA/blobs (--from)")
 	if err := fs.parse(args); errors.Is(err, errHelp) {
 		row := migrateRow()
 		fs.printUsage(sio.stdout, row.synopsis, row.summary)

@@ -41,17 +41,17 @@ type opsFlags struct {
 
 func addOpsFlags(fs *flagSet) *opsFlags {
 	return &opsFlags{
-		tlsCert:       fs.str("tls-cert", "", "TLS certificate file (PEM, full chain); re-read on SIGHUP"),
-		tlsKey:        fs.str("tls-key", "", "TLS private key file (PEM) for --tls-cert"),
-		acmeDomain:    fs.str("acme-domain", "", "get certificates automatically over ACME for these domains (comma-separated); needs ports 80 and 443"),
-		acmeEmail:     fs.str("acme-email", "", "contact address given to the ACME certificate authority"),
-		acmeDirectory: fs.str("acme-directory", "", "ACME directory URL (default Let's Encrypt; e.g. its staging directory for trials)"),
-		acmeCARoot:    fs.str("acme-ca-root", "", "extra root certificates (PEM file) trusted for the ACME directory's HTTPS only, for a private or test CA"),
-		httpAddr:      fs.str("http-addr", ":80", "plain-HTTP listener when TLS is on: redirects to HTTPS and answers ACME HTTP-01; off to disable"),
-		metricsAddr:   fs.str("metrics-addr", "", "serve /metrics on this address (to anyone who reaches it) instead of to loopback clients of --addr"),
-		backupDir:     fs.str("backup-dir", "", "take scheduled backups into this folder"),
-		backupEvery:   fs.str("backup-every", "6h", "interval between scheduled backups"),
-		backupKeep:    fs.integer("backup-keep", 14, "scheduled backups to keep (the oldest are removed)"),
+		tlsCert:       fs.str("tls-cert", "FILE", "", "TLS certificate file (PEM, full chain); re-read on SIGHUP"),
+		tlsKey:        fs.str("tls-key", "FILE", "", "TLS private key file (PEM) for --tls-cert"),
+		acmeDomain:    fs.str("acme-domain", "DOMAIN,...", "", "get certificates automatically over ACME for these domains (comma-separated); the certificate authority reaches --addr on port 443 (TLS-ALPN-01), or --http-addr on port 80 when given (HTTP-01)"),
+		acmeEmail:     fs.str("acme-email", "EMAIL", "", "contact address given to the ACME certificate authority"),
+		acmeDirectory: fs.str("acme-directory", "URL", "", "ACME directory URL (default Let's Encrypt; e.g. its staging directory for trials)"),
+		acmeCARoot:    fs.str("acme-ca-root", "FILE", "", "extra root certificates (PEM file) trusted for the ACME directory's HTTPS only, for a private or test CA"),
+		httpAddr:      fs.str("http-addr", "HOST:PORT", "", "with --tls-cert or --acme-domain, also listen for plain HTTP here (such as :80): redirects to HTTPS and answers ACME HTTP-01 challenges; empty: no plain-HTTP listener"),
+		metricsAddr:   fs.str("metrics-addr", "HOST:PORT", "", "serve /metrics on this address (to anyone who reaches it) instead of to loopback clients of --addr"),
+		backupDir:     fs.str("backup-dir", "DIR", "", "take scheduled backups into this folder"),
+		backupEvery:   fs.str("backup-every", "DURATION", "6h", "interval between scheduled backups"),
+		backupKeep:    fs.integer("backup-keep", "N", 14, "scheduled backups to keep (the oldest are removed)"),
 	}
 }
 
@@ -65,6 +65,13 @@ func (o *opsFlags) check() error {
 		return errors.New("--tls-cert and --acme-domain are two ways to get a certificate: choose one")
 	case *o.acmeDomain == "" && (*o.acmeEmail != "" || *o.acmeDirectory != "" || *o.acmeCARoot != ""):
 		return errors.New("--acme-email, --acme-directory and --acme-ca-root need --acme-domain")
+	case o.plainHTTP() && !o.tlsOn():
+		return errors.New("--http-addr is a plain-HTTP listener beside HTTPS: it needs --tls-cert or --acme-domain (without them, --addr serves plain HTTP)")
+	}
+	if o.plainHTTP() {
+		if _, _, err := net.SplitHostPort(*o.httpAddr); err != nil {
+			return fmt.Errorf("--http-addr %q: want host:port or :port, such as :80", *o.httpAddr)
+		}
 	}
 	for _, d := range o.domains() {
 		if strings.ContainsAny(d, "/:@ ") || !strings.Contains(d, ".") {
@@ -104,6 +111,10 @@ func (o *opsFlags) domains() []string {
 // onCommit is kv's commit hook: the commit-latency histogram.
 func (o *opsFlags) onCommit(d time.Duration) { o.commit.Observe(d.Seconds()) }
 
+// plainHTTP reports whether --http-addr asks for a plain-HTTP listener ("off" is the
+// empty value's old spelling).
+func (o *opsFlags) plainHTTP() bool { return *o.httpAddr != "" && *o.httpAddr != "off" }
+
 // tlsOn reports whether serve answers over HTTPS.
 func (o *opsFlags) tlsOn() bool { return *o.tlsCert != "" || *o.acmeDomain != "" }
 
@@ -137,7 +148,7 @@ func newMetricsServer(h fasthttp.RequestHandler, log zerolog.Logger) *fasthttp.S
 }
 
 // listen wraps the main listener in TLS when asked and starts what runs beside the
-// server: the port-80 redirect, the SIGHUP reload, the metrics listener and scheduled
+// server: the --http-addr redirect, the SIGHUP reload, the metrics listener and scheduled
 // backups. It returns the listener to serve on.
 func (o *opsFlags) listen(ctx context.Context, ln net.Listener, db *kv.DB, srv *server.Server, log zerolog.Logger) (net.Listener, error) {
 	ctx, o.stop = context.WithCancel(ctx)
@@ -174,7 +185,11 @@ func (o *opsFlags) listen(ctx context.Context, ln net.Listener, db *kv.DB, srv *
 		reloads := map[bool]prometheus.Counter{true: vec.WithLabelValues("ok"), false: vec.WithLabelValues("failed")}
 		t.reloaded = func(err error) { reloads[err == nil].Inc() }
 		_, port, _ := net.SplitHostPort(ln.Addr().String())
-		if err := t.start(ctx, *o.httpAddr, port); err != nil {
+		httpAddr := ""
+		if o.plainHTTP() {
+			httpAddr = *o.httpAddr
+		}
+		if err := t.start(ctx, httpAddr, port); err != nil {
 			return nil, err
 		}
 		ln = tls.NewListener(ln, t.cfg)

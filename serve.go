@@ -30,24 +30,24 @@ const shutdownGrace = 10 * time.Second
 
 func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	fs := newFlagSet("serve", sio.env)
-	addr := fs.str("addr", ":8080", "listen address")
-	data := fs.str("data", "./data", "data folder")
+	addr := fs.str("addr", "HOST:PORT", ":8080", "listen address")
+	data := fs.str("data", "DIR", "./data", "data folder")
 	storeCheck := addStoreFlag(fs)
-	leaseFlag := fs.str("job-lease", "30s", "how long a node's claim on a background job lasts without renewal: with --store, another node resumes a dead node's jobs this long after its last renewal")
-	baseURL := fs.str("base-url", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
-	level := fs.str("log-level", "info", "log level: debug, info, warn, error")
-	format := fs.str("log-format", "json", "log format: json or console")
-	limitsFlag := fs.str("rate-limits", "default", "default | off | read=120,write=20,org_read=600,org_write=60,ip=60,failed_auth=30")
-	modelURL := fs.str("model-url", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
-	modelKey := fs.str("model-key", "", "API key for --model-url")
-	modelName := fs.str("model", "", "model name for --model-url")
-	smtpURL := fs.str("smtp-url", "", "mail server for sign-in codes and invitations: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://...:465; empty logs them and keeps them in `interviewd mail outbox`")
-	smsURL := fs.str("sms-url", "", "SMS provider for two-step codes by text message, a Twilio Messages endpoint: https://SID:TOKEN@api.twilio.com/2010-04-01/Accounts/SID/Messages.json?From=%2B15005550006 (or ?MessagingServiceSid=MG...); empty: text messages are not offered")
-	mailFrom := fs.str("mail-from", "", "sender address of that mail (default interviewd@<host of --base-url>)")
-	blobsSpec := fs.str("blobs", "", blobsFlagHelp)
+	leaseFlag := fs.str("job-lease", "DURATION", "30s", "how long a node's claim on a background job lasts without renewal: with --store, another node resumes a dead node's jobs this long after its last renewal")
+	baseURL := fs.str("base-url", "URL", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
+	level := fs.str("log-level", "LEVEL", "info", "log level: debug, info, warn or error")
+	format := fs.str("log-format", "json|console", "json", "log format: json lines, or console for people")
+	limitsFlag := fs.str("rate-limits", "LIMITS", "", rateLimitsHelp())
+	modelURL := fs.str("model-url", "URL", "", "OpenAI-compatible endpoint (e.g. http://host/v1); empty uses the built-in engine")
+	modelKey := fs.str("model-key", "KEY", "", "API key for --model-url")
+	modelName := fs.str("model", "NAME", "", "model name for --model-url")
+	smtpURL := fs.str("smtp-url", "URL", "", "mail server for sign-in codes and invitations: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://...:465; empty logs them and keeps them in `interviewd mail outbox`")
+	smsURL := fs.str("sms-url", "URL", "", "SMS provider for two-step codes by text message, a Twilio Messages endpoint: https://SID:TOKEN@api.twilio.com/2010-04-01/Accounts/SID/Messages.json?From=%2B15005550006 (or ?MessagingServiceSid=MG...); empty: text messages are not offered")
+	mailFrom := fs.str("mail-from", "EMAIL", "", "sender address of that mail (default interviewd@<host of --base-url>)")
+	blobsSpec := fs.str("blobs", "DIR|s3://BUCKET", "", blobsFlagHelp)
 	presign := fs.boolean("blobs-presign", false, blobsPresignHelp)
-	clientMetadata := fs.str("oauth-client-metadata", "on", "on | off: accept OAuth clients whose client_id is an https URL of a client metadata document (fetched with SSRF guards)")
-	proxiesFlag := fs.str("trusted-proxies", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
+	clientMetadata := fs.str("oauth-client-metadata", "on|off", "on", "accept OAuth clients whose client_id is an https URL of a client metadata document (fetched with SSRF guards)")
+	proxiesFlag := fs.str("trusted-proxies", "CIDR,...", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
 	ops := addOpsFlags(fs)
 	if err := fs.parse(args); errors.Is(err, errHelp) {
 		fs.printUsage(sio.stdout, "[flags]", "Serve the API, the MCP server and the participant pages (the default command).")
@@ -124,37 +124,42 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		engineName = "openai-compatible"
 	}
 
-	opening := openData(ctx, *blobsSpec, *data, sio.env, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store, Log: log})
-	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
+	// The data folder is opened first: its error (locked by another server, a newer
+	// file) is the one to report even when the port is taken too.
+	blobStore, err := openBlobs(ctx, *blobsSpec, *data, sio.env)
 	if err != nil {
-		return opening.abandon(fmt.Errorf("plugin host: %w", err))
+		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	db, err := kv.Open(*data, kv.Options{LockTimeout: 500 * time.Millisecond, OnCommit: ops.onCommit, Store: store, Blobs: blobStore, Log: log})
 	if err != nil {
-		_ = host.Close(context.Background())
-		return opening.abandon(fmt.Errorf("listen on %s: %w", *addr, err))
-	}
-	blobStore, db, err := opening.wait()
-	if err != nil {
-		_ = ln.Close()
-		_ = host.Close(context.Background())
 		return err
 	}
 	defer db.Close()
-	// Plugins compile on first use (from DATA/cache when it holds them), so an idle
-	// server stays small, and Close cancels a compile in flight rather than wait. It
-	// runs before the store closes: a plugin still running is stopped first.
+	// Plugins compile on first use (from DATA/cache when it holds them). The host is
+	// closed before the store: a plugin still running is stopped first, and Close
+	// cancels a compile in flight rather than wait.
+	host, err := plugins.NewHost(ctx, plugins.Config{CacheDir: filepath.Join(*data, "cache")})
+	if err != nil {
+		return fmt.Errorf("plugin host: %w", err)
+	}
 	defer host.Close(context.Background())
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
 	if err := blobStore.Ping(ctx); err != nil {
 		// Not fatal: the bucket may come back; until it does /readyz says
 		// storage_unavailable and requests that need it answer 503.
 		log.Warn().Err(err).Str("blobs", blobStore.String()).Msg("blob store unreachable at start")
 	}
 	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
-	// The runner resumes unfinished jobs while the server is built (it needs the runner,
-	// not its resumption); both are done before the first request is served.
-	started := make(chan error, 1)
-	go func() { started <- runner.Start(ctx) }()
+	// Jobs left unfinished by the last run are resumed (or failed) before anything is
+	// served.
+	if err := runner.Start(ctx); err != nil {
+		_ = ln.Close()
+		_ = runner.Close(context.Background())
+		return err
+	}
 	base := *baseURL
 	if base == "" {
 		base = ops.baseURL(baseURLFor(*addr, ln.Addr()))
@@ -162,20 +167,11 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	sender, err := mail.New(mail.Config{URL: *smtpURL, From: *mailFrom, BaseURL: base}, db, log)
 	if err != nil {
 		_ = ln.Close()
-		serr := <-started // Close must not race the resumption's queueing
 		_ = runner.Close(context.Background())
-		if serr != nil {
-			return serr // the runner's error comes first, as when it started before the mail
-		}
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
 	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, AccessLogger: &accessLog, RateLimits: &limits, TrustedProxies: proxies,
 		LoopbackListener: loopbackListener(ln.Addr()), BlobsPresign: *presign, NoClientMetadata: *clientMetadata == "off"}))
-	if err := <-started; err != nil {
-		_ = ln.Close()
-		_ = runner.Close(context.Background())
-		return err
-	}
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	defer ops.close()
@@ -186,10 +182,6 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		return err
 	}
 	ln = tlsLn
-	// Serve first: the admin socket is for the operator, not for the first request.
-	if signalsCaught != nil {
-		<-signalsCaught
-	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	adm, err := listenAdmin(ctx, db, log)
@@ -218,9 +210,17 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	} else {
 		ev = ev.Str("sms", "off (no --sms-url: two-step codes are not offered by text message)")
 	}
-	ev.Str("blobs", blobStore.String()).Bool("blobs_presign", *presign).Str("admin_socket", socket).Msg("listening")
+	ev.Str("blobs", blobStore.String()).Bool("blobs_presign", *presign).Str("admin_socket", socket).Str("app", base+"/app").Msg("listening")
+	log.Info().Str("app", base+"/app").Msgf("open %s/app in a browser for the web app; the API is under %s/v1/api", base, base)
+	self := "interviewd"
+	if exe, err := os.Executable(); err == nil && startedByGoRun(exe) {
+		// The binary `go run` built is in a temporary folder: there is no interviewd to
+		// run the admin commands with until the newcomer builds one.
+		self = "./interviewd"
+		log.Info().Msg("started with `go run`: the admin commands (`interviewd setup`, `orgs list`, `keys create`, ...) need the binary built first: in another shell, in this folder, run `go build`, then `./interviewd setup ...` (it reaches this server through its admin socket)")
+	}
 	if empty, err := db.Empty(ctx); err == nil && empty {
-		log.Info().Msgf("no organisation yet: create one with `interviewd setup --data %s --org NAME --email EMAIL` (EMAIL is its owner, who signs in at %s/app with a code sent there, or shown in this log when no --smtp-url is set), then a key with `interviewd keys create` or in the app (both work while the server runs)", *data, base)
+		log.Info().Msgf("no organisation yet: create one with `%s setup --data %s --org NAME --email EMAIL` (EMAIL is its owner, who signs in at %s/app with a code sent there, or shown in this log when no --smtp-url is set), then a key with `%s keys create` or in the app (both work while the server runs)", self, *data, base, self)
 	}
 	select {
 	case err := <-served:
@@ -247,6 +247,22 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	}
 	log.Info().Float64("duration_ms", ms(time.Since(stopping))).Msg("stopped")
 	return nil
+}
+
+// rateLimitsHelp documents --rate-limits with the contract's limits as they are.
+func rateLimitsHelp() string {
+	d := server.DefaultRateLimits()
+	return fmt.Sprintf("requests admitted in any rolling minute: empty or default for the contract's limits "+
+		"(read=%d,write=%d,org_read=%d,org_write=%d,ip=%d,failed_auth=%d), off to admit everything, "+
+		"or NAME=N overrides of some of them such as read=240,org_read=1200",
+		d.Read, d.Write, d.OrgRead, d.OrgWrite, d.IP, d.FailedAuth)
+}
+
+// startedByGoRun reports whether exe, the running binary, is one `go run` built and
+// runs from its temporary work folder ($GOTMPDIR/go-build*/b001/exe/NAME).
+func startedByGoRun(exe string) bool {
+	dir := filepath.Dir(exe)
+	return filepath.Base(dir) == "exe" && strings.Contains(filepath.ToSlash(dir), "/go-build")
 }
 
 // redactedURL is raw with any password in it masked, for the log: an endpoint may carry

@@ -11,7 +11,7 @@ const storeHelp = "where the records live: empty for DATA/interviewd.db, or a Po
 
 // addStoreFlag declares --store and returns a check for its value.
 func addStoreFlag(fs *flagSet) func() (string, error) {
-	store := fs.str("store", "", storeHelp)
+	store := fs.str("store", "postgres://URL", "", storeHelp)
 	return func() (string, error) {
 		if *store != "" && !kv.IsPostgres(*store) {
 			return "", fmt.Errorf("--store: want empty or a postgres:// URL, got %q", kv.RedactStore(*store))

@@ -25,8 +25,10 @@ import (
 // HTTPS is served by the binary itself, as Caddy does: from certificate files that are
 // re-read on SIGHUP (so a renewal by certbot or similar needs no restart), or from
 // certificates obtained and renewed automatically over ACME (Let's Encrypt by default)
-// and cached in DATA/acme/. Either way a plain-HTTP listener (port 80) answers every
-// request with a 308 to the same URL over HTTPS, and serves ACME's HTTP-01 challenges.
+// and cached in DATA/acme/. Either way, when --http-addr names one (such as :80, which
+// only a privileged process may bind, so it is never the default), a plain-HTTP listener
+// answers every request with a 308 to the same URL over HTTPS, and serves ACME's
+// HTTP-01 challenges.
 
 // certReloader serves the certificate files' current contents: GetCertificate reads an
 // atomically swapped pointer, so a reload never blocks or tears a handshake.
@@ -68,10 +70,10 @@ type tlsSetup struct {
 	reloader *certReloader      // file certificates
 	acme     *autocert.Manager  // automatic certificates
 	hup      chan os.Signal     // SIGHUP, for file certificates
-	http     *http.Server       // the port-80 redirect and HTTP-01 listener
+	http     *http.Server       // the --http-addr redirect and HTTP-01 listener
 	httpLn   net.Listener       //
 	log      zerolog.Logger     //
-	httpDone chan struct{}      // closed when the port-80 server has returned
+	httpDone chan struct{}      // closed when the --http-addr server has returned
 	reloaded func(error)        // metrics hook
 	cancel   context.CancelFunc // stops the SIGHUP loop
 }
@@ -162,8 +164,8 @@ func (t *tlsSetup) reload() error {
 	return err
 }
 
-// start begins re-reading the certificate files on SIGHUP and serving the port-80
-// listener (unless httpAddr is "off"); tlsPort is where the redirect points.
+// start begins re-reading the certificate files on SIGHUP and, when httpAddr is set,
+// serving the plain-HTTP listener there; tlsPort is where its redirect points.
 func (t *tlsSetup) start(ctx context.Context, httpAddr, tlsPort string) error {
 	if t.reloader != nil {
 		ctx, t.cancel = context.WithCancel(ctx)
@@ -180,7 +182,7 @@ func (t *tlsSetup) start(ctx context.Context, httpAddr, tlsPort string) error {
 			}
 		}()
 	}
-	if httpAddr == "off" {
+	if httpAddr == "" {
 		return nil
 	}
 	ln, err := net.Listen("tcp", httpAddr)
@@ -205,7 +207,7 @@ func (t *tlsSetup) start(ctx context.Context, httpAddr, tlsPort string) error {
 	return nil
 }
 
-// close stops the SIGHUP loop and the port-80 listener, waiting for it.
+// close stops the SIGHUP loop and the --http-addr listener, waiting for it.
 func (t *tlsSetup) close() {
 	if t.hup != nil {
 		signal.Stop(t.hup)

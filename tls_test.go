@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"io"
 	"math/big"
 	"net"
@@ -417,4 +418,61 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestHTTPSWithoutPlainHTTP: HTTPS alone opens no plain-HTTP listener, so a normal user
+// (who may not bind port 80) can start it on a high port; --http-addr opens one only
+// beside HTTPS.
+func TestHTTPSWithoutPlainHTTP(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	cert := mustCert(t, "alone")
+	cert.write(t, certFile, keyFile)
+	// Where this test may bind :80 itself (root, or a lowered unprivileged port start)
+	// and nothing else holds it, it checks that the server leaves it free.
+	port80Free := false
+	if ln, err := net.Listen("tcp", ":80"); err == nil {
+		port80Free = true
+		ln.Close()
+	}
+	addr := freeAddr(t)
+	logs := bootAt(t, addr, "--data", filepath.Join(dir, "data"), "--tls-cert", certFile, "--tls-key", keyFile)
+	resp, err := tlsClient(cert.x509).Get("https://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("healthz over HTTPS: %d", resp.StatusCode)
+	}
+	if strings.Contains(logs.String(), "redirecting plain HTTP") {
+		t.Fatalf("a plain-HTTP listener was opened without --http-addr:\n%s", logs.String())
+	}
+	if port80Free {
+		ln, err := net.Listen("tcp", ":80")
+		if err != nil {
+			t.Fatalf("port 80 is taken while the server runs: %v", err)
+		}
+		ln.Close()
+	}
+
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"ErrHTTPAddrWithoutTLS", []string{"--http-addr", ":80"}, "--http-addr is a plain-HTTP listener beside HTTPS: it needs --tls-cert or --acme-domain"},
+		{"ErrHTTPAddrMalformed", []string{"--tls-cert", certFile, "--tls-key", keyFile, "--http-addr", "80"}, `--http-addr "80": want host:port or :port`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			err := runWith(context.Background(), append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data}, c.args...), io.Discard, io.Discard, noEnv)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+			if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("a refused flag touched the data folder: %v", err)
+			}
+		})
+	}
 }

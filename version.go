@@ -7,33 +7,54 @@ import (
 	"runtime/debug"
 )
 
+// Stamped at link time, for builds that carry no VCS information (-buildvcs=false, a
+// source archive, a container build without .git):
+//
+//	go build -ldflags "-X main.version=v1.4.0 -X main.revision=$(git rev-parse HEAD)"
+//
+// Set, they win over what the Go toolchain recorded.
+var (
+	version  string
+	revision string
+)
+
 // buildVersion is what the binary knows about itself.
 type buildVersion struct {
 	Version  string // module version: a tag, a pseudo-version or "(devel)"
-	Revision string // VCS revision, "+dirty" when built from a modified tree; "unknown" outside a checkout
+	Revision string // VCS revision, "+dirty" when built from a modified tree; "unknown" when not recorded
 	Go       string
 }
 
+// readVersion returns the version stamped with -ldflags -X, else the one the Go
+// toolchain recorded (runtime/debug.ReadBuildInfo).
 func readVersion() buildVersion {
+	return versionOf(debug.ReadBuildInfo())
+}
+
+func versionOf(info *debug.BuildInfo, ok bool) buildVersion {
 	v := buildVersion{Version: "(devel)", Revision: "unknown", Go: runtime.Version()}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	if info.Main.Version != "" {
-		v.Version = info.Main.Version
-	}
-	dirty := false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.Revision = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
+	if ok {
+		if info.Main.Version != "" {
+			v.Version = info.Main.Version
+		}
+		dirty := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				v.Revision = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if dirty && v.Revision != "unknown" {
+			v.Revision += "+dirty"
 		}
 	}
-	if dirty && v.Revision != "unknown" {
-		v.Revision += "+dirty"
+	if version != "" {
+		v.Version = version
+	}
+	if revision != "" {
+		v.Revision = revision
 	}
 	return v
 }

@@ -80,13 +80,6 @@ type committer struct {
 	closed bool
 	exited chan struct{}
 
-	// owed, while set, is a sync the data file's creation skipped (db_create.go): the
-	// next successful commit pays it before answering its writers. owing mirrors it so
-	// that commits after the first skip the lock.
-	owedMu sync.Mutex
-	owed   func() error
-	owing  atomic.Bool
-
 	commits atomic.Uint64
 	writes  atomic.Uint64
 	taken   atomic.Uint64 // groups taken off the queue (for tests)
@@ -115,9 +108,6 @@ func (c *committer) do(fn func(Tx) error) error {
 			worked = time.Now()
 			return err
 		})
-		if err == nil {
-			err = c.settle()
-		}
 		if err == nil {
 			c.commits.Add(1)
 			c.writes.Add(1)
@@ -201,9 +191,6 @@ func (c *committer) commit(group []*commitCall) {
 			continue
 		}
 		if err == nil {
-			err = c.settle()
-		}
-		if err == nil {
 			c.commits.Add(1)
 			c.writes.Add(uint64(len(group)))
 			c.observed(worked)
@@ -213,33 +200,6 @@ func (c *committer) commit(group []*commitCall) {
 		}
 		return
 	}
-}
-
-// owe makes the next successful commit call pay before it answers its writers.
-func (c *committer) owe(pay func() error) {
-	c.owedMu.Lock()
-	c.owed = pay
-	c.owing.Store(true)
-	c.owedMu.Unlock()
-}
-
-// settle pays what is owed, once. It returns the payment's error, and the debt then
-// stays for the next commit: the writers of this one are not answered as durable.
-func (c *committer) settle() error {
-	if !c.owing.Load() {
-		return nil
-	}
-	c.owedMu.Lock()
-	defer c.owedMu.Unlock()
-	if c.owed == nil {
-		return nil
-	}
-	if err := c.owed(); err != nil {
-		return err
-	}
-	c.owed = nil
-	c.owing.Store(false)
-	return nil
 }
 
 // observed reports a commit whose writers' work ended at worked.

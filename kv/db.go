@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -57,14 +59,6 @@ type Options struct {
 	// OnCommit, when set, hears how long each committed write took from the end of its
 	// work to its commit being on disk (for the commit-latency metric).
 	OnCommit func(time.Duration)
-
-	// scratch and link, when set, stand in for the scratch folder and os.Link that
-	// createFile uses: tests make them fail as on systems without either.
-	scratch string
-	link    func(oldname, newname string) error
-	// syncDir, when set, stands in for the fsync of a folder, so tests see when the
-	// folder syncs a new file owes are paid.
-	syncDir func(path string) error
 }
 
 // DB is the store. Every public method is one transaction of its engine.
@@ -113,15 +107,8 @@ func Open(dir string, opts Options) (*DB, error) {
 		return openPostgresDB(dir, opts)
 	}
 	path := filepath.Join(dir, FileName)
-	created, err := createFile(path, opts.scratch, opts.link)
-	if err != nil {
-		return nil, err
-	}
-	if !created {
-		if err := settleUnfinished(path, opts.scratch, opts.LockTimeout); err != nil {
-			return nil, err
-		}
-	}
+	_, statErr := os.Stat(path)
+	created := errors.Is(statErr, fs.ErrNotExist)
 	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, Errorf(ELOCKED, "data_locked", fmt.Sprintf("data folder %s is in use by another interviewd process", dir))
@@ -131,30 +118,40 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	b.NoSync = opts.NoSync
 	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), studies: newStudyCache(), convs: newConvCache(), access: newAccessCache(), blobs: opts.Blobs}
-	fresh, err := db.prepareOnce()
-	if err != nil {
+	if err := b.Update(db.prepareBolt); err != nil {
 		_ = b.Close()
 		return nil, err
+	}
+	if created && !opts.NoSync {
+		// bbolt syncs the new file, not the folder holding its name: without this a
+		// power cut could lose the file and its secret after Open said it was there.
+		if err := syncFolders(dir, filepath.Dir(dir)); err != nil {
+			_ = b.Close()
+			return nil, err
+		}
 	}
 	db.group = newCommitter(b, opts.SoloCommits)
 	db.group.observe = opts.OnCommit
 	db.group.cache = db.convs
 	db.eng = &boltEngine{db: b, group: db.group}
-	if fresh && canLock {
-		// The file was made without syncs (db_create.go): its first commit syncs the
-		// file, and then the folders holding its name, before anyone is answered.
-		db.group.owe(func() error { return syncFolders(opts.syncDir, dir, filepath.Dir(dir)) })
-	}
 	return db, nil
 }
 
-// syncFolders fsyncs each folder with sync, or syncPath when sync is nil.
-func syncFolders(sync func(string) error, dirs ...string) error {
-	if sync == nil {
-		sync = syncPath
+// syncFolders fsyncs each folder, where folders can be synced (not on Windows).
+func syncFolders(dirs ...string) error {
+	if runtime.GOOS == "windows" {
+		return nil
 	}
 	for _, d := range dirs {
-		if err := sync(d); err != nil {
+		f, err := os.Open(d)
+		if err != nil {
+			return fmt.Errorf("sync folder %s: %w", d, err)
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return fmt.Errorf("sync folder %s: %w", d, err)
 		}
 	}

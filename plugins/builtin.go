@@ -23,10 +23,8 @@ const (
 )
 
 // The built-in plugins, compiled from builtin/*/main.go by go generate (see
-// generate.go) and compressed with zstd: unpacked only when first used, they cost the
-// binary a sixth of their size and an idle server nothing. csv is a patch from
-// redactor (redactor's unpacked bytes are its dictionary): the two share most of
-// their code.
+// generate.go) and compressed with zstd, each on its own: unpacked only when first
+// used, they cost an idle server nothing.
 var (
 	//go:embed builtin/redactor.wasm.zst
 	builtinRedactorZst []byte
@@ -37,19 +35,16 @@ var (
 // builtinWasm returns the module bytes of the built-in plugin named name, or an error
 // for another name or bytes that do not unpack.
 func builtinWasm(name string) ([]byte, error) {
-	var wasm []byte
-	var err error
+	var packed []byte
 	switch name {
 	case BuiltinRedactor:
-		wasm, err = unzstd(builtinRedactorZst, nil)
+		packed = builtinRedactorZst
 	case BuiltinCSV:
-		var base []byte
-		if base, err = unzstd(builtinRedactorZst, nil); err == nil {
-			wasm, err = unzstd(builtinCSVZst, base)
-		}
+		packed = builtinCSVZst
 	default:
 		return nil, fmt.Errorf("plugins: no built-in plugin %q", name)
 	}
+	wasm, err := unzstd(packed)
 	if err != nil {
 		return nil, fmt.Errorf("plugins: built-in %q: %w", name, err)
 	}
@@ -89,16 +84,10 @@ func (h *Host) Builtin(ctx context.Context, name string) (*Plugin, error) {
 // maxBuiltinBytes bounds an unpacked built-in (they are 3 to 4 MB).
 const maxBuiltinBytes = 64 << 20
 
-// unzstd unpacks one zstd frame; dict, when not nil, is the content the frame was
-// compressed against (zstd --patch-from, a frame without a dictionary ID). The decoder
-// is the one fasthttp already links for compressed requests, so the format costs the
-// binary no code.
-func unzstd(packed, dict []byte) ([]byte, error) {
-	opts := []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBuiltinBytes)}
-	if dict != nil {
-		opts = append(opts, zstd.WithDecoderDictRaw(0, dict))
-	}
-	d, err := zstd.NewReader(nil, opts...)
+// unzstd unpacks a zstd stream, with the decoder fasthttp already uses for compressed
+// requests.
+func unzstd(packed []byte) ([]byte, error) {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBuiltinBytes))
 	if err != nil {
 		return nil, err
 	}

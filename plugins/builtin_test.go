@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"interviewd/plugins/plugintest"
 )
 
 // redactCell runs the built-in redactor with config over one record holding text and
@@ -169,7 +171,7 @@ func TestBuiltinCSVRefusesRaggedRows(t *testing.T) {
 
 func TestExampleJSONLFormatter(t *testing.T) {
 	h := mustHost(t, Config{})
-	p := mustLoadFile(t, h, "testdata/jsonl/jsonl.wasm")
+	p := mustLoadFile(t, h, plugintest.Path(t, plugintest.JSONL))
 	if d := p.Descriptor(); d != (Descriptor{Kind: KindFormatter, Name: "jsonl", MediaType: "application/x-ndjson", ABIVersion: 1}) {
 		t.Fatalf("Descriptor = %+v", d)
 	}
@@ -266,15 +268,10 @@ func TestBuiltinsReproducible(t *testing.T) {
 	}
 }
 
-// mustUnzstd returns the unpacked contents of the zstd file at path (csv's against
-// redactor's, as generate.go packs it).
+// mustUnzstd returns the unpacked contents of the zstd file at path.
 func mustUnzstd(tb testing.TB, path string) []byte {
 	tb.Helper()
-	var dict []byte
-	if filepath.Base(path) == "csv.wasm.zst" {
-		dict = mustUnzstd(tb, filepath.Join(filepath.Dir(path), "redactor.wasm.zst"))
-	}
-	b, err := unzstd(mustRead(tb, path), dict)
+	b, err := unzstd(mustRead(tb, path))
 	if err != nil {
 		tb.Fatalf("%s: %v", path, err)
 	}

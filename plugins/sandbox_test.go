@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"interviewd/plugins/plugintest"
 )
 
 // The limits of the sandbox tests: short, so runaway plugins end quickly.
@@ -26,7 +28,7 @@ const (
 func mustSandboxHost(tb testing.TB, timeout time.Duration) (h *Host, sandbox, red *Plugin) {
 	tb.Helper()
 	h = mustHost(tb, Config{Timeout: timeout, Grace: sandboxGrace, MaxOutput: 1 << 20})
-	return h, mustLoadFile(tb, h, "testdata/sandbox/sandbox.wasm"), mustBuiltin(tb, h, BuiltinRedactor)
+	return h, mustLoadFile(tb, h, plugintest.Path(tb, plugintest.Sandbox)), mustBuiltin(tb, h, BuiltinRedactor)
 }
 
 // checkRedactorWorks fails unless the built-in redactor still runs correctly on its
@@ -141,7 +143,7 @@ func TestSandboxEcho(t *testing.T) {
 
 func TestCallerCancels(t *testing.T) {
 	h := mustHost(t, Config{Timeout: time.Minute, Grace: sandboxGrace})
-	sandbox := mustLoadFile(t, h, "testdata/sandbox/sandbox.wasm")
+	sandbox := mustLoadFile(t, h, plugintest.Path(t, plugintest.Sandbox))
 	red := mustBuiltin(t, h, BuiltinRedactor)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -199,7 +201,7 @@ func TestWatchdogAbandonsStuckRun(t *testing.T) {
 func watchdogRun(t *testing.T, timeout, grace time.Duration) bool {
 	t.Helper()
 	h := mustHost(t, Config{Timeout: timeout, Grace: grace})
-	sandbox := mustLoadFile(t, h, "testdata/sandbox/sandbox.wasm")
+	sandbox := mustLoadFile(t, h, plugintest.Path(t, plugintest.Sandbox))
 	red := mustBuiltin(t, h, BuiltinRedactor)
 	ctx := context.Background()
 	e, err := h.acquire(ctx, sandbox, false)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/plugins/plugintest"
 )
 
 // TestAppExportStartProgressDownload: an export started from the page, followed to
@@ -92,10 +93,7 @@ func TestAppRedactionAndPlugins(t *testing.T) {
 	}
 
 	// Plugins: the CSRF token travels in a header for multipart posts.
-	wasm, err := os.ReadFile(filepath.Join("..", "plugins", "testdata", "jsonl", "jsonl.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := plugintest.Wasm(t, plugintest.JSONL)
 	// Without its token: refused before the body is read (a small body, so the client
 	// has sent it all before the refusal closes the connection).
 	ct, body := multipartFile(t, "jsonl.wasm", []byte("\x00asm"))

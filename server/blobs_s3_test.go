@@ -12,6 +12,7 @@ import (
 	"interviewd/blobs"
 	"interviewd/blobs/blobstest"
 	"interviewd/kv"
+	"interviewd/plugins/plugintest"
 )
 
 // withBlobs keeps the server's files in store.
@@ -30,10 +31,7 @@ func TestAppPluginsInBucket(t *testing.T) {
 	}
 	e := mustServe(t, withBlobs(store))
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
-	wasm, err := os.ReadFile(filepath.Join("..", "plugins", "testdata", "jsonl", "jsonl.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := plugintest.Wasm(t, plugintest.JSONL)
 	ct, body := multipartFile(t, "jsonl.wasm", wasm)
 	wantRedirect(t, owner.send(t, "POST", "/app/settings/plugins", ct, body, "X-CSRF-Token", owner.csrf), "/app/settings/redaction?done=plugin_added")
 	list, err := e.db.FindPlugins(t.Context(), e.orgA.ID)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/plugins/plugintest"
 )
 
 const exportNote = "EXPORT-NOTE-91c2: never show this"
@@ -216,10 +217,7 @@ func TestExportEndToEnd(t *testing.T) {
 
 func TestExportOrganisationFormatter(t *testing.T) {
 	e := mustServe(t)
-	wasm, err := os.ReadFile(filepath.Join("..", "plugins", "testdata", "jsonl", "jsonl.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := plugintest.Wasm(t, plugintest.JSONL)
 	if err := os.MkdirAll(filepath.Join(e.db.BlobDir(), "plugins"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -257,10 +255,7 @@ func TestExportOrganisationFormatter(t *testing.T) {
 // error, nothing is downloadable, and the server keeps serving.
 func TestExportFailsOnBrokenRedactor(t *testing.T) {
 	e := mustServe(t)
-	wasm, err := os.ReadFile(filepath.Join("..", "plugins", "testdata", "sandbox", "sandbox.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := plugintest.Wasm(t, plugintest.Sandbox)
 	os.MkdirAll(filepath.Join(e.db.BlobDir(), "plugins"), 0o700)
 	if err := os.WriteFile(filepath.Join(e.db.BlobDir(), "plugins", "sandbox.wasm"), wasm, 0o600); err != nil {
 		t.Fatal(err)
