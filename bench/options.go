@@ -41,6 +41,12 @@ type options struct {
 	// ExecRuns is how many times the stripped interviewd and bare fasthttp binaries are
 	// each started for the exec figures; 0 skips them (and the idle memory reading).
 	ExecRuns int
+	// ExecStudies is how many studies the existing data folder of the exec figures
+	// holds; 0 skips that measurement.
+	ExecStudies int
+	// ExecBinary, when set, is the prebuilt interviewd the exec figures time instead of
+	// one built from this tree, so two builds can be compared by one harness.
+	ExecBinary string
 	// Idle is how long a freshly started interviewd idles before its memory is read.
 	Idle time.Duration
 	// Limits are the in-process server's rate limits: off by default, so the bench
@@ -83,6 +89,8 @@ func parseOptions(args []string) (options, error) {
 	scenarios := fs.String("scenarios", strings.Join(scenarioNames(), ","), "comma-separated scenarios to run")
 	fs.IntVar(&o.Studies, "studies", 500, "studies to seed (in-process) or to collect ids of (--url)")
 	fs.IntVar(&o.ExecRuns, "exec-runs", 5, "times to exec interviewd and a bare fasthttp binary for the start-up figures (0: skip)")
+	fs.IntVar(&o.ExecStudies, "exec-studies", 10_000, "studies in the existing data folder interviewd is also exec'd on for the start-up figures (0: skip)")
+	fs.StringVar(&o.ExecBinary, "exec-binary", "", "exec this prebuilt interviewd for the start-up figures instead of building one from the tree")
 	fs.DurationVar(&o.Idle, "idle", 30*time.Second, "how long a fresh interviewd idles before its anonymous resident memory is read")
 	fs.BoolVar(&o.JSON, "json", false, "print a JSON array instead of one line per scenario")
 	fs.StringVar(&o.URL, "url", "", "target a running server at this base URL instead of booting one")
@@ -138,6 +146,8 @@ func (o options) validate() error {
 		return fmt.Errorf("--studies %d: want 1 to %d", o.Studies, maxStudies)
 	case o.ExecRuns < 0 || o.ExecRuns > 100:
 		return fmt.Errorf("--exec-runs %d: want 0 to 100", o.ExecRuns)
+	case o.ExecStudies < 0 || o.ExecStudies > maxStudies:
+		return fmt.Errorf("--exec-studies %d: want 0 to %d", o.ExecStudies, maxStudies)
 	case o.Idle < 0 || o.Idle > maxDuration:
 		return fmt.Errorf("--idle %s: want 0 to %s", o.Idle, maxDuration)
 	case len(o.Scenarios) == 0:

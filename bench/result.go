@@ -127,8 +127,12 @@ func (rep report) writeText(w io.Writer) error {
 		fmt.Fprintf(&b, "startup=%s\n", ms(rep.Startup))
 	}
 	if f := rep.Exec; f != nil {
-		fmt.Fprintf(&b, "exec runs=%d first_200=%s bare_first_200=%s ratio=%.2f stop=%s stop_max=%s idle_rss_anon=%.1fMiB idle=%s binary=%.1fMiB bare_binary=%.1fMiB\n",
+		fmt.Fprintf(&b, "exec runs=%d first_200=%s bare_first_200=%s ratio=%.2f stop=%s stop_max=%s idle_rss_anon=%.1fMiB idle=%s binary=%.1fMiB bare_binary=%.1fMiB",
 			f.Runs, ms(f.First200), ms(f.BareFirst), f.ratio(), ms(f.Stop), ms(f.StopMax), mib(f.IdleRSSAnon), f.Idle, mib(f.Binary), mib(f.BareBinary))
+		if f.ExistingStudies > 0 {
+			fmt.Fprintf(&b, " first_200_existing=%s existing_studies=%d", ms(f.First200Existing), f.ExistingStudies)
+		}
+		b.WriteByte('\n')
 	}
 	width := 0
 	for _, r := range rep.Results {
@@ -196,6 +200,9 @@ type execJSON struct {
 	IdleRSSAnon  int64   `json:"idle_rss_anon_bytes"`
 	BinaryBytes  int64   `json:"binary_bytes"`
 	BareBinBytes int64   `json:"bare_binary_bytes"`
+	// On a copy of a data folder holding ExistingStudies studies; absent when skipped.
+	First200ExistingMS *float64 `json:"first_200_existing_ms,omitempty"`
+	ExistingStudies    int      `json:"existing_studies,omitempty"`
 }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
@@ -214,9 +221,14 @@ func (rep report) writeJSON(w io.Writer) error {
 		out = append(out, startupJSON{Scenario: "startup", StartupMS: msFloat(rep.Startup)})
 	}
 	if f := rep.Exec; f != nil {
-		out = append(out, execJSON{Scenario: "exec", Runs: f.Runs, First200MS: msFloat(f.First200), BareFirst200: msFloat(f.BareFirst),
+		ej := execJSON{Scenario: "exec", Runs: f.Runs, First200MS: msFloat(f.First200), BareFirst200: msFloat(f.BareFirst),
 			Ratio: f.ratio(), StopMS: msFloat(f.Stop), StopMaxMS: msFloat(f.StopMax), IdleS: f.Idle.Seconds(), IdleRSSAnon: f.IdleRSSAnon,
-			BinaryBytes: f.Binary, BareBinBytes: f.BareBinary})
+			BinaryBytes: f.Binary, BareBinBytes: f.BareBinary}
+		if f.ExistingStudies > 0 {
+			v := msFloat(f.First200Existing)
+			ej.First200ExistingMS, ej.ExistingStudies = &v, f.ExistingStudies
+		}
+		out = append(out, ej)
 	}
 	for _, r := range rep.Results {
 		rj := resultJSON{Scenario: r.Scenario, Conns: r.Conns, DurationS: r.Duration.Seconds(), statsJSON: r.stats.json()}

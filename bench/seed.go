@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"interviewd/kv"
 )
@@ -64,11 +67,48 @@ func briefFor(i int) kv.Brief {
 func seedStudies(ctx context.Context, db *kv.DB, p kv.Partition, n int) ([]string, error) {
 	ids := make([]string, 0, n)
 	for i := range n {
-		s, err := db.CreateStudy(ctx, kv.StudyInput{Partition: p, Brief: briefFor(i), Guidance: "Seeded by the load-test suite."})
+		id, err := seedStudy(ctx, db, p, i)
 		if err != nil {
-			return nil, fmt.Errorf("seed study %d: %w", i, err)
+			return nil, err
 		}
-		ids = append(ids, s.ID.String())
+		ids = append(ids, id)
 	}
 	return ids, nil
+}
+
+// seedStudy creates the i-th seeded study in p and returns its id.
+func seedStudy(ctx context.Context, db *kv.DB, p kv.Partition, i int) (string, error) {
+	s, err := db.CreateStudy(ctx, kv.StudyInput{Partition: p, Brief: briefFor(i), Guidance: "Seeded by the load-test suite."})
+	if err != nil {
+		return "", fmt.Errorf("seed study %d: %w", i, err)
+	}
+	return s.ID.String(), nil
+}
+
+// seedWriters is how many studies seedStudiesConcurrently creates at once. kv offers no
+// batch of creations, but its group commit puts concurrent writers in one transaction,
+// so this many writers make commits of up to this many studies each.
+const seedWriters = 64
+
+// seedStudiesConcurrently is seedStudies with seedWriters creations in flight, for big
+// folders: study i is still briefFor(i), but creation order (and so age) only roughly
+// follows i. It returns the first error kv reports.
+func seedStudiesConcurrently(ctx context.Context, db *kv.DB, p kv.Partition, n int) error {
+	var (
+		next   atomic.Int64
+		failed atomic.Bool
+		wg     sync.WaitGroup
+		errs   = make([]error, seedWriters)
+	)
+	for w := range seedWriters {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n && !failed.Load(); i = int(next.Add(1) - 1) {
+				if _, errs[w] = seedStudy(ctx, db, p, i); errs[w] != nil {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
 )
 
 // startupDeadline bounds the wait for a freshly booted server's first answer, and
@@ -67,15 +70,19 @@ func measureStartup(ctx context.Context) (d time.Duration, err error) {
 
 // execFigures is what measureExec measured. Durations are medians over the runs.
 type execFigures struct {
-	Runs        int
-	First200    time.Duration // interviewd: exec to the first 200, on an empty data folder
-	BareFirst   time.Duration // the bare fasthttp binary, measured the same way
-	Stop        time.Duration // interviewd: SIGTERM to exit, idle
-	StopMax     time.Duration // the slowest stop over every run
-	Idle        time.Duration // how long the server idled before IdleRSSAnon was read
-	IdleRSSAnon int64         // bytes of anonymous resident memory after Idle
-	Binary      int64         // bytes of the stripped interviewd binary
-	BareBinary  int64
+	Runs     int
+	First200 time.Duration // interviewd: exec to the first 200, on an empty data folder
+	// First200Existing is interviewd's exec to the first 200 on a copy of a data folder
+	// already holding ExistingStudies studies; 0 when ExistingStudies is 0.
+	First200Existing time.Duration
+	ExistingStudies  int
+	BareFirst        time.Duration // the bare fasthttp binary, measured the same way
+	Stop             time.Duration // interviewd: SIGTERM to exit, idle
+	StopMax          time.Duration // the slowest stop over every run
+	Idle             time.Duration // how long the server idled before IdleRSSAnon was read
+	IdleRSSAnon      int64         // bytes of anonymous resident memory after Idle
+	Binary           int64         // bytes of the stripped interviewd binary
+	BareBinary       int64
 }
 
 // ratio is interviewd's exec-to-first-200 as a multiple of the bare binary's.
@@ -91,21 +98,43 @@ func (f execFigures) ratio() float64 {
 // anything).
 const probePath = "/healthz"
 
-// measureExec builds interviewd and bench/bare with `go build -ldflags='-s -w'` into a
-// temporary folder, then runs each runs times, alternating, on a fresh empty data
-// folder: exec to the first 200 of GET probePath, then SIGTERM to exit. A last
-// interviewd run idles for idle before its anonymous resident memory is read from
-// /proc. It returns an error if a build fails, a process does not answer 200 within
-// startupDeadline, or interviewd exits non-zero on SIGTERM.
-func measureExec(ctx context.Context, runs int, idle time.Duration, progress io.Writer) (f execFigures, err error) {
+// execOptions is what measureExec runs.
+type execOptions struct {
+	Runs int
+	Idle time.Duration
+	// Studies, when positive, is how many studies the existing data folder holds: each
+	// run then also execs interviewd on a copy of it.
+	Studies int
+	// Binary, when set, is a prebuilt interviewd to exec instead of building one from
+	// this tree (the bare binary is built either way).
+	Binary string
+}
+
+// measureExec builds interviewd (unless o.Binary names one) and bench/bare with
+// `go build -ldflags='-s -w'` into a temporary folder, then runs each o.Runs times,
+// alternating, on a fresh empty data folder: exec to the first 200 of GET probePath,
+// then SIGTERM to exit. With o.Studies, it first seeds a data folder with that many
+// studies, and each run also execs interviewd on a fresh copy of it: an idle start-up of
+// this tree leaves interviewd.db as it was, but another build (o.Binary) may migrate it
+// at open, and a copy per run keeps every run on the same bytes whatever the build. A last interviewd run idles for o.Idle
+// before its anonymous resident memory is read from /proc. It returns an error if a
+// build or the seed fails, a process does not answer 200 within startupDeadline, or
+// interviewd exits non-zero on SIGTERM.
+func measureExec(ctx context.Context, o execOptions, progress io.Writer) (f execFigures, err error) {
 	dir, err := os.MkdirTemp("", "interviewd-bench-exec-")
 	if err != nil {
 		return f, err
 	}
 	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	bin, bare := filepath.Join(dir, "interviewd"), filepath.Join(dir, "bare")
-	fmt.Fprintf(progress, "exec: building interviewd and bench/bare with -ldflags='-s -w' in %s\n", dir)
-	for _, b := range []struct{ out, pkg string }{{bin, "interviewd"}, {bare, "interviewd/bench/bare"}} {
+	builds := []struct{ out, pkg string }{{bin, "interviewd"}, {bare, "interviewd/bench/bare"}}
+	if o.Binary != "" {
+		bin, builds = o.Binary, builds[1:]
+		fmt.Fprintf(progress, "exec: timing %s; building bench/bare with -ldflags='-s -w' in %s\n", bin, dir)
+	} else {
+		fmt.Fprintf(progress, "exec: building interviewd and bench/bare with -ldflags='-s -w' in %s\n", dir)
+	}
+	for _, b := range builds {
 		cmd := exec.CommandContext(ctx, "go", "build", "-ldflags=-s -w", "-o", b.out, b.pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -118,8 +147,16 @@ func measureExec(ctx context.Context, runs int, idle time.Duration, progress io.
 	if f.BareBinary, err = fileSize(bare); err != nil {
 		return f, err
 	}
-	runs = max(runs, 1)
-	var first, bareFirst, stops []time.Duration
+	seeded := filepath.Join(dir, "seeded")
+	if o.Studies > 0 {
+		start := time.Now()
+		if err := seedFolder(ctx, seeded, o.Studies); err != nil {
+			return f, err
+		}
+		fmt.Fprintf(progress, "exec: seeded a data folder with %d studies in %s\n", o.Studies, time.Since(start).Round(time.Millisecond))
+	}
+	runs := max(o.Runs, 1)
+	var first, bareFirst, existing, stops []time.Duration
 	for i := range runs {
 		b, err := execOnce(ctx, bare, nil, 0)
 		if err != nil {
@@ -130,17 +167,74 @@ func measureExec(ctx context.Context, runs int, idle time.Duration, progress io.
 			return f, fmt.Errorf("interviewd: %w", err)
 		}
 		bareFirst, first, stops = append(bareFirst, b.first200), append(first, r.first200), append(stops, r.stop)
+		if o.Studies > 0 {
+			d, err := execExisting(ctx, bin, seeded, filepath.Join(dir, fmt.Sprintf("existing-%d", i)))
+			if err != nil {
+				return f, fmt.Errorf("interviewd on %d studies: %w", o.Studies, err)
+			}
+			existing = append(existing, d)
+		}
 	}
-	fmt.Fprintf(progress, "exec: idling a fresh interviewd for %s to read its memory\n", idle)
-	r, err := execOnce(ctx, bin, []string{"--data", filepath.Join(dir, "data-idle")}, idle)
+	fmt.Fprintf(progress, "exec: idling a fresh interviewd for %s to read its memory\n", o.Idle)
+	r, err := execOnce(ctx, bin, []string{"--data", filepath.Join(dir, "data-idle")}, o.Idle)
 	if err != nil {
 		return f, fmt.Errorf("interviewd: %w", err)
 	}
 	stops = append(stops, r.stop)
-	f.Runs, f.Idle, f.IdleRSSAnon = runs, idle, r.rssAnon
+	f.Runs, f.Idle, f.IdleRSSAnon = runs, o.Idle, r.rssAnon
 	f.First200, f.BareFirst = median(first), median(bareFirst)
+	f.First200Existing, f.ExistingStudies = median(existing), o.Studies
 	f.Stop, f.StopMax = median(stops), slices.Max(stops)
 	return f, nil
+}
+
+// seedFolder makes dst a closed interviewd data folder holding an organisation, its keys
+// and n studies, seeded through kv as the in-process server's are. Nothing needs it to
+// survive a crash, so its commits skip fsync.
+func seedFolder(ctx context.Context, dst string, n int) (err error) {
+	in, err := newInstanceWith(ctx, kv.Options{NoSync: true})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, in.close()) }()
+	if err := seedStudiesConcurrently(ctx, in.db, kv.Partition{Org: in.org.ID, Env: kv.EnvLive}, n); err != nil {
+		return err
+	}
+	db := in.db
+	in.db = nil // closed here, so that in.close does not close it again
+	if err := db.Close(); err != nil {
+		return err
+	}
+	return os.Rename(filepath.Join(in.dir, "data"), dst)
+}
+
+// execExisting copies the data folder seeded to dst, execs bin on the copy, returns its
+// exec to first 200 and removes the copy. The copy is made and synced before the clock
+// starts: its pages are in the page cache, as a server restarted on a live machine finds
+// them, and no write-back of it is left to slow this run's or the next runs' fsyncs.
+func execExisting(ctx context.Context, bin, seeded, dst string) (time.Duration, error) {
+	if err := os.CopyFS(dst, os.DirFS(seeded)); err != nil {
+		return 0, fmt.Errorf("copy the seeded data folder: %w", err)
+	}
+	if err := syncFiles(dst); err != nil {
+		return 0, errors.Join(fmt.Errorf("sync the copied data folder: %w", err), os.RemoveAll(dst))
+	}
+	r, err := execOnce(ctx, bin, []string{"--data", dst}, 0)
+	return r.first200, errors.Join(err, os.RemoveAll(dst))
+}
+
+// syncFiles fsyncs every regular file under dir.
+func syncFiles(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		return errors.Join(f.Sync(), f.Close())
+	})
 }
 
 // execRun is one process's life as execOnce measured it.

@@ -18,7 +18,7 @@ func runSuite(ctx context.Context, o options, progress io.Writer) (rep report, e
 	if o.URL == "" {
 		// Start-up first, before seeding and load warm the machine.
 		if o.ExecRuns > 0 {
-			f, err := measureExec(ctx, o.ExecRuns, o.Idle, progress)
+			f, err := measureExec(ctx, execOptions{Runs: o.ExecRuns, Idle: o.Idle, Studies: o.ExecStudies, Binary: o.ExecBinary}, progress)
 			if err != nil {
 				return report{}, fmt.Errorf("exec start-up: %w", err)
 			}
