@@ -48,7 +48,7 @@ func analysisBody(tb testing.TB, ivs ...Interview) (json.RawMessage, []AnalysisS
 			"interview_count": n, "share": 1, "quotes": all, "segments": map[string]any{}}},
 		"questions": []any{map[string]any{"question": "Why?", "kind": "verbatim", "answered": n - 1, "skipped": 1,
 			"groups": []any{map[string]any{"label": "names", "count": n - 1, "quotes": answeredQuotes}}}},
-		"suggestions": []any{map[string]any{"text": "say names", "interview_count": n, "quotes": all}},
+		"suggestions":   []any{map[string]any{"text": "say names", "interview_count": n, "quotes": all}},
 		"future_member": []any{map[string]any{"interview_id": ivs[0].ID.String(), "note": "x"}},
 	}
 	raw, err := json.Marshal(doc)
