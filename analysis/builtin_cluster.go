@@ -14,11 +14,11 @@ import (
 // result is then spread over every vector in a few passes. This keeps a refresh
 // cheap however many interviews a study has.
 const (
-	sampleCap     = 2000
-	silhouetteCap = 1000
-	kmeansRounds  = 30
-	kmeansStarts  = 3
-	refinePasses  = 3
+	sampleCap     = 500
+	silhouetteCap = 350
+	kmeansRounds  = 20
+	kmeansStarts  = 2
+	refinePasses  = 2
 )
 
 // clusterSpec says what to cluster: vectors, their stable sampling keys, the
@@ -32,6 +32,8 @@ type clusterSpec struct {
 	// weaker ones are left out as noise.
 	minSim float32
 	seed   uint64
+	// sample, when set, lowers sampleCap (silhouettes then use two thirds of it).
+	sample int
 }
 
 // clusters is the outcome: each vector's cluster (-1 for none) and its cosine to it.
@@ -62,7 +64,11 @@ func cluster(ctx context.Context, spec clusterSpec) (clusters, error) {
 	slices.SortFunc(idx, func(a, b int) int {
 		return cmp.Or(cmp.Compare(spec.keys[a], spec.keys[b]), cmp.Compare(a, b))
 	})
-	sample := idx[:min(len(idx), sampleCap)]
+	cap, silCap := sampleCap, silhouetteCap
+	if spec.sample > 0 {
+		cap, silCap = min(cap, spec.sample), min(silCap, spec.sample*2/3)
+	}
+	sample := idx[:min(len(idx), cap)]
 	// The sample speaks a small part of the vocabulary: renumber it densely so
 	// centroids during the search are short.
 	local := map[int32]int32{}
@@ -88,7 +94,7 @@ func cluster(ctx context.Context, spec clusterSpec) (clusters, error) {
 	kmin := min(spec.kmin, kmax)
 	var sims [][]float32
 	if kmax > kmin {
-		m := min(len(svecs), silhouetteCap)
+		m := min(len(svecs), silCap)
 		sims = make([][]float32, m)
 		for i := range m {
 			sims[i] = make([]float32, m)
@@ -101,7 +107,7 @@ func cluster(ctx context.Context, spec clusterSpec) (clusters, error) {
 	}
 	var best []([]float32)
 	bestScore := math.Inf(-1)
-	for k := kmin; k <= kmax; k++ {
+	for _, k := range kCandidates(kmin, kmax) {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
@@ -148,9 +154,7 @@ func cluster(ctx context.Context, spec clusterSpec) (clusters, error) {
 			}
 		}
 		for c := range cents {
-			if v := unit(next[c]); v != nil {
-				cents[c] = v
-			}
+			unitInto(cents[c], next[c])
 		}
 	}
 	for i := range out.assign {
@@ -198,9 +202,7 @@ func kmeans(vecs [][]ent, dim, k int, seed uint64) ([][]float32, []int32) {
 				addTo(sums[labels[i]], v)
 			}
 			for c := range cents {
-				if u := unit(sums[c]); u != nil {
-					cents[c] = u
-				}
+				unitInto(cents[c], sums[c])
 			}
 		}
 		if obj > bestObj+1e-9 {
@@ -307,19 +309,33 @@ func addTo(d []float64, v []ent) {
 	}
 }
 
-// unit scales d to unit length as float32; nil when d is zero.
-func unit(d []float64) []float32 {
+// unitInto writes d scaled to unit length into dst, leaving dst alone when d is
+// zero (an empty cluster keeps its last centroid).
+func unitInto(dst []float32, d []float64) {
 	var s float64
 	for _, x := range d {
 		s += x * x
 	}
 	if s == 0 {
-		return nil
+		return
 	}
 	inv := 1 / math.Sqrt(s)
-	out := make([]float32, len(d))
 	for i, x := range d {
-		out[i] = float32(x * inv)
+		dst[i] = float32(x * inv)
+	}
+}
+
+// kCandidates lists the k to try: every k up to 10, then steps of a fifth, since
+// past ten clusters one more or less matters less than the cost of trying it.
+func kCandidates(kmin, kmax int) []int {
+	var out []int
+	for k := kmin; k <= kmax; {
+		out = append(out, k)
+		if k < 10 {
+			k++
+		} else {
+			k += max(1, k/5)
+		}
 	}
 	return out
 }

@@ -31,15 +31,25 @@ type corpus struct {
 	phraseCount map[string]int32
 	// df counts the statements each raw feature appears in.
 	df map[uint64]int32
+	// answers holds each interview's answers to the scripted questions.
+	answers [][]Answer
+	// short marks the messages (by interview) that are short answers.
+	short []map[int32]bool
 }
 
 // newCorpus weighs every statement by TF-IDF over features that occur in at least
 // two statements (a word said once links nothing).
 func newCorpus(in Input, docs []*ivDoc) *corpus {
-	c := &corpus{in: in, byMsg: make([]map[int32][2]int32, len(docs)), phraseCount: map[string]int32{}, df: map[uint64]int32{}}
+	c := &corpus{in: in, byMsg: make([]map[int32][2]int32, len(docs)), phraseCount: map[string]int32{}, df: map[uint64]int32{},
+		answers: make([][]Answer, len(docs)), short: make([]map[int32]bool, len(docs))}
 	for i, d := range docs {
+		c.answers[i] = AnswersOf(in.Questions, in.Interviews[i])
 		c.byMsg[i] = make(map[int32][2]int32, len(d.Msgs))
+		c.short[i] = map[int32]bool{}
 		for _, m := range d.Msgs {
+			if shortKey(boundText(in.Interviews[i].Messages[m.Index].Text, 256)) != "" {
+				c.short[i][m.Index] = true
+			}
 			from := int32(len(c.stmts))
 			for si := range m.Sents {
 				s := &m.Sents[si]
@@ -168,9 +178,7 @@ func (s *stmt) polarity() int {
 
 // shortMsg reports whether the statement's message is a short answer ("Laptop and
 // phone."), which answer groups count and themes leave alone.
-func (c *corpus) shortMsg(s *stmt) bool {
-	return shortKey(boundText(c.in.Interviews[s.Iv].Messages[s.Msg].Text, 256)) != ""
-}
+func (c *corpus) shortMsg(s *stmt) bool { return c.short[s.Iv][s.Msg] }
 
 // msgRanges lists the statement ranges of interview iv's messages in message order.
 func (c *corpus) msgRanges(iv int) [][2]int32 {
@@ -223,9 +231,9 @@ func sumMap(sum map[int32]float32) []ent {
 // any scripted question are units of their own.
 func (c *corpus) answerUnits() [][]int {
 	var out [][]int
-	for iv, in := range c.in.Interviews {
+	for iv := range c.in.Interviews {
 		taken := map[int32]bool{}
-		for _, a := range AnswersOf(c.in.Questions, in) {
+		for _, a := range c.answers[iv] {
 			var unit []int
 			for _, mi := range a.Messages {
 				taken[int32(mi)] = true

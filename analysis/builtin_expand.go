@@ -17,6 +17,7 @@ const (
 	expandNeighbors = 12   // related words kept per word
 	expandMinPairs  = 2    // answers a pair must share to count
 	expandWeight    = 0.6  // weight of the widened part against the statement's own words
+	widenedCap      = 32   // weights kept per widened statement (the rest are faint)
 )
 
 // related maps a term to its related terms, with association weights.
@@ -85,23 +86,45 @@ func relatedTerms(c *corpus, units [][]int, keys []uint64) related {
 	return rel
 }
 
-// widen returns v plus its terms' related terms, normalised.
-func (r related) widen(v []ent) []ent {
+// widener widens statements with one scratch accumulator, so widening every
+// statement of a large study allocates only the results.
+type widener struct {
+	rel     related
+	acc     []float64
+	touched []int32
+}
+
+func (r related) widener(dim int) *widener { return &widener{rel: r, acc: make([]float64, dim)} }
+
+// widen returns v plus its terms' related terms, normalised, keeping the
+// widenedCap strongest weights.
+func (w *widener) widen(v []ent) []ent {
 	if len(v) == 0 {
 		return nil
 	}
-	sum := map[int32]float64{}
-	for _, e := range v {
-		sum[e.ID] += float64(e.W)
+	add := func(id int32, x float64) {
+		if w.acc[id] == 0 {
+			w.touched = append(w.touched, id)
+		}
+		w.acc[id] += x
 	}
 	for _, e := range v {
-		for _, n := range r[e.ID] {
-			sum[n.ID] += expandWeight * float64(e.W) * float64(n.W)
+		add(e.ID, float64(e.W))
+	}
+	for _, e := range v {
+		for _, n := range w.rel[e.ID] {
+			add(n.ID, expandWeight*float64(e.W)*float64(n.W))
 		}
 	}
-	out := make([]ent, 0, len(sum))
-	for id, w := range sum {
-		out = append(out, ent{ID: id, W: float32(w)})
+	out := make([]ent, 0, len(w.touched))
+	for _, id := range w.touched {
+		out = append(out, ent{ID: id, W: float32(w.acc[id])})
+		w.acc[id] = 0
+	}
+	w.touched = w.touched[:0]
+	if len(out) > widenedCap {
+		slices.SortFunc(out, func(a, b ent) int { return cmp.Or(cmp.Compare(b.W, a.W), cmp.Compare(a.ID, b.ID)) })
+		out = slices.Clip(out[:widenedCap])
 	}
 	return normalise(out)
 }

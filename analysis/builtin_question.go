@@ -18,6 +18,8 @@ const (
 	maxShortGroups = 8
 	// answerMinSim is the least cosine an answer needs to its group's centroid.
 	answerMinSim = 0.2
+	// answerSample bounds the answers the grouping of one question is searched on.
+	answerSample = 300
 )
 
 // answer is one interview's reply to one question.
@@ -31,7 +33,7 @@ func findAnswerGroups(ctx context.Context, c *corpus) ([]QuestionSet, error) {
 	qs := c.in.Questions
 	byQ := make([][]answer, len(qs))
 	for i, iv := range c.in.Interviews {
-		for _, a := range AnswersOf(qs, iv) {
+		for _, a := range c.answers[i] {
 			var real []int32
 			for _, mi := range a.Messages {
 				if !IsNonAnswer(iv.Messages[mi].Text) {
@@ -82,7 +84,7 @@ func (c *corpus) answerGroups(ctx context.Context, answers []answer) ([]AnswerGr
 		if len(long) >= 6 {
 			kmin, kmax = 2, 6
 		}
-		cl, err := cluster(ctx, clusterSpec{vecs: vecs, keys: keys, dim: c.dim, kmin: kmin, kmax: kmax, minSim: answerMinSim, seed: 2})
+		cl, err := cluster(ctx, clusterSpec{vecs: vecs, keys: keys, dim: c.dim, kmin: kmin, kmax: kmax, minSim: answerMinSim, seed: 2, sample: answerSample})
 		if err != nil {
 			return nil, err
 		}

@@ -75,11 +75,11 @@ func findThemes(ctx context.Context, c *corpus) (themeSet, error) {
 	}
 	// Each statement is widened with the words related to its own (see
 	// relatedTerms), answers are clustered, and statements join the nearest cluster.
-	rel := relatedTerms(c, unitIdx, keys)
+	wd := relatedTerms(c, unitIdx, keys).widener(c.dim)
 	repr := make([][]ent, len(c.stmts))
 	for i := range c.stmts {
 		if substantive[i] {
-			repr[i] = rel.widen(c.stmts[i].Vec)
+			repr[i] = wd.widen(c.stmts[i].Vec)
 		}
 	}
 	units := make([][]ent, len(unitIdx))
