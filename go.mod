@@ -26,7 +26,6 @@ require (
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/crypto v0.58.0
 	golang.org/x/oauth2 v0.35.0
-	gonum.org/v1/gonum v0.7.0
 	gopkg.in/neurosnap/sentences.v1 v1.0.6
 )
 
@@ -62,5 +61,6 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
+	gonum.org/v1/gonum v0.7.0 // indirect
 	gopkg.in/ini.v1 v1.67.3 // indirect
 )
