@@ -99,6 +99,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		return err
 	}
+	analyser := jobs.NewAnalyser(engine, *modelName)
 	// The access log's routine lines are batched (one write per few milliseconds, not
 	// per request); every other line is written at once, after them.
 	logOut := logbatch.New(sio.stderr, logbatch.DefaultDelay)
@@ -152,7 +153,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		// storage_unavailable and requests that need it answer 503.
 		log.Warn().Err(err).Str("blobs", blobStore.String()).Msg("blob store unreachable at start")
 	}
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Analyser: analyser, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
 	// Jobs left unfinished by the last run are resumed (or failed) before anything is
 	// served.
 	if err := runner.Start(ctx); err != nil {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 	"time"
 
@@ -37,19 +36,6 @@ func (r *Runner) CheckExportFormat(ctx context.Context, org kv.ID, format string
 	}
 	return kv.Invalid(kv.FieldError{Loc: []any{"format"}, Type: "enum",
 		Msg: "Unknown export format; use csv or the name of one of your organisation's formatter plugins."})
-}
-
-// redactRecord is one interview's free text on its way through a redactor: context
-// values under "c:<key>", messages under "m:<position>".
-type redactRecord struct {
-	ID    string            `json:"id"`
-	Cells map[string]string `json:"cells"`
-}
-
-// redactStep is one redactor of the chain with its configuration.
-type redactStep struct {
-	plugin *plugins.Plugin
-	config any
 }
 
 type formatRecord struct {
@@ -275,113 +261,6 @@ func dropFirstCSVRecord(b []byte) []byte {
 				return b[i+1:]
 			}
 		}
-	}
-	return nil
-}
-
-// redactInterviews runs the interviews' free text (context values and messages)
-// through the built-in redactor (configured by the organisation's settings) and then
-// each of the organisation's redactors, before the table is laid out: every answer
-// cell and the transcript are built from the redacted messages, so each piece of text
-// is redacted once although it appears twice. Interviewer messages that are exactly a
-// brief question are the researcher's own words (they head their columns) and are not
-// sent.
-func (r *Runner) redactInterviews(ctx context.Context, org kv.ID, brief kv.Brief, ivs []exportInterview) error {
-	settings, err := r.db.FindRedaction(ctx, org)
-	if err != nil {
-		return err
-	}
-	builtin, err := r.plugins.Builtin(ctx, plugins.BuiltinRedactor)
-	if err != nil {
-		return err
-	}
-	chain := []redactStep{{builtin, settings}}
-	own, err := r.orgPlugins(ctx, org, kv.PluginRedactor)
-	if err != nil {
-		return err
-	}
-	for _, pl := range own {
-		chain = append(chain, redactStep{pl, map[string]any{}})
-	}
-	authored := map[string]bool{}
-	for _, q := range append(append([]string{}, brief.PreInterviewQuestions...), brief.VerbatimQuestions...) {
-		authored[q] = true
-	}
-	records := make([]json.RawMessage, len(ivs))
-	for i, e := range ivs {
-		cells := map[string]string{}
-		for k, v := range e.Interview.EntryAttributes {
-			if v != "" {
-				cells["c:"+k] = v
-			}
-		}
-		for n, m := range e.Transcript {
-			if m.Text != "" && !(m.Speaker == kv.SpeakerInterviewer && authored[m.Text]) {
-				cells["m:"+strconv.Itoa(n)] = m.Text
-			}
-		}
-		raw, err := json.Marshal(redactRecord{ID: e.Interview.ID.String(), Cells: cells})
-		if err != nil {
-			return err
-		}
-		records[i] = raw
-	}
-	for _, step := range chain {
-		if len(records) == 0 {
-			break
-		}
-		parts, err := inChunks(ctx, len(records), func(ctx context.Context, lo, hi int) ([]json.RawMessage, error) {
-			var out []json.RawMessage
-			err := r.metrics.pluginRun(pluginRedactor, func() (err error) {
-				out, err = step.plugin.Redact(ctx, step.config, records[lo:hi])
-				return err
-			})
-			return out, err
-		})
-		if err != nil {
-			return err
-		}
-		records = records[:0:0]
-		for _, part := range parts {
-			records = append(records, part...)
-		}
-	}
-	for i, raw := range records {
-		var rec redactRecord
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return fmt.Errorf("redacted record %d: %w", i, err)
-		}
-		e := &ivs[i]
-		// A redactor must hand back every record in order with every cell: anything
-		// else fails the export rather than falling back to text that was not redacted
-		// or putting one interview's words on another's row.
-		if rec.ID != e.Interview.ID.String() {
-			return fmt.Errorf("a redactor returned record %d out of order (id %q, want %s)", i, rec.ID, e.Interview.ID)
-		}
-		attrs := make(map[string]string, len(e.Interview.EntryAttributes))
-		for k, v := range e.Interview.EntryAttributes {
-			if v != "" {
-				red, ok := rec.Cells["c:"+k]
-				if !ok {
-					return fmt.Errorf("a redactor dropped a context cell of record %d", i)
-				}
-				v = red
-			}
-			attrs[k] = v
-		}
-		e.Interview.EntryAttributes = attrs
-		transcript := append([]exportMessage(nil), e.Transcript...)
-		for n, m := range transcript {
-			if m.Text == "" || (m.Speaker == kv.SpeakerInterviewer && authored[m.Text]) {
-				continue
-			}
-			red, ok := rec.Cells["m:"+strconv.Itoa(n)]
-			if !ok {
-				return fmt.Errorf("a redactor dropped message %d of record %d", n, i)
-			}
-			transcript[n].Text = red
-		}
-		e.Transcript = transcript
 	}
 	return nil
 }

@@ -1,8 +1,8 @@
-// Package jobs runs interviewd's background work (authoring, simulation, export) on
-// bounded worker pools with persisted job state, restart recovery and per-organisation
-// limits. The engines that do the thinking live in moderator; jobs decides when they
-// run, under which deadline, and what of their output is committed, so a crash or a
-// shutdown never loses or duplicates work.
+// Package jobs runs interviewd's background work (authoring, simulation, export,
+// analysis) on bounded worker pools with persisted job state, restart recovery and
+// per-organisation limits. The engines that do the thinking live in moderator and
+// analysis; jobs decides when they run, under which deadline, and what of their output
+// is committed, so a crash or a shutdown never loses or duplicates work.
 package jobs
 
 import (
@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"interviewd/analysis"
 	"interviewd/kv"
 	"interviewd/moderator"
 	"interviewd/plugins"
@@ -39,8 +40,20 @@ type Config struct {
 	// SimulationTimeout is a simulation's deadline; default 30 minutes, since up to 200
 	// turns may each wait on a model endpoint twice.
 	SimulationTimeout time.Duration
-	// Plugins runs the redaction and export-format plugins; exports fail without it.
+	// Plugins runs the redaction and export-format plugins; exports and analyses fail
+	// without it.
 	Plugins *plugins.Host
+	// Analyser is the findings engine; default the built-in offline one.
+	Analyser analysis.Engine
+	// AnalysisLimit is how many analyses one organisation may have queued or running at
+	// once, all environments and nodes together; default 3.
+	AnalysisLimit int
+	// AnalysisTimeout is an analysis's deadline; default 10 minutes, since a model
+	// engine reads every interview.
+	AnalysisTimeout time.Duration
+	// AnalysisDelay is how long after a live interview completes its study is analysed
+	// again (interviews completing meanwhile share that analysis); default 1 minute.
+	AnalysisDelay time.Duration
 	// Metrics is the Prometheus registry the runner's figures are registered on; nil
 	// keeps a private one.
 	Metrics *prometheus.Registry
@@ -69,9 +82,15 @@ type Runner struct {
 	// running holds the cancel of every job a worker is running, for Cancel.
 	running map[kv.ID]context.CancelFunc
 	plugins *plugins.Host
-	metrics *jobMetrics
-	node    string
-	lease   time.Duration
+	// analyser, analysisLimit and analysisDelay: see Config; soon holds each study's
+	// pending analysis after a completed interview (analysis_auto.go, guarded by mu).
+	analyser      analysis.Engine
+	analysisLimit int
+	analysisDelay time.Duration
+	soon          map[studyRef]*time.Timer
+	metrics       *jobMetrics
+	node          string
+	lease         time.Duration
 	// local holds the jobs queued or running in this process, so a sweep never queues
 	// one twice (guarded by mu).
 	local map[kv.ID]struct{}
@@ -121,15 +140,29 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second
 	}
+	if cfg.Analyser == nil {
+		cfg.Analyser = analysis.NewBuiltin()
+	}
+	if cfg.AnalysisLimit <= 0 {
+		cfg.AnalysisLimit = 3
+	}
+	if cfg.AnalysisTimeout <= 0 {
+		cfg.AnalysisTimeout = 10 * time.Minute
+	}
+	if cfg.AnalysisDelay <= 0 {
+		cfg.AnalysisDelay = time.Minute
+	}
 	if cfg.Node == "" {
 		cfg.Node = nodeName()
 	}
 	r := &Runner{db: cfg.DB, plugins: cfg.Plugins, mod: cfg.Moderator, log: cfg.Log, maxTry: cfg.MaxAttempts, pools: map[kv.JobKind]*pool{},
 		sims: simSlots{limit: cfg.SimulationLimit, held: map[kv.ID]map[kv.ID]struct{}{}}, running: map[kv.ID]context.CancelFunc{},
-		node: cfg.Node, lease: cfg.Lease, local: map[kv.ID]struct{}{}, stop: make(chan struct{})}
+		node: cfg.Node, lease: cfg.Lease, local: map[kv.ID]struct{}{}, stop: make(chan struct{}),
+		analyser: cfg.Analyser, analysisLimit: cfg.AnalysisLimit, analysisDelay: cfg.AnalysisDelay, soon: map[studyRef]*time.Timer{}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.pools[kv.JobAuthoring] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runAuthoring, timeout: cfg.Timeout}
 	r.pools[kv.JobExport] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runExport, timeout: cfg.Timeout}
+	r.pools[kv.JobAnalysis] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runAnalysis, timeout: cfg.AnalysisTimeout}
 	r.pools[kv.JobSimulation] = &pool{queue: make(chan jobRef, cfg.Queue), run: r.runSimulation, timeout: cfg.SimulationTimeout,
 		ended: func(ref jobRef) { r.sims.release(ref.p.Org, ref.id) }}
 	if cfg.Metrics == nil {
@@ -279,6 +312,10 @@ func (r *Runner) Close(ctx context.Context) error {
 	r.mu.Lock()
 	if !r.closed {
 		r.closed = true
+		for ref, t := range r.soon {
+			t.Stop() // a pending analysis is asked for again by the next completed interview
+			delete(r.soon, ref)
+		}
 		close(r.stop)
 		for _, p := range r.pools {
 			close(p.queue)

@@ -35,6 +35,11 @@ var (
 
 	bucketAgentTasks = []byte("agent_tasks") // partition + task id (UUIDv7) → AgentTask (A2A)
 
+	// Analyses: each study's versions of findings, and the one analysis job a study may
+	// have queued or running (analysis.go).
+	bucketAnalyses     = []byte("analyses")      // partition + study id + 4-byte version → AnalysisVersion
+	bucketAnalysisOpen = []byte("analysis_open") // partition + study id → job id of its queued or running analysis
+
 	// OAuth: registered clients, connections (approvals) and the hashes of their codes
 	// and tokens (oauth_client.go, oauth_grant.go).
 	bucketOAuthClients     = []byte("oauth_clients")     // client id → OAuthClient
@@ -49,6 +54,6 @@ var allBuckets = [][]byte{
 	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions, bucketPlugins,
 	bucketUserOrgs, bucketTwoStep, bucketInvitations, bucketInviteHashes, bucketSignInCodes,
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
-	bucketAgentTasks,
+	bucketAgentTasks, bucketAnalyses, bucketAnalysisOpen,
 	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // Erasure removes a participant's interview everywhere it is kept: the interview record,
-// its transcript, the session secrets that reach it and every export artifact that holds
-// its words. Artifacts are files; the records change in one transaction and the files
+// its transcript, the session secrets that reach it, its quotes and counts in every
+// analysis version of its study, and every export artifact that holds its words. Artifacts are files; the records change in one transaction and the files
 // are removed right after it. A crash between the two leaves files no record points at,
 // which SweepOrphanExports removes on the next maintenance pass.
 
@@ -38,6 +38,9 @@ type EraseReceipt struct {
 	// held the interview (a get_interview or list_interviews result).
 	AgentTasks      int              `json:"agent_tasks"`
 	ExportArtifacts []ErasedArtifact `json:"export_artifacts"`
+	// AnalysisVersions lists the stored analysis versions the interview was taken out
+	// of (its quotes and counts).
+	AnalysisVersions []AnalysisRef `json:"analysis_versions"`
 	// FilesNotRemoved lists artifact files that could not be deleted (the records no
 	// longer point at them; SweepOrphanExports retries).
 	FilesNotRemoved []string `json:"files_not_removed,omitempty"`
@@ -52,7 +55,8 @@ func (db *DB) EraseInterview(ctx context.Context, id ID) (EraseReceipt, error) {
 		if err != nil {
 			return err
 		}
-		rc = EraseReceipt{InterviewID: id, OrgID: iv.OrgID, Environment: iv.Env, StudyID: iv.StudyID, ErasedAt: db.Now()}
+		rc = EraseReceipt{InterviewID: id, OrgID: iv.OrgID, Environment: iv.Env, StudyID: iv.StudyID, ErasedAt: db.Now(),
+			AnalysisVersions: []AnalysisRef{}}
 		arts, err := db.eraseInterviews(tx, []Interview{iv}, &rc)
 		rc.ExportArtifacts = arts
 		return err
@@ -143,6 +147,13 @@ func (db *DB) eraseInterviews(tx Tx, ivs []Interview, rc *EraseReceipt) ([]Erase
 	}
 	if rc != nil {
 		rc.AgentTasks += n
+	}
+	refs, err := eraseAnalysesOf(tx, byID)
+	if err != nil {
+		return nil, err
+	}
+	if rc != nil {
+		rc.AnalysisVersions = append(rc.AnalysisVersions, refs...)
 	}
 	return expireArtifactsContaining(tx, func(j Job, r ExportResult) bool {
 		for _, iv := range byID {

@@ -14,6 +14,7 @@ const (
 	JobAuthoring  JobKind = "authoring"
 	JobSimulation JobKind = "simulation"
 	JobExport     JobKind = "export"
+	JobAnalysis   JobKind = "analysis"
 )
 
 // Authoring job statuses as the API shows them.
@@ -136,6 +137,9 @@ func (db *DB) putJob(ctx context.Context, tx Tx, j Job) error {
 func (db *DB) putJobRecord(tx Tx, j Job) error {
 	key := j.Partition().key(j.ID)
 	if err := putJSON(tx.Bucket(bucketJobs), key, j); err != nil {
+		return err
+	}
+	if err := indexOpenAnalysis(tx, j); err != nil {
 		return err
 	}
 	if !db.Shared() {

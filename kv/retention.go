@@ -34,6 +34,7 @@ type RetentionSweep struct {
 	TranscriptMessages int              `json:"transcript_messages"`
 	Sessions           int              `json:"sessions"`
 	AgentTasks         int              `json:"agent_tasks"`
+	AnalysisVersions   int              `json:"analysis_versions"` // analysis versions interviews were taken out of
 	ExportArtifacts    []ErasedArtifact `json:"export_artifacts"`
 	FilesNotRemoved    []string         `json:"files_not_removed,omitempty"`
 }
@@ -100,6 +101,7 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 		out.TranscriptMessages += rc.TranscriptMessages
 		out.Sessions += rc.Sessions
 		out.AgentTasks += rc.AgentTasks
+		out.AnalysisVersions += len(rc.AnalysisVersions)
 		out.ExportArtifacts = append(out.ExportArtifacts, arts...)
 		out.FilesNotRemoved = append(out.FilesNotRemoved, db.removeBlobs(ctx, arts)...)
 		if len(cands) < retentionBatch {

@@ -1,0 +1,75 @@
+package analysis
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Answer is what one interview said in reply to one scripted question: the indexes
+// of the participant messages between the interviewer asking it and the next
+// scripted question.
+type Answer struct {
+	Question int   // index into Input.Questions
+	Messages []int // indexes into the interview's Messages
+}
+
+// AnswersOf maps an interview's participant messages to the scripted questions by
+// position: an interviewer message equal to a scripted question (ignoring case,
+// spacing and closing punctuation) opens that question's answer, which runs until
+// the next scripted question. Probes in between belong to the question they follow.
+// It returns one entry per question asked; questions never asked are absent.
+func AnswersOf(questions []Question, iv Interview) []Answer {
+	if len(questions) == 0 {
+		return nil
+	}
+	keys := make(map[string]int, len(questions))
+	for i, q := range questions {
+		k := questionKey(q.Text)
+		if _, dup := keys[k]; !dup && k != "" {
+			keys[k] = i
+		}
+	}
+	var out []Answer
+	cur := -1
+	for mi, m := range iv.Messages {
+		switch m.Speaker {
+		case SpeakerInterviewer:
+			if qi, ok := keys[questionKey(m.Text)]; ok {
+				out = append(out, Answer{Question: qi})
+				cur = len(out) - 1
+			}
+		case SpeakerParticipant:
+			if cur >= 0 {
+				out[cur].Messages = append(out[cur].Messages, mi)
+			}
+		}
+	}
+	return out
+}
+
+// questionKey folds what an interviewer's rendering may change without changing the
+// question: case, runs of space, and trailing punctuation.
+func questionKey(s string) string {
+	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	return strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+}
+
+// nonAnswers are replies that decline to answer. "Nothing" or "I don't know" are
+// answers (to "what would you change?" they say something), so they are not here.
+var nonAnswers = map[string]bool{
+	"": true, "skip": true, "pass": true, "no comment": true, "n/a": true, "na": true,
+	"i'd rather not say": true, "i would rather not say": true,
+	"rather not say": true, "prefer not to say": true, "i prefer not to say": true,
+	"no answer": true, "next": true, "next question": true, "skip this": true,
+	"skip this one": true, "i'll skip": true, "i'll pass": true, "pass on this one": true,
+	"-": true, "no comments": true, "skip it": true, "pass on that": true,
+}
+
+// IsNonAnswer reports whether a participant's reply declines the question.
+func IsNonAnswer(text string) bool {
+	k := strings.ToLower(strings.TrimFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || (unicode.IsPunct(r) && r != '\'' && r != '/')
+	}))
+	k = strings.ReplaceAll(k, "’", "'")
+	return nonAnswers[strings.Join(strings.Fields(k), " ")]
+}
