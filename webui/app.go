@@ -201,6 +201,8 @@ func appFuncs() template.FuncMap {
 		"errorList":   FieldErrors.List,
 		"modeTargets": StudyPage.ModeTargets,
 		"studyRows":   StudiesPage.RowsHTML,
+		"barChart":    BarChart.SVG,
+		"columnChart": ColumnChart.SVG,
 		// plural picks the singular or plural word for n.
 		"plural": func(n int, one, many string) string {
 			if n == 1 {
