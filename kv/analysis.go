@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -344,6 +345,9 @@ func (db *DB) FindAnalysis(ctx context.Context, p Partition, study ID, version i
 				return errAnalysisNotFound
 			}
 			version = latest
+		}
+		if version > math.MaxUint32 {
+			return errAnalysisNotFound // keys hold 32-bit versions: never alias a smaller one
 		}
 		ok, err := getJSON(tx.Bucket(bucketAnalyses), analysisKey(p, study, version), &v)
 		if err != nil {

@@ -73,7 +73,7 @@ func toAPIError(err error) *apiError {
 		return &apiError{Status: 401, Code: orDefault(reason, "invalid_token"), Detail: ke.Message}
 	case kv.ELIMIT:
 		retry := 1
-		if reason == "simulation_limit" {
+		if reason == "simulation_limit" || reason == "analysis_limit" {
 			retry = simulationRetryAfter
 		}
 		return &apiError{Status: 429, Code: orDefault(reason, "rate_limited"), Detail: ke.Message, RetryAfter: retry}

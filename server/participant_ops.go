@@ -132,7 +132,7 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 	s.logOpened(opened)
 	if opened.Opening != nil {
 		s.metrics.interviewTurned(kv.InterviewInProgress, *opened.Interview)
-		s.logInterviewEnded(*opened.Interview)
+		s.interviewEnded(*opened.Interview)
 	}
 	if opened.State != kv.LinkOpen {
 		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil
@@ -237,7 +237,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 		return ParticipantTurn{}, err
 	}
 	s.metrics.interviewTurned(before, iv)
-	s.logInterviewEnded(iv)
+	s.interviewEnded(iv)
 	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv.Brief, iv)}, nil
 }
 
@@ -269,7 +269,7 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 		return conv, nil, err
 	}
 	s.metrics.interviewTurned(before, iv)
-	s.logInterviewEnded(iv)
+	s.interviewEnded(iv)
 	conv.Transcript = append(conv.Transcript, turn.Messages...)
 	return conv, turn.Messages, nil
 }

@@ -65,6 +65,8 @@ func (g *schemaGen) typeSchema(t reflect.Type) schema {
 		return schema{"type": "string"}
 	case reflect.Int, reflect.Int64:
 		return schema{"type": "integer"}
+	case reflect.Float64:
+		return schema{"type": "number"}
 	case reflect.Bool:
 		return schema{"type": "boolean"}
 	case reflect.Slice:

@@ -120,7 +120,9 @@ func mustServeEngine(t *testing.T, m moderator.Engine, opts ...serveOption) *tes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: cfg.Log, Plugins: mustPluginHost(t), Metrics: cfg.Metrics})
+	// Tests ask for analyses when they want them: the analysis a completed live interview
+	// asks for stays pending for longer than any test (runner.PendingAnalyses shows it).
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: m, Log: cfg.Log, Plugins: mustPluginHost(t), Metrics: cfg.Metrics, AnalysisDelay: time.Hour})
 	t.Cleanup(func() { _ = runner.Close(context.Background()) })
 	cfg.DB, cfg.Jobs = db, runner
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
