@@ -56,7 +56,7 @@ type ColumnChart struct {
 const (
 	barRowHeight   = 64 // a label line, the bar, a detail line
 	barThickness   = 14
-	labelMaxRunes  = 48
+	labelMaxRunes  = 40  // about 300 px at 14 px: a phone's panel
 	columnsHeight  = 150 // the plot area of a column chart
 	columnsTop     = 24
 	columnsBottom  = 52 // the axis labels and the legend below the plot
