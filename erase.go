@@ -9,13 +9,13 @@ import (
 
 func interviewsEraseRow() *command {
 	return &command{name: "interviews erase", synopsis: "--id INTERVIEW_ID",
-		summary: "Erase one participant's interview everywhere (transcript, sessions, export artifacts holding it); prints a receipt.",
+		summary: "Erase one participant's interview everywhere (transcript, sessions, its quotes and counts in analyses, export artifacts holding it); prints a receipt.",
 		define:  interviewsEraseDefine}
 }
 
 // interviewsEraseDefine is `interviewd interviews erase --id ID`: erases one
-// participant's interview everywhere it is kept (record, transcript, sessions, export
-// artifacts that hold it) and prints the receipt.
+// participant's interview everywhere it is kept (record, transcript, sessions, analyses,
+// export artifacts that hold it) and prints the receipt.
 func interviewsEraseDefine(fs *flagSet) func() (adminRun, error) {
 	id := fs.String("id", "", "interview id")
 	return func() (adminRun, error) {

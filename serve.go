@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"interviewd/analysis"
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/logbatch"
@@ -99,6 +100,10 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		return err
 	}
+	analyser, err := newAnalyser(*modelURL, *modelKey, *modelName)
+	if err != nil {
+		return err
+	}
 	// The access log's routine lines are batched (one write per few milliseconds, not
 	// per request); every other line is written at once, after them.
 	logOut := logbatch.New(sio.stderr, logbatch.DefaultDelay)
@@ -150,7 +155,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		// storage_unavailable and requests that need it answer 503.
 		log.Warn().Err(err).Str("blobs", blobStore.String()).Msg("blob store unreachable at start")
 	}
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Analyser: analyser, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
 	// The runner resumes unfinished jobs while the server is built (it needs the runner,
 	// not its resumption); both are done before the first request is served.
 	started := make(chan error, 1)
@@ -310,6 +315,16 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// newAnalyser picks the findings engine as newModerator picks the interviewer: the
+// built-in offline engine unless an OpenAI-compatible endpoint is set.
+func newAnalyser(url, key, model string) (analysis.Engine, error) {
+	if url == "" {
+		return analysis.NewBuiltin(), nil
+	}
+	// The model-based engine is not part of this build yet: the built-in one analyses.
+	return analysis.NewBuiltin(), nil
 }
 
 // newModerator picks the engine: an OpenAI-compatible endpoint when a URL is set,

@@ -388,3 +388,17 @@ func TestAnalysisAfterCompletedInterview(t *testing.T) {
 		}
 	})
 }
+
+// TestBoundText: a message longer than the engine reads is cut on a character
+// boundary to a prefix, so a quote of what is kept is still a span of the message.
+func TestBoundText(t *testing.T) {
+	short := strings.Repeat("é", analysisMaxRunes)
+	if got := boundText(short); got != short {
+		t.Fatalf("a message of exactly the bound was cut to %d runes", len([]rune(got)))
+	}
+	long := strings.Repeat("é", analysisMaxRunes-1) + "日本語" + strings.Repeat("x", 5000)
+	got := boundText(long)
+	if n := len([]rune(got)); n != analysisMaxRunes || !strings.HasPrefix(long, got) || !strings.HasSuffix(got, "日") {
+		t.Fatalf("cut to %d runes, prefix %v, ends %q", n, strings.HasPrefix(long, got), got[len(got)-3:])
+	}
+}

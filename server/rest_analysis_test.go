@@ -1,6 +1,8 @@
 package server
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -13,7 +15,10 @@ import (
 	"interviewd/kv"
 )
 
-const analysisEmail = "jane.doe@example.com"
+const (
+	analysisEmail = "jane.doe@example.com"
+	analysisNote  = "ANALYSIS-NOTE-7f3a: for the interviewer only"
+)
 
 // pollAnalysis polls an analysis job until it leaves queued/running.
 func (e *testEnv) pollAnalysis(key, jobID string) AnalysisStatus {
@@ -123,7 +128,7 @@ func TestAnalysisEndToEnd(t *testing.T) {
 		"We schedule shifts in a spreadsheet that " + analysisEmail + " keeps, and teams swap by phone.",
 		"The schedule breaks when " + analysisEmail + " is away and shifts clash.",
 	}
-	linkA := e.linkFor(st, kv.AudiencePerson, map[string]string{"plan": "pro", "email": analysisEmail}, "note")
+	linkA := e.linkFor(st, kv.AudiencePerson, map[string]string{"plan": "pro", "email": analysisEmail}, analysisNote)
 	e.completeInterview(linkA, answers)
 	if n := e.runner.PendingAnalyses(); n != 1 {
 		t.Fatalf("a completed live interview left %d analyses pending, want 1", n)
@@ -212,7 +217,7 @@ func TestAnalysisEndToEnd(t *testing.T) {
 	if r.status != 200 || a.InterviewsIncluded != 2 || a.StudyID != st.ID.String() || a.Engine != "builtin" {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
-	for _, leak := range []string{analysisEmail, "REHEARSAL-ONLY", "note"} {
+	for _, leak := range []string{analysisEmail, "REHEARSAL-ONLY", analysisNote} {
 		if strings.Contains(string(r.body), leak) {
 			t.Fatalf("the analysis holds %q: %s", leak, r.body)
 		}
@@ -332,4 +337,43 @@ func TestAnalysisEndToEnd(t *testing.T) {
 			t.Fatalf("latest before %d/%d, after %d/%d", before.Version, before.InterviewsIncluded, after.Version, after.InterviewsIncluded)
 		}
 	})
+}
+
+// TestAnalysisFailureKeepsLastVersion: an analysis that cannot complete (here the
+// organisation's redactor fails) ends failed with the reason, and the previous version
+// stays the one served.
+func TestAnalysisFailureKeepsLastVersion(t *testing.T) {
+	e := mustServe(t)
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, analysisStudyBrief())
+	e.completeInterview(e.linkFor(st, kv.AudienceGroup, nil, ""), []string{"We schedule shifts on a whiteboard."})
+	good := e.mustAnalyse("a_live", st.ID)
+
+	wasm, err := os.ReadFile(filepath.Join("..", "plugins", "testdata", "sandbox", "sandbox.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(e.db.BlobDir(), "plugins"), 0o700)
+	if err := os.WriteFile(filepath.Join(e.db.BlobDir(), "plugins", "sandbox.wasm"), wasm, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.PutPlugin(t.Context(), kv.OrgPlugin{OrgID: e.orgA.ID, Kind: kv.PluginRedactor, Name: "sandbox",
+		Blob: filepath.Join("plugins", "sandbox.wasm")}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do("POST", "/v1/api/studies/"+st.ID.String()+"/analysis", "a_live", "")
+	var job AnalysisJob
+	r.json(t, &job)
+	failed := e.pollAnalysis("a_live", job.JobID)
+	if failed.Status != kv.AnalysisFailed || failed.Version != nil || failed.Error == nil || !strings.Contains(*failed.Error, "sandbox") {
+		t.Fatalf("analysis with a failing redactor: %+v", failed)
+	}
+	status := e.do("GET", "/v1/api/analyses/"+job.JobID, "a_live", "")
+	var raw map[string]any
+	status.json(t, &raw)
+	if _, has := raw["version"]; has || raw["study_id"] != st.ID.String() {
+		t.Fatalf("failed status %s", status.body)
+	}
+	if r, a := e.getAnalysis("a_live", st.ID, ""); r.status != 200 || a.Version != *good.Version || a.InterviewsIncluded != 1 {
+		t.Fatalf("after a failure: %d %s", r.status, r.body)
+	}
 }
