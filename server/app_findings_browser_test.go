@@ -8,6 +8,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"interviewd/kv"
 )
 
 // cspWatch makes every page the tab opens record the Content-Security-Policy
@@ -86,6 +88,32 @@ func TestAppBrowserFindings(t *testing.T) {
 	fitsPhone(t, b)
 	checkAxeAll(t, b)
 	checkAxeDark(t, b)
+	noCSPViolations(t, b)
+
+	// A refresh whose job is already under way elsewhere (recorded and running, as on
+	// another node): the page shows it running over version 1, polls, and turns to
+	// version 2 by itself once the real runner has finished it.
+	p := f.study.Partition()
+	held, _, err := e.db.CreateAnalysisJob(t.Context(), kv.AnalysisInput{Partition: p, JobID: kv.NewV4(), StudyID: f.study.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.StartAnalysis(t.Context(), p, held.ID); err != nil {
+		t.Fatal(err)
+	}
+	b.submit(`form[action="`+base+`/findings"] button[type=submit]`, base+"/findings")
+	if got := b.text("#analysis-status"); !strings.Contains(got, "Analysing the interviews") || !strings.Contains(b.text(".analysis-run h2"), "Version 1") {
+		t.Fatalf("while running: %q over %q", got, b.text(".analysis-run h2"))
+	}
+	if loc := eval[string](b.page, "address", `location.search`); loc != "?job="+held.ID.String() {
+		t.Fatalf("the page watches %s, the study's job is %s", loc, held.ID)
+	}
+	b.do("mark the page", chromedp.Evaluate[chromedp.Void](`window.__stale = true`))
+	e.runner.Enqueue(held)
+	b.waitFor("version 2", `!window.__stale && document.readyState === 'complete' && document.querySelector('.analysis-run h2').textContent.indexOf('Version 2') === 0`)
+	if got := b.text("#analysis-status"); got != "The analysis finished." {
+		t.Fatalf("status after the held job: %q", got)
+	}
 	noCSPViolations(t, b)
 
 	// A quote opens its transcript at the message it quotes, which the page marks.
