@@ -74,7 +74,9 @@ func (s *Server) buildDashboardPage(ctx context.Context, p *Principal, study kv.
 	fillDays(&page, stats)
 
 	switch {
-	case p.Partition.Env != kv.EnvLive || d.LaunchedAt == nil:
+	case p.Partition.Env != kv.EnvLive:
+		page.TestEnv = true
+	case d.LaunchedAt == nil:
 		page.NotLive = true
 	default:
 		a, err := appCall[analysis.Analysis](ctx, s, p, "get_analysis", &GetAnalysisInput{StudyID: study})

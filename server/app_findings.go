@@ -105,7 +105,7 @@ func (s *Server) buildFindingsPage(ctx context.Context, p *Principal, study kv.I
 		switch {
 		case err == nil:
 			page.Job = jobView(study, st)
-		case kv.ErrorCode(err) != kv.ENOTFOUND && toAPIError(err).Status != 404:
+		case toAPIError(err).Status != 404:
 			return page, err
 		} // a job that is gone or not this study's: the page simply shows no job
 	}
@@ -167,7 +167,7 @@ func fillFindings(page *webui.FindingsPage, a analysis.Analysis, stored kv.Analy
 		if of > 0 {
 			share = float64(th.InterviewCount) / float64(of)
 		}
-		tv := webui.ThemeView{ID: th.ID, Label: th.Label, Description: th.Description, Sentiment: sentimentWord(th.Sentiment),
+		tv := webui.ThemeView{Label: th.Label, Description: th.Description, Sentiment: sentimentWord(th.Sentiment),
 			Count: th.InterviewCount, Of: of, Percent: int(math.Round(share * 100)), Quotes: quoteViews(th.Quotes)}
 		page.Themes = append(page.Themes, tv)
 		page.ThemeChart.Bars = append(page.ThemeChart.Bars, webui.Bar{Label: th.Label, Share: share, Kind: tv.Sentiment,

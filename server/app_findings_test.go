@@ -278,6 +278,7 @@ func TestAppFindings(t *testing.T) {
 			t.Fatal("test data offers an analysis")
 		}
 		wantPage(t, test.post(t, "/app/studies/"+inTest.ID.String()+"/findings", nil), 403)
+		wantPage(t, test.get(t, "/app/studies/"+inTest.ID.String()+"/dashboard"), 200, "test data is never analysed")
 		// The live study is not in the test environment at all.
 		wantPage(t, test.get(t, base+"/findings"), 404)
 	})

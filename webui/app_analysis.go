@@ -54,7 +54,6 @@ type ObjectiveView struct {
 
 // ThemeView is one theme with its quotes.
 type ThemeView struct {
-	ID          string
 	Label       string
 	Description string
 	Sentiment   string // positive, negative, mixed, neutral
@@ -212,6 +211,7 @@ type DashboardPage struct {
 	SkipsVersion int  // the analysis version the skips come from; 0: none
 	SkipsNone    bool // no analysis to count skips from
 	NotLive      bool // the study never went live: no analysis, so no skips
+	TestEnv      bool // test-environment data is never analysed
 
 	Days      []DayRow
 	DaysChart ColumnChart

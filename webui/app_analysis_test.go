@@ -23,7 +23,7 @@ func TestRenderAnalysisPages(t *testing.T) {
 			{Objective: "Learn why exports fail", Covered: 4, Of: 5, Percent: 80, Findings: []FindingView{{Statement: "Exports are slow", Support: []QuoteView{q}, Contrary: []QuoteView{{Text: "Fast enough", URL: "/app/interviews/i2#m1", Where: "Interview i2, message 2"}}}}},
 			{Objective: "Pricing", Covered: 1, Of: 5, Percent: 20, Gap: true},
 		},
-		Themes:      []ThemeView{{ID: "t1", Label: "Slow exports", Sentiment: "negative", Count: 3, Of: 5, Percent: 60, Quotes: []QuoteView{q}}},
+		Themes:      []ThemeView{{Label: "Slow exports", Sentiment: "negative", Count: 3, Of: 5, Percent: 60, Quotes: []QuoteView{q}}},
 		ThemeChart:  BarChart{ID: "themes-chart", Title: "Themes", Desc: "Share per theme", Bars: []Bar{{Label: "Slow exports", Detail: "negative · 3 of 5 interviews (60%)", Share: .6, Kind: "negative"}}},
 		Segments:    []Option{{"plan", "plan", true}},
 		Segment:     &SegmentTable{Key: "plan", Columns: []SegmentColumn{{"free", 3}, {"pro", 2}}, Rows: []SegmentRow{{Theme: "Slow exports", Sentiment: "negative", Cells: []SegmentCell{{2, 67, true}, {1, 50, true}}}}},
