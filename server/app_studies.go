@@ -118,7 +118,7 @@ func (s *Server) buildStudyPage(ctx context.Context, p *Principal, study kv.ID) 
 	if err != nil {
 		return webui.StudyPage{}, err
 	}
-	page := webui.StudyPage{ID: d.ID.String(), Name: d.Name, Mode: string(d.Mode), Launched: wireStampPtr(d.LaunchedAt),
+	page := webui.StudyPage{Tabs: studyTabs(p, study, webui.TabStudy), ID: d.ID.String(), Name: d.Name, Mode: string(d.Mode), Launched: wireStampPtr(d.LaunchedAt),
 		Created: wireStamp(d.CreatedAt), Updated: wireStamp(d.UpdatedAt),
 		CanRead: p.Has(kv.ScopeLinksRead), CanLinks: p.Has(kv.ScopeLinksWrite), CanWrite: p.Has(kv.ScopeStudiesWrite),
 		CanGoLive: p.Has(kv.ScopeStudiesGoLive), CanExport: p.Has(kv.ScopeExportRead),

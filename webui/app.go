@@ -194,6 +194,8 @@ func (u *UI) RenderApp(w io.Writer, name string, p AppPage) error {
 // appFuncs are the helpers app templates may call beside asset.
 func appFuncs() template.FuncMap {
 	return template.FuncMap{
+		"barChart":    BarChart.SVG,
+		"columnChart": ColumnChart.SVG,
 		// plural picks the singular or plural word for n.
 		"plural": func(n int, one, many string) string {
 			if n == 1 {

@@ -30,7 +30,7 @@ const (
 
 // ResearchPages lists the research pages, each parsed with the app layout.
 var ResearchPages = []string{PageStudies, PageStudyNew, PageStudyAuthoring, PageStudy, PageStudyGoLive,
-	PageSimulation, PageInterviews, PageTranscript, PageExports, PageExport, PageRedaction}
+	PageSimulation, PageInterviews, PageTranscript, PageExports, PageExport, PageRedaction, PageFindings, PageDashboard}
 
 // Stamp is a moment as a page shows it: the machine form for <time datetime> and
 // the words a person reads.
@@ -128,6 +128,7 @@ type BriefView struct {
 
 // StudyPage is one study: its brief, design versions, invite link and actions.
 type StudyPage struct {
+	Tabs     StudyTabs
 	ID       string
 	Name     string
 	Mode     string

@@ -2,6 +2,7 @@ package webui
 
 import (
 	"html/template"
+	"strconv"
 	"strings"
 )
 
@@ -59,17 +60,21 @@ func speakerClass(speaker string) string {
 }
 
 // MessagesHTML is the transcript's list items: speaker, time since the start (the
-// moment itself in the title and datetime) and text.
+// moment itself in the title and datetime) and text. Each item's id is "m" and its
+// position in the transcript (m0, m1, ...), the message_index a finding's quote names,
+// so a quote links to the very message it comes from.
 func (p TranscriptPage) MessagesHTML() template.HTML {
 	var b strings.Builder
 	n := 0
 	for _, m := range p.Messages {
-		n += len(m.Text) + 220
+		n += len(m.Text) + 230
 	}
 	b.Grow(n)
-	for _, m := range p.Messages {
+	for i, m := range p.Messages {
 		b.WriteString(`<li class="msg msg-`)
 		b.WriteString(speakerClass(m.Speaker))
+		b.WriteString(`" id="m`)
+		b.WriteString(strconv.Itoa(i))
 		b.WriteString(`"><span class="who">`)
 		b.WriteString(speakerLabel(m.Speaker))
 		b.WriteString(`</span> <time class="muted small" datetime="`)

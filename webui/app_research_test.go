@@ -120,7 +120,7 @@ func TestResearchListWritersEscape(t *testing.T) {
 			t.Errorf("%s: input not escaped as expected:\n%s", name, out)
 		}
 	}
-	if !strings.Contains(tr, `<li class="msg msg-participant"><span class="who">Participant</span>`) || !strings.Contains(tr, `<li class="msg msg-interviewer"><span class="who">Interviewer</span>`) {
+	if !strings.Contains(tr, `<li class="msg msg-participant" id="m0"><span class="who">Participant</span>`) || !strings.Contains(tr, `<li class="msg msg-interviewer" id="m1"><span class="who">Interviewer</span>`) {
 		t.Errorf("speakers: %s", tr)
 	}
 }

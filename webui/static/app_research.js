@@ -134,7 +134,24 @@
     return false;
   }
 
-  var handlers = { authoring: authoring, simulation: simulation, export: exportJob };
+  // analysis: queued → running → completed (show the new version) or failed (say why;
+  // the findings on the page stay those of the previous version).
+  function analysis(s) {
+    if (s.status === 'completed') {
+      setStatus('analysis-status', 'Done. Showing the new findings…', 'completed', false);
+      if (s.findings_url) { window.location.assign(s.findings_url); }
+      return true;
+    }
+    if (s.status === 'failed') {
+      setStatus('analysis-status', 'The analysis failed: ' + (s.error || 'it did not complete.') +
+        ' The findings shown are the previous version.', 'failed', false).setAttribute('role', 'alert');
+      return true;
+    }
+    setStatus('analysis-status', s.status === 'running' ? 'Analysing the interviews…' : 'Queued: the analysis starts shortly…', s.status, true);
+    return false;
+  }
+
+  var handlers = { authoring: authoring, simulation: simulation, export: exportJob, analysis: analysis };
   var handle = handlers[kind];
   if (!handle) { return; }
 
@@ -144,7 +161,7 @@
         if (r.status >= 400 && r.status < 500 && r.status !== 429) {
           // Gone, or no longer ours to see (signed out, another workspace): stop and
           // say so rather than poll for ever.
-          var ids = { authoring: 'authoring-status', simulation: 'sim-status', export: 'export-status' };
+          var ids = { authoring: 'authoring-status', simulation: 'sim-status', export: 'export-status', analysis: 'analysis-status' };
           var el = setStatus(ids[kind], 'This can no longer be followed here. Reload the page to see where it stands.', 'failed', false);
           if (el) { el.setAttribute('role', 'alert'); }
           return null;

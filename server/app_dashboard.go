@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"interviewd/analysis"
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// The dashboard of a study: how its interviews went. It reads interviews, so it needs
+// export:read as the interviews pages do; the interviews and their design versions
+// come from kv (no operation returns an interview's position in its script), the
+// skipped questions from the latest analysis through get_analysis.
+
+// dashboardDays is how many of the most recent days the per-day chart shows.
+const dashboardDays = 60
+
+// dashboardPage is the largest page of interviews read at a time.
+const dashboardPage = 200
+
+// findStudyInterviews returns every real (not rehearsal) interview of study, under
+// export:read as list_interviews.
+func (s *Server) findStudyInterviews(ctx context.Context, p *Principal, study kv.ID) ([]kv.Interview, error) {
+	if err := p.require(kv.ScopeExportRead); err != nil {
+		return nil, err
+	}
+	rehearsals := false
+	f := kv.InterviewFilter{Partition: p.Partition, StudyID: &study, IsTest: &rehearsals, Limit: dashboardPage}
+	var out []kv.Interview
+	for {
+		page, err := s.db.FindInterviews(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Items...)
+		if page.Next == "" {
+			return out, nil
+		}
+		f.Cursor = page.Next
+	}
+}
+
+func (s *Server) buildDashboardPage(ctx context.Context, p *Principal, study kv.ID) (webui.DashboardPage, error) {
+	if err := p.require(kv.ScopeExportRead); err != nil {
+		return webui.DashboardPage{}, err
+	}
+	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})
+	if err != nil {
+		return webui.DashboardPage{}, err
+	}
+	ivs, err := s.findStudyInterviews(ctx, p, study)
+	if err != nil {
+		return webui.DashboardPage{}, err
+	}
+	versions, err := s.findDesignVersions(ctx, p, study)
+	if err != nil {
+		return webui.DashboardPage{}, err
+	}
+	briefs := make(map[int]kv.Brief, len(versions))
+	for _, v := range versions {
+		briefs[v.Version] = v.Brief
+	}
+	var current kv.Brief
+	if d.Brief != nil {
+		current = *d.Brief
+	}
+	stats := countStudy(ivs, briefs, current)
+	page := webui.DashboardPage{Tabs: studyTabs(p, study, webui.TabDashboard), StudyID: study.String(), StudyName: d.Name, Total: stats.Started}
+	fillFunnel(&page, stats)
+	fillStops(&page, stats)
+	fillDays(&page, stats)
+
+	switch {
+	case p.Partition.Env != kv.EnvLive:
+		page.TestEnv = true
+	case d.LaunchedAt == nil:
+		page.NotLive = true
+	default:
+		a, err := appCall[analysis.Analysis](ctx, s, p, "get_analysis", &GetAnalysisInput{StudyID: study})
+		switch {
+		case errorReason(err) == "analysis_not_found":
+			page.SkipsNone = true
+		case err != nil:
+			return page, err
+		default:
+			fillSkips(&page, a)
+		}
+	}
+	return page, nil
+}
+
+func fillFunnel(page *webui.DashboardPage, s studyStats) {
+	steps := []webui.FunnelStep{
+		{Label: "Started", Count: s.Started},
+		{Label: "Answered a question", Count: s.Answered},
+		{Label: "Completed", Count: s.Completed},
+	}
+	page.FunnelChart = webui.BarChart{ID: "funnel-chart", Title: "Interview funnel",
+		Desc: fmt.Sprintf("%d started, %d answered a question, %d completed.", s.Started, s.Answered, s.Completed)}
+	for i := range steps {
+		steps[i].Percent = percentOf(steps[i].Count, s.Started)
+		page.FunnelChart.Bars = append(page.FunnelChart.Bars, webui.Bar{Label: steps[i].Label, Kind: "accent",
+			Share:  share(steps[i].Count, s.Started),
+			Detail: fmt.Sprintf("%d %s (%d%% of started)", steps[i].Count, plural(steps[i].Count, "interview"), steps[i].Percent)})
+	}
+	page.Funnel = steps
+}
+
+func fillStops(page *webui.DashboardPage, s studyStats) {
+	most := 0
+	for _, st := range s.Stops {
+		most = max(most, st.InProgress+st.Failed)
+		page.Unfinished += st.InProgress + st.Failed
+	}
+	page.DropOffChart = webui.BarChart{ID: "drop-chart", Title: "Where participants stop",
+		Desc: fmt.Sprintf("%d unfinished %s, by the scripted question each last reached.", page.Unfinished, plural(page.Unfinished, "interview"))}
+	for _, st := range s.Stops {
+		total := st.InProgress + st.Failed
+		page.DropOff = append(page.DropOff, webui.DropOffRow{Question: st.Question, InProgress: st.InProgress, Failed: st.Failed, Total: total})
+		page.DropOffChart.Bars = append(page.DropOffChart.Bars, webui.Bar{Label: st.Question, Kind: "warn", Share: share(total, most),
+			Detail: fmt.Sprintf("%d stopped here: %d still in progress, %d failed", total, st.InProgress, st.Failed)})
+	}
+}
+
+func fillSkips(page *webui.DashboardPage, a analysis.Analysis) {
+	page.SkipsVersion = a.Version
+	page.SkipsChart = webui.BarChart{ID: "skips-chart", Title: "Skipped questions",
+		Desc: fmt.Sprintf("For each scripted question, the share of the %d analysed interviews that skipped it.", a.InterviewsIncluded)}
+	for _, q := range a.Questions {
+		asked := q.Answered + q.Skipped
+		row := webui.SkipRow{Question: q.Question, Answered: q.Answered, Skipped: q.Skipped, Percent: percentOf(q.Skipped, asked)}
+		page.Skips = append(page.Skips, row)
+		page.SkipsChart.Bars = append(page.SkipsChart.Bars, webui.Bar{Label: q.Question, Kind: "warn", Share: share(q.Skipped, asked),
+			Detail: fmt.Sprintf("%d of %d skipped (%d%%)", q.Skipped, asked, row.Percent)})
+	}
+}
+
+func fillDays(page *webui.DashboardPage, s studyStats) {
+	days := s.Days
+	if len(days) > dashboardDays {
+		days, page.DaysCut = days[len(days)-dashboardDays:], true
+	}
+	started, completed := 0, 0
+	page.DaysChart = webui.ColumnChart{ID: "days-chart", Title: "Interviews per day",
+		TotalName: "Started", PartName: "Completed", TotalKind: "muted", PartKind: "accent"}
+	for _, d := range days {
+		started += d.Started
+		completed += d.Completed
+		page.Days = append(page.Days, webui.DayRow{Day: d.Day.Format("2006-01-02"), Label: d.Day.Format("2 Jan 2006"), Started: d.Started, Completed: d.Completed})
+		page.DaysChart.Columns = append(page.DaysChart.Columns, webui.Column{Label: d.Day.Format("2 Jan"), Total: d.Started, Part: d.Completed})
+	}
+	if len(days) > 0 {
+		page.DaysChart.Desc = "Over " + strconv.Itoa(len(days)) + " " + plural(len(days), "day") + " from " + days[0].Day.Format("2 Jan 2006") +
+			": " + strconv.Itoa(started) + " interviews started, " + strconv.Itoa(completed) + " of them completed."
+	}
+}
+
+// share is n of total as a fraction; 0 of nothing is 0.
+func share(n, total int) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return float64(n) / float64(total)
+}
