@@ -63,6 +63,9 @@ var nonAnswers = map[string]bool{
 	"no answer": true, "next": true, "next question": true, "skip this": true,
 	"skip this one": true, "i'll skip": true, "i'll pass": true, "pass on this one": true,
 	"-": true, "no comments": true, "skip it": true, "pass on that": true,
+	// The transcript's record of a question the participant skipped with the skip
+	// button (moderator.SkippedAnswer, "(skipped)").
+	"skipped": true,
 }
 
 // IsNonAnswer reports whether a participant's reply declines the question.

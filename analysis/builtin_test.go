@@ -170,7 +170,7 @@ func TestDocCacheBounded(t *testing.T) {
 func TestIsNonAnswer(t *testing.T) {
 	for text, want := range map[string]bool{
 		"skip": true, " Pass. ": true, "No comment!": true, "": true, "I'd rather not say.": true,
-		"Nothing.": false, "I don't know": false, "The price.": false,
+		"(skipped)": true, "Nothing.": false, "I don't know": false, "The price.": false,
 	} {
 		if got := IsNonAnswer(text); got != want {
 			t.Errorf("IsNonAnswer(%q) = %v, want %v", text, got, want)
