@@ -206,7 +206,7 @@ func (e *a2aEndpoint) serveRPC(r *request) error {
 	}
 	ctx := a2alog.AttachLogger(context.WithValue(r.ctx, a2aCallKey{}, call), e.logs)
 	if !e.fast || !e.serveSendFast(c, ctx, call) {
-		serveHTTPBridge(c, e.rpc, ctx)
+		serveHTTPBridge(c, e.rpc, ctx, 0)
 	}
 	if d := call.rate.Load(); d != nil {
 		s.setRateHeaders(c, *d)

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"io"
+	"strconv"
 
 	"github.com/valyala/fasthttp"
 )
@@ -10,7 +11,22 @@ import (
 // maxJSONBody bounds every JSON request body.
 const maxJSONBody = 1 << 20
 
-var errBodyTooLarge = &apiError{Status: 413, Code: "payload_too_large", Detail: "The request body is larger than 1 MiB."}
+// bodyTooLarge answers a body over limit bytes, naming the limit of the endpoint that
+// refused it (1 MiB for JSON, 64 KiB for app forms, 32 KiB and 16 KiB for OAuth).
+func bodyTooLarge(limit int) *apiError {
+	return &apiError{Status: 413, Code: "payload_too_large", Detail: "The request body is larger than " + limitSize(limit) + "."}
+}
+
+// limitSize writes a limit of n bytes in the largest binary unit that divides it.
+func limitSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.Itoa(n) + " bytes"
+}
 
 // errMalformedBody answers a body that cannot be read to its end: broken chunked
 // framing, or a connection that ends before Content-Length bytes. It is the client's
@@ -53,7 +69,7 @@ func readBody(c *fasthttp.RequestCtx, limit int) ([]byte, error) {
 	if !c.Request.IsBodyStream() {
 		b := c.PostBody()
 		if len(b) > limit {
-			return nil, errBodyTooLarge
+			return nil, bodyTooLarge(limit)
 		}
 		return b, nil
 	}
@@ -64,7 +80,7 @@ func readBody(c *fasthttp.RequestCtx, limit int) ([]byte, error) {
 	}
 	if n > int64(limit) {
 		c.SetConnectionClose() // the rest of the body is not worth reading
-		return nil, errBodyTooLarge
+		return nil, bodyTooLarge(limit)
 	}
 	// Keep the bytes on the request so a later step (binding after the idempotency
 	// fingerprint) reads the same body instead of an exhausted stream.

@@ -90,6 +90,31 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// errMultipartInvalid is a body that is not a well-formed multipart form: a part cut
+// off before its closing boundary, a missing boundary line. The client sent it.
+func errMultipartInvalid() error {
+	return kv.Invalid(kv.FieldError{Loc: []any{}, Type: "multipart_invalid", Msg: "The multipart body could not be read: it ends before its closing boundary or is not well-formed."})
+}
+
+// partReader marks a multipart part's read failures that are the form's own (a part
+// that ends before its boundary) as multipartSyntax, so they are told apart from the
+// socket's (malformedBody), the budget's (errFormOverhead) and the disk's (a write).
+type partReader struct{ r io.Reader }
+
+func (p partReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if err != nil && err != io.EOF && !errors.Is(err, errFormOverhead) && !errors.As(err, new(*malformedBody)) {
+		err = &multipartSyntax{err}
+	}
+	return n, err
+}
+
+// multipartSyntax is a read failure of the multipart framing itself.
+type multipartSyntax struct{ cause error }
+
+func (e *multipartSyntax) Error() string { return "multipart: " + e.cause.Error() }
+func (e *multipartSyntax) Unwrap() error { return e.cause }
+
 // bindUpload streams the multipart part "file" to a temporary blob, enforcing the
 // type's size limit as bytes arrive: an oversized upload is cut off at limit+1 bytes
 // and nothing of it is kept. Everything else in the body shares maxFormOverhead, and
@@ -114,6 +139,8 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 			return nil, errFormOverhead
 		case errors.As(err, &mb):
 			return nil, errMalformedBody
+		case errors.As(err, new(*multipartSyntax)):
+			return nil, errMultipartInvalid()
 		}
 		return nil, err
 	}
@@ -127,10 +154,10 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 			if errors.Is(err, errFormOverhead) || errors.As(err, new(*malformedBody)) {
 				return fail(err)
 			}
-			return nil, kv.Invalid(kv.FieldError{Loc: []any{}, Type: "multipart_invalid", Msg: "The multipart body could not be read."})
+			return nil, errMultipartInvalid()
 		}
 		if part.FormName() != "file" {
-			if _, err := io.Copy(io.Discard, part); err != nil {
+			if _, err := io.Copy(io.Discard, partReader{part}); err != nil {
 				return fail(err)
 			}
 			continue
@@ -144,7 +171,7 @@ func (s *Server) bindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 			return nil, fileTypeError()
 		}
 		body.left += extract.MaxSize(ext) + 1 // the file's own limit is checked as it is written
-		stored, err := s.writeTempBlob(part, ext)
+		stored, err := s.writeTempBlob(partReader{part}, ext)
 		if err != nil {
 			if ae, ok := err.(*apiError); ok && ae.Status == 413 {
 				c.SetConnectionClose()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -173,13 +174,25 @@ func (m *mcpEndpoint) serveRPC(r *request) error {
 	if m.fast && m.serveToolCall(c, ctx, r.p) {
 		return nil
 	}
+	refused, isBatch := refuseLargeBatch(c, c.PostBody())
+	if refused {
+		return nil
+	}
 	if !utf8.Valid(c.PostBody()) {
 		// The SDK would decode it replacing the bad bytes; a tools/call the fast path
 		// took has had its arguments refused by the same rule as REST (checkText).
 		writeJSONRPCError(c, 400, -32700, "The request body is not valid UTF-8.")
 		return nil
 	}
-	serveHTTPBridge(c, m.sdk(), ctx)
+	limit := 0
+	if isBatch {
+		limit = mcpMaxBatchAnswer
+	}
+	if !serveHTTPBridge(c, m.sdk(), ctx, limit) {
+		writeJSONRPCError(c, 400, -32600, fmt.Sprintf(
+			"Invalid Request: the answers to this batch together exceed %d MiB; send its requests in smaller batches or one at a time.", mcpMaxBatchAnswer>>20))
+		return nil
+	}
 	if e := call.internalErr.Load(); e != nil {
 		r.info.err = *e
 	}
@@ -268,11 +281,15 @@ func mcpCallFrom(ctx context.Context) *mcpCall {
 // strings. Here the request owns copies of everything it carries, its context is ours
 // (cancelled at shutdown), and the handler has returned before the RequestCtx is
 // touched again. The MCP handler never streams (JSON responses), so buffering the
-// response whole loses nothing.
-func serveHTTPBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context) {
+// response whole loses nothing. With limit > 0 an answer of more than limit bytes is
+// not kept, and serveHTTPBridge reports false having written nothing to c.
+func serveHTTPBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context, limit int) bool {
 	req := bridgeRequest(c, ctx)
-	w := &bufferedResponse{header: make(http.Header, 4)}
+	w := &bufferedResponse{header: make(http.Header, 4), limit: limit}
 	h.ServeHTTP(w, req)
+	if w.over {
+		return false
+	}
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
@@ -283,6 +300,7 @@ func serveHTTPBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context
 		}
 	}
 	c.SetBody(w.body.Bytes())
+	return true
 }
 
 // bridgeRequest is a net/http request owning copies of everything c's request
@@ -308,11 +326,14 @@ func bridgeRequest(c *fasthttp.RequestCtx, ctx context.Context) *http.Request {
 	return req
 }
 
-// bufferedResponse is an http.ResponseWriter that keeps the whole response.
+// bufferedResponse is an http.ResponseWriter that keeps the whole response, or with
+// limit > 0 at most limit bytes of it (over says more was written).
 type bufferedResponse struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	limit  int
+	over   bool
 }
 
 func (w *bufferedResponse) Header() http.Header { return w.header }
@@ -326,6 +347,11 @@ func (w *bufferedResponse) WriteHeader(code int) {
 func (w *bufferedResponse) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
+	}
+	if w.over || (w.limit > 0 && w.body.Len()+len(p) > w.limit) {
+		w.over = true
+		w.body.Reset()
+		return 0, errAnswerTooLarge
 	}
 	return w.body.Write(p)
 }

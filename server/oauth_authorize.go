@@ -131,6 +131,12 @@ func (s *Server) checkAuthorize(ctx context.Context, q authzQuery) (*authzReques
 	if q.RedirectURI == "" {
 		return nil, pageRefusal(400, "The authorization request has no redirect_uri; it must always be sent.")
 	}
+	// The presented URI meets registration's rules first: the loopback port leniency
+	// below compares host, path and query only, so user information ("evil@127.0.0.1")
+	// would otherwise pass it.
+	if why := kv.CheckRedirectURI(q.RedirectURI); why != "" {
+		return nil, pageRefusal(400, "The redirect_uri cannot be used, so you are not sent there. "+why)
+	}
 	if !kv.MatchRedirectURI(client.RedirectURIs, q.RedirectURI) {
 		return nil, pageRefusal(400, "The redirect_uri is not one the app registered, so you are not sent there.")
 	}

@@ -63,6 +63,12 @@ func authorizeQuery(clientID, challenge, scope, resource, state string) url.Valu
 // to the client, parsed.
 func (e *testEnv) mustApprove(t *testing.T, u *appClient, q url.Values, org kv.ID, env kv.Environment, grant []string) url.Values {
 	t.Helper()
+	return e.mustApproveTo(t, u, q, org, env, grant, testRedirect)
+}
+
+// mustApproveTo is mustApprove for a client whose redirect back goes to redirect.
+func (e *testEnv) mustApproveTo(t *testing.T, u *appClient, q url.Values, org kv.ID, env kv.Environment, grant []string, redirect string) url.Values {
+	t.Helper()
 	loc := wantRedirect(t, u.get(t, "/v1/oauth/authorize?"+q.Encode()), "/app/oauth/authorize?")
 	page := wantPage(t, u.get(t, loc), 200, "Connect")
 	form := url.Values{"org": {org.String()}, "env": {string(env)}, "decision": {"approve"}}
@@ -77,7 +83,7 @@ func (e *testEnv) mustApprove(t *testing.T, u *appClient, q url.Values, org kv.I
 		}
 	}
 	form["grant"] = grant
-	back := wantRedirect(t, u.post(t, "/app/oauth/authorize", form), testRedirect+"?")
+	back := wantRedirect(t, u.post(t, "/app/oauth/authorize", form), redirect+"?")
 	pu, err := url.Parse(back)
 	if err != nil {
 		t.Fatal(err)

@@ -58,13 +58,8 @@ func decodeRegistration(body []byte) (kv.ClientInput, error) {
 }
 
 // handleOAuthRegister is POST /v1/oauth/register (RFC 7591): no credential, limited
-// per client address.
+// per client address (registerAdmit).
 func (s *Server) handleOAuthRegister(r *request) error {
-	d := s.oauth.register.admitIP(s.now(), "register "+addrBudgetKey(s.clientIP(r.c)).String())
-	if !d.OK {
-		return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
-			Description: "Too many client registrations from your address; retry after the number of seconds in Retry-After."}
-	}
 	body, err := readBody(r.c, maxRegistrationBody)
 	if err != nil {
 		return err

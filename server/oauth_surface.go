@@ -62,9 +62,9 @@ type oauthBody struct {
 }
 
 // oauthSurfaceOf: public (the client authenticates inside the handler, as RFC 6749
-// lets it choose Basic or the form), limited per address, no-store answers.
-func (s *Server) oauthSurfaceOf() *surface {
-	return &surface{name: "oauth", steps: []middleware{s.oauthAdmit}, render: s.renderOAuth}
+// lets it choose Basic or the form), limited per address by admit, no-store answers.
+func (s *Server) oauthSurfaceOf(admit middleware) *surface {
+	return &surface{name: "oauth", steps: []middleware{admit}, render: s.renderOAuth}
 }
 
 // routeOAuth mounts the authorization server and its metadata.
@@ -81,8 +81,10 @@ func (s *Server) routeOAuth(r *router.Router, cfg Config) {
 		s.oauth.metadata = newClientMetadata(cfg.allowLoopbackMetadata, cfg.metadataRoots)
 	}
 	s.routeAuthServerMetadata(r)
-	g := s.group(r, "/v1/oauth", s.oauthSurfaceOf())
-	g.POST("/register", s.handleOAuthRegister)
+	// Registration counts against its own budget only: a client that spent the token
+	// endpoint's may still register, and registrations do not spend the token budget.
+	s.group(r, "/v1/oauth", s.oauthSurfaceOf(s.registerAdmit)).POST("/register", s.handleOAuthRegister)
+	g := s.group(r, "/v1/oauth", s.oauthSurfaceOf(s.oauthAdmit))
 	g.POST("/token", s.handleOAuthToken)
 	g.POST("/revoke", s.handleOAuthRevoke)
 	s.routeAuthorize(r)
@@ -101,6 +103,26 @@ func (s *Server) oauthAdmit(next handler) handler {
 		return next(r)
 	}
 }
+
+// registerAdmit applies the registration limit per client address; its RateLimit
+// headers describe that budget, named "registration".
+func (s *Server) registerAdmit(next handler) handler {
+	return func(r *request) error {
+		d := s.oauth.register.admitIP(s.now(), "register "+addrBudgetKey(s.clientIP(r.c)).String())
+		for i := range d.npolicies {
+			d.policies[i].name = registrationPolicy
+		}
+		s.setRateHeaders(r.c, d)
+		if !d.OK {
+			return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+				Description: "Too many client registrations from your address; retry after the number of seconds in Retry-After."}
+		}
+		return next(r)
+	}
+}
+
+// registrationPolicy names the registration budget in RateLimit-Policy and RateLimit.
+const registrationPolicy = "registration"
 
 // renderOAuth writes r.out as JSON (nil: an empty 200, as revocation answers) or the
 // error in RFC 6749's shape. Nothing the authorization server says may be cached.
