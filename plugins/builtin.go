@@ -20,43 +20,84 @@ const (
 	// {"cells": [...]}, the first being the header row, with formula triggers
 	// (= + - @ tab CR) at the start of a cell neutralised by a leading apostrophe.
 	BuiltinCSV = "csv"
+	// BuiltinAnalysisMarkdown writes a study's analysis as a Markdown report
+	// (text/markdown; charset=utf-8).
+	BuiltinAnalysisMarkdown = "analysis-md"
+	// BuiltinAnalysisHTML writes a study's analysis as one standalone, printable HTML
+	// page (text/html; charset=utf-8): inline CSS, no scripts.
+	BuiltinAnalysisHTML = "analysis-html"
+	// BuiltinQDPX writes a study's analysis and its redacted transcripts as a
+	// REFI-QDA project (.qdpx, a zip), the exchange format of NVivo, ATLAS.ti and
+	// MAXQDA.
+	BuiltinQDPX = "qdpx"
 )
+
+// The analysis formatters (BuiltinAnalysisMarkdown, BuiltinAnalysisHTML, BuiltinQDPX)
+// read the records package plugins/internal/analysisdoc describes: after the
+// configuration line, {"study": {"id", "title"}, "analysis": {...}} (the analysis as
+// get_analysis returns it), then, for qdpx, one {"interview": {"id", "started_at",
+// "completed_at", "context", "messages": [{"speaker", "text"}]}} per interview the
+// analysis includes, its whole transcript redacted as the analysis's quotes were.
 
 // The built-in plugins, compiled from builtin/*/main.go by go generate (see
 // generate.go) and compressed with zstd: unpacked only when first used, they cost the
-// binary a sixth of their size and an idle server nothing. csv is a patch from
-// redactor (redactor's unpacked bytes are its dictionary): the two share most of
-// their code.
+// binary a sixth of their size and an idle server nothing. All but redactor are
+// patches from another built-in (its unpacked bytes are the dictionary), since Go
+// programs share most of their code: csv and qdpx from redactor, analysis-md and
+// analysis-html from qdpx (which shares their JSON decoding).
 var (
 	//go:embed builtin/redactor.wasm.zst
 	builtinRedactorZst []byte
 	//go:embed builtin/csv.wasm.zst
 	builtinCSVZst []byte
+	//go:embed builtin/qdpx.wasm.zst
+	builtinQDPXZst []byte
+	//go:embed builtin/analysis-md.wasm.zst
+	builtinAnalysisMarkdownZst []byte
+	//go:embed builtin/analysis-html.wasm.zst
+	builtinAnalysisHTMLZst []byte
 )
+
+// builtinPacked returns the packed bytes of the built-in plugin named name and the
+// name of the built-in it is a patch from ("" for none); ok is false for another name.
+func builtinPacked(name string) (packed []byte, base string, ok bool) {
+	switch name {
+	case BuiltinRedactor:
+		return builtinRedactorZst, "", true
+	case BuiltinCSV:
+		return builtinCSVZst, BuiltinRedactor, true
+	case BuiltinQDPX:
+		return builtinQDPXZst, BuiltinRedactor, true
+	case BuiltinAnalysisMarkdown:
+		return builtinAnalysisMarkdownZst, BuiltinQDPX, true
+	case BuiltinAnalysisHTML:
+		return builtinAnalysisHTMLZst, BuiltinQDPX, true
+	}
+	return nil, "", false
+}
 
 // builtinWasm returns the module bytes of the built-in plugin named name, or an error
 // for another name or bytes that do not unpack.
 func builtinWasm(name string) ([]byte, error) {
-	var wasm []byte
-	var err error
-	switch name {
-	case BuiltinRedactor:
-		wasm, err = unzstd(builtinRedactorZst, nil)
-	case BuiltinCSV:
-		var base []byte
-		if base, err = unzstd(builtinRedactorZst, nil); err == nil {
-			wasm, err = unzstd(builtinCSVZst, base)
-		}
-	default:
+	packed, base, ok := builtinPacked(name)
+	if !ok {
 		return nil, fmt.Errorf("plugins: no built-in plugin %q", name)
 	}
+	var dict []byte
+	if base != "" {
+		var err error
+		if dict, err = builtinWasm(base); err != nil {
+			return nil, err
+		}
+	}
+	wasm, err := unzstd(packed, dict)
 	if err != nil {
 		return nil, fmt.Errorf("plugins: built-in %q: %w", name, err)
 	}
 	return wasm, nil
 }
 
-// Builtin returns the built-in plugin named name (BuiltinRedactor or BuiltinCSV),
+// Builtin returns the built-in plugin named name (one of the Builtin constants),
 // loading it on first use; it is never evicted from memory. It returns an error for
 // another name, and Load's errors.
 func (h *Host) Builtin(ctx context.Context, name string) (*Plugin, error) {
@@ -86,7 +127,7 @@ func (h *Host) Builtin(ctx context.Context, name string) (*Plugin, error) {
 	return p, nil
 }
 
-// maxBuiltinBytes bounds an unpacked built-in (they are 3 to 4 MB).
+// maxBuiltinBytes bounds an unpacked built-in (they are 2.5 to 7 MB).
 const maxBuiltinBytes = 64 << 20
 
 // unzstd unpacks one zstd frame; dict, when not nil, is the content the frame was

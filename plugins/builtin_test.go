@@ -261,18 +261,20 @@ func TestBuiltinsReproducible(t *testing.T) {
 			t.Errorf("%s is not what its source builds to (%d bytes built, %d committed): run go generate ./plugins/ and commit", committed, len(got), len(want))
 		}
 	}
-	if !bytes.Equal(builtinRedactorZst, mustRead(t, "builtin/redactor.wasm.zst")) || !bytes.Equal(builtinCSVZst, mustRead(t, "builtin/csv.wasm.zst")) {
-		t.Error("the embedded built-ins differ from the files")
+	for _, name := range []string{BuiltinRedactor, BuiltinCSV, BuiltinQDPX, BuiltinAnalysisMarkdown, BuiltinAnalysisHTML} {
+		if packed, _, _ := builtinPacked(name); !bytes.Equal(packed, mustRead(t, "builtin/"+name+".wasm.zst")) {
+			t.Errorf("the embedded built-in %s differs from its file", name)
+		}
 	}
 }
 
-// mustUnzstd returns the unpacked contents of the zstd file at path (csv's against
-// redactor's, as generate.go packs it).
+// mustUnzstd returns the unpacked contents of the zstd file at path (a patch against
+// its base built-in, as generate.go packs it).
 func mustUnzstd(tb testing.TB, path string) []byte {
 	tb.Helper()
 	var dict []byte
-	if filepath.Base(path) == "csv.wasm.zst" {
-		dict = mustUnzstd(tb, filepath.Join(filepath.Dir(path), "redactor.wasm.zst"))
+	if _, base, _ := builtinPacked(strings.TrimSuffix(filepath.Base(path), ".wasm.zst")); base != "" {
+		dict = mustUnzstd(tb, filepath.Join(filepath.Dir(path), base+".wasm.zst"))
 	}
 	b, err := unzstd(mustRead(tb, path), dict)
 	if err != nil {
