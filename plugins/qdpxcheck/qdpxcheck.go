@@ -100,7 +100,9 @@ type reference struct {
 	guid, from, kind string // kind: "user", "code", "variable"
 }
 
-func (c *checker) fail(format string, args ...any) { c.errs = append(c.errs, fmt.Sprintf(format, args...)) }
+func (c *checker) fail(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
 
 // Check opens the archive and checks it. It returns the project and nil, or an error
 // listing every violation found.
