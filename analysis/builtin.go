@@ -2,69 +2,107 @@ package analysis
 
 import (
 	"context"
-	"fmt"
-	"strings"
+	"runtime"
+	"sync"
 )
 
-// NewBuiltin returns the offline, deterministic engine ("builtin").
-func NewBuiltin() Engine { return &builtin{} }
+// NewBuiltin returns the offline, deterministic engine ("builtin"): the same input
+// gives byte-identical JSON. It keeps a bounded cache of read interviews (see
+// DefaultCacheBytes), so one engine value should serve every analysis of a process.
+func NewBuiltin() Engine { return newBuiltin(DefaultCacheBytes) }
 
-type builtin struct{}
+func newBuiltin(cacheBytes int64) *builtin {
+	return &builtin{cache: newDocCache(cacheBytes), workers: max(1, runtime.GOMAXPROCS(0))}
+}
+
+type builtin struct {
+	once    sync.Once
+	rd      *reader
+	rdErr   error
+	cache   *docCache
+	workers int
+}
 
 func (*builtin) Name() string { return "builtin" }
 
-// Analyse groups each scripted question's answers and measures each objective's
-// coverage by the words participants share with it.
+// reader loads the language models on first use: a second or so, once.
+func (b *builtin) reader() (*reader, error) {
+	b.once.Do(func() { b.rd, b.rdErr = newReader() })
+	return b.rd, b.rdErr
+}
+
+// Analyse reads each interview (or takes its reading from the cache), then finds
+// themes, objective findings, answer groups and suggestions over the whole study.
 func (b *builtin) Analyse(ctx context.Context, in Input) (*Analysis, error) {
 	a := Empty(in, b.Name())
-	for qi, q := range in.Questions {
-		a.Questions[qi] = QuestionSet{Question: q.Text, Kind: q.Kind, Groups: []AnswerGroup{}}
+	if len(in.Interviews) == 0 {
+		a.Summary = summarise(in, a)
+		return a, nil
 	}
-	for _, iv := range in.Interviews {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		answered := make([]bool, len(in.Questions))
-		for _, ans := range AnswersOf(in.Questions, iv) {
-			for _, mi := range ans.Messages {
-				if !IsNonAnswer(iv.Messages[mi].Text) {
-					answered[ans.Question] = true
-				}
-			}
-		}
-		for qi, ok := range answered {
-			if ok {
-				a.Questions[qi].Answered++
-			} else {
-				a.Questions[qi].Skipped++
-			}
-		}
+	r, err := b.reader()
+	if err != nil {
+		return nil, err
 	}
-	for oi, o := range in.Objectives {
-		words := contentWords(o)
-		n := 0
-		var support []Quote
-		for _, iv := range in.Interviews {
-			for mi, m := range iv.Messages {
-				if m.Speaker == SpeakerParticipant && sharesWord(m.Text, words) {
-					n++
-					support = append(support, Quote{InterviewID: iv.ID, MessageIndex: mi, Text: m.Text})
-					break
-				}
-			}
-		}
-		if len(support) > 0 {
-			a.Objectives[oi].Findings = []Finding{{Statement: fmt.Sprintf("%d interviews speak to this.", n), Support: support, Contrary: []Quote{}}}
-		}
-		a.Objectives[oi].Coverage = coverage(n, len(in.Interviews))
-		a.Objectives[oi].Gap = IsGap(n, len(in.Interviews))
+	docs, err := b.read(ctx, r, in.Interviews)
+	if err != nil {
+		return nil, err
 	}
-	a.Summary = fmt.Sprintf("%d interviews analysed.", len(in.Interviews))
+	c := newCorpus(in, docs)
+	docs = nil
+	th, err := findThemes(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	a.Themes = th.themes
+	a.Objectives = findObjectives(r, c, th)
+	if a.Questions, err = findAnswerGroups(ctx, c); err != nil {
+		return nil, err
+	}
+	a.Suggestions = findSuggestions(c)
+	a.Summary = summarise(in, a)
 	return a, nil
 }
 
+// read returns every interview's reading in input order, reading the ones the cache
+// lacks on b.workers goroutines.
+func (b *builtin) read(ctx context.Context, r *reader, ivs []Interview) ([]*ivDoc, error) {
+	docs := make([]*ivDoc, len(ivs))
+	keys := make([]string, len(ivs))
+	var todo []int
+	for i, iv := range ivs {
+		keys[i] = cacheKey(iv)
+		if d, ok := b.cache.get(keys[i]); ok {
+			docs[i] = d
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(b.workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				docs[i] = r.readInterview(ivs[i])
+				b.cache.put(keys[i], docs[i])
+			}
+		}()
+	}
+	var err error
+	for _, i := range todo {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return docs, err
+}
+
 // Empty returns an analysis of in with nothing found yet: every objective a gap with
-// no findings, every question listed, and every list non-nil.
+// no findings, every question listed as skipped, and every list non-nil.
 func Empty(in Input, engine string) *Analysis {
 	a := &Analysis{
 		StudyID:            in.StudyID,
@@ -82,23 +120,4 @@ func Empty(in Input, engine string) *Analysis {
 		a.Questions[i] = QuestionSet{Question: q.Text, Kind: q.Kind, Skipped: len(in.Interviews), Groups: []AnswerGroup{}}
 	}
 	return a
-}
-
-func contentWords(s string) map[string]bool {
-	w := map[string]bool{}
-	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
-		if len(f) > 4 {
-			w[f] = true
-		}
-	}
-	return w
-}
-
-func sharesWord(text string, words map[string]bool) bool {
-	for w := range contentWords(text) {
-		if words[w] {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,115 @@
+package analysis
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"encoding/binary"
+	"sync"
+)
+
+// DefaultCacheBytes bounds the built-in engine's cache of read interviews. An
+// interview of twelve answers takes about 6 KB there, so the default holds the
+// reading of some 10,000 interviews; past it the least recently used are evicted.
+const DefaultCacheBytes = 64 << 20
+
+// docCache keeps the per-interview reading (sentences, tags, stems, phrases,
+// polarity) so a refresh after one more interview reads only that one. Entries are
+// keyed by interview id and a hash of the transcript, so an edited or redacted
+// transcript is read again; the cache is bounded by an estimate of the bytes its
+// entries hold and evicts the least recently used. Safe for concurrent use.
+type docCache struct {
+	mu    sync.Mutex
+	limit int64
+	used  int64
+	order *list.List // front: most recently used
+	items map[string]*list.Element
+}
+
+type cacheEntry struct {
+	key  string
+	doc  *ivDoc
+	size int64
+}
+
+func newDocCache(limit int64) *docCache {
+	return &docCache{limit: limit, order: list.New(), items: map[string]*list.Element{}}
+}
+
+// cacheKey names one reading of one transcript.
+func cacheKey(iv Interview) string {
+	h := sha256.New()
+	var n [8]byte
+	for _, m := range iv.Messages {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(m.Speaker)))
+		h.Write(n[:])
+		h.Write([]byte(m.Speaker))
+		binary.LittleEndian.PutUint64(n[:], uint64(len(m.Text)))
+		h.Write(n[:])
+		h.Write([]byte(m.Text))
+	}
+	return iv.ID + "\x00" + string(h.Sum(nil))
+}
+
+func (c *docCache) get(key string) (*ivDoc, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.items[key]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*cacheEntry).doc, true
+}
+
+func (c *docCache) put(key string, doc *ivDoc) {
+	if c == nil {
+		return
+	}
+	size := doc.size() + int64(len(key)) + 128
+	if size > c.limit {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		c.order.MoveToFront(el)
+		return
+	}
+	c.items[key] = c.order.PushFront(&cacheEntry{key: key, doc: doc, size: size})
+	c.used += size
+	for c.used > c.limit {
+		el := c.order.Back()
+		e := el.Value.(*cacheEntry)
+		c.order.Remove(el)
+		delete(c.items, e.key)
+		c.used -= e.size
+	}
+}
+
+// len reports how many interviews are cached.
+func (c *docCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
+}
+
+// size estimates the bytes d holds.
+func (d *ivDoc) size() int64 {
+	n := int64(24)
+	for _, m := range d.Msgs {
+		n += 32
+		for _, s := range m.Sents {
+			n += 64 + 16*int64(cap(s.Feats))
+			for _, p := range s.Phrases {
+				n += 16 + int64(len(p))
+			}
+			for _, p := range s.Preds {
+				n += 16 + int64(len(p))
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,271 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+)
+
+// ent is one weighted dimension of a statement's TF-IDF vector.
+type ent struct {
+	ID int32
+	W  float32
+}
+
+// stmt is one statement of the corpus: where it is and its vector.
+type stmt struct {
+	Iv   int32 // index into Input.Interviews
+	Msg  int32 // message index in that interview
+	Sent *sentDoc
+	Vec  []ent // L2-normalised, sorted by ID; nil when every feature is unique
+	Key  uint64
+}
+
+// corpus is a study's statements with their vectors over a shared vocabulary.
+type corpus struct {
+	in    Input
+	stmts []stmt
+	dim   int
+	// byMsg maps interview index and message index to its statements' range.
+	byMsg []map[int32][2]int32
+	// phraseCount counts the statements each phrase appears in.
+	phraseCount map[string]int32
+	// df counts the statements each raw feature appears in.
+	df map[uint64]int32
+	// answers holds each interview's answers to the scripted questions.
+	answers [][]Answer
+	// short marks the messages (by interview) that are short answers.
+	short []map[int32]bool
+}
+
+// newCorpus weighs every statement by TF-IDF over features that occur in at least
+// two statements (a word said once links nothing).
+func newCorpus(in Input, docs []*ivDoc) *corpus {
+	c := &corpus{in: in, byMsg: make([]map[int32][2]int32, len(docs)), phraseCount: map[string]int32{}, df: map[uint64]int32{},
+		answers: make([][]Answer, len(docs)), short: make([]map[int32]bool, len(docs))}
+	for i, d := range docs {
+		c.answers[i] = AnswersOf(in.Questions, in.Interviews[i])
+		c.byMsg[i] = make(map[int32][2]int32, len(d.Msgs))
+		c.short[i] = map[int32]bool{}
+		for _, m := range d.Msgs {
+			if shortKey(boundText(in.Interviews[i].Messages[m.Index].Text, 256)) != "" {
+				c.short[i][m.Index] = true
+			}
+			from := int32(len(c.stmts))
+			for si := range m.Sents {
+				s := &m.Sents[si]
+				c.stmts = append(c.stmts, stmt{Iv: int32(i), Msg: m.Index, Sent: s,
+					Key: hashKey(in.Interviews[i].ID) ^ (uint64(m.Index)<<32|uint64(uint32(s.Start)))*0x9E3779B97F4A7C15})
+				for _, f := range s.Feats {
+					c.df[f.H]++
+				}
+				for pi, p := range s.Phrases {
+					if !slices.Contains(s.Phrases[:pi], p) {
+						c.phraseCount[p]++
+					}
+				}
+				for pi, p := range s.Preds {
+					if !slices.Contains(s.Preds[:pi], p) {
+						c.phraseCount[p]++
+					}
+				}
+			}
+			c.byMsg[i][m.Index] = [2]int32{from, int32(len(c.stmts))}
+		}
+	}
+
+	vocab := map[uint64]int32{}
+	var idf []float32
+	n := float64(len(c.stmts))
+	for si := range c.stmts {
+		for _, f := range c.stmts[si].Sent.Feats {
+			df := c.df[f.H]
+			if df < 2 {
+				continue
+			}
+			if _, ok := vocab[f.H]; !ok {
+				vocab[f.H] = int32(len(idf))
+				idf = append(idf, float32(math.Log((n+1)/(float64(df)+1))+1))
+			}
+		}
+	}
+	c.dim = len(idf)
+	for si := range c.stmts {
+		s := &c.stmts[si]
+		var v []ent
+		for _, f := range s.Sent.Feats {
+			id, ok := vocab[f.H]
+			if !ok {
+				continue
+			}
+			tf := float64(f.W)
+			if tf > 1 {
+				tf = 1 + math.Log(tf)
+			}
+			v = append(v, ent{ID: id, W: float32(tf) * idf[id]})
+		}
+		s.Vec = normalise(v)
+	}
+	return c
+}
+
+// normalise sorts v by ID and scales it to unit length; nil stays nil.
+func normalise(v []ent) []ent {
+	if len(v) == 0 {
+		return nil
+	}
+	slices.SortFunc(v, func(a, b ent) int { return int(a.ID - b.ID) })
+	var sum float64
+	for _, e := range v {
+		sum += float64(e.W) * float64(e.W)
+	}
+	if sum == 0 {
+		return nil
+	}
+	inv := 1 / math.Sqrt(sum)
+	for i := range v {
+		v[i].W = float32(float64(v[i].W) * inv)
+	}
+	return v
+}
+
+// dot is the inner product of two ID-sorted sparse vectors.
+func dot(a, b []ent) float32 {
+	var s float32
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].ID < b[j].ID:
+			i++
+		case a[i].ID > b[j].ID:
+			j++
+		default:
+			s += a[i].W * b[j].W
+			i++
+			j++
+		}
+	}
+	return s
+}
+
+// dotDense is the inner product of a sparse vector with a dense one.
+func dotDense(a []ent, d []float32) float32 {
+	var s float32
+	for _, e := range a {
+		s += e.W * d[e.ID]
+	}
+	return s
+}
+
+// text returns the statement's exact text in its message.
+func (c *corpus) text(s *stmt) string {
+	return c.in.Interviews[s.Iv].Messages[s.Msg].Text[s.Sent.Start:s.Sent.End]
+}
+
+func (c *corpus) quote(s *stmt) Quote {
+	return Quote{InterviewID: c.in.Interviews[s.Iv].ID, MessageIndex: int(s.Msg), Text: c.text(s)}
+}
+
+// polarity is +1, -1 or 0 for a statement.
+func (s *stmt) polarity() int {
+	switch {
+	case s.Sent.Pos > s.Sent.Neg:
+		return 1
+	case s.Sent.Neg > s.Sent.Pos:
+		return -1
+	}
+	return 0
+}
+
+// shortMsg reports whether the statement's message is a short answer ("Laptop and
+// phone."), which answer groups count and themes leave alone.
+func (c *corpus) shortMsg(s *stmt) bool { return c.short[s.Iv][s.Msg] }
+
+// msgRanges lists the statement ranges of interview iv's messages in message order.
+func (c *corpus) msgRanges(iv int) [][2]int32 {
+	out := make([][2]int32, 0, len(c.byMsg[iv]))
+	for _, r := range c.byMsg[iv] {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b [2]int32) int { return int(a[0] - b[0]) })
+	return out
+}
+
+// sumVec is the normalised sum of the statements' vectors, nil when they have none.
+func (c *corpus) sumVec(members []int) []ent {
+	if len(members) == 1 {
+		return c.stmts[members[0]].Vec
+	}
+	sum := map[int32]float32{}
+	for _, si := range members {
+		for _, e := range c.stmts[si].Vec {
+			sum[e.ID] += e.W
+		}
+	}
+	return sumMap(sum)
+}
+
+// sumOf is the normalised sum of vecs[i] over members.
+func sumOf(vecs [][]ent, members []int) []ent {
+	if len(members) == 1 {
+		return vecs[members[0]]
+	}
+	sum := map[int32]float32{}
+	for _, i := range members {
+		for _, e := range vecs[i] {
+			sum[e.ID] += e.W
+		}
+	}
+	return sumMap(sum)
+}
+
+func sumMap(sum map[int32]float32) []ent {
+	v := make([]ent, 0, len(sum))
+	for id, w := range sum {
+		v = append(v, ent{ID: id, W: w})
+	}
+	return normalise(v)
+}
+
+// answerUnits groups each interview's statements by the scripted question they
+// answer (the reply and the replies to follow-up probes together); messages before
+// any scripted question are units of their own.
+func (c *corpus) answerUnits() [][]int {
+	var out [][]int
+	for iv := range c.in.Interviews {
+		taken := map[int32]bool{}
+		for _, a := range c.answers[iv] {
+			var unit []int
+			for _, mi := range a.Messages {
+				taken[int32(mi)] = true
+				if r, ok := c.byMsg[iv][int32(mi)]; ok {
+					for i := r[0]; i < r[1]; i++ {
+						unit = append(unit, int(i))
+					}
+				}
+			}
+			if len(unit) > 0 {
+				out = append(out, unit)
+			}
+		}
+		for _, r := range c.msgRanges(iv) {
+			if taken[c.stmts[r[0]].Msg] {
+				continue
+			}
+			var unit []int
+			for i := r[0]; i < r[1]; i++ {
+				unit = append(unit, int(i))
+			}
+			out = append(out, unit)
+		}
+	}
+	return out
+}
+
+// unitInterviews gives the interview of each unit.
+func (c *corpus) unitInterviews(units [][]int) []int32 {
+	out := make([]int32, len(units))
+	for i, u := range units {
+		out[i] = c.stmts[u[0]].Iv
+	}
+	return out
+}

@@ -1,0 +1,130 @@
+package analysis
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Second-order similarity: people say one thing several ways in one answer ("pages
+// take ages to load. Search lags all the time."), so words that turn up in
+// different sentences of the same answers are treated as related, and each
+// statement is widened with the words related to its own. Pairs inside one
+// sentence are not counted: they are the sentence's own phrasing, not a second
+// wording of it.
+const (
+	expandSampleCap = 6000 // answers whose word pairs are counted
+	expandNeighbors = 12   // related words kept per word
+	expandMinPairs  = 2    // answers a pair must share to count
+	expandWeight    = 0.6  // weight of the widened part against the statement's own words
+	widenedCap      = 32   // weights kept per widened statement (the rest are faint)
+)
+
+// related maps a term to its related terms, with association weights.
+type related map[int32][]ent
+
+// relatedTerms counts, over a stable sample of answers, how often two terms occur
+// in different statements of the same answer, and keeps each term's strongest
+// associations (count over the geometric mean of the terms' answer counts).
+func relatedTerms(c *corpus, units [][]int, keys []uint64) related {
+	idx := make([]int, len(units))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Or(cmp.Compare(keys[a], keys[b]), cmp.Compare(a, b)) })
+	idx = idx[:min(len(idx), expandSampleCap)]
+	slices.Sort(idx)
+
+	pairs := map[[2]int32]int32{}
+	df := map[int32]int32{}
+	for _, u := range idx {
+		unit := units[u]
+		seen := map[int32]bool{}
+		for _, si := range unit {
+			for _, e := range c.stmts[si].Vec {
+				if !seen[e.ID] {
+					seen[e.ID] = true
+					df[e.ID]++
+				}
+			}
+		}
+		if len(unit) < 2 {
+			continue
+		}
+		counted := map[[2]int32]bool{}
+		for a := range unit {
+			for b := a + 1; b < len(unit); b++ {
+				for _, x := range c.stmts[unit[a]].Vec {
+					for _, y := range c.stmts[unit[b]].Vec {
+						if x.ID == y.ID {
+							continue
+						}
+						k := [2]int32{min(x.ID, y.ID), max(x.ID, y.ID)}
+						if !counted[k] {
+							counted[k] = true
+							pairs[k]++
+						}
+					}
+				}
+			}
+		}
+	}
+	rel := related{}
+	for k, n := range pairs {
+		if n < expandMinPairs {
+			continue
+		}
+		w := float32(float64(n) / math.Sqrt(float64(df[k[0]])*float64(df[k[1]])))
+		rel[k[0]] = append(rel[k[0]], ent{ID: k[1], W: w})
+		rel[k[1]] = append(rel[k[1]], ent{ID: k[0], W: w})
+	}
+	for id, list := range rel {
+		slices.SortFunc(list, func(a, b ent) int { return cmp.Or(cmp.Compare(b.W, a.W), cmp.Compare(a.ID, b.ID)) })
+		list = list[:min(len(list), expandNeighbors)]
+		rel[id] = normalise(slices.Clone(list))
+	}
+	return rel
+}
+
+// widener widens statements with one scratch accumulator, so widening every
+// statement of a large study allocates only the results.
+type widener struct {
+	rel     related
+	acc     []float64
+	touched []int32
+}
+
+func (r related) widener(dim int) *widener { return &widener{rel: r, acc: make([]float64, dim)} }
+
+// widen returns v plus its terms' related terms, normalised, keeping the
+// widenedCap strongest weights.
+func (w *widener) widen(v []ent) []ent {
+	if len(v) == 0 {
+		return nil
+	}
+	add := func(id int32, x float64) {
+		if w.acc[id] == 0 {
+			w.touched = append(w.touched, id)
+		}
+		w.acc[id] += x
+	}
+	for _, e := range v {
+		add(e.ID, float64(e.W))
+	}
+	for _, e := range v {
+		for _, n := range w.rel[e.ID] {
+			add(n.ID, expandWeight*float64(e.W)*float64(n.W))
+		}
+	}
+	out := make([]ent, 0, len(w.touched))
+	for _, id := range w.touched {
+		out = append(out, ent{ID: id, W: float32(w.acc[id])})
+		w.acc[id] = 0
+	}
+	w.touched = w.touched[:0]
+	if len(out) > widenedCap {
+		slices.SortFunc(out, func(a, b ent) int { return cmp.Or(cmp.Compare(b.W, a.W), cmp.Compare(a.ID, b.ID)) })
+		out = slices.Clip(out[:widenedCap])
+	}
+	return normalise(out)
+}

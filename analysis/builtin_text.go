@@ -1,0 +1,363 @@
+package analysis
+
+import (
+	"hash/fnv"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jdkato/prose/v2"
+	"github.com/kljensen/snowball/english"
+	"gopkg.in/neurosnap/sentences.v1"
+	sentenglish "gopkg.in/neurosnap/sentences.v1/english"
+)
+
+// Bounds on what the engine reads, so one hostile answer costs no more than an
+// ordinary long one. Text past them is not read (quotes still come from the real
+// message, so they stay exact spans of it).
+const (
+	// MaxReadBytes is how much of one message the built-in engine reads.
+	MaxReadBytes = 8 << 10
+	// maxSentenceBytes splits run-on text (no full stops) into pieces a quote can be.
+	maxSentenceBytes = 400
+	// maxSentences is how many statements one message may contribute.
+	maxSentences = 40
+)
+
+// reader does the per-message language work: sentences (Punkt, as prose uses it),
+// tokens and parts of speech (prose), Snowball stems, noun phrases from the tags,
+// polarity from the lexicon and the shape of a suggestion. Everything it holds is
+// read-only after construction, so one reader serves every goroutine.
+type reader struct {
+	seg     *sentences.DefaultSentenceTokenizer
+	tagger  *prose.Model
+	lex     lexicon
+	fillers map[string]bool
+}
+
+func newReader() (*reader, error) {
+	seg, err := sentenglish.NewSentenceTokenizer(nil)
+	if err != nil {
+		return nil, err
+	}
+	// A document made once with tagging but no entity extraction carries a model
+	// with only the tagger loaded; reusing it saves decoding the weights per call.
+	doc, err := prose.NewDocument("", prose.WithSegmentation(false), prose.WithExtraction(false))
+	if err != nil {
+		return nil, err
+	}
+	return &reader{seg: seg, tagger: doc.Model, lex: newLexicon(), fillers: stemSet(fillers)}, nil
+}
+
+// sentDoc is one statement: a sentence (or a piece of a run-on) of a participant
+// message, reduced to what analysis needs.
+type sentDoc struct {
+	Start, End int32    // the exact span in the message text
+	Feats      []feat   // stems and multi-word phrases, sorted by hash, weights summed
+	Phrases    []string // noun phrases, candidate labels
+	Preds      []string // predicate phrases ("price too high"), candidate labels
+	Pos, Neg   int8     // polar judgements found
+	Content    int8     // content words (capped), a measure of substance
+	Suggest    bool     // shaped like a request or idea
+}
+
+// feat is one raw feature of a statement before IDF weighting.
+type feat struct {
+	H uint64
+	W float32
+}
+
+// msgDoc is one participant message's statements.
+type msgDoc struct {
+	Index int32
+	Sents []sentDoc
+}
+
+// ivDoc is one interview's participant messages, as cached.
+type ivDoc struct {
+	Msgs []msgDoc
+}
+
+// readInterview reads every participant message of iv.
+func (r *reader) readInterview(iv Interview) *ivDoc {
+	d := &ivDoc{}
+	for mi, m := range iv.Messages {
+		if m.Speaker != SpeakerParticipant {
+			continue
+		}
+		md := msgDoc{Index: int32(mi)}
+		text := boundText(m.Text, MaxReadBytes)
+		for _, sp := range r.spans(text) {
+			if sd, ok := r.readSentence(text[sp[0]:sp[1]]); ok {
+				sd.Start, sd.End = int32(sp[0]), int32(sp[1])
+				md.Sents = append(md.Sents, sd)
+			}
+			if len(md.Sents) >= maxSentences {
+				break
+			}
+		}
+		if len(md.Sents) > 0 {
+			d.Msgs = append(d.Msgs, md)
+		}
+	}
+	return d
+}
+
+// spans returns the byte spans of text's sentences, trimmed of surrounding space,
+// with run-ons cut at a space so no span exceeds maxSentenceBytes.
+func (r *reader) spans(text string) [][2]int {
+	var out [][2]int
+	for _, s := range r.seg.Tokenize(text) {
+		start, end := s.Start, s.End
+		for start < end {
+			c, size := utf8.DecodeRuneInString(text[start:])
+			if !unicode.IsSpace(c) {
+				break
+			}
+			start += size
+		}
+		for end > start {
+			c, size := utf8.DecodeLastRuneInString(text[:end])
+			if !unicode.IsSpace(c) {
+				break
+			}
+			end -= size
+		}
+		for end-start > maxSentenceBytes {
+			cut := strings.LastIndexByte(text[start:start+maxSentenceBytes], ' ')
+			if cut <= 0 {
+				cut = boundLen(text[start:], maxSentenceBytes)
+			}
+			out = append(out, [2]int{start, start + cut})
+			start += cut
+			for start < end && text[start] == ' ' {
+				start++
+			}
+		}
+		if end > start {
+			out = append(out, [2]int{start, end})
+		}
+		if len(out) >= 4*maxSentences {
+			break
+		}
+	}
+	return out
+}
+
+// copulas link a subject to the judgement after it ("the price is too high").
+var copulas = map[string]bool{
+	"is": true, "are": true, "was": true, "were": true, "'s": true, "'re": true, "be": true,
+	"been": true, "feels": true, "felt": true, "seems": true, "seemed": true, "looks": true,
+	"looked": true, "gets": true, "got": true, "became": true, "becomes": true, "remains": true,
+}
+
+// degree adverbs kept in a predicate label; others ("really") are dropped from it.
+var degree = map[string]bool{"too": true, "very": true, "so": true, "way": true, "overly": true, "not": true}
+
+type token struct {
+	lower, stem, tag string
+	word, content    bool
+}
+
+// readSentence tags one sentence and reduces it; ok is false when it has no content.
+func (r *reader) readSentence(s string) (sentDoc, bool) {
+	doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(r.tagger))
+	if err != nil {
+		return sentDoc{}, false
+	}
+	ptoks := doc.Tokens()
+	toks := make([]token, len(ptoks))
+	for i, t := range ptoks {
+		lower := strings.ToLower(strings.ReplaceAll(t.Text, "’", "'"))
+		tk := token{lower: lower, tag: t.Tag, word: hasLetter(lower)}
+		if tk.word {
+			tk.stem = english.Stem(lower, false)
+			tk.content = len(lower) > 1 && !english.IsStopWord(lower) && !r.fillers[lower] && !r.fillers[tk.stem]
+			// Contractions the tokenizer leaves whole ("i'd", "can't") are function
+			// words when their base is one.
+			if base, _, ok := strings.Cut(lower, "'"); ok && (english.IsStopWord(base) || strings.HasSuffix(lower, "n't") || base == "") {
+				tk.content = false
+			}
+		}
+		toks[i] = tk
+	}
+
+	var sd sentDoc
+	var raw []feat
+	negate := 0
+	for i, tk := range toks {
+		if negators[tk.lower] || strings.HasSuffix(tk.lower, "n't") {
+			negate = 3
+			continue
+		}
+		pol := int8(0)
+		if tk.word {
+			pol = r.lex.of(tk.lower)
+		}
+		// "too" before a judgement or amount marks excess: "too high", "too many steps".
+		if tk.lower == "too" && i+1 < len(toks) && (isAdj(toks[i+1].tag) || isAdv(toks[i+1].tag)) && r.lex.of(toks[i+1].lower) == 0 {
+			pol = -1
+		}
+		if pol != 0 && negate > 0 {
+			pol = -pol
+		}
+		switch {
+		case pol > 0:
+			sd.Pos++
+		case pol < 0:
+			sd.Neg++
+		}
+		if negate > 0 {
+			negate--
+		}
+		if tk.content {
+			w := float32(1)
+			if r.lex.of(tk.lower) != 0 || (i > 0 && toks[i-1].lower == "too") {
+				// Judgements say how, not what about: "the price is fair" and "the
+				// price is too high" are one subject with two polarities.
+				w = 0.4
+			}
+			raw = append(raw, feat{H: hashKey(tk.stem), W: w})
+			sd.Content = min(sd.Content+1, 100)
+		}
+	}
+
+	for _, ph := range phrases(toks) {
+		if ph.pred {
+			sd.Preds = append(sd.Preds, ph.surface)
+		} else {
+			sd.Phrases = append(sd.Phrases, ph.surface)
+		}
+		if ph.words > 1 && !ph.pred {
+			raw = append(raw, feat{H: hashKey("p:" + ph.key), W: 1})
+		}
+	}
+	if len(raw) == 0 {
+		return sentDoc{}, false
+	}
+	sd.Feats = mergeFeats(raw)
+	sd.Suggest = suggestionShape.MatchString(strings.ToLower(strings.ReplaceAll(s, "’", "'")))
+	return sd, true
+}
+
+type phrase struct {
+	surface, key string
+	words        int
+	pred         bool // a predicate phrase: a label, not a feature (it carries the judgement)
+}
+
+// phrases finds noun phrases in tagged tokens (adjectives and nouns ending in a
+// noun, at most three words) and, when a copula and an adjective follow, the
+// predicate phrase that reads as a finding ("price too high").
+func phrases(toks []token) []phrase {
+	var out []phrase
+	for i := 0; i < len(toks); {
+		if !toks[i].content || !(isNoun(toks[i].tag) || isAdj(toks[i].tag) || toks[i].tag == "VBG") {
+			i++
+			continue
+		}
+		j, lastNoun := i, -1
+		for j < len(toks) && toks[j].content && (isNoun(toks[j].tag) || isAdj(toks[j].tag) || toks[j].tag == "VBG") {
+			if isNoun(toks[j].tag) {
+				lastNoun = j
+			}
+			j++
+		}
+		if lastNoun < 0 {
+			i = j
+			continue
+		}
+		from := max(i, lastNoun-2)
+		np := toks[from : lastNoun+1]
+		out = append(out, makePhrase(np, nil))
+		// Predicate: NP copula (degree)* adjective.
+		k := lastNoun + 1
+		if k < len(toks) && copulas[toks[k].lower] {
+			k++
+			var deg []token
+			for k < len(toks) && (isAdv(toks[k].tag) || toks[k].lower == "not") {
+				if degree[toks[k].lower] {
+					deg = append(deg, toks[k])
+				}
+				k++
+			}
+			if k < len(toks) && isAdj(toks[k].tag) && toks[k].word {
+				p := makePhrase(np[len(np)-1:], append(deg, toks[k]))
+				p.pred = true
+				out = append(out, p)
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+func makePhrase(np, pred []token) phrase {
+	var surface, key []string
+	for _, t := range append(slices.Clone(np), pred...) {
+		surface = append(surface, t.lower)
+		if t.content {
+			key = append(key, t.stem)
+		}
+	}
+	return phrase{surface: strings.Join(surface, " "), key: strings.Join(key, " "), words: len(key)}
+}
+
+// mergeFeats sorts features by hash and sums duplicates.
+func mergeFeats(fs []feat) []feat {
+	slices.SortFunc(fs, func(a, b feat) int {
+		switch {
+		case a.H < b.H:
+			return -1
+		case a.H > b.H:
+			return 1
+		}
+		return 0
+	})
+	out := fs[:0]
+	for _, f := range fs {
+		if n := len(out); n > 0 && out[n-1].H == f.H {
+			out[n-1].W += f.W
+			continue
+		}
+		out = append(out, f)
+	}
+	return slices.Clip(out)
+}
+
+func stemOf(s string) string { return english.Stem(s, false) }
+
+func hashKey(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func isNoun(tag string) bool { return strings.HasPrefix(tag, "NN") }
+func isAdj(tag string) bool  { return strings.HasPrefix(tag, "JJ") }
+func isAdv(tag string) bool  { return strings.HasPrefix(tag, "RB") }
+
+func hasLetter(s string) bool {
+	for _, c := range s {
+		if unicode.IsLetter(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// boundText returns at most n bytes of s, cut on a rune boundary.
+func boundText(s string, n int) string { return s[:boundLen(s, n)] }
+
+// boundLen is the length of the longest prefix of s of at most n bytes that ends on
+// a rune boundary.
+func boundLen(s string, n int) int {
+	if len(s) <= n {
+		return len(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}
