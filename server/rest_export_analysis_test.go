@@ -187,6 +187,22 @@ func TestExportAnalysisFormats(t *testing.T) {
 			t.Fatalf("signed download: %d %v", resp.StatusCode, resp.Header)
 		}
 	})
+	t.Run("OK_ErasureExpiresArtifact", func(t *testing.T) {
+		// The report quotes every interview of the version: erasing one must take the
+		// artifact away, as it does a CSV's.
+		r := e.startExport("a_live", body(st.ID, "analysis-md", ""))
+		var job ExportJob
+		r.json(t, &job)
+		e.pollExport("a_live", job.JobID)
+		id, _ := kv.ParseID(quotesOf(a)[0].InterviewID)
+		if _, err := e.db.EraseInterview(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		d := e.do("GET", "/v1/api/exports/"+job.JobID+"/download", "a_live", "", "Accept", "*/*")
+		if d.status != 404 || !strings.Contains(string(d.body), `"code":"export_expired"`) {
+			t.Fatalf("download after erasure: %d %s", d.status, d.body)
+		}
+	})
 	t.Run("OK_CSVUnchanged", func(t *testing.T) {
 		d := e.mustExport("a_live", st.ID, "csv", "")
 		if !strings.HasPrefix(d.header.Get("Content-Type"), "text/csv") || !strings.HasPrefix(string(d.body), "interview_id,study_id,") {

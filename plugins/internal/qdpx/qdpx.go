@@ -136,7 +136,7 @@ func (w *writer) codeBook(a *analysisdoc.Analysis) *codeBook {
 				key = "#" + strconv.Itoa(i)
 			}
 			usedID[key] = true
-			c := &code{GUID: guid(w.study, "theme", key), Name: name(t.Label), IsCodable: true, Color: sentimentColour[t.Sentiment],
+			c := &code{GUID: guid(w.study, "theme", key), Name: nameOr(t.Label, "Theme "+strconv.Itoa(i+1)), IsCodable: true, Color: sentimentColour[t.Sentiment],
 				Description: describe(t.Label, t.Description, "Sentiment: "+t.Sentiment+". Interviews: "+strconv.Itoa(t.InterviewCount)+" ("+analysisdoc.Percent(t.Share)+")."+segmentText(t.Segments))}
 			w.code(c.GUID, t.Quotes)
 			parent.Code = append(parent.Code, c)
@@ -151,10 +151,10 @@ func (w *writer) codeBook(a *analysisdoc.Analysis) *codeBook {
 			if o.Gap {
 				cover += " Gap: the evidence is thin."
 			}
-			oc := &code{GUID: guid(w.study, "objective", oi), Name: name(o.Objective), Description: describe(o.Objective, "", cover)}
+			oc := &code{GUID: guid(w.study, "objective", oi), Name: nameOr(o.Objective, "Objective "+strconv.Itoa(i+1)), Description: describe(o.Objective, "", cover)}
 			for j, f := range o.Findings {
 				fi := strconv.Itoa(j)
-				fc := &code{GUID: guid(w.study, "objective", oi, "finding", fi), Name: name(f.Statement), Description: describe(f.Statement, "", "")}
+				fc := &code{GUID: guid(w.study, "objective", oi, "finding", fi), Name: nameOr(f.Statement, "Finding "+strconv.Itoa(j+1)), Description: describe(f.Statement, "", "")}
 				support := &code{GUID: guid(w.study, "objective", oi, "finding", fi, "support"), Name: "Supporting", IsCodable: true,
 					Description: "Evidence for: " + f.Statement}
 				contrary := &code{GUID: guid(w.study, "objective", oi, "finding", fi, "contrary"), Name: "Contrary", IsCodable: true,
@@ -172,10 +172,10 @@ func (w *writer) codeBook(a *analysisdoc.Analysis) *codeBook {
 		parent := &code{GUID: guid(w.study, "questions"), Name: "Questions", Description: "The scripted questions and the groups of answers to each."}
 		for i, q := range a.Questions {
 			qi := strconv.Itoa(i)
-			qc := &code{GUID: guid(w.study, "question", qi), Name: name(q.Question),
+			qc := &code{GUID: guid(w.study, "question", qi), Name: nameOr(q.Question, "Question "+strconv.Itoa(i+1)),
 				Description: describe(q.Question, "", q.Kind+" question; answered "+strconv.Itoa(q.Answered)+", skipped "+strconv.Itoa(q.Skipped)+".")}
 			for j, g := range q.Groups {
-				gc := &code{GUID: guid(w.study, "question", qi, "group", strconv.Itoa(j)), Name: name(g.Label), IsCodable: true,
+				gc := &code{GUID: guid(w.study, "question", qi, "group", strconv.Itoa(j)), Name: nameOr(g.Label, "Group "+strconv.Itoa(j+1)), IsCodable: true,
 					Description: describe(g.Label, "", strconv.Itoa(g.Count)+" answers.")}
 				w.code(gc.GUID, g.Quotes)
 				qc.Code = append(qc.Code, gc)
@@ -187,7 +187,7 @@ func (w *writer) codeBook(a *analysisdoc.Analysis) *codeBook {
 	if len(a.Suggestions) > 0 {
 		parent := &code{GUID: guid(w.study, "suggestions"), Name: "Suggestions", Description: "Requests and ideas participants voiced."}
 		for i, s := range a.Suggestions {
-			sc := &code{GUID: guid(w.study, "suggestion", strconv.Itoa(i)), Name: name(s.Text), IsCodable: true,
+			sc := &code{GUID: guid(w.study, "suggestion", strconv.Itoa(i)), Name: nameOr(s.Text, "Suggestion "+strconv.Itoa(i+1)), IsCodable: true,
 				Description: describe(s.Text, "", "Voiced in "+strconv.Itoa(s.InterviewCount)+" interviews.")}
 			w.code(sc.GUID, s.Quotes)
 			parent.Code = append(parent.Code, sc)
@@ -273,7 +273,9 @@ func (w *writer) addSource(iv analysisdoc.Interview) error {
 	src.Selections = mergeSame(src.Selections)
 	keys := make([]string, 0, len(iv.Context))
 	for k := range iv.Context {
-		keys = append(keys, k)
+		if strings.TrimSpace(k) != "" { // a variable needs a name
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
@@ -378,6 +380,15 @@ func name(text string) string {
 		n++
 	}
 	return text
+}
+
+// nameOr is name(text), or fallback when text has nothing to show: a code needs a
+// name a person can pick in a list.
+func nameOr(text, fallback string) string {
+	if n := name(text); n != "" {
+		return n
+	}
+	return fallback
 }
 
 // describe is a code's description: its whole text when the name had to shorten it,
