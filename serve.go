@@ -15,7 +15,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"interviewd/analysis"
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/logbatch"
@@ -100,10 +99,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	if err != nil {
 		return err
 	}
-	analyser, err := newAnalyser(*modelURL, *modelKey, *modelName)
-	if err != nil {
-		return err
-	}
+	analyser := jobs.NewAnalyser(engine, *modelName)
 	// The access log's routine lines are batched (one write per few milliseconds, not
 	// per request); every other line is written at once, after them.
 	logOut := logbatch.New(sio.stderr, logbatch.DefaultDelay)
@@ -315,16 +311,6 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// newAnalyser picks the findings engine as newModerator picks the interviewer: the
-// built-in offline engine unless an OpenAI-compatible endpoint is set.
-func newAnalyser(url, key, model string) (analysis.Engine, error) {
-	if url == "" {
-		return analysis.NewBuiltin(), nil
-	}
-	// The model-based engine is not part of this build yet: the built-in one analyses.
-	return analysis.NewBuiltin(), nil
 }
 
 // newModerator picks the engine: an OpenAI-compatible endpoint when a URL is set,

@@ -55,7 +55,7 @@ func (b *builtin) Analyse(ctx context.Context, in Input) (*Analysis, error) {
 	}
 	a.Themes = th.themes
 	a.Objectives = findObjectives(r, c, th)
-	if a.Questions, err = findAnswerGroups(ctx, c); err != nil {
+	if a.Questions, err = findAnswerGroups(ctx, c, b.workers); err != nil {
 		return nil, err
 	}
 	a.Suggestions = findSuggestions(c)

@@ -7,9 +7,10 @@ import (
 	"sync"
 )
 
-// DefaultCacheBytes bounds the built-in engine's cache of read interviews. An
-// interview of twelve answers takes about 6 KB there, so the default holds the
-// reading of some 10,000 interviews; past it the least recently used are evicted.
+// DefaultCacheBytes bounds the built-in engine's cache of read interviews, by an
+// estimate of the bytes each reading holds (about 150 bytes a sentence, so some 3 KB
+// for an interview of twelve short answers): the default holds the reading of about
+// 20,000 such interviews; past it the least recently used are evicted.
 const DefaultCacheBytes = 64 << 20
 
 // docCache keeps the per-interview reading (sentences, tags, stems, phrases,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -29,7 +30,7 @@ type answer struct {
 }
 
 // findAnswerGroups counts who answered each scripted question and groups the answers.
-func findAnswerGroups(ctx context.Context, c *corpus) ([]QuestionSet, error) {
+func findAnswerGroups(ctx context.Context, c *corpus, workers int) ([]QuestionSet, error) {
 	qs := c.in.Questions
 	byQ := make([][]answer, len(qs))
 	for i, iv := range c.in.Interviews {
@@ -46,14 +47,33 @@ func findAnswerGroups(ctx context.Context, c *corpus) ([]QuestionSet, error) {
 			}
 		}
 	}
+	// Questions are grouped independently, so on workers goroutines; each result
+	// lands in its own slot and the output does not depend on the schedule.
 	out := make([]QuestionSet, len(qs))
-	for qi, q := range qs {
-		groups, err := c.answerGroups(ctx, byQ[qi])
+	errs := make([]error, len(qs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, len(qs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for qi := range next {
+				groups, err := c.answerGroups(ctx, byQ[qi])
+				errs[qi] = err
+				out[qi] = QuestionSet{Question: qs[qi].Text, Kind: qs[qi].Kind, Answered: len(byQ[qi]),
+					Skipped: len(c.in.Interviews) - len(byQ[qi]), Groups: groups}
+			}
+		}()
+	}
+	for qi := range qs {
+		next <- qi
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out[qi] = QuestionSet{Question: q.Text, Kind: q.Kind, Answered: len(byQ[qi]),
-			Skipped: len(c.in.Interviews) - len(byQ[qi]), Groups: groups}
 	}
 	return out, nil
 }
