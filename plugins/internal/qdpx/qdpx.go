@@ -20,7 +20,6 @@ package qdpx
 
 import (
 	"archive/zip"
-	"encoding/xml"
 	"errors"
 	"io"
 	"sort"
@@ -118,14 +117,14 @@ func newWriter(h analysisdoc.Head, out io.Writer) *writer {
 		Origin:       "interviewd",
 		CreatingUser: w.user,
 		Created:      w.created,
-		Users:        users{User: []user{{GUID: w.user, Name: "interviewd (" + a.Engine + ")"}}},
+		Users:        []user{{GUID: w.user, Name: "interviewd (" + a.Engine + ")"}},
 	}
 	w.proj.CodeBook = w.codeBook(a)
 	return w
 }
 
 // codeBook lays the analysis out as codes and indexes its quotes by interview.
-func (w *writer) codeBook(a *analysisdoc.Analysis) *codeBook {
+func (w *writer) codeBook(a *analysisdoc.Analysis) []*code {
 	var top []*code
 	if len(a.Themes) > 0 {
 		parent := &code{GUID: guid(w.study, "themes"), Name: "Themes", Description: "Patterns across interviews, with their sentiment and prevalence."}
@@ -194,10 +193,7 @@ func (w *writer) codeBook(a *analysisdoc.Analysis) *codeBook {
 		}
 		top = append(top, parent)
 	}
-	if len(top) == 0 {
-		return nil // the schema wants at least one code in a code book
-	}
-	return &codeBook{Codes: codes{Code: top}}
+	return top // none leaves the code book out: the schema wants at least one code in it
 }
 
 // code records that each quote is evidence for the code codeGUID.
@@ -262,7 +258,7 @@ func (w *writer) addSource(iv analysisdoc.Interview) error {
 		sel := selection{GUID: guid(w.study, "selection", iv.ID, strconv.Itoa(start), strconv.Itoa(end)), Name: name(q.text),
 			Start: start, End: end, CreatingUser: w.user, Created: w.created}
 		for _, c := range q.codes {
-			sel.Codings = append(sel.Codings, coding{GUID: guid(w.study, "coding", sel.GUID, c), CreatingUser: w.user, Created: w.created, CodeRef: ref{Target: c}})
+			sel.Codings = append(sel.Codings, coding{GUID: guid(w.study, "coding", sel.GUID, c), CreatingUser: w.user, Created: w.created, CodeRef: c})
 		}
 		src.Selections = append(src.Selections, sel)
 	}
@@ -284,12 +280,9 @@ func (w *writer) addSource(iv analysisdoc.Interview) error {
 			g = guid(w.study, "variable", k)
 			w.varGUID[k] = g
 		}
-		src.Values = append(src.Values, variableValue{VariableRef: ref{Target: g}, TextValue: iv.Context[k]})
+		src.Values = append(src.Values, variableValue{VariableRef: g, TextValue: iv.Context[k]})
 	}
-	if w.proj.Sources == nil {
-		w.proj.Sources = &sources{}
-	}
-	w.proj.Sources.TextSource = append(w.proj.Sources.TextSource, src)
+	w.proj.Sources = append(w.proj.Sources, src)
 	f, err := w.zip.CreateHeader(&zip.FileHeader{Name: SourcesDir + file, Method: zip.Deflate, Modified: w.modified})
 	if err != nil {
 		return err
@@ -331,9 +324,8 @@ func (w *writer) finish(h analysisdoc.Head) error {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		w.proj.Variables = &variables{}
 		for _, k := range keys {
-			w.proj.Variables.Variable = append(w.proj.Variables.Variable, variable{GUID: w.varGUID[k], Name: k, Type: "Text"})
+			w.proj.Variables = append(w.proj.Variables, variable{GUID: w.varGUID[k], Name: k, Type: "Text"})
 		}
 	}
 	var d strings.Builder
@@ -351,15 +343,7 @@ func (w *writer) finish(h analysisdoc.Head) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.WriteString(f, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(f)
-	enc.Indent("", "  ")
-	if err := enc.Encode(w.proj); err != nil {
-		return err
-	}
-	if err := enc.Close(); err != nil {
+	if err := w.proj.write(f); err != nil {
 		return err
 	}
 	return w.zip.Close()
