@@ -19,10 +19,11 @@ import (
 	"interviewd/plugins"
 )
 
-// CheckExportFormat returns EINVALID at ["format"] unless format is csv or the
-// name of one of the organisation's formatter plugins.
+// CheckExportFormat returns EINVALID at ["format"] unless format is built in (csv, or
+// one of the analysis formats) or the name of one of the organisation's formatter
+// plugins.
 func (r *Runner) CheckExportFormat(ctx context.Context, org kv.ID, format string) error {
-	if format == plugins.BuiltinCSV {
+	if format == plugins.BuiltinCSV || IsAnalysisFormat(format) {
 		return nil
 	}
 	list, err := r.db.FindPlugins(ctx, org)
@@ -35,7 +36,7 @@ func (r *Runner) CheckExportFormat(ctx context.Context, org kv.ID, format string
 		}
 	}
 	return kv.Invalid(kv.FieldError{Loc: []any{"format"}, Type: "enum",
-		Msg: "Unknown export format; use csv or the name of one of your organisation's formatter plugins."})
+		Msg: "Unknown export format; use csv, analysis-md, analysis-html, qdpx or the name of one of your organisation's formatter plugins."})
 }
 
 type formatRecord struct {
@@ -73,6 +74,8 @@ func (r *Runner) runExport(ctx context.Context, j kv.Job) error {
 			msg = "The export did not complete: " + pe.Error()
 		case errors.Is(err, blobs.ErrUnavailable):
 			msg = "The export did not complete: file storage was unreachable; start it again."
+		case kv.ErrorCode(err) == kv.ENOTFOUND:
+			msg = "The export did not complete: the study, or the analysis version it exports, no longer exists."
 		}
 		r.fail(j, msg)
 		return err
@@ -107,6 +110,9 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 	spec, err := j.ExportSpec()
 	if err != nil {
 		return kv.ExportResult{}, err
+	}
+	if IsAnalysisFormat(spec.Format) {
+		return r.buildAnalysisExport(ctx, j, spec)
 	}
 	st, err := r.db.FindStudyByID(ctx, p, spec.StudyID)
 	if err != nil {
@@ -148,30 +154,12 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 		}
 		records = append(records, raw)
 	}
-	// The artifact is written to the scratch folder, then stored whole: a reader never
-	// sees a part of it, in a folder or in a bucket.
-	dir := filepath.Join(r.db.BlobDir(), blobs.ScratchDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return kv.ExportResult{}, err
-	}
 	ext := ".csv"
 	if spec.Format != plugins.BuiltinCSV {
 		ext = "." + spec.Format
 	}
-	rel := "exports/" + j.ID.String() + ext
-	tmp, err := os.CreateTemp(dir, "export-*")
+	rel, err := r.storeArtifact(ctx, j, ext, func(w io.Writer) error { return r.format(ctx, formatter, records, w) })
 	if err != nil {
-		return kv.ExportResult{}, err
-	}
-	err = r.format(ctx, formatter, records, tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = blobs.MoveFile(ctx, r.db.Blobs(), rel, tmp.Name())
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
 		return kv.ExportResult{}, err
 	}
 	held := make([]kv.ID, len(ivs))
@@ -183,6 +171,34 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 		Filename:  "interviews-" + st.ID.String()[:8] + "-" + r.db.Now().Format("20060102") + ext,
 		ExpiresAt: r.db.Now().Add(kv.ExportArtifactTTL),
 	}, nil
+}
+
+// storeArtifact stores what write writes as the export's artifact, named for the job
+// with extension ext, and returns its blob path. The artifact is written to the
+// scratch folder, then stored whole: a reader never sees a part of it, in a folder or
+// in a bucket.
+func (r *Runner) storeArtifact(ctx context.Context, j kv.Job, ext string, write func(io.Writer) error) (string, error) {
+	dir := filepath.Join(r.db.BlobDir(), blobs.ScratchDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	rel := "exports/" + j.ID.String() + ext
+	tmp, err := os.CreateTemp(dir, "export-*")
+	if err != nil {
+		return "", err
+	}
+	err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = blobs.MoveFile(ctx, r.db.Blobs(), rel, tmp.Name())
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", err
+	}
+	return rel, nil
 }
 
 // exportChunk is how many records one plugin run takes: big enough to amortise an
@@ -265,11 +281,11 @@ func dropFirstCSVRecord(b []byte) []byte {
 	return nil
 }
 
-// formatter returns the built-in CSV formatter or the organisation's formatter named
+// formatter returns the built-in formatter or the organisation's formatter named
 // format.
 func (r *Runner) formatter(ctx context.Context, org kv.ID, format string) (*plugins.Plugin, error) {
-	if format == plugins.BuiltinCSV {
-		return r.plugins.Builtin(ctx, plugins.BuiltinCSV)
+	if format == plugins.BuiltinCSV || IsAnalysisFormat(format) {
+		return r.plugins.Builtin(ctx, format)
 	}
 	own, err := r.orgPluginsNamed(ctx, org, kv.PluginFormatter, format)
 	if err != nil {

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"context"
+	"math"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -22,6 +23,11 @@ const ExportArtifactTTL = 7 * 24 * time.Hour
 type ExportSpec struct {
 	StudyID ID     `json:"study_id"`
 	Format  string `json:"format"`
+	// AnalysisVersion is the analysis version an export of the study's findings
+	// formats (0 for the interview formats): the one asked for, or the latest when the
+	// export was started, so the export says what it was asked to say however long
+	// it queues.
+	AnalysisVersion int `json:"analysis_version,omitempty"`
 }
 
 // ExportResult is a finished export's artifact (its Output).
@@ -42,21 +48,42 @@ type ExportInput struct {
 	JobID     ID // chosen by the caller so its response can be rendered before commit
 	StudyID   ID
 	Format    string
+	// Analysis is set for a format made from the study's analysis rather than its
+	// interviews; AnalysisVersion then names the version, 0 for the latest.
+	Analysis        bool
+	AnalysisVersion int
+}
+
+// ErrAnalysisNotReady is the ECONFLICT refusal to export the findings of a live study
+// that has no completed analysis yet.
+func ErrAnalysisNotReady() *Error {
+	return Errorf(ECONFLICT, "analysis_not_ready",
+		"This study has no completed analysis to export yet; start one (POST /v1/api/studies/{study_id}/analysis), wait until it completes, then export.")
 }
 
 // CreateExportJob records a queued export in one transaction with its idempotency
-// record (idem may be nil). ENOTFOUND for a study outside the partition.
+// record (idem may be nil). ENOTFOUND for a study outside the partition. For an export
+// of the study's analysis (in.Analysis) it also settles the version in the same
+// transaction: ECONFLICT study_not_live for a study never live, ECONFLICT
+// analysis_not_ready when no version is complete, ENOTFOUND analysis_not_found for a
+// version the study does not have.
 func (db *DB) CreateExportJob(ctx context.Context, in ExportInput, idem *IdemWrite) (Job, error) {
 	now := db.Now()
-	spec, err := json.Marshal(ExportSpec{StudyID: in.StudyID, Format: in.Format})
-	if err != nil {
-		return Job{}, err
-	}
 	study := in.StudyID
 	j := Job{ID: in.JobID, Kind: JobExport, OrgID: in.Partition.Org, Env: in.Partition.Env, Status: ExportQueued,
-		StudyID: &study, Input: spec, CreatedAt: now, UpdatedAt: now}
-	err = db.update(ctx, func(tx Tx) error {
-		if _, err := studyByID(tx, in.Partition, in.StudyID); err != nil {
+		StudyID: &study, CreatedAt: now, UpdatedAt: now}
+	err := db.update(ctx, func(tx Tx) error {
+		st, err := studyByID(tx, in.Partition, in.StudyID)
+		if err != nil {
+			return err
+		}
+		spec := ExportSpec{StudyID: in.StudyID, Format: in.Format}
+		if in.Analysis {
+			if spec.AnalysisVersion, err = exportedAnalysisVersion(tx, in.Partition, st, in.AnalysisVersion); err != nil {
+				return err
+			}
+		}
+		if j.Input, err = json.Marshal(spec); err != nil {
 			return err
 		}
 		if err := db.putJobRecord(tx, j); err != nil {
@@ -65,6 +92,28 @@ func (db *DB) CreateExportJob(ctx context.Context, in ExportInput, idem *IdemWri
 		return db.writeIdem(tx, idem)
 	})
 	return j, err
+}
+
+// exportedAnalysisVersion returns the analysis version an export of st's findings
+// formats: version when the study has it, else the latest.
+func exportedAnalysisVersion(tx Tx, p Partition, st Study, version int) (int, error) {
+	if st.LaunchedAt == nil {
+		return 0, ErrStudyNotLive()
+	}
+	if version <= 0 {
+		latest, err := latestAnalysisVersion(tx, p, st.ID)
+		if err != nil {
+			return 0, err
+		}
+		if latest == 0 {
+			return 0, ErrAnalysisNotReady()
+		}
+		return latest, nil
+	}
+	if version > math.MaxUint32 || tx.Bucket(bucketAnalyses).Get(analysisKey(p, st.ID, version)) == nil {
+		return 0, errAnalysisNotFound
+	}
+	return version, nil
 }
 
 // ExportSpec returns an export job's request.

@@ -29,15 +29,23 @@ func pluginKey(org ID, kind, name string) []byte {
 	return append(append(org[:], kind...), append([]byte{0}, name...)...)
 }
 
+// BuiltinFormats are the export formats the server has built in; an organisation's
+// formatter may not take one of their names.
+var BuiltinFormats = []string{"csv", "analysis-md", "analysis-html", "qdpx"}
+
 // PutPlugin adds an organisation's plugin, replacing one of the same kind and name.
-// A formatter may not be named csv (the built-in format). EINVALID for that;
-// ENOTFOUND for an unknown organisation.
+// A formatter may not take a built-in format's name (BuiltinFormats). EINVALID for
+// that; ENOTFOUND for an unknown organisation.
 func (db *DB) PutPlugin(ctx context.Context, p OrgPlugin) (OrgPlugin, error) {
 	if p.Kind != PluginRedactor && p.Kind != PluginFormatter {
 		return OrgPlugin{}, Invalid(FieldError{Loc: []any{"kind"}, Type: "enum", Msg: "A plugin is a redactor or a formatter."})
 	}
-	if p.Kind == PluginFormatter && p.Name == "csv" {
-		return OrgPlugin{}, Invalid(FieldError{Loc: []any{"name"}, Type: "reserved_name", Msg: "csv is the built-in format; give the formatter another name."})
+	if p.Kind == PluginFormatter {
+		for _, f := range BuiltinFormats {
+			if p.Name == f {
+				return OrgPlugin{}, Invalid(FieldError{Loc: []any{"name"}, Type: "reserved_name", Msg: f + " is a built-in format; give the formatter another name."})
+			}
+		}
 	}
 	p.CreatedAt = db.Now()
 	err := db.update(ctx, func(tx Tx) error {

@@ -20,7 +20,24 @@ const (
 	// {"cells": [...]}, the first being the header row, with formula triggers
 	// (= + - @ tab CR) at the start of a cell neutralised by a leading apostrophe.
 	BuiltinCSV = "csv"
+	// BuiltinAnalysisMarkdown writes a study's analysis as a Markdown report
+	// (text/markdown; charset=utf-8).
+	BuiltinAnalysisMarkdown = "analysis-md"
+	// BuiltinAnalysisHTML writes a study's analysis as one standalone, printable HTML
+	// page (text/html; charset=utf-8): inline CSS, no scripts.
+	BuiltinAnalysisHTML = "analysis-html"
+	// BuiltinQDPX writes a study's analysis and its redacted transcripts as a
+	// REFI-QDA project (.qdpx, a zip), the exchange format of NVivo, ATLAS.ti and
+	// MAXQDA.
+	BuiltinQDPX = "qdpx"
 )
+
+// The analysis formatters (BuiltinAnalysisMarkdown, BuiltinAnalysisHTML, BuiltinQDPX)
+// read the records package plugins/internal/analysisdoc describes: after the
+// configuration line, {"study": {"id", "title"}, "analysis": {...}} (the analysis as
+// get_analysis returns it), then, for qdpx, one {"interview": {"id", "started_at",
+// "completed_at", "context", "messages": [{"speaker", "text"}]}} per interview the
+// analysis includes, its whole transcript redacted as the analysis's quotes were.
 
 // The built-in plugins, compiled from builtin/*/main.go by go generate (see
 // generate.go) and compressed with zstd, each on its own: unpacked only when first
@@ -30,18 +47,37 @@ var (
 	builtinRedactorZst []byte
 	//go:embed builtin/csv.wasm.zst
 	builtinCSVZst []byte
+	//go:embed builtin/qdpx.wasm.zst
+	builtinQDPXZst []byte
+	//go:embed builtin/analysis-md.wasm.zst
+	builtinAnalysisMarkdownZst []byte
+	//go:embed builtin/analysis-html.wasm.zst
+	builtinAnalysisHTMLZst []byte
 )
+
+// builtinPacked returns the zstd-packed bytes of the built-in plugin named name; ok is
+// false for another name.
+func builtinPacked(name string) (packed []byte, ok bool) {
+	switch name {
+	case BuiltinRedactor:
+		return builtinRedactorZst, true
+	case BuiltinCSV:
+		return builtinCSVZst, true
+	case BuiltinQDPX:
+		return builtinQDPXZst, true
+	case BuiltinAnalysisMarkdown:
+		return builtinAnalysisMarkdownZst, true
+	case BuiltinAnalysisHTML:
+		return builtinAnalysisHTMLZst, true
+	}
+	return nil, false
+}
 
 // builtinWasm returns the module bytes of the built-in plugin named name, or an error
 // for another name or bytes that do not unpack.
 func builtinWasm(name string) ([]byte, error) {
-	var packed []byte
-	switch name {
-	case BuiltinRedactor:
-		packed = builtinRedactorZst
-	case BuiltinCSV:
-		packed = builtinCSVZst
-	default:
+	packed, ok := builtinPacked(name)
+	if !ok {
 		return nil, fmt.Errorf("plugins: no built-in plugin %q", name)
 	}
 	wasm, err := unzstd(packed)
@@ -51,7 +87,7 @@ func builtinWasm(name string) ([]byte, error) {
 	return wasm, nil
 }
 
-// Builtin returns the built-in plugin named name (BuiltinRedactor or BuiltinCSV),
+// Builtin returns the built-in plugin named name (one of the Builtin constants),
 // loading it on first use; it is never evicted from memory. It returns an error for
 // another name, and Load's errors.
 func (h *Host) Builtin(ctx context.Context, name string) (*Plugin, error) {
@@ -81,7 +117,7 @@ func (h *Host) Builtin(ctx context.Context, name string) (*Plugin, error) {
 	return p, nil
 }
 
-// maxBuiltinBytes bounds an unpacked built-in (they are 3 to 4 MB).
+// maxBuiltinBytes bounds an unpacked built-in (they are 2.5 to 7 MB).
 const maxBuiltinBytes = 64 << 20
 
 // unzstd unpacks a zstd stream, with the decoder fasthttp already uses for compressed

@@ -263,8 +263,10 @@ func TestBuiltinsReproducible(t *testing.T) {
 			t.Errorf("%s is not what its source builds to (%d bytes built, %d committed): run go generate ./plugins/ and commit", committed, len(got), len(want))
 		}
 	}
-	if !bytes.Equal(builtinRedactorZst, mustRead(t, "builtin/redactor.wasm.zst")) || !bytes.Equal(builtinCSVZst, mustRead(t, "builtin/csv.wasm.zst")) {
-		t.Error("the embedded built-ins differ from the files")
+	for _, name := range []string{BuiltinRedactor, BuiltinCSV, BuiltinQDPX, BuiltinAnalysisMarkdown, BuiltinAnalysisHTML} {
+		if packed, _ := builtinPacked(name); !bytes.Equal(packed, mustRead(t, "builtin/"+name+".wasm.zst")) {
+			t.Errorf("the embedded built-in %s differs from its file", name)
+		}
 	}
 }
 

@@ -24,7 +24,12 @@ func (s *Server) buildExportsPage(ctx context.Context, p *Principal, study strin
 		page.Studies = append(page.Studies, webui.Option{Value: st.ID.String(), Label: st.Name, Selected: st.ID.String() == study})
 	}
 	page.NoStudies = len(studies) == 0
-	page.Formats = []webui.Option{{Value: "csv", Label: "CSV (built in)", Selected: true}}
+	page.Formats = []webui.Option{
+		{Value: "csv", Label: "CSV (built in)", Selected: true},
+		{Value: "analysis-md", Label: "Findings report, Markdown (built in; needs a completed analysis)"},
+		{Value: "analysis-html", Label: "Findings report, printable HTML (built in; needs a completed analysis)"},
+		{Value: "qdpx", Label: "REFI-QDA project for NVivo, ATLAS.ti, MAXQDA (built in; needs a completed analysis)"},
+	}
 	plugins, err := s.db.FindPlugins(ctx, p.Partition.Org)
 	if err != nil {
 		return page, err

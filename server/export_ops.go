@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/blobs"
+	"interviewd/jobs"
 	"interviewd/kv"
 )
 
@@ -24,9 +25,11 @@ const downloadURLLifetime = 5 * time.Minute
 // StartExportInput is the export request.
 type StartExportInput struct {
 	StudyID kv.ID `json:"study_id" required:"true" doc:"The study whose completed live participant interviews are exported."`
-	// Documents list csv, the one built-in format; an organisation's formatter plugins
-	// add their names, checked when the export starts.
-	Format string `json:"format" component:"ExportFormat" docEnum:"csv" default:"csv" doc:"csv (default), or the name of one of the organisation's formatter plugins."`
+	// Documents list the built-in formats; an organisation's formatter plugins add
+	// their names, checked when the export starts.
+	Format string `json:"format" component:"ExportFormat" docEnum:"csv,analysis-md,analysis-html,qdpx" default:"csv" doc:"csv (default): the completed live interviews, one row each. analysis-md (Markdown report), analysis-html (standalone printable HTML report) and qdpx (REFI-QDA project for NVivo, ATLAS.ti, MAXQDA: the transcripts with the findings as codes): the study's completed analysis. Or the name of one of the organisation's formatter plugins."`
+	// AnalysisVersion picks the analysis an analysis format exports.
+	AnalysisVersion *int `json:"analysis_version" min:"1" doc:"For analysis-md, analysis-html and qdpx: the analysis version to export (1, 2, ...); the latest completed one when omitted. Not allowed with other formats."`
 }
 
 // ExportJob is the handle start_export returns.
@@ -62,12 +65,22 @@ func (s *Server) startExport(ctx context.Context, p *Principal, in *StartExportI
 	if err := s.jobs.CheckExportFormat(ctx, p.Partition.Org, in.Format); err != nil {
 		return ExportJob{}, err
 	}
+	analysis := jobs.IsAnalysisFormat(in.Format)
+	version := 0
+	if in.AnalysisVersion != nil {
+		if !analysis {
+			return ExportJob{}, kv.Invalid(kv.FieldError{Loc: []any{"analysis_version"}, Type: "not_allowed",
+				Msg: "analysis_version applies to the analysis formats (analysis-md, analysis-html, qdpx) only."})
+		}
+		version = *in.AnalysisVersion
+	}
 	if err := s.jobs.Admit(kv.JobExport); err != nil {
 		return ExportJob{}, err
 	}
 	jobID := kv.NewV4()
 	out := ExportJob{JobID: jobID.String()}
-	job, err := s.db.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format}, idemWrite(ctx, out))
+	job, err := s.db.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format,
+		Analysis: analysis, AnalysisVersion: version}, idemWrite(ctx, out))
 	if err != nil {
 		return ExportJob{}, err
 	}

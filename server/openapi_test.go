@@ -287,7 +287,7 @@ func TestOpenAPIHostedNames(t *testing.T) {
 			{"persona maxLength", docAt(components, "SimulationRequest", "properties", "persona", "maxLength"), float64(10000)},
 			{"format default", docAt(components, "ExportRequest", "properties", "format", "default"), "csv"},
 			{"format is ExportFormat", docAt(components, "ExportRequest", "properties", "format", "$ref"), componentRefPrefix + "ExportFormat"},
-			{"ExportFormat enum", docAt(components, "ExportFormat", "enum"), []any{"csv"}},
+			{"ExportFormat enum", docAt(components, "ExportFormat", "enum"), []any{"csv", "analysis-md", "analysis-html", "qdpx"}},
 			{"ExportFormat default", docAt(components, "ExportFormat", "default"), "csv"},
 			{"guidance minLength", docAt(components, "StudyGuidanceRequest", "properties", "guidance", "minLength"), float64(1)},
 			{"whoami credits optional", docAt(components, "WhoAmIOut", "properties", "credits", "type"), []any{"integer", "null"}},

@@ -131,9 +131,10 @@ func (w *tenancyWorld) build(t *testing.T) {
 	authoring := w.mustJob(t, "POST", "/v1/api/studies", `{"guidance":"Learn how teams plan."}`, "/v1/api/studies/jobs/", "ready")
 	simulation := w.mustJob(t, "POST", "/v1/api/studies/"+study.ID.String()+":simulate", `{"max_turns":1}`, "/v1/api/simulations/", "completed")
 	export := w.mustJob(t, "POST", "/v1/api/exports", `{"study_id":"`+exported.ID.String()+`"}`, "/v1/api/exports/", "completed")
+	analysed := w.mustJob(t, "POST", "/v1/api/studies/"+exported.ID.String()+"/analysis", `{}`, "/v1/api/analyses/", "completed")
 
 	w.ownIDs = []string{study.ID.String(), goLive.ID.String(), exported.ID.String(), ivs[0].ID.String(), file.FileID.String(),
-		authoring, simulation, export, study.LinkToken, goLive.LinkToken, exported.LinkToken, p.session}
+		authoring, simulation, export, analysed, study.LinkToken, goLive.LinkToken, exported.LinkToken, p.session}
 
 	upload := func(args map[string]any) (string, []byte) {
 		raw, _ := base64.StdEncoding.DecodeString(args["content_base64"].(string))
@@ -157,6 +158,9 @@ func (w *tenancyWorld) build(t *testing.T) {
 		"get_interview_link":      {args: map[string]any{"study_id": study.ID.String()}},
 		"simulate_study":          {args: map[string]any{"study_id": study.ID.String(), "max_turns": 1}},
 		"get_simulation_status":   {args: map[string]any{"job_id": simulation}},
+		"start_analysis":          {args: map[string]any{"study_id": exported.ID.String()}},
+		"get_analysis_status":     {args: map[string]any{"job_id": analysed}},
+		"get_analysis":            {args: map[string]any{"study_id": exported.ID.String()}},
 	}
 
 	ctx := context.Background()
