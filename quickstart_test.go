@@ -157,8 +157,8 @@ func TestQuickstart(t *testing.T) {
 	if !regexp.MustCompile(`^[0-9a-f-]{36}$`).MatchString(rows[1][0]) || !strings.Contains(row, answer[1]) {
 		t.Fatalf("the exported row is not the interview the Quickstart answered (%q): %q", answer[1], rows[1])
 	}
-	// And the server it started was stopped cleanly by its last block.
-	for _, want := range []string{"export finished", "stopped"} {
+	// The analysis ran, and the server it started was stopped cleanly by its last block.
+	for _, want := range []string{"export finished", "analysis finished", "stopped"} {
 		if !strings.Contains(string(serverLog), want) {
 			t.Fatalf("server log lacks %q:\n%s", want, serverLog)
 		}

@@ -14,6 +14,7 @@ import (
 	"interviewd/analysis"
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/plugins/plugintest"
 )
 
 // findingsFixture is a live study of organisation A with real interviews, made through
@@ -204,10 +205,7 @@ func TestAppFindings(t *testing.T) {
 	t.Run("OK_FailedRefreshKeepsThePrevious", func(t *testing.T) {
 		// A redactor that fails (the sandbox plugin exits non-zero without a mode)
 		// fails the analysis the way a real one would.
-		wasm, err := os.ReadFile(filepath.Join("..", "plugins", "testdata", "sandbox", "sandbox.wasm"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		wasm := plugintest.Wasm(t, plugintest.Sandbox)
 		if err := os.MkdirAll(filepath.Join(e.db.BlobDir(), "plugins"), 0o700); err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"interviewd/analysis"
 	"interviewd/kv"
+	"interviewd/plugins/plugintest"
 )
 
 const (
@@ -348,10 +349,7 @@ func TestAnalysisFailureKeepsLastVersion(t *testing.T) {
 	e.completeInterview(e.linkFor(st, kv.AudienceGroup, nil, ""), []string{"We schedule shifts on a whiteboard."})
 	good := e.mustAnalyse("a_live", st.ID)
 
-	wasm, err := os.ReadFile(filepath.Join("..", "plugins", "testdata", "sandbox", "sandbox.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := plugintest.Wasm(t, plugintest.Sandbox)
 	os.MkdirAll(filepath.Join(e.db.BlobDir(), "plugins"), 0o700)
 	if err := os.WriteFile(filepath.Join(e.db.BlobDir(), "plugins", "sandbox.wasm"), wasm, 0o600); err != nil {
 		t.Fatal(err)
