@@ -36,6 +36,9 @@ func TestRunnerMetrics(t *testing.T) {
 	idle := `
 # HELP interviewd_jobs_ended_total Background jobs that ended on this node, by kind and result (ok, failed, or interrupted by a shutdown).
 # TYPE interviewd_jobs_ended_total counter
+interviewd_jobs_ended_total{kind="analysis",result="failed"} 0
+interviewd_jobs_ended_total{kind="analysis",result="interrupted"} 0
+interviewd_jobs_ended_total{kind="analysis",result="ok"} 0
 interviewd_jobs_ended_total{kind="authoring",result="failed"} 0
 interviewd_jobs_ended_total{kind="authoring",result="interrupted"} 0
 interviewd_jobs_ended_total{kind="authoring",result="ok"} %d
@@ -47,11 +50,13 @@ interviewd_jobs_ended_total{kind="simulation",result="interrupted"} 0
 interviewd_jobs_ended_total{kind="simulation",result="ok"} 0
 # HELP interviewd_jobs_queued Background jobs waiting in this node's queue, by kind.
 # TYPE interviewd_jobs_queued gauge
+interviewd_jobs_queued{kind="analysis"} 0
 interviewd_jobs_queued{kind="authoring"} 0
 interviewd_jobs_queued{kind="export"} 0
 interviewd_jobs_queued{kind="simulation"} 0
 # HELP interviewd_jobs_running Background jobs running on this node, by kind.
 # TYPE interviewd_jobs_running gauge
+interviewd_jobs_running{kind="analysis"} 0
 interviewd_jobs_running{kind="authoring"} 0
 interviewd_jobs_running{kind="export"} 0
 interviewd_jobs_running{kind="simulation"} 0
@@ -81,7 +86,7 @@ interviewd_jobs_running{kind="simulation"} 0
 			t.Fatalf("after one job: %v", err)
 		}
 	}
-	if got := jobDurations(t, reg); got[string(kv.JobAuthoring)] != 1 || got[string(kv.JobExport)] != 0 || len(got) != 3 {
+	if got := jobDurations(t, reg); got[string(kv.JobAuthoring)] != 1 || got[string(kv.JobExport)] != 0 || got[string(kv.JobAnalysis)] != 0 || len(got) != 4 {
 		t.Errorf("job durations observed per kind: %v, want one authoring and a series per kind", got)
 	}
 	problems, err := testutil.GatherAndLint(reg)
