@@ -1,8 +1,8 @@
 // Package analysisdoc reads the records the host writes to the analysis export formats
 // (the built-in analysis-md, analysis-html and qdpx formatters), so the three share
 // one reading of them. It is plugin code: compiled into the WebAssembly formatters,
-// it depends on the standard library only, and on the records' JSON, never on the
-// server's packages (an organisation's formatter reads the same records).
+// it depends on the standard library and package findings (types only), never on the
+// server's packages (an organisation's formatter reads the same records as JSON).
 //
 // After the {"config": {...}} line the host writes:
 //
@@ -22,8 +22,8 @@ import (
 	"io"
 	"sort"
 	"strconv"
-	"time"
 
+	"interviewd/analysis/findings"
 	"interviewd/plugins/internal/jsontext"
 )
 
@@ -36,84 +36,18 @@ type Study struct {
 	Title string `json:"title"`
 }
 
-// Analysis is one version of a study's findings, as the API shows it.
-type Analysis struct {
-	StudyID            string        `json:"study_id"`
-	Version            int           `json:"version"`
-	GeneratedAt        time.Time     `json:"generated_at"`
-	Engine             string        `json:"engine"`
-	InterviewsIncluded int           `json:"interviews_included"`
-	QuotesDropped      int           `json:"quotes_dropped"`
-	Summary            string        `json:"summary"`
-	Objectives         []Objective   `json:"objectives"`
-	Themes             []Theme       `json:"themes"`
-	Questions          []QuestionSet `json:"questions"`
-	Suggestions        []Suggestion  `json:"suggestions"`
-}
-
-// Quote is an exact span of one participant message.
-type Quote struct {
-	InterviewID  string `json:"interview_id"`
-	MessageIndex int    `json:"message_index"`
-	Text         string `json:"text"`
-}
-
-// Objective is what the interviews said about one learning objective.
-type Objective struct {
-	Objective string    `json:"objective"`
-	Findings  []Finding `json:"findings"`
-	Coverage  Coverage  `json:"coverage"`
-	Gap       bool      `json:"gap"`
-}
-
-// Coverage is how many of the included interviews gave evidence for an objective.
-type Coverage struct {
-	Interviews int     `json:"interviews"`
-	Of         int     `json:"of"`
-	Share      float64 `json:"share"`
-}
-
-// Finding is one statement with the quotes for and against it.
-type Finding struct {
-	Statement string  `json:"statement"`
-	Support   []Quote `json:"support"`
-	Contrary  []Quote `json:"contrary"`
-}
-
-// Theme is a pattern across interviews.
-type Theme struct {
-	ID             string                    `json:"id"`
-	Label          string                    `json:"label"`
-	Description    string                    `json:"description"`
-	Sentiment      string                    `json:"sentiment"`
-	InterviewCount int                       `json:"interview_count"`
-	Share          float64                   `json:"share"`
-	Quotes         []Quote                   `json:"quotes"`
-	Segments       map[string]map[string]int `json:"segments"`
-}
-
-// QuestionSet is what participants answered to one scripted question.
-type QuestionSet struct {
-	Question string        `json:"question"`
-	Kind     string        `json:"kind"`
-	Answered int           `json:"answered"`
-	Skipped  int           `json:"skipped"`
-	Groups   []AnswerGroup `json:"groups"`
-}
-
-// AnswerGroup is a group of similar answers to one question.
-type AnswerGroup struct {
-	Label  string  `json:"label"`
-	Count  int     `json:"count"`
-	Quotes []Quote `json:"quotes"`
-}
-
-// Suggestion is a request or idea participants voiced.
-type Suggestion struct {
-	Text           string  `json:"text"`
-	InterviewCount int     `json:"interview_count"`
-	Quotes         []Quote `json:"quotes"`
-}
+// The analysis's shape is the API's (package findings); these names are the same types.
+type (
+	Analysis    = findings.Analysis
+	Quote       = findings.Quote
+	Objective   = findings.Objective
+	Coverage    = findings.Coverage
+	Finding     = findings.Finding
+	Theme       = findings.Theme
+	QuestionSet = findings.QuestionSet
+	AnswerGroup = findings.AnswerGroup
+	Suggestion  = findings.Suggestion
+)
 
 // Head is the first record: the study and its analysis.
 type Head struct {
@@ -236,8 +170,8 @@ func (h Head) Title() string {
 	return "Study " + h.Analysis.StudyID
 }
 
-// GeneratedAtText formats when the analysis was made, in UTC to the minute.
-func (a *Analysis) GeneratedAtText() string {
+// GeneratedAtText formats when a was made, in UTC to the minute.
+func GeneratedAtText(a *Analysis) string {
 	if a.GeneratedAt.IsZero() {
 		return "unknown"
 	}

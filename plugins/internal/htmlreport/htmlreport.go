@@ -31,8 +31,9 @@ type page struct {
 }
 
 var funcs = template.FuncMap{
-	"percent":  analysisdoc.Percent,
-	"segments": analysisdoc.Segments,
+	"percent":     analysisdoc.Percent,
+	"segments":    analysisdoc.Segments,
+	"generatedAt": analysisdoc.GeneratedAtText,
 	"plural": func(n int, noun string) string {
 		if n == 1 {
 			return "1 " + noun

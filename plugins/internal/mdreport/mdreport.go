@@ -51,7 +51,7 @@ func write(w *bufio.Writer, h analysisdoc.Head) {
 	r.line("# Findings: ", oneLine(h.Title()))
 	r.blank()
 	r.line("Analysis version ", strconv.Itoa(a.Version), " of ", plural(a.InterviewsIncluded, "completed live interview"),
-		", generated ", a.GeneratedAtText(), ".")
+		", generated ", analysisdoc.GeneratedAtText(a), ".")
 	r.blank()
 	if strings.TrimSpace(a.Summary) != "" {
 		r.line("## Summary")
@@ -64,7 +64,7 @@ func write(w *bufio.Writer, h analysisdoc.Head) {
 	writeSuggestions(r, a)
 	r.line("---")
 	r.blank()
-	r.line("Version ", strconv.Itoa(a.Version), " · engine ", oneLine(a.Engine), " · generated ", a.GeneratedAtText(),
+	r.line("Version ", strconv.Itoa(a.Version), " · engine ", oneLine(a.Engine), " · generated ", analysisdoc.GeneratedAtText(a),
 		" · interviews included: ", strconv.Itoa(a.InterviewsIncluded), " · quotes dropped: ", strconv.Itoa(a.QuotesDropped))
 	r.blank()
 	r.line("Quotes are exact passages of what participants wrote, after the organisation's redaction; " +

@@ -333,7 +333,7 @@ func (w *writer) finish(h analysisdoc.Head) error {
 		d.WriteString(s)
 		d.WriteString("\n\n")
 	}
-	d.WriteString("Analysis version " + strconv.Itoa(a.Version) + " by engine " + a.Engine + ", generated " + a.GeneratedAtText() +
+	d.WriteString("Analysis version " + strconv.Itoa(a.Version) + " by engine " + a.Engine + ", generated " + analysisdoc.GeneratedAtText(a) +
 		" from " + strconv.Itoa(a.InterviewsIncluded) + " completed live interviews; " + strconv.Itoa(a.QuotesDropped) + " quotes dropped.")
 	if w.unplaced > 0 {
 		d.WriteString(" " + strconv.Itoa(w.unplaced) + " quoted passages could not be placed in the transcripts as exported now (an interview erased, or the organisation's redaction changed since the analysis).")
