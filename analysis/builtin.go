@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"runtime"
 	"sync"
@@ -47,18 +48,26 @@ func (b *builtin) Analyse(ctx context.Context, in Input) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newCorpus(in, docs)
+	c := newCorpus(in, r, docs)
 	docs = nil
+	// Answer groups need nothing of the themes: they are found beside them, so the
+	// single-threaded theme search does not leave a core idle.
+	var questionsErr error
+	questionsDone := make(chan struct{})
+	go func() {
+		defer close(questionsDone)
+		a.Questions, questionsErr = findAnswerGroups(ctx, c, b.workers)
+	}()
 	th, err := findThemes(ctx, c)
-	if err != nil {
+	if err == nil {
+		a.Themes = th.themes
+		a.Objectives = findObjectives(r, c, th)
+		a.Suggestions = findSuggestions(c)
+	}
+	<-questionsDone
+	if err = cmp.Or(err, questionsErr); err != nil {
 		return nil, err
 	}
-	a.Themes = th.themes
-	a.Objectives = findObjectives(r, c, th)
-	if a.Questions, err = findAnswerGroups(ctx, c, b.workers); err != nil {
-		return nil, err
-	}
-	a.Suggestions = findSuggestions(c)
 	a.Summary = summarise(in, a)
 	return a, nil
 }
@@ -83,8 +92,9 @@ func (b *builtin) read(ctx context.Context, r *reader, ivs []Interview) ([]*ivDo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			stems := stemMemo{}
 			for i := range next {
-				docs[i] = r.readInterview(ivs[i])
+				docs[i] = r.readInterview(ivs[i], stems)
 				b.cache.put(keys[i], docs[i])
 			}
 		}()

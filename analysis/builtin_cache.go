@@ -13,8 +13,8 @@ import (
 // 20,000 such interviews; past it the least recently used are evicted.
 const DefaultCacheBytes = 64 << 20
 
-// docCache keeps the per-interview reading (sentences, tags, stems, phrases,
-// polarity) so a refresh after one more interview reads only that one. Entries are
+// docCache keeps the per-interview reading (sentences, stems, word pairs,
+// polarity, and labels once tagged) so a refresh after one more interview reads only that one. Entries are
 // keyed by interview id and a hash of the transcript, so an edited or redacted
 // transcript is read again; the cache is bounded by an estimate of the bytes its
 // entries hold and evicts the least recently used. Safe for concurrent use.
@@ -103,13 +103,8 @@ func (d *ivDoc) size() int64 {
 	for _, m := range d.Msgs {
 		n += 32
 		for _, s := range m.Sents {
-			n += 64 + 16*int64(cap(s.Feats))
-			for _, p := range s.Phrases {
-				n += 16 + int64(len(p))
-			}
-			for _, p := range s.Preds {
-				n += 16 + int64(len(p))
-			}
+			// A tagged statement's labels (a few in a thousand) are not counted.
+			n += 64 + 48 + 16*int64(cap(s.Feats)) + 8*int64(cap(s.Marks))
 		}
 	}
 	return n

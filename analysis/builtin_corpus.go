@@ -27,8 +27,11 @@ type corpus struct {
 	dim   int
 	// byMsg maps interview index and message index to its statements' range.
 	byMsg []map[int32][2]int32
-	// phraseCount counts the statements each phrase appears in.
-	phraseCount map[string]int32
+	// rd tags the statements that name groups.
+	rd *reader
+	// marks counts the statements each mark (word triple, subject–judgement pair)
+	// appears in.
+	marks map[uint64]int32
 	// df counts the statements each raw feature appears in.
 	df map[uint64]int32
 	// answers holds each interview's answers to the scripted questions.
@@ -39,8 +42,8 @@ type corpus struct {
 
 // newCorpus weighs every statement by TF-IDF over features that occur in at least
 // two statements (a word said once links nothing).
-func newCorpus(in Input, docs []*ivDoc) *corpus {
-	c := &corpus{in: in, byMsg: make([]map[int32][2]int32, len(docs)), phraseCount: map[string]int32{}, df: map[uint64]int32{},
+func newCorpus(in Input, rd *reader, docs []*ivDoc) *corpus {
+	c := &corpus{in: in, rd: rd, byMsg: make([]map[int32][2]int32, len(docs)), marks: map[uint64]int32{}, df: map[uint64]int32{},
 		answers: make([][]Answer, len(docs)), short: make([]map[int32]bool, len(docs))}
 	for i, d := range docs {
 		c.answers[i] = AnswersOf(in.Questions, in.Interviews[i])
@@ -58,14 +61,9 @@ func newCorpus(in Input, docs []*ivDoc) *corpus {
 				for _, f := range s.Feats {
 					c.df[f.H]++
 				}
-				for pi, p := range s.Phrases {
-					if !slices.Contains(s.Phrases[:pi], p) {
-						c.phraseCount[p]++
-					}
-				}
-				for pi, p := range s.Preds {
-					if !slices.Contains(s.Preds[:pi], p) {
-						c.phraseCount[p]++
+				for mi, h := range s.Marks {
+					if !slices.Contains(s.Marks[:mi], h) {
+						c.marks[h]++
 					}
 				}
 			}
@@ -154,6 +152,31 @@ func dotDense(a []ent, d []float32) float32 {
 		s += e.W * d[e.ID]
 	}
 	return s
+}
+
+// labelsOf returns statement i's noun and predicate phrases, tagging it the first
+// time they are asked for.
+func (c *corpus) labelsOf(i int) []phrase {
+	s := c.stmts[i]
+	slot := s.Sent.labels
+	slot.once.Do(func() {
+		for _, ph := range phrases(c.rd.tokens(c.text(&s), nil)) {
+			if !slices.ContainsFunc(slot.phrases, func(o phrase) bool { return o.surface == ph.surface }) {
+				slot.phrases = append(slot.phrases, ph)
+			}
+		}
+	})
+	return slot.phrases
+}
+
+// statementsWith estimates how many statements of the study carry phrase p, from
+// the counts every reading keeps (the tagger reads only the few that name groups).
+func (c *corpus) statementsWith(p phrase) int32 {
+	h, mark := p.countKey()
+	if mark {
+		return c.marks[h]
+	}
+	return c.df[h]
 }
 
 // text returns the statement's exact text in its message.

@@ -86,6 +86,13 @@ var suggestionShape = regexp.MustCompile(`\b(i wish|if only|it would help|it'd h
 	`i'?d (like|love)|i would (like|love)|would love|please (add|make|let|give|offer|include)|` +
 	`(should|needs to|need to) (add|have|offer|support|include|allow|let))\b`)
 
+// suggestionWords: a sentence has at least one of these tokens when suggestionShape
+// can match it (kept in step with it; TestSuggestionWordsCoverShapes checks).
+var suggestionWords = map[string]bool{
+	"wish": true, "only": true, "help": true, "would": true, "'d": true, "should": true, "could": true,
+	"ought": true, "can": true, "please": true, "like": true, "love": true, "need": true, "needs": true, "id": true,
+}
+
 // lexicon maps words to polarity (+1, -1). It matches words as written (with a
 // plural "s" dropped), not stems: "helpful" judges, "help" does not.
 type lexicon map[string]int8

@@ -21,6 +21,9 @@ const (
 	answerMinSim = 0.2
 	// answerSample bounds the answers the grouping of one question is searched on.
 	answerSample = 300
+	// answerLabelSample is how many statements of an answer group the tagger reads
+	// to name it.
+	answerLabelSample = 12
 )
 
 // answer is one interview's reply to one question.
@@ -142,7 +145,9 @@ func (c *corpus) answerGroups(ctx context.Context, answers []answer) ([]AnswerGr
 			}
 			label := "other answers"
 			if g < cl.k {
-				label = c.labelOf(c.topPhrases(stmts, 1), stmts)
+				// Named from the statements of its most central answers (stmts is
+				// in that order): an answer group is one question's, so a few name it.
+				label = c.labelOf(c.topPhrases(stmts[:min(len(stmts), answerLabelSample)], 1), stmts)
 			}
 			groups = append(groups, AnswerGroup{Label: label, Count: len(ms), Quotes: quotes})
 		}

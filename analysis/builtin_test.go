@@ -147,7 +147,7 @@ func TestBuiltinConcurrent(t *testing.T) {
 }
 
 func TestDocCacheBounded(t *testing.T) {
-	d := &ivDoc{Msgs: []msgDoc{{Sents: []sentDoc{{Feats: make([]feat, 10), Phrases: []string{"price"}}}}}}
+	d := &ivDoc{Msgs: []msgDoc{{Sents: []sentDoc{{Feats: make([]feat, 10), Marks: make([]uint64, 3)}}}}}
 	limit := 10 * (d.size() + 200)
 	c := newDocCache(limit)
 	for i := range 100 {

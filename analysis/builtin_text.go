@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -26,8 +27,9 @@ const (
 )
 
 // reader does the per-message language work: sentences (Punkt, as prose uses it),
-// tokens and parts of speech (prose), Snowball stems, noun phrases from the tags,
-// polarity from the lexicon and the shape of a suggestion. Everything it holds is
+// tokens (prose), Snowball stems, polarity from the lexicon and the shape of a
+// suggestion; and, for the few statements that name a group, parts of speech
+// (prose's tagger) and the noun phrases they give. Everything it holds is
 // read-only after construction, so one reader serves every goroutine.
 type reader struct {
 	seg     *sentences.DefaultSentenceTokenizer
@@ -54,12 +56,21 @@ func newReader() (*reader, error) {
 // message, reduced to what analysis needs.
 type sentDoc struct {
 	Start, End int32    // the exact span in the message text
-	Feats      []feat   // stems and multi-word phrases, sorted by hash, weights summed
-	Phrases    []string // noun phrases, candidate labels
-	Preds      []string // predicate phrases ("price too high"), candidate labels
+	Feats      []feat   // stems and adjacent content-word pairs, sorted by hash, weights summed
+	Marks      []uint64 // hashes counted but not weighed: word triples and subject–judgement pairs
 	Pos, Neg   int8     // polar judgements found
 	Content    int8     // content words (capped), a measure of substance
 	Suggest    bool     // shaped like a request or idea
+	// labels holds the statement's noun and predicate phrases, found by the tagger
+	// only when the statement is read to name a group (see corpus.labelsOf).
+	labels *labelSlot
+}
+
+// labelSlot is a statement's candidate labels, tagged at most once even when
+// several analyses share the cached reading.
+type labelSlot struct {
+	once    sync.Once
+	phrases []phrase // noun phrases ("offline mode") and predicates ("price too high")
 }
 
 // feat is one raw feature of a statement before IDF weighting.
@@ -80,7 +91,7 @@ type ivDoc struct {
 }
 
 // readInterview reads every participant message of iv.
-func (r *reader) readInterview(iv Interview) *ivDoc {
+func (r *reader) readInterview(iv Interview, stems stemMemo) *ivDoc {
 	d := &ivDoc{}
 	for mi, m := range iv.Messages {
 		if m.Speaker != SpeakerParticipant {
@@ -89,7 +100,7 @@ func (r *reader) readInterview(iv Interview) *ivDoc {
 		md := msgDoc{Index: int32(mi)}
 		text := boundText(m.Text, MaxReadBytes)
 		for _, sp := range r.spans(text) {
-			if sd, ok := r.readSentence(text[sp[0]:sp[1]]); ok {
+			if sd, ok := r.readSentence(text[sp[0]:sp[1]], stems); ok {
 				sd.Start, sd.End = int32(sp[0]), int32(sp[1])
 				md.Sents = append(md.Sents, sd)
 			}
@@ -145,6 +156,30 @@ func (r *reader) spans(text string) [][2]int {
 	return out
 }
 
+// stemMemo remembers the Snowball stems one reading goroutine has computed: a
+// study's vocabulary is a few thousand words said over and over, and stemming is
+// the dearest step of a statement's reading after splitting it. A nil memo stems
+// every word afresh.
+type stemMemo map[string]string
+
+// maxStemMemo bounds a memo: past it, it starts again empty.
+const maxStemMemo = 1 << 16
+
+func (m stemMemo) stem(lower string) string {
+	if m == nil {
+		return english.Stem(lower, false)
+	}
+	if st, ok := m[lower]; ok {
+		return st
+	}
+	if len(m) >= maxStemMemo {
+		clear(m)
+	}
+	st := english.Stem(lower, false)
+	m[lower] = st
+	return st
+}
+
 // copulas link a subject to the judgement after it ("the price is too high").
 var copulas = map[string]bool{
 	"is": true, "are": true, "was": true, "were": true, "'s": true, "'re": true, "be": true,
@@ -160,28 +195,47 @@ type token struct {
 	word, content    bool
 }
 
-// readSentence tags one sentence and reduces it; ok is false when it has no content.
-func (r *reader) readSentence(s string) (sentDoc, bool) {
-	doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(r.tagger))
-	if err != nil {
-		return sentDoc{}, false
+// tokens splits s into tokens. Given a memo of stems (reading), it splits with
+// words and stems through the memo; given none (labelling), prose tokenizes and
+// tags it (tagging is most of the cost of reading, so only labels use it).
+func (r *reader) tokens(s string, stems stemMemo) []token {
+	var texts, tags []string
+	if stems == nil {
+		doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(r.tagger))
+		if err != nil {
+			return nil
+		}
+		for _, t := range doc.Tokens() {
+			texts, tags = append(texts, t.Text), append(tags, t.Tag)
+		}
+	} else {
+		texts = words(s)
 	}
-	ptoks := doc.Tokens()
-	toks := make([]token, len(ptoks))
-	for i, t := range ptoks {
-		lower := strings.ToLower(strings.ReplaceAll(t.Text, "’", "'"))
-		tk := token{lower: lower, tag: t.Tag, word: hasLetter(lower)}
+	toks := make([]token, len(texts))
+	for i, text := range texts {
+		lower := strings.ToLower(strings.ReplaceAll(text, "’", "'"))
+		tk := token{lower: lower, word: hasLetter(lower)}
+		if tags != nil {
+			tk.tag = tags[i]
+		}
 		if tk.word {
-			tk.stem = english.Stem(lower, false)
+			tk.stem = stems.stem(lower)
 			tk.content = len(lower) > 1 && !english.IsStopWord(lower) && !r.fillers[lower] && !r.fillers[tk.stem]
-			// Contractions the tokenizer leaves whole ("i'd", "can't") are function
-			// words when their base is one.
+			// Contractions left whole ("i'd", "can't") are function words when their
+			// base is one.
 			if base, _, ok := strings.Cut(lower, "'"); ok && (english.IsStopWord(base) || strings.HasSuffix(lower, "n't") || base == "") {
 				tk.content = false
 			}
 		}
 		toks[i] = tk
 	}
+	return toks
+}
+
+// readSentence reduces one sentence without tagging it; ok is false when it has no
+// content.
+func (r *reader) readSentence(s string, stems stemMemo) (sentDoc, bool) {
+	toks := r.tokens(s, stems)
 
 	var sd sentDoc
 	var raw []feat
@@ -195,8 +249,9 @@ func (r *reader) readSentence(s string) (sentDoc, bool) {
 		if tk.word {
 			pol = r.lex.of(tk.lower)
 		}
-		// "too" before a judgement or amount marks excess: "too high", "too many steps".
-		if tk.lower == "too" && i+1 < len(toks) && (isAdj(toks[i+1].tag) || isAdv(toks[i+1].tag)) && r.lex.of(toks[i+1].lower) == 0 {
+		// "too" before a judgement or amount marks excess: "too high", "too many
+		// steps" (not "me too", "too: the app").
+		if tk.lower == "too" && i+1 < len(toks) && excessWord(toks[i+1]) && r.lex.of(toks[i+1].lower) == 0 {
 			pol = -1
 		}
 		if pol != 0 && negate > 0 {
@@ -223,22 +278,69 @@ func (r *reader) readSentence(s string) (sentDoc, bool) {
 		}
 	}
 
-	for _, ph := range phrases(toks) {
-		if ph.pred {
-			sd.Preds = append(sd.Preds, ph.surface)
-		} else {
-			sd.Phrases = append(sd.Phrases, ph.surface)
+	// Adjacent content words stand for the noun phrases the tagger would find
+	// ("offline mode", "monthly price"): pairs are weighed, triples only counted
+	// (a label's rarity across the study is read from these counts).
+	for i := 0; i+1 < len(toks); i++ {
+		if !toks[i].content || !toks[i+1].content {
+			continue
 		}
-		if ph.words > 1 && !ph.pred {
-			raw = append(raw, feat{H: hashKey("p:" + ph.key), W: 1})
+		pair := toks[i].stem + " " + toks[i+1].stem
+		raw = append(raw, feat{H: hashKey("p:" + pair), W: 1})
+		if i+2 < len(toks) && toks[i+2].content {
+			sd.Marks = append(sd.Marks, hashKey("p:"+pair+" "+toks[i+2].stem))
+		}
+	}
+	// A subject, a copula and the first content word after it: the shape of a
+	// predicate label ("the price is way too high" counts as "price high").
+	for i := 1; i+1 < len(toks); i++ {
+		if !copulas[toks[i].lower] || !toks[i-1].content {
+			continue
+		}
+		for k := i + 1; k < len(toks) && k <= i+4; k++ {
+			if toks[k].content && !degree[toks[k].lower] {
+				sd.Marks = append(sd.Marks, hashKey("q:"+toks[i-1].stem+" "+toks[k].stem))
+				break
+			}
 		}
 	}
 	if len(raw) == 0 {
 		return sentDoc{}, false
 	}
 	sd.Feats = mergeFeats(raw)
-	sd.Suggest = suggestionShape.MatchString(strings.ToLower(strings.ReplaceAll(s, "’", "'")))
+	sd.labels = &labelSlot{}
+	// Every shape of a suggestion has one of these words; most sentences have none,
+	// and the expression is the dearest step of a reading.
+	if slices.ContainsFunc(toks, func(t token) bool { return suggestionWords[t.lower] }) {
+		sd.Suggest = suggestionShape.MatchString(strings.ToLower(strings.ReplaceAll(s, "’", "'")))
+	}
 	return sd, true
+}
+
+// excessWord is a word "too" can qualify: a judgement or an amount, not a pronoun,
+// article or conjunction.
+func excessWord(t token) bool {
+	return t.word && (t.content || amounts[t.lower])
+}
+
+// amounts are stop words "too" still qualifies ("too many steps", "too much").
+var amounts = map[string]bool{"much": true, "many": true, "few": true, "little": true, "long": true, "often": true, "late": true, "early": true}
+
+// countKey is the hash under which a phrase's rarity across the study is counted:
+// a single stem, a pair (a feature), a triple or a subject–judgement pair (marks).
+func (p phrase) countKey() (h uint64, mark bool) {
+	switch {
+	case p.pred:
+		// Subject and judgement only, as readSentence marks them: degree words
+		// between them ("way too") are left out of the count.
+		words := strings.Fields(p.key)
+		return hashKey("q:" + words[0] + " " + words[len(words)-1]), true
+	case p.words <= 1:
+		return hashKey(p.key), false
+	case p.words == 2:
+		return hashKey("p:" + p.key), false
+	}
+	return hashKey("p:" + p.key), true
 }
 
 type phrase struct {

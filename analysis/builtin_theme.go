@@ -27,6 +27,8 @@ const (
 	// stmtMinSim is the least cosine a single statement needs to a theme centroid
 	// (found over whole answers) to join it.
 	stmtMinSim = 0.55
+	// labelSample is how many of a group's statements the tagger reads to name it.
+	labelSample = 24
 )
 
 // themeSet is the statement clustering and the themes read from it.
@@ -208,20 +210,24 @@ func (c *corpus) idIndex() map[string]int {
 // topPhrases returns up to n phrases that best name a group: frequent in it, rarer
 // outside it, multi-word ones preferred, none contained in another chosen one.
 func (c *corpus) topPhrases(members []int, n int) []string {
+	// The tagger reads a sample of the group: its statements with the smallest keys
+	// (a deterministic, unbiased pick), enough to see which phrases it repeats.
+	sample := members
+	if len(sample) > labelSample {
+		sample = slices.Clone(members)
+		slices.SortFunc(sample, func(a, b int) int { return cmp.Or(cmp.Compare(c.stmts[a].Key, c.stmts[b].Key), cmp.Compare(a, b)) })
+		sample = sample[:labelSample]
+	}
 	count := map[string]int{}
 	pred := map[string]bool{}
-	for _, m := range members {
-		sd := c.stmts[m].Sent
-		for pi, p := range sd.Phrases {
-			if !slices.Contains(sd.Phrases[:pi], p) {
-				count[p]++
+	elsewhere := map[string]int32{}
+	for _, m := range sample {
+		for _, ph := range c.labelsOf(m) {
+			count[ph.surface]++
+			if ph.pred {
+				pred[ph.surface] = true
 			}
-		}
-		for pi, p := range sd.Preds {
-			if !slices.Contains(sd.Preds[:pi], p) {
-				count[p]++
-				pred[p] = true
-			}
+			elsewhere[ph.surface] = max(elsewhere[ph.surface], c.statementsWith(ph))
 		}
 	}
 	type scored struct {
@@ -229,14 +235,14 @@ func (c *corpus) topPhrases(members []int, n int) []string {
 		s float64
 	}
 	total := float64(len(c.stmts))
-	size := float64(len(members))
+	size := float64(len(sample))
 	var cand []scored
 	for p, k := range count {
-		if k < 2 && len(members) > 1 {
+		if k < 2 && len(sample) > 1 {
 			continue
 		}
 		tf := float64(k) / size
-		lift := tf / (float64(c.phraseCount[p]) / total)
+		lift := tf / (float64(max(elsewhere[p], int32(k))) / total)
 		s := tf * math.Log1p(lift)
 		// A noun phrase of several words names a subject best ("offline mode"
 		// over "phone"); a predicate carries one side's judgement, so it gets no
