@@ -154,6 +154,17 @@ func dotDense(a []ent, d []float32) float32 {
 	return s
 }
 
+// interviewIDs returns the ids of a set of interviews (by index), in input order.
+func (c *corpus) interviewIDs(set map[int32]bool) []string {
+	out := make([]string, 0, len(set))
+	for i, iv := range c.in.Interviews {
+		if set[int32(i)] {
+			out = append(out, iv.ID)
+		}
+	}
+	return out
+}
+
 // labelsOf returns statement i's noun and predicate phrases, tagging it the first
 // time they are asked for.
 func (c *corpus) labelsOf(i int) []phrase {

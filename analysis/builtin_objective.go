@@ -177,7 +177,8 @@ func findObjectives(r *reader, c *corpus, ts themeSet) []Objective {
 			findings = append(findings, c.finding("other remarks on this", rest))
 		}
 		n := len(evidence)
-		out = append(out, Objective{Objective: text, Findings: findings, Coverage: coverage(n, total), Gap: IsGap(n, total)})
+		out = append(out, Objective{Objective: text, Findings: findings, Coverage: coverage(n, total), Gap: IsGap(n, total),
+			Interviews: c.interviewIDs(evidence)})
 	}
 	return out
 }

@@ -149,7 +149,11 @@ func (c *corpus) answerGroups(ctx context.Context, answers []answer) ([]AnswerGr
 				// in that order): an answer group is one question's, so a few name it.
 				label = c.labelOf(c.topPhrases(stmts[:min(len(stmts), answerLabelSample)], 1), stmts)
 			}
-			groups = append(groups, AnswerGroup{Label: label, Count: len(ms), Quotes: quotes})
+			ids := make([]string, len(ms))
+			for i, m := range ms {
+				ids[i] = c.in.Interviews[long[m].iv].ID
+			}
+			groups = append(groups, AnswerGroup{Label: label, Count: len(ms), Quotes: quotes, Interviews: ids})
 		}
 	}
 	slices.SortStableFunc(groups, func(a, b AnswerGroup) int {
@@ -178,6 +182,7 @@ func (c *corpus) shortGroups(short map[string][]answer) []AnswerGroup {
 		}
 		for _, a := range short[k] {
 			g.Count++
+			g.Interviews = append(g.Interviews, c.in.Interviews[a.iv].ID)
 			if len(g.Quotes) < groupQuotes {
 				mi := a.msgs[0]
 				g.Quotes = append(g.Quotes, Quote{InterviewID: c.in.Interviews[a.iv].ID, MessageIndex: int(mi),

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -59,6 +60,7 @@ func Ground(in Input, a *Analysis) int {
 				addInterviews(still, f.Contrary)
 			}
 			o.Coverage.Interviews -= countMissing(lost, still)
+			o.Interviews = withoutLost(o.Interviews, lost, still)
 		}
 		o.Coverage = coverage(min(max(o.Coverage.Interviews, 0), total), total)
 		o.Gap = IsGap(o.Coverage.Interviews, total)
@@ -94,6 +96,7 @@ func Ground(in Input, a *Analysis) int {
 				still := map[string]bool{}
 				addInterviews(still, gr.Quotes)
 				gr.Count -= countMissing(lost, still)
+				gr.Interviews = withoutLost(gr.Interviews, lost, still)
 			}
 			gr.Count = max(gr.Count, len(gr.Quotes))
 			groups = append(groups, gr)
@@ -118,6 +121,11 @@ func Ground(in Input, a *Analysis) int {
 
 	a.QuotesDropped += g.dropped
 	return g.dropped
+}
+
+// withoutLost returns ids without the interviews whose only evidence was dropped.
+func withoutLost(ids []string, lost, still map[string]bool) []string {
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return lost[id] && !still[id] })
 }
 
 type grounder struct {

@@ -336,6 +336,11 @@ func (m *model) assemble(in Input, a *Analysis, all []evidence, cons *consolidat
 		}
 		a.Objectives[oi].Coverage = coverage(len(ev), total)
 		a.Objectives[oi].Gap = IsGap(len(ev), total)
+		for i, iv := range in.Interviews {
+			if ev[i] {
+				a.Objectives[oi].Interviews = append(a.Objectives[oi].Interviews, iv.ID)
+			}
+		}
 	}
 	for _, f := range cons.Findings {
 		oi := f.Objective - 1
@@ -415,6 +420,7 @@ func (m *model) questions(in Input, a *Analysis, all []evidence, themeOf map[int
 				order[ans.Question] = append(order[ans.Question], label)
 			}
 			gr.Count++
+			gr.Interviews = append(gr.Interviews, iv.ID)
 			if len(gr.Quotes) < groupQuotes {
 				gr.Quotes = append(gr.Quotes, quote)
 			}

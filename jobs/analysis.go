@@ -83,7 +83,8 @@ func (r *Runner) runAnalysis(ctx context.Context, j kv.Job) error {
 		r.fail(j, "The analysis did not complete: its findings could not be encoded.")
 		return err
 	}
-	v, err := r.db.FinishAnalysis(ctx, p, j.ID, kv.AnalysisResult{Sources: sources, Body: body})
+	countSources(sources, a)
+	v, err := r.db.FinishAnalysis(ctx, p, j.ID, kv.AnalysisResult{Sources: sources, Body: body, Counted: true})
 	if err != nil {
 		if kv.ErrorCode(err) == kv.ENOTFOUND {
 			r.fail(j, "The analysis did not complete: the study no longer exists.")
@@ -250,4 +251,29 @@ func boundText(s string) string {
 		n++
 	}
 	return s
+}
+
+// countSources records in each source the objectives and answer groups whose counts
+// include its interview, so that erasing it later subtracts it from exactly those.
+func countSources(sources []kv.AnalysisSource, a *analysis.Analysis) {
+	at := make(map[string]int, len(sources))
+	for i, s := range sources {
+		at[s.InterviewID.String()] = i
+	}
+	for oi, o := range a.Objectives {
+		for _, id := range o.Interviews {
+			if i, ok := at[id]; ok {
+				sources[i].Objectives = append(sources[i].Objectives, oi)
+			}
+		}
+	}
+	for qi, q := range a.Questions {
+		for _, g := range q.Groups {
+			for _, id := range g.Interviews {
+				if i, ok := at[id]; ok {
+					sources[i].Groups = append(sources[i].Groups, kv.AnalysisGroupRef{Question: qi, Label: g.Label})
+				}
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"slices"
 	"fmt"
 	"strings"
 	"testing"
@@ -232,6 +233,39 @@ func TestAnalysisJob(t *testing.T) {
 		if len(src.Answered) == 0 {
 			t.Fatalf("source %+v answered nothing", src)
 		}
+	}
+	// Every count an erasure may subtract from is recorded, interview by interview.
+	if !v.Counted {
+		t.Fatal("the version's sources do not say which counts they are in")
+	}
+	for oi, o := range a.Objectives {
+		n := 0
+		for _, src := range v.Sources {
+			if slices.Contains(src.Objectives, oi) {
+				n++
+			}
+		}
+		if n != o.Coverage.Interviews {
+			t.Errorf("objective %d: %d sources name it, coverage %d", oi, n, o.Coverage.Interviews)
+		}
+	}
+	groups := 0
+	for qi, q := range a.Questions {
+		for _, g := range q.Groups {
+			groups++
+			n := 0
+			for _, src := range v.Sources {
+				if slices.Contains(src.Groups, kv.AnalysisGroupRef{Question: qi, Label: g.Label}) {
+					n++
+				}
+			}
+			if n != g.Count {
+				t.Errorf("question %d group %q: %d sources name it, count %d", qi, g.Label, n, g.Count)
+			}
+		}
+	}
+	if groups == 0 {
+		t.Fatal("no answer groups to check")
 	}
 	// The first version is still there, unchanged.
 	if v1, err := db.FindAnalysis(ctx, p, st.ID, 1); err != nil || decodeAnalysis(t, v1).InterviewsIncluded != 0 {

@@ -55,6 +55,17 @@ type AnalysisSource struct {
 	// Answered lists the scripted questions (their text) the interview answered; the
 	// others it skipped.
 	Answered []string `json:"answered,omitempty"`
+	// Objectives lists the objectives (by position) whose coverage counts the
+	// interview, and Groups the answer groups whose counts do: an erasure subtracts
+	// it from exactly these, quoted or not.
+	Objectives []int              `json:"objectives,omitempty"`
+	Groups     []AnalysisGroupRef `json:"groups,omitempty"`
+}
+
+// AnalysisGroupRef names one answer group of a stored analysis.
+type AnalysisGroupRef struct {
+	Question int    `json:"question"` // the question's position in the findings
+	Label    string `json:"label"`
 }
 
 // AnalysisVersion is one stored version of a study's findings.
@@ -66,6 +77,10 @@ type AnalysisVersion struct {
 	Sources   []AnalysisSource `json:"sources"`
 	// Erased counts the interviews taken out of this version since it was made.
 	Erased int `json:"erased,omitempty"`
+	// Counted is set when the sources say which counts each interview is part of
+	// (AnalysisSource.Objectives and Groups); versions stored before they did are
+	// erased by their quotes alone.
+	Counted bool `json:"counted,omitempty"`
 	// Body is the analysis as the analysis package encodes it; its "version" member
 	// is set to Version when the version is stored.
 	Body json.RawMessage `json:"body"`
@@ -75,6 +90,8 @@ type AnalysisVersion struct {
 type AnalysisResult struct {
 	Sources []AnalysisSource
 	Body    json.RawMessage
+	// Counted: the sources carry each interview's objectives and answer groups.
+	Counted bool
 }
 
 // AnalysisInput starts an analysis of a study's completed live interviews.
@@ -292,7 +309,7 @@ func (db *DB) FinishAnalysis(ctx context.Context, p Partition, id ID, r Analysis
 			return err
 		}
 		v = AnalysisVersion{StudyID: study, Version: latest + 1, JobID: j.ID, CreatedAt: db.Now(),
-			Sources: append([]AnalysisSource{}, r.Sources...), Body: r.Body}
+			Sources: append([]AnalysisSource{}, r.Sources...), Body: r.Body, Counted: r.Counted}
 		for _, src := range r.Sources {
 			if tx.Bucket(bucketInterviews).Get(p.key(src.InterviewID)) == nil {
 				if v, err = eraseFromVersion(v, src.InterviewID); err != nil {

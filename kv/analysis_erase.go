@@ -2,8 +2,11 @@ package kv
 
 import (
 	"math"
+	"slices"
 
 	json "github.com/goccy/go-json"
+
+	"interviewd/analysis/findings"
 )
 
 // Erasing an interview takes it out of every stored analysis version of its study:
@@ -11,8 +14,8 @@ import (
 // theme's interviews and segments, answered and skipped, group and suggestion counts),
 // by the same rules the grounding check applies to a dropped quote: a finding, answer
 // group or suggestion left with no quote goes, a theme left with quotes from fewer
-// than two interviews goes, and shares and gaps are worked out again over the
-// interviews that remain.
+// than two interviews goes, shares and gaps are worked out again over the
+// interviews that remain, and the summary is written again from what is left.
 //
 // The findings are kept as JSON the analysis package defines (kv does not import it),
 // so they are edited as a JSON document: members kv does not know pass through
@@ -109,11 +112,14 @@ func eraseFromVersion(v AnalysisVersion, gone ID) (AnalysisVersion, error) {
 	if err := json.Unmarshal(v.Body, &doc); err != nil {
 		return v, err
 	}
-	e := analysisEraser{gone: gone.String(), src: src, total: len(kept), contexts: map[string]map[string]string{}}
+	e := analysisEraser{gone: gone.String(), src: src, counted: v.Counted, total: len(kept), contexts: map[string]map[string]string{}}
 	for _, s := range kept {
 		e.contexts[s.InterviewID.String()] = s.Context
 	}
 	e.erase(doc)
+	if err := resummarise(doc); err != nil {
+		return v, err
+	}
 	body, err := json.Marshal(doc)
 	if err != nil {
 		return v, err
@@ -126,6 +132,7 @@ func eraseFromVersion(v AnalysisVersion, gone ID) (AnalysisVersion, error) {
 type analysisEraser struct {
 	gone     string         // the erased interview's id
 	src      AnalysisSource // what it was counted under
+	counted  bool           // src names its objectives and answer groups
 	total    int            // interviews left
 	contexts map[string]map[string]string
 }
@@ -133,9 +140,9 @@ type analysisEraser struct {
 func (e *analysisEraser) erase(doc map[string]any) {
 	doc["interviews_included"] = e.total
 	if objs, ok := doc["objectives"].([]any); ok {
-		for _, o := range objs {
+		for i, o := range objs {
 			if om, ok := o.(map[string]any); ok {
-				e.objective(om)
+				e.objective(om, i)
 			}
 		}
 	}
@@ -143,9 +150,9 @@ func (e *analysisEraser) erase(doc map[string]any) {
 		doc["themes"] = keepObjects(themes, e.theme)
 	}
 	if qs, ok := doc["questions"].([]any); ok {
-		for _, q := range qs {
+		for i, q := range qs {
 			if qm, ok := q.(map[string]any); ok {
-				e.question(qm)
+				e.question(qm, i)
 			}
 		}
 	}
@@ -164,8 +171,9 @@ func (e *analysisEraser) erase(doc map[string]any) {
 }
 
 // objective drops the interview's quotes from the findings (and findings left with
-// none) and takes it out of the coverage when it was part of the evidence.
-func (e *analysisEraser) objective(o map[string]any) {
+// none) and takes it out of the coverage when it was part of the evidence: as its
+// source records, or (for versions stored before sources did) when it was quoted.
+func (e *analysisEraser) objective(o map[string]any, at int) {
 	had := false
 	if fs, ok := o["findings"].([]any); ok {
 		o["findings"] = keepObjects(fs, func(f map[string]any) bool {
@@ -178,6 +186,9 @@ func (e *analysisEraser) objective(o map[string]any) {
 	n := 0
 	if cov, ok := o["coverage"].(map[string]any); ok {
 		n = intOf(cov["interviews"])
+	}
+	if e.counted {
+		had = slices.Contains(e.src.Objectives, at)
 	}
 	if had {
 		n--
@@ -215,8 +226,8 @@ func (e *analysisEraser) theme(t map[string]any) bool {
 }
 
 // question takes the interview out of answered or skipped, and out of the answer
-// groups that quote it (a group left with no quote goes).
-func (e *analysisEraser) question(q map[string]any) {
+// groups that count it (a group left with no quote goes).
+func (e *analysisEraser) question(q map[string]any, at int) {
 	text, _ := q["question"].(string)
 	answered := false
 	for _, a := range e.src.Answered {
@@ -236,6 +247,10 @@ func (e *analysisEraser) question(q map[string]any) {
 				return false
 			}
 			count := intOf(g["count"])
+			if e.counted {
+				label, _ := g["label"].(string)
+				had = slices.Contains(e.src.Groups, AnalysisGroupRef{Question: at, Label: label})
+			}
 			if had {
 				count--
 			}
@@ -345,4 +360,20 @@ func analysisShare(n, of int) float64 {
 		return 0
 	}
 	return math.Round(float64(n)/float64(of)*1e4) / 1e4
+}
+
+// resummarise writes the summary again over what the erasure left: the one a version
+// was stored with names counts (and, from a model, may paraphrase the participant)
+// that are no longer true.
+func resummarise(doc map[string]any) error {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	var a findings.Analysis
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return err
+	}
+	doc["summary"] = findings.Summarise(&a)
+	return nil
 }

@@ -358,8 +358,12 @@ func TestEraseInterviewFromAnalyses(t *testing.T) {
 		t.Fatalf("version 2: erased %d, sources %d", after.Erased, len(after.Sources))
 	}
 	doc := decodeBody(t, after)
-	if doc["interviews_included"] != float64(2) || doc["summary"] != "findings" {
-		t.Fatalf("interviews_included %v summary %v", doc["interviews_included"], doc["summary"])
+	if doc["interviews_included"] != float64(2) {
+		t.Fatalf("interviews_included %v", doc["interviews_included"])
+	}
+	// The stored summary named counts no longer true: it is written again.
+	if sum, _ := doc["summary"].(string); !strings.HasPrefix(sum, "2 interviews analysed. The most common themes: Names (2 of 2).") {
+		t.Fatalf("summary %q", sum)
 	}
 	obj := doc["objectives"].([]any)[0].(map[string]any)
 	cov := obj["coverage"].(map[string]any)
@@ -395,6 +399,85 @@ func TestEraseInterviewFromAnalyses(t *testing.T) {
 	// Version 3 never held a: unchanged.
 	if three := mustFindAnalysis(t, db, p, st.ID, 3); three.Erased != 0 || string(three.Body) != string(v3.Body) {
 		t.Fatalf("version 3 changed: %s", three.Body)
+	}
+}
+
+// TestEraseCountsUnquotedMembers: an interview counted in an objective's coverage
+// and an answer group's count without being quoted there is subtracted from both
+// when erased, and one the version never counted there is not.
+func TestEraseCountsUnquotedMembers(t *testing.T) {
+	db := mustOpenDB(t, nil)
+	ctx := context.Background()
+	org, _, _ := db.CreateOrg(ctx, OrgInput{Name: "EraseCount", Email: "ec@example.com", Credits: 10})
+	p := Partition{Org: org.ID, Env: EnvLive}
+	st := liveStudy(t, db, p, "EC")
+	var ivs []Interview
+	for _, name := range []string{"ann", "ben", "cat", "dan"} {
+		ivs = append(ivs, mustInterview(t, db, st, name, true))
+	}
+	quoted := []any{analysisQuote(ivs[0], "name is")}
+	doc := map[string]any{
+		"study_id": "", "version": 0, "generated_at": "2026-03-01T12:00:00Z", "engine": "builtin",
+		"interviews_included": 4, "quotes_dropped": 0, "summary": "4 interviews analysed.",
+		"objectives": []any{map[string]any{"objective": "Learn", "gap": false,
+			"coverage": map[string]any{"interviews": 3, "of": 4, "share": 0.75},
+			"findings": []any{map[string]any{"statement": "Names", "support": quoted, "contrary": []any{}}}}},
+		"themes": []any{},
+		"questions": []any{map[string]any{"question": "Why?", "kind": "verbatim", "answered": 4, "skipped": 0,
+			"groups": []any{map[string]any{"label": "names", "count": 3, "quotes": quoted},
+				map[string]any{"label": "other answers", "count": 1, "quotes": []any{analysisQuote(ivs[3], "name")}}}}},
+		"suggestions": []any{},
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ann, ben and cat are the objective's evidence and the "names" group; dan is
+	// neither (he answered, in the other group).
+	var sources []AnalysisSource
+	for i, iv := range ivs {
+		src := AnalysisSource{InterviewID: iv.ID, Answered: []string{"Why?"}}
+		if i < 3 {
+			src.Objectives = []int{0}
+			src.Groups = []AnalysisGroupRef{{Question: 0, Label: "names"}}
+		} else {
+			src.Groups = []AnalysisGroupRef{{Question: 0, Label: "other answers"}}
+		}
+		sources = append(sources, src)
+	}
+	j, _, err := db.CreateAnalysisJob(ctx, AnalysisInput{Partition: p, JobID: db.NewID(), StudyID: st.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.StartAnalysis(ctx, p, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	v, err := db.FinishAnalysis(ctx, p, j.ID, AnalysisResult{Sources: sources, Body: body, Counted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := func() (coverage, names float64, groups int) {
+		d := decodeBody(t, mustFindAnalysis(t, db, p, st.ID, v.Version))
+		cov := d["objectives"].([]any)[0].(map[string]any)["coverage"].(map[string]any)
+		gs := d["questions"].([]any)[0].(map[string]any)["groups"].([]any)
+		for _, g := range gs {
+			if g.(map[string]any)["label"] == "names" {
+				names = g.(map[string]any)["count"].(float64)
+			}
+		}
+		return cov["interviews"].(float64), names, len(gs)
+	}
+	if _, err := db.EraseInterview(ctx, ivs[2].ID); err != nil { // cat: counted, never quoted
+		t.Fatal(err)
+	}
+	if cov, names, _ := counts(); cov != 2 || names != 2 {
+		t.Fatalf("after erasing an unquoted member: coverage %v, names group %v; want 2 and 2", cov, names)
+	}
+	if _, err := db.EraseInterview(ctx, ivs[3].ID); err != nil { // dan: in neither
+		t.Fatal(err)
+	}
+	if cov, names, groups := counts(); cov != 2 || names != 2 || groups != 1 {
+		t.Fatalf("after erasing a non-member: coverage %v, names group %v, %d groups; want 2, 2 and 1", cov, names, groups)
 	}
 }
 

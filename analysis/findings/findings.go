@@ -36,6 +36,10 @@ type Objective struct {
 	// Gap is true when the evidence is thin: fewer than 3 interviews, or under 20%
 	// of them, speak to the objective.
 	Gap bool `json:"gap"`
+	// Interviews are the ids of the interviews counted in Coverage, which may be more
+	// than the findings quote. Never returned: it is stored beside the version so that
+	// erasing an interview subtracts it exactly.
+	Interviews []string `json:"-"`
 }
 
 // Coverage is how many of the included interviews gave evidence for an objective.
@@ -80,6 +84,9 @@ type AnswerGroup struct {
 	Label  string  `json:"label"`
 	Count  int     `json:"count"`
 	Quotes []Quote `json:"quotes"`
+	// Interviews are the ids of the interviews counted in Count (see
+	// Objective.Interviews).
+	Interviews []string `json:"-"`
 }
 
 // Suggestion is a request or idea participants voiced.
