@@ -48,6 +48,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	presign := fs.boolean("blobs-presign", false, blobsPresignHelp)
 	clientMetadata := fs.str("oauth-client-metadata", "on|off", "on", "accept OAuth clients whose client_id is an https URL of a client metadata document (fetched with SSRF guards)")
 	proxiesFlag := fs.str("trusted-proxies", "CIDR,...", "", "comma-separated CIDRs or addresses whose X-Forwarded-For/Forwarded/X-Forwarded-Proto are believed")
+	corsFlag := fs.str("cors-origins", "ORIGIN,...", "", "comma-separated origins of browser-based MCP clients allowed to call /v1/mcp across origins, such as http://localhost:6274; empty: none (discovery and the OAuth endpoints allow any origin)")
 	ops := addOpsFlags(fs)
 	if err := fs.parse(args); errors.Is(err, errHelp) {
 		fs.printUsage(sio.stdout, "[flags]", "Serve the API, the MCP server and the participant pages (the default command).")
@@ -77,6 +78,10 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	proxies, err := server.ParseTrustedProxies(*proxiesFlag)
 	if err != nil {
 		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	corsOrigins, err := server.ParseCORSOrigins(*corsFlag)
+	if err != nil {
+		return fmt.Errorf("--cors-origins: %w", err)
 	}
 	if *clientMetadata != "on" && *clientMetadata != "off" {
 		return fmt.Errorf("--oauth-client-metadata %q: want on or off", *clientMetadata)
@@ -172,7 +177,8 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		return fmt.Errorf("--mail-from / --smtp-url: %w", err)
 	}
 	srv := server.New(ops.serverConfig(server.Config{Mail: sender, SMS: texts, DB: db, Jobs: runner, Log: log, BaseURL: base, AccessLog: true, AccessLogger: &accessLog, RateLimits: &limits, TrustedProxies: proxies,
-		LoopbackListener: loopbackListener(ln.Addr()), BlobsPresign: *presign, NoClientMetadata: *clientMetadata == "off"}))
+		LoopbackListener: loopbackListener(ln.Addr()), BlobsPresign: *presign, NoClientMetadata: *clientMetadata == "off",
+		DerivedBaseURL: *baseURL == "", CORSOrigins: corsOrigins}))
 	go srv.Maintain(ctx)
 	go runner.Maintain(ctx)
 	defer ops.close()
@@ -211,8 +217,12 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	} else {
 		ev = ev.Str("sms", "off (no --sms-url: two-step codes are not offered by text message)")
 	}
-	ev.Str("blobs", blobStore.String()).Bool("blobs_presign", *presign).Str("admin_socket", socket).Str("app", base+"/app").Msg("listening")
-	log.Info().Str("app", base+"/app").Msgf("open %s/app in a browser for the web app; the API is under %s/v1/api", base, base)
+	if len(corsOrigins) > 0 {
+		ev = ev.Strs("cors_origins", corsOrigins)
+	}
+	ev.Str("blobs", blobStore.String()).Bool("blobs_presign", *presign).Str("admin_socket", socket).Str("app", base+"/app").
+		Str("mcp_url", base+"/v1/mcp").Str("mcp_clients", mcpURLNote(base, *baseURL == "")).Msg("listening")
+	log.Info().Str("app", base+"/app").Msgf("open %s/app in a browser for the web app; the API is under %s/v1/api; %s", base, base, mcpURLNote(base, *baseURL == ""))
 	self := "interviewd"
 	if exe, err := os.Executable(); err == nil && startedByGoRun(exe) {
 		// The binary `go run` built is in a temporary folder: there is no interviewd to
@@ -274,6 +284,16 @@ func redactedURL(raw string) string {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
+}
+
+// mcpURLNote says which URL MCP clients must be given. They check that the server's
+// OAuth discovery names the very URL they were given, so with --base-url that is the
+// only one; without it, discovery follows any loopback name for the listening port.
+func mcpURLNote(base string, derived bool) string {
+	if derived {
+		return "MCP clients connect to " + base + "/v1/mcp (on this machine another loopback name for the same port, such as 127.0.0.1 or [::1], works too; for any other address set --base-url)"
+	}
+	return "MCP clients must use exactly " + base + "/v1/mcp (the --base-url): OAuth discovery names no other address"
 }
 
 // baseURLFor is the base URL when --base-url is not given: the listen address as a

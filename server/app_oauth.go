@@ -161,7 +161,7 @@ func (s *Server) handleConsent(r *request) error {
 	}
 	if r.formValue("decision") != "approve" {
 		r.info.code = "access_denied"
-		r.out = appRedirect{to: s.refusalRedirect(&authzRefusal{q: q, code: "access_denied", desc: "The person denied the request."})}
+		r.out = appRedirect{to: s.refusalRedirect(r.c, &authzRefusal{q: q, code: "access_denied", desc: "The person denied the request."})}
 		return nil
 	}
 	a := r.app()
@@ -205,7 +205,9 @@ func (s *Server) handleConsent(r *request) error {
 	default:
 		return err
 	}
-	v := url.Values{"code": {code}, "iss": {s.baseURL}}
+	// iss is the issuer the client discovered: the consent page is at the origin the
+	// authorization endpoint was reached at, which discovery named (discovery.go).
+	v := url.Values{"code": {code}, "iss": {s.baseFor(r.c)}}
 	if q.State != "" {
 		v.Set("state", q.State)
 	}

@@ -170,7 +170,7 @@ func (s *Server) writeRESTAPIError(c *fasthttp.RequestCtx, ae *apiError, resourc
 	h := &c.Response.Header
 	switch ae.Status {
 	case 401:
-		v := `Bearer resource_metadata="` + s.baseURL + `/.well-known/oauth-protected-resource` + resource + `"`
+		v := `Bearer resource_metadata="` + s.baseFor(c) + `/.well-known/oauth-protected-resource` + resource + `"`
 		if ae.TokenSent {
 			v += `, error="invalid_token"`
 		}

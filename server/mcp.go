@@ -67,6 +67,7 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 		serverInfo: lazyJSON(func() any { return mcpImplementation() }),
 		fast:       fast,
 	}
+	m.origins.listed = s.cors
 	for _, o := range s.ops {
 		m.tools[o.Name] = o
 	}
@@ -95,16 +96,18 @@ func (s *Server) routeMCP(r *router.Router) {
 	s.routeResourceMetadata(r)
 }
 
-// surface is the MCP endpoint as a route: Origin → method → bearer credential → the
-// JSON-RPC body; errors before JSON-RPC is spoken are REST-shaped (a client that is
-// refused at the door reads them like any HTTP API), a body that is not JSON at all is
-// a JSON-RPC parse error. Each tool call runs the research table's own chain (toolSurface).
+// surface is the MCP endpoint as a route: CORS → Origin → bearer credential → method →
+// the JSON-RPC body. The credential comes before the method so that any first probe
+// without one, a GET included, is answered with the 401 whose challenge starts OAuth
+// discovery. Errors before JSON-RPC is spoken are REST-shaped (a client that is refused
+// at the door reads them like any HTTP API), a body that is not JSON at all is a
+// JSON-RPC parse error. Each tool call runs the research table's own chain (toolSurface).
 func (m *mcpEndpoint) surface() *surface {
 	return &surface{
 		name:         "mcp",
-		pre:          []middleware{m.checkOrigin, checkMCPMethod},
+		pre:          []middleware{m.cors, m.checkOrigin},
 		authenticate: m.s.bearerAuthenticator(resourceMCP),
-		steps:        []middleware{readRPCBody},
+		steps:        []middleware{checkMCPMethod, readRPCBody},
 		render:       m.s.renderMCP,
 	}
 }
@@ -113,7 +116,7 @@ func (m *mcpEndpoint) checkOrigin(next handler) handler {
 	return func(r *request) error {
 		if !m.origins.allows(r.c.Request.Header.Peek("Origin")) {
 			return &apiError{Status: 403, Code: "forbidden_origin",
-				Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + m.origins.origin + "."}
+				Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + m.origins.origin + " or from an origin the operator lists in --cors-origins."}
 		}
 		return next(r)
 	}

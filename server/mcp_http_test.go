@@ -69,17 +69,26 @@ func TestMCPAuthentication(t *testing.T) {
 	}
 }
 
+// TestMCPMethodNotAllowed: with a credential, any method but POST is a 405; without
+// one, every method is first a 401 whose challenge starts OAuth discovery, so a client
+// that probes with GET (as for an event stream) discovers from its first request.
 func TestMCPMethodNotAllowed(t *testing.T) {
 	e := mustServe(t)
+	challenge := `Bearer resource_metadata="` + testBaseURL + `/.well-known/oauth-protected-resource/v1/mcp"`
 	for _, method := range []string{"GET", "DELETE", "PUT"} {
-		for _, key := range []string{"a_live", ""} {
-			t.Run(fmt.Sprintf("Err%s_key%q", method, key), func(t *testing.T) {
-				r := e.do(method, "/v1/mcp", key, "", "Accept", "text/event-stream")
-				if r.status != 405 || r.header.Get("Allow") != "POST" || !strings.Contains(string(r.body), `"code":"method_not_allowed"`) {
-					t.Fatalf("%s: %d Allow=%q %s", method, r.status, r.header.Get("Allow"), r.body)
-				}
-			})
-		}
+		t.Run("Err"+method, func(t *testing.T) {
+			r := e.do(method, "/v1/mcp", "a_live", "", "Accept", "text/event-stream")
+			if r.status != 405 || r.header.Get("Allow") != "POST" || !strings.Contains(string(r.body), `"code":"method_not_allowed"`) {
+				t.Fatalf("%s: %d Allow=%q %s", method, r.status, r.header.Get("Allow"), r.body)
+			}
+		})
+		t.Run("ErrUnauthenticated"+method, func(t *testing.T) {
+			r := e.do(method, "/v1/mcp", "", "", "Accept", "text/event-stream")
+			if r.status != 401 || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), challenge) || r.header.Get("Allow") != "" ||
+				!strings.Contains(string(r.body), `"code":"missing_token"`) {
+				t.Fatalf("%s: %d WWW-Authenticate=%q Allow=%q %s", method, r.status, r.header.Get("WWW-Authenticate"), r.header.Get("Allow"), r.body)
+			}
+		})
 	}
 }
 

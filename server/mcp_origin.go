@@ -8,12 +8,14 @@ import (
 
 // originPolicy decides which browser origins may call the MCP endpoint. A web page
 // can make a victim's browser POST anywhere, so a present Origin must be our own
-// (the base URL's); when the base URL is loopback (a local install), any loopback
-// origin is ours too, whatever its port, since local tools pick their own. Requests
-// without an Origin (every non-browser client) pass.
+// (the base URL's) or one the operator lists for cross-origin clients (--cors-origins,
+// the same list CORS answers); when the base URL is loopback (a local install), any
+// loopback origin is ours too, whatever its port, since local tools pick their own.
+// Requests without an Origin (every non-browser client) pass.
 type originPolicy struct {
 	origin   string // canonical scheme://host[:port] of the base URL
 	loopback bool
+	listed   corsOrigins
 }
 
 func newOriginPolicy(baseURL string) originPolicy {
@@ -30,17 +32,14 @@ func (p originPolicy) allows(origin []byte) bool {
 	if len(origin) == 0 {
 		return true
 	}
-	u, err := url.Parse(string(origin))
-	if err != nil {
-		return false
-	}
-	got, ok := canonicalOrigin(u)
-	if !ok || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+	got, ok := parseOrigin(string(origin))
+	if !ok {
 		return false // "null", "file://", or something that is not an origin at all
 	}
-	if p.origin != "" && got == p.origin {
+	if (p.origin != "" && got == p.origin) || p.listed[got] {
 		return true
 	}
+	u, _ := url.Parse(got)
 	return p.loopback && isLoopbackHost(u.Hostname())
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fasthttp/router"
+	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
 )
@@ -203,9 +204,9 @@ func clientRedirect(redirectURI string, params url.Values) string {
 }
 
 // refusalRedirect is where a refusal sends the browser back to the client (RFC 6749
-// §4.1.2.1, RFC 9207's iss).
-func (s *Server) refusalRedirect(e *authzRefusal) string {
-	v := url.Values{"error": {e.code}, "error_description": {e.desc}, "iss": {s.baseURL}}
+// §4.1.2.1, RFC 9207's iss: the issuer the client discovered, at the origin it used).
+func (s *Server) refusalRedirect(c *fasthttp.RequestCtx, e *authzRefusal) string {
+	v := url.Values{"error": {e.code}, "error_description": {e.desc}, "iss": {s.baseFor(c)}}
 	if e.q.State != "" {
 		v.Set("state", e.q.State)
 	}
@@ -256,7 +257,7 @@ func (s *Server) handleAuthorize(r *request) error {
 func (s *Server) authorizeRefused(r *request, e *authzRefusal) error {
 	r.info.code = e.code
 	if e.toClient {
-		r.out = appRedirect{to: s.refusalRedirect(e)}
+		r.out = appRedirect{to: s.refusalRedirect(r.c, e)}
 		return nil
 	}
 	return &apiError{Status: e.pageStatus, Code: e.code, Detail: e.desc}

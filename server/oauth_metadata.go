@@ -32,14 +32,13 @@ type authServerMetadata struct {
 // MCP clients try RFC 8414's address first.
 func (s *Server) routeAuthServerMetadata(r *router.Router) {
 	methods := []string{kv.AuthMethodNone, kv.AuthMethodBasic, kv.AuthMethodPost}
-	// Encoded on the first request, not at start-up (the encoder is built on first use).
-	raw := lazyJSON(func() any {
+	doc := func(base string) any {
 		return authServerMetadata{
-			Issuer:                            s.baseURL,
-			AuthorizationEndpoint:             s.baseURL + "/v1/oauth/authorize",
-			TokenEndpoint:                     s.baseURL + "/v1/oauth/token",
-			RegistrationEndpoint:              s.baseURL + "/v1/oauth/register",
-			RevocationEndpoint:                s.baseURL + "/v1/oauth/revoke",
+			Issuer:                            base,
+			AuthorizationEndpoint:             base + "/v1/oauth/authorize",
+			TokenEndpoint:                     base + "/v1/oauth/token",
+			RegistrationEndpoint:              base + "/v1/oauth/register",
+			RevocationEndpoint:                base + "/v1/oauth/revoke",
 			ResponseTypesSupported:            []string{"code"},
 			ResponseModesSupported:            []string{"query"},
 			GrantTypesSupported:               []string{kv.GrantAuthCode, kv.GrantRefresh},
@@ -50,10 +49,12 @@ func (s *Server) routeAuthServerMetadata(r *router.Router) {
 			AuthorizationResponseIssParameter: true,
 			ClientIDMetadataDocumentSupported: s.oauth.metadata != nil,
 		}
-	})
+	}
+	// Encoded on the first request, not at start-up (the encoder is built on first use).
+	raw := lazyJSON(func() any { return doc(s.baseURL) })
+	// The issuer is the base URL discovery answers the request with (discovery.go), so
+	// a client that found the server at a loopback origin finds its issuer there too.
 	handlePlain(r, "GET", "/.well-known/oauth-authorization-server", func(c *fasthttp.RequestCtx) {
-		c.Response.Header.Set("Cache-Control", "public, max-age=3600")
-		c.SetContentType("application/json")
-		c.SetBody(raw())
+		serveDiscoveryDoc(c, s.baseFor(c), s.baseURL, raw, doc)
 	})
 }

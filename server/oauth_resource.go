@@ -30,26 +30,40 @@ func oauthScopes() []string {
 }
 
 // routeResourceMetadata serves the metadata of both protected surfaces at the
-// addresses their WWW-Authenticate headers name. No credential is needed.
+// addresses their WWW-Authenticate headers name. No credential is needed, and any web
+// page may read it. The document names the base URL discovery answers the request
+// with (discovery.go): encoded once for the base URL, per request for another origin.
 func (s *Server) routeResourceMetadata(r *router.Router) {
 	for _, res := range []struct{ path, name string }{
 		{resourceAPI, "interviewd research API"},
 		{resourceMCP, "interviewd MCP server"},
 	} {
 		route := "/.well-known/oauth-protected-resource" + res.path
-		raw := lazyJSON(func() any {
+		doc := func(base string) any {
 			return protectedResource{
-				Resource:               s.baseURL + res.path,
-				AuthorizationServers:   []string{s.baseURL},
+				Resource:               base + res.path,
+				AuthorizationServers:   []string{base},
 				BearerMethodsSupported: []string{"header"},
 				ScopesSupported:        oauthScopes(),
 				ResourceName:           res.name,
 			}
-		})
+		}
+		raw := lazyJSON(func() any { return doc(s.baseURL) })
 		handlePlain(r, "GET", route, func(c *fasthttp.RequestCtx) {
-			c.Response.Header.Set("Cache-Control", "public, max-age=3600")
-			c.SetContentType("application/json")
-			c.SetBody(raw())
+			serveDiscoveryDoc(c, s.baseFor(c), s.baseURL, raw, doc)
 		})
 	}
+}
+
+// serveDiscoveryDoc answers a discovery document for base: the one encoded for the
+// base URL (raw), or doc(base) encoded now.
+func serveDiscoveryDoc(c *fasthttp.RequestCtx, base, baseURL string, raw func() []byte, doc func(base string) any) {
+	body := raw()
+	if base != baseURL {
+		body = mustRawJSON(doc(base))
+	}
+	allowAnyOrigin(c)
+	c.Response.Header.Set("Cache-Control", "public, max-age=3600")
+	c.SetContentType("application/json")
+	c.SetBody(body)
 }

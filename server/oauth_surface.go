@@ -128,6 +128,7 @@ const registrationPolicy = "registration"
 // error in RFC 6749's shape. Nothing the authorization server says may be cached.
 func (s *Server) renderOAuth(r *request, err error) {
 	c := r.c
+	allowAnyOrigin(c) // public by design: browser-based clients register and get tokens too
 	c.Response.Header.Set("Cache-Control", "no-store")
 	c.Response.Header.Set("Pragma", "no-cache")
 	if err == nil {
@@ -215,14 +216,14 @@ func (s *Server) findOAuthClient(ctx context.Context, id string) (kv.OAuthClient
 }
 
 // resourcePath returns the protected resource a resource parameter names ("/v1/mcp"
-// or "/v1/api"; a trailing slash is dropped), or "" when it names neither.
+// or "/v1/api" at an origin discovery names; a trailing slash is dropped), or "" when
+// it names neither.
 func (s *Server) resourcePath(resource string) string {
 	resource = strings.TrimSuffix(resource, "/")
-	switch resource {
-	case s.baseURL + resourceMCP:
-		return resourceMCP
-	case s.baseURL + resourceAPI:
-		return resourceAPI
+	for _, path := range []string{resourceMCP, resourceAPI} {
+		if origin, ok := strings.CutSuffix(resource, path); ok && s.ownsOrigin(origin) {
+			return path
+		}
 	}
 	return ""
 }

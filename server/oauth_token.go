@@ -141,7 +141,7 @@ func (s *Server) handleOAuthToken(r *request) error {
 	resource := ""
 	if f.Resource != "" {
 		if resource = s.resourcePath(f.Resource); resource == "" {
-			return errInvalidTarget(s.baseURL)
+			return errInvalidTarget(s.baseFor(r.c))
 		}
 	}
 	var pair kv.TokenPair

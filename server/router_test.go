@@ -87,9 +87,11 @@ func TestRouterEdges(t *testing.T) {
 		{"ErrMethod_ServerWide", "GET /*", "", 405, "OPTIONS", "application/json", `"code":"method_not_allowed"`, "unmatched"},
 		{"ErrMethod_ServerWideAsterisk", "POST *", "", 405, "OPTIONS", "application/json", `"code":"method_not_allowed"`, "unmatched"},
 		{"OK_OptionsServerWide", "OPTIONS *", "", 204, "GET, HEAD, OPTIONS, POST, PUT", "", "", "unmatched"},
-		// The MCP endpoint answers every method itself, on both of its paths.
-		{"ErrMethod_MCP", "OPTIONS /v1/mcp", "", 405, "POST", "application/json", `"code":"method_not_allowed"`, "/v1/mcp"},
-		{"ErrMethod_MCPSlash", "GET /v1/mcp/", "", 405, "POST", "application/json", `"code":"method_not_allowed"`, "/v1/mcp"},
+		// The MCP endpoint answers every method itself, on both of its paths; without a
+		// credential, first with the 401 that starts discovery.
+		{"ErrMethod_MCP", "OPTIONS /v1/mcp", "a_live", 405, "POST", "application/json", `"code":"method_not_allowed"`, "/v1/mcp"},
+		{"ErrMethod_MCPSlash", "GET /v1/mcp/", "a_live", 405, "POST", "application/json", `"code":"method_not_allowed"`, "/v1/mcp"},
+		{"ErrUnauthenticated_MCPGet", "GET /v1/mcp", "", 401, "", "application/json", `"code":"missing_token"`, "/v1/mcp"},
 		{"ErrUnauthenticated_MCPSlash", "POST /v1/mcp/", "", 401, "", "application/json", `"code":"`, "/v1/mcp"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -44,6 +44,13 @@ type Config struct {
 	Log     zerolog.Logger
 	BaseURL string           // every absolute URL derives from it; default http://localhost:8080
 	Now     func() time.Time // the clock; default time.Now
+	// DerivedBaseURL says BaseURL was not configured but derived from the listen
+	// address: discovery then answers a client that reached the server by another
+	// loopback name on the same port for the origin it used (discovery.go).
+	DerivedBaseURL bool
+	// CORSOrigins are the browser origins allowed to call the MCP endpoint across
+	// origins (canonical, from ParseCORSOrigins); none by default.
+	CORSOrigins []string
 	// AccessLog turns the per-request log line on.
 	AccessLog bool
 	// AccessLogger, when set, takes the access log's routine lines (answers below 500)
@@ -99,6 +106,8 @@ type Server struct {
 	accessLog bool
 	access    zerolog.Logger // the access log's routine lines (Config.AccessLogger or log)
 	baseURL   string
+	discovery discoveryBase // which loopback origins discovery follows
+	cors      corsOrigins   // browser origins allowed on the MCP endpoint
 	now       func() time.Time
 	ops       []*Operation
 	limiter   *rateLimiter
@@ -164,9 +173,12 @@ func New(cfg Config) *Server {
 	}
 	s.metrics = newHTTPMetrics(s.metricsReg)
 	s.metricsServe = newMetricsHandler(s.metricsReg, &s.log)
+	derived := cfg.DerivedBaseURL
 	if s.baseURL == "" {
-		s.baseURL = "http://localhost:8080"
+		s.baseURL, derived = "http://localhost:8080", true
 	}
+	s.discovery = newDiscoveryBase(s.baseURL, derived)
+	s.cors = newCORSOrigins(cfg.CORSOrigins)
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -201,6 +213,7 @@ func New(cfg Config) *Server {
 	r := newRouter()
 	r.NotFound = s.handleNotFound
 	r.MethodNotAllowed = s.handleMethodNotAllowed
+	r.GlobalOPTIONS = s.handleOptions
 	s.routeREST(r)
 	s.routeMCP(r)
 	s.routeA2A(r)

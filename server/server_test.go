@@ -46,6 +46,16 @@ func withListenerBaseURL() serveOption {
 	return func(c *Config, _ *kv.Options) { c.BaseURL = baseURLListener }
 }
 
+// baseURLDerived, as Config.BaseURL, makes mustServe derive the base URL from the
+// listener as serve does without --base-url (an unspecified --addr host becomes
+// localhost): http://localhost:PORT, while the test reaches it at 127.0.0.1:PORT.
+const baseURLDerived = "derived"
+
+// withDerivedBaseURL serves with no configured base URL, as a local install does.
+func withDerivedBaseURL() serveOption {
+	return func(c *Config, _ *kv.Options) { c.BaseURL = baseURLDerived }
+}
+
 // testStore returns opts with the store the suite runs on: bbolt, or with
 // INTERVIEWD_TEST_STORE=postgres a fresh database on the test PostgreSQL server (the
 // whole server suite over the shared-store engine). A store the test chose stays.
@@ -129,8 +139,12 @@ func mustServeEngine(t *testing.T, m moderator.Engine, opts ...serveOption) *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.BaseURL == baseURLListener {
+	switch cfg.BaseURL {
+	case baseURLListener:
 		cfg.BaseURL = "http://" + ln.Addr().String()
+	case baseURLDerived:
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		cfg.BaseURL, cfg.DerivedBaseURL = "http://localhost:"+port, true
 	}
 	srv := New(cfg)
 	served := make(chan error, 1)
@@ -195,7 +209,8 @@ func (r response) json(tb testing.TB, v any) {
 }
 
 // do sends one request; key names a key of the env, or is a literal Authorization
-// value when it contains a space, or "" for none.
+// value when it contains a space, or "" for none. A "Host" header sets the name the
+// request says it reached the server at (the connection still goes to e.url).
 func (e *testEnv) do(method, path, key, body string, headers ...string) response {
 	e.t.Helper()
 	var rd io.Reader
@@ -220,6 +235,10 @@ func (e *testEnv) do(method, path, key, body string, headers ...string) response
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" {
+			req.Host = headers[i+1]
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
