@@ -264,9 +264,9 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 func rateLimitsHelp() string {
 	d := server.DefaultRateLimits()
 	return fmt.Sprintf("requests admitted in any rolling minute: empty or default for the contract's limits "+
-		"(read=%d,write=%d,org_read=%d,org_write=%d,ip=%d,failed_auth=%d), off to admit everything, "+
-		"or NAME=N overrides of some of them such as read=240,org_read=1200",
-		d.Read, d.Write, d.OrgRead, d.OrgWrite, d.IP, d.FailedAuth)
+		"(read=%d,write=%d,org_read=%d,org_write=%d,ip=%d,failed_auth=%d, and registrations=%d OAuth client "+
+		"registrations an hour), off to admit everything, or NAME=N overrides of some of them such as read=240,org_read=1200",
+		d.Read, d.Write, d.OrgRead, d.OrgWrite, d.IP, d.FailedAuth, d.Registrations)
 }
 
 // startedByGoRun reports whether exe, the running binary, is one `go run` built and

@@ -195,6 +195,11 @@ func CheckRedirectURI(u string) string {
 	if p.User != nil {
 		return "A redirect URI must not contain user information."
 	}
+	if strings.Contains(rawAuthority(u, p.Scheme), "%") {
+		// The host names the app on the consent page and becomes its default name, and
+		// parsing decodes escapes in it: one could put any byte there.
+		return "A redirect URI's host must not be percent-encoded."
+	}
 	scheme := strings.ToLower(p.Scheme)
 	switch {
 	case scheme == "https":
@@ -209,6 +214,19 @@ func CheckRedirectURI(u string) string {
 		return "The " + scheme + " scheme cannot be a redirect URI."
 	}
 	return ""
+}
+
+// rawAuthority returns the authority of URI u with the given scheme as written,
+// escapes undecoded, or "" when it has none.
+func rawAuthority(u, scheme string) string {
+	rest, ok := strings.CutPrefix(u[len(scheme)+1:], "//")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
 }
 
 // IsLoopbackHost reports whether host names the local machine as RFC 8252 allows.

@@ -86,6 +86,8 @@ func TestOAuthClientRegistration(t *testing.T) {
 		{"Fragment", "invalid_redirect_uri", ClientInput{RedirectURIs: []string{"https://example.com/cb#x"}}},
 		{"Javascript", "invalid_redirect_uri", ClientInput{RedirectURIs: []string{"javascript:alert(1)"}}},
 		{"Relative", "invalid_redirect_uri", ClientInput{RedirectURIs: []string{"/cb"}}},
+		{"EscapedHost", "invalid_redirect_uri", ClientInput{RedirectURIs: []string{"https://app%E2%80%AE.example/cb"}}},
+		{"EscapedInvalidHost", "invalid_redirect_uri", ClientInput{RedirectURIs: []string{"https://cla%80/cb"}}},
 		{"Implicit", "invalid_client_metadata", ClientInput{RedirectURIs: []string{"https://a.example/cb"}, ResponseTypes: []string{"token"}}},
 		{"ClientCredentials", "invalid_client_metadata", ClientInput{RedirectURIs: []string{"https://a.example/cb"}, GrantTypes: []string{"client_credentials"}}},
 		{"AuthMethod", "invalid_client_metadata", ClientInput{RedirectURIs: []string{"https://a.example/cb"}, AuthMethod: "private_key_jwt"}},
@@ -98,7 +100,8 @@ func TestOAuthClientRegistration(t *testing.T) {
 			}
 		})
 	}
-	for _, ok := range []string{"https://a.example/cb", "http://localhost:1/x", "http://[::1]:9/x", "com.example.app:/oauth", "cursor://anysphere.cursor-retrieval/oauth/callback"} {
+	for _, ok := range []string{"https://a.example/cb", "http://localhost:1/x", "http://[::1]:9/x", "com.example.app:/oauth", "cursor://anysphere.cursor-retrieval/oauth/callback",
+		"https://a.example/c%20b?x=%2F", "com.example.app:/a//b%20c"} {
 		if msg := CheckRedirectURI(ok); msg != "" {
 			t.Errorf("%s refused: %s", ok, msg)
 		}

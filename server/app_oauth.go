@@ -1,10 +1,13 @@
 package server
 
 import (
+	"net"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/net/idna"
 
 	"interviewd/kv"
 	"interviewd/webui"
@@ -34,13 +37,13 @@ type appConsentScope struct {
 }
 
 type appConsentPage struct {
-	ClientName, ClientID, ReturnTo, ResourceName string
-	Document                                     bool
-	Params                                       []appFormParam
-	Workspaces                                   []appConsentWorkspace
-	OrgID, OrgName, Env                          string
-	Scopes                                       []appConsentScope
-	Errors                                       []string
+	ClientName, ClientHost, ClientID, ReturnTo, ResourceName string
+	Document                                                 bool
+	Params                                                   []appFormParam
+	Workspaces                                               []appConsentWorkspace
+	OrgID, OrgName, Env                                      string
+	Scopes                                                   []appConsentScope
+	Errors                                                   []string
 }
 
 // consentPage builds the consent page for req in the workspace and environment the
@@ -70,7 +73,8 @@ func (s *Server) consentPage(r *request, req *authzRequest, org, env string) (*a
 			env = string(kv.EnvLive)
 		}
 	}
-	page := appConsentPage{ClientName: req.client.Name, ClientID: req.client.ID, Document: req.client.Document,
+	page := appConsentPage{ClientName: req.client.Name, ClientHost: clientHostLabel(req.client, req.q.RedirectURI),
+		ClientID: req.client.ID, Document: req.client.Document,
 		ReturnTo: returnToLabel(req.q.RedirectURI), ResourceName: resourceLabel(req.resource), Params: req.q.values(),
 		OrgID: chosen.Org.ID.String(), OrgName: chosen.Org.Name, Env: env}
 	for _, o := range orgs {
@@ -99,6 +103,37 @@ func cspSource(redirectURI string) string {
 		return u.Scheme + "://" + u.Host
 	}
 	return u.Scheme + ":"
+}
+
+// clientHostLabel is the host the consent page shows beside a client's name, so a
+// person can tell who they are approving whatever the client calls itself: for a
+// client described by a metadata document, the document's host (the document vouches
+// for the name); otherwise the host the approval is sent back to, or a native app's
+// private-use scheme. Hosts are shown in ASCII (IDNA), so a look-alike letter of
+// another script shows as the xn-- name it really is.
+func clientHostLabel(c kv.OAuthClient, redirectURI string) string {
+	from := redirectURI
+	if c.Document {
+		from = c.ID
+	}
+	u, err := url.Parse(from)
+	if err != nil {
+		return ""
+	}
+	if u.Host == "" {
+		return u.Scheme + ":"
+	}
+	host := u.Hostname()
+	if ascii, err := idna.Lookup.ToASCII(host); err == nil {
+		host = ascii
+	}
+	if port := u.Port(); port != "" {
+		return net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
 }
 
 // returnToLabel is how the consent page names where the browser is sent back.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -346,6 +347,44 @@ func checkText(s string, loc []any) *kv.FieldError {
 		return &kv.FieldError{Loc: loc, Msg: "Input must not contain NUL characters.", Type: "null_character"}
 	}
 	return nil
+}
+
+// checkLabel is checkText for text a stranger chose and a person is shown as a name to
+// decide by (an OAuth client's name on the consent page, and the addresses beside it):
+// one line, and none of the explicit bidirectional formatting characters (embeddings,
+// overrides, isolates: U+202A–U+202E, U+2066–U+2069), with which a name can show its
+// letters in another order than they are sent ("Tool", U+202E, "moc.elgoog" reads as
+// "Toolgoogle.com"). Right-to-left scripts, directional marks (U+200E, U+200F,
+// U+061C) and joiners are text and pass: they cannot reorder letters.
+func checkLabel(s string, loc []any) *kv.FieldError {
+	if fe := checkText(s, loc); fe != nil {
+		return fe
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			return &kv.FieldError{Loc: loc, Msg: "Input must not contain control characters or line breaks.", Type: "control_character"}
+		case '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069':
+			return &kv.FieldError{Loc: loc, Msg: fmt.Sprintf("Input must not contain bidirectional formatting characters (here U+%04X), which can make it read as something else.", r),
+				Type: "bidi_character"}
+		}
+	}
+	return nil
+}
+
+// checkRawLabel is checkLabel for a JSON value as sent: a string is checked in its raw
+// form for invalid UTF-8 and lone surrogate escapes, which decoding would replace with
+// U+FFFD, then decoded and checked. Anything but a string passes (its type is another
+// check's).
+func checkRawLabel(raw []byte, loc []any) *kv.FieldError {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	if !utf8.Valid(raw) || loneSurrogate(raw) {
+		return &kv.FieldError{Loc: loc, Msg: "Input should be valid UTF-8.", Type: "string_unicode"}
+	}
+	return checkLabel(s, loc)
 }
 
 // loneSurrogate reports whether valid JSON text raw holds a \u escape of a UTF-16

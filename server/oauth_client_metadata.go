@@ -240,6 +240,9 @@ func (m *clientMetadata) fetch(ctx context.Context, id string, now time.Time) (k
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return kv.OAuthClient{}, refuse("it is not a JSON object of client metadata")
 	}
+	if _, desc := checkClientText(body); desc != "" {
+		return kv.OAuthClient{}, refuse(strings.TrimSuffix(desc, "."))
+	}
 	if doc.ClientID != id {
 		return kv.OAuthClient{}, refuse("its client_id is not the URL it is served at")
 	}

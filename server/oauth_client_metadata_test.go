@@ -59,6 +59,10 @@ func TestClientMetadataSSRF(t *testing.T) {
 			_, _ = w.Write([]byte(metadataJSON("https://elsewhere.example/client")))
 		case "/secret":
 			_, _ = w.Write([]byte(strings.Replace(metadataJSON(self), `"none"`, `"client_secret_basic"`, 1)))
+		case "/bidi-name":
+			_, _ = w.Write([]byte(strings.Replace(metadataJSON(self), `"Doc client"`, `"Doc \u202Etneilc"`, 1)))
+		case "/invalid-utf8-name":
+			_, _ = w.Write([]byte(strings.Replace(metadataJSON(self), `"Doc client"`, "\"Doc \xff client\"", 1)))
 		case "/http-redirect-uri":
 			_, _ = w.Write([]byte(strings.Replace(metadataJSON(self), "http://127.0.0.1:7777/cb", "http://evil.example/cb", 1)))
 		default:
@@ -103,6 +107,8 @@ func TestClientMetadataSSRF(t *testing.T) {
 		{"ErrOtherClientID", loopbackOK, srv.URL + "/other-id", "not the URL it is served at"},
 		{"ErrConfidential", loopbackOK, srv.URL + "/secret", "only public clients"},
 		{"ErrBadRedirectURI", loopbackOK, srv.URL + "/http-redirect-uri", "loopback host"},
+		{"ErrBidiName", loopbackOK, srv.URL + "/bidi-name", "client_name must not contain bidirectional formatting characters (here U+202E)"},
+		{"ErrInvalidUTF8Name", loopbackOK, srv.URL + "/invalid-utf8-name", "client_name should be valid UTF-8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.m.client(context.Background(), tc.url, now)

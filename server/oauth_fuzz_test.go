@@ -13,8 +13,9 @@ import (
 var fuzzNow = time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 
 // FuzzDecodeRegistration: any body either decodes or is refused as
-// invalid_client_metadata, never a panic; what decodes and kv accepts has only
-// redirect URIs that pass the rules and match themselves.
+// invalid_client_metadata (invalid_redirect_uri for a redirect URI's text), never a
+// panic; what decodes and kv accepts has only redirect URIs that pass the rules and
+// match themselves, and a name and addresses that pass the text rule.
 func FuzzDecodeRegistration(f *testing.F) {
 	f.Add([]byte(`{"client_name":"Claude","redirect_uris":["https://claude.ai/api/mcp/auth_callback"],"token_endpoint_auth_method":"none"}`))
 	f.Add([]byte(`{"redirect_uris":["http://127.0.0.1:3000/cb","com.example.app:/cb"],"grant_types":["authorization_code","refresh_token"],"scope":"studies:read offline_access","logo_uri":3}`))
@@ -22,10 +23,12 @@ func FuzzDecodeRegistration(f *testing.F) {
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"redirect_uris":[null],"client_name":null}`))
 	f.Add([]byte("{\"client_name\":\"\xff\"}"))
+	f.Add([]byte(`{"client_name":"a\u202eb","client_uri":"https://x.example/\u0000","redirect_uris":["https://x.example/\ud800"]}`))
+	f.Add([]byte(`{"redirect_uris":["https://cla%80/cb","https://app%E2%80%AE.example/cb"]}`)) // a host's escapes decode to any byte
 	f.Fuzz(func(t *testing.T, body []byte) {
 		in, err := decodeRegistration(body)
 		if err != nil {
-			if oe := toOAuthError(err); oe.Status != 400 || oe.Code != "invalid_client_metadata" {
+			if oe := toOAuthError(err); oe.Status != 400 || (oe.Code != "invalid_client_metadata" && oe.Code != "invalid_redirect_uri") {
 				t.Fatalf("refusal %+v", oe)
 			}
 			return
@@ -48,6 +51,12 @@ func FuzzDecodeRegistration(f *testing.F) {
 		for _, sc := range c.Scopes {
 			if sc == kv.ScopeAgentRun {
 				t.Fatal("agent:run registered")
+			}
+		}
+		// What a person is shown follows the text rule.
+		for _, text := range append([]string{c.Name, c.URI}, c.RedirectURIs...) {
+			if fe := checkLabel(text, nil); fe != nil {
+				t.Fatalf("accepted %q: %s", text, fe.Msg)
 			}
 		}
 	})

@@ -13,9 +13,11 @@ import (
 // registration's budget, not the other one.
 func TestOAuthRegistrationBudget(t *testing.T) {
 	limits := DefaultRateLimits()
+	limits.Registrations = 5
 	e := mustServe(t, withRateLimits(limits))
 	const body = `{"client_name":"Budget tool","redirect_uris":["http://127.0.0.1:19299/cb"],"token_endpoint_auth_method":"none"}`
-	regPolicy := fmt.Sprintf(`"registration";q=%d;w=%d`, registrationsPerAddr, int(registrationWindow.Seconds()))
+	regPolicy := fmt.Sprintf(`"registration";q=%d;w=%d, "registration_refusals";q=%d;w=%d`, limits.Registrations,
+		int(registrationWindow.Seconds()), limits.IP, int(limits.Window.Seconds()))
 	register := func(t *testing.T, want int) response {
 		t.Helper()
 		r := e.do("POST", "/v1/oauth/register", "", body)
@@ -29,7 +31,7 @@ func TestOAuthRegistrationBudget(t *testing.T) {
 	if got := r.header.Get("RateLimit-Policy"); got != regPolicy {
 		t.Fatalf("registration RateLimit-Policy %q, want %q", got, regPolicy)
 	}
-	if got, want := r.header.Get("RateLimit"), fmt.Sprintf(`"registration";r=%d;`, registrationsPerAddr-1); !strings.HasPrefix(got, want) {
+	if got, want := r.header.Get("RateLimit"), fmt.Sprintf(`"registration";r=%d;`, limits.Registrations-1); !strings.HasPrefix(got, want) {
 		t.Fatalf("registration RateLimit %q, want %s…", got, want)
 	}
 
@@ -52,10 +54,10 @@ func TestOAuthRegistrationBudget(t *testing.T) {
 
 	// Registration is still open, and counts only registrations.
 	r = register(t, 201)
-	if got, want := r.header.Get("RateLimit"), fmt.Sprintf(`"registration";r=%d;`, registrationsPerAddr-2); !strings.HasPrefix(got, want) {
+	if got, want := r.header.Get("RateLimit"), fmt.Sprintf(`"registration";r=%d;`, limits.Registrations-2); !strings.HasPrefix(got, want) {
 		t.Fatalf("registration RateLimit %q after the token budget ran out, want %s…", got, want)
 	}
-	for i := 2; i < registrationsPerAddr; i++ {
+	for i := 2; i < limits.Registrations; i++ {
 		register(t, 201)
 	}
 	r = register(t, 429)

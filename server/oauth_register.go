@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
@@ -15,7 +16,8 @@ const maxRegistrationBody = 32 << 10
 
 // registrationIn is the part of RFC 7591 client metadata interviewd uses. Every other
 // member (logo_uri, application_type, contacts, software_id, ...) is ignored, as the
-// RFC requires of metadata a server does not understand.
+// RFC requires of metadata a server does not understand, once the body has passed the
+// text rule (checkClientText).
 type registrationIn struct {
 	ClientName              string   `json:"client_name"`
 	ClientURI               string   `json:"client_uri"`
@@ -53,12 +55,50 @@ func decodeRegistration(body []byte) (kv.ClientInput, error) {
 		return kv.ClientInput{}, oauthRefusal(400, "invalid_client_metadata",
 			"The client metadata is not valid JSON, or a member has the wrong type (redirect_uris, grant_types and response_types are arrays of strings; the others are strings).")
 	}
+	if code, desc := checkClientText(body); code != "" {
+		return kv.ClientInput{}, oauthRefusal(400, code, desc)
+	}
 	return kv.ClientInput{Name: in.ClientName, URI: in.ClientURI, RedirectURIs: in.RedirectURIs, GrantTypes: in.GrantTypes,
 		ResponseTypes: in.ResponseTypes, AuthMethod: in.TokenEndpointAuthMethod, Scope: in.Scope}, nil
 }
 
+// clientLabels are the members of client metadata a person may be shown (the consent
+// page shows the name, and could show the others beside it): each follows checkLabel.
+var clientLabels = []string{"client_name", "client_uri", "logo_uri", "tos_uri", "policy_uri"}
+
+// checkClientText applies the text rule to client metadata body (a JSON object, a
+// registration or a metadata document): the members a person may be shown, and every
+// redirect URI (its host is shown beside the name), follow checkLabel, and the whole
+// body must be UTF-8 (RFC 8259), ignored members included, since decoding would store
+// bad bytes as U+FFFD. It returns RFC 7591's error code (invalid_client_metadata, or
+// invalid_redirect_uri) and a description naming the member, or "" when the text is
+// sound. Members of another type than string are the typed decoding's to refuse.
+func checkClientText(body []byte) (code, desc string) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return "invalid_client_metadata", "The client metadata is not a JSON object."
+	}
+	for _, name := range clientLabels {
+		if fe := checkRawLabel(members[name], nil); fe != nil {
+			return "invalid_client_metadata", strings.Replace(fe.Msg, "Input", name, 1)
+		}
+	}
+	var uris []json.RawMessage
+	if json.Unmarshal(members["redirect_uris"], &uris) == nil {
+		for _, u := range uris {
+			if fe := checkRawLabel(u, nil); fe != nil {
+				return "invalid_redirect_uri", strings.Replace(fe.Msg, "Input", "A redirect URI in redirect_uris", 1)
+			}
+		}
+	}
+	if !utf8.Valid(body) || loneSurrogate(body) {
+		return "invalid_client_metadata", "The client metadata must be valid UTF-8 text throughout, ignored members included."
+	}
+	return "", ""
+}
+
 // handleOAuthRegister is POST /v1/oauth/register (RFC 7591): no credential, limited
-// per client address (registerAdmit).
+// per client address (registerAdmit, spendRegistration).
 func (s *Server) handleOAuthRegister(r *request) error {
 	body, err := readBody(r.c, maxRegistrationBody)
 	if err != nil {
@@ -66,6 +106,13 @@ func (s *Server) handleOAuthRegister(r *request) error {
 	}
 	in, err := decodeRegistration(body)
 	if err != nil {
+		return err
+	}
+	// Checked before it is counted: a refused registration spends no registration.
+	if _, err := kv.NewClient("", in, s.now()); err != nil {
+		return err
+	}
+	if err := s.spendRegistration(r); err != nil {
 		return err
 	}
 	c, secret, err := s.db.RegisterClient(r.ctx, in)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
@@ -22,18 +21,12 @@ import (
 
 // oauthSide is the authorization server's state beside the store.
 type oauthSide struct {
-	// register limits registrations per client address (its per-IP class).
+	// register limits successful registrations per client address (its per-IP class,
+	// an hour's window; oauth_register_limits.go).
 	register *rateLimiter
 	// metadata fetches client ID metadata documents; nil when they are turned off.
 	metadata *clientMetadata
 }
-
-// Registration limit: a client registers once per installation, so a few an hour per
-// address is plenty, and the store cannot be filled by one caller.
-const (
-	registrationsPerAddr = 20
-	registrationWindow   = time.Hour
-)
 
 // oauthError is a refusal in RFC 6749 §5.2's shape: {"error", "error_description"}.
 type oauthError struct {
@@ -68,10 +61,8 @@ func (s *Server) oauthSurfaceOf(admit middleware) *surface {
 }
 
 // routeOAuth mounts the authorization server and its metadata.
-func (s *Server) routeOAuth(r *router.Router, cfg Config) {
-	s.oauth = &oauthSide{
-		register: newRateLimiter(RateLimits{Off: s.limiter.off, Window: registrationWindow, IP: registrationsPerAddr}),
-	}
+func (s *Server) routeOAuth(r *router.Router, cfg Config, limits RateLimits) {
+	s.oauth = &oauthSide{register: newRegistrationLimiter(limits)}
 	if s.limiter.store != nil {
 		// Several nodes: one registration budget per address for all of them (its keys
 		// are "register <addr>", apart from every other limit's).
@@ -103,26 +94,6 @@ func (s *Server) oauthAdmit(next handler) handler {
 		return next(r)
 	}
 }
-
-// registerAdmit applies the registration limit per client address; its RateLimit
-// headers describe that budget, named "registration".
-func (s *Server) registerAdmit(next handler) handler {
-	return func(r *request) error {
-		d := s.oauth.register.admitIP(s.now(), "register "+addrBudgetKey(s.clientIP(r.c)).String())
-		for i := range d.npolicies {
-			d.policies[i].name = registrationPolicy
-		}
-		s.setRateHeaders(r.c, d)
-		if !d.OK {
-			return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
-				Description: "Too many client registrations from your address; retry after the number of seconds in Retry-After."}
-		}
-		return next(r)
-	}
-}
-
-// registrationPolicy names the registration budget in RateLimit-Policy and RateLimit.
-const registrationPolicy = "registration"
 
 // renderOAuth writes r.out as JSON (nil: an empty 200, as revocation answers) or the
 // error in RFC 6749's shape. Nothing the authorization server says may be cached.

@@ -92,9 +92,11 @@ func TestOAuthRegister(t *testing.T) {
 		})
 	}
 	t.Run("ErrRateLimitedPerAddress", func(t *testing.T) {
-		limited := mustServe(t, withRateLimits(DefaultRateLimits()))
+		limits := DefaultRateLimits()
+		limits.Registrations = 5
+		limited := mustServe(t, withRateLimits(limits))
 		body := `{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"none"}`
-		for i := range registrationsPerAddr {
+		for i := range limits.Registrations {
 			if r := limited.do("POST", "/v1/oauth/register", "", body); r.status != 201 {
 				t.Fatalf("registration %d: %d %s", i, r.status, r.body)
 			}

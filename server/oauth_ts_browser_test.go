@@ -145,6 +145,10 @@ func TestOAuthMCPTypeScriptSDK(t *testing.T) {
 	if got := tab.text("h1"); !strings.Contains(got, "MCP TypeScript SDK") {
 		t.Fatalf("consent heading %q", got)
 	}
+	// Beside the name, the host the approval goes back to: the SDK's loopback listener.
+	if got := tab.text(".client-host"); !strings.HasPrefix(got, "(127.0.0.1:") {
+		t.Fatalf("the client's host beside its name: %q", got)
+	}
 	checkAxe(t, tab)
 	// Fewer than asked: untick going live.
 	tab.do("untick studies:golive", chromedp.Click(chromedp.CSS(`input[value="studies:golive"]`)))

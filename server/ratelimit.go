@@ -25,14 +25,19 @@ type RateLimits struct {
 	// FailedAuth is how many failed credentials one client address may present; see
 	// ratelimit_auth.go.
 	FailedAuth int
-	Window     time.Duration
+	// Registrations is how many OAuth clients one client address may register in any
+	// rolling hour (not Window): only registrations that succeed count; see
+	// oauth_register_limits.go.
+	Registrations int
+	Window        time.Duration
 }
 
 // DefaultRateLimits returns the limits of the API contract: per credential 120 reads and
 // 20 writes, per organisation 600 and 60, per client IP 60, and 30 failed credentials
-// per client IP, in any rolling minute.
+// per client IP, in any rolling minute; and 600 OAuth client registrations per client
+// IP in any rolling hour (oauth_register_limits.go says why so many).
 func DefaultRateLimits() RateLimits {
-	return RateLimits{Read: 120, Write: 20, OrgRead: 600, OrgWrite: 60, IP: 60, FailedAuth: 30, Window: time.Minute}
+	return RateLimits{Read: 120, Write: 20, OrgRead: 600, OrgWrite: 60, IP: 60, FailedAuth: 30, Registrations: 600, Window: time.Minute}
 }
 
 // maxRateLimit bounds a configured limit: each (credential, class) keeps one timestamp
@@ -42,9 +47,9 @@ const maxRateLimit = 100_000_000
 
 // ParseRateLimits parses a rate limit setting: "default" (or empty), "off", or a comma
 // separated list of name=value overrides of the defaults, for example
-// "read=240,org_read=1200". Names are read, write, org_read, org_write, ip and
-// failed_auth; values are
-// whole numbers from 1 to 100000000. On error it returns the defaults and an error naming
+// "read=240,org_read=1200". Names are read, write, org_read, org_write, ip,
+// failed_auth (per Window) and registrations (per hour); values are whole numbers from
+// 1 to 100000000. On error it returns the defaults and an error naming
 // the offending item.
 func ParseRateLimits(s string) (RateLimits, error) {
 	l := DefaultRateLimits()
@@ -78,8 +83,10 @@ func ParseRateLimits(s string) (RateLimits, error) {
 			field = &l.IP
 		case "failed_auth":
 			field = &l.FailedAuth
+		case "registrations":
+			field = &l.Registrations
 		default:
-			return DefaultRateLimits(), fmt.Errorf("rate limits: unknown limit %q (want read, write, org_read, org_write, ip or failed_auth)", name)
+			return DefaultRateLimits(), fmt.Errorf("rate limits: unknown limit %q (want read, write, org_read, org_write, ip, failed_auth or registrations)", name)
 		}
 		if seen[name] {
 			return DefaultRateLimits(), fmt.Errorf("rate limits: %q is given more than once", name)

@@ -220,8 +220,8 @@ func New(cfg Config) *Server {
 	s.routeDocs(r)
 	s.routeParticipant(r)
 	s.routeApp(r, cfg.Mail, limits)
-	s.routeAccess(r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
-	s.routeOAuth(r, cfg)      // after the app: the authorization endpoint is one of its pages
+	s.routeAccess(r, cfg.SMS)    // after the app: it shares the app's sign-in limits and mail
+	s.routeOAuth(r, cfg, limits) // after the app: the authorization endpoint is one of its pages
 	handlePlain(r, "GET", metricsPath, s.handleMetrics)
 	s.routeHealth(r)
 	s.handler = s.pipeline(r.Handler)
