@@ -68,17 +68,11 @@ func (db *DB) FindAnalysisWanted(ctx context.Context) ([]AnalysisWanted, error) 
 	return out, err
 }
 
-// DropAnalysisWanted removes the study's request for an analysis when it is still the
-// one asked at since (a later request is left alone): for a request no analysis can
-// serve, such as one for a study that is gone. Removing none is not an error.
-func (db *DB) DropAnalysisWanted(ctx context.Context, p Partition, study ID, since time.Time) error {
+// DropAnalysisWanted removes the study's request for an analysis: for a request no
+// analysis can serve, such as one for a study that is gone. Removing none is not an
+// error.
+func (db *DB) DropAnalysisWanted(ctx context.Context, p Partition, study ID) error {
 	return db.update(ctx, func(tx Tx) error {
-		b := tx.Bucket(bucketAnalysisWanted)
-		var w AnalysisWanted
-		ok, err := getJSON(b, p.key(study), &w)
-		if err != nil || !ok || !w.Since.Equal(since) {
-			return err
-		}
-		return b.Delete(p.key(study))
+		return tx.Bucket(bucketAnalysisWanted).Delete(p.key(study))
 	})
 }
