@@ -9,11 +9,15 @@ import (
 
 // A live interview completing asks for its study to be analysed again, soon rather than
 // at once: interviews often finish in bursts, and one analysis after the burst reads
-// them all. Each study has at most one pending request per process (a timer); when it
-// fires it records the study's analysis job, or finds the one already queued (which
-// reads the interview when it starts). A job already running may have read the
-// interviews before this one completed, and an organisation at its limit must wait, so
-// in those cases the request is kept for another delay.
+// them all. The request itself is stored by kv in the commit that completes the
+// interview (kv.AnalysisWanted, one per study), so it outlives this process: Start
+// finds the requests a previous process left and waits out what is left of their
+// delay. In the process each study has at most one pending timer; when it fires it
+// records the study's analysis job, or finds the one already queued (which reads the
+// interview when it starts), and recording or claiming a queued job clears the stored
+// request. A job already running may have read the interviews before this one
+// completed, and an organisation at its limit must wait, so in those cases the request
+// is kept for another delay.
 
 // studyRef names one study in its partition.
 type studyRef struct {
@@ -23,22 +27,37 @@ type studyRef struct {
 
 // InterviewCompleted asks for iv's study to be analysed after the debounce delay when
 // iv is a completed live interview: never for test-mode rehearsals or test-environment
-// interviews. Safe to call from any goroutine; nothing happens after Close.
+// interviews. Safe to call from any goroutine; nothing happens after Close (the stored
+// request waits for the next Start).
 func (r *Runner) InterviewCompleted(iv kv.Interview) {
 	if iv.Status != kv.InterviewCompleted || iv.IsTest || iv.Env != kv.EnvLive {
 		return
 	}
-	r.analyseSoon(studyRef{p: iv.Partition(), study: iv.StudyID})
+	r.analyseSoon(studyRef{p: iv.Partition(), study: iv.StudyID}, r.analysisDelay)
 }
 
-// analyseSoon arms the study's timer unless one is pending.
-func (r *Runner) analyseSoon(ref studyRef) {
+// analyseSoon arms the study's timer to fire after wait, unless one is pending.
+func (r *Runner) analyseSoon(ref studyRef, wait time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed || r.soon[ref] != nil {
 		return
 	}
-	r.soon[ref] = time.AfterFunc(r.analysisDelay, func() { r.analyseNow(ref) })
+	r.soon[ref] = time.AfterFunc(wait, func() { r.analyseNow(ref) })
+}
+
+// resumeWanted arms a timer for every stored request for an analysis, for what is left
+// of its delay: those a previous process (or, on a shared store, another node) left.
+func (r *Runner) resumeWanted(ctx context.Context) error {
+	wanted, err := r.db.FindAnalysisWanted(ctx)
+	if err != nil {
+		return err
+	}
+	now := r.db.Now()
+	for _, w := range wanted {
+		r.analyseSoon(studyRef{p: w.Partition(), study: w.StudyID}, max(w.Since.Add(r.analysisDelay).Sub(now), 0))
+	}
+	return nil
 }
 
 // PendingAnalyses returns how many studies wait for their debounce delay to pass.
@@ -60,25 +79,33 @@ func (r *Runner) analyseNow(ref studyRef) {
 	r.mu.Unlock()
 	defer r.bg.Done()
 	if err := r.Admit(kv.JobAnalysis); err != nil {
-		r.analyseSoon(ref) // the pool is full: try again after another delay
+		r.analyseSoon(ref, r.analysisDelay) // the pool is full: try again after another delay
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, 30*time.Second)
 	defer cancel()
 	j, created, err := r.db.CreateAnalysisJob(ctx, kv.AnalysisInput{Partition: ref.p, JobID: kv.NewV4(), StudyID: ref.study,
 		Trigger: kv.AnalysisOnInterview, Limit: r.analysisLimit})
-	switch {
-	case kv.ErrorCode(err) == kv.ELIMIT:
-		r.analyseSoon(ref)
+	switch code := kv.ErrorCode(err); {
+	case code == kv.ELIMIT:
+		r.analyseSoon(ref, r.analysisDelay)
+	case code == kv.ENOTFOUND || code == kv.ECONFLICT || code == kv.EFORBIDDEN:
+		// No analysis can serve it (the study is gone): forget the request.
+		r.log.Warn().Err(err).Str("study_id", ref.study.String()).Msg("analysis after a completed interview cannot run; request dropped")
+		if err := r.db.DropAnalysisWanted(ctx, ref.p, ref.study); err != nil && r.ctx.Err() == nil {
+			r.log.Warn().Err(err).Str("study_id", ref.study.String()).Msg("could not drop the request for an analysis")
+		}
 	case err != nil:
 		if r.ctx.Err() == nil {
-			r.log.Warn().Err(err).Str("study_id", ref.study.String()).Msg("analysis after a completed interview was not started")
+			// The store is unreachable for now: the request stays stored; try again.
+			r.log.Warn().Err(err).Str("study_id", ref.study.String()).Msg("analysis after a completed interview was not started; trying again later")
+			r.analyseSoon(ref, r.analysisDelay)
 		}
 	case created:
 		r.Enqueue(j)
 	case j.Status == kv.AnalysisRunning:
 		// It may have read the interviews before this one completed.
-		r.analyseSoon(ref)
+		r.analyseSoon(ref, r.analysisDelay)
 	default:
 		r.Enqueue(j) // queued: make sure a worker has it (a no-op when one does)
 	}

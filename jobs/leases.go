@@ -73,8 +73,9 @@ func (r *Runner) renewLease(ctx context.Context, cancel context.CancelFunc, j kv
 	return func() { close(done); <-ended }
 }
 
-// sweepLeases queues the jobs whose lease ran out, every half lease and whenever
-// another node signals (on wake), until Close; ctx ends with it.
+// sweepLeases queues the jobs whose lease ran out and arms the stored analysis
+// requests, every half lease and whenever another node signals (on wake), until Close;
+// ctx ends with it.
 func (r *Runner) sweepLeases(ctx context.Context, cancel context.CancelFunc, wake <-chan struct{}) {
 	defer r.bg.Done()
 	defer cancel()
@@ -96,6 +97,10 @@ func (r *Runner) sweepLeases(ctx context.Context, cancel context.CancelFunc, wak
 		}
 		if err := r.resume(ctx); err != nil && ctx.Err() == nil {
 			r.log.Error().Err(err).Msg("sweep for jobs whose node stopped")
+		}
+		// A node that stopped during an analysis request's delay left it stored.
+		if err := r.resumeWanted(ctx); err != nil && ctx.Err() == nil {
+			r.log.Error().Err(err).Msg("sweep for pending analysis requests")
 		}
 	}
 }

@@ -185,11 +185,16 @@ func (r *Runner) Moderator() moderator.Engine { return r.mod }
 // MaxAttempts times is failed instead, so a poison job cannot crash-loop the server.
 // Simulations resumed hold their organisation's slots again; those failed do not.
 //
-// On a shared store Start resumes only the jobs no node runs (their lease ran out), and
-// keeps sweeping for such jobs until Close (leases.go).
+// It also arms the stored requests for an analysis after a completed interview
+// (analysis_auto.go). On a shared store Start resumes only the jobs no node runs (their
+// lease ran out), and keeps sweeping for such jobs, and for requests another node left,
+// until Close (leases.go).
 func (r *Runner) Start(ctx context.Context) error {
 	if err := r.resume(ctx); err != nil {
 		return err
+	}
+	if err := r.resumeWanted(ctx); err != nil {
+		return fmt.Errorf("find pending analysis requests: %w", err)
 	}
 	if r.db.Shared() {
 		// Listening before Start returns: a job handed over from now on is not missed.
@@ -313,7 +318,7 @@ func (r *Runner) Close(ctx context.Context) error {
 	if !r.closed {
 		r.closed = true
 		for ref, t := range r.soon {
-			t.Stop() // a pending analysis is asked for again by the next completed interview
+			t.Stop() // its request is stored: the next Start arms it again
 			delete(r.soon, ref)
 		}
 		close(r.stop)

@@ -413,3 +413,20 @@ func latestAnalysisVersion(tx Tx, p Partition, study ID) (int, error) {
 	}
 	return int(binary.BigEndian.Uint32(k[len(prefix):])), nil
 }
+
+// FindOpenAnalysis returns the study's analysis job that is queued or running, with
+// true, or false when it has none. It reads the study's entry in the index of open
+// analyses (one key) and that job, never the other jobs.
+func (db *DB) FindOpenAnalysis(ctx context.Context, p Partition, study ID) (Job, bool, error) {
+	var j Job
+	var ok bool
+	err := db.view(ctx, func(tx Tx) error {
+		open, err := openAnalysis(tx, p, study)
+		if err != nil || open == nil {
+			return err
+		}
+		j, ok = *open, true
+		return nil
+	})
+	return j, ok, err
+}

@@ -39,6 +39,12 @@ var (
 	// have queued or running (analysis.go).
 	bucketAnalyses     = []byte("analyses")      // partition + study id + 4-byte version → AnalysisVersion
 	bucketAnalysisOpen = []byte("analysis_open") // partition + study id → job id of its queued or running analysis
+	// The one request a study may have for an analysis after a completed live interview
+	// (analysis_wanted.go): kept so that a restart during the delay does not lose it.
+	bucketAnalysisWanted = []byte("analysis_wanted") // partition + study id → AnalysisWanted
+
+	// How many browsers opened each study's invite pages (link_opens.go).
+	bucketLinkOpens = []byte("link_opens") // partition + study id → linkOpens
 
 	// OAuth: registered clients, connections (approvals) and the hashes of their codes
 	// and tokens (oauth_client.go, oauth_grant.go).
@@ -54,6 +60,6 @@ var allBuckets = [][]byte{
 	bucketJobs, bucketFiles, bucketInterviews, bucketTranscripts, bucketSessions, bucketPlugins,
 	bucketUserOrgs, bucketTwoStep, bucketInvitations, bucketInviteHashes, bucketSignInCodes,
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
-	bucketAgentTasks, bucketAnalyses, bucketAnalysisOpen,
+	bucketAgentTasks, bucketAnalyses, bucketAnalysisOpen, bucketAnalysisWanted, bucketLinkOpens,
 	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
 }

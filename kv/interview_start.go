@@ -114,6 +114,9 @@ func (db *DB) storeOpening(tx Tx, o *Opened, open Opening) error {
 	if err := putJSON(tx.Bucket(bucketInterviews), iv.Partition().key(iv.ID), iv); err != nil {
 		return err
 	}
+	if err := wantAnalysis(tx, iv, db.Now()); err != nil { // a design with no questions completes at once
+		return err
+	}
 	o.Interview, o.Opening, o.Brief = &iv, t.Messages, brief
 	return nil
 }

@@ -200,6 +200,9 @@ func (db *DB) storePrepared(tx Tx, p *preparedOpening) (Opened, bool, error) {
 	if err := tx.Bucket(bucketInterviews).Put(iv.Partition().key(iv.ID), p.record); err != nil {
 		return Opened{}, true, err
 	}
+	if err := wantAnalysis(tx, *iv, db.Now()); err != nil { // a design with no questions completes at once
+		return Opened{}, true, err
+	}
 	if p.link != nil {
 		if err := tx.Bucket(bucketLinks).Put([]byte(p.token), p.link); err != nil {
 			return Opened{}, true, err

@@ -142,6 +142,9 @@ func (db *DB) putJobRecord(tx Tx, j Job) error {
 	if err := indexOpenAnalysis(tx, j); err != nil {
 		return err
 	}
+	if err := analysisQueued(tx, j); err != nil {
+		return err
+	}
 	if !db.Shared() {
 		return nil
 	}

@@ -374,6 +374,9 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, hash [
 			if err := b.Put(p.key(id), prep.record); err != nil {
 				return err
 			}
+			if err := wantAnalysis(tx, out, db.Now()); err != nil {
+				return err
+			}
 			throughInterview(tx, p.key(id), out, record)
 			return nil
 		}
@@ -400,6 +403,9 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, hash [
 		}
 		out, record = next, raw
 		if err := b.Put(p.key(id), raw); err != nil {
+			return err
+		}
+		if err := wantAnalysis(tx, out, db.Now()); err != nil {
 			return err
 		}
 		throughInterview(tx, p.key(id), out, record)

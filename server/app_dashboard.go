@@ -68,6 +68,9 @@ func (s *Server) buildDashboardPage(ctx context.Context, p *Principal, study kv.
 		current = *d.Brief
 	}
 	stats := countStudy(ivs, briefs, current)
+	if stats.Opened, err = s.db.FindLinkOpens(ctx, p.Partition, study); err != nil {
+		return webui.DashboardPage{}, err
+	}
 	page := webui.DashboardPage{Tabs: studyTabs(p, study, webui.TabDashboard), StudyID: study.String(), StudyName: d.Name, Total: stats.Started}
 	fillFunnel(&page, stats)
 	fillStops(&page, stats)
@@ -79,6 +82,11 @@ func (s *Server) buildDashboardPage(ctx context.Context, p *Principal, study kv.
 	case d.LaunchedAt == nil:
 		page.NotLive = true
 	default:
+		_, open, err := s.db.FindOpenAnalysis(ctx, p.Partition, study)
+		if err != nil {
+			return page, err
+		}
+		page.AnalysisRunning = open
 		a, err := appCall[analysis.Analysis](ctx, s, p, "get_analysis", &GetAnalysisInput{StudyID: study})
 		switch {
 		case errorReason(err) == "analysis_not_found":
@@ -92,21 +100,35 @@ func (s *Server) buildDashboardPage(ctx context.Context, p *Principal, study kv.
 	return page, nil
 }
 
+// fillFunnel draws the funnel from link opened to completed. Its shares are of the
+// opens, unless fewer opens than starts were counted (interviews started before opens
+// were counted, or through the participant API without the invite page): then of the
+// starts, so no share passes 100%.
 func fillFunnel(page *webui.DashboardPage, s studyStats) {
-	steps := []webui.FunnelStep{
-		{Label: "Started", Count: s.Started},
-		{Label: "Answered a question", Count: s.Answered},
-		{Label: "Completed", Count: s.Completed},
+	type step struct {
+		label, unit string
+		count       int
 	}
-	page.FunnelChart = webui.BarChart{ID: "funnel-chart", Title: "Interview funnel",
-		Desc: fmt.Sprintf("%d started, %d answered a question, %d completed.", s.Started, s.Answered, s.Completed)}
-	for i := range steps {
-		steps[i].Percent = percentOf(steps[i].Count, s.Started)
-		page.FunnelChart.Bars = append(page.FunnelChart.Bars, webui.Bar{Label: steps[i].Label, Kind: "accent",
-			Share:  share(steps[i].Count, s.Started),
-			Detail: fmt.Sprintf("%d %s (%d%% of started)", steps[i].Count, plural(steps[i].Count, "interview"), steps[i].Percent)})
+	steps := []step{
+		{"Link opened", "browser", s.Opened},
+		{"Started", "interview", s.Started},
+		{"Answered a question", "interview", s.Answered},
+		{"Completed", "interview", s.Completed},
 	}
-	page.Funnel = steps
+	base := s.Opened
+	page.FunnelBase = "link opened"
+	if s.Opened < s.Started {
+		base, page.FunnelBase, page.OpenedShort = s.Started, "started", true
+	}
+	page.FunnelChart = webui.BarChart{ID: "funnel-chart", Title: "Funnel",
+		Desc: fmt.Sprintf("%d opened the invite link, %d started an interview, %d answered a question, %d completed.", s.Opened, s.Started, s.Answered, s.Completed)}
+	page.Funnel = nil
+	for _, st := range steps {
+		pct := percentOf(st.count, base)
+		page.Funnel = append(page.Funnel, webui.FunnelStep{Label: st.label, Count: st.count, Percent: pct})
+		page.FunnelChart.Bars = append(page.FunnelChart.Bars, webui.Bar{Label: st.label, Kind: "accent", Share: share(st.count, base),
+			Detail: fmt.Sprintf("%d %s (%d%% of %s)", st.count, plural(st.count, st.unit), pct, page.FunnelBase)})
+	}
 }
 
 func fillStops(page *webui.DashboardPage, s studyStats) {

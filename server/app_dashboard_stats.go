@@ -12,10 +12,11 @@ import (
 // studyStats is what a study's dashboard counts from its real interviews (never
 // rehearsals): the funnel, where unfinished interviews stand, and interviews per day.
 type studyStats struct {
-	// The funnel. Opening a link starts its interview in the same step (and a link
-	// opened while the study cannot take interviews leaves no record), so it starts at
-	// Started. Answered: the participant said something (answered or skipped a question).
-	Started, Answered, Completed int
+	// The funnel. Opened: browsers that opened an invite page of the study while it was
+	// live, each once (kv.FindLinkOpens; a link opened while the study could not take
+	// interviews is not counted). Started: interviews begun (the participant pressed
+	// Start). Answered: the participant said something (answered or skipped a question).
+	Opened, Started, Answered, Completed int
 	// Stops are the unfinished interviews by the scripted question each last reached,
 	// in the order the study asks its questions.
 	Stops []questionStop

@@ -61,6 +61,27 @@ func (s *Server) appAnalysisStatus(ctx context.Context, p *Principal, study kv.I
 	return st, nil
 }
 
+// openAnalysisView returns the study's analysis that is queued or running, however it
+// was started, as get_analysis_status reports it; nil when there is none.
+func (s *Server) openAnalysisView(ctx context.Context, p *Principal, study kv.ID) (*webui.AnalysisJobView, error) {
+	j, ok, err := s.db.FindOpenAnalysis(ctx, p.Partition, study)
+	if err != nil || !ok {
+		return nil, err
+	}
+	st, err := s.appAnalysisStatus(ctx, p, study, j.ID.String())
+	if err != nil {
+		if toAPIError(err).Status == 404 {
+			return nil, nil // gone between the two reads
+		}
+		return nil, err
+	}
+	v := jobView(study, st)
+	if spec, err := j.AnalysisSpec(); err == nil && spec.Trigger == kv.AnalysisOnInterview {
+		v.Auto = true
+	}
+	return v, nil
+}
+
 func jobView(study kv.ID, st AnalysisStatus) *webui.AnalysisJobView {
 	v := &webui.AnalysisJobView{ID: st.JobID, Status: st.Status}
 	if st.Error != nil {
@@ -108,6 +129,17 @@ func (s *Server) buildFindingsPage(ctx context.Context, p *Principal, study kv.I
 		case toAPIError(err).Status != 404:
 			return page, err
 		} // a job that is gone or not this study's: the page simply shows no job
+	}
+	if page.Job == nil || page.Job.Poll == "" {
+		// No job under way named: the study's own may have been started elsewhere (the
+		// API, an agent, a completed interview), and is shown and followed the same way.
+		open, err := s.openAnalysisView(ctx, p, study)
+		if err != nil {
+			return page, err
+		}
+		if open != nil {
+			page.Job = open
+		}
 	}
 	in := &GetAnalysisInput{StudyID: study}
 	if q.Version > 0 {

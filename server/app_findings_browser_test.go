@@ -102,7 +102,7 @@ func TestAppBrowserFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.submit(`form[action="`+base+`/findings"] button[type=submit]`, base+"/findings")
-	if got := b.text("#analysis-status"); !strings.Contains(got, "Analysing the interviews") || !strings.Contains(b.text(".analysis-run h2"), "Version 1") {
+	if got := b.text("#analysis-status"); !strings.Contains(got, "An analysis is running") || !strings.Contains(b.text(".analysis-run h2"), "Version 1") {
 		t.Fatalf("while running: %q over %q", got, b.text(".analysis-run h2"))
 	}
 	if loc := eval[string](b.page, "address", `location.search`); loc != "?job="+held.ID.String() {
@@ -114,6 +114,28 @@ func TestAppBrowserFindings(t *testing.T) {
 	if got := b.text("#analysis-status"); got != "The analysis finished." {
 		t.Fatalf("status after the held job: %q", got)
 	}
+	noCSPViolations(t, b)
+
+	// An analysis started elsewhere, as after a completed interview: the page opened
+	// plainly (no ?job=) shows it running over version 2, follows it, and turns to
+	// version 3 by itself once the runner has finished it.
+	auto, _, err := e.db.CreateAnalysisJob(t.Context(), kv.AnalysisInput{Partition: p, JobID: kv.NewV4(), StudyID: f.study.ID, Trigger: kv.AnalysisOnInterview})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.StartAnalysis(t.Context(), p, auto.ID); err != nil {
+		t.Fatal(err)
+	}
+	b.open(base + "/findings")
+	if got := b.text("#analysis-status"); !strings.Contains(got, "An analysis is running") || !strings.Contains(b.text(".analysis-run h2"), "Version 2") ||
+		!strings.Contains(b.text("#analysis-origin"), "started automatically after a live interview completed") {
+		t.Fatalf("an analysis started elsewhere: %q over %q", got, b.text(".analysis-run h2"))
+	}
+	checkAxeAll(t, b)
+	noCSPViolations(t, b)
+	b.do("mark the page", chromedp.Evaluate[chromedp.Void](`window.__stale = true`))
+	e.runner.Enqueue(auto)
+	b.waitFor("version 3", `!window.__stale && document.readyState === 'complete' && document.querySelector('.analysis-run h2').textContent.indexOf('Version 3') === 0`)
 	noCSPViolations(t, b)
 
 	// A quote opens its transcript at the message it quotes, which the page marks.
@@ -156,7 +178,7 @@ func TestAppBrowserFindings(t *testing.T) {
 		t.Fatalf("%d charts, %d named, %d tables", charts, named, tables)
 	}
 	b.do("open the tables", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('details.chart-table').forEach(function (d) { d.open = true; })`))
-	if got := b.text("#funnel-h + p + figure + details table tbody"); !strings.Contains(got, "Completed\t3") {
+	if got := b.text("#funnel-h + p + figure + details table tbody"); !strings.Contains(got, "Link opened\t0") || !strings.Contains(got, "Completed\t3") {
 		t.Fatalf("funnel table: %q", got)
 	}
 	fitsPhone(t, b)

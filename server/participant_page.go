@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -90,7 +91,8 @@ func (s *Server) renderParticipantPage(r *request, err error) {
 // handleParticipantPage renders the page for an invite link: the chat, or a notice
 // when the study is paused, closed or not accepting responses, or the link is unknown.
 // It only looks: nothing is created or spent until the page asks to start (a link
-// preview or a crawler that fetches the URL costs nothing).
+// preview or a crawler that fetches the URL costs nothing), except that a browser's
+// first sight of a live study's welcome is counted as the link opened (countOpen).
 func (s *Server) handleParticipantPage(r *request) error {
 	token := r.pathParam("token")
 	if !wellFormedToken(token) {
@@ -124,6 +126,9 @@ func (s *Server) handleParticipantPage(r *request) error {
 	if peek.Interview != nil {
 		page.Rehearsal = peek.Interview.IsTest
 	}
+	if peek.Interview == nil && peek.Study.Mode == kv.ModeLive {
+		s.countOpen(r, token, peek.Study)
+	}
 	if b := peek.Study.Brief; b != nil {
 		// The welcome's length is the design's: the questions this link will ask times a
 		// realistic time per answer. The study's estimated_duration_minutes is the
@@ -132,6 +137,37 @@ func (s *Server) handleParticipantPage(r *request) error {
 	}
 	r.out = pageOut{fasthttp.StatusOK, webui.PageInterview, page}
 	return nil
+}
+
+// openedCookieName marks a browser already counted as having opened a link: its path
+// scopes it to the link, as the session cookie is.
+func openedCookieName(token string) string { return "ivo_" + token[:min(8, len(token))] }
+
+// countOpen counts a browser that shows the welcome of a live study's link for the
+// first time (it has neither this link's session nor its opened mark) and marks it, so
+// the funnel's "Link opened" counts browsers, not visits. The count is one small
+// write to the study's counter, never a record per visit, and the page's per-address
+// limit bounds how fast anyone can make it. A failed count costs the participant
+// nothing: the page is served all the same.
+func (s *Server) countOpen(r *request, token string, st kv.Study) {
+	h := &r.c.Request.Header
+	if len(h.Cookie(openedCookieName(token))) > 0 || wellFormedSession(string(h.Cookie(sessionCookieName(token)))) {
+		return
+	}
+	if err := s.db.AddLinkOpen(r.ctx, st.Partition(), st.ID); err != nil {
+		r.info.err = "count the link opened: " + err.Error()
+		return
+	}
+	ck := fasthttp.AcquireCookie()
+	defer fasthttp.ReleaseCookie(ck)
+	ck.SetKey(openedCookieName(token))
+	ck.SetValue("1")
+	ck.SetPath("/i/" + token)
+	ck.SetMaxAge(int(sessionCookieMaxAge / time.Second))
+	ck.SetHTTPOnly(true)
+	ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
+	ck.SetSecure(s.part.secureCookies)
+	r.c.Response.Header.SetCookie(ck)
 }
 
 func (s *Server) renderPage(c *fasthttp.RequestCtx, status int, page string, data any) {

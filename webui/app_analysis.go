@@ -114,7 +114,8 @@ type SuggestionView struct {
 	Quotes []QuoteView
 }
 
-// AnalysisJobView is the state of the analysis job the page was sent to watch.
+// AnalysisJobView is the state of the analysis job the page was sent to watch, or of
+// the study's analysis under way however it was started.
 type AnalysisJobView struct {
 	ID     string
 	Status string // queued, running, completed, failed
@@ -122,6 +123,9 @@ type AnalysisJobView struct {
 	// Poll is the status address the page's script polls while the job runs; "" once
 	// it has ended.
 	Poll string
+	// Auto: the job was started by a live interview completing, not by a person or an
+	// agent asking.
+	Auto bool
 }
 
 // FindingsPage is one version of a study's findings, or why there is none.
@@ -137,8 +141,10 @@ type FindingsPage struct {
 	TestEnv bool
 	None    bool
 
-	CanRun bool             // may start an analysis (the button)
-	Job    *AnalysisJobView // the job named by ?job=, if any
+	CanRun bool // may start an analysis (the button)
+	// Job is the study's analysis under way (however it was started), else the job named
+	// by ?job=, if any.
+	Job *AnalysisJobView
 
 	Version    int
 	Latest     bool
@@ -160,11 +166,11 @@ type FindingsPage struct {
 	Suggestions []SuggestionView
 }
 
-// FunnelStep is one step of the interview funnel.
+// FunnelStep is one step of the funnel: link opened, started, answered, completed.
 type FunnelStep struct {
 	Label   string
 	Count   int
-	Percent int // of the first step
+	Percent int // of DashboardPage.FunnelBase
 }
 
 // DropOffRow is one scripted question with the unfinished interviews that stopped at
@@ -201,6 +207,10 @@ type DashboardPage struct {
 
 	Funnel      []FunnelStep
 	FunnelChart BarChart
+	// FunnelBase names the step the funnel's shares are of: "link opened", or "started"
+	// when fewer opens than starts were counted (OpenedShort).
+	FunnelBase  string
+	OpenedShort bool
 
 	DropOff      []DropOffRow
 	DropOffChart BarChart
@@ -212,6 +222,9 @@ type DashboardPage struct {
 	SkipsNone    bool // no analysis to count skips from
 	NotLive      bool // the study never went live: no analysis, so no skips
 	TestEnv      bool // test-environment data is never analysed
+	// AnalysisRunning: an analysis of the study is queued or running, so the skips
+	// change when it finishes.
+	AnalysisRunning bool
 
 	Days      []DayRow
 	DaysChart ColumnChart

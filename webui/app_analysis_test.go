@@ -33,8 +33,11 @@ func TestRenderAnalysisPages(t *testing.T) {
 	}
 	running := full
 	running.Job = &AnalysisJobView{ID: "j9", Status: "running", Poll: "/app/studies/s1/findings/status?job=j9"}
+	auto := FindingsPage{Tabs: tabs, StudyID: "s1", StudyName: "Rotas", None: true, CanRun: true,
+		Job: &AnalysisJobView{ID: "j8", Status: "queued", Poll: "/app/studies/s1/findings/status?job=j8", Auto: true}}
 	dash := DashboardPage{Tabs: StudyTabs{ID: "s1", Active: TabDashboard, Analysis: true}, StudyID: "s1", StudyName: "Rotas", Total: 4,
-		Funnel:      []FunnelStep{{"Started", 4, 100}, {"Answered a question", 3, 75}, {"Completed", 2, 50}},
+		Funnel:      []FunnelStep{{"Link opened", 8, 100}, {"Started", 4, 50}, {"Answered a question", 3, 38}, {"Completed", 2, 25}},
+		FunnelBase:  "link opened",
 		FunnelChart: BarChart{ID: "funnel-chart", Title: "Funnel", Desc: "d", Bars: []Bar{{Label: "Started", Detail: "4", Share: 1}}},
 		DropOff:     []DropOffRow{{Question: "Why <now>?", InProgress: 1, Failed: 1, Total: 2}}, DropOffChart: BarChart{ID: "drop-chart", Title: "Stops", Bars: []Bar{{Label: "Why", Share: 1}}},
 		Skips: []SkipRow{{Question: "How?", Answered: 1, Skipped: 1, Percent: 50}}, SkipsChart: BarChart{ID: "skips-chart", Title: "Skips", Bars: []Bar{{Label: "How?", Share: .5}}}, SkipsVersion: 3,
@@ -56,7 +59,10 @@ func TestRenderAnalysisPages(t *testing.T) {
 			"Engine <span class=\"mono\">builtin</span>", "5 interviews included", "1 quote dropped",
 			"The analysis failed: The analysis did not complete in time.", "previous version", `role="alert"`,
 		}, []string{"Run analysis", "spinner"}},
-		{"OK_FindingsRunning", PageFindings, running, []string{`data-poll="/app/studies/s1/findings/status?job=j9"`, "Analysing the interviews", "spinner", "Check again"}, []string{"The analysis failed"}},
+		{"OK_FindingsRunning", PageFindings, running, []string{`data-poll="/app/studies/s1/findings/status?job=j9"`, "An analysis is running…", "spinner", "Check again",
+			"The findings below are version 2 until it finishes."}, []string{"The analysis failed", "started automatically"}},
+		{"OK_FindingsStartedByAnInterview", PageFindings, auto, []string{`data-poll="/app/studies/s1/findings/status?job=j8"`, "An analysis is queued: it starts shortly…",
+			"It was started automatically after a live interview completed.", "No analysis yet"}, []string{"The findings below are version"}},
 		{"OK_FindingsNone", PageFindings, FindingsPage{Tabs: tabs, StudyID: "s1", StudyName: "Rotas", None: true, CanRun: true},
 			[]string{"No analysis yet", ">Run analysis<"}, []string{"Summary", "Refresh", "Engine"}},
 		{"OK_FindingsNotLive", PageFindings, FindingsPage{Tabs: tabs, StudyID: "s1", StudyName: "Rotas", NotLive: true},
@@ -64,9 +70,14 @@ func TestRenderAnalysisPages(t *testing.T) {
 		{"OK_FindingsTestEnv", PageFindings, FindingsPage{Tabs: tabs, StudyID: "s1", StudyName: "Rotas", TestEnv: true},
 			[]string{"No analysis of test data"}, []string{"Run analysis"}},
 		{"OK_Dashboard", PageDashboard, dash, []string{
-			`href="/app/studies/s1/dashboard" aria-current="page"`, "Answered a question", "75%", "Funnel as a table", "<details",
+			`href="/app/studies/s1/dashboard" aria-current="page"`, "Funnel as a table", "<details",
+			`<th scope="col">Of link opened</th>`, `<th scope="row">Link opened</th><td>8</td><td>100%</td>`, `<th scope="row">Answered a question</th><td>3</td><td>38%</td>`,
 			"Why &lt;now&gt;?", "version 3", "How?", "50%", `<time datetime="2026-11-21">21 Nov 2026</time>`, `aria-labelledby="days-chart-t days-chart-d"`,
-		}, []string{"Run one on the Findings page"}},
+		}, []string{"Run one on the Findings page", "An analysis of this study is running", "Fewer opens than starts"}},
+		{"OK_DashboardAnalysisRunning", PageDashboard, DashboardPage{Tabs: dash.Tabs, StudyID: "s1", StudyName: "Rotas", SkipsNone: true, AnalysisRunning: true,
+			FunnelBase: "started", OpenedShort: true},
+			[]string{"An analysis of this study is running", `<a href="/app/studies/s1/findings">Follow it on the Findings page</a>`, "Fewer opens than starts", `<th scope="col">Of started</th>`},
+			[]string{"Run one on the Findings page"}},
 		{"OK_DashboardEmpty", PageDashboard, DashboardPage{Tabs: dash.Tabs, StudyID: "s1", StudyName: "Rotas", SkipsNone: true},
 			[]string{"Every interview so far has completed", "No interviews yet", "Run one on the Findings page"}, []string{`<svg class="chart chart-columns"`}},
 	}

@@ -147,7 +147,7 @@
         ' The findings shown are the previous version.', 'failed', false).setAttribute('role', 'alert');
       return true;
     }
-    setStatus('analysis-status', s.status === 'running' ? 'Analysing the interviews…' : 'Queued: the analysis starts shortly…', s.status, true);
+    setStatus('analysis-status', s.status === 'running' ? 'An analysis is running…' : 'An analysis is queued: it starts shortly…', s.status, true);
     return false;
   }
 
