@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -14,9 +15,15 @@ import (
 )
 
 func backupRow() *command {
-	return &command{name: "backup", synopsis: "--out FILE",
+	return &command{name: "backup", synopsis: "--out FILE [--force]",
 		summary: "Write a consistent backup (database, blobs, certificates) to FILE; works while the server runs.",
 		define:  backupDefine, paths: []string{"out"}}
+}
+
+func backupVerifyRow() *command {
+	return &command{name: "backup verify", synopsis: "FILE",
+		summary: "Check a backup without restoring it: every entry's SHA-256, the database's pages and schema.",
+		main:    backupVerifyCommand}
 }
 
 func restoreRow() *command {
@@ -30,13 +37,17 @@ func restoreRow() *command {
 // process holds the folder, so it works while the server runs.
 func backupDefine(fs *flagSet) func() (adminRun, error) {
 	out := fs.String("out", "", "file to write: a tar of the database, blobs and certificates")
+	force := fs.Bool("force", false, "replace FILE when it exists (without it, an existing file is refused)")
 	return func() (adminRun, error) {
 		if err := required("out", *out); err != nil {
 			return nil, err
 		}
-		path := *out
+		path, replace := *out, *force
 		return func(ctx context.Context, db *kv.DB, w io.Writer) error {
-			m, err := db.BackupToFile(ctx, path)
+			m, err := db.BackupToFile(ctx, path, replace)
+			if kv.ErrorCode(err) == kv.ECONFLICT {
+				return fmt.Errorf("%s already exists; name another file with --out, or pass --force to replace it", path)
+			}
 			if err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
 			}
@@ -98,6 +109,33 @@ func restoreCommand(_ context.Context, args []string, sio stdio) error {
 	return printJSON(sio.stdout, rc)
 }
 
+// backupVerifyCommand is `interviewd backup verify FILE`: the checks restore makes
+// before it replaces anything, without restoring and without a data folder, so a
+// backup can be checked where it is kept. A failed check is an error (exit status 1)
+// naming the problem.
+func backupVerifyCommand(_ context.Context, args []string, sio stdio) error {
+	row := backupVerifyRow()
+	fs := newFlagSet(row.name, sio.env)
+	var file string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		file, args = args[0], args[1:]
+	}
+	if err := fs.parse(args); errors.Is(err, errHelp) {
+		fs.printUsage(sio.stdout, row.synopsis, row.summary)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if file == "" {
+		return errors.New("backup verify: name the backup to check: interviewd backup verify FILE")
+	}
+	rc, err := kv.VerifyBackup(file)
+	if err != nil {
+		return fmt.Errorf("backup verify: %s: %w", file, err)
+	}
+	return printJSON(sio.stdout, rc)
+}
+
 // backupSchedule takes a backup into dir every interval and keeps the newest keep,
 // until ctx ends. The first is taken one interval after start.
 type backupSchedule struct {
@@ -128,7 +166,7 @@ func (b *backupSchedule) run(ctx context.Context) {
 func (b *backupSchedule) once(ctx context.Context) (string, error) {
 	start := time.Now()
 	path := filepath.Join(b.dir, kv.BackupName(b.now()))
-	m, err := b.db.BackupToFile(ctx, path)
+	m, err := b.db.BackupToFile(ctx, path, false) // a name already taken is refused, never overwritten
 	if b.took != nil {
 		b.took(err, time.Since(start))
 	}

@@ -55,7 +55,7 @@ func commands() []*command {
 		orgRedactionRow(), orgRetentionRow(),
 		pluginsAddRow(), pluginsListRow(), pluginsRemoveRow(),
 		interviewsEraseRow(),
-		backupRow(), restoreRow(), migrateRow(),
+		backupRow(), backupVerifyRow(), restoreRow(), migrateRow(),
 		mailOutboxRow(),
 	}
 }

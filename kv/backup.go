@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -165,9 +164,16 @@ func addFile(tw *tar.Writer, p, name string) (BackupFile, error) {
 }
 
 // BackupToFile writes a backup to path (through a temporary file beside it, synced and
-// renamed, so path is either the previous file or a complete backup) and returns its
-// manifest.
-func (db *DB) BackupToFile(ctx context.Context, path string) (BackupManifest, error) {
+// then moved into place, so path is never a half-written backup) and returns its
+// manifest. An existing file at path is replaced only when replace is set: otherwise
+// ECONFLICT, checked before the backup is taken and again, atomically, as it is put in
+// place.
+func (db *DB) BackupToFile(ctx context.Context, path string, replace bool) (BackupManifest, error) {
+	if !replace {
+		if err := refuseExisting(path); err != nil {
+			return BackupManifest{}, err
+		}
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return BackupManifest{}, err
@@ -189,12 +195,47 @@ func (db *DB) BackupToFile(ctx context.Context, path string) (BackupManifest, er
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = placeBackup(tmp.Name(), path, replace)
 	}
 	if err != nil {
 		return BackupManifest{}, err
 	}
 	return m, nil
+}
+
+// refuseExisting is ECONFLICT when something already exists at path.
+func refuseExisting(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return backupExists(path)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func backupExists(path string) error {
+	return Errorf(ECONFLICT, "backup_exists", path+" already exists; a backup replaces a file only when asked to")
+}
+
+// placeBackup moves the finished temporary file to path. Without replace it links
+// rather than renames: link(2) fails when path exists, so a file created meanwhile is
+// never overwritten either. A file system without hard links falls back to a check
+// and a rename.
+func placeBackup(tmp, path string, replace bool) error {
+	if replace {
+		return os.Rename(tmp, path)
+	}
+	err := os.Link(tmp, path)
+	switch {
+	case err == nil:
+		return nil // the deferred remove drops the temporary name
+	case errors.Is(err, fs.ErrExist):
+		return backupExists(path)
+	}
+	if err := refuseExisting(path); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // BackupPrefix and BackupSuffix frame the names of scheduled backups.
@@ -280,7 +321,7 @@ func Restore(dir, from string, now time.Time) (RestoreReceipt, error) {
 		return rc, err
 	}
 	rc.BackupAt, rc.Files = man.CreatedAt, len(man.Files)
-	if rc.DBBytes, err = checkDBFile(filepath.Join(stage, FileName)); err != nil {
+	if rc.DBBytes, _, err = checkBackupDB(man, filepath.Join(stage, FileName)); err != nil {
 		return rc, err
 	}
 	rc.Checked = true
@@ -317,134 +358,4 @@ func Restore(dir, from string, now time.Time) (RestoreReceipt, error) {
 		}
 	}
 	return rc, nil
-}
-
-func invalidBackup(msg string) error {
-	return Errorf(EINVALID, "invalid_backup", msg)
-}
-
-// unpackBackup writes the backup's entries under stage and checks them against its
-// manifest. A bare bbolt file (not a tar) is taken as the database alone.
-func unpackBackup(from, stage string) (BackupManifest, error) {
-	f, err := os.Open(from)
-	if err != nil {
-		return BackupManifest{}, err
-	}
-	defer f.Close()
-	var head [512]byte
-	n, _ := io.ReadFull(f, head[:])
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return BackupManifest{}, err
-	}
-	if n < 263 || string(head[257:262]) != "ustar" {
-		dst, err := os.OpenFile(filepath.Join(stage, FileName), os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
-		if err != nil {
-			return BackupManifest{}, err
-		}
-		size, err := io.Copy(dst, f)
-		if cerr := dst.Close(); err == nil {
-			err = cerr
-		}
-		return BackupManifest{Files: []BackupFile{{Path: FileName, Size: size}}}, err
-	}
-	seen := map[string]string{}
-	var man *BackupManifest
-	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return BackupManifest{}, invalidBackup("The backup is not a readable tar file: " + err.Error())
-		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		name := path.Clean(h.Name)
-		if name == ManifestName {
-			var m BackupManifest
-			if err := json.NewDecoder(io.LimitReader(tr, 64<<20)).Decode(&m); err != nil {
-				return BackupManifest{}, invalidBackup("The backup's manifest is unreadable: " + err.Error())
-			}
-			man = &m
-			continue
-		}
-		top, _, _ := strings.Cut(name, "/")
-		if strings.HasPrefix(name, "/") || strings.Contains(name, "..") ||
-			(name != FileName && (top == name || (top != "blobs" && top != "acme"))) {
-			return BackupManifest{}, invalidBackup(fmt.Sprintf("The backup holds an unexpected entry %q.", h.Name))
-		}
-		dst := filepath.Join(stage, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return BackupManifest{}, err
-		}
-		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if err != nil {
-			return BackupManifest{}, err
-		}
-		hash := sha256.New()
-		_, err = io.Copy(io.MultiWriter(out, hash), tr)
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return BackupManifest{}, invalidBackup(fmt.Sprintf("The backup's entry %s is truncated: %v", name, err))
-		}
-		seen[name] = hex.EncodeToString(hash.Sum(nil))
-	}
-	if man == nil {
-		return BackupManifest{}, invalidBackup("The backup has no manifest.json: it is incomplete.")
-	}
-	for _, e := range man.Files {
-		got, ok := seen[e.Path]
-		if !ok {
-			return BackupManifest{}, invalidBackup(fmt.Sprintf("The backup lacks %s, which its manifest lists.", e.Path))
-		}
-		if got != e.SHA256 {
-			return BackupManifest{}, invalidBackup(fmt.Sprintf("The backup's %s does not match its manifest (SHA-256 differs).", e.Path))
-		}
-	}
-	if _, ok := seen[FileName]; !ok {
-		return BackupManifest{}, invalidBackup("The backup holds no " + FileName + ".")
-	}
-	return *man, nil
-}
-
-// checkDBFile opens a database file read-only, runs bbolt's consistency check over it
-// and checks its schema version, and returns its size. EINVALID when any check fails.
-func checkDBFile(p string) (int64, error) {
-	b, err := bolt.Open(p, 0o400, &bolt.Options{ReadOnly: true, Timeout: time.Second})
-	if err != nil {
-		return 0, invalidBackup("The backup's database cannot be opened: " + err.Error())
-	}
-	defer b.Close()
-	var size int64
-	err = b.View(func(tx *bolt.Tx) error {
-		size = tx.Size()
-		var problems []string
-		for err := range tx.Check() {
-			if len(problems) < 5 {
-				problems = append(problems, err.Error())
-			}
-		}
-		if len(problems) > 0 {
-			return invalidBackup("The backup's database fails the consistency check: " + strings.Join(problems, "; "))
-		}
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			return invalidBackup("The backup's database is not an interviewd database.")
-		}
-		v := 0
-		if raw := meta.Get([]byte("schema")); raw != nil {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return invalidBackup("The backup's schema version is unreadable.")
-			}
-		}
-		if v > schemaVersion {
-			return invalidBackup(fmt.Sprintf("The backup has schema version %d; this interviewd understands up to %d.", v, schemaVersion))
-		}
-		return nil
-	})
-	return size, err
 }

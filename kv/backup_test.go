@@ -55,7 +55,7 @@ func TestBackupWhileWritingThenRestore(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	out := filepath.Join(t.TempDir(), "b.tar")
-	man, err := db.BackupToFile(ctx, out)
+	man, err := db.BackupToFile(ctx, out, false)
 	stop.Store(true)
 	wg.Wait()
 	if err != nil {
@@ -123,7 +123,7 @@ func TestRestoreRefuses(t *testing.T) {
 	}
 	mustOrg(t, db, "Src")
 	good := filepath.Join(t.TempDir(), "good.tar")
-	if _, err := db.BackupToFile(context.Background(), good); err != nil {
+	if _, err := db.BackupToFile(context.Background(), good, false); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -289,7 +289,7 @@ func TestBackupSkipsUploadsInProgress(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "b.tar")
-	man, err := db.BackupToFile(context.Background(), out)
+	man, err := db.BackupToFile(context.Background(), out, false)
 	if err != nil {
 		t.Fatal(err)
 	}

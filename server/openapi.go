@@ -59,6 +59,7 @@ func (s *Server) openAPIDocument() schema {
 	}
 	paths["/v1/api/exports/{job_id}/artifact"] = schema{"get": schema{
 		"operationId": "download_export_artifact_v1_api_exports__job_id__artifact_get",
+		"tags":        []any{tagDownloads},
 		"summary":     "The export artifact at a signed download_url: no bearer; valid 5 minutes",
 		"security":    []any{},
 		"parameters": []any{
@@ -83,6 +84,7 @@ func (s *Server) openAPIDocument() schema {
 		},
 		"servers":  []any{schema{"url": s.baseURL}},
 		"security": []any{schema{securitySchemeName: []any{}}},
+		"tags":     openAPITags(),
 		"paths":    paths,
 		"components": schema{
 			"securitySchemes": schema{securitySchemeName: schema{"type": "http", "scheme": "bearer",
@@ -94,6 +96,23 @@ func (s *Server) openAPIDocument() schema {
 
 // securitySchemeName is the bearer scheme's name, the hosted service's.
 const securitySchemeName = "ApiKey"
+
+// Operation tags: a generated client makes one class per tag, so the hosted service's
+// tag on the operations both serve is what makes the two clients the same.
+const (
+	tagPublicAPI = "Public API" // the hosted service's public research API, its tag
+	tagAnalysis  = "Analysis"   // findings: an interviewd addition
+	tagDownloads = "Downloads"  // the signed artifact URL: no bearer
+)
+
+// openAPITags describes each tag, in the order a reader meets them.
+func openAPITags() []any {
+	return []any{
+		schema{"name": tagPublicAPI, "description": "The research API the hosted service publishes, under its operationIds, tag and component names."},
+		schema{"name": tagAnalysis, "description": "Findings from a live study's completed interviews: added by interviewd, not part of the hosted service's API."},
+		schema{"name": tagDownloads, "description": "The export artifact at a signed download_url, fetched without a bearer credential."},
+	}
+}
 
 func (g *schemaGen) openAPIOperation(o *Operation, errRef, validation schema) schema {
 	var params []any
@@ -153,6 +172,7 @@ func (g *schemaGen) openAPIOperation(o *Operation, errRef, validation schema) sc
 	}
 	out := schema{
 		"operationId":      orDefault(o.OperationID, o.Name),
+		"tags":             []any{o.Tag},
 		"summary":          o.Summary,
 		"x-required-scope": orDefault(o.ScopeDoc, o.Scope),
 		"responses":        responses,
@@ -160,9 +180,11 @@ func (g *schemaGen) openAPIOperation(o *Operation, errRef, validation schema) sc
 	if params != nil {
 		out["parameters"] = params
 	}
-	if o.restBind != nil { // uploads: multipart, part "file"
-		out["requestBody"] = schema{"required": true, "content": schema{"multipart/form-data": schema{"schema": schema{
-			"type": "object", "required": []any{"file"}, "properties": schema{"file": schema{"type": "string", "format": "binary"}}}}}}
+	if o.restBind != nil { // uploads: multipart, part "file"; other parts are ignored
+		// The body is a component named as the hosted service names it (Body_ and the
+		// operationId), so generated clients name the upload's argument type alike.
+		out["requestBody"] = schema{"required": true, "content": schema{"multipart/form-data": schema{"schema": g.named("Body_"+o.OperationID, schema{
+			"type": "object", "required": []any{"file"}, "properties": schema{"file": schema{"type": "string", "format": "binary"}}})}}}
 	} else if o.plan.hasBody {
 		out["requestBody"] = schema{"required": true, "content": schema{"application/json": schema{
 			"schema": g.named(o.Request, g.inputSchema(o.plan, srcBody))}}}

@@ -126,7 +126,7 @@ var hostedNames = []struct{ operationID, request, response string }{
 }
 
 // hostedComponents are the hosted service's component schema names.
-var hostedComponents = []string{"AuthoringJobOut", "AuthoringStatusOut", "Brief", "ExportFormat", "ExportJobAccepted",
+var hostedComponents = []string{"AuthoringJobOut", "AuthoringStatusOut", "Body_upload_file_v1_api_files_post", "Brief", "ExportFormat", "ExportJobAccepted",
 	"ExportJobStatus", "ExportRequest", "FileUploadOut", "HTTPValidationError", "InterviewLinkOut", "ParticipantLinkOut",
 	"ParticipantLinkRequest", "PublicInterview", "PublicStudyDetail", "PublicStudySummary", "SimulationJobAccepted",
 	"SimulationRequest", "SimulationStatusOut", "SimulationTranscriptTurn", "StudyGuidanceRequest", "StudyModeOut",
@@ -307,6 +307,99 @@ func TestOpenAPIHostedNames(t *testing.T) {
 			}
 		}
 	})
+}
+
+// contractEndpoints are the endpoints of the contract's research API table
+// (spec/api-spec.md, "Endpoints"): the operations the hosted service publishes under
+// its tag Public API.
+var contractEndpoints = []string{
+	"GET /v1/api/me", "GET /v1/api/studies", "POST /v1/api/studies", "GET /v1/api/studies/{study_id}",
+	"GET /v1/api/studies/{study_id}/interview-link", "POST /v1/api/studies/{study_id}/participant-links",
+	"POST /v1/api/files", "GET /v1/api/studies/jobs/{job_id}", "POST /v1/api/studies/{study_id}:refine",
+	"POST /v1/api/studies/{study_id}:simulate", "GET /v1/api/simulations/{job_id}", "GET /v1/api/interviews",
+	"GET /v1/api/interviews/{interview_id}", "PUT /v1/api/studies/{study_id}/mode", "POST /v1/api/exports",
+	"GET /v1/api/exports/{job_id}", "GET /v1/api/exports/{job_id}/download",
+}
+
+// TestOpenAPIPublicAPITag: a generated client makes one class per tag, so the
+// operations the hosted service publishes carry its tag Public API, and exactly those:
+// interviewd's additions are tagged apart, and every operation has one declared tag.
+func TestOpenAPIPublicAPITag(t *testing.T) {
+	doc := servedDocument(t)
+	if len(contractEndpoints) != 17 || len(hostedNames) != 17 {
+		t.Fatalf("%d contract endpoints and %d hosted operationIds, want 17 of each", len(contractEndpoints), len(hostedNames))
+	}
+	declared := map[string]bool{}
+	topTags, _ := docAt(doc, "tags").([]any)
+	if len(topTags) == 0 {
+		t.Error("the document declares no tags")
+	}
+	for _, tag := range topTags {
+		name, _ := docAt(tag, "name").(string)
+		if desc, _ := docAt(tag, "description").(string); name == "" || desc == "" || declared[name] {
+			t.Fatalf("tag %v: unnamed, undescribed or declared twice", tag)
+		}
+		declared[name] = true
+	}
+	hostedIDs := map[string]bool{}
+	for _, h := range hostedNames {
+		hostedIDs[h.operationID] = true
+	}
+	public := map[string]bool{}
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, o := range item.(map[string]any) {
+			endpoint := strings.ToUpper(method) + " " + path
+			tags, _ := docAt(o, "tags").([]any)
+			if len(tags) != 1 || !declared[tags[0].(string)] {
+				t.Errorf("%s: tags %v, want one declared tag", endpoint, tags)
+				continue
+			}
+			id, _ := docAt(o, "operationId").(string)
+			if tags[0] == "Public API" {
+				public[endpoint] = true
+				if !hostedIDs[id] {
+					t.Errorf("%s (%s) is tagged Public API but is no operation of the hosted service", endpoint, id)
+				}
+			} else if hostedIDs[id] {
+				t.Errorf("%s (%s) is tagged %v, want Public API", endpoint, id, tags[0])
+			}
+		}
+	}
+	for _, e := range contractEndpoints {
+		if !public[e] {
+			t.Errorf("the contract's %s is not tagged Public API", e)
+		}
+	}
+	if len(public) != len(contractEndpoints) {
+		t.Errorf("%d operations tagged Public API, want the contract's %d", len(public), len(contractEndpoints))
+	}
+}
+
+// TestOpenAPIUploadBody: the upload's multipart body is the hosted service's named
+// component, referenced rather than inlined, with the contract's one required binary
+// part file.
+func TestOpenAPIUploadBody(t *testing.T) {
+	doc := servedDocument(t)
+	const name = "Body_upload_file_v1_api_files_post"
+	body := docAt(doc, "paths", "/v1/api/files", "post", "requestBody")
+	if docAt(body, "required") != true {
+		t.Fatalf("upload body %v is not required", body)
+	}
+	content, _ := docAt(body, "content").(map[string]any)
+	if len(content) != 1 {
+		t.Fatalf("upload body media types %v, want multipart/form-data alone", content)
+	}
+	if got, want := docAt(content, "multipart/form-data", "schema"), map[string]any{"$ref": componentRefPrefix + name}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("upload body schema %v, want %v", got, want)
+	}
+	want := map[string]any{
+		"type":       "object",
+		"required":   []any{"file"},
+		"properties": map[string]any{"file": map[string]any{"type": "string", "format": "binary"}},
+	}
+	if got := docAt(doc, "components", "schemas", name); !reflect.DeepEqual(got, want) {
+		t.Fatalf("component %s is %v, want %v", name, got, want)
+	}
 }
 
 // TestOpenAPIOperationIDsFromTable: every operation of the table carries its published

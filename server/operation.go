@@ -22,13 +22,16 @@ type Operation struct {
 	// the success body (of its items, for lists), as the hosted service names them.
 	// Nested types are named by a component tag on the field that holds them.
 	Request, Response string
-	Summary           string
-	Method            string // REST method
-	Path              string // REST path template, e.g. "/v1/api/studies/{study_id}:refine"
-	Scope             string // required scope; "" means any valid credential
-	Write             bool   // counts against write rate limits
-	Status            int    // REST success status
-	Idempotent        bool   // accepts Idempotency-Key
+	// Tag groups the operation in the OpenAPI document (a generated client makes one
+	// class per tag): tagPublicAPI for the hosted service's public research API.
+	Tag        string
+	Summary    string
+	Method     string // REST method
+	Path       string // REST path template, e.g. "/v1/api/studies/{study_id}:refine"
+	Scope      string // required scope; "" means any valid credential
+	Write      bool   // counts against write rate limits
+	Status     int    // REST success status
+	Idempotent bool   // accepts Idempotency-Key
 	// ScopeFor, when set, names the scope a particular input needs instead of Scope
 	// (setting mode to live needs studies:golive).
 	ScopeFor func(in any) string

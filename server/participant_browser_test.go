@@ -134,8 +134,20 @@ func (p page) screenshot(name string) {
 	if dir == "" {
 		return
 	}
-	// Let one-off animations end and smooth scrolling arrive, so the picture shows
-	// what a participant sees once the page is still.
+	p.waitStill()
+	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// waitStill lets one-off animations and transitions end and smooth scrolling arrive,
+// so what is looked at is what a participant sees once the page is still.
+func (p page) waitStill() {
+	p.t.Helper()
 	poll[bool](p, "wait for the page to be still", `(function(){
 		var m = document.getElementById('main');
 		var moving = document.getAnimations().filter(function (a) {
@@ -144,13 +156,6 @@ func (p page) screenshot(name string) {
 		});
 		return moving.length === 0 && (!m || Math.abs(m.scrollHeight - m.clientHeight - m.scrollTop) < 2);
 	})()`)
-	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
-		p.t.Fatal(err)
-	}
 }
 
 func (p page) visible(sel string) bool {
@@ -255,7 +260,9 @@ func TestParticipantBrowser(t *testing.T) {
 		if phase != "done" || !second.visible("#end") {
 			t.Fatalf("phase %s", phase)
 		}
-		text := eval[string](second, "read the page", `document.body.innerText`)
+		// The study's own title ("How ward nurses …") names the page; the context is
+		// what must not show.
+		text := strings.ReplaceAll(eval[string](second, "read the page", `document.body.innerText`), title, "")
 		if strings.Contains(text, "NOTE-SECRET") || strings.Contains(text, "ward nurse") {
 			t.Fatal("the page shows the note or the context")
 		}
