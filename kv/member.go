@@ -114,25 +114,32 @@ func (db *DB) FindMembers(ctx context.Context, org ID) ([]Member, error) {
 func (db *DB) FindUserOrgs(ctx context.Context, user ID) ([]UserOrg, error) {
 	var out []UserOrg
 	err := db.view(ctx, func(tx Tx) error {
-		out = nil
-		c := tx.Bucket(bucketUserOrgs).Cursor()
-		for k, _ := c.Seek(user[:]); k != nil && string(k[:16]) == string(user[:]); k, _ = c.Next() {
-			var orgID ID
-			copy(orgID[:], k[16:])
-			m, err := memberFor(tx, orgID, user)
-			if err != nil {
-				continue // an index row without its membership: not a membership
-			}
-			org, err := orgByID(tx, orgID)
-			if err != nil {
-				continue
-			}
-			out = append(out, UserOrg{Org: org, Role: m.Role})
-		}
-		return nil
+		var err error
+		out, err = userOrgs(tx, user)
+		return err
 	})
 	sort.SliceStable(out, func(i, j int) bool { return strings.ToLower(out[i].Org.Name) < strings.ToLower(out[j].Org.Name) })
 	return out, err
+}
+
+// userOrgs returns the user's memberships, in no particular order.
+func userOrgs(tx Tx, user ID) ([]UserOrg, error) {
+	var out []UserOrg
+	c := tx.Bucket(bucketUserOrgs).Cursor()
+	for k, _ := c.Seek(user[:]); k != nil && string(k[:16]) == string(user[:]); k, _ = c.Next() {
+		var orgID ID
+		copy(orgID[:], k[16:])
+		m, err := memberFor(tx, orgID, user)
+		if err != nil {
+			continue // an index row without its membership: not a membership
+		}
+		org, err := orgByID(tx, orgID)
+		if err != nil {
+			continue
+		}
+		out = append(out, UserOrg{Org: org, Role: m.Role})
+	}
+	return out, nil
 }
 
 // MemberRoleInput changes a member's role on behalf of Actor.

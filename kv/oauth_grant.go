@@ -84,13 +84,16 @@ type tokenRecord struct {
 type ApproveInput struct {
 	UserID        ID
 	TwoStepPassed bool // the approver's session passed a two-step check
-	OrgID         ID
-	Environment   Environment
-	Client        OAuthClient
-	Scopes        []string
-	Resource      string
-	RedirectURI   string
-	Challenge     string // the S256 code challenge
+	// TwoStepByEmail: it passed with a code by email, which counts only where the
+	// organisation accepts them (Session.PassedTwoStepFor).
+	TwoStepByEmail bool
+	OrgID          ID
+	Environment    Environment
+	Client         OAuthClient
+	Scopes         []string
+	Resource       string
+	RedirectURI    string
+	Challenge      string // the S256 code challenge
 }
 
 // Approve creates a connection and its authorization code, returned in the clear only
@@ -122,7 +125,8 @@ func (db *DB) Approve(ctx context.Context, in ApproveInput) (Connection, string,
 				return Errorf(EFORBIDDEN, "role_forbids_scope", "A member cannot grant "+s+".")
 			}
 		}
-		if org.RequireMFA && !in.TwoStepPassed {
+		passed := Session{TwoStepPassed: in.TwoStepPassed, TwoStepByEmail: in.TwoStepByEmail}
+		if org.RequireMFA && !passed.PassedTwoStepFor(org) {
 			return errTwoStepRequired
 		}
 		now := db.Now()

@@ -20,11 +20,15 @@ const (
 
 // Org is an organisation: the tenant every key, study and interview belongs to.
 type Org struct {
-	ID         ID         `json:"id"`
-	Name       string     `json:"name"`
-	Credits    int        `json:"credits"`
-	RequireMFA bool       `json:"require_mfa"`
-	Redaction  *Redaction `json:"redaction,omitempty"` // nil: DefaultRedaction
+	ID         ID     `json:"id"`
+	Name       string `json:"name"`
+	Credits    int    `json:"credits"`
+	RequireMFA bool   `json:"require_mfa"`
+	// TwoStepEmail: a code by email counts as a second step in this organisation
+	// (twostep_email.go). Off unless an owner or admin turns it on; a record stored
+	// before the setting existed reads as off.
+	TwoStepEmail bool       `json:"two_step_email,omitempty"`
+	Redaction    *Redaction `json:"redaction,omitempty"` // nil: DefaultRedaction
 	// RetentionDays deletes interviews, transcripts and export artifacts older than
 	// this many days (see SweepRetention); 0 keeps them.
 	RetentionDays int       `json:"retention_days,omitempty"`

@@ -45,8 +45,9 @@ type ReverifyInput struct {
 // the session: this check guards a session that may not be its owner's. EUNAUTHORIZED
 // session_invalid for a bad token, invalid_code for a wrong code, two_step_exhausted
 // when the session was ended; EINVALID for an unknown method; ECONFLICT totp_not_enabled
-// for TOTP or recovery without an authenticator; EFORBIDDEN email_fallback_off for an
-// emailed code the user no longer accepts.
+// for TOTP or recovery without an authenticator; EFORBIDDEN email_fallback_off or
+// email_codes_off for an emailed code the user or the organisation does not accept
+// (EmailReverifies).
 func (db *DB) Reverify(ctx context.Context, in ReverifyInput) (Session, error) {
 	switch in.Method {
 	case MethodTOTP, MethodRecovery, MethodEmail:
@@ -77,8 +78,10 @@ func (db *DB) Reverify(ctx context.Context, in ReverifyInput) (Session, error) {
 		if (in.Method == MethodTOTP || in.Method == MethodRecovery) && ts.TOTPSecret == "" {
 			return errNoTOTP
 		}
-		if in.Method == MethodEmail && !emailCodesAllowed(u) {
-			return errEmailFallback
+		if in.Method == MethodEmail {
+			if err := reverifyByEmail(tx, rec, u); err != nil {
+				return err
+			}
 		}
 		ok := false
 		switch in.Method {
@@ -136,7 +139,7 @@ func (db *DB) Reverify(ctx context.Context, in ReverifyInput) (Session, error) {
 
 // RequestReverifyEmailCode makes a 6-digit code, valid 10 minutes, with which the
 // session can Reverify by email; it replaces any earlier one. EUNAUTHORIZED for a bad
-// token; EFORBIDDEN email_fallback_off when the user does not accept codes by email.
+// token; EFORBIDDEN email_fallback_off or email_codes_off as Reverify.
 func (db *DB) RequestReverifyEmailCode(ctx context.Context, token string) (TwoStepEmailCode, error) {
 	if !ParseSessionToken(token) {
 		return TwoStepEmailCode{}, errSession
@@ -154,8 +157,8 @@ func (db *DB) RequestReverifyEmailCode(ctx context.Context, token string) (TwoSt
 		if err != nil {
 			return errSession
 		}
-		if !emailCodesAllowed(u) {
-			return errEmailFallback
+		if err := reverifyByEmail(tx, rec, u); err != nil {
+			return err
 		}
 		exp := now.Add(SignInCodeTTL)
 		// Its own purpose: a re-verification code can never pass a sign-in's two-step
@@ -166,4 +169,20 @@ func (db *DB) RequestReverifyEmailCode(ctx context.Context, token string) (TwoSt
 		return putSession(tx, rec)
 	})
 	return out, err
+}
+
+// reverifyByEmail refuses a re-verification by email the session's person or chosen
+// organisation does not accept (EmailReverifies).
+func reverifyByEmail(tx Tx, rec sessionRecord, u User) error {
+	org, _, err := sessionOrg(tx, u.ID, rec.OrgID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case EmailReverifies(u, org):
+		return nil
+	case !emailCodesAllowed(u):
+		return errEmailFallback
+	}
+	return errEmailCodesOff(org)
 }

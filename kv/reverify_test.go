@@ -58,8 +58,9 @@ func TestEmailCodeVoidAfterFallbackOff(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock(t0)
 	db := mustOpenDB(t, clk.now)
-	mustOrg(t, db, "acme")
+	org := mustOrg(t, db, "acme")
 	owned, _, _ := enrol(t, db, clk, "acme@example.com")
+	acceptEmailCodes(t, db, org, owned.User.ID)
 	pending := signInAs(t, db, "acme@example.com")
 	code, err := db.RequestTwoStepEmailCode(ctx, pending.Token)
 	if err != nil {

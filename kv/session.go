@@ -31,6 +31,9 @@ type Session struct {
 	OrgID         ID          `json:"org_id"`
 	Environment   Environment `json:"environment,omitempty"`
 	TwoStepPassed bool        `json:"two_step_passed"`
+	// TwoStepByEmail: the check was passed with a code by email, which counts only in
+	// an organisation that accepts them (PassedTwoStepFor).
+	TwoStepByEmail bool `json:"two_step_by_email,omitempty"`
 	// VerifiedAt is when the session last proved its second step again (a
 	// re-verification or an authenticator just confirmed); sign-in and a passed two-step
 	// check start a new session, so CreatedAt counts too (VerifiedRecently).
@@ -73,9 +76,9 @@ type SessionAuth struct {
 
 // TwoStepDue reports whether the session must pass a two-step check before it may do
 // anything but that check: the user or the chosen organisation requires one and the
-// session has not passed it.
+// session has not passed it in a way the organisation accepts (PassedTwoStepFor).
 func (a SessionAuth) TwoStepDue() bool {
-	return NeedsTwoStep(a.User, a.Org) && !a.Session.TwoStepPassed
+	return NeedsTwoStep(a.User, a.Org) && !a.Session.PassedTwoStepFor(a.Org)
 }
 
 var errSession = Errorf(EUNAUTHORIZED, "session_invalid", "Sign in to continue.")

@@ -84,6 +84,9 @@ type SignInInput struct {
 	Previous  string
 	UserAgent string
 	IP        string
+	// OnlyWorkspace starts the session in the live data of the person's organisation
+	// when they belong to exactly one: there is nothing to choose.
+	OnlyWorkspace bool
 }
 
 // SessionStart is a new session and its token: the only time the token exists outside
@@ -96,7 +99,7 @@ type SessionStart struct {
 
 // SignIn checks the emailed code and, in the same transaction, spends it, marks the
 // address verified, records the sign-in and starts a new session (TwoStepPassed false;
-// see NeedsTwoStep). A wrong code counts against the code's 5 tries (that count is
+// see NeedsTwoStep), in the person's only workspace when asked (OnlyWorkspace). A wrong code counts against the code's 5 tries (that count is
 // committed); the fifth kills it. It returns EUNAUTHORIZED invalid_code for a wrong,
 // expired or spent code and an unknown address alike, and EUNAUTHORIZED code_exhausted
 // once the tries are used up.
@@ -153,6 +156,15 @@ func (db *DB) SignIn(ctx context.Context, in SignInInput) (SessionStart, error) 
 			ID: NewV4(), UserID: u.ID, CreatedAt: now, LastSeenAt: now,
 			UserAgent: clip(in.UserAgent, 300), IP: clip(in.IP, 64), CSRF: csrf,
 		}, Hash: hash[:]}
+		if in.OnlyWorkspace {
+			orgs, err := userOrgs(tx, u.ID)
+			if err != nil {
+				return err
+			}
+			if len(orgs) == 1 {
+				s.OrgID, s.Environment = orgs[0].Org.ID, EnvLive
+			}
+		}
 		if err := putSession(tx, s); err != nil {
 			return err
 		}

@@ -98,8 +98,9 @@ type TwoStepPassed struct {
 // for a wrong code, two_step_exhausted when the session was ended; EINVALID for an
 // unknown method; ECONFLICT totp_not_enabled for TOTP or recovery without an
 // authenticator set up, phone_not_set for a texted code (MethodSMS) without a phone;
-// EFORBIDDEN email_fallback_off for an emailed code when the user no longer accepts
-// them (checked now, not only when the code was sent).
+// EFORBIDDEN email_fallback_off or email_codes_off for an emailed code when the user
+// or the organisation does not accept them (EmailSecondStep, checked now, not only
+// when the code was sent). A check passed by email is marked so (TwoStepByEmail).
 func (db *DB) PassTwoStep(ctx context.Context, in PassTwoStepInput) (TwoStepPassed, error) {
 	switch in.Method {
 	case MethodTOTP, MethodRecovery, MethodEmail, MethodSMS:
@@ -149,11 +150,15 @@ func (db *DB) PassTwoStep(ctx context.Context, in PassTwoStepInput) (TwoStepPass
 				}
 			}
 		case MethodEmail:
-			if !emailCodesAllowed(u) {
-				// Turned off since the code was sent: the code is void, and the answer
-				// is the one a request for it would now get.
+			refusal, err := emailSecondStep(tx, u, rec.OrgID)
+			if err != nil {
+				return err
+			}
+			if refusal != nil {
+				// Turned off since the code was sent (or never on): the code is void,
+				// and the answer is the one a request for it would now get.
 				rec.EmailCodeHash, rec.EmailCodeExpires = nil, nil
-				fail = errEmailFallback
+				fail = refusal
 				return putSession(tx, rec)
 			}
 			c, valid := ParseSignInCode(in.Code)
@@ -186,6 +191,7 @@ func (db *DB) PassTwoStep(ctx context.Context, in PassTwoStepInput) (TwoStepPass
 		next := sessionRecord{Session: rec.Session, Hash: newHash[:]}
 		next.ID = NewV4()
 		next.TwoStepPassed = true
+		next.TwoStepByEmail = in.Method == MethodEmail
 		next.CreatedAt, next.LastSeenAt = now, now
 		next.CSRF = newCSRFSecret()
 		if in.UserAgent != "" {
@@ -217,10 +223,11 @@ type TwoStepEmailCode struct {
 }
 
 // RequestTwoStepEmailCode makes a 6-digit two-step code for the session, valid 10
-// minutes, replacing any earlier one. It is the fallback for users with an
-// authenticator or a phone (unless they turned it off) and the method for users without
-// either whose organisation requires two-step. EUNAUTHORIZED for a bad token; EFORBIDDEN
-// email_fallback_off; ECONFLICT two_step_passed when there is nothing to check.
+// minutes, replacing any earlier one. Where the organisation accepts codes by email, it
+// is the fallback for users with an authenticator or a phone (unless they turned it
+// off) and the method for users without either whose organisation requires two-step.
+// EUNAUTHORIZED for a bad token; EFORBIDDEN email_fallback_off or email_codes_off
+// (EmailSecondStep); ECONFLICT two_step_passed when there is nothing to check.
 func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoStepEmailCode, error) {
 	if !ParseSessionToken(token) {
 		return TwoStepEmailCode{}, errSession
@@ -234,15 +241,19 @@ func (db *DB) RequestTwoStepEmailCode(ctx context.Context, token string) (TwoSte
 		if err != nil {
 			return err
 		}
-		if rec.TwoStepPassed {
-			return errAlreadyPassed
+		if err := checkNotPassed(tx, rec); err != nil {
+			return err
 		}
 		u, err := userByID(tx, rec.UserID)
 		if err != nil {
 			return errSession
 		}
-		if !emailCodesAllowed(u) {
-			return errEmailFallback
+		refusal, err := emailSecondStep(tx, u, rec.OrgID)
+		if err != nil {
+			return err
+		}
+		if refusal != nil {
+			return refusal
 		}
 		exp := now.Add(SignInCodeTTL)
 		rec.EmailCodeHash = db.peopleMAC("two-step-email", rec.ID.String(), code)
@@ -347,7 +358,7 @@ func (db *DB) ConfirmTOTP(ctx context.Context, token, code string) ([]string, er
 		if err := putUser(tx, u); err != nil {
 			return err
 		}
-		rec.TwoStepPassed, rec.TwoStepFailures = true, 0
+		rec.TwoStepPassed, rec.TwoStepByEmail, rec.TwoStepFailures = true, false, 0
 		rec.VerifiedAt = &now
 		return putSession(tx, rec)
 	})
@@ -455,9 +466,10 @@ func (db *DB) withPassedUser(ctx context.Context, token string, fn func(tx Tx, s
 	})
 }
 
-// emailCodesAllowed reports whether a code by email may stand in as the user's second
+// emailCodesAllowed reports whether the user accepts a code by email as their second
 // step: always without another second step (authenticator or phone), and with one only
-// while the fallback is on.
+// while the fallback is on. Whether it counts also depends on the organisation
+// (emailSecondStep), except on the account access API (AccessMethods).
 func emailCodesAllowed(u User) bool { return !u.twoStepOn() || u.EmailFallback }
 
 func twoStepOf(tx Tx, user ID) (twoStepRecord, error) {

@@ -242,6 +242,7 @@ func TestTwoStepByEmail(t *testing.T) {
 	if _, err := db.SetRequireMFA(ctx, RequireMFAInput{OrgID: org.ID, Actor: owner.ID, On: true}); err != nil {
 		t.Fatal(err)
 	}
+	acceptEmailCodes(t, db, org, owner.ID)
 	// A member without an authenticator, in an organisation that requires two-step.
 	s := signInAs(t, db, "member@acme.test")
 	auth, err := db.ChooseWorkspace(ctx, WorkspaceInput{Token: s.Token, OrgID: org.ID, Environment: EnvLive})

@@ -134,7 +134,7 @@ func (db *DB) ConfirmPhone(ctx context.Context, token, code string) (User, error
 			return err
 		}
 		rec.PhoneEnrolment, rec.SMSCode = nil, nil
-		rec.TwoStepPassed, rec.TwoStepFailures = true, 0
+		rec.TwoStepPassed, rec.TwoStepByEmail, rec.TwoStepFailures = true, false, 0
 		out = *u
 		return putSession(tx, *rec)
 	})
@@ -208,8 +208,8 @@ func (db *DB) RequestTwoStepSMSCode(ctx context.Context, token string) (PhoneCod
 		if err != nil {
 			return err
 		}
-		if rec.TwoStepPassed {
-			return errAlreadyPassed
+		if err := checkNotPassed(tx, rec); err != nil {
+			return err
 		}
 		u, err := userByID(tx, rec.UserID)
 		if err != nil {

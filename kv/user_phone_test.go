@@ -369,8 +369,9 @@ func TestSetUserPhone(t *testing.T) {
 func TestPhoneEmailFallback(t *testing.T) {
 	ctx := context.Background()
 	db := mustOpenDB(t, newClock(t0).now)
-	mustOrg(t, db, "acme")
+	org := mustOrg(t, db, "acme")
 	first := signInAs(t, db, "acme@example.com")
+	acceptEmailCodes(t, db, org, first.User.ID)
 	mustPhone(t, db, first.Token, "+447700900123")
 	s := signInAs(t, db, "acme@example.com")
 	if _, err := db.RequestTwoStepEmailCode(ctx, s.Token); err != nil {

@@ -195,6 +195,13 @@ func (s *smtpSender) Send(ctx context.Context, m Message) error {
 	return nil
 }
 
+// KeepsInOutbox reports whether s is the offline sender: nothing it is given is mailed;
+// it is kept in the outbox (and logged) instead.
+func KeepsInOutbox(s Sender) bool {
+	_, ok := s.(*offline)
+	return ok
+}
+
 // offline keeps messages in the outbox and logs them: the subject carries any code, so
 // the log alone is enough to sign in.
 type offline struct {

@@ -108,6 +108,13 @@ func TestOfflineSenderKeepsAndLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	smtp, err := mail.New(mail.Config{URL: "smtp://mail.acme.test"}, db, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mail.KeepsInOutbox(s) || mail.KeepsInOutbox(smtp) {
+		t.Fatalf("KeepsInOutbox: offline %v, SMTP %v", mail.KeepsInOutbox(s), mail.KeepsInOutbox(smtp))
+	}
 	ctx := context.Background()
 	if err := s.Send(ctx, mail.SignInCode("owner@acme.test", "555123", "")); err != nil {
 		t.Fatal(err)

@@ -195,10 +195,15 @@ func (b appTab) signIn(email string) {
 	b.submit("form[action='/app/signin/code'] button[type=submit]", "/app/")
 }
 
-// chooseWorkspace picks org's live or test data on the workspace page.
+// chooseWorkspace picks org's live or test data on the workspace page. Sign-in takes a
+// person with one workspace straight into it, past the chooser: then it opens the
+// chooser.
 func (b appTab) chooseWorkspace(org, env string) {
 	b.t.Helper()
-	b.waitPath("/app/workspace")
+	b.waitFor("a page past sign-in", `location.pathname.indexOf('/app/') === 0 && location.pathname.indexOf('/app/signin') !== 0 && document.readyState === 'complete'`)
+	if !eval[bool](b.page, "on the chooser", `location.pathname.indexOf('/app/workspace') === 0`) {
+		b.open("/app/workspace")
+	}
 	label := "live data"
 	if env == "test" {
 		label = "test data"

@@ -222,7 +222,7 @@ func (s *Server) handleConsent(r *request) error {
 		return again("Tick at least one permission to allow, or deny the request.", 422)
 	}
 	_, code, err := s.db.Approve(r.ctx, kv.ApproveInput{UserID: a.auth.User.ID, TwoStepPassed: a.auth.Session.TwoStepPassed,
-		OrgID: orgID, Environment: env, Client: req.client, Scopes: grant, Resource: req.resource,
+		TwoStepByEmail: a.auth.Session.TwoStepByEmail, OrgID: orgID, Environment: env, Client: req.client, Scopes: grant, Resource: req.resource,
 		RedirectURI: q.RedirectURI, Challenge: q.Challenge})
 	switch {
 	case err == nil:

@@ -16,6 +16,7 @@ import (
 func TestAppBrowserReverify(t *testing.T) {
 	clock := &testClock{now: time.Now().UTC().Truncate(time.Second)}
 	e := mustServeApp(t, withClock(clock))
+	e.acceptEmailCodes(e.orgA.ID, "a@example.com") // the owner has no authenticator
 	owner := e.signedIn(t, "a@example.com", "Org A", "live")
 	policy := "form[action='/app/settings/security/require-mfa'] "
 	toggle := func() {

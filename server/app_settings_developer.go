@@ -102,7 +102,7 @@ func (s *Server) developerPage(r *request, form appKeyForm) (appDeveloperPage, e
 		page.Scopes = append(page.Scopes, appScopeOption{Name: sc, Desc: appScopeDescs[sc], Allowed: a.auth.Role.MayHoldScope(sc)})
 	}
 	page.Expiry = []appExpiryOption{{"90", "In 90 days"}, {"30", "In 30 days"}, {"180", "In 180 days"}, {"365", "In a year"}, {"0", "Never"}}
-	page.NeedsTwoStep = a.auth.Org.RequireMFA && !a.auth.Session.TwoStepPassed
+	page.NeedsTwoStep = a.auth.Org.RequireMFA && !a.auth.Session.PassedTwoStepFor(a.auth.Org)
 	return page, nil
 }
 
@@ -125,7 +125,7 @@ func (s *Server) handleAppKeyCreate(r *request) error {
 	}
 	key, secret, err := s.db.CreateKey(r.ctx, kv.KeyInput{OrgID: a.auth.Org.ID, UserID: a.auth.User.ID,
 		Name: form.Name, Environment: kv.Environment(form.Env), Scopes: form.Scopes, ExpiresDays: days,
-		TwoStepPassed: a.auth.Session.TwoStepPassed})
+		TwoStepPassed: a.auth.Session.PassedTwoStepFor(a.auth.Org)})
 	page, perr := s.developerPage(r, form)
 	if perr != nil {
 		return perr

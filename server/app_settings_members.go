@@ -48,7 +48,12 @@ type appMembersPage struct {
 	Roles       []string // the roles the viewer may invite with
 	Form        appInviteForm
 	Errors      []string
+	// Unsent is the invitation just made when no mail server is configured: its link,
+	// shown this once to be passed on by hand.
+	Unsent *appUnsentInvitation
 }
+
+type appUnsentInvitation struct{ Email, Link string }
 
 // assignable returns the roles actor may give: owners any, admins admin or member.
 func assignable(actor kv.Role) []string {
@@ -112,7 +117,22 @@ func (s *Server) handleAppInvite(r *request) error {
 	case "":
 		accept := s.baseURL + "/app/invitations/" + url.PathEscape(token)
 		s.sendMail(mail.Invitation(inv.Email, a.auth.Org.Name, a.auth.User.Email, string(inv.Role), accept, inv.ExpiresAt))
-		r.out = appRedirect{to: "/app/settings/members?done=invited"}
+		flash := "No mail server is configured: the invitation is in the outbox (interviewd mail outbox). Copy the link below and send it to " + inv.Email + " yourself."
+		switch s.mailWhere() {
+		case mailSent:
+			r.out = appRedirect{to: "/app/settings/members?done=invited"}
+			return nil
+		case mailLogged:
+			flash = "No mail server is configured: the invitation was not sent. Copy the link below and send it to " + inv.Email + " yourself."
+		}
+		// Not sent, so not "sent": the link is on this page, this once (never in an
+		// address, which would keep it in the browser's history).
+		page, err := s.membersPage(r, appInviteForm{Role: "member"})
+		if err != nil {
+			return err
+		}
+		page.Unsent = &appUnsentInvitation{Email: inv.Email, Link: accept}
+		r.out = &appPage{name: "app_settings_members", title: "Members", nav: webui.NavSettings, sub: "members", flash: flash, data: page}
 		return nil
 	case kv.EINVALID, kv.ECONFLICT, kv.EFORBIDDEN:
 		page, perr := s.membersPage(r, form)

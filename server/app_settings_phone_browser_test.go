@@ -75,9 +75,7 @@ func TestAppBrowserTwoStepBySMS(t *testing.T) {
 	}
 	checkAxe(t, b2)
 	b2.fill("#code", code)
-	b2.submit("form[action='/app/twostep'] button[type=submit]", "/app/workspace")
-	b2.chooseWorkspace("Org A", "live")
-	b2.waitPath("/app/studies")
+	b2.submit("form[action='/app/twostep'] button[type=submit]", "/app/studies")
 
 	// Remove the phone: the page asks first, and a no keeps it.
 	b.do("decline confirms", chromedp.Evaluate[chromedp.Void](`window.__asked = []; window.confirm = function (q) { window.__asked.push(q); return false; }`))

@@ -137,6 +137,7 @@ func TestAppPhoneConfirmFiveTries(t *testing.T) {
 // nowhere, and asking for them is refused with the methods that remain.
 func TestAppSMSWithoutProvider(t *testing.T) {
 	e, smtp := mustServeMail(t)
+	e.acceptEmailCodes(e.orgA.ID, "a@example.com")
 	owner := e.mustAppSession("a@example.com", e.orgA.ID, kv.EnvLive)
 	r := e.appDo("GET", "/app/settings/security", &owner, nil, false)
 	if r.status != 200 || bytes.Contains(r.body, []byte("Text message")) || bytes.Contains(r.body, []byte("/phone")) {

@@ -18,8 +18,10 @@ type appReverify struct {
 	EmailSent bool // one was just sent: ask for it
 }
 
-func reverifyFor(u kv.User) *appReverify {
-	return &appReverify{HasTOTP: u.TOTPEnabled, Email: !u.TOTPEnabled || u.EmailFallback}
+// reverifyFor is the form for u in org: a code by email confirms only as kv allows
+// (kv.EmailReverifies).
+func reverifyFor(u kv.User, org kv.Org) *appReverify {
+	return &appReverify{HasTOTP: u.TOTPEnabled, Email: kv.EmailReverifies(u, org)}
 }
 
 func (s *Server) appReverifyRoutes() []appRoute {
@@ -52,7 +54,7 @@ func (s *Server) handleAppReverify(r *request) error {
 	}
 	method := kv.TwoStepMethod(r.formValue("method"))
 	_, err := s.db.Reverify(r.ctx, kv.ReverifyInput{Token: a.token, Method: method, Code: r.formValue("code")})
-	form := reverifyFor(a.auth.User)
+	form := reverifyFor(a.auth.User, a.auth.Org)
 	form.EmailSent = method == kv.MethodEmail
 	switch {
 	case err == nil:
@@ -86,7 +88,7 @@ func (s *Server) handleAppReverifyEmail(r *request) error {
 		return err
 	}
 	code, err := s.db.RequestReverifyEmailCode(r.ctx, a.token)
-	form := reverifyFor(a.auth.User)
+	form := reverifyFor(a.auth.User, a.auth.Org)
 	switch kv.ErrorCode(err) {
 	case "":
 		s.sendMail(mail.TwoStepCode(code.Email, code.Code))

@@ -11,7 +11,8 @@ import (
 
 // Settings → Security: the person's two-step verification (an authenticator app with
 // a QR code, recovery codes shown once), where they are signed in, and for owners and
-// admins the organisation's require_mfa policy.
+// admins the organisation's policies: require_mfa, and whether codes by email count as
+// a second step (kv.Org.TwoStepEmail).
 
 func (s *Server) appSecurityRoutes() []appRoute {
 	return append(s.appReverifyRoutes(), []appRoute{
@@ -24,6 +25,7 @@ func (s *Server) appSecurityRoutes() []appRoute {
 		{"POST", "/settings/security/sessions/{session_id}/revoke", accessMember, s.handleAppSessionRevoke},
 		{"POST", "/settings/security/sessions/revoke-others", accessMember, s.handleAppSessionsRevokeOthers},
 		{"POST", "/settings/security/require-mfa", accessAdmin, s.handleAppRequireMFA},
+		{"POST", "/settings/security/email-codes", accessAdmin, s.handleAppEmailCodes},
 	}...)
 }
 
@@ -68,6 +70,7 @@ type appSecurityPage struct {
 	OrgRequires   bool
 	RequireMFA    bool
 	CanSetMFA     bool
+	EmailCodes    bool // the organisation accepts codes by email as a second step
 	Errors        []string
 	Phone         appPhoneSection // text messages (app_settings_phone.go)
 	PhoneErrors   []string
@@ -83,7 +86,8 @@ func (s *Server) securityPage(r *request) (*appSecurityPage, error) {
 	page := &appSecurityPage{TOTPEnabled: a.auth.User.TOTPEnabled, RecoveryLeft: a.auth.User.RecoveryCodesLeft,
 		EmailFallback: a.auth.User.EmailFallback,
 		OrgRequires:   a.auth.Org.RequireMFA, RequireMFA: a.auth.Org.RequireMFA, CanSetMFA: a.auth.Role.Manages(),
-		Phone: s.phoneSection(r)}
+		EmailCodes: a.auth.Org.TwoStepEmail,
+		Phone:      s.phoneSection(r)}
 	for _, ss := range sessions {
 		page.Sessions = append(page.Sessions, appSessionRow{ID: ss.ID.String(), Agent: browserName(ss.UserAgent),
 			IP: orDefault(ss.IP, "unknown address"), Created: appDate(ss.CreatedAt), LastSeen: appDate(ss.LastSeenAt),
@@ -158,7 +162,7 @@ func (s *Server) securityRefusal(r *request, err error) error {
 	r.info.code = ae.Code
 	page.Errors = []string{ae.Detail}
 	if ae.Code == "reverify_required" {
-		page.Reverify = reverifyFor(r.app().auth.User)
+		page.Reverify = reverifyFor(r.app().auth.User, r.app().auth.Org)
 	}
 	status := ae.Status
 	if status == 401 {
@@ -286,5 +290,26 @@ func (s *Server) handleAppRequireMFA(r *request) error {
 		return s.securityRefusal(r, err)
 	}
 	r.out = appRedirect{to: "/app/settings/security?done=policy_saved"}
+	return nil
+}
+
+// handleAppEmailCodes sets whether the organisation accepts codes by email as a second
+// step. Accepting them weakens two-step, so it needs a recent second step, as turning
+// require_mfa off does.
+func (s *Server) handleAppEmailCodes(r *request) error {
+	a := r.app()
+	on := r.formValue("email_codes") == "on"
+	if on && !a.auth.Org.TwoStepEmail && !s.verifiedRecently(r) {
+		return s.securityRefusal(r, kv.ErrReverifyRequired)
+	}
+	_, err := s.db.SetTwoStepEmail(r.ctx, kv.TwoStepEmailInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, On: on})
+	if err != nil {
+		return s.securityRefusal(r, err)
+	}
+	done := "email_codes_off"
+	if on {
+		done = "email_codes_on"
+	}
+	r.out = appRedirect{to: "/app/settings/security?done=" + done}
 	return nil
 }

@@ -69,6 +69,7 @@ func TestAppTOTPSetupWrongCodes(t *testing.T) {
 // email code; the session waiting for its check lives on.
 func TestAppTwoStepEmailAfterFallbackOff(t *testing.T) {
 	e, smtp := mustServeMail(t)
+	e.acceptEmailCodes(e.orgA.ID, "a@example.com")
 	owner := e.mustAppSession("a@example.com", e.orgA.ID, "live")
 	ctx := context.Background()
 	setup, err := e.db.BeginTOTP(ctx, owner.token)
@@ -96,7 +97,8 @@ func TestAppTwoStepEmailAfterFallbackOff(t *testing.T) {
 }
 
 // TestAppReverify: turning two-step off, replacing the authenticator, accepting email
-// codes again, new recovery codes and turning require_mfa off need a second step proved in the last 10 minutes; the
+// codes again, new recovery codes, turning require_mfa off and accepting codes by email
+// in the organisation need a second step proved in the last 10 minutes; the
 // page asks for a current code (authenticator, recovery or emailed), then the change
 // goes through.
 func TestAppReverify(t *testing.T) {
@@ -113,6 +115,7 @@ func TestAppReverify(t *testing.T) {
 	// Stronger settings need nothing.
 	wantRedirect(t, u.post(t, "/app/settings/security/email-fallback", url.Values{}), "/app/settings/security?done=fallback_off")
 	wantRedirect(t, u.post(t, "/app/settings/security/require-mfa", url.Values{"require_mfa": {"on"}}), "/app/settings/security?done=policy_saved")
+	wantRedirect(t, u.post(t, "/app/settings/security/email-codes", url.Values{}), "/app/settings/security?done=email_codes_off")
 
 	clock.Advance(kv.ReverifyWithin)
 	for _, c := range []struct {
@@ -124,6 +127,7 @@ func TestAppReverify(t *testing.T) {
 		{"/app/settings/security/recovery-codes", nil},
 		{"/app/settings/security/email-fallback", url.Values{"email_fallback": {"on"}}},
 		{"/app/settings/security/require-mfa", url.Values{}},
+		{"/app/settings/security/email-codes", url.Values{"email_codes": {"on"}}},
 	} {
 		page := wantPage(t, u.post(t, c.path, c.form), 403, "Confirm it&#39;s you", `action="/app/settings/security/reverify"`,
 			`<option value="recovery">`)
@@ -134,8 +138,8 @@ func TestAppReverify(t *testing.T) {
 	if user, _ := e.db.FindUserByEmail(context.Background(), "a@example.com"); !user.TOTPEnabled || user.EmailFallback || user.RecoveryCodesLeft != kv.RecoveryCodeCount {
 		t.Fatalf("a refused change went through: %+v", user)
 	}
-	if org, _ := e.db.FindOrgByID(context.Background(), e.orgA.ID); !org.RequireMFA {
-		t.Fatal("require_mfa was turned off")
+	if org, _ := e.db.FindOrgByID(context.Background(), e.orgA.ID); !org.RequireMFA || org.TwoStepEmail {
+		t.Fatalf("require_mfa was turned off, or codes by email accepted: %+v", org)
 	}
 	// A wrong code is shown on the page; the session lives on.
 	wantPage(t, u.post(t, "/app/settings/security/reverify", url.Values{"method": {"totp"}, "code": {"12345"}}), 422,
@@ -146,6 +150,7 @@ func TestAppReverify(t *testing.T) {
 	wantRedirect(t, u.post(t, "/app/settings/security/require-mfa", url.Values{}), "/app/settings/security?done=policy_saved")
 	wantPage(t, u.post(t, "/app/settings/security/recovery-codes", nil), 200, "New recovery codes made.")
 	wantRedirect(t, u.post(t, "/app/settings/security/email-fallback", url.Values{"email_fallback": {"on"}}), "/app/settings/security?done=fallback_on")
+	wantRedirect(t, u.post(t, "/app/settings/security/email-codes", url.Values{"email_codes": {"on"}}), "/app/settings/security?done=email_codes_on")
 
 	// Ten minutes on, an authenticator code confirms again.
 	clock.Advance(kv.ReverifyWithin)

@@ -46,11 +46,14 @@ type appSignInPage struct {
 	Email      string
 	Next       string
 	Invitation string // Next when it is an invitation's page (invitationOf), else ""
-	Errors     []string
+	// Mail is where codes go when no mail server is configured (mailOutbox, mailLogged):
+	// the pages say so, for the operator trying their own server.
+	Mail   string
+	Errors []string
 }
 
-func newAppSignInPage(email, next string) appSignInPage {
-	return appSignInPage{Email: email, Next: next, Invitation: invitationOf(next)}
+func (s *Server) newAppSignInPage(email, next string) appSignInPage {
+	return appSignInPage{Email: email, Next: next, Invitation: invitationOf(next), Mail: s.mailWhere()}
 }
 
 func (s *Server) handleAppSignInPage(r *request) error {
@@ -60,7 +63,7 @@ func (s *Server) handleAppSignInPage(r *request) error {
 		return nil
 	}
 	email := string(r.c.QueryArgs().Peek("email")) // an accepted invitation's address
-	r.out = &appPage{name: "app_signin", title: "Sign in", bare: true, data: newAppSignInPage(email, next)}
+	r.out = &appPage{name: "app_signin", title: "Sign in", bare: true, data: s.newAppSignInPage(email, next)}
 	return nil
 }
 
@@ -84,7 +87,7 @@ func (s *Server) admitSignIn(r *request, email string, request bool) error {
 }
 
 func (s *Server) handleAppSignInRequest(r *request) error {
-	page := newAppSignInPage(r.formValue("email"), safeNext(r.formValue("next")))
+	page := s.newAppSignInPage(r.formValue("email"), safeNext(r.formValue("next")))
 	email, ok := kv.NormalizeEmail(page.Email)
 	if !ok {
 		page.Errors = []string{"Enter an email address like name@example.com."}
@@ -107,7 +110,7 @@ func (s *Server) handleAppSignInRequest(r *request) error {
 }
 
 func (s *Server) handleAppSignInCode(r *request) error {
-	page := newAppSignInPage(r.formValue("email"), safeNext(r.formValue("next")))
+	page := s.newAppSignInPage(r.formValue("email"), safeNext(r.formValue("next")))
 	email, ok := kv.NormalizeEmail(page.Email)
 	if !ok {
 		r.out = appRedirect{to: "/app/signin"}
@@ -118,7 +121,7 @@ func (s *Server) handleAppSignInCode(r *request) error {
 	}
 	a := r.app()
 	start, err := s.db.SignIn(r.ctx, kv.SignInInput{Email: email, Code: r.formValue("code"), Browser: a.browser(),
-		Previous: a.token, UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()})
+		Previous: a.token, UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String(), OnlyWorkspace: true})
 	if kv.ErrorCode(err) == kv.EUNAUTHORIZED {
 		// The same words for a wrong code and an unknown address.
 		page.Errors = []string{toAPIError(err).Detail}
@@ -130,12 +133,17 @@ func (s *Server) handleAppSignInCode(r *request) error {
 		return err
 	}
 	s.setAppCookie(r, appSessionCookie, start.Token, int(kv.SessionIdleTTL/time.Second))
-	if page.Invitation != "" {
+	switch {
+	case page.Invitation != "":
 		// Accepting an invitation chooses its workspace; none need be chosen first.
 		r.out = appRedirect{to: page.Next}
-		return nil
+	case !start.Session.OrgID.IsZero():
+		// The person's only workspace is open already: straight in (by way of the
+		// two-step check when one is due, which the page's access step asks for).
+		r.out = appRedirect{to: orDefault(page.Next, "/app")}
+	default:
+		r.out = appRedirect{to: "/app/workspace" + nextQuery(page.Next)}
 	}
-	r.out = appRedirect{to: "/app/workspace" + nextQuery(page.Next)}
 	return nil
 }
 

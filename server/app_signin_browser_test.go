@@ -9,6 +9,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"interviewd/kv"
 )
 
 // TestAppBrowserSignIn signs in with the code read from the real SMTP server, chooses a
@@ -45,7 +47,12 @@ func TestAppBrowserSignIn(t *testing.T) {
 
 	code := e.smtp.Next(t, "a@example.com").Code()
 	b.fill("#code", code)
-	b.submit("form[action='/app/signin/code'] button[type=submit]", "/app/workspace")
+	// One workspace: straight into its live data, at the first section: Studies.
+	b.submit("form[action='/app/signin/code'] button[type=submit]", "/app/studies")
+	if env := b.text(".workspace .env"); env != "Live data" {
+		t.Fatalf("header environment %q, want Live data", env)
+	}
+	b.open("/app/workspace")
 	checkAxe(t, b)
 	checkAxeDark(t, b)
 	if !strings.Contains(b.text("main"), "Org A") || strings.Contains(b.text("main"), "Org B") {
@@ -140,6 +147,8 @@ func (b appTab) checkFocusRing(what string) {
 // control it reaches shows a visible focus ring.
 func TestAppBrowserKeyboard(t *testing.T) {
 	e := mustServeApp(t)
+	// Two workspaces, so sign-in leads to the chooser, which is walked too.
+	e.mustMember(e.orgB.ID, "a@example.com", kv.RoleMember)
 	b := e.browserAt(t, 1280, 800)
 	// A headless window never has the system's focus; emulate it, or no element would
 	// match :focus.

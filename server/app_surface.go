@@ -102,6 +102,24 @@ func isAppPath(path []byte) bool {
 	return bytes.Equal(path, []byte("/app")) || bytes.HasPrefix(path, []byte("/app/"))
 }
 
+// Where the app's mail goes, for the pages that would otherwise say it was sent.
+const (
+	mailSent   = ""       // a mail server takes it
+	mailOutbox = "outbox" // no --smtp-url: kept in the outbox (`interviewd mail outbox`) and logged
+	mailLogged = "log"    // no sender at all (an embedded server): only logged
+)
+
+// mailWhere says where the app's mail goes: mailSent, mailOutbox or mailLogged.
+func (s *Server) mailWhere() string {
+	switch {
+	case s.app.mail == nil:
+		return mailLogged
+	case mail.KeepsInOutbox(s.app.mail):
+		return mailOutbox
+	}
+	return mailSent
+}
+
 // sendMail sends a message off the request path, so a page answers as fast whether or
 // not it sent mail (the sign-in page must not tell whether an address has an account).
 // Failures are logged: the person can ask for another code.
@@ -635,6 +653,8 @@ var appFlashes = map[string]string{
 	"session_revoked":    "That session is signed out.",
 	"sessions_revoked":   "Every other session is signed out.",
 	"policy_saved":       "Policy saved.",
+	"email_codes_on":     "Codes by email now count as a second step in this organisation.",
+	"email_codes_off":    "Codes by email no longer count as a second step in this organisation.",
 	"workspace":          "Workspace switched.",
 	"reverified":         "Confirmed. For the next 10 minutes you can change your two-step settings.",
 	"connection_ended":   "Connection ended. The app stopped working at once.",

@@ -9,8 +9,11 @@ import (
 
 // The two-step check after sign-in: a code from an authenticator app, a recovery code,
 // a code texted to the user's phone (when the server has an SMS provider), or a code
-// sent by email. Passing it rotates the session. It is due when the user has
-// turned it on or the chosen organisation requires it (kv.SessionAuth.TwoStepDue).
+// sent by email where the organisation accepts those (kv.EmailSecondStep). Passing it
+// rotates the session. It is due when the user has turned it on or the chosen
+// organisation requires it (kv.SessionAuth.TwoStepDue). A person the organisation
+// requires it of who has no second step it accepts sets up an authenticator app here
+// (app_twostep_setup.go).
 
 func (s *Server) appTwoStepRoutes() []appRoute {
 	return []appRoute{
@@ -18,11 +21,13 @@ func (s *Server) appTwoStepRoutes() []appRoute {
 		{"POST", "/twostep", accessTwoStep, s.handleAppTwoStep},
 		{"POST", "/twostep/email", accessTwoStep, s.handleAppTwoStepEmail},
 		{"POST", "/twostep/sms", accessTwoStep, s.handleAppTwoStepSMS},
+		{"POST", "/twostep/totp", accessTwoStep, s.handleAppTwoStepSetup},
+		{"POST", "/twostep/totp/confirm", accessTwoStep, s.handleAppTwoStepSetupConfirm},
 	}
 }
 
 type appTwoStepPage struct {
-	Method    string // totp, recovery, email or sms
+	Method    string // totp, recovery, email, sms, or setup (an authenticator to set up)
 	HasTOTP   bool
 	EmailOK   bool // codes by email are accepted
 	EmailSent bool
@@ -34,17 +39,29 @@ type appTwoStepPage struct {
 	Required    string // why the check is asked for
 	Next        string
 	Errors      []string
+	// Setup is an authenticator being set up (Method setup), RecoveryCodes its codes
+	// once it is on, shown once before the person goes on to Continue.
+	Setup         *appTOTPSetup
+	RecoveryCodes []string
+	Continue      string
 }
 
-func (s *Server) twoStepPage(r *request, method, next string) *appTwoStepPage {
+// twoStepPage is the check's page for method (one the person can use, or the best
+// they have). An error is one reading the store.
+func (s *Server) twoStepPage(r *request, method, next string) (*appTwoStepPage, error) {
 	a := r.app()
 	u := a.auth.User
-	page := &appTwoStepPage{Method: method, HasTOTP: u.TOTPEnabled, Next: next,
-		// As kv's rule: email stands in unless another second step exists and the
-		// fallback is off.
-		EmailOK:  (!u.TOTPEnabled && u.Phone == "") || u.EmailFallback,
+	emailErr := s.db.EmailSecondStep(r.ctx, a.token)
+	if code := kv.ErrorCode(emailErr); emailErr != nil && code != kv.EFORBIDDEN {
+		return nil, emailErr
+	}
+	page := &appTwoStepPage{Method: method, HasTOTP: u.TOTPEnabled, Next: next, EmailOK: emailErr == nil,
 		HasPhone: u.Phone != "" && s.sms != nil, PhoneEnding: phoneEnding(u.Phone)}
+	// Nothing set up, and the organisation takes no code by email: set one up.
+	enrol := !u.TOTPEnabled && u.Phone == "" && !page.EmailOK
 	switch m := kv.TwoStepMethod(method); {
+	case enrol:
+		page.Method = appMethodSetup
 	case m == kv.MethodSMS && page.HasPhone:
 	case !page.HasTOTP && page.HasPhone && (m != kv.MethodEmail || !page.EmailOK):
 		page.Method = string(kv.MethodSMS)
@@ -53,10 +70,19 @@ func (s *Server) twoStepPage(r *request, method, next string) *appTwoStepPage {
 	case m != kv.MethodTOTP && m != kv.MethodRecovery && (m != kv.MethodEmail || !page.EmailOK):
 		page.Method = string(kv.MethodTOTP)
 	}
-	if !a.auth.User.TOTPEnabled && a.auth.User.Phone == "" && a.auth.Org.RequireMFA {
-		page.Required = a.auth.Org.Name + " requires a second step at every sign-in. Until you set up an authenticator app, we'll email you a code."
+	switch org := a.auth.Org; {
+	case u.TOTPEnabled || u.Phone != "" || !org.RequireMFA:
+	case enrol:
+		page.Required = org.Name + " requires a second step at every sign-in. Set up an authenticator app to continue."
+	default:
+		page.Required = org.Name + " requires a second step at every sign-in. Until you set up an authenticator app, we'll email you a code."
 	}
-	return page
+	return page, nil
+}
+
+// renderTwoStep shows the check's page with status (0: 200).
+func renderTwoStep(r *request, page *appTwoStepPage, status int) {
+	r.out = &appPage{name: "app_twostep", status: status, title: "Two-step verification", bare: true, data: page}
 }
 
 func (s *Server) handleAppTwoStepPage(r *request) error {
@@ -66,8 +92,11 @@ func (s *Server) handleAppTwoStepPage(r *request) error {
 		r.out = appRedirect{to: orDefault(next, "/app")}
 		return nil
 	}
-	page := s.twoStepPage(r, string(r.c.QueryArgs().Peek("method")), next)
-	r.out = &appPage{name: "app_twostep", title: "Two-step verification", bare: true, data: page}
+	page, err := s.twoStepPage(r, string(r.c.QueryArgs().Peek("method")), next)
+	if err != nil {
+		return err
+	}
+	renderTwoStep(r, page, 0)
 	return nil
 }
 
@@ -91,12 +120,15 @@ func (s *Server) handleAppTwoStep(r *request) error {
 		Code: r.formValue("code"), UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()})
 	switch {
 	case kv.ErrorCode(err) == kv.EUNAUTHORIZED && toAPIError(err).Code == "invalid_code":
-		page := s.twoStepPage(r, method, next)
+		page, perr := s.twoStepPage(r, method, next)
+		if perr != nil {
+			return perr
+		}
 		page.EmailSent = method == string(kv.MethodEmail)
 		page.SMSSent = method == string(kv.MethodSMS)
 		page.Errors = []string{toAPIError(err).Detail}
 		r.info.code = "invalid_code"
-		r.out = &appPage{name: "app_twostep", status: 401, title: "Two-step verification", bare: true, data: page}
+		renderTwoStep(r, page, 401)
 		return nil
 	case kv.ErrorCode(err) == kv.EUNAUTHORIZED:
 		// Too many wrong codes: the session is gone; start again.
@@ -105,17 +137,23 @@ func (s *Server) handleAppTwoStep(r *request) error {
 		r.out = appRedirect{to: "/app/signin"}
 		return nil
 	case kv.ErrorCode(err) == kv.EINVALID:
-		page := s.twoStepPage(r, method, next)
+		page, perr := s.twoStepPage(r, method, next)
+		if perr != nil {
+			return perr
+		}
 		page.Errors = appFieldMessages(err, nil)
-		r.out = &appPage{name: "app_twostep", status: 422, title: "Two-step verification", bare: true, data: page}
+		renderTwoStep(r, page, 422)
 		return nil
 	case kv.ErrorCode(err) == kv.EFORBIDDEN || kv.ErrorCode(err) == kv.ECONFLICT:
 		// A method this person cannot use (now): say so on the page, with the others.
 		ae := toAPIError(err)
-		page := s.twoStepPage(r, method, next)
+		page, perr := s.twoStepPage(r, method, next)
+		if perr != nil {
+			return perr
+		}
 		page.Errors = []string{ae.Detail}
 		r.info.code = ae.Code
-		r.out = &appPage{name: "app_twostep", status: ae.Status, title: "Two-step verification", bare: true, data: page}
+		renderTwoStep(r, page, ae.Status)
 		return nil
 	case err != nil:
 		return err
@@ -136,7 +174,10 @@ func (s *Server) handleAppTwoStepEmail(r *request) error {
 		return err
 	}
 	code, err := s.db.RequestTwoStepEmailCode(r.ctx, a.token)
-	page := s.twoStepPage(r, string(kv.MethodEmail), next)
+	page, perr := s.twoStepPage(r, string(kv.MethodEmail), next)
+	if perr != nil {
+		return perr
+	}
 	status := 0
 	switch kv.ErrorCode(err) {
 	case "":
@@ -149,7 +190,7 @@ func (s *Server) handleAppTwoStepEmail(r *request) error {
 	default:
 		return err
 	}
-	r.out = &appPage{name: "app_twostep", status: status, title: "Two-step verification", bare: true, data: page}
+	renderTwoStep(r, page, status)
 	return nil
 }
 
@@ -163,7 +204,10 @@ func (s *Server) handleAppTwoStepSMS(r *request) error {
 		return err
 	}
 	code, err := s.db.RequestTwoStepSMSCode(r.ctx, a.token)
-	page := s.twoStepPage(r, string(kv.MethodSMS), next)
+	page, perr := s.twoStepPage(r, string(kv.MethodSMS), next)
+	if perr != nil {
+		return perr
+	}
 	status := 0
 	switch kv.ErrorCode(err) {
 	case "":
@@ -180,23 +224,30 @@ func (s *Server) handleAppTwoStepSMS(r *request) error {
 	default:
 		return err
 	}
-	r.out = &appPage{name: "app_twostep", status: status, title: "Two-step verification", bare: true, data: page}
+	renderTwoStep(r, page, status)
 	return nil
 }
 
 // refuseTwoStepSMS answers a request for a texted code on a server without an SMS
 // provider: 422, naming the methods this person can use instead.
 func (s *Server) refuseTwoStepSMS(r *request, next string) error {
-	page := s.twoStepPage(r, "", next)
-	methods := "a code by email"
-	switch u := r.app().auth.User; {
-	case page.HasTOTP && u.EmailFallback:
-		methods = "an authenticator app, a recovery code or a code by email"
-	case page.HasTOTP:
-		methods = "an authenticator app or a recovery code"
+	page, err := s.twoStepPage(r, "", next)
+	if err != nil {
+		return err
 	}
-	page.Errors = []string{"Codes by text message are not available on this server. Verify with " + methods + "."}
+	msg := "Codes by text message are not available on this server. "
+	switch {
+	case page.HasTOTP && page.EmailOK:
+		msg += "Verify with an authenticator app, a recovery code or a code by email."
+	case page.HasTOTP:
+		msg += "Verify with an authenticator app or a recovery code."
+	case page.EmailOK:
+		msg += "Verify with a code by email."
+	default:
+		msg += "Codes by email are not accepted here either: ask whoever runs the server to set up text messages, or an owner or admin to accept codes by email."
+	}
+	page.Errors = []string{msg}
 	r.info.code = errSMSUnavailable.Code
-	r.out = &appPage{name: "app_twostep", status: errSMSUnavailable.Status, title: "Two-step verification", bare: true, data: page}
+	renderTwoStep(r, page, errSMSUnavailable.Status)
 	return nil
 }

@@ -74,9 +74,8 @@ func TestAppBrowserTwoStep(t *testing.T) {
 	}
 	// The app's next code (a step already used is never accepted twice).
 	b2.fill("#code", totpCode(t, secret, time.Now().Add(30*time.Second)))
-	b2.submit("form[action='/app/twostep'] button[type=submit]", "/app/workspace")
-	b2.chooseWorkspace("Org A", "live")
-	b2.waitPath("/app/studies") // the app starts at the first section: Studies
+	// One workspace: straight in, at the first section: Studies.
+	b2.submit("form[action='/app/twostep'] button[type=submit]", "/app/studies")
 
 	// And with a recovery code.
 	b3 := e.browser(t)
@@ -85,8 +84,7 @@ func TestAppBrowserTwoStep(t *testing.T) {
 	b3.submit("a[href^='/app/twostep?method=recovery']", "/app/twostep")
 	checkAxe(t, b3)
 	b3.fill("#code", codes[3])
-	b3.submit("form[action='/app/twostep'] button[type=submit]", "/app/workspace")
-	b3.chooseWorkspace("Org A", "live")
+	b3.submit("form[action='/app/twostep'] button[type=submit]", "/app/studies")
 	b3.open("/app/settings/security")
 	if got := b3.text("main"); !strings.Contains(got, "9 unused recovery codes left") {
 		t.Fatalf("after using one recovery code: %q", got)
@@ -104,13 +102,14 @@ func TestAppBrowserTwoStep(t *testing.T) {
 	if !strings.Contains(b4.text("#form-errors"), "not right") {
 		t.Fatalf("a spent recovery code: %q", b4.text("main"))
 	}
-	// The email fallback.
+	// The email fallback, once the organisation accepts codes by email.
+	e.acceptEmailCodes(e.orgA.ID, "a@example.com")
 	b4.open("/app/twostep?method=email")
 	checkAxe(t, b4)
 	b4.submit("form[action='/app/twostep/email'] button", "/app/twostep")
 	b4.fill("#code", e.smtp.Next(t, "a@example.com").Code())
 	checkAxe(t, b4)
-	b4.submit("form[action='/app/twostep'] button[type=submit]", "/app/workspace")
+	b4.submit("form[action='/app/twostep'] button[type=submit]", "/app/studies")
 
 	// Sign out every other session from the first browser.
 	b3.submit("form[action='/app/settings/security/sessions/revoke-others'] button", "/app/settings/security")

@@ -154,6 +154,7 @@ func TestOAuthConsentRules(t *testing.T) {
 		if _, err := e.db.AddMember(context.Background(), e.orgB.ID, "a@example.com", kv.RoleAdmin); err != nil {
 			t.Fatal(err)
 		}
+		e.acceptEmailCodes(e.orgB.ID, "b@example.com") // the check below is passed by email
 		form := url.Values{"decision": {"approve"}, "org": {e.orgB.ID.String()}, "env": {"live"}, "grant": {"studies:read"}}
 		for k, v := range q {
 			form[k] = v

@@ -131,7 +131,7 @@ func TestOAuthMCPTypeScriptSDK(t *testing.T) {
 		t.Fatalf("authorize URL %s", authz.URL)
 	}
 
-	// The person: signed out, so sign in first; then the workspace, then consent.
+	// The person: signed out, so sign in first; then consent (in their one workspace).
 	tab := e.browser(t)
 	tab.do("open the authorize URL", chromedp.Navigate(authz.URL))
 	tab.waitPath("/app/signin")
@@ -139,9 +139,8 @@ func TestOAuthMCPTypeScriptSDK(t *testing.T) {
 	tab.submit("form[action='/app/signin'] button[type=submit]", "/app/signin")
 	tab.waitFor("the code page", `!!document.querySelector('#code')`)
 	tab.fill("#code", e.smtp.Next(t, "a@example.com").Code())
-	tab.submit("form[action='/app/signin/code'] button[type=submit]", "/app/workspace")
-	tab.chooseWorkspace("Org A", "live")
-	tab.waitPath("/app/oauth/authorize")
+	// One workspace: straight back to the consent page.
+	tab.submit("form[action='/app/signin/code'] button[type=submit]", "/app/oauth/authorize")
 	if got := tab.text("h1"); !strings.Contains(got, "MCP TypeScript SDK") {
 		t.Fatalf("consent heading %q", got)
 	}
