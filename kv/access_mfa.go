@@ -8,10 +8,12 @@ import (
 )
 
 // AccessMethods returns the two-step methods u may use on the access API, in a fixed
-// order: totp with an authenticator; email without one, or as its fallback unless
-// turned off; sms when smsOK (a provider is configured) and u has a verified number.
-// Recovery codes are for a person at a keyboard, not for an agent reading codes back.
-func AccessMethods(u User, smsOK bool) []TwoStepMethod {
+// order: totp with an authenticator; sms when smsOK (a provider is configured) and u
+// has a verified number; email when emailOK (one of u's organisations accepts codes by
+// email as a second step, as at sign-in before a workspace is chosen: see
+// emailSecondStep) and u has no other step or keeps email as the fallback. Recovery
+// codes are for a person at a keyboard, not for an agent reading codes back.
+func AccessMethods(u User, smsOK, emailOK bool) []TwoStepMethod {
 	var out []TwoStepMethod
 	if u.TOTPEnabled {
 		out = append(out, MethodTOTP)
@@ -19,7 +21,7 @@ func AccessMethods(u User, smsOK bool) []TwoStepMethod {
 	if smsOK && u.Phone != "" {
 		out = append(out, MethodSMS)
 	}
-	if emailCodesAllowed(u) {
+	if emailOK && emailCodesAllowed(u) {
 		out = append(out, MethodEmail)
 	}
 	return out
@@ -58,7 +60,15 @@ func (db *DB) RequestAccessChallenge(ctx context.Context, in AccessChallengeInpu
 			if err != nil {
 				return nil, err
 			}
-			methods := AccessMethods(u, in.SMS)
+			methods, err := accessMethodsIn(tx, u, rec.OrgID, in.SMS)
+			if err != nil {
+				return nil, err
+			}
+			if len(methods) == 0 {
+				return nil, Invalid(FieldError{Loc: []any{"method"}, Msg: "This account has no second step the access API can use: " +
+					"set up an authenticator app in the web app (Settings → Security), or ask an owner or admin to accept codes by email as a second step.",
+					Type: "enum", Ctx: map[string]any{"expected": []string{}}})
+			}
 			if !containsMethod(methods, in.Method) {
 				names := methodNames(methods)
 				return nil, Invalid(FieldError{Loc: []any{"method"}, Msg: "Method must be one this account can use: " + strings.Join(names, ", ") + ".",
@@ -87,6 +97,18 @@ func (db *DB) RequestAccessChallenge(ctx context.Context, in AccessChallengeInpu
 	return out, err
 }
 
+// accessMethodsIn is AccessMethods for u in a transaction whose chosen workspace is
+// org (zero: none yet): a code by email is a second step only where the workspace (or,
+// before one is chosen, one of u's organisations) accepts it, since the access API's
+// first step already came from the same mailbox.
+func accessMethodsIn(tx Tx, u User, org ID, smsOK bool) ([]TwoStepMethod, error) {
+	refusal, err := emailSecondStep(tx, u, org)
+	if err != nil {
+		return nil, err
+	}
+	return AccessMethods(u, smsOK, refusal == nil), nil
+}
+
 // FindAccessMethods returns the two-step methods the transaction's person may use
 // (none before the email is verified).
 func (db *DB) FindAccessMethods(ctx context.Context, id ID, proof string, smsOK bool) ([]TwoStepMethod, error) {
@@ -100,8 +122,8 @@ func (db *DB) FindAccessMethods(ctx context.Context, id ID, proof string, smsOK 
 		if err != nil {
 			return err
 		}
-		out = AccessMethods(u, smsOK)
-		return nil
+		out, err = accessMethodsIn(tx, u, rec.OrgID, smsOK)
+		return err
 	})
 	return out, err
 }

@@ -253,6 +253,18 @@ func TestAccessTOTPAndRequireMFA(t *testing.T) {
 	if a, err = db.VerifyAccessEmail(ctx, st3.Access.ID, proof3, st3.Code); err != nil || a.State != AccessAwaitingMFA {
 		t.Fatalf("verify, workspace requires two-step: %+v %v", a, err)
 	}
+	// The code that signed in came from the mailbox: a second code from it is no
+	// second step unless the workspace accepts codes by email.
+	if _, err := db.RequestAccessChallenge(ctx, AccessChallengeInput{ID: a.ID, Proof: proof3, Method: MethodEmail}); ErrorCode(err) != EINVALID ||
+		!strings.Contains(err.Error(), "no second step the access API can use") {
+		t.Fatalf("email challenge, workspace not accepting codes by email: %v", err)
+	}
+	if ms, err := db.FindAccessMethods(ctx, a.ID, proof3, true); err != nil || len(ms) != 0 {
+		t.Fatalf("methods, workspace not accepting codes by email: %v %v", ms, err)
+	}
+	if _, err := db.SetTwoStepEmail(ctx, TwoStepEmailInput{OrgID: org.ID, Actor: u.ID, On: true}); err != nil {
+		t.Fatal(err)
+	}
 	mail, err := db.RequestAccessChallenge(ctx, AccessChallengeInput{ID: a.ID, Proof: proof3, Method: MethodEmail})
 	if err != nil || mail.To != "m@example.com" || len(mail.Code) != 6 {
 		t.Fatalf("email challenge: %+v %v", mail, err)
@@ -270,25 +282,32 @@ func TestAccessTOTPAndRequireMFA(t *testing.T) {
 	}
 }
 
-// TestAccessMethods: the methods the access API offers follow the person's second steps
-// and the server's text-message provider.
+// TestAccessMethods: the methods the access API offers follow the person's second steps,
+// the server's text-message provider, and whether an organisation of theirs accepts
+// codes by email as a second step.
 func TestAccessMethods(t *testing.T) {
 	phone := User{Phone: "+447700900123", EmailFallback: true}
-	if got := AccessMethods(phone, true); len(got) != 2 || got[0] != MethodSMS || got[1] != MethodEmail {
+	if got := AccessMethods(phone, true, true); len(got) != 2 || got[0] != MethodSMS || got[1] != MethodEmail {
 		t.Fatalf("phone, provider: %v", got)
 	}
-	if got := AccessMethods(phone, false); len(got) != 1 || got[0] != MethodEmail {
+	if got := AccessMethods(phone, false, true); len(got) != 1 || got[0] != MethodEmail {
 		t.Fatalf("phone, no provider: %v", got)
 	}
+	if got := AccessMethods(phone, true, false); len(got) != 1 || got[0] != MethodSMS {
+		t.Fatalf("phone, provider, email not accepted: %v", got)
+	}
 	phone.EmailFallback = false
-	if got := AccessMethods(phone, true); len(got) != 1 || got[0] != MethodSMS {
+	if got := AccessMethods(phone, true, true); len(got) != 1 || got[0] != MethodSMS {
 		t.Fatalf("phone, fallback off: %v", got)
 	}
-	if got := AccessMethods(User{TOTPEnabled: true}, true); len(got) != 1 || got[0] != MethodTOTP {
+	if got := AccessMethods(User{TOTPEnabled: true}, true, true); len(got) != 1 || got[0] != MethodTOTP {
 		t.Fatalf("authenticator, fallback off: %v", got)
 	}
-	if got := AccessMethods(User{}, true); len(got) != 1 || got[0] != MethodEmail {
+	if got := AccessMethods(User{}, true, true); len(got) != 1 || got[0] != MethodEmail {
 		t.Fatalf("no second step: %v", got)
+	}
+	if got := AccessMethods(User{}, true, false); len(got) != 0 {
+		t.Fatalf("no second step, email not accepted: %v", got)
 	}
 }
 
@@ -300,6 +319,9 @@ func TestAccessChallengeLimit(t *testing.T) {
 	org := mustOrg(t, db, "acme")
 	u, _ := db.FindUserByEmail(ctx, "acme@example.com")
 	if _, err := db.SetRequireMFA(ctx, RequireMFAInput{OrgID: org.ID, Actor: u.ID, On: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SetTwoStepEmail(ctx, TwoStepEmailInput{OrgID: org.ID, Actor: u.ID, On: true}); err != nil {
 		t.Fatal(err)
 	}
 	proof := newProof(t)

@@ -210,7 +210,9 @@ func TestAccessExistingPersonWithTOTP(t *testing.T) {
 	code := g.start(smtp, "a@example.com")
 	out := g.step(200, "/v1/access/verify-email", `"token":"`+code+`"`)
 	wantNext(t, out, "awaiting_mfa", "verify_mfa")
-	if m := out["mfa_methods"].([]any); len(m) != 2 || m[0] != "totp" || m[1] != "email" {
+	// Not email: org A does not accept codes by email as a second step, and the
+	// transaction's first step already came from the mailbox.
+	if m := out["mfa_methods"].([]any); len(m) != 1 || m[0] != "totp" {
 		t.Fatalf("methods %v", m)
 	}
 	// The workspace step is not open yet: 409 naming the step due.
@@ -220,7 +222,7 @@ func TestAccessExistingPersonWithTOTP(t *testing.T) {
 	}
 	// sms is not offered without a provider: 422 naming the methods that are.
 	r, refused = g.post("/v1/access/mfa/verify", `{"transaction_id":"`+g.id+`","method":"sms"}`)
-	if r.status != 422 || !strings.Contains(string(r.body), "totp, email") || refused["next_action"] != "verify_mfa" {
+	if r.status != 422 || !strings.Contains(string(r.body), "can use: totp.") || refused["next_action"] != "verify_mfa" {
 		t.Fatalf("sms without a provider: %d %s", r.status, r.body)
 	}
 	ch := g.step(200, "/v1/access/mfa/verify", `"method":"totp"`)
@@ -255,6 +257,25 @@ func TestAccessRequireMFAWorkspace(t *testing.T) {
 	}
 	m, err := e.db.AddMember(ctx, e.orgA.ID, "member@example.com", kv.RoleMember)
 	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A code by email passes only where the organisation accepts it: the mailbox
+	// already gave the first step.
+	t.Run("Refused_emailNotAccepted", func(t *testing.T) {
+		g := newAccessAgent(t, e)
+		code := g.start(smtp, "member@example.com")
+		out := g.step(200, "/v1/access/verify-email", `"token":"`+code+`"`)
+		wantNext(t, out, "awaiting_mfa", "verify_mfa")
+		if ms, ok := out["mfa_methods"]; ok {
+			t.Fatalf("methods offered with no second step the organisation accepts: %v", ms)
+		}
+		r, refused := g.post("/v1/access/mfa/verify", `{"transaction_id":"`+g.id+`","method":"email"}`)
+		if r.status != 422 || !strings.Contains(string(r.body), "set up an authenticator app") || refused["next_action"] != "verify_mfa" {
+			t.Fatalf("email challenge, not accepted: %d %s", r.status, r.body)
+		}
+	})
+	if _, err := e.db.SetTwoStepEmail(ctx, kv.TwoStepEmailInput{OrgID: e.orgA.ID, Actor: owner.ID, On: true}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -312,6 +333,9 @@ func TestAccessAcceptInvitationRequiringMFA(t *testing.T) {
 	ctx := context.Background()
 	owner, _ := e.db.FindUserByEmail(ctx, "b@example.com")
 	if _, err := e.db.SetRequireMFA(ctx, kv.RequireMFAInput{OrgID: e.orgB.ID, Actor: owner.ID, On: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.SetTwoStepEmail(ctx, kv.TwoStepEmailInput{OrgID: e.orgB.ID, Actor: owner.ID, On: true}); err != nil {
 		t.Fatal(err)
 	}
 	inv, _, err := e.db.CreateInvitation(ctx, kv.InvitationInput{OrgID: e.orgB.ID, Actor: owner.ID, Email: "invitee@example.com", Role: kv.RoleAdmin})

@@ -154,6 +154,9 @@ func TestAccessWrongCodes(t *testing.T) {
 				if _, err := e.db.SetRequireMFA(t.Context(), kv.RequireMFAInput{OrgID: e.orgB.ID, Actor: owner.ID, On: true}); err != nil {
 					t.Fatal(err)
 				}
+				if _, err := e.db.SetTwoStepEmail(t.Context(), kv.TwoStepEmailInput{OrgID: e.orgB.ID, Actor: owner.ID, On: true}); err != nil {
+					t.Fatal(err)
+				}
 				wantNext(t, g.step(200, "/v1/access/verify-email", `"token":"`+code+`"`), "awaiting_mfa", "verify_mfa")
 				ch := g.step(200, "/v1/access/mfa/verify", `"method":"email"`)
 				code = smtp.Next(t, "b@example.com").Code()

@@ -89,7 +89,7 @@ func (a *accessSide) routes() []*accessRoute {
 			handle: (*accessSide).handleVerifyEmail},
 		{Method: "POST", Path: "/v1/access/mfa/verify", OperationID: "verify_mfa", Status: 200,
 			Summary:     "Request a two-step challenge ({method}), then submit its code ({challenge_id, code})",
-			Description: "Methods: totp (the person's authenticator app), email, and sms when the server has a text-message provider and the person a verified number; mfa_methods lists the ones this person can use. A new challenge replaces the last; at most 5 per transaction.",
+			Description: "Methods: totp (the person's authenticator app), email (only where one of the person's organisations accepts codes by email as a second step), and sms when the server has a text-message provider and the person a verified number; mfa_methods lists the ones this person can use. A new challenge replaces the last; at most 5 per transaction.",
 			In:          reflect.TypeFor[accessMFAIn](), Out: reflect.TypeFor[accessMFAOut](),
 			Refusals: map[int]string{409: "wrong_step: the transaction is not waiting for two-step (next_action says what it is waiting for); challenge_limit: 5 challenges asked for already, start a new transaction."},
 			handle:   (*accessSide).handleMFA},
