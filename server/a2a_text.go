@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -49,6 +50,9 @@ func (env *rpcEnvelope) checkMessageText() error {
 		return nil
 	}
 	for i, part := range env.Params.Message.Parts {
+		if plainPart(part) {
+			continue
+		}
 		loc := "message.parts[" + strconv.Itoa(i) + "]"
 		var members map[string]json.RawMessage
 		if json.Unmarshal(part, &members) == nil {
@@ -65,13 +69,28 @@ func (env *rpcEnvelope) checkMessageText() error {
 	return nil
 }
 
+// plainPart reports whether a part needs no closer look: valid UTF-8 with no \u escape
+// (so no surrogate, no NUL, and no member name written in escapes) and no text member.
+// A skill's data part usually is.
+func plainPart(part json.RawMessage) bool {
+	if !utf8.Valid(part) || bytes.Contains(part, []byte(`\u`)) {
+		return false
+	}
+	for i := 0; i+6 <= len(part); i++ {
+		if part[i] == '"' && bytes.EqualFold(part[i:i+6], []byte(`"text"`)) { // as decoders match names
+			return false
+		}
+	}
+	return true
+}
+
 // checkPartMember checks one member of a part: any text in it is valid UTF-8, and a
 // text part's text follows the whole rule.
 func checkPartMember(loc, name string, raw json.RawMessage) error {
 	if !utf8.Valid(raw) || loneSurrogate(raw) {
 		return textRefusal(loc, "Input should be valid UTF-8.", "string_unicode")
 	}
-	if name != "text" {
+	if !strings.EqualFold(name, "text") { // as JSON decoders match member names
 		return nil
 	}
 	var s string

@@ -3,8 +3,12 @@ package server
 import (
 	"context"
 	stdjson "encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
 )
@@ -27,6 +31,8 @@ func TestA2ARefusesInvalidText(t *testing.T) {
 		{"ErrLoneHighSurrogate", "SendMessage", `[{"text":"` + create + `\ud800x"}]`, "", "message.parts[0].text", "valid UTF-8"},
 		{"ErrRawInvalidBytes", "SendMessage", `[{"text":"` + create + "\xff\xfe" + `"}]`, "", "message.parts[0].text", "valid UTF-8"},
 		{"ErrNUL", "SendMessage", `[{"text":"` + create + `\u0000"}]`, "", "message.parts[0].text", "NUL"},
+		{"ErrNULEscapedMemberName", "SendMessage", `[{"\u0074ext":"` + create + `\u0000"}]`, "", "message.parts[0].text", "NUL"},
+		{"ErrNULMemberNameInCapitals", "SendMessage", `[{"TEXT":"` + create + `\u0000"}]`, "", "message.parts[0].TEXT", "NUL"},
 		{"ErrSecondPart", "SendMessage", `[{"text":"hello"},{"text":"\udfff"}]`, "", "message.parts[1].text", "valid UTF-8"},
 		{"ErrDataPartFastPath", "SendMessage", `[{"data":{"skill":"create_participant_link","arguments":{"study_id":"` + kv.NewV4().String() + `","note":"` + "\xff" + `"}}}]`, "", "message.parts[0].data", "valid UTF-8"},
 		{"ErrDataPartSDKPath", "SendMessage", `[{"data":{"skill":"create_study","arguments":{"guidance":"` + create + `\udc00"}}}]`, immediately, "message.parts[0].data", "valid UTF-8"},
@@ -78,4 +84,64 @@ func (e *testEnv) streamRefusal(t *testing.T, body string) rpcAnswer {
 		t.Fatalf("event %q: %v", data, err)
 	}
 	return a
+}
+
+// FuzzA2AMessageText: whatever the body, the text check refuses with INVALID_PARAMS
+// naming a part, or lets through only parts whose text decodes as sent: no character
+// replaced by U+FFFD, and none the text rule refuses.
+func FuzzA2AMessageText(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"parts":[{"text":"hi \ud83d\ude00"}]}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"parts":[{"text":"\udc00"}]}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"parts":[{"data":{"skill":"whoami"}},{"text":"a\u0000"}]}}}`,
+		"{\"method\":\"SendMessage\",\"params\":{\"message\":{\"parts\":[{\"text\":\"\xff\"}]}}}",
+		`{"method":"SendMessage","params":{"message":{"parts":[{"\u0074ext":"\ufffd"}]}}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		env := peekRPC([]byte(body))
+		err := env.checkMessageText()
+		if err != nil {
+			var ae *a2a.Error
+			if !errors.As(err, &ae) || !errors.Is(err, a2a.ErrInvalidParams) || !strings.HasPrefix(ae.Message, "message.parts[") {
+				t.Fatalf("refusal %v", err)
+			}
+			return
+		}
+		if env.Method != "SendMessage" && env.Method != "SendStreamingMessage" {
+			return // no message: the binding answers whatever it is
+		}
+		for _, part := range env.Params.Message.Parts {
+			var p struct {
+				Text *string `json:"text"` // matched as the binding matches it
+			}
+			if stdjson.Unmarshal(part, &p) != nil || p.Text == nil {
+				continue
+			}
+			text := *p.Text
+			sent := string(part)
+			if checkText(text, nil) != nil || (strings.ContainsRune(text, utf8.RuneError) && !strings.Contains(sent, "\uFFFD") && !strings.Contains(strings.ToLower(sent), `\ufffd`)) {
+				t.Fatalf("let through %q (decoded %q)", sent, text)
+			}
+		}
+	})
+}
+
+// Only a part with no text member (under any case of its name), no \u escape and
+// valid UTF-8 skips the member-by-member check.
+func TestA2APlainPart(t *testing.T) {
+	for part, plain := range map[string]bool{
+		`{"data":{"skill":"whoami","arguments":{"study_id":"x"}}}`:      true,
+		`{"data":{"skill":"get_study"},"mediaType":"application/json"}`: true,
+		`{"text":"hello"}`:               false,
+		`{"TEXT":"hello"}`:               false,
+		`{"data":{},"Text":"hello"}`:     false,
+		`{"data":{"note":"caf\u00e9"}}`:  false,
+		"{\"data\":{\"note\":\"\xff\"}}": false,
+	} {
+		if got := plainPart([]byte(part)); got != plain {
+			t.Errorf("%s: plain %v, want %v", part, got, plain)
+		}
+	}
 }
