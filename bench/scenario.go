@@ -144,16 +144,21 @@ func setupMCPGetStudy(_ context.Context, t *target) (workload, error) {
 
 // setupA2AGetStudy sends the A2A message that runs the get_study skill for one random
 // known study per request: one JSON-RPC SendMessage to /v1/a2a, answered with the
-// completed task (kept in the store, so each message is also one durable write).
+// completed task (committed before the answer, so each message is also one durable
+// write). Every message has its own messageId: one sent again would be answered with
+// the first one's task.
 func setupA2AGetStudy(_ context.Context, t *target) (workload, error) {
 	if len(t.studyIDs) == 0 {
 		return workload{}, errors.New("a2a_get_study: the target has no studies")
 	}
-	bodies := make([][]byte, len(t.studyIDs))
+	// Each body is its two halves around the message's id.
+	heads, tails := make([][]byte, len(t.studyIDs)), make([][]byte, len(t.studyIDs))
 	for i, id := range t.studyIDs {
-		bodies[i] = []byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"bench-` + strconv.Itoa(i) +
-			`","role":"ROLE_USER","parts":[{"data":{"skill":"get_study","arguments":{"study_id":"` + id + `"}}}]}}}`)
+		heads[i] = []byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"bench-`)
+		tails[i] = []byte(`","role":"ROLE_USER","parts":[{"data":{"skill":"get_study","arguments":{"study_id":"` + id + `"}}}]}}}`)
 	}
+	run := strconv.FormatUint(rand.Uint64(), 36) // runs against one target do not share ids
+	var sent atomic.Int64
 	uri := t.baseURL + "/v1/a2a"
 	bearer := "Bearer " + t.agentKey
 	// A refused message is still HTTP 200 (a JSON-RPC error): every answer is checked
@@ -173,7 +178,10 @@ func setupA2AGetStudy(_ context.Context, t *target) (workload, error) {
 			req.Header.Set(fasthttp.HeaderAuthorization, bearer)
 			req.Header.SetContentType("application/json")
 			req.Header.Set("A2A-Version", "1.0")
-			req.SetBody(bodies[rng.IntN(len(bodies))])
+			i := rng.IntN(len(heads))
+			body := append(append(req.Body()[:0], heads[i]...), run...)
+			body = strconv.AppendInt(append(body, '-'), sent.Add(1), 36)
+			req.SetBody(append(body, tails[i]...))
 		}
 	}, verify: func(context.Context) ([]figure, error) {
 		if n := notCompleted.Load(); n > 0 {

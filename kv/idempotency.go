@@ -22,6 +22,11 @@ type IdemWrite struct {
 	Key         string
 	Fingerprint [32]byte
 	Output      []byte
+	// Task, for a message to the A2A surface (whose messageId is the key), is the task
+	// the message makes: written in the same transaction as the mutation, and
+	// remembered under the key, so a message is answered only once its task and its
+	// effect are committed together, and the message sent again finds that task.
+	Task *AgentTaskWrite
 }
 
 // idemRecord is the stored claim. Records written before results were surface-neutral
@@ -33,7 +38,15 @@ type idemRecord struct {
 	Done        bool      `json:"done"`
 	Status      int       `json:"status,omitempty"` // legacy records only; never written
 	Output      []byte    `json:"body,omitempty"`
+	TaskID      *ID       `json:"task_id,omitempty"` // the A2A task a message made
 	CreatedAt   time.Time `json:"created_at"`
+}
+
+// live reports whether the record still holds its key at now: remembered for IdemTTL
+// once finished, and a claim never finished (the process died mid-request) only for
+// idemStaleAfter.
+func (r *idemRecord) live(now time.Time) bool {
+	return now.Sub(r.CreatedAt) <= IdemTTL && (r.Done || now.Sub(r.CreatedAt) < idemStaleAfter)
 }
 
 // IdemOutcome is what a claim found.
@@ -51,11 +64,27 @@ func idemKey(p Partition, key string) []byte { return append(p.prefix(), key...)
 // ClaimIdem claims key for a request with fingerprint fp, or reports what an earlier
 // request under the key left. On IdemReplay it returns the recorded output.
 func (db *DB) ClaimIdem(ctx context.Context, p Partition, key string, fp [32]byte) (IdemOutcome, []byte, error) {
+	out, prior, err := db.ClaimAgentMessage(ctx, p, key, fp)
+	return out, prior.Output, err
+}
+
+// IdemPrior is what a finished request under a key left: its output and, for a message
+// to the A2A surface, the task the message made (nil for a record written before tasks
+// were remembered with their message).
+type IdemPrior struct {
+	Output []byte
+	TaskID *ID
+}
+
+// ClaimAgentMessage is ClaimIdem for a message to the A2A surface: on IdemReplay it
+// also returns the task the first message made.
+func (db *DB) ClaimAgentMessage(ctx context.Context, p Partition, key string, fp [32]byte) (IdemOutcome, IdemPrior, error) {
 	var (
-		out    IdemOutcome
-		output []byte
+		out   IdemOutcome
+		prior IdemPrior
 	)
 	err := db.update(ctx, func(tx Tx) error {
+		prior = IdemPrior{}
 		b := tx.Bucket(bucketIdempotency)
 		now := db.Now()
 		var rec idemRecord
@@ -63,21 +92,21 @@ func (db *DB) ClaimIdem(ctx context.Context, p Partition, key string, fp [32]byt
 		if err != nil {
 			return err
 		}
-		if ok && now.Sub(rec.CreatedAt) <= IdemTTL && (rec.Done || now.Sub(rec.CreatedAt) < idemStaleAfter) {
+		if ok && rec.live(now) {
 			switch {
 			case rec.Fingerprint != fp:
 				out = IdemReused
 			case !rec.Done:
 				out = IdemInFlight
 			default:
-				out, output = IdemReplay, rec.Output
+				out, prior = IdemReplay, IdemPrior{Output: rec.Output, TaskID: rec.TaskID}
 			}
 			return nil
 		}
 		out = IdemClaimed
 		return putJSON(b, idemKey(p, key), idemRecord{Fingerprint: fp, CreatedAt: now})
 	})
-	return out, output, err
+	return out, prior, err
 }
 
 // ReleaseIdem forgets an unfinished claim so a retry with the key can run: requests
@@ -102,6 +131,13 @@ func (db *DB) writeIdem(tx Tx, w *IdemWrite) error {
 	}
 	b := tx.Bucket(bucketIdempotency)
 	rec := idemRecord{Fingerprint: w.Fingerprint, Done: true, Output: w.Output, CreatedAt: db.Now()}
+	if w.Task != nil {
+		t, err := db.writeAgentTask(tx, w.Partition, w.Task)
+		if err != nil {
+			return err
+		}
+		rec.TaskID = &t.ID
+	}
 	var claim idemRecord
 	if ok, err := getJSON(b, idemKey(w.Partition, w.Key), &claim); err == nil && ok {
 		rec.CreatedAt = claim.CreatedAt // the key is remembered from its first use

@@ -92,13 +92,24 @@ func a2aToken(h *fasthttp.RequestHeader) (string, error) {
 }
 
 // a2aAuthenticate accepts API keys only (the agent:run scope cannot be granted to an
-// OAuth connection), under the same failed-credential limit as every surface.
+// OAuth connection), under the same failed-credential limit as every surface. An
+// OAuth token is looked up all the same: a working one is refused for what it is
+// (403), one that is unknown or ended is no credential (401, a failure counted like a
+// wrong key), so a token's shape alone never earns an answer saying it is real.
 func (s *Server) a2aAuthenticate(r *request) error {
 	tok, err := a2aToken(&r.c.Request.Header)
 	if err != nil {
 		return s.limitAuthFailure(r.c, err)
 	}
 	if strings.HasPrefix(tok, "svca_") || strings.HasPrefix(tok, "svcr_") {
+		live, err := s.db.OAuthTokenLive(r.ctx, tok)
+		switch {
+		case err != nil:
+			return err
+		case !live:
+			return s.limitAuthFailure(r.c, &apiError{Status: 401, Code: "invalid_token", TokenSent: true,
+				Detail: "The token is invalid, expired or revoked; the A2A surface takes an API key holding agent:run."})
+		}
 		return &apiError{Status: 403, Code: "oauth_token_not_accepted",
 			Detail: "OAuth tokens are not accepted by the A2A surface; use an API key holding agent:run."}
 	}
@@ -197,7 +208,12 @@ func (e *a2aEndpoint) serveRPC(r *request) error {
 	c, s := r.c, e.s
 	r.written = true
 	call := &a2aCall{p: r.p}
-	if streamingRPC(c.PostBody()) {
+	env := peekRPC(c.PostBody())
+	if err := env.checkMessageText(); err != nil {
+		writeRPCRefusal(c, &env, err)
+		return nil
+	}
+	if env.streaming() {
 		// The stream outlives the handler (fasthttp writes it after the handler
 		// returns), so it runs under the server's stream context, which ends when a
 		// shutdown begins, never under anything of this request.
@@ -212,17 +228,6 @@ func (e *a2aEndpoint) serveRPC(r *request) error {
 		s.setRateHeaders(c, *d)
 	}
 	return nil
-}
-
-// streamingRPC reports whether a JSON-RPC body calls a method answered with a stream.
-func streamingRPC(body []byte) bool {
-	var env struct {
-		Method string `json:"method"`
-	}
-	if json.Unmarshal(body, &env) != nil {
-		return false
-	}
-	return env.Method == "SendStreamingMessage" || env.Method == "SubscribeToTask"
 }
 
 // serveStreamBridge runs a net/http handler that answers with server-sent events. The

@@ -5,6 +5,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"interviewd/kv"
@@ -20,13 +23,17 @@ func BenchmarkA2AGetStudy(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"skill":"get_study","arguments":{"study_id":"` + st.ID.String() + `"}}}]}}}`)
+	// Every message has its own id: one sent again is answered with the first's task.
+	head := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-`
+	tail := `","role":"ROLE_USER","parts":[{"data":{"skill":"get_study","arguments":{"study_id":"` + st.ID.String() + `"}}}]}}}`
+	var sent atomic.Int64
 	b.SetParallelism(16) // 32 in flight on 2 cores, as go run ./bench drives it
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			req, _ := http.NewRequest("POST", e.url+"/v1/a2a", bytes.NewReader(body))
+			body := head + strconv.FormatInt(sent.Add(1), 10) + tail
+			req, _ := http.NewRequest("POST", e.url+"/v1/a2a", strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+secret)
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("A2A-Version", "1.0")

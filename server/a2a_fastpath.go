@@ -62,18 +62,34 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 		return false
 	}
 
-	run, err := e.handler.runSkill(ctx, call, intent, msg.MessageID)
+	id := e.s.db.NewID()
+	ctxID := msg.ContextID
+	if ctxID == "" {
+		ctxID = a2a.NewContextID()
+	}
+	p := call.p
+	rec, err := e.handler.runSkill(ctx, call, intent, a2aMessageRef{key: messageIdemKey(msg.MessageID)}, func(run skillRun) (kv.AgentTaskWrite, error) {
+		raw, state, err := fastTaskBody(o, run, id, ctxID, msg.MessageID, msg.Role, intent.Skill, data.Arguments, e.s.now())
+		if err != nil {
+			return kv.AgentTaskWrite{}, err
+		}
+		return kv.AgentTaskWrite{New: &kv.AgentTask{ID: id, OrgID: p.Partition.Org, Env: p.Partition.Env, ContextID: ctxID,
+			Skill: o.Name, Scopes: run.scopes, CreatedBy: p.KeyID, State: state, Final: true, Body: raw}}, nil
+	})
 	if err != nil {
 		writeRPCResponse(c, req.ID, "error", mustRawJSON(rpcErrorOf(err)))
 		return true
 	}
-	now := e.s.now()
-	id := e.s.db.NewID()
-	t := wireTask{ID: id.String(), ContextID: msg.ContextID}
-	if t.ContextID == "" {
-		t.ContextID = a2a.NewContextID()
-	}
-	t.History = []wireMessage{{MessageID: msg.MessageID, ContextID: t.ContextID, TaskID: t.ID, Role: msg.Role, Parts: []wirePart{{Data: dataPart(intent.Skill, data.Arguments)}}}}
+	writeRPCResponse(c, req.ID, "result", append(append([]byte(`{"task":`), rec.Body...), '}'))
+	return true
+}
+
+// fastTaskBody is the task of a quick skill's run as A2A's JSON binding writes it, and
+// its state: completed with the answer as its result artifact, or failed with the REST
+// error.
+func fastTaskBody(o *Operation, run skillRun, id kv.ID, ctxID, messageID, role, skill string, args json.RawMessage, now time.Time) ([]byte, string, error) {
+	t := wireTask{ID: id.String(), ContextID: ctxID}
+	t.History = []wireMessage{{MessageID: messageID, ContextID: t.ContextID, TaskID: t.ID, Role: role, Parts: []wirePart{{Data: dataPart(skill, args)}}}}
 	status := wireMessage{MessageID: a2a.NewMessageID(), ContextID: t.ContextID, TaskID: t.ID, Role: string(a2a.MessageRoleAgent)}
 	t.Status = wireStatus{Timestamp: now.UTC().Format(time.RFC3339Nano), Message: &status}
 	if run.failed != nil {
@@ -87,17 +103,7 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 		t.Artifacts = []wireArtifact{{ArtifactID: artifactResult, Name: o.Name, Parts: []wirePart{{Data: run.raw, MediaType: "application/json"}}}}
 	}
 	raw, err := json.MarshalNoEscape(t)
-	if err != nil {
-		writeRPCResponse(c, req.ID, "error", mustRawJSON(rpcErrorOf(a2aError(err))))
-		return true
-	}
-	if err := e.s.recordEndedTask(ctx, kv.AgentTask{ID: id, OrgID: call.p.Partition.Org, Env: call.p.Partition.Env, ContextID: t.ContextID,
-		Skill: o.Name, Scopes: run.scopes, CreatedBy: call.p.KeyID, State: t.Status.State, Final: true, Body: raw, CreatedAt: now, UpdatedAt: now}); err != nil {
-		writeRPCResponse(c, req.ID, "error", mustRawJSON(rpcErrorOf(a2aError(err))))
-		return true
-	}
-	writeRPCResponse(c, req.ID, "result", append(append([]byte(`{"task":`), raw...), '}'))
-	return true
+	return raw, t.Status.State, err
 }
 
 // fastSend is the one request shape the fast path takes.

@@ -19,10 +19,9 @@ import (
 const a2aBlockingWait = 30 * time.Second
 
 // a2aHandler answers the A2A methods for the SDK's JSON-RPC binding. Tasks live in kv
-// (kv.AgentTask) and a working task follows its job by settling (a2a_task.go), so a
-// restart loses none; only a task that ended in its first answer is held in memory,
-// for the milliseconds its record takes to reach the store (a2a_pending.go). Sending
-// is in a2a_send.go, streaming in a2a_stream.go.
+// (kv.AgentTask), each committed before its message is answered (a2a_message.go), and a
+// working task follows its job by settling (a2a_task.go), so neither a restart nor a
+// crash loses one. Sending is in a2a_send.go, streaming in a2a_stream.go.
 type a2aHandler struct{ s *Server }
 
 var _ a2asrv.RequestHandler = (*a2aHandler)(nil)
@@ -118,12 +117,6 @@ func (h *a2aHandler) findTask(ctx context.Context, p *Principal, id a2a.TaskID) 
 	if !ok {
 		return kv.AgentTask{}, errTaskNotFound
 	}
-	if rec, ok := h.s.a2aPending.find(p.Partition, tid); ok {
-		if !h.s.taskVisible(p, &rec) {
-			return kv.AgentTask{}, errTaskNotFound
-		}
-		return rec, nil
-	}
 	rec, err := h.s.db.FindAgentTask(ctx, p.Partition, tid)
 	if kv.ErrorCode(err) == kv.ENOTFOUND || (err == nil && !h.s.taskVisible(p, &rec)) {
 		return kv.AgentTask{}, errTaskNotFound
@@ -201,7 +194,6 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	if req.StatusTimestampAfter != nil {
 		f.UpdatedAfter = *req.StatusTimestampAfter
 	}
-	h.s.a2aPending.settled(ctx, call.p.Partition)
 	if err := h.settleWorking(ctx, call.p.Partition); err != nil {
 		return nil, a2aError(err)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	stdjson "encoding/json"
 	"strings"
 	"testing"
@@ -102,8 +103,11 @@ func TestA2ARefusals(t *testing.T) {
 				t.Fatalf("WWW-Authenticate %q", w)
 			}
 		}},
-		{name: "ErrOAuthToken", auth: "Bearer svca_0123456789abcdef", body: getStudy, status: 403, rpcCode: -31403, code: "oauth_token_not_accepted"},
-		{name: "ErrOAuthTokenAsAPIKeyHeader", headers: []string{"X-API-Key", "svca_0123456789abcdef"}, body: getStudy, status: 403, rpcCode: -31403, code: "oauth_token_not_accepted"},
+		// OAuth-shaped tokens are looked up like any credential: unknown ones are not
+		// credentials at all.
+		{name: "ErrUnknownOAuthToken", auth: "Bearer svca_0123456789abcdef", body: getStudy, status: 401, rpcCode: -31401, code: "invalid_token", check: wantInvalidToken},
+		{name: "ErrUnknownOAuthTokenAsAPIKeyHeader", headers: []string{"X-API-Key", "svca_0123456789abcdef"}, body: getStudy, status: 401, rpcCode: -31401, code: "invalid_token", check: wantInvalidToken},
+		{name: "ErrUnknownRefreshToken", auth: "Bearer svcr_0123456789abcdef", body: getStudy, status: 401, rpcCode: -31401, code: "invalid_token", check: wantInvalidToken},
 		{name: "ErrKeyWithoutAgentRun", auth: "a_live", body: getStudy, status: 403, rpcCode: -31403, code: "insufficient_scope", check: func(t *testing.T, a rpcAnswer) {
 			if w := strings.Join(a.header["Www-Authenticate"], ""); w != `Bearer error="insufficient_scope", scope="agent:run"` {
 				t.Fatalf("WWW-Authenticate %q", w)
@@ -190,8 +194,16 @@ func TestA2AOperationRefusalFailsTask(t *testing.T) {
 	}
 }
 
-// A real OAuth access token, valid on REST, is refused by the A2A surface: agent:run
-// is for API keys only.
+func wantInvalidToken(t *testing.T, a rpcAnswer) {
+	t.Helper()
+	if w := strings.Join(a.header["Www-Authenticate"], ""); !strings.HasPrefix(w, `Bearer realm="`+testBaseURL+`/v1/a2a"`) || !strings.Contains(w, `error="invalid_token"`) {
+		t.Fatalf("WWW-Authenticate %q", w)
+	}
+}
+
+// A real OAuth token, access or refresh, is refused by the A2A surface with 403:
+// agent:run is for API keys only. Once its connection has ended it is no credential:
+// 401, as an unknown one.
 func TestA2ARefusesRealOAuthToken(t *testing.T) {
 	e := mustServe(t)
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
@@ -199,11 +211,45 @@ func TestA2ARefusesRealOAuthToken(t *testing.T) {
 	if me := e.do("GET", "/v1/api/me", "Bearer "+conn.access, ""); me.status != 200 {
 		t.Fatalf("the token does not work on REST: %d %s", me.status, me.body)
 	}
-	for _, auth := range [][]string{{"Bearer " + conn.access}, {"", "X-API-Key", conn.access}} {
-		a := e.rpc(auth[0], sendBody(`{"skill":"whoami"}`), auth[1:]...)
-		if a.status != 403 || a.errorCode() != "oauth_token_not_accepted" {
-			t.Fatalf("%v: %d %+v", auth, a.status, a.Error)
+	whoami := sendBody(`{"skill":"whoami"}`)
+	for _, tok := range []string{conn.access, conn.refresh} {
+		for _, auth := range [][]string{{"Bearer " + tok}, {"", "X-API-Key", tok}} {
+			a := e.rpc(auth[0], whoami, auth[1:]...)
+			if a.status != 403 || a.Error == nil || a.Error.Code != -31403 || a.errorCode() != "oauth_token_not_accepted" {
+				t.Fatalf("%v: %d %+v", auth, a.status, a.Error)
+			}
 		}
+	}
+	if err := e.db.RevokeToken(context.Background(), conn.refresh, conn.clientID); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{conn.access, conn.refresh} {
+		a := e.rpc("Bearer "+tok, whoami)
+		if a.status != 401 || a.Error == nil || a.Error.Code != -31401 || a.errorCode() != "invalid_token" {
+			t.Fatalf("ended token %.5s: %d %+v", tok, a.status, a.Error)
+		}
+		wantInvalidToken(t, a)
+	}
+}
+
+// OAuth-shaped tokens that are no credential count toward the failed-credential limit
+// like wrong API keys: past the budget the address is answered 429 with the wait.
+func TestA2AUnknownOAuthTokensCountAsFailures(t *testing.T) {
+	limits := RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 1000, FailedAuth: 3, Window: time.Minute}
+	e := mustServe(t, withRateLimits(limits))
+	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
+	whoami := sendBody(`{"skill":"whoami"}`)
+	for i, tok := range []string{"svca_" + strings.Repeat("x", 40), "svcr_" + strings.Repeat("y", 40), "svca_short"} {
+		if a := e.rpc("Bearer "+tok, whoami); a.status != 401 || a.errorCode() != "invalid_token" {
+			t.Fatalf("failure %d: %d %+v", i+1, a.status, a.Error)
+		}
+	}
+	a := e.rpc("Bearer svca_"+strings.Repeat("z", 40), whoami)
+	if a.status != 429 || a.errorCode() != "rate_limited" || a.header["Retry-After"] == nil {
+		t.Fatalf("over budget: %d %v %+v", a.status, a.header["Retry-After"], a.Error)
+	}
+	if a := e.rpc("agent", whoami); a.status != 200 || a.Error != nil {
+		t.Fatalf("a valid key from the same address: %d %+v", a.status, a.Error)
 	}
 }
 

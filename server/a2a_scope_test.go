@@ -21,7 +21,7 @@ func TestA2ATaskNeedsSkillScope(t *testing.T) {
 	st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Churn")
 	ctx := context.Background()
 
-	// Over the raw JSON-RPC fast path (its record is written behind the answer) and
+	// Over the raw JSON-RPC fast path (its own encoding of the task) and
 	// through the SDK.
 	fast := e.rpc("agent", sendBody(`{"skill":"get_study","arguments":{"study_id":"`+st.ID.String()+`"}}`))
 	if fast.Error != nil {

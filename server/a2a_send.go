@@ -43,7 +43,10 @@ func (h *a2aHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReques
 // refusals of the message itself (unknown skill, a missing scope, a rate limit) are
 // errors; what the operation says (invalid arguments, not found, a conflict) ends the
 // task failed with the REST error, and its answer completes it, or, for a background
-// job, leaves it working with the job's handle as its first artifact.
+// job, leaves it working with the job's handle as its first artifact. The task is
+// committed before it is returned (with the operation's effect, when it has one), and
+// the message's id is remembered with it: the message sent again is answered with the
+// same task (a2a_message.go).
 func (h *a2aHandler) start(ctx context.Context, call *a2aCall, req *a2a.SendMessageRequest) (kv.AgentTask, error) {
 	msg := req.Message
 	switch {
@@ -61,75 +64,55 @@ func (h *a2aHandler) start(ctx context.Context, call *a2aCall, req *a2a.SendMess
 		if err != nil {
 			return rec, err
 		}
+		if msg.ID != "" && taskHasMessage(rec, msg.ID) {
+			return rec, nil // this message, sent again: it has its answer already
+		}
 		if rec.State != string(a2a.TaskStateInputRequired) {
 			return rec, invalidParams("task_not_awaiting_input", "The task is "+rec.State+" and takes no more messages; send a new message without taskId.")
 		}
 		prev = &rec
 	}
-	intent, _, ok, err := messageIntent(msg)
+	intent, text, ok, err := messageIntent(msg)
 	if err != nil {
 		return kv.AgentTask{}, a2aError(err)
 	}
+	ref := a2aMessageRef{key: messageIdemKey(msg.ID), taskID: string(msg.TaskID)}
+	nt := h.newTaskWriter(p, prev, msg)
 	if !ok {
 		if err := h.admit(call, false); err != nil {
 			return kv.AgentTask{}, err
 		}
-		return h.save(ctx, p, prev, msg, "", func(t *a2a.Task, now time.Time) {
+		w, err := nt.write("", func(t *a2a.Task, now time.Time) {
 			setStatus(t, a2a.TaskStateInputRequired, now, h.askBack(), nil)
 		})
+		if err != nil {
+			return kv.AgentTask{}, a2aError(err)
+		}
+		return h.record(ctx, p, ref.key, ref.fingerprint("", []byte(text)), w)
 	}
-	run, err := h.runSkill(ctx, call, intent, msg.ID)
-	if err != nil {
-		return kv.AgentTask{}, err
-	}
-	o := run.o
-	scoped := func(rec *kv.AgentTask) { rec.Scopes = run.scopes }
-	switch {
-	case run.failed != nil:
-		return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
-			setStatus(t, a2a.TaskStateFailed, now, run.failed.Detail, *run.failed)
-		}, scoped)
-	case run.jobID == nil:
-		return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
-			addArtifact(t, artifactResult, o.Name, run.raw)
-			setStatus(t, a2a.TaskStateCompleted, now, completedText(o), nil)
-		}, scoped)
-	}
-	return h.save(ctx, p, prev, msg, o.Name, func(t *a2a.Task, now time.Time) {
-		addArtifact(t, artifactAccepted, o.Name, run.raw)
-		setStatus(t, a2a.TaskStateWorking, now, "The "+string(o.Job)+" job "+run.jobID.String()+" is under way; this task completes when it ends.", nil)
-	}, scoped, func(rec *kv.AgentTask) { rec.JobID, rec.JobKind = run.jobID, o.Job })
+	return h.runSkill(ctx, call, intent, ref, func(run skillRun) (kv.AgentTaskWrite, error) {
+		o := run.o
+		scoped := func(rec *kv.AgentTask) { rec.Scopes = run.scopes }
+		switch {
+		case run.failed != nil:
+			return nt.write(o.Name, func(t *a2a.Task, now time.Time) {
+				setStatus(t, a2a.TaskStateFailed, now, run.failed.Detail, *run.failed)
+			}, scoped)
+		case run.jobID == nil:
+			return nt.write(o.Name, func(t *a2a.Task, now time.Time) {
+				addArtifact(t, artifactResult, o.Name, run.raw)
+				setStatus(t, a2a.TaskStateCompleted, now, completedText(o), nil)
+			}, scoped)
+		}
+		return nt.write(o.Name, func(t *a2a.Task, now time.Time) {
+			addArtifact(t, artifactAccepted, o.Name, run.raw)
+			setStatus(t, a2a.TaskStateWorking, now, "The "+string(o.Job)+" job "+run.jobID.String()+" is under way; this task completes when it ends.", nil)
+		}, scoped, func(rec *kv.AgentTask) { rec.JobID, rec.JobKind = run.jobID, o.Job })
+	})
 }
 
 func completedText(o *Operation) string {
 	return "Done: the result artifact holds the " + o.Name + " answer."
-}
-
-// claimMessage claims key (a message's id) for an idempotent operation as REST's
-// Idempotency-Key step does: a finished first message's recorded output is returned to
-// replay; a key used for another request, or still running, refuses the message. The
-// returned context carries the claim to the operation's transaction; release forgets
-// a claim the operation did not complete.
-func (h *a2aHandler) claimMessage(ctx context.Context, p *Principal, key string, fp [32]byte) (context.Context, []byte, func(), error) {
-	outcome, stored, err := h.s.db.ClaimIdem(ctx, p.Partition, key, fp)
-	switch {
-	case err != nil:
-		return ctx, nil, nil, err
-	case outcome == kv.IdemReplay:
-		return ctx, stored, func() {}, nil
-	case outcome == kv.IdemReused:
-		return ctx, nil, nil, &apiError{Status: 422, Code: "idempotency_key_reused",
-			Detail: "This messageId was sent before with a different request; give a new message a new messageId."}
-	case outcome == kv.IdemInFlight:
-		return ctx, nil, nil, &apiError{Status: 409, Code: "idempotency_key_in_flight",
-			Detail: "A message with this messageId is still running; send it again once it has finished."}
-	}
-	release := func() {
-		if err := h.s.db.ReleaseIdem(context.Background(), p.Partition, key); err != nil {
-			h.s.log.Error().Err(err).Msg("release idempotency claim")
-		}
-	}
-	return context.WithValue(ctx, idemCtxKey{}, &idemSlot{partition: p.Partition, key: key, fingerprint: fp}), nil, release, nil
 }
 
 // skillRun is what running a skill came to: the operation's answer (for a background
@@ -143,23 +126,45 @@ type skillRun struct {
 	failed *toolErrorBody
 }
 
-// runSkill runs the operation a message names through the table's steps: scope, rate
-// limit, binding, the input's own scope, the operation. Its error refuses the message
-// (unknown skill, a missing scope, a rate limit, a messageId reused for another
-// request); what the operation refuses is a failed run. For the operations REST takes
-// an Idempotency-Key on, the messageId is that key: a message sent again (a retry after
-// a lost answer) gets the first one's answer, and its task follows the same job.
-func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aIntent, messageID string) (skillRun, error) {
+// withOutput is run with the operation's answer raw (as JSON), and for a background
+// job the job's id from its handle.
+func (run skillRun) withOutput(raw []byte) skillRun {
+	run.raw = raw
+	if run.o.Awaits != "" {
+		var handle struct {
+			JobID string `json:"job_id"`
+		}
+		_ = stdjson.Unmarshal(raw, &handle)
+		jobID, _ := kv.ParseID(handle.JobID)
+		run.jobID = &jobID
+	}
+	return run
+}
+
+// taskBuild makes the task write of a message from what its skill came to.
+type taskBuild func(run skillRun) (kv.AgentTaskWrite, error)
+
+// runSkill runs the operation a message names through the table's steps (scope, rate
+// limit, binding, the input's own scope, the operation) and returns the message's
+// task, committed. Its error refuses the message (unknown skill, a missing scope, a
+// rate limit, a messageId sent before with another request); what the operation refuses
+// is a failed task. A write's messageId is claimed as REST claims an Idempotency-Key
+// before the operation runs, and the task (made by build) is written in the
+// operation's own transaction when the operation records its result under the claim,
+// else committed right after it: either way before the answer. A message sent again
+// (a retry after a lost answer) is answered with the first one's task, and nothing
+// runs twice.
+func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aIntent, ref a2aMessageRef, build taskBuild) (kv.AgentTask, error) {
 	p := call.p
 	o := h.s.opByName(intent.Skill)
 	if o == nil {
-		return skillRun{}, invalidParams("unknown_skill", "Unknown skill "+strconv.Quote(intent.Skill)+"; the skills are "+h.skillNames()+".")
+		return kv.AgentTask{}, invalidParams("unknown_skill", "Unknown skill "+strconv.Quote(intent.Skill)+"; the skills are "+h.skillNames()+".")
 	}
 	if err := o.checkScope(p); err != nil {
-		return skillRun{}, a2aError(err)
+		return kv.AgentTask{}, a2aError(err)
 	}
 	if err := h.admit(call, o.Write); err != nil {
-		return skillRun{}, err
+		return kv.AgentTask{}, err
 	}
 	in := o.newInput()
 	err := o.plan.bindArgs(in, intent.Arguments)
@@ -167,22 +172,24 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 	if err == nil {
 		// The input's own scope (going live needs studies:golive) refuses the message.
 		if err := p.require(o.requiredScope(in)); err != nil {
-			return skillRun{}, a2aError(err)
+			return kv.AgentTask{}, a2aError(err)
 		}
 		scopes = taskScopes(o, in)
 	}
+	run := skillRun{o: o, scopes: scopes}
+	fp := ref.fingerprint(o.Name, intent.Arguments)
 	var out any
-	if err == nil && o.Idempotent && validIdemKey([]byte(messageID)) {
-		key := "a2a:" + messageID
-		var replay []byte
-		var release func()
-		ctx, replay, release, err = h.claimMessage(ctx, p, key, requestFingerprint([]byte("A2A"), []byte(o.Name), intent.Arguments))
-		if err != nil {
-			return skillRun{}, a2aError(err)
+	var claim *messageClaim
+	if err == nil && o.Write && ref.key != "" {
+		var replay *kv.AgentTask
+		if claim, replay, out, err = h.claimMessage(ctx, p, ref.key, fp, run, build); err != nil {
+			return kv.AgentTask{}, err
 		}
-		defer release()
 		if replay != nil {
-			out = replayedOutput(replay)
+			return *replay, nil
+		}
+		if claim != nil {
+			ctx = claim.ctx(ctx)
 		}
 	}
 	if err == nil && out == nil {
@@ -194,27 +201,35 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 	} else if err == nil {
 		raw, err = encodeOutput(out)
 	}
+	if refusal := taskRefusal(err); refusal != nil { // the task it continues has moved on: nothing was done
+		claim.release()
+		return kv.AgentTask{}, refusal
+	}
 	if err != nil {
 		body, cause := toolErrorBodyOf(o, err)
 		if cause != "" {
 			h.s.log.Error().Str("surface", "a2a").Str("skill", o.Name).Msg(cause)
 		}
-		return skillRun{o: o, scopes: scopes, failed: &body}, nil
-	}
-	run := skillRun{o: o, scopes: scopes, raw: raw}
-	if o.Awaits == "" {
-		if l, isList := out.(listResult); isList {
+		run.failed = &body
+	} else {
+		run = run.withOutput(raw)
+		if l, isList := out.(listResult); isList && o.Awaits == "" {
 			run.raw = mustRawJSON(map[string]any{"items": stdjson.RawMessage(mustRawJSON(l.restItems())), "next_cursor": cursorOrNull(l.nextCursor())})
 		}
-		return run, nil
+		if rec, ok := claim.written(ctx, h.s.db, p.Partition); ok {
+			return rec, nil
+		}
 	}
-	var handle struct {
-		JobID string `json:"job_id"`
+	w, err := build(run)
+	if err != nil {
+		claim.release()
+		return kv.AgentTask{}, a2aError(err)
 	}
-	_ = stdjson.Unmarshal(raw, &handle)
-	jobID, _ := kv.ParseID(handle.JobID)
-	run.jobID = &jobID
-	return run, nil
+	rec, err := h.record(ctx, p, ref.key, fp, w)
+	if err != nil {
+		claim.release()
+	}
+	return rec, err
 }
 
 // taskScopes are the scopes a task of o (for input in, when it bound) is visible
@@ -242,12 +257,35 @@ func cursorOrNull(s string) any {
 	return s
 }
 
-// save records a message's task: a new one, or prev continued with msg.
-func (h *a2aHandler) save(ctx context.Context, p *Principal, prev *kv.AgentTask, msg *a2a.Message, skill string,
-	set func(t *a2a.Task, now time.Time), more ...func(rec *kv.AgentTask)) (kv.AgentTask, error) {
-	now := h.s.now()
-	if prev != nil {
-		rec, _, err := h.s.db.UpdateAgentTask(ctx, p.Partition, prev.ID, func(stored *kv.AgentTask) error {
+// taskWriter makes the task writes of one message: a new task, whose id and context
+// are fixed once (a write may be made more than once, in a transaction run again), or
+// prev continued with the message.
+type taskWriter struct {
+	p     *Principal
+	prev  *kv.AgentTask
+	msg   *a2a.Message
+	id    kv.ID
+	ctxID string
+	now   func() time.Time // the status time: when the task reached its state
+}
+
+func (h *a2aHandler) newTaskWriter(p *Principal, prev *kv.AgentTask, msg *a2a.Message) *taskWriter {
+	w := &taskWriter{p: p, prev: prev, msg: msg, now: h.s.now, ctxID: msg.ContextID}
+	if prev == nil {
+		w.id = h.s.db.NewID()
+		if w.ctxID == "" {
+			w.ctxID = a2a.NewContextID()
+		}
+	}
+	return w
+}
+
+// write is the message's task for skill, moved to its state by set; more adds record
+// fields.
+func (w *taskWriter) write(skill string, set func(t *a2a.Task, now time.Time), more ...func(rec *kv.AgentTask)) (kv.AgentTaskWrite, error) {
+	now := w.now()
+	if w.prev != nil {
+		return kv.AgentTaskWrite{ID: w.prev.ID, Change: func(stored *kv.AgentTask) error {
 			t, err := decodeTask(*stored)
 			if err != nil {
 				return err
@@ -255,7 +293,7 @@ func (h *a2aHandler) save(ctx context.Context, p *Principal, prev *kv.AgentTask,
 			if t.Status.State != a2a.TaskStateInputRequired {
 				return invalidParams("task_not_awaiting_input", "The task is "+string(t.Status.State)+" and takes no more messages.")
 			}
-			t.History = append(t.History, historyMessage(t, msg))
+			t.History = append(t.History, historyMessage(t, w.msg))
 			set(t, now)
 			stored.Skill = skill
 			for _, m := range more {
@@ -263,33 +301,18 @@ func (h *a2aHandler) save(ctx context.Context, p *Principal, prev *kv.AgentTask,
 			}
 			*stored, err = taskRecord(*stored, t)
 			return err
-		})
-		if err != nil {
-			return rec, a2aError(err)
-		}
-		return rec, nil
+		}}, nil
 	}
-	id := h.s.db.NewID()
-	t := newTask(id, msg)
+	t := newTask(w.id, w.ctxID, w.msg)
 	set(t, now)
-	rec, err := taskRecord(kv.AgentTask{ID: id, OrgID: p.Partition.Org, Env: p.Partition.Env, Skill: skill, CreatedBy: p.KeyID}, t)
+	rec, err := taskRecord(kv.AgentTask{ID: w.id, OrgID: w.p.Partition.Org, Env: w.p.Partition.Env, Skill: skill, CreatedBy: w.p.KeyID}, t)
 	if err != nil {
-		return rec, a2aError(err)
+		return kv.AgentTaskWrite{}, err
 	}
 	for _, m := range more {
 		m(&rec)
 	}
-	if rec.Final && rec.JobID == nil {
-		rec.CreatedAt, rec.UpdatedAt = now, now
-		if err := h.s.recordEndedTask(ctx, rec); err != nil {
-			return rec, a2aError(err)
-		}
-		return rec, nil
-	}
-	if rec, err = h.s.db.CreateAgentTask(ctx, rec); err != nil {
-		return rec, a2aError(err)
-	}
-	return rec, nil
+	return kv.AgentTaskWrite{New: &rec}, nil
 }
 
 // askBack is the question a message the engine cannot map is answered with.

@@ -37,13 +37,9 @@ func (o ExportStatus) jobEnded() (bool, bool) {
 	return o.Status == kv.ExportCompleted || o.Status == kv.ExportFailed, o.Status == kv.ExportFailed
 }
 
-// newTask is a task for a message: its id, the context the client named (or a new
-// one) and the message as its history.
-func newTask(id kv.ID, msg *a2a.Message) *a2a.Task {
-	ctxID := msg.ContextID
-	if ctxID == "" {
-		ctxID = a2a.NewContextID()
-	}
+// newTask is a task for a message: its id, its context (the one the client named, or
+// a new one) and the message as its history.
+func newTask(id kv.ID, ctxID string, msg *a2a.Message) *a2a.Task {
 	t := &a2a.Task{ID: a2a.TaskID(id.String()), ContextID: ctxID}
 	t.History = append(t.History, historyMessage(t, msg))
 	return t

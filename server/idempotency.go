@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"sync/atomic"
 
 	json "github.com/goccy/go-json"
 
@@ -16,6 +17,12 @@ type idemSlot struct {
 	partition   kv.Partition
 	key         string
 	fingerprint [32]byte
+	// task, for a message to the A2A surface, makes the message's task from the
+	// operation's output, for the mutation to write with its result; taskWritten is
+	// the task's id once it was handed over (a2a_message.go). An operation given a
+	// write must commit it with its mutation or fail.
+	task        func(output []byte) *kv.AgentTaskWrite
+	taskWritten atomic.Pointer[kv.ID]
 }
 
 type idemCtxKey struct{}
@@ -32,7 +39,7 @@ func idemWrite(ctx context.Context, out any) *kv.IdemWrite {
 	if err != nil {
 		return nil
 	}
-	return &kv.IdemWrite{Partition: slot.partition, Key: slot.key, Fingerprint: slot.fingerprint, Output: body}
+	return &kv.IdemWrite{Partition: slot.partition, Key: slot.key, Fingerprint: slot.fingerprint, Output: body, Task: slot.taskWrite(body)}
 }
 
 // maxIdemKey is the longest Idempotency-Key accepted (api-spec Limits).

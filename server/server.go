@@ -119,8 +119,6 @@ type Server struct {
 	// cancelled when a shutdown begins, so open streams end and let it finish.
 	streams     context.Context
 	stopStreams context.CancelFunc
-	// a2aPending holds A2A tasks whose record is being written behind their answer.
-	a2aPending *a2aPending
 	// a2aStreams counts each credential's open A2A event streams (a2a_streams.go).
 	a2aStreams *streamSlots
 	reqPrefix  string
@@ -190,7 +188,6 @@ func New(cfg Config) *Server {
 	s.reqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.streams, s.stopStreams = context.WithCancel(s.ctx)
-	s.a2aPending = newA2APending()
 	s.a2aStreams = newStreamSlots()
 	limits := DefaultRateLimits()
 	if cfg.RateLimits != nil {
@@ -265,7 +262,6 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(trackedListe
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopStreams()
 	err := s.http.ShutdownWithContext(ctx)
-	s.a2aPending.wait() // task records written behind their answers reach the store
 	s.cancel()
 	return err
 }

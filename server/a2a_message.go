@@ -1,0 +1,194 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	stdjson "encoding/json"
+	"errors"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"interviewd/kv"
+)
+
+// A message's id is its idempotency key. A2A clients give every message a fresh
+// messageId and send the same message again, same id, when its answer was lost: that
+// message is answered with the task the first one made, and runs nothing twice. The task
+// is committed before any answer, with the operation's effect when there is one, and
+// the key is remembered with it (kv.RecordAgentTask, kv.IdemWrite.Task), so a crash
+// after the answer can lose neither the task nor the way back to it.
+
+// a2aMessageRef is what identifies a message: its key ("" when it has no id) and the
+// task it continues ("" for a new task).
+type a2aMessageRef struct {
+	key    string
+	taskID string
+}
+
+// messageIdemKey is the idempotency key of messageId: "a2a:" and the id when it is a
+// valid Idempotency-Key, so the same message reaches the same record whichever path
+// answers it, else a digest of it; "" for none.
+func messageIdemKey(messageID string) string {
+	switch {
+	case messageID == "":
+		return ""
+	case validIdemKey([]byte(messageID)):
+		return "a2a:" + messageID
+	}
+	sum := sha256.Sum256([]byte(messageID))
+	return "a2a#" + hex.EncodeToString(sum[:])
+}
+
+// fingerprint is the request a message makes: the skill and its arguments (for a
+// message the engine could not map, its text), and the task it continues.
+func (r a2aMessageRef) fingerprint(skill string, args []byte) [32]byte {
+	surface := "A2A"
+	if r.taskID != "" {
+		surface += " " + r.taskID
+	}
+	return requestFingerprint([]byte(surface), []byte(skill), args)
+}
+
+var errMessageReused = &apiError{Status: 422, Code: "idempotency_key_reused",
+	Detail: "This messageId was sent before with a different request; give a new message a new messageId."}
+
+// record commits a message's task w with its key, and returns it; a message sent
+// before is answered with the task it made then.
+func (h *a2aHandler) record(ctx context.Context, p *Principal, key string, fp [32]byte, w kv.AgentTaskWrite) (kv.AgentTask, error) {
+	rec, outcome, err := h.s.db.RecordAgentTask(ctx, p.Partition, key, fp, w)
+	if err != nil {
+		if refusal := taskRefusal(err); refusal != nil {
+			return kv.AgentTask{}, refusal
+		}
+		return rec, a2aError(err)
+	}
+	switch outcome {
+	case kv.IdemReused:
+		return kv.AgentTask{}, a2aError(errMessageReused)
+	case kv.IdemReplay:
+		return h.findTask(ctx, p, a2a.TaskID(rec.ID.String()))
+	}
+	return rec, nil
+}
+
+// taskRefusal is the refusal of a message whose task could not take it (the task it
+// continues ended or moved on meanwhile), or nil for any other error.
+func taskRefusal(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, kv.ErrAgentTaskEnded) {
+		return invalidParams("task_not_awaiting_input", "The task has ended and takes no more messages; send a new message without taskId.")
+	}
+	var ae *a2a.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	return nil
+}
+
+// taskHasMessage reports whether messageID is in the history of task rec.
+func taskHasMessage(rec kv.AgentTask, messageID string) bool {
+	var t struct {
+		History []struct {
+			MessageID string `json:"messageId"`
+		} `json:"history"`
+	}
+	if stdjson.Unmarshal(rec.Body, &t) != nil {
+		return false
+	}
+	for _, m := range t.History {
+		if m.MessageID == messageID {
+			return true
+		}
+	}
+	return false
+}
+
+// messageClaim is a write's messageId, claimed before its operation runs.
+type messageClaim struct {
+	s    *Server
+	slot *idemSlot
+}
+
+// claimMessage claims key for a message running a write, as REST's Idempotency-Key step
+// claims its key. A message sent before is answered with its task (replay); one whose
+// record predates tasks kept with their message gets its recorded output to make the
+// task from (out). A key used for another request, or whose message is still running,
+// refuses the message. The claim carries build to the operation's transaction.
+func (h *a2aHandler) claimMessage(ctx context.Context, p *Principal, key string, fp [32]byte, run skillRun, build taskBuild) (claim *messageClaim, replay *kv.AgentTask, out any, err error) {
+	outcome, prior, err := h.s.db.ClaimAgentMessage(ctx, p.Partition, key, fp)
+	switch {
+	case err != nil:
+		return nil, nil, nil, a2aError(err)
+	case outcome == kv.IdemReplay && prior.TaskID != nil:
+		rec, err := h.findTask(ctx, p, a2a.TaskID(prior.TaskID.String()))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return nil, &rec, nil, nil
+	case outcome == kv.IdemReplay:
+		return nil, nil, replayedOutput(prior.Output), nil
+	case outcome == kv.IdemReused:
+		return nil, nil, nil, a2aError(errMessageReused)
+	case outcome == kv.IdemInFlight:
+		return nil, nil, nil, a2aError(&apiError{Status: 409, Code: "idempotency_key_in_flight",
+			Detail: "A message with this messageId is still running; send it again once it has finished."})
+	}
+	slot := &idemSlot{partition: p.Partition, key: key, fingerprint: fp}
+	slot.task = func(output []byte) *kv.AgentTaskWrite {
+		w, err := build(run.withOutput(output))
+		if err != nil {
+			return nil // recorded after the operation instead
+		}
+		return &w
+	}
+	return &messageClaim{s: h.s, slot: slot}, nil, nil, nil
+}
+
+// ctx carries the claim to the operation's transaction.
+func (c *messageClaim) ctx(ctx context.Context) context.Context {
+	return context.WithValue(ctx, idemCtxKey{}, c.slot)
+}
+
+// written returns the task the operation wrote with its result, when it did.
+func (c *messageClaim) written(ctx context.Context, db *kv.DB, part kv.Partition) (kv.AgentTask, bool) {
+	if c == nil {
+		return kv.AgentTask{}, false
+	}
+	id := c.slot.taskWritten.Load()
+	if id == nil {
+		return kv.AgentTask{}, false
+	}
+	rec, err := db.FindAgentTask(ctx, part, *id)
+	return rec, err == nil
+}
+
+// release forgets a claim whose message was refused without a task, so the message
+// can be sent again; a finished record is kept.
+func (c *messageClaim) release() {
+	if c == nil {
+		return
+	}
+	if err := c.s.db.ReleaseIdem(context.Background(), c.slot.partition, c.slot.key); err != nil {
+		c.s.log.Error().Err(err).Msg("release idempotency claim")
+	}
+}
+
+// taskWrite is the task the claim's message makes from the operation's output, for
+// idemWrite; nil when the claim is not a message's.
+func (slot *idemSlot) taskWrite(output []byte) *kv.AgentTaskWrite {
+	if slot.task == nil {
+		return nil
+	}
+	w := slot.task(output)
+	if w != nil {
+		id := w.ID
+		if w.New != nil {
+			id = w.New.ID
+		}
+		slot.taskWritten.Store(&id)
+	}
+	return w
+}
