@@ -2,8 +2,8 @@ package jobs
 
 import (
 	"context"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
