@@ -266,10 +266,11 @@ type appConnectionRow struct {
 type appConnectedAppsPage struct {
 	Connections []appConnectionRow
 	SeesAll     bool
+	Connect     appConnectSection
 }
 
 // handleConnectedApps is Settings → Connected apps: owners and admins see the
-// organisation's connections, members their own.
+// organisation's connections, members their own, and everyone how to connect one.
 func (s *Server) handleConnectedApps(r *request) error {
 	a := r.app()
 	conns, err := s.db.FindConnectionsFor(r.ctx, a.auth.Org.ID, a.auth.User.ID)
@@ -277,7 +278,7 @@ func (s *Server) handleConnectedApps(r *request) error {
 		return err
 	}
 	emails := map[kv.ID]string{}
-	page := appConnectedAppsPage{SeesAll: a.auth.Role.Manages()}
+	page := appConnectedAppsPage{SeesAll: a.auth.Role.Manages(), Connect: s.connectSection(r, a.auth.Role)}
 	for _, c := range conns {
 		if _, ok := emails[c.UserID]; !ok {
 			u, err := s.db.FindUserByID(r.ctx, c.UserID)
