@@ -130,6 +130,10 @@ func (c chunk) nounPhraseAs(i, limit int, people, clauses bool) (sp span, head i
 		}
 		return span{}, -1, false
 	}
+	// "some of them", "many of them": part of a group named before
+	if builtinQuantity.has(c.at(j).low) && c.at(j+1).low == "of" && c.at(j+2).low == "them" {
+		return span{i, j + 3}, j + 2, true
+	}
 	if c.at(j).tag == "PDT" {
 		j++
 	}
@@ -171,7 +175,7 @@ core:
 					break core
 				}
 			}
-		case people && t.tag == "VBZ" && head < 0 && j > i && strings.HasSuffix(t.low, "s") && (c.at(j+1).tag == "IN" || c.at(j+1).tag == "VBP" || c.at(j+1).tag == "MD"):
+		case people && t.tag == "VBZ" && (head < 0 && j > i || head == j-1) && pluralForm(t.low) && (c.at(j+1).tag == "IN" || c.at(j+1).tag == "VBP" || c.at(j+1).tag == "VB" || c.at(j+1).tag == "MD"):
 			// "team leads in retail chains make": a plural noun the tagger read as a verb
 			// (if no verb follows, the clause is read again with it as the verb)
 			head = j
@@ -324,6 +328,7 @@ type verbPhrase struct {
 	// inner is the verb phrase a causative or an infinitive takes ("motivates players
 	// to make purchases": "make purchases"), or nil.
 	inner *verbPhrase
+	bare  bool // an infinitive ("to make", "makes them come"): its verbs are base forms
 }
 
 // verbPhrase reads the predicate at i. expected says a verb must stand there (it
@@ -435,7 +440,13 @@ func (c chunk) particleEnds(i, limit int) bool {
 		return true
 	}
 	t := c.at(i)
-	return t.tag == "IN" || t.tag == "TO" || t.boundary() || isNoun(t.tag) || t.tag == "CC"
+	if isNoun(t.tag) || t.tag == "DT" || t.tag == "PRP$" {
+		// "set up controls", "roll out updates"; but "keep in touch", "turn on time"
+		// read "in" and "on" as prepositions
+		p := c.at(i - 1).low
+		return p != "in" && p != "on"
+	}
+	return t.tag == "IN" || t.tag == "TO" || t.boundary() || t.tag == "CC"
 }
 
 // complement reads what completes a verb at j: an object, an indirect question, an
@@ -451,6 +462,7 @@ func (c chunk) complement(vp *verbPhrase, j, limit int) int {
 		return limit
 	case t.tag == "TO" && c.verbAt(j+1, true) && !isNoun(c.at(j+1).tag) || t.tag == "TO" && isVerbTag(c.at(j+1).tag):
 		if sub, ok := c.verbPhrase(j+1, limit, true); ok {
+			sub.bare = true
 			vp.inner = &sub
 			return sub.core
 		}
@@ -475,6 +487,14 @@ func (c chunk) complement(vp *verbPhrase, j, limit int) int {
 			return j // "cook at home", "wait while ...": where or when, not what
 		}
 		if np, _, ok := c.nounPhrase(j+1, limit, false); ok && !c.subjectPronoun(np) {
+			if t.low == "between" && (c.at(np.to).low == "and" || c.at(np.to).low == "or") {
+				// "between cycling and taking the train": both things are the object
+				k := np.to + 1
+				for k < limit && !c.at(k).boundary() && !(c.at(k).tag == "IN" && c.at(k).low != "of") && !c.at(k).wh() {
+					k++
+				}
+				np.to = k
+			}
 			vp.obj, vp.objPrep = np, j
 			return c.afterObject(vp, np.to, limit)
 		}
@@ -533,6 +553,7 @@ func (c chunk) afterObject(vp *verbPhrase, j, limit int) int {
 	switch {
 	case t.tag == "TO" && (isVerbTag(c.at(j+1).tag) || c.verbAt(j+1, true) && c.at(j+1).tag == "NN" && !isNoun(c.at(j+2).tag)), t.low == "from" && c.at(j+1).tag == "VBG":
 		if sub, ok := c.verbPhrase(j+1, limit, true); ok {
+			sub.bare = t.tag == "TO"
 			vp.inner = &sub
 			return sub.core
 		}
@@ -540,6 +561,7 @@ func (c chunk) afterObject(vp *verbPhrase, j, limit int) int {
 	case c.causative(vp.verbs[0]) && (c.verbAt(j, false) || c.peopleSpan(vp.obj) && c.verbAt(j, true) && !c.at(j).boundary() && c.at(j).tag != "IN"):
 		// "makes them switch", "makes a video call feel trustworthy"
 		if sub, ok := c.verbPhrase(j, limit, true); ok {
+			sub.bare = true
 			vp.inner = &sub
 			return sub.core
 		}
@@ -643,6 +665,9 @@ func (c chunk) readWh(i int) (whClause, bool) {
 	w.subj = np
 	if np.to-np.from == 1 && c.at(np.from).tag == "PRP" {
 		w.pronoun = c.at(np.from).low
+	}
+	if np.to-np.from == 3 && c.at(np.to-1).low == "them" {
+		w.pronoun = "they" // "some of them": the participants, or some of them
 	}
 	if tense != "" && vp.tense != "do" && vp.tense != "does" && vp.tense != "did" {
 		vp.tense = tense

@@ -17,11 +17,13 @@ import (
 // brief, and every brief is read by the checks of builtin_quality_test.go. The briefs are
 // written to testdata/briefs.md for a person to review; the test fails when that file no
 // longer matches what the engine drafts (go test ./moderator -run Corpus -update
-// rewrites it). -corpus checks another corpus file of the same format instead.
+// rewrites it). -corpus checks another corpus file of the same format instead (and
+// -briefs writes its briefs to a file).
 
 var (
 	updateBriefs = flag.Bool("update", false, "rewrite testdata/briefs.md from testdata/guidance.txt")
 	otherCorpus  = flag.String("corpus", "", "check the briefs drafted from this guidance corpus (the format of testdata/guidance.txt) instead")
+	otherBriefs  = flag.String("briefs", "", "with -corpus, write that corpus's briefs to this file for review")
 )
 
 const (
@@ -133,6 +135,12 @@ func TestBuiltinCorpus(t *testing.T) {
 	}
 	t.Logf("%s", sum.line(len(cases)))
 	if *otherCorpus != "" {
+		if *otherBriefs != "" {
+			out := "# Briefs the built-in engine drafts from " + path + "\n\n" + sum.line(len(cases)) + "\n\n" + doc.String()
+			if err := os.WriteFile(*otherBriefs, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		return
 	}
 	out := "# Briefs the built-in engine drafts from testdata/guidance.txt\n\n" +

@@ -325,9 +325,9 @@ func (p *draftPlan) about(v voice) string {
 	t := p.topic
 	if t == nil {
 		if v == voiceSecond {
-			return "your day-to-day work"
+			return "your day-to-day experience"
 		}
-		return "their day-to-day work"
+		return "their day-to-day experience"
 	}
 	if t.np != nil {
 		s := t.np.text(v)
@@ -494,7 +494,7 @@ func (p *draftPlan) screener() []string {
 			v = baseForm(w.c.at(w.vp.verbs[0]))
 		}
 		if p.addressed(w) && wh != "why" && wh != "whether" && wh != "if" && !strings.HasPrefix(p.clauseText(w, voiceSecond, true), "how often") && v != "" && !builtinStative.has(v) && !w.vp.modal && !w.vp.negated && w.vp.tense != "VBD" && w.vp.tense != "did" {
-			if b := p.verbForms(w, w.vp.core, voiceSecond, func(b string) string { return b }); b != "" {
+			if b := p.verbForms(w, w.coreEnd(), voiceSecond, func(b string) string { return b }); b != "" {
 				return append(out, asQuestion("How often, if at all, do you "+b))
 			}
 		}

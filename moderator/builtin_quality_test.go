@@ -215,9 +215,18 @@ func phraseProblems(s string, title bool, g guidanceWords) []string {
 		if i+2 < len(toks) && t.tag == "TO" && (toks[i+1].tag == "NNS" || toks[i+1].tag == "NN") && (toks[i+2].tag == "VBP" || toks[i+2].tag == "VB") && toks[i+1].low != "help" {
 			out = append(out, "a clause after to: "+t.text+" "+toks[i+1].text+" "+toks[i+2].text)
 		}
+		if i+2 < len(toks) && t.low == "you" && verbish(toks, i+1) && toks[i+2].low == "you" && !youTwice[toks[i+1].low] {
+			out = append(out, "you "+toks[i+1].text+" you")
+		}
+		if i+1 < len(toks) && t.low == "between" && betweenOne(toks[i+1:]) {
+			out = append(out, "between one thing")
+		}
 		if i > 0 && i+1 < len(toks) && (modifierTags[t.tag] || t.tag == "VBN") && toks[i+1].low == "you" && nounTags[toks[i-1].tag] {
 			out = append(out, "a modifier before you: "+t.text+" you")
 		}
+	}
+	if p := g.bareVerbEnd(toks); p != "" {
+		out = append(out, p)
 	}
 	if p := verblessClause(toks, title); p != "" {
 		out = append(out, p)
@@ -254,7 +263,11 @@ func dropHedges(toks []token) []token {
 func endProblem(toks []token, i int, hasWh, final bool) string {
 	t := toks[i]
 	switch t.tag {
-	case "DT", "PDT", "CC", "TO", "PRP$", "MD", "POS":
+	case "TO":
+		if !hasWh {
+			return "a phrase ends on " + t.text
+		}
+	case "DT", "PDT", "CC", "PRP$", "MD", "POS":
 		if t.tag == "DT" && (t.low == "this" || t.low == "that" || t.low == "these" || t.low == "those" || t.low == "all" || t.low == "both" || t.low == "either" || t.low == "neither" || t.low == "any") {
 			return ""
 		}
@@ -306,7 +319,7 @@ func clash(a, b token, stranded bool) string {
 		return "a phrase breaks off after " + a.text
 	case a.tag == "IN" && !particles[a.low] && a.low != "because" && a.low != "instead" && b.tag == "IN" && b.low != "of" && !stranded:
 		return "two prepositions: " + a.text + " " + b.text
-	case a.tag == "TO" && b.tag == "IN" && b.low != "about":
+	case a.tag == "TO" && b.tag == "IN" && b.low != "about" && b.low != "at":
 		return "a preposition after to: " + b.text
 	case article && (b.tag == "DT" || b.tag == "IN" || b.tag == "TO" || b.tag == "MD" || b.tag == "PRP$" || b.tag == "PRP"):
 		return "an article before " + b.text
@@ -333,7 +346,7 @@ func verblessClause(toks []token, title bool) string {
 		}
 		verb := false
 		for j := i + 1; j < len(toks) && !isBoundary(toks[j]); j++ {
-			if verbish(toks, j) {
+			if verbish(toks, j) || nounVerb(toks, j) {
 				verb = true
 				break
 			}
@@ -344,6 +357,23 @@ func verblessClause(toks []token, title bool) string {
 	}
 	return ""
 }
+
+// betweenOne reports whether what follows "between" names a single thing: no plural
+// and no "and" before the phrase ends ("deciding between cycling?").
+func betweenOne(toks []token) bool {
+	for _, t := range toks {
+		if isBoundary(t) {
+			break
+		}
+		if t.tag == "NNS" || t.tag == "NNPS" || t.low == "and" || t.low == "or" {
+			return false
+		}
+	}
+	return true
+}
+
+// youTwice are verbs "you" may be the subject and object of: "you tell you" is not one.
+var youTwice = map[string]bool{"make": true, "let": true, "help": true, "get": true}
 
 // indefinite pronouns take a verb in -s: "something breaks".
 var indefinite = map[string]bool{"something": true, "anything": true, "nothing": true, "everything": true, "someone": true, "anyone": true, "everyone": true, "it": true}
@@ -378,6 +408,17 @@ func verbish(toks []token, j int) bool {
 	}
 	n := toks[j+1]
 	return n.tag == "DT" || n.tag == "PRP$" || n.tag == "IN" || n.tag == "TO" || n.tag == "WDT" || n.tag == "WRB"
+}
+
+// nounVerb reports whether a word tagged as a noun stands between a noun and what a
+// verb takes ("tenants in social housing report repairs", "nurses hand over
+// patients"): the tagger's dictionary reads such verbs as nouns.
+func nounVerb(toks []token, j int) bool {
+	if p := toks[j-1]; j == 0 || j+1 >= len(toks) || toks[j].tag != "NN" || !nounTags[p.tag] && !(p.tag == "JJ" && strings.HasSuffix(p.low, "s")) {
+		return false
+	}
+	n := toks[j+1]
+	return n.tag == "NNS" || n.tag == "DT" || n.tag == "PRP$" || n.tag == "RP" || particles[n.low] && n.tag == "IN"
 }
 
 // thirdPersonSubject reports a wh-clause whose subject is a group of people in a sentence
@@ -609,3 +650,32 @@ func (g guidanceWords) goesOn(i, k int, clause, whSubject bool) string {
 	return ""
 }
 
+// bareVerbEnd reports a phrase that ends on a verb the guidance never leaves without
+// what completes it ("How often do you keep?" from "keep in touch").
+func (g guidanceWords) bareVerbEnd(toks []token) string {
+	i := len(toks) - 1
+	for i >= 0 && isPunct(toks[i]) {
+		i--
+	}
+	if i < 1 || !verbish(toks, i) || toks[i].tag == "VBN" || toks[i].tag == "VBD" || linking[toks[i].low] || toks[i].low == "do" || toks[i].low == "have" {
+		return ""
+	}
+	w, seen := toks[i].low, false
+	for j := 0; j+1 < len(g.toks); j++ {
+		if g.toks[j].low != w {
+			continue
+		}
+		if t := g.toks[j].tag; t != "VB" && t != "VBP" && !(t == "NN" && j > 0 && (g.toks[j-1].tag == "PRP" || g.toks[j-1].tag == "NNS")) {
+			return "" // the guidance has the word as something other than a verb
+		}
+		seen = true
+		n := g.toks[j+1]
+		if isPunct(n) || n.tag == "CC" || n.tag == "RB" || n.tag == "WRB" || n.tag == "IN" && !particles[n.low] {
+			return "" // the guidance itself ends a phrase on it
+		}
+	}
+	if !seen {
+		return ""
+	}
+	return "a clause cut after the bare verb " + toks[i].text
+}

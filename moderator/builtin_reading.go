@@ -55,6 +55,7 @@ type draftPlan struct {
 	who      *nounRead            // who to interview, as the guidance names them
 	subject  *nounRead            // a group of people the topic is about, when who is not said
 	group    *nounRead            // any group of people the guidance mentions ("for busy parents")
+	groupFor bool                 // the group is who something is for ("for people who joined")
 	decision string               // what the team will decide: "whether to shorten the form"
 	nouns    map[string]int       // how often each head noun (not people) is named
 	first    map[string]*nounRead // each head noun's first noun phrase
@@ -161,7 +162,7 @@ func (p *draftPlan) read(c chunk) {
 		// "a meal kit for busy parents": a group the study may be about
 		if l := t.low; p.group == nil && (l == "for" || l == "with" || l == "among" || l == "amongst") {
 			if np, head, ok := c.nounPhrase(i+1, c.clauseEnd(i+1), true); ok && namesPeople(c, head) {
-				p.group = &nounRead{c: c, sp: np}
+				p.group, p.groupFor = &nounRead{c: c, sp: np}, l != "with"
 			}
 		}
 	}
@@ -481,7 +482,13 @@ func (c chunk) headOf(sp span) int {
 			if n := c.at(k + 1); n.tag == "IN" || n.tag == "TO" || n.tag == "WP" || n.tag == "WDT" || n.tag == "CC" || n.tag == "VBG" || n.tag == "VBN" {
 				return head
 			}
+			if n := c.at(k + 1); (n.tag == "VBZ" || n.tag == "VBP") && pluralForm(n.low) {
+				head = k + 1 // "IT admins/VBZ": a plural the tagger read as a verb
+			}
 		}
+	}
+	if head < 0 && !sp.empty() && isAdj(c.at(sp.to-1).tag) {
+		head = sp.to - 1 // "retirees/JJ": the phrase has no other head
 	}
 	return head
 }

@@ -143,7 +143,7 @@ func TestBuiltinAuthorCreate(t *testing.T) {
 		{name: "CausativeWithAndHow",
 			guidance:     "We're launching a meal kit for busy parents. I want to learn what stops them from cooking at home and how they plan dinners.",
 			title:        "What Stops Busy Parents from Cooking at Home",
-			inQuestions:  []string{"Could you tell me what, if anything, stops you from cooking at home?", "Could you tell me how you plan dinners?", "about cooking?"},
+			inQuestions:  []string{"Could you tell me what, if anything, stops you from cooking at home?", "Could you tell me how you plan dinners?", "about cooking at home?"},
 			inObjectives: []string{"Learn what stops busy parents from cooking at home.", "Learn how busy parents plan dinners.", "unmet needs of busy parents"}},
 		{name: "MakesGroupDo",
 			guidance:     "Help me understand what makes freelancers switch invoicing tools",

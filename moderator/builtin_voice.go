@@ -185,6 +185,10 @@ func (n *nounRead) shortText() string {
 			}
 		}
 	}
+	// "people who bought a book from us": a generic word is named by its clause
+	if builtinGenericPeople.has(c.at(head).low) && end < sp.to && (c.at(end).low == "who" || c.at(end).tag == "VBG" || c.at(end).tag == "VBN") {
+		return n.text(voiceThird)
+	}
 	// "regular customers of our coffee chain": an "of" says whose
 	if c.at(end).low == "of" {
 		if sub, _, ok := c.nounPhrase(end+1, sp.to, false); ok {
@@ -199,6 +203,9 @@ func (n *nounRead) shortText() string {
 	}
 	return (&nounRead{c: c, sp: span{sp.from, end}}).text(voiceThird)
 }
+
+// builtinGenericPeople name anyone, so the clause after them says who is meant.
+var builtinGenericPeople = wordSet("people", "persons", "individuals", "those", "anyone", "someone", "participants", "respondents", "adults", "users")
 
 // builtinRoleNouns name people by what they have or use, so "owners of small bakeries"
 // reads "small bakery owners" in a title.
@@ -288,6 +295,9 @@ func (p *draftPlan) subjectText(w *whClause, v voice) string {
 		return "you"
 	}
 	if w.pronoun == "they" || w.pronoun == "people" {
+		if w.subj.to-w.subj.from == 3 {
+			return c.at(w.subj.from).low + " " + p.people(v) // "some customers"
+		}
 		return p.people(v)
 	}
 	if h := c.headOf(w.subj); v == voiceTitle && h >= 0 && namesPeople(c, h) {
@@ -322,8 +332,19 @@ func (p *draftPlan) predicate(w *whClause, end int, v voice) string {
 	}
 	second := v == voiceSecond && (addressed || w.whSubj || w.pronoun == "we")
 	toks := c.t[vp.start:end]
+	sawThey := false
 	return joinTokens(toks, func(i int, t token) string {
 		k := vp.start + i
+		if v == voiceSecond {
+			// the participants named in the predicate: "what the first day feels like
+			// for people who joined a hospital" asks what it feels like for you
+			if n := p.participantsAt(c, k); n != nil {
+				if k == n.sp.from {
+					return "you"
+				}
+				return ""
+			}
+		}
 		if objYou && k >= vp.obj.from && k < vp.obj.to {
 			if k == vp.obj.from {
 				if v == voiceSecond {
@@ -333,8 +354,17 @@ func (p *draftPlan) predicate(w *whClause, end int, v voice) string {
 			}
 			return ""
 		}
-		if t.low == "them" && (addressed || w.pronoun == "we") || t.low == "it" && k > vp.verbs[0] {
-			if a := c.antecedent(k, t.low == "them"); a != nil {
+		if t.low == "they" {
+			if !sawThey && v != voiceSecond && w.whSubj && !objYou {
+				// "what happens after they report them": name them once
+				sawThey = true
+				return p.people(v)
+			}
+			sawThey = true
+		}
+		if t.low == "them" && (addressed || w.pronoun == "we" || sawThey) || t.low == "it" && k > vp.verbs[0] {
+			// "why volunteers miss them", "after they report them": not the participants
+			if a := p.antecedent(w, k, t.low == "them"); a != nil {
 				return a.text(v)
 			}
 			return t.text
@@ -358,12 +388,51 @@ func (p *draftPlan) predicate(w *whClause, end int, v voice) string {
 	})
 }
 
+// participantsAt returns the participants' noun phrase when it starts at or covers k
+// in c, or nil.
+func (p *draftPlan) participantsAt(c chunk, k int) *nounRead {
+	named := []*nounRead{p.who, p.subject}
+	if p.who == nil && p.subject == nil && p.groupFor {
+		named = append(named, p.group) // "what it feels like for people who joined"
+	}
+	for _, n := range named {
+		if n != nil && len(n.c.t) > 0 && len(c.t) > 0 && &n.c.t[0] == &c.t[0] && k >= n.sp.from && k < n.sp.to {
+			return n
+		}
+	}
+	return nil
+}
+
+// antecedent returns what a "them" or "it" at k of w's clause stands for: a noun phrase
+// (not people) before it in the clause, or else what the topic before w is about; nil
+// when there is none.
+func (p *draftPlan) antecedent(w *whClause, k int, plural bool) *nounRead {
+	if a := w.c.antecedent(w.wh.from, k, plural); a != nil {
+		return a
+	}
+	var prev *whClause
+	for _, t := range append([]topicRead{*p.topic}, p.extras...) {
+		if t.wh == w {
+			break
+		}
+		prev = t.wh
+	}
+	if prev == nil {
+		return nil
+	}
+	for _, sp := range []span{prev.subj, prev.vp.obj} {
+		if h := prev.c.headOf(sp); h >= 0 && isNoun(prev.c.at(h).tag) && !namesPeople(prev.c, h) && (prev.c.at(h).tag == "NNS" || prev.c.at(h).tag == "NNPS") == plural {
+			return &nounRead{c: prev.c, sp: sp}
+		}
+	}
+	return nil
+}
+
 // antecedent returns the noun phrase (not people, plural for "them", singular for
-// "it") that a pronoun at k stands for: the nearest one before it in the sentence, or
-// nil.
-func (c chunk) antecedent(k int, plural bool) *nounRead {
+// "it") in [from, k) nearest before k, or nil.
+func (c chunk) antecedent(from, k int, plural bool) *nounRead {
 	var found *nounRead
-	for i := 0; i < k; {
+	for i := from; i < k; {
 		np, head, ok := c.nounPhraseAs(i, k, false, false)
 		if !ok || np.to <= i || head < 0 {
 			i++
@@ -467,6 +536,9 @@ func (p *draftPlan) verbFormsAs(w *whClause, end int, v voice, form func(base st
 				return t.low
 			}
 			b := baseForm(t)
+			if b == "" && vp.bare && t.tag != "VBG" {
+				b = t.low // "makes them come/VBN back": an infinitive, whatever the tag
+			}
 			if b == "" {
 				ok = false
 				return t.text
@@ -494,7 +566,19 @@ func (p *draftPlan) verbFormsAs(w *whClause, end int, v voice, form func(base st
 // gerundText is the predicate's core as a gerund phrase: "choosing a school for your
 // children", "sending invoices and chasing late payments"; "" when a verb is in the past.
 func (p *draftPlan) gerundText(w *whClause, v voice) string {
-	return p.verbFormsAs(w, w.vp.core, v, gerund, true)
+	return p.verbFormsAs(w, w.coreEnd(), v, gerund, true)
+}
+
+// coreEnd is where the predicate's core ends, with a verb that stands alone given the
+// phrase after it: "keep in touch", "cook at home".
+func (w *whClause) coreEnd() int {
+	end := w.vp.core
+	if c := w.c; len(w.vp.verbs) == 1 && end == w.vp.verbs[0]+1 && c.at(end).tag == "IN" && !builtinSubordinators.has(c.at(end).low) {
+		if np, _, ok := c.nounPhrase(end+1, w.vp.end, false); ok {
+			end = np.to
+		}
+	}
+	return end
 }
 
 // baseText is the whole predicate in the infinitive: "abandon onboarding of our ordering
