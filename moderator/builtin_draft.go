@@ -51,10 +51,15 @@ func draftBrief(guidance string, files []FileText) (kv.Brief, error) {
 		}
 		texts = append(texts, cleanText(t))
 	}
-	if p.topic == nil {
-		p.topicFromNouns(g, texts)
+	var inFiles *draftPlan
+	if len(texts) > 0 {
+		q := readText(strings.Join(texts, "\n"), builtinMaxFileRead)
+		inFiles = &q
 	}
-	fileTerms := p.fileTerms(texts)
+	if p.topic == nil {
+		p.topicFromNouns(g, inFiles)
+	}
+	fileTerms := p.fileTerms(inFiles)
 
 	var researcher []string
 	for _, m := range builtinQuotedQRe.FindAllStringSubmatch(g, -1) {
@@ -83,7 +88,7 @@ func draftBrief(guidance string, files []FileText) (kv.Brief, error) {
 // topicFromNouns finds a topic when no intent names one: a guidance of a few words is
 // the topic itself ("Customer churn", "onboarding research"); otherwise the noun the
 // guidance (or, without one, the files) names most.
-func (p *draftPlan) topicFromNouns(g string, texts []string) {
+func (p *draftPlan) topicFromNouns(g string, files *draftPlan) {
 	if t := shortTopic(g, p.whoText()); t != "" {
 		c := tagSentence(t)
 		if np, _, ok := c.nounPhrase(0, len(c.t), false); ok && np.to == len(c.t) {
@@ -95,9 +100,8 @@ func (p *draftPlan) topicFromNouns(g string, texts []string) {
 		return // "Interview nurses": the study is about their experience
 	}
 	n := p.keyNoun()
-	if n == nil && len(texts) > 0 {
-		q := readGuidance(strings.Join(texts, "\n"))
-		n = q.keyNoun()
+	if n == nil && files != nil {
+		n = files.keyNoun()
 	}
 	if n != nil {
 		p.topic = &topicRead{verb: "understand", np: n}
@@ -117,15 +121,14 @@ func (p *draftPlan) nounsBesidesWho() int {
 
 // fileTerms returns up to three nouns the files name most, leaving out the topic's and
 // the participants' words: the themes of the supplied material.
-func (p *draftPlan) fileTerms(texts []string) []string {
-	if len(texts) == 0 {
+func (p *draftPlan) fileTerms(q *draftPlan) []string {
+	if q == nil {
 		return nil
 	}
 	skip := map[string]bool{}
 	for _, w := range contentWords(p.topicWords()+" "+p.whoText(), 1) {
 		skip[stemWord(w)] = true
 	}
-	q := readGuidance(strings.Join(texts, "\n"))
 	var out []string
 	for len(out) < 3 {
 		best := ""

@@ -27,6 +27,7 @@ var (
 const (
 	builtinMaxSentences = 40       // sentences read
 	builtinMaxReadBytes = 12 << 10 // bytes of guidance tagged in all
+	builtinMaxFileRead  = 4 << 10  // bytes of the files tagged for their themes
 	builtinMaxIntents   = 4        // further things to learn kept
 )
 
@@ -75,13 +76,20 @@ var builtinIntents = map[string]string{
 func intentVerb(low string) string { return builtinIntents[low] }
 
 // readGuidance reads creation guidance into a plan.
-func readGuidance(g string) draftPlan {
+func readGuidance(g string) draftPlan { return readText(g, builtinMaxReadBytes) }
+
+// readText reads text into a plan, tagging at most budget bytes of it.
+func readText(g string, budget int) draftPlan {
 	p := draftPlan{nouns: map[string]int{}, first: map[string]*nounRead{}, order: map[string]int{}}
-	budget := builtinMaxReadBytes
+	seen := map[string]bool{}
 	for n, s := range splitSentences(g) {
 		if n >= builtinMaxSentences || budget <= 0 {
 			break
 		}
+		if seen[s] {
+			continue // a repeated line (a template, a spreadsheet) says nothing new
+		}
+		seen[s] = true
 		budget -= len(s)
 		for _, piece := range labelled(s) {
 			c := tagSentence(piece)
