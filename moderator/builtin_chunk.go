@@ -460,6 +460,9 @@ func (c chunk) complement(vp *verbPhrase, j, limit int) int {
 	case t.wh() || t.low == "if" && c.at(j-1).tag != "," || t.low == "that" && t.tag == "IN":
 		// "decide when to replace", "choose which games to stock": the question is the object
 		return limit
+	case t.tag == "RB" && t.low != "not" && t.low != "n't" && (j+1 >= limit || c.at(j+1).boundary() || c.at(j+1).tag == "IN" || isVerbTag(c.at(j+1).tag) || c.at(j+1).tag == "NN"):
+		// "people living alone", "go without": an adverb completes a verb without an object
+		return j + 1
 	case t.tag == "TO" && c.verbAt(j+1, true) && !isNoun(c.at(j+1).tag) || t.tag == "TO" && isVerbTag(c.at(j+1).tag):
 		if sub, ok := c.verbPhrase(j+1, limit, true); ok {
 			sub.bare = true

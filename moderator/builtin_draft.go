@@ -89,6 +89,10 @@ func draftBrief(guidance string, files []FileText) (kv.Brief, error) {
 // the topic itself ("Customer churn", "onboarding research"); otherwise the noun the
 // guidance (or, without one, the files) names most.
 func (p *draftPlan) topicFromNouns(g string, files *draftPlan) {
+	if n := p.bareTopic; n != nil {
+		p.topic = &topicRead{verb: "understand", np: n}
+		return
+	}
 	if t := shortTopic(g, p.whoText()); t != "" {
 		c := tagSentence(t)
 		if np, _, ok := c.nounPhrase(0, len(c.t), false); ok && np.to == len(c.t) {
@@ -215,6 +219,9 @@ func (p *draftPlan) title() string {
 		return truncateRunes(titleCase(capitalise(p.clauseText(t.wh, voiceTitle, true))), builtinMaxTitle)
 	}
 	s := t.np.text(voiceThird)
+	if p.subject != nil && t.np.ofPeople && fitsTitle(s+" of "+p.subject.shortText()) {
+		s += " of " + p.subject.shortText() // "The Experience of Refugees Applying for Work Permits"
+	}
 	if !fitsTitle(s) {
 		c := t.np.c
 		s = (&nounRead{c: c, sp: span{t.np.sp.from, c.headOf(t.np.sp) + 1}}).text(voiceThird)
@@ -379,7 +386,7 @@ func (p *draftPlan) aboutClause(w *whClause, v voice) string {
 	if obj != "" && (why || w.ownedObject() || len(w.vp.verbs) > 0 && stative(w.c.at(w.vp.verbs[0]))) {
 		return obj
 	}
-	if h := w.c.headOf(w.subj); !w.whSubj && !w.inf && h >= 0 && !p.addressed(w) && !namesPeople(w.c, h) && w.c.at(h).tag != "PRP" {
+	if h := w.c.headOf(w.subj); !w.whSubj && !w.inf && h >= 0 && !p.addressed(w) && !namesPeople(w.c, h) && w.c.at(h).tag != "PRP" && (w.c.at(w.subj.from).tag == "DT" || w.c.at(w.subj.from).tag == "PRP$") {
 		// "what the first day of a new job feels like" is about the first day
 		return (&nounRead{c: w.c, sp: w.subj}).text(v)
 	}

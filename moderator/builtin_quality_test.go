@@ -215,7 +215,7 @@ func phraseProblems(s string, title bool, g guidanceWords) []string {
 		if i+2 < len(toks) && t.tag == "TO" && (toks[i+1].tag == "NNS" || toks[i+1].tag == "NN") && (toks[i+2].tag == "VBP" || toks[i+2].tag == "VB") && toks[i+1].low != "help" {
 			out = append(out, "a clause after to: "+t.text+" "+toks[i+1].text+" "+toks[i+2].text)
 		}
-		if i+2 < len(toks) && t.low == "you" && verbish(toks, i+1) && toks[i+2].low == "you" && !youTwice[toks[i+1].low] {
+		if i+2 < len(toks) && t.low == "you" && verbish(toks, i+1) && toks[i+2].low == "you" && !youTwice[toks[i+1].low] && !(i+3 < len(toks) && verbish(toks, i+3)) {
 			out = append(out, "you "+toks[i+1].text+" you")
 		}
 		if i+1 < len(toks) && t.low == "between" && betweenOne(toks[i+1:]) {
@@ -507,15 +507,11 @@ func withoutBrackets(s string) string {
 // sameKind reports whether the phrase goes on, where it leaves the guidance, with a
 // word of the kind the guidance has there (its own verb, its own noun phrase): a
 // substitution, not a cut.
-func sameKind(guidanceNext string, next token) bool {
+func sameKind(guidanceNext, next token) bool {
 	if next.low == "" {
 		return false
 	}
-	g := tagText("they " + guidanceNext)
-	if len(g) < 2 {
-		return false
-	}
-	gt := g[1].tag
+	gt := guidanceNext.tag
 	np := func(tag string) bool {
 		return nounTags[tag] || tag == "DT" || tag == "PRP$" || modifierTags[tag] || tag == "CD"
 	}
@@ -590,8 +586,8 @@ func (g guidanceWords) cutAt(words []string, next token, clause bool) string {
 			for j := i; j < i+k; j++ {
 				whSubject = whSubject || g.toks[j].tag == "WRB" || g.toks[j].tag == "WP" || g.toks[j].low == "whether"
 			}
-			if p := g.goesOn(i, k, clause, whSubject); p != "" && !sameKind(p, next) {
-				return "cut where the guidance goes on: …" + strings.Join(run, " ") + " / " + p
+			if p := g.goesOn(i, k, clause, whSubject); p.text != "" && !sameKind(p, next) {
+				return "cut where the guidance goes on: …" + strings.Join(run, " ") + " / " + p.text
 			}
 		}
 		if found {
@@ -604,10 +600,10 @@ func (g guidanceWords) cutAt(words []string, next token, clause bool) string {
 // temporal words stand as adverbs though tagged as nouns: "track performance today".
 var temporal = map[string]bool{"today": true, "now": true, "yesterday": true, "tomorrow": true, "tonight": true, "first": true, "last": true, "again": true, "instead": true}
 
-// goesOn returns the word with which the guidance completes its k words from i, or ""
-// when what follows them is punctuation or an adjunct (a preposition other than "of",
-// an adverb, a conjunction, a clause of time).
-func (g guidanceWords) goesOn(i, k int, clause, whSubject bool) string {
+// goesOn returns the word with which the guidance completes its k words from i, or an
+// empty token when what follows them is punctuation or an adjunct (a preposition other
+// than "of", an adverb, a conjunction, a clause of time).
+func (g guidanceWords) goesOn(i, k int, clause, whSubject bool) token {
 	at := func(j int) token {
 		if j < len(g.toks) {
 			return g.toks[j]
@@ -636,18 +632,20 @@ func (g guidanceWords) goesOn(i, k int, clause, whSubject bool) string {
 		// a verb after a noun phrase is its clause's verb: a cut where the phrase is a
 		// clause still waiting for it ("why owners of small bakeries") or a wh-clause
 		// whose subject it ends ("how team leads in retail chains / make")
-		cut = clause || !nounTags[last.tag] || whSubject && (next.tag == "VBP" || next.tag == "VBD" || next.tag == "MD")
+		cut = clause || whSubject && (next.tag == "VBP" || next.tag == "VBD" || next.tag == "MD")
 	case nounTags[next.tag] && next.tag != "PRP":
-		cut = true
+		// a noun goes on a phrase that a noun can follow ("a monthly / budget"), not one
+		// an adverb ended ("people living alone / prepare")
+		cut = last.tag != "RB" && last.tag != "RP"
 	case next.tag == "CC":
 		// "sort / and store recycling": a second verb shares the object the phrase lost
 		v := at(i + k + 1)
 		cut = (verbTags[v.tag] || v.tag == "NN") && (strings.HasPrefix(at(i+k+2).tag, "NN") || at(i+k+2).tag == "DT" || at(i+k+2).tag == "PRP$" || at(i+k+2).tag == "VBG") && (verbTags[last.tag] || verbish(g.toks, i+k-1))
 	}
 	if cut {
-		return next.text
+		return next
 	}
-	return ""
+	return token{}
 }
 
 // bareVerbEnd reports a phrase that ends on a verb the guidance never leaves without

@@ -43,6 +43,9 @@ type topicRead struct {
 type nounRead struct {
 	c  chunk
 	sp span
+	// ofPeople says an "of" and the people it named were taken off the end ("the
+	// experience of refugees"), who are then the participants.
+	ofPeople bool
 	// you is the participants inside the phrase, when a clause in it is about them
 	// ("the barriers disabled voters face"): put to the participant, "you".
 	you span
@@ -51,16 +54,19 @@ type nounRead struct {
 // draftPlan is what the engine read out of creation guidance.
 type draftPlan struct {
 	topic    *topicRead
-	extras   []topicRead          // further things to learn
-	asks     []topicRead          // things to ask about ("ask about medication and wound care")
-	who      *nounRead            // who to interview, as the guidance names them
-	subject  *nounRead            // a group of people the topic is about, when who is not said
-	group    *nounRead            // any group of people the guidance mentions ("for busy parents")
-	groupFor bool                 // the group is who something is for ("for people who joined")
-	decision string               // what the team will decide: "whether to shorten the form"
-	nouns    map[string]int       // how often each head noun (not people) is named
-	first    map[string]*nounRead // each head noun's first noun phrase
-	order    map[string]int       // the order in which head nouns were first named
+	extras   []topicRead // further things to learn
+	asks     []topicRead // things to ask about ("ask about medication and wound care")
+	who      *nounRead   // who to interview, as the guidance names them
+	subject  *nounRead   // a group of people the topic is about, when who is not said
+	group    *nounRead   // any group of people the guidance mentions ("for busy parents")
+	groupFor bool        // the group is who something is for ("for people who joined")
+	// bareTopic is the noun phrase a guidance with no verb opens with ("Usability of
+	// the new self-checkout machines"), or nil.
+	bareTopic *nounRead
+	decision  string               // what the team will decide: "whether to shorten the form"
+	nouns     map[string]int       // how often each head noun (not people) is named
+	first     map[string]*nounRead // each head noun's first noun phrase
+	order     map[string]int       // the order in which head nouns were first named
 }
 
 // builtinIntents map an intent verb to the verb its objective starts with.
@@ -159,10 +165,25 @@ func withoutAsides(s string) string {
 // read collects what one tagged sentence says.
 func (p *draftPlan) read(c chunk) {
 	p.countNouns(c)
+	if p.bareTopic == nil && len(p.order) <= len(p.nouns) && !c.hasVerb() {
+		// a heading rather than a sentence: "Usability of the new self-checkout machines"
+		i := 0
+		for i < len(c.t) && (builtinTopicNoise.has(c.at(i).low) || c.at(i).low == "on" || c.at(i).low == "of") {
+			i++
+		}
+		if np, head, ok := c.nounPhrase(i, len(c.t), false); ok && !namesPeople(c, head) && !builtinMetaNouns.has(c.at(head).low) {
+			// the whole heading is the phrase and what qualifies it ("in our
+			// supermarkets"), not a verb the tagger missed ("Draft a study ...")
+			if r := c.at(np.to); np.to == len(c.t) || r.boundary() || r.tag == "IN" || r.tag == "TO" {
+				p.bareTopic = &nounRead{c: c, sp: np}
+			}
+		}
+	}
 	if c.t[len(c.t)-1].text == "?" && c.t[0].wh() {
-		// a question the researcher asks themselves: "How do farmers decide ...?"
-		if w, ok := c.readWh(0); ok {
-			p.addTopic(topicRead{verb: "understand", wh: &w})
+		// a question the researcher asks themselves: "How do farmers decide ...?", and
+		// any that follow it: ", and why do some of them go without?"
+		if _, ok := c.readWh(0); ok {
+			p.readTopic(c, 0, "understand")
 			return
 		}
 	}
@@ -181,6 +202,16 @@ func (p *draftPlan) read(c chunk) {
 		}
 		i++
 	}
+}
+
+// hasVerb reports whether the tagger found a verb in the sentence.
+func (c chunk) hasVerb() bool {
+	for _, t := range c.t {
+		if isVerbTag(t.tag) {
+			return true
+		}
+	}
+	return false
 }
 
 // readAt reads a participants phrase, a decision or an intent starting at i and returns
@@ -358,9 +389,13 @@ func (p *draftPlan) readTopic(c chunk, i int, verb string) int {
 		}
 	}
 	limit := c.clauseEnd(i)
-	np, _, ok := c.nounPhrase(i, limit, false)
+	np, head, ok := c.nounPhrase(i, limit, false)
 	if !ok {
 		return limit
+	}
+	if h := c.at(head).low; (h == "reasons" || h == "reason" || h == "way" || h == "ways") && c.at(np.to).wh() {
+		// "the reasons why gym members stop going": the question is the topic
+		return p.readTopic(c, np.to, verb)
 	}
 	sp := np
 	// "the barriers disabled voters face when voting": a clause describes the noun
@@ -382,6 +417,7 @@ func (p *draftPlan) readTopic(c chunk, i int, verb string) int {
 		}
 	}
 	// "the onboarding experience of new hires": the people are the participants
+	ofPeople := false
 	for k := sp.from; k < sp.to; k++ {
 		if c.at(k).low != "of" || k == sp.from {
 			continue
@@ -389,6 +425,7 @@ func (p *draftPlan) readTopic(c chunk, i int, verb string) int {
 		if g, head, ok := c.nounPhrase(k+1, limit, true); ok && namesPeople(c, head) {
 			if p.subject == nil {
 				p.subject = &nounRead{c: c, sp: g}
+				ofPeople = true
 			}
 			sp.to = k
 			break
@@ -405,7 +442,7 @@ func (p *draftPlan) readTopic(c chunk, i int, verb string) int {
 	if sp.empty() {
 		return limit
 	}
-	p.addTopic(topicRead{verb: verb, np: &nounRead{c: c, sp: sp, you: you}})
+	p.addTopic(topicRead{verb: verb, np: &nounRead{c: c, sp: sp, you: you, ofPeople: ofPeople}})
 	return limit
 }
 
