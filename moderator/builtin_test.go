@@ -151,7 +151,7 @@ func TestBuiltinAuthorCreate(t *testing.T) {
 			inObjectives: []string{"unmet needs of freelancers"}},
 		{name: "ExperienceOfGroup",
 			guidance:     "Explore the onboarding experience of new hires at our company",
-			title:        "The Onboarding Experience",
+			title:        "The Onboarding Experience of New Hires",
 			inQuestions:  []string{"Can you tell me about your onboarding experience?"},
 			inObjectives: []string{"Explore the onboarding experience from the point of view of new hires."}},
 		{name: "BareTopic",
