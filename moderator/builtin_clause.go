@@ -15,6 +15,9 @@ var builtinCausative = wordSet("makes", "make", "stops", "stop", "drives", "driv
 // builtinHowMods extend "how": "how often", "how much".
 var builtinHowMods = wordSet("often", "much", "many", "long", "far", "frequently", "well")
 
+// builtinClauseBreak words end a noun phrase being read as a subject.
+var builtinClauseBreak = wordSet("is", "are", "was", "were", "do", "does", "did", "have", "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "not", "to", "and", "or", "but", "when", "why", "how", "what", "who", "that", "which", "if", "about", "with", "for", "from", "in", "on", "at", "by", "of", "so", "because", "than", "then", "as", "into", "it", "this", "i", "we", "you", "they")
+
 // clauseParse is an indirect question read as wh-word, subject and predicate.
 type clauseParse struct {
 	ok      bool
@@ -131,78 +134,9 @@ func parseClause(topic string) clauseParse {
 	return cp
 }
 
-// Words read around a predicate's object.
+// Words read around a clause's predicate and object, by refining and titleFrom.
 var (
 	builtinAuxLead     = wordSet("don't", "do", "does", "did", "didn't", "doesn't", "not", "are", "is", "aren't", "isn't", "have", "haven't", "has", "can", "can't", "cannot", "could", "will", "won't", "would", "wouldn't", "should", "were", "was", "still", "often", "usually", "sometimes", "always", "never", "really", "actually", "currently", "regularly", "rarely", "even", "also", "just", "typically", "frequently", "generally", "ever", "already", "first", "end", "ending")
 	builtinDeterminers = wordSet("the", "a", "an", "your", "our", "their", "my", "his", "her", "this", "that", "these", "those", "some", "any", "its")
-	builtinPreps       = wordSet("with", "to", "for", "about", "on", "in", "at", "from", "into", "of", "between", "up", "out", "through", "over", "around", "by", "onto", "off")
 	builtinObjectCut   = wordSet("after", "before", "during", "when", "while", "because", "if", "so", "without", "instead", "rather", "than", "every", "each", "at", "in", "on", "from", "for", "to", "with", "by", "via", "compared", "across", "within", "since", "until", "over", "and", "or", "but", "who", "that", "which")
 )
-
-// objectOf returns the object of a predicate ("use our mobile app at work" gives "our
-// mobile app"), or "" when there is none worth naming.
-func objectOf(pred string) string {
-	t := strings.Fields(pred)
-	i, aux := 0, false
-	for i < len(t) && builtinAuxLead.has(lowerWord(t[i])) {
-		i, aux = i+1, true
-	}
-	if i < len(t) && !(aux && builtinDeterminers.has(lowerWord(t[i]))) {
-		i++ // the main verb
-	}
-	for i < len(t) && builtinPreps.has(lowerWord(t[i])) {
-		i++
-	}
-	var obj []string
-	for j := i; j < len(t) && len(obj) < 6; j++ {
-		if len(obj) > 0 && builtinObjectCut.has(lowerWord(t[j])) {
-			break
-		}
-		obj = append(obj, t[j])
-		if strings.ContainsAny(t[j], ",;:") {
-			break
-		}
-	}
-	s := trimPhrase(strings.Join(obj, " "))
-	if len(contentWords(s, 3)) == 0 {
-		return ""
-	}
-	return s
-}
-
-// gerundPhrase returns "choosing a school" for the predicate "choose a school" when its
-// object alone would read badly as a subject ("a school", "developers"); else "".
-func gerundPhrase(pred, object string) string {
-	t := strings.Fields(pred)
-	if object == "" || len(t) < 2 || builtinAuxLead.has(lowerWord(t[0])) {
-		return ""
-	}
-	o := strings.Fields(object)
-	rest := strings.Join(t[1:], " ")
-	if builtinWhWords.has(lowerWord(o[0])) { // "decide which bank to use"
-		return gerund(lowerWord(t[0])) + " " + rest
-	}
-	if d := lowerWord(o[0]); d != "a" && d != "an" && !isGroupNoun(o[len(o)-1]) {
-		return ""
-	}
-	i := strings.Index(rest, object)
-	if i < 0 {
-		return ""
-	}
-	return gerund(lowerWord(t[0])) + " " + rest[:i+len(object)]
-}
-
-// gerund returns the -ing form of a verb: "plan" → "planning", "choose" → "choosing".
-func gerund(v string) string {
-	n := len(v)
-	vowel := func(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
-	switch {
-	case n >= 3 && strings.HasSuffix(v, "ie"):
-		return v[:n-2] + "ying"
-	case n >= 3 && strings.HasSuffix(v, "e") && !strings.HasSuffix(v, "ee") && !strings.HasSuffix(v, "ye") && !strings.HasSuffix(v, "oe"):
-		return v[:n-1] + "ing"
-	case n >= 3 && n <= 4 && !vowel(v[n-1]) && vowel(v[n-2]) && !vowel(v[n-3]) && strings.IndexByte("wxy", v[n-1]) < 0:
-		return v + v[n-1:] + "ing"
-	}
-	return v + "ing"
-}

@@ -7,358 +7,608 @@ import (
 	"unicode/utf8"
 )
 
-// How the built-in engine reads creation guidance: the research topic and further
-// intents come from phrases such as "understand why X", "learn how X" or "interview Y
-// about Z"; the participants from "interview Y", "with Y", "for Y" when Y names a group
-// of people; questions from quoted text and from lines of the files ending in '?'.
+// How the built-in engine reads creation guidance as a researcher would: each sentence
+// is tagged with parts of speech and read for what the study wants to learn (an intent
+// verb such as "understand" or "learn" and the indirect question or noun phrase it
+// takes), who to interview ("interview bakery owners who signed up last month",
+// "participants: ..."), and what the team will decide with the findings ("we will
+// decide whether to ..."). Questions the researcher wrote come from quoted text and from
+// lines of the files ending in '?'.
 
 var (
-	builtinIntentRe    = newLazyRegexp(`(?i)^(understand|learn|find\s+out|discover|explore|uncover|figure\s+out|investigate|research|study|assess|evaluate|test|validate|gauge|measure|know|see|hear)\b(?:\s+(?:more|better|in\s+depth))?(?:\s+(?:about|on|into|of|regarding))?\s+`)
-	builtinInterviewRe = newLazyRegexp(`(?i)^(interview|interviews|interviewing|talk\s+to|talk\s+with|speak\s+to|speak\s+with|survey|ask|asking)\s+(?:with\s+)?(.+?)\s+(?:about|on|regarding)\s+`)
-	builtinFromAboutRe = newLazyRegexp(`(?i)^(?:from|with)\s+(.+?)\s+(?:about|on|regarding)\s+(.+)$`)
-	builtinMarkerRe    = newLazyRegexp(`(?i)\b(?:with|for|among|from|of|targeting|target|recruit|recruiting|interviewing|interview|participants?\s+(?:are|will\s+be|should\s+be)|participants?\s*:|audience\s*(?:is|:))\s+`)
-	builtinTrailMarker = newLazyRegexp(`(?i)\s(?:with|for|among|from|of)\s`)
-	builtinLeadPrepRe  = newLazyRegexp(`(?i)^(?:(?:more\s+)?about|on|into|of|regarding)\s+`)
-	builtinReasonsRe   = newLazyRegexp(`(?i)^(?:the\s+)?(?:main\s+)?reasons?\s+(?:why|that)\s+`)
-	builtinTrailFiller = newLazyRegexp(`(?i)(?:\s+(?:better|more|in\s+(?:more\s+)?(?:depth|detail)|today|now|first|please|too|as\s+well))+$`)
-	builtinQuantityRe  = newLazyRegexp(`(?i)^(?:(?:about|around|roughly|approximately|up\s+to|at\s+least)\s+)?(?:\d+(?:\s*(?:-|to)\s*\d+)?|a\s+few|a\s+handful\s+of|a\s+couple\s+of|a\s+dozen|dozens\s+of|some|several|many|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)\s+`)
 	builtinMinutesRe   = newLazyRegexp(`(?i)\b(\d{1,3})\s*(?:-\s*|\s)?(?:minutes?|mins?)\b`)
 	builtinHoursRe     = newLazyRegexp(`(?i)\b(half\s+an\s+hour|an\s+hour\s+and\s+a\s+half|(?:an|one|1)\s*-?\s*hours?|([2-8])\s*-?\s*hours?)\b`)
 	builtinQuotedQRe   = newLazyRegexp(`["“]([^"“”\n]{3,300}?\?)\s*["”]`)
 	builtinNumberingRe = newLazyRegexp(`^(?:[-*•·–—>]+|\(?\d{1,3}[.):]|\(?[a-zA-Z][.)]|[Qq](?:uestion)?\s*\d{0,3}\s*[.:)])\s*`)
 )
 
-// builtinMaxIntentTries bounds the intent phrases looked for in one sentence.
-const builtinMaxIntentTries = 8
-
-// The reading patterns are anchored and tried only where one of their words starts: an
-// unanchored search with many alternatives costs a pass per byte.
-var (
-	builtinInterviewWords = []string{"interview", "talk", "speak", "survey", "ask"}
-	builtinIntentWords    = []string{"understand", "learn", "find", "discover", "explore", "uncover", "figure", "investigate", "research", "study", "assess", "evaluate", "test", "validate", "gauge", "measure", "know", "see", "hear"}
+// Bounds on the reading, so the longest guidance costs little more than a long one:
+// the topic, the participants and the decision are said early.
+const (
+	builtinMaxSentences = 40       // sentences read
+	builtinMaxReadBytes = 12 << 10 // bytes of guidance tagged in all
+	builtinMaxFileRead  = 4 << 10  // bytes of the files tagged for their themes
+	builtinMaxIntents   = 4        // further things to learn kept
 )
 
-// findAnchored returns the submatch indexes (relative to s) of the first match of the
-// anchored pattern re at a word start in s where one of words begins, or nil.
-// Each word's next position is remembered, so a search reads s about once per word.
-func findAnchored(re *lazyRegexp, s string, words []string) []int {
-	low := asciiLower(s)
-	pos := make([]int, len(words)) // next start of each word at or after at; -1 none left
-	for i := range pos {
-		pos[i] = -2
-	}
-	for at := 0; at < len(low); {
-		next := -1
-		for k, w := range words {
-			if pos[k] == -2 || (pos[k] >= 0 && pos[k] < at) {
-				pos[k] = -1
-				if i := strings.Index(low[at:], w); i >= 0 {
-					pos[k] = at + i
-				}
-			}
-			if pos[k] >= 0 && (next < 0 || pos[k] < next) {
-				next = pos[k]
-			}
-		}
-		if next < 0 {
-			return nil
-		}
-		if next == 0 || !isWordByte(low[next-1]) {
-			if m := re.FindStringSubmatchIndex(s[next:]); m != nil {
-				for i := range m {
-					if m[i] >= 0 {
-						m[i] += next
-					}
-				}
-				return m
-			}
-		}
-		at = next + 1
-	}
-	return nil
+// topicRead is one thing the study sets out to learn: an indirect question ("why
+// owners abandon onboarding") or a noun phrase ("night shifts").
+type topicRead struct {
+	verb string    // the objective's verb: "understand", "learn", "find out", ...
+	wh   *whClause // an indirect question, or nil
+	np   *nounRead // a noun phrase, or nil
 }
 
-// asciiLower lowercases ASCII letters only, so byte offsets stay those of s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
+// nounRead is a noun phrase of a tagged sentence.
+type nounRead struct {
+	c  chunk
+	sp span
+	// ofPeople says an "of" and the people it named were taken off the end ("the
+	// experience of refugees"), who are then the participants.
+	ofPeople bool
+	// you is the participants inside the phrase, when a clause in it is about them
+	// ("the barriers disabled voters face"): put to the participant, "you".
+	you span
 }
 
-// isWordByte reports whether c continues a word (ASCII letters and digits, and any
-// byte of a multi-byte rune, which is most likely a letter).
-func isWordByte(c byte) bool {
-	return c >= 0x80 || c == '\'' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+// draftPlan is what the engine read out of creation guidance.
+type draftPlan struct {
+	topic    *topicRead
+	extras   []topicRead // further things to learn
+	asks     []topicRead // things to ask about ("ask about medication and wound care")
+	who      *nounRead   // who to interview, as the guidance names them
+	subject  *nounRead   // a group of people the topic is about, when who is not said
+	group    *nounRead   // any group of people the guidance mentions ("for busy parents")
+	groupFor bool        // the group is who something is for ("for people who joined")
+	// bareTopic is the noun phrase a guidance with no verb opens with ("Usability of
+	// the new self-checkout machines"), or nil.
+	bareTopic *nounRead
+	decision  string               // what the team will decide: "whether to shorten the form"
+	nouns     map[string]int       // how often each head noun (not people) is named
+	first     map[string]*nounRead // each head noun's first noun phrase
+	order     map[string]int       // the order in which head nouns were first named
 }
 
-// builtinClauseBreak words end a noun phrase being read as a subject or participants.
-var builtinClauseBreak = wordSet("is", "are", "was", "were", "do", "does", "did", "have", "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "not", "to", "and", "or", "but", "when", "why", "how", "what", "who", "that", "which", "if", "about", "with", "for", "from", "in", "on", "at", "by", "of", "so", "because", "than", "then", "as", "into", "it", "this", "i", "we", "you", "they")
+// builtinIntents map an intent verb to the verb its objective starts with.
+var builtinIntents = map[string]string{
+	"understand": "understand", "learn": "learn", "explore": "explore", "discover": "discover",
+	"uncover": "uncover", "investigate": "understand", "research": "understand", "study": "understand",
+	"assess": "assess", "evaluate": "evaluate", "examine": "understand", "gauge": "gauge",
+	"measure": "measure", "test": "test", "validate": "validate", "know": "understand",
+	"see": "understand", "hear": "understand", "map": "map",
+}
 
-// builtinPossessive words make a group somebody's ("their children"), not the participants.
-var builtinPossessive = wordSet("their", "your", "my", "his", "her", "its")
+// intentVerb returns the objective verb for an intent word, or "".
+func intentVerb(low string) string { return builtinIntents[low] }
 
-// builtinRelative words let a participant phrase run on: "customers who cancelled".
-var builtinRelative = wordSet("who", "that", "which", "whose", "in", "at", "on", "across", "using", "living", "working", "aged", "over", "under", "between", "based")
+// readGuidance reads creation guidance into a plan.
+func readGuidance(g string) draftPlan { return readText(g, builtinMaxReadBytes) }
 
-// readSentence collects the intents and participants of one sentence.
-func (p *draftPlan) readSentence(s string) {
-	pos := 0
-	if q, ok := strings.CutSuffix(s, "?"); ok && builtinWhWords.has(firstWord(q)) {
-		// A question the researcher asks themselves: "How do people pick a bank?"
-		if t := strings.Fields(q); len(t) > 2 {
-			i := 1
-			if lowerWord(t[0]) == "how" && builtinHowMods.has(lowerWord(t[1])) {
-				i = 2
-			}
-			if lowerWord(t[i]) == "do" {
-				t = append(t[:i:i], t[i+1:]...)
-			}
-			if cp := parseClause(strings.Join(t, " ")); cp.ok {
-				p.addIntent("understand", strings.Join(t, " "))
-				return
+// readText reads text into a plan, tagging at most budget bytes of it.
+func readText(g string, budget int) draftPlan {
+	p := draftPlan{nouns: map[string]int{}, first: map[string]*nounRead{}, order: map[string]int{}}
+	seen := map[string]bool{}
+	for n, s := range splitSentences(g) {
+		if n >= builtinMaxSentences || budget <= 0 {
+			break
+		}
+		if seen[s] {
+			continue // a repeated line (a template, a spreadsheet) says nothing new
+		}
+		seen[s] = true
+		budget -= len(s)
+		for _, piece := range labelled(s) {
+			c := tagSentence(piece)
+			if len(c.t) > 0 {
+				p.read(c)
 			}
 		}
 	}
-	if m := findAnchored(builtinInterviewRe, s, builtinInterviewWords); m != nil {
-		verb := strings.ToLower(s[m[2]:m[3]])
-		who := cleanParticipants(s[m[4]:m[5]])
-		group := false
-		for _, w := range wordsOf(who) {
-			group = group || isGroupNoun(w)
-		}
-		direct := strings.HasPrefix(verb, "interview") || strings.HasPrefix(verb, "talk") || strings.HasPrefix(verb, "speak")
-		if p.participants == "" && who != "" && (group || (direct && len(strings.Fields(who)) <= 8 && len(contentWords(who, 2)) > 0)) {
-			p.participants = who
-		}
-		phrase, end := cutPhrase(s[m[1]:])
-		p.addIntent("understand", phrase)
-		pos = m[1] + end
+	return p
+}
+
+// labelled splits "Research question: How do ...?" or "Participants: parents of ..." at
+// the colon after a short label; other sentences are returned whole.
+func labelled(s string) []string {
+	s = strings.TrimSpace(builtinNumberingRe.ReplaceAllString(strings.TrimSpace(s), ""))
+	label, rest, ok := strings.Cut(s, ":")
+	if !ok || wordCount(label) > 3 || strings.TrimSpace(rest) == "" {
+		return []string{s}
 	}
-	// Bounded so a long run-on sentence costs linear time: a brief uses at most four intents.
-	for tries := 0; pos < len(s) && tries < builtinMaxIntentTries; tries++ {
-		loc := findAnchored(builtinIntentRe, s[pos:], builtinIntentWords)
-		if loc == nil {
+	low := strings.ToLower(label)
+	if strings.Contains(low, "participant") || strings.Contains(low, "audience") || strings.Contains(low, "who") || strings.Contains(low, "recruit") {
+		return []string{"Interview " + strings.TrimSpace(rest)}
+	}
+	return []string{strings.TrimSpace(rest)}
+}
+
+// tagSentence tags one sentence of guidance, without its bracketed asides and quoted
+// text. Its first word is tagged in lower case (a capital reads as a proper noun to the
+// tagger) and kept so unless it is one.
+func tagSentence(s string) chunk {
+	s = strings.TrimSpace(builtinNumberingRe.ReplaceAllString(withoutAsides(s), ""))
+	w := strings.Fields(s)
+	if len(w) == 0 {
+		return chunk{}
+	}
+	capital := w[0]
+	if r, size := utf8.DecodeRuneInString(capital); unicode.IsUpper(r) && strings.IndexFunc(capital[size:], unicode.IsUpper) < 0 {
+		w[0] = strings.ToLower(capital[:size]) + capital[size:]
+	}
+	toks := tagText(strings.Join(w, " "))
+	if len(toks) > 0 && (toks[0].tag == "NNP" || toks[0].tag == "NNPS") && w[0] != capital {
+		toks[0].text = capital[:len(toks[0].text)]
+	}
+	return chunk{t: toks}
+}
+
+// withoutAsides drops bracketed asides ("(under 10 staff)") and double-quoted text (a
+// researcher's own question, taken word for word elsewhere).
+func withoutAsides(s string) string {
+	var b strings.Builder
+	depth, quoted := 0, false
+	for _, r := range s {
+		switch {
+		case r == '(' || r == '[':
+			depth++
+		case (r == ')' || r == ']') && depth > 0:
+			depth--
+		case r == '"' || r == '“' || r == '”':
+			quoted = r == '“' || r == '"' && !quoted
+		case depth == 0 && !quoted:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// read collects what one tagged sentence says.
+func (p *draftPlan) read(c chunk) {
+	p.countNouns(c)
+	if p.bareTopic == nil && len(p.order) <= len(p.nouns) && !c.hasVerb() {
+		// a heading rather than a sentence: "Usability of the new self-checkout machines"
+		i := 0
+		for i < len(c.t) && (builtinTopicNoise.has(c.at(i).low) || c.at(i).low == "on" || c.at(i).low == "of") {
+			i++
+		}
+		if np, head, ok := c.nounPhrase(i, len(c.t), false); ok && !namesPeople(c, head) && !builtinMetaNouns.has(c.at(head).low) {
+			// the whole heading is the phrase and what qualifies it ("in our
+			// supermarkets"), not a verb the tagger missed ("Draft a study ...")
+			if r := c.at(np.to); np.to == len(c.t) || r.boundary() || r.tag == "IN" || r.tag == "TO" {
+				p.bareTopic = &nounRead{c: c, sp: np}
+			}
+		}
+	}
+	if c.t[len(c.t)-1].text == "?" && c.t[0].wh() {
+		// a question the researcher asks themselves: "How do farmers decide ...?", and
+		// any that follow it: ", and why do some of them go without?"
+		if _, ok := c.readWh(0); ok {
+			p.readTopic(c, 0, "understand")
 			return
 		}
-		verb := strings.ToLower(collapseSpace(s[pos+loc[2] : pos+loc[3]]))
-		phrase, end := cutPhrase(s[pos+loc[1]:])
-		pos += loc[1] + end
-		if (verb == "know" || verb == "see" || verb == "hear") && !builtinWhWords.has(firstWord(phrase)) {
+	}
+	for i, t := range c.t {
+		// "a meal kit for busy parents": a group the study may be about
+		if l := t.low; p.group == nil && (l == "for" || l == "with" || l == "among" || l == "amongst") {
+			if np, head, ok := c.nounPhrase(i+1, c.clauseEnd(i+1), true); ok && namesPeople(c, head) {
+				p.group, p.groupFor = &nounRead{c: c, sp: np}, l != "with"
+			}
+		}
+	}
+	for i := 0; i < len(c.t); {
+		if n := p.readAt(c, i); n > i {
+			i = n
 			continue
 		}
-		// "learn what stops them and how they plan": the second clause shares the verb.
-		var also []string
-		for len(also) < 3 {
-			rest := strings.TrimLeft(s[pos:], " \t")
-			if len(rest) <= 4 || !strings.EqualFold(rest[:4], "and ") || !startsWithWord(asciiLower(rest[4:]), builtinWhAnd) {
-				break
-			}
-			more, n := cutPhrase(rest[4:])
-			pos = len(s) - len(rest) + 4 + n
-			also = append(also, more)
-		}
-		if m := builtinFromAboutRe.FindStringSubmatch(phrase); m != nil {
-			if who, _ := participantsFrom(m[1]); who != "" && p.participants == "" {
-				p.participants = who
-			}
-			phrase = m[2]
-		}
-		p.addIntent(verb, phrase)
-		for _, more := range also {
-			p.addIntent(verb, more)
-		}
+		i++
 	}
 }
 
-// Clause boundaries inside a sentence: words that end a phrase, and joiners that end it
-// when an intent verb follows ("... and learn what ...").
-var (
-	builtinCutWords = []string{"so that", "so we", "so i", "in order to", "because", "as well as", "and then", "but"}
-	builtinJoiners  = []string{"and also ", "and to ", "and ", "to ", "then ", "also "}
-	builtinWhAnd    = []string{"why", "how", "what", "whether", "when", "where", "which", "who"}
-)
-
-// cutPhrase returns the part of rest before the first clause boundary and where it ends.
-func cutPhrase(rest string) (string, int) {
-	low := asciiLower(rest)
-	for i := 0; i < len(low); i++ {
-		switch c := low[i]; c {
-		case ',', ';', ':', '(', ')', '[', ']', '!', '?':
-			return rest[:i], i
-		case '.':
-			if i+1 == len(low) || low[i+1] == ' ' || low[i+1] == '\t' {
-				return rest[:i], i
-			}
-		case ' ', '\t':
-			tail := low[i+1:]
-			if strings.HasPrefix(tail, "- ") || startsWithWord(tail, builtinCutWords) {
-				return rest[:i], i
-			}
-			for _, j := range builtinJoiners {
-				if strings.HasPrefix(tail, j) && startsWithWord(tail[len(j):], builtinIntentWords) {
-					return rest[:i], i
-				}
-			}
-			if strings.HasPrefix(tail, "and ") && startsWithWord(tail[4:], builtinWhAnd) {
-				return rest[:i], i
-			}
-		}
-	}
-	return rest, len(rest)
-}
-
-// startsWithWord reports whether s starts with one of words followed by a word boundary.
-func startsWithWord(s string, words []string) bool {
-	for _, w := range words {
-		if strings.HasPrefix(s, w) && (len(s) == len(w) || !isWordByte(s[len(w)])) {
+// hasVerb reports whether the tagger found a verb in the sentence.
+func (c chunk) hasVerb() bool {
+	for _, t := range c.t {
+		if isVerbTag(t.tag) {
 			return true
 		}
 	}
 	return false
 }
 
-// addIntent cleans a phrase and records it as the topic, or as a further intent.
-func (p *draftPlan) addIntent(verb, phrase string) {
-	phrase = trimPhrase(truncateRunes(phrase, 300))
-	if lead := firstWord(phrase); lead == "with" || lead == "for" || lead == "among" || lead == "amongst" {
-		// "a study with designers": the participants, not a topic
-		if who, whole := participantsFrom(strings.TrimSpace(phrase[len(lead):])); who != "" && whole {
-			if p.participants == "" {
-				p.participants = who
-			}
-			return
+// readAt reads a participants phrase, a decision or an intent starting at i and returns
+// where it ends, or i when none starts there.
+func (p *draftPlan) readAt(c chunk, i int) int {
+	t := c.at(i)
+	if j := interviewObject(c, i); j > i {
+		limit := c.clauseEnd(j)
+		np, head, ok := c.nounPhrase(j, limit, true)
+		if !ok || !namesPeople(c, head) && c.at(head).tag != "NNS" {
+			return i
 		}
-	}
-	phrase = builtinLeadPrepRe.ReplaceAllString(phrase, "")
-	phrase = builtinReasonsRe.ReplaceAllString(phrase, "why ")
-	if cp := parseClause(phrase); !cp.ok || isPronounSubject(cp.subject) {
-		phrase = p.takeTrailingParticipants(phrase)
-	}
-	phrase = trimPhrase(builtinTrailFiller.ReplaceAllString(phrase, ""))
-	if w := strings.Fields(phrase); len(w) > 14 {
-		phrase = strings.Join(w[:14], " ")
-	}
-	if len(contentWords(phrase, 3)) == 0 {
-		return
-	}
-	if t := strings.Fields(phrase); builtinWhWords.has(lowerWord(t[0])) {
-		t[0] = lowerWord(t[0])
-		if t[0] == "if" {
-			t[0] = "whether"
-		}
-		phrase = strings.Join(t, " ")
-	}
-	if p.topic == "" {
-		p.topic, p.topicVerb = phrase, verb
-		return
-	}
-	if len(p.extras) >= 3 || strings.EqualFold(phrase, p.topic) {
-		return
-	}
-	for _, e := range p.extras {
-		if strings.EqualFold(e.phrase, phrase) {
-			return
-		}
-	}
-	p.extras = append(p.extras, draftIntent{verb, phrase})
-}
-
-func isPronounSubject(s string) bool {
-	s = lowerWord(s)
-	return s == "they" || s == "them" || s == "we" || s == "i" || s == "you"
-}
-
-// takeTrailingParticipants moves a trailing "with nurses" or "for small businesses" from
-// the topic to the participants.
-func (p *draftPlan) takeTrailingParticipants(phrase string) string {
-	for _, l := range builtinTrailMarker.FindAllStringIndex(phrase, -1) {
-		if who, whole := participantsFrom(phrase[l[1]:]); who != "" && whole {
-			if strings.EqualFold(strings.TrimSpace(phrase[l[0]:l[1]]), "of") && len(contentWords(phrase[:l[0]], 3)) < 2 {
-				continue // "the needs of parents" is the topic, not a group
-			}
-			if p.participants == "" {
-				p.participants = who
-			}
-			return phrase[:l[0]]
-		}
-	}
-	return phrase
-}
-
-// findParticipants looks for "with Y", "for Y", "among Y" ... where Y names a group of people.
-func findParticipants(sentences []string) string {
-	for _, s := range sentences {
-		for _, l := range builtinMarkerRe.FindAllStringIndex(s, -1) {
-			if who, _ := participantsFrom(s[l[1]:]); who != "" {
-				return who
+		who := np
+		for k := np.from; k < np.to; k++ {
+			if c.at(k).low == "who" || c.at(k).tag == "WDT" {
+				// "who started an application last quarter but did not submit it"
+				if a := c.at(who.to).low; a != "about" && a != "on" && a != "regarding" {
+					who.to = limit
+				}
+				break
 			}
 		}
+		if p.who == nil {
+			p.who = &nounRead{c: c, sp: who}
+		}
+		if a := c.at(np.to).low; a == "about" || a == "on" || a == "regarding" {
+			return p.readTopic(c, np.to+1, "understand")
+		}
+		return np.to
 	}
-	return ""
+	if d := decisionAt(c, i); d != "" {
+		if p.decision == "" {
+			p.decision = d
+		}
+		return c.clauseEnd(i)
+	}
+	if v, n := intentAt(c, i); v != "" {
+		return p.readTopic(c, i+n, v)
+	}
+	if t.low == "ask" && c.at(i+1).low != "for" {
+		j := i + 1
+		if c.at(j).tag == "PRP" || c.at(j).low == "participants" || c.at(j).low == "them" {
+			j++
+		}
+		if c.at(j).low == "about" {
+			return p.readAsks(c, j+1)
+		}
+	}
+	return i
 }
 
-// participantsFrom reads a group of people at the start of tail ("small business owners
-// who use spreadsheets"); whole reports whether the group is all of tail.
-func participantsFrom(tail string) (who string, whole bool) {
-	short := truncateRunes(tail, 200) // a group is at most 17 words
-	t := strings.Fields(short)
-	k := -1
-	for j := 0; j < len(t) && j < 5; j++ {
-		w := lowerWord(trimPhrase(t[j]))
-		if isGroupNoun(w) {
-			k = j
+// interviewObject returns where the people after "interview", "talk to", "speak with",
+// "recruit" ... start, or i when no such verb stands at i.
+func interviewObject(c chunk, i int) int {
+	switch c.at(i).low {
+	case "participants", "respondents", "interviewees":
+		// "Participants are adults on the waiting list", "participants will be ..."
+		j := i + 1
+		for c.at(j).tag == "MD" || c.at(j).low == "be" || c.at(j).low == "are" || c.at(j).low == "should" || c.at(j).low == "will" {
+			j++
+		}
+		if j > i+1 && c.at(j-1).low != "should" && c.at(j-1).low != "will" {
+			return j
+		}
+	case "interview", "interviews", "interviewing", "recruit", "recruiting", "survey":
+		if c.at(i-1).tag == "DT" || c.at(i-1).tag == "PRP$" || c.at(i-1).tag == "JJ" {
+			return i // "one hour interviews", "our survey"
+		}
+		if c.at(i+1).low == "with" {
+			return i + 2
+		}
+		return i + 1
+	case "talk", "speak", "chat", "meet":
+		if n := c.at(i + 1).low; n == "to" || n == "with" {
+			return i + 2
+		}
+	}
+	return i
+}
+
+// namesPeople reports whether the noun at head names people.
+func namesPeople(c chunk, head int) bool {
+	t := c.at(head)
+	return isGroupNoun(t.low) || builtinGroupNouns.has(t.low) || t.low == "staff" || t.low == "people" || t.low == "everyone"
+}
+
+// intentAt returns the objective verb of an intent phrase at i and how many tokens it
+// takes ("find out" is two), or "".
+func intentAt(c chunk, i int) (string, int) {
+	t := c.at(i)
+	n := 1
+	verb := intentVerb(t.low)
+	if (t.low == "find" || t.low == "figure") && c.at(i+1).low == "out" {
+		verb, n = t.low+" out", 2
+	}
+	if verb == "" {
+		return "", 0
+	}
+	prev := c.at(i - 1)
+	if prev.tag == "DT" || prev.tag == "PRP$" || isAdj(prev.tag) || isNoun(prev.tag) && prev.low != "me" || prev.low == "who" || prev.low == "that" {
+		return "", 0 // "our research", "user research", "people who want to learn"
+	}
+	next := c.at(i + n)
+	switch t.low {
+	case "know", "see", "hear":
+		if !next.wh() {
+			return "", 0
+		}
+	case "research", "study", "test", "map", "measure":
+		if !next.wh() && next.tag != "DT" && next.tag != "PRP$" && next.low != "about" && next.low != "into" && next.low != "how" {
+			return "", 0
+		}
+	}
+	return verb, n
+}
+
+// decisionAt returns what the team will decide when a decision is named at i: "we
+// need to decide whether to ...", "use the findings to decide between ...".
+func decisionAt(c chunk, i int) string {
+	switch c.at(i).low {
+	case "decide", "choose", "prioritise", "prioritize", "determine":
+	default:
+		return ""
+	}
+	team := false
+	for k := i - 1; k >= 0 && !c.at(k).boundary(); k-- {
+		t := c.at(k)
+		if t.wh() {
+			return "" // "how pet owners decide when ...": the participants decide
+		}
+		switch t.low {
+		case "we", "i", "us", "findings", "results", "team", "insights", "research", "study", "this":
+			team = true
+		}
+	}
+	n := c.at(i + 1)
+	if !team || !(n.wh() || n.low == "between" || n.low == "on" || n.low == "if") {
+		return ""
+	}
+	from := i + 1
+	if n.low == "on" {
+		from++
+	}
+	end := c.clauseEnd(i + 2)
+	if end-from < 2 {
+		return ""
+	}
+	return joinTokens(c.t[from:end], nil)
+}
+
+// readTopic reads what an intent verb at i takes: one or more indirect questions ("what
+// they expected, where they got stuck, and what they use instead") or a noun phrase.
+func (p *draftPlan) readTopic(c chunk, i int, verb string) int {
+	for c.at(i).low == "more" || c.at(i).low == "better" || c.at(i).low == "about" || c.at(i).low == "into" || c.at(i).low == "on" || c.at(i).low == "regarding" || c.at(i).low == "in" && c.at(i+1).low == "depth" || c.at(i).low == "depth" {
+		i++
+	}
+	if c.at(i).wh() || c.at(i).low == "if" {
+		end := i
+		for {
+			w, ok := c.readWh(i)
+			if !ok {
+				return c.clauseEnd(i + 1)
+			}
+			p.addTopic(topicRead{verb: verb, wh: &w})
+			end = w.vp.end
+			// a list of questions sharing the verb: ", where they got stuck, and what ..."
+			j := end
+			for c.at(j).text == "," || c.at(j).low == "and" || c.at(j).low == "or" {
+				j++
+			}
+			if j == end || !c.at(j).wh() {
+				return end
+			}
+			i = j
+		}
+	}
+	limit := c.clauseEnd(i)
+	np, head, ok := c.nounPhrase(i, limit, false)
+	if !ok {
+		return limit
+	}
+	if h := c.at(head).low; (h == "reasons" || h == "reason" || h == "way" || h == "ways") && c.at(np.to).wh() {
+		// "the reasons why gym members stop going": the question is the topic
+		return p.readTopic(c, np.to, verb)
+	}
+	sp := np
+	// "the barriers disabled voters face when voting": a clause describes the noun
+	sub, _, ok := c.nounPhrase(np.to, limit, true)
+	if m := c.at(np.to); !ok && (m.tag == "VBD" || m.tag == "VBN" || isAdj(m.tag)) {
+		sub, _, ok = c.nounPhrase(np.to+1, limit, true) // "disabled" read as a verb
+		sub.from = np.to
+	}
+	var you span
+	if ok && sub.to < limit {
+		if _, ok := c.verbPhrase(sub.to, limit, true); ok {
+			sp.to = limit
+			if head := c.headOf(sub); head >= 0 && namesPeople(c, head) {
+				you = sub
+				if p.subject == nil {
+					p.subject = &nounRead{c: c, sp: sub}
+				}
+			}
+		}
+	}
+	// "the onboarding experience of new hires": the people are the participants
+	ofPeople := false
+	for k := sp.from; k < sp.to; k++ {
+		if c.at(k).low != "of" || k == sp.from {
+			continue
+		}
+		if g, head, ok := c.nounPhrase(k+1, limit, true); ok && namesPeople(c, head) {
+			if p.subject == nil {
+				p.subject = &nounRead{c: c, sp: g}
+				ofPeople = true
+			}
+			sp.to = k
 			break
 		}
-		if builtinClauseBreak.has(w) || builtinPossessive.has(w) || strings.ContainsAny(t[j], ",;:.!?") {
-			return "", false
+	}
+	for j := sp.to; j < limit; j++ {
+		if l := c.at(j).low; l == "with" || l == "for" || l == "among" {
+			if g, head, ok := c.nounPhrase(j+1, limit, true); ok && namesPeople(c, head) && p.group == nil {
+				p.group = &nounRead{c: c, sp: g}
+			}
+			break
 		}
 	}
-	if k < 0 {
-		return "", false
+	if sp.empty() {
+		return limit
 	}
-	end := k + 1
-	if !strings.ContainsAny(t[k], ",;:.!?") && end < len(t) && builtinRelative.has(lowerWord(t[end])) {
-		for end < len(t) && end < k+12 {
-			w := lowerWord(t[end])
-			if w == "about" || w == "regarding" || w == "to" || w == "so" || w == "because" {
-				break
-			}
-			end++
-			if strings.ContainsAny(t[end-1], ",;:.!?") {
-				break
-			}
-		}
-	}
-	return cleanParticipants(strings.Join(t[:end], " ")), end == len(t) && short == tail
+	p.addTopic(topicRead{verb: verb, np: &nounRead{c: c, sp: sp, you: you, ofPeople: ofPeople}})
+	return limit
 }
 
-// cleanParticipants drops counts ("10", "a few") and stray punctuation from a group.
-func cleanParticipants(s string) string {
-	s = builtinQuantityRe.ReplaceAllString(trimPhrase(collapseSpace(s)), "")
-	w := strings.Fields(trimPhrase(s))
-	if len(w) > 12 {
-		w = w[:12]
-	}
-	if len(w) > 0 {
-		if lw := lowerWord(w[0]); builtinStopWords.has(lw) || isGroupNoun(lw) {
-			w[0] = lw
+// readAsks reads the things to ask about at i: "medication, wound care and when they
+// decided to call for help".
+func (p *draftPlan) readAsks(c chunk, i int) int {
+	limit := len(c.t)
+	for i < limit && len(p.asks) < builtinMaxIntents {
+		switch t := c.at(i); {
+		case t.wh():
+			w, ok := c.readWh(i)
+			if !ok {
+				return c.clauseEnd(i + 1)
+			}
+			p.asks = append(p.asks, topicRead{verb: "understand", wh: &w})
+			i = w.vp.end
+		default:
+			np, _, ok := c.nounPhrase(i, c.clauseEnd(i), false)
+			if !ok {
+				return i
+			}
+			p.asks = append(p.asks, topicRead{verb: "understand", np: &nounRead{c: c, sp: np}})
+			i = np.to
+		}
+		if c.at(i).text != "," && c.at(i).low != "and" {
+			return i
+		}
+		for c.at(i).text == "," || c.at(i).low == "and" {
+			i++
 		}
 	}
-	return trimPhrase(strings.Join(w, " "))
+	return i
 }
 
-// questionsIn returns the questions written in file text: lines ending in '?', with list
-// markers and any lead-in sentence removed, at most builtinMaxFileQs of them.
+// addTopic records the topic, or a further thing to learn.
+func (p *draftPlan) addTopic(t topicRead) {
+	if t.wh != nil {
+		if t.wh.subj.empty() && !t.wh.whSubj && !t.wh.inf {
+			return
+		}
+		if o := t.wh.vp.obj; t.wh.whSubj && p.subject == nil && t.wh.c.peopleSpan(o) && t.wh.c.at(o.from).tag != "PRP" && t.wh.c.at(o.from).tag != "PRP$" {
+			p.subject = &nounRead{c: t.wh.c, sp: o} // "what makes freelancers switch"
+		}
+		if g := t.wh.subj; !g.empty() && t.wh.pronoun == "" && p.subject == nil && t.wh.c.at(g.from).tag != "PRP$" {
+			if head := t.wh.c.headOf(g); namesPeople(t.wh.c, head) {
+				p.subject = &nounRead{c: t.wh.c, sp: g}
+			}
+		}
+	}
+	if p.topic == nil {
+		p.topic = &t
+		return
+	}
+	if len(p.extras) < builtinMaxIntents {
+		p.extras = append(p.extras, t)
+	}
+}
+
+// headOf returns the head noun of a noun phrase span: the last noun of its first run
+// of modifiers and nouns ("sales managers" in "sales managers at small firms"), or a
+// pronoun; -1 when it has none.
+func (c chunk) headOf(sp span) int {
+	head := -1
+	for k := sp.from; k < sp.to; k++ {
+		t := c.at(k)
+		switch {
+		case isNoun(t.tag) || t.tag == "PRP":
+			head = k
+			if t.tag == "PRP" {
+				return k
+			}
+		case t.tag == "DT" || t.tag == "PRP$" || t.tag == "PDT" || t.tag == "CD" || isAdj(t.tag) || t.tag == "VBN" || t.tag == "HYPH" || t.tag == "POS" || (t.tag == "VBG" || t.tag == "VB" || t.tag == "VBP" || t.tag == "VBZ") && head < 0:
+			if t.tag == "VBG" && k+1 < sp.to && !isNoun(c.at(k+1).tag) && !isAdj(c.at(k+1).tag) {
+				head = k // "onboarding of our app"
+			}
+		default:
+			if head >= 0 {
+				return head
+			}
+		}
+		if head >= 0 && k+1 < sp.to {
+			if n := c.at(k + 1); n.tag == "IN" || n.tag == "TO" || n.tag == "WP" || n.tag == "WDT" || n.tag == "CC" || n.tag == "VBG" || n.tag == "VBN" {
+				return head
+			}
+			if n := c.at(k + 1); (n.tag == "VBZ" || n.tag == "VBP") && pluralForm(n.low) {
+				head = k + 1 // "IT admins/VBZ": a plural the tagger read as a verb
+			}
+		}
+	}
+	if head < 0 && !sp.empty() && isAdj(c.at(sp.to-1).tag) {
+		head = sp.to - 1 // "retirees/JJ": the phrase has no other head
+	}
+	return head
+}
+
+// countNouns counts the head nouns of the sentence's noun phrases (not people), for a
+// topic when no intent names one.
+func (p *draftPlan) countNouns(c chunk) {
+	for i := 0; i < len(c.t); {
+		if !isNoun(c.at(i).tag) && !isAdj(c.at(i).tag) && c.at(i).tag != "DT" && c.at(i).tag != "PRP$" {
+			i++
+			continue
+		}
+		if v, n := intentAt(c, i); v != "" {
+			i += n // "Figure out ...": the verb, though tagged as a noun
+			continue
+		}
+		np, head, ok := c.nounPhrase(i, len(c.t), false)
+		if !ok || np.to <= i {
+			i++
+			continue
+		}
+		if h := c.at(head); !namesPeople(c, head) && len(contentWords(h.low, 3)) > 0 && isNoun(h.tag) && !builtinTimeNouns.has(h.low) && !builtinMetaNouns.has(h.low) && !c.verbSlot(i) {
+			p.nouns[h.low]++
+			if p.first[h.low] == nil {
+				from := np.from
+				for from < head && (c.at(from).tag == "DT" && c.at(from).low != "the" || c.at(from).tag == "PRP$" && c.at(from).low != "our" && c.at(from).low != "my" || c.at(from).tag == "CD") {
+					from++
+				}
+				p.first[h.low] = &nounRead{c: c, sp: span{from, head + 1}}
+				p.order[h.low] = len(p.order)
+			}
+		}
+		i = np.to
+	}
+}
+
+// builtinMetaNouns name the research itself, never its topic.
+var builtinMetaNouns = wordSet("study", "studies", "research", "interview", "interviews", "session", "sessions", "question", "questions", "notes", "note", "file", "files", "attachment", "attachments", "document", "documents", "guide", "brief", "survey", "findings", "material", "materials", "template", "goal", "goals", "context", "minutes", "hour", "hours", "participant", "participants", "export")
+
+// verbSlot reports whether the word at i stands where a verb does, after a subject
+// pronoun or a relative pronoun ("who share finances"), so is not a noun to count.
+func (c chunk) verbSlot(i int) bool {
+	p := c.at(i - 1)
+	return p.tag == "WP" || p.tag == "PRP" && builtinSubjectPronouns.has(p.low)
+}
+
+// keyNoun returns the noun phrase of the noun the guidance names most (the first named
+// on a tie), or nil.
+func (p *draftPlan) keyNoun() *nounRead {
+	best := ""
+	for w, n := range p.nouns {
+		if best == "" || n > p.nouns[best] || n == p.nouns[best] && p.order[w] < p.order[best] {
+			best = w
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return p.first[best]
+}
+
+// questionsIn returns the questions written in file text: lines ending in '?' (or a
+// quoted question in a line, as a spreadsheet exports it), with list markers and any
+// lead-in sentence removed, at most builtinMaxFileQs of them.
 func questionsIn(texts []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, text := range texts {
 		for line := range strings.Lines(text) {
 			q := questionIn(line)
+			if q == "" {
+				if m := builtinQuotedQRe.FindStringSubmatch(line); m != nil {
+					q = questionIn(m[1])
+				}
+			}
 			if q == "" || seen[strings.ToLower(q)] {
 				continue
 			}
