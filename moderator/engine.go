@@ -81,6 +81,10 @@ type ProbeRequest struct {
 	// topicOpen: the script has found that Answer does not close the topic (closesTopic),
 	// so the built-in engine need not work that out again.
 	topicOpen bool
+	// asked is the script's filter of the follow-ups asked so far (Script.Asked): the
+	// built-in engine proposes one whose bit is clear, so it never repeats itself
+	// without reading the transcript.
+	asked uint64
 }
 
 // ParticipantRequest is the input of Engine.Participant.

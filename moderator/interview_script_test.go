@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -183,9 +184,13 @@ func TestScriptRogueEngine(t *testing.T) {
 		{"AsksTheScreener", func(req ProbeRequest) (string, error) { return "So, what is your role?", nil }, 0, 0},
 		{"Huge", func(req ProbeRequest) (string, error) { return strings.Repeat("Tell me more. ", 30), nil }, 0, 0},
 		{"Blank", func(req ProbeRequest) (string, error) { return " \n\t ", nil }, 0, 0},
-		{"NeverStops", func(req ProbeRequest) (string, error) { return "Why is that?", nil }, 2, 2 * len(brief.VerbatimQuestions)},
+		// The same follow-up is asked once in an interview, however often it is offered.
+		{"NeverStops", func(req ProbeRequest) (string, error) { return "Why is that?", nil }, 1, 1},
 		{"IgnoresProbesSoFar", func(req ProbeRequest) (string, error) {
 			return "Follow-up number " + string(rune('1'+req.ProbesSoFar)) + "?", nil
+		}, 2, 2},
+		{"NewEachTime", func(req ProbeRequest) (string, error) {
+			return "Follow-up " + strconv.Itoa(slices.Index(brief.VerbatimQuestions, req.Question)) + "." + strconv.Itoa(req.ProbesSoFar) + "?", nil
 		}, 2, 2 * len(brief.VerbatimQuestions)},
 	}
 	for _, tt := range tests {
@@ -209,7 +214,7 @@ func TestScriptProbeTidied(t *testing.T) {
 	rogue := &rogueModerator{probe: func(ProbeRequest) (string, error) { return "  Could you\n say   more?  ", nil }}
 	s := Script{Phase: PhaseVerbatim}
 	msgs, next, done, err := s.Next(context.Background(), rogue, brief, nil, "", nil, "On paper.")
-	if err != nil || done || !reflect.DeepEqual(msgs, []string{"Could you say more?"}) || next != (Script{Phase: PhaseVerbatim, Probes: 1}) {
+	if err != nil || done || !reflect.DeepEqual(msgs, []string{"Could you say more?"}) || next != (Script{Phase: PhaseVerbatim, Probes: 1, Asked: probeBit("could you say more")}) {
 		t.Fatalf("Next = %q, %+v, %v, %v", msgs, next, done, err)
 	}
 }
