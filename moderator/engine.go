@@ -9,6 +9,7 @@ package moderator
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"interviewd/kv"
 )
@@ -49,6 +50,23 @@ func Bounded(e Engine) bool {
 
 // ErrRefused marks authoring guidance an engine declines to act on.
 var ErrRefused = errors.New("authoring refused")
+
+// RefusalReason returns why an engine refused, from an error wrapping ErrRefused (as
+// "authoring refused: <reason>"): the reason alone, for the researcher. It returns ""
+// when err is not a refusal or gives no reason.
+func RefusalReason(err error) string {
+	if !errors.Is(err, ErrRefused) {
+		return ""
+	}
+	msg := err.Error()
+	if _, reason, ok := strings.Cut(msg, ErrRefused.Error()+": "); ok {
+		return strings.TrimSpace(reason)
+	}
+	if msg == ErrRefused.Error() {
+		return ""
+	}
+	return strings.TrimSpace(msg)
+}
 
 // AuthorRequest is the input of Engine.Author.
 type AuthorRequest struct {
