@@ -456,8 +456,8 @@ func (p simPersona) otherFacts() []string {
 
 // studyTopic returns what the study is about, in the participant's words: the subject
 // its verbatim questions ask about ("What do you find most frustrating about staff
-// rotas?" gives "staff rotas"), or else its objectives' key terms; "" for a brief with
-// neither.
+// rotas?" gives "staff rotas"), or else a short title ("Online groceries"); "" when
+// neither says it in a few words.
 func studyTopic(b kv.Brief) string {
 	count := map[string]int{}
 	best := ""
@@ -471,10 +471,22 @@ func studyTopic(b kv.Brief) string {
 			best = s
 		}
 	}
-	if best != "" {
+	if best != "" || b.Title == nil {
 		return best
 	}
-	return joinList(keyTerms(b.Objectives, 2, nil))
+	w := strings.Fields(*b.Title)
+	for len(w) > 1 && (strings.EqualFold(w[len(w)-1], "study") || strings.EqualFold(w[len(w)-1], "research") || strings.EqualFold(w[len(w)-1], "interviews")) {
+		w = w[:len(w)-1]
+	}
+	if len(w) == 0 || len(w) > 3 {
+		return ""
+	}
+	for i, x := range w {
+		if low := strings.ToLower(x); capitalise(low) == x { // Title Case; "NHS" and "iPhone" stay as written
+			w[i] = low
+		}
+	}
+	return strings.Join(w, " ")
 }
 
 // studyGroup returns one of the study's participants as its objectives name them

@@ -196,6 +196,11 @@ func TestStudyTopicAndGroup(t *testing.T) {
 		{"Interview nurses about night shifts", "night shifts", "nurse"},
 		{"Understand why customers cancel their subscriptions", "my subscriptions", "customer"},
 	}
+	for _, title := range [][2]string{{"Online Groceries", "online groceries"}, {"NHS Nights Study", "NHS nights"}, {"How Independent Bakery Owners Plan Staff Rotas", ""}} {
+		if got := studyTopic(kv.Brief{Title: &title[0], VerbatimQuestions: []string{"What would make you switch?"}}); got != title[1] {
+			t.Errorf("title %q: topic %q, want %q", title[0], got, title[1])
+		}
+	}
 	for _, tt := range tests {
 		b := mustDraft(t, tt.guidance)
 		if got := studyTopic(b); got != tt.topic {

@@ -31,7 +31,7 @@ var builtinPhraseHeadless = wordSet(
 	"friday", "saturday", "sunday", "people", "everyone", "someone", "anyone", "nobody",
 	"somebody", "anybody", "everybody", "nothing", "something", "anything", "everything",
 	"one", "ones", "yes", "no", "ok", "okay", "sure", "honestly", "mostly", "well", "hmm",
-	"i", "you", "it", "that", "this", "what",
+	"i", "you", "it", "that", "this", "what", "picture", "question", "idea",
 )
 
 // builtinPhraseNoise are words that never belong inside a named phrase; the tagger
@@ -83,7 +83,7 @@ func answerPhrases(answer, question string) []string {
 		for j < len(toks) && (j == i || !isDeterminerTag(toks[j].Tag)) && inPhrase(toks, j) {
 			j++
 		}
-		if text, head, ok := namedPhrase(toks[i:j], i == 0); ok && !seen[strings.ToLower(text)] {
+		if text, head, ok := namedPhrase(toks[i:j], i == 0); ok && !seen[strings.ToLower(text)] && !selfDescribed(toks, i) {
 			seen[strings.ToLower(text)] = true
 			score := 0
 			if !asked[stemWord(head)] {
@@ -105,6 +105,19 @@ func answerPhrases(answer, question string) []string {
 		}
 	}
 	return out
+}
+
+// selfDescribed reports whether the phrase starting at toks[i] is the participant saying
+// who they are ("I'm a night nurse", "as a baker"): their identity, not a topic to
+// follow up.
+func selfDescribed(toks []tagger.Token, i int) bool {
+	prev := func(k int) string {
+		if i-k < 0 {
+			return ""
+		}
+		return strings.ToLower(strings.ReplaceAll(toks[i-k].Text, "’", "'"))
+	}
+	return prev(1) == "as" || ((prev(1) == "'m" || prev(1) == "am") && prev(2) == "i")
 }
 
 func isDeterminerTag(tag string) bool { return tag == "DT" || tag == "PRP$" }

@@ -121,6 +121,9 @@ func TestBuiltinProbeNamesWhatWasSaid(t *testing.T) {
 		{"How do you order stock?", "I phone the wholesaler on Mondays.", "the wholesaler"},
 		{"What do you use?", "The online ordering system is confusing.", "the online ordering system"},
 		{"What do you use?", "We use a paper diary and a group chat.", "a paper diary"},
+		// Who they are is not a topic: "I'm a night nurse" is passed over.
+		{"How do you plan your week?", "I'm a night nurse, so the rota decides everything.", "the rota"},
+		{"How do you plan your week?", "As a baker, the early shifts decide it.", "the early shifts"},
 	}
 	for _, tt := range tests {
 		got, err := NewBuiltin().Probe(context.Background(), ProbeRequest{Question: tt.question, Answer: tt.answer})

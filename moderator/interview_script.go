@@ -117,6 +117,21 @@ func (s Script) Skip(brief kv.Brief, facts map[string]string) (msgs []string, ne
 	return []string{ScriptSkipped, next.say(brief)}, next, false
 }
 
+// Onward returns the messages and position of moving on from s to the next scripted
+// question, or the closing, with no follow-up: what a rehearsal short of turns does so
+// that it still asks every question. Before the start it is the opening, as Next's.
+func (s Script) Onward(brief kv.Brief, facts map[string]string) (msgs []string, next Script, done bool) {
+	switch s.Phase {
+	case PhaseDone:
+		return nil, s, true
+	case "":
+		next = s.following(brief, facts)
+		return []string{ScriptGreeting, next.say(brief)}, next, next.Phase == PhaseDone
+	}
+	next = s.following(brief, facts)
+	return []string{next.say(brief)}, next, next.Phase == PhaseDone
+}
+
 // Question returns the current scripted question exactly as the brief words it, or ""
 // before the start, once done, or when the position is outside the brief.
 func (s Script) Question(brief kv.Brief) string {
