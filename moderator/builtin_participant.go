@@ -584,8 +584,9 @@ func lowerFirst(s string) string {
 	if s == "I" || strings.HasPrefix(s, "I ") || strings.HasPrefix(s, "I'") {
 		return s
 	}
-	for i, r := range s {
-		return string(unicode.ToLower(r)) + s[i+len(string(r)):]
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 || r == utf8.RuneError {
+		return s // empty, or a first byte that is no letter to lower
 	}
-	return s
+	return string(unicode.ToLower(r)) + s[size:]
 }

@@ -312,3 +312,21 @@ func TestScriptJSON(t *testing.T) {
 		t.Fatalf("Unmarshal({}) = %+v, %v", zero, err)
 	}
 }
+
+// TestScriptOnward: moving on never asks the engine and never follows up: the opening
+// at the start, the next scripted question word for word, the closing after the last.
+func TestScriptOnward(t *testing.T) {
+	brief := kv.Brief{PreInterviewQuestions: []string{"What is your role?"}, VerbatimQuestions: []string{"How do you plan your week?", "What gets in the way?"}}
+	want := [][]string{{ScriptGreeting, "What is your role?"}, {"How do you plan your week?"}, {"What gets in the way?"}, {ScriptClosing}}
+	s := Script{Asked: 1 << 7}
+	for i, w := range want {
+		msgs, next, done := s.Onward(brief, nil)
+		if !slices.Equal(msgs, w) || done != (i == len(want)-1) || next.Asked != s.Asked {
+			t.Fatalf("step %d: %q %+v %v, want %q", i, msgs, next, done, w)
+		}
+		s = next
+	}
+	if msgs, _, done := s.Onward(brief, nil); msgs != nil || !done {
+		t.Fatalf("after the closing: %q %v", msgs, done)
+	}
+}
