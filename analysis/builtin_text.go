@@ -12,6 +12,8 @@ import (
 	"github.com/kljensen/snowball/english"
 	"gopkg.in/neurosnap/sentences.v1"
 	sentenglish "gopkg.in/neurosnap/sentences.v1/english"
+
+	"interviewd/tagger"
 )
 
 // Bounds on what the engine reads, so one hostile answer costs no more than an
@@ -43,13 +45,13 @@ func newReader() (*reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A document made once with tagging but no entity extraction carries a model
-	// with only the tagger loaded; reusing it saves decoding the weights per call.
-	doc, err := prose.NewDocument("", prose.WithSegmentation(false), prose.WithExtraction(false))
+	// The tagging model is the process's shared one (the built-in interviewer reads
+	// with it too): decoded once, not per engine or per call.
+	model, err := tagger.Model()
 	if err != nil {
 		return nil, err
 	}
-	return &reader{seg: seg, tagger: doc.Model, lex: newLexicon(), fillers: stemSet(fillers)}, nil
+	return &reader{seg: seg, tagger: model, lex: newLexicon(), fillers: stemSet(fillers)}, nil
 }
 
 // sentDoc is one statement: a sentence (or a piece of a run-on) of a participant

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -458,8 +459,9 @@ func (r *Runner) runAuthoring(ctx context.Context, j kv.Job) error {
 			return nil // shutting down: resume after restart
 		}
 		if errors.Is(err, moderator.ErrRefused) {
-			// The engine declined the request: the researcher's answer, not a fault.
-			r.fail(j, err.Error())
+			// The engine declined the request: the researcher's answer, not a fault. The
+			// reason is the job's error, which the app, A2A and MCP show.
+			r.fail(j, refusalMessage(j, err))
 			r.log.Info().Str("job_id", j.ID.String()).Str("org_id", j.OrgID.String()).Str("reason", err.Error()).Msg("authoring request refused")
 			return nil
 		}
@@ -468,4 +470,21 @@ func (r *Runner) runAuthoring(ctx context.Context, j kv.Job) error {
 	}
 	_, err = r.db.FinishAuthoring(ctx, p, j.ID, brief)
 	return err
+}
+
+// refusalMessage is a refused authoring job's error, for the researcher: what did not
+// happen (a refine changes nothing unless it applies in full) and the engine's reason.
+func refusalMessage(j kv.Job, err error) string {
+	lead := "No study was drafted"
+	if j.StudyID != nil {
+		lead = "Nothing was changed"
+	}
+	reason := moderator.RefusalReason(err)
+	if reason == "" {
+		return lead + ": the engine declined the guidance."
+	}
+	if !strings.HasSuffix(reason, ".") && !strings.HasSuffix(reason, "?") && !strings.HasSuffix(reason, "!") {
+		reason += "."
+	}
+	return lead + ": " + reason
 }

@@ -162,7 +162,15 @@ func (s *simulation) play(ctx context.Context) error {
 		if n := len(s.transcript); n > 0 && s.transcript[n-1].Speaker == kv.SpeakerParticipant {
 			answer = s.transcript[n-1].Text
 		}
-		msgs, next, done, err := s.script.Next(ctx, s.r.mod, s.brief, nil, "", s.transcript, answer)
+		var msgs []string
+		var next moderator.Script
+		var done bool
+		var err error
+		if s.affordsFollowUp() {
+			msgs, next, done, err = s.script.Next(ctx, s.r.mod, s.brief, nil, "", s.transcript, answer)
+		} else {
+			msgs, next, done = s.script.Onward(s.brief, nil)
+		}
 		if err != nil {
 			return s.stopped(ctx, "interviewer", err)
 		}
@@ -193,7 +201,34 @@ func (s *simulation) play(ctx context.Context) error {
 		}
 		s.script, s.turn = next, turn
 	}
-	return s.saved(s.r.db.FinishSimulation(ctx, p, s.job.ID, nil))
+	// The turn limit ended the conversation before the closing: the result says so.
+	left, total := s.script.Unasked(s.brief, nil)
+	return s.saved(s.r.db.FinishSimulationAtLimit(ctx, p, s.job.ID, stoppedAt(s.turn, left, total)))
+}
+
+// affordsFollowUp reports whether the turns left leave room for a follow-up now (one
+// turn) and still one turn for each scripted question not yet asked and the closing.
+// When they do not, the interviewer moves on: a rehearsal short of turns shows every
+// question rather than follow-ups.
+func (s *simulation) affordsFollowUp() bool {
+	if s.script.Phase != moderator.PhaseVerbatim {
+		return true // no follow-up is asked here: the script moves on by itself
+	}
+	left, _ := s.script.Unasked(s.brief, nil)
+	return s.maxTurns-s.turn >= left+2
+}
+
+// stoppedAt is where a simulation its turn limit ended stands, for its result: how many
+// turns it played and how many scripted questions it did not reach.
+func stoppedAt(turns, left, total int) string {
+	played := fmt.Sprintf("Stopped after %d turns, the turn limit", turns)
+	if turns == 1 {
+		played = "Stopped after 1 turn, the turn limit"
+	}
+	if left == 0 {
+		return played + ", before the closing: every scripted question was asked."
+	}
+	return fmt.Sprintf("%s: %d of %d scripted questions not reached.", played, left, total)
 }
 
 // saved passes on a kv write's outcome; a failed write ends the job failed so that it

@@ -167,6 +167,19 @@ func checkTranscript(t *testing.T, lines []kv.SimulationLine, b kv.Brief) (turns
 	return turns, closed
 }
 
+// askedVerbatim counts the brief's scripted questions the interviewer asked in lines,
+// word for word, in order.
+func askedVerbatim(lines []kv.SimulationLine, b kv.Brief) int {
+	asked := 0
+	questions := append(append([]string(nil), b.PreInterviewQuestions...), b.VerbatimQuestions...)
+	for _, l := range lines {
+		if l.Speaker == kv.SpeakerInterviewer && asked < len(questions) && strings.HasSuffix(l.Text, questions[asked]) {
+			asked++
+		}
+	}
+	return asked
+}
+
 func TestSimulationTurns(t *testing.T) {
 	f := mustSimFixture(t)
 	r := f.mustRunner(t, Config{Moderator: moderator.NewBuiltin()})
@@ -185,6 +198,7 @@ func TestSimulationTurns(t *testing.T) {
 		wantClosed bool
 	}{
 		{name: "OK_OneTurn", study: f.study, maxTurns: 1, wantTurns: 1},
+		{name: "OK_ScriptTurnsReachTheClosing", study: f.study, maxTurns: moderator.ScriptTurns(simBrief()), wantClosed: true},
 		{name: "OK_ThreeTurns", study: f.study, maxTurns: 3, wantTurns: 3},
 		{name: "OK_ScriptEndsFirst", study: f.study, maxTurns: 200, wantClosed: true},
 		{name: "OK_TwoHundredTurns", study: longStudy, maxTurns: 200, wantTurns: 200},
@@ -203,6 +217,16 @@ func TestSimulationTurns(t *testing.T) {
 			}
 			if !strings.HasPrefix(pr.Turns[0].Text, moderator.ScriptGreeting) {
 				t.Fatalf("first message %q", pr.Turns[0].Text)
+			}
+			// A run the turn limit ended says so, with the questions it did not reach.
+			b := *c.study.Brief
+			total := len(b.PreInterviewQuestions) + len(b.VerbatimQuestions)
+			want := ""
+			if !closed {
+				want = stoppedAt(turns, total-askedVerbatim(pr.Turns, b), total)
+			}
+			if pr.Stopped != want {
+				t.Fatalf("stopped %q, want %q", pr.Stopped, want)
 			}
 		})
 	}
@@ -271,7 +295,8 @@ func TestSimulationGrowsTurnByTurn(t *testing.T) {
 	g := chattest.NewGated(t)
 	f := mustSimFixture(t)
 	r := f.mustRunner(t, Config{Moderator: gatedEngine(t, g)})
-	j := f.start(t, r, f.p, f.study.ID, "", 3)
+	// Five turns leave room for a follow-up after each verbatim question.
+	j := f.start(t, r, f.p, f.study.ID, "", 5)
 	lines := func(n int) func(kv.Job, kv.SimulationProgress) bool {
 		return func(j kv.Job, pr kv.SimulationProgress) bool { return len(pr.Turns) == n }
 	}
@@ -294,9 +319,12 @@ func TestSimulationGrowsTurnByTurn(t *testing.T) {
 	g.Let(t, chattest.Answer{}) // no probe: on to the next verbatim question
 	g.WaitArrived(t, 1)
 	g.Let(t, chattest.Answer{Text: "A cheaper delivery slot."})
+	g.WaitArrived(t, 1)         // turn 4 starts with a probe request
+	g.Let(t, chattest.Answer{}) // none: the closing
 	got, pr = f.waitSim(t, f.p, j.ID, "done", ended)
-	if got.Status != kv.SimulationCompleted || len(pr.Turns) != 6 || pr.Turns[4].Text != simBrief().VerbatimQuestions[1] || pr.Turns[5].Text != "A cheaper delivery slot." {
-		t.Fatalf("final: %s %+v", got.Status, pr.Turns)
+	if got.Status != kv.SimulationCompleted || len(pr.Turns) != 7 || pr.Turns[4].Text != simBrief().VerbatimQuestions[1] || pr.Turns[5].Text != "A cheaper delivery slot." ||
+		pr.Turns[6].Text != moderator.ScriptClosing || pr.Stopped != "" {
+		t.Fatalf("final: %s %+v", got.Status, pr)
 	}
 }
 
@@ -485,5 +513,53 @@ func TestSimulationRestartGivesUp(t *testing.T) {
 	}
 	if n := r.SimulationsHeld(f.p.Org); n != 0 {
 		t.Fatalf("a given-up simulation holds %d slots", n)
+	}
+}
+
+func TestStoppedAt(t *testing.T) {
+	for _, c := range []struct {
+		turns, left, total int
+		want               string
+	}{
+		{12, 2, 7, "Stopped after 12 turns, the turn limit: 2 of 7 scripted questions not reached."},
+		{1, 3, 4, "Stopped after 1 turn, the turn limit: 3 of 4 scripted questions not reached."},
+		{9, 0, 4, "Stopped after 9 turns, the turn limit, before the closing: every scripted question was asked."},
+	} {
+		if got := stoppedAt(c.turns, c.left, c.total); got != c.want {
+			t.Errorf("stoppedAt(%d, %d, %d) = %q, want %q", c.turns, c.left, c.total, got, c.want)
+		}
+	}
+}
+
+// TestSimulationShortOfTurnsAsksEveryQuestion: when the turn limit leaves no room for
+// follow-ups, the interviewer leaves them out, so a limit of one turn per scripted
+// question and one for the closing still asks every question; with room to spare the
+// follow-ups come back.
+func TestSimulationShortOfTurnsAsksEveryQuestion(t *testing.T) {
+	f := mustSimFixture(t)
+	r := f.mustRunner(t, Config{Moderator: moderator.NewBuiltin()})
+	b := simBrief()
+	b.VerbatimQuestions = []string{"How do you plan the weekly shop?", "What gets in the way?", "Who helps you?", "What do you use?", "What would you change?"}
+	st := f.mustStudy(t, f.p, b)
+	questions := len(b.PreInterviewQuestions) + len(b.VerbatimQuestions)
+	for _, c := range []struct {
+		name      string
+		maxTurns  int
+		followUps bool
+	}{
+		{"OK_OneTurnEach", questions + 1, false},
+		{"OK_Default", kv.SimulationMaxTurnsDefault, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := f.start(t, r, f.p, st.ID, "", c.maxTurns)
+			_, pr := f.waitSim(t, f.p, j.ID, "done", ended)
+			turns, closed := checkTranscript(t, pr.Turns, b)
+			if !closed || askedVerbatim(pr.Turns, b) != questions || pr.Stopped != "" {
+				t.Fatalf("%d turns of %d, closed %v, asked %d of %d, stopped %q", turns, c.maxTurns, closed, askedVerbatim(pr.Turns, b), questions, pr.Stopped)
+			}
+			if got := turns > questions+1; got != c.followUps {
+				t.Fatalf("%d turns for %d questions: follow-ups %v, want %v", turns, questions, got, c.followUps)
+			}
+		})
 	}
 }

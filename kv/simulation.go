@@ -66,6 +66,10 @@ type SimulationLine struct {
 type SimulationProgress struct {
 	Turns  []SimulationLine `json:"turns"`
 	Script json.RawMessage  `json:"script,omitempty"`
+	// Stopped says, for a simulation completed at its turn limit before the interview's
+	// end, where it stopped ("Stopped after 12 turns, the turn limit: 2 of 7 questions
+	// not reached."); empty for one that ran to the closing.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Spec returns a simulation job's request. It returns an error when Input is not a
@@ -205,7 +209,7 @@ func (db *DB) AppendSimulationTurn(ctx context.Context, p Partition, id ID, line
 		if err != nil {
 			return err
 		}
-		return db.putProgress(ctx, tx, j, lines, script, false)
+		return db.putProgress(ctx, tx, j, lines, script, false, "")
 	})
 }
 
@@ -218,16 +222,30 @@ func (db *DB) FinishSimulation(ctx context.Context, p Partition, id ID, lines []
 		if err != nil {
 			return err
 		}
-		return db.putProgress(ctx, tx, j, lines, nil, true)
+		return db.putProgress(ctx, tx, j, lines, nil, true, "")
 	})
 }
 
-func (db *DB) putProgress(ctx context.Context, tx Tx, j Job, lines []SimulationLine, script json.RawMessage, done bool) error {
+// FinishSimulationAtLimit marks a simulation the turn limit stopped completed, with
+// stopped (a sentence for SimulationProgress.Stopped) in the same transaction.
+// ECONFLICT once the job has ended.
+func (db *DB) FinishSimulationAtLimit(ctx context.Context, p Partition, id ID, stopped string) error {
+	return db.update(ctx, func(tx Tx) error {
+		j, err := simulationJob(tx, p, id)
+		if err != nil {
+			return err
+		}
+		return db.putProgress(ctx, tx, j, nil, nil, true, stopped)
+	})
+}
+
+func (db *DB) putProgress(ctx context.Context, tx Tx, j Job, lines []SimulationLine, script json.RawMessage, done bool, stopped string) error {
 	pr, err := j.Progress()
 	if err != nil {
 		return err
 	}
 	pr.Turns = append(pr.Turns, lines...)
+	pr.Stopped = stopped
 	if script != nil {
 		pr.Script = script
 	}

@@ -45,8 +45,9 @@ func (*Builtin) Probe(ctx context.Context, req ProbeRequest) (string, error) {
 }
 
 // Participant returns a reply in character for req.Persona (or a persona invented from
-// req.Seed) to the transcript's last interviewer message. The reply depends only on the
-// persona, the seed, the transcript length and that message. It returns ctx's error when
+// req.Seed) to the transcript's last interviewer message, about that message's subject
+// or the study's. The reply depends only on the persona, the seed, the brief, the
+// transcript's length and replies so far, and that message. It returns ctx's error when
 // ctx is done.
 func (*Builtin) Participant(ctx context.Context, req ParticipantRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
@@ -63,7 +64,14 @@ func (*Builtin) Participant(ctx context.Context, req ParticipantRequest) (string
 			break
 		}
 	}
+	replies := 0
+	for _, m := range req.Transcript {
+		if m.Speaker == "participant" {
+			replies++
+		}
+	}
 	turn := len(req.Transcript)
 	r := mix64(uint64(req.Seed) ^ mix64(uint64(turn)) ^ hashStrings(text, question))
-	return parsePersona(text).reply(question, turn, r), nil
+	return parsePersona(text).reply(simTurn{question: question, replies: replies, turn: turn, r: r,
+		topic: studyTopic(req.Brief), group: studyGroup(req.Brief)}), nil
 }

@@ -28,6 +28,10 @@ var builtinFuzzSeeds = []string{
 	"add a screener about whether",
 	"add an objective",
 	"rename to",
+	"change objective 1",
+	"change objective 2 to learn how my app breaks, then make it shorter",
+	"Add a screener about how many staff work at your bakery",
+	"add a question about how much flour they buy, and make it longer",
 }
 
 func FuzzAuthorCreate(f *testing.F) {
@@ -72,5 +76,35 @@ func FuzzAuthorRefine(f *testing.F) {
 			return
 		}
 		checkBuiltinBrief(t, b, false)
+	})
+}
+
+// FuzzBuiltinProbe: whatever the answer, the built-in follow-up is empty or one the
+// script accepts (one line, short, not leading, not a scripted question), never asks for
+// an example the answer gives, and is the same for the same request.
+func FuzzBuiltinProbe(f *testing.F) {
+	for _, a := range []string{"Mostly on paper.", "We keep the rota on paper and it changes every week.", "For example, last Tuesday the flour came late.",
+		"I'm a night nurse, so the rota decides everything.", "My partner does it.", "\xff\x00 the <b>app</b> \u2028 is slow", "the the the", "Yes.", "", "“quoted” words"} {
+		f.Add(a, "dig into pricing")
+	}
+	brief := mustDraft(f, "Interview independent bakery owners about how they plan staff rotas")
+	f.Fuzz(func(t *testing.T, answer, note string) {
+		req := ProbeRequest{Brief: brief, Question: brief.VerbatimQuestions[0], Answer: answer, Note: note}
+		p, err := NewBuiltin().Probe(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == "" {
+			return
+		}
+		if got, _, ok := acceptProbe(p, brief); !ok || got != p {
+			t.Fatalf("answer %q: probe %q is not one the script accepts as it is", answer, p)
+		}
+		if builtinGivesExample.MatchString(answer) && asksExample(p) {
+			t.Fatalf("answer %q gives an example, probe %q asks for one", answer, p)
+		}
+		if again, _ := NewBuiltin().Probe(context.Background(), req); again != p {
+			t.Fatalf("answer %q: probes %q and %q", answer, p, again)
+		}
 	})
 }

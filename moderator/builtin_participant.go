@@ -4,12 +4,20 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"interviewd/kv"
 )
 
-// The built-in synthetic participant. It reads a role, a few first-person facts and a
-// tone out of the persona, recognises the kind of question asked (role, how often,
-// yes/no, why, how, frustrations, a follow-up ...) and fills a reply from phrase tables.
-// Choices come from the seed and the transcript length, so a simulation replays exactly.
+// The built-in synthetic participant. It reads a role, what they do (their situation),
+// a few first-person facts and a tone out of the persona, recognises the kind of
+// question asked (role, how often, yes/no, why, how, frustrations, a follow-up ...) and
+// fills a reply from phrase tables, about the question's subject or else the study's.
+// It speaks as the persona from its first answer: that answer says who they are,
+// whatever the question. A persona that names no job is given the study's participants'
+// ("independent bakery owners" gives "an independent bakery owner"), never one of its
+// own. Choices come from the seed and the transcript length, so a simulation replays
+// exactly.
 
 // Tables InventPersona draws from.
 var (
@@ -38,6 +46,7 @@ func InventPersona(seed int64) string {
 // simPersona is what the participant knows about itself.
 type simPersona struct {
 	role  string   // "nurse"; "" when the description names none
+	work  string   // what they do, in the first person: "I own a small bakery in Leeds"; "" when unsaid
 	facts []string // first-person sentences without a full stop: "I work night shifts"
 	tone  int      // below zero sceptical, above zero keen
 }
@@ -55,7 +64,20 @@ var (
 // builtinNotRole words start "a lot of", "a bit", "a few": not a job.
 var builtinNotRole = wordSet("lot", "bit", "few", "little", "couple", "while", "number", "range", "variety", "kind", "sort", "type", "very", "really", "fairly", "quite", "great", "good")
 
-// parsePersona reads a role, first-person facts and a tone from a description.
+// Reading what a persona does for a living when it says so without "a …".
+var (
+	// builtinWorkVerbs start a fact that says what the persona does: "I own a bakery".
+	builtinWorkVerbs = wordSet("own", "run", "manage", "work", "teach", "study", "drive", "lead", "coach", "bake", "cook", "sell", "look", "freelance", "volunteer", "care", "nurse", "serve", "build", "design", "write", "farm", "clean", "deliver", "organise", "organize", "founded", "co-founded", "started")
+	// builtinOwnedRe reads "I own a small bakery in Leeds" as a bakery owner.
+	builtinOwnedRe = newLazyRegexp(`(?i)^i\s+(?:own|run|co-own)\s+(?:a|an|my|the|our)\s+((?:[\p{L}-]+\s+){0,3}?)([\p{L}-]+?)(?:\s+(?:in|with|at|for|on|near|that|which|who|and|of|called|named)\b.*)?$`)
+	// builtinFeelings start a clause that says how the persona feels: "sceptical of …".
+	builtinFeelings = wordSet("sceptical", "skeptical", "cautious", "wary", "reluctant", "keen", "enthusiastic", "happy", "unhappy", "frustrated", "annoyed", "worried", "anxious", "tired", "stressed", "busy", "comfortable", "uncomfortable", "confident", "nervous", "curious", "critical", "loyal", "fond", "proud", "impatient", "optimistic", "pessimistic", "satisfied", "dissatisfied", "new", "fed", "passionate", "indifferent", "open", "quick", "slow", "careful")
+	// builtinStatusWords alone describe someone's working life: "Retired, …".
+	builtinStatusWords = wordSet("retired", "semi-retired", "unemployed", "self-employed", "freelance", "between jobs", "on parental leave", "a stay-at-home parent")
+)
+
+// parsePersona reads a role, what the persona does, first-person facts and a tone from
+// a description.
 func parsePersona(text string) simPersona {
 	var p simPersona
 	if m := builtinRoleRe.FindStringSubmatch(text); m != nil {
@@ -64,6 +86,26 @@ func parsePersona(text string) simPersona {
 			p.role = role
 		}
 	}
+	lead := strings.TrimSpace(builtinClauseRe.Split(strings.TrimSpace(text), 2)[0])
+	if p.role == "" {
+		// "Bakery owner in Leeds, …": a leading phrase ending in a job.
+		w := strings.Fields(lead)
+		for i, x := range w {
+			if lx := lowerWord(x); lx == "in" || lx == "at" || lx == "from" || lx == "with" || lx == "for" {
+				w = w[:i]
+				break
+			}
+		}
+		if n := len(w); n >= 1 && n <= 4 && isRoleNoun(w[n-1]) && !builtinNotRole.has(lowerWord(w[0])) {
+			p.role = strings.ToLower(strings.Join(w, " "))
+			if tail := strings.TrimSpace(lead[len(strings.Join(w, " ")):]); tail != "" && wordCount(lead) <= 8 {
+				p.work = "I'm " + indefiniteArticle(p.role) + " " + p.role + " " + swapWords(tail, builtinToSelf) // "… in Leeds"
+			}
+		}
+	}
+	if builtinStatusWords.has(strings.ToLower(lead)) {
+		p.work = "I'm " + strings.ToLower(lead)
+	}
 	parts := builtinClauseRe.Split(text, -1)
 	for i, part := range parts {
 		w := strings.Fields(part)
@@ -71,10 +113,23 @@ func parsePersona(text string) simPersona {
 			continue
 		}
 		first := lowerWord(w[0])
+		if i > 0 && builtinFeelings.has(first) {
+			p.facts = append(p.facts, "I'm "+swapWords(strings.Join(w, " "), builtinToSelf)) // "sceptical of chains"
+			continue
+		}
 		if !builtinFactVerb.has(first) && !(i > 0 && strings.HasSuffix(first, "s") && !builtinStopWords.has(first) && !isGroupNoun(first)) {
 			continue
 		}
-		p.facts = append(p.facts, firstPersonFact(w))
+		f := firstPersonFact(w)
+		p.facts = append(p.facts, f)
+		if p.work == "" && isWorkFact(f) {
+			p.work = f
+		}
+	}
+	if p.role == "" && p.work != "" {
+		if m := builtinOwnedRe.FindStringSubmatch(p.work); m != nil && !builtinStopWords.has(strings.ToLower(m[2])) {
+			p.role = strings.ToLower(m[2]) + " owner"
+		}
 	}
 	for _, w := range wordsOf(strings.ToLower(text)) {
 		switch {
@@ -85,6 +140,59 @@ func parsePersona(text string) simPersona {
 		}
 	}
 	return p
+}
+
+// isRoleNoun reports whether w names a job or position: its plural names a group of
+// people ("owner", "nurse", "baker", "teacher").
+func isRoleNoun(w string) bool {
+	lw := lowerWord(w)
+	if utf8.RuneCountInString(lw) < 3 || builtinStopWords.has(lw) {
+		return false
+	}
+	return isGroupNoun(pluralOf(lw))
+}
+
+// pluralOf is the plural of a noun, by its spelling.
+func pluralOf(w string) string {
+	switch {
+	case strings.HasSuffix(w, "y") && len(w) > 2 && !strings.ContainsRune("aeiou", rune(w[len(w)-2])):
+		return w[:len(w)-1] + "ies"
+	case strings.HasSuffix(w, "s"), strings.HasSuffix(w, "sh"), strings.HasSuffix(w, "ch"), strings.HasSuffix(w, "x"):
+		return w + "es"
+	}
+	return w + "s"
+}
+
+// singularOf is the singular of a plural noun, by its spelling: "owners" → "owner",
+// "families" → "family", "businesses" → "business".
+func singularOf(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "xes"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// isWorkFact reports whether a first-person fact says what the persona does: "I own a
+// bakery", "I work nights", "I'm a teacher", "I'm retired".
+func isWorkFact(f string) bool {
+	w := strings.Fields(strings.ToLower(f))
+	switch {
+	case len(w) < 2:
+		return false
+	case w[0] == "i'm" || w[0] == "i've":
+		rest := strings.Join(w[1:], " ")
+		return strings.HasPrefix(rest, "a ") || strings.HasPrefix(rest, "an ") || strings.HasPrefix(rest, "been a") || builtinStatusWords.has(rest)
+	case w[0] == "i" && (w[1] == "often" || w[1] == "usually" || w[1] == "mostly") && len(w) > 2:
+		return builtinWorkVerbs.has(w[2])
+	case w[0] == "i":
+		return builtinWorkVerbs.has(w[1])
+	}
+	return false
 }
 
 // firstPersonFact turns "works night shifts" into "I work night shifts".
@@ -150,17 +258,53 @@ var (
 // builtinOpenQ are words after "you" that make "Can you ..." an open question.
 var builtinOpenQ = wordSet("tell", "walk", "give", "describe", "share", "think", "remember", "explain", "say", "talk")
 
-// reply answers one interviewer message in character. turn and r make choices vary
-// from turn to turn while staying reproducible.
-func (p simPersona) reply(question string, turn int, r uint64) string {
+// simTurn is what a reply depends on besides the persona.
+type simTurn struct {
+	question string // the interviewer's last message
+	replies  int    // replies the participant has given so far
+	turn     int    // the transcript's length
+	r        uint64 // the seed of this reply's choices
+	topic    string // the study's subject in the participant's words ("staff rotas"), or ""
+	group    string // one of the study's participants ("independent bakery owner"), or ""
+}
+
+// builtinMentionedRe reads what a follow-up names: "You mentioned the rota. …".
+var builtinMentionedRe = newLazyRegexp(`(?i)\byou\s+mentioned\s+([^.?!;:]{2,60})`)
+
+// intro is who the persona is, in a sentence without its full stop: their role, or
+// else what they do, or else one of the study's participants; "" when none is known.
+func (p simPersona) intro(group string) string {
+	switch {
+	case p.role != "":
+		return "I'm " + indefiniteArticle(p.role) + " " + p.role
+	case p.work != "":
+		return p.work
+	case group != "":
+		return "I'm " + indefiniteArticle(group) + " " + group
+	}
+	return ""
+}
+
+// reply answers one interviewer message in character. The first reply says who the
+// persona is whatever the question; every reply keeps to the question's subject, or
+// the study's.
+func (p simPersona) reply(t simTurn) string {
+	question, turn, r := t.question, t.turn, t.r
 	q := strings.ToLower(collapseSpace(question))
 	words := strings.Fields(q)
 	next := func() uint64 { r = mix64(r); return r }
+	others := p.otherFacts()
+	// Every fact is told within the first few replies (one a reply, in the persona's
+	// order); after that they come back at random.
+	early := t.replies <= len(others)
 	fact := func() string {
-		if len(p.facts) == 0 {
+		switch {
+		case len(others) == 0:
 			return ""
+		case early:
+			return others[t.replies%len(others)]
 		}
-		return p.facts[(turn/2+int(next()%2))%len(p.facts)]
+		return others[(turn/2+int(next()%2))%len(others)]
 	}
 	toneLine := func() string {
 		switch {
@@ -173,12 +317,12 @@ func (p simPersona) reply(question string, turn int, r uint64) string {
 	}
 	withFact := func(s string) string {
 		f := fact()
-		if f == "" || (turn%2 == 1 && next()%3 != 0) {
+		if f == "" || (!early && turn%2 == 1 && next()%3 != 0) {
 			return s
 		}
 		switch next() % 3 {
 		case 0:
-			if p.role != "" {
+			if p.role != "" && !strings.Contains(f, p.role) && f != p.work {
 				return s + " As " + indefiniteArticle(p.role) + " " + p.role + ", " + lowerFirst(f) + "."
 			}
 			return s + " " + f + "."
@@ -188,57 +332,199 @@ func (p simPersona) reply(question string, turn int, r uint64) string {
 		return s + " It probably matters that " + lowerFirst(f) + "."
 	}
 	subject := firstPersonSubject(question)
+	if m := builtinMentionedRe.FindStringSubmatch(question); m != nil {
+		subject = swapWords(trimPhrase(m[1]), builtinToMine)
+	}
+	about := subject // what the reply is about: the question's subject, or the study's
+	if about == "" {
+		about = t.topic
+	}
+	// with starts a clause about the subject: "With staff rotas, "; "" without one.
+	with := func() string {
+		if about == "" {
+			return ""
+		}
+		return "with " + about + ", "
+	}
+	intro := p.intro(t.group)
 
+	var out string
 	switch {
 	case len(words) == 0:
 		return "Hello."
 	case !strings.Contains(q, "?") && strings.Contains(q, "thank"):
 		return pickBy(builtinClosings, next())
 	case strings.Contains(q, "role") || strings.Contains(q, "occupation") || strings.Contains(q, "job") || strings.Contains(q, "do for a living") || strings.Contains(q, "what do you do"):
-		if p.role == "" {
-			return withFact(pickBy(builtinNoRole, next()))
-		}
-		s := "I'm " + indefiniteArticle(p.role) + " " + p.role + "."
-		if f := fact(); f != "" {
-			s += " " + f + "."
-		}
-		return s
+		return p.roleAnswer(intro, t)
 	case strings.Contains(q, "how often") || strings.Contains(q, "how frequently"):
-		return withFact(pickBy(builtinFrequency, next()))
+		out = withFact(pickBy(builtinFrequency, next()))
 	case strings.Contains(q, "more about") || strings.Contains(q, "example") || strings.Contains(q, "what makes you say") || strings.Contains(q, "what was that like") || strings.Contains(q, "you mentioned"):
-		return withFact("Sure. For example, " + pickBy(builtinScenes, next()) + ". " + capitalise(toneLine()) + ".")
+		out = withFact("Sure. For example, " + with() + pickBy(builtinScenes, next()) + ". " + capitalise(toneLine()) + ".")
 	case strings.Contains(q, "walk me through"):
-		return withFact("The last time, " + pickBy(builtinScenes, next()) + ". " + capitalise(pickBy(builtinWays, next())) + ".")
+		out = withFact("The last time, " + with() + pickBy(builtinScenes, next()) + ". " + capitalise(pickBy(builtinWays, next())) + ".")
 	case strings.Contains(q, "frustrat") || strings.Contains(q, "difficult") || strings.Contains(q, "hardest"):
-		return withFact("The most frustrating part is " + pickBy(builtinAspects, next()) + ". " + capitalise(toneLine()) + ".")
+		part := "The most frustrating part"
+		if about != "" {
+			part += " of " + about
+		}
+		out = withFact(part + " is " + pickBy(builtinAspects, next()) + ". " + capitalise(toneLine()) + ".")
 	case strings.Contains(q, "change one thing") || strings.Contains(q, "magic wand") || strings.Contains(q, "improve"):
-		return "I'd make " + subjectOr(subject, "it") + " " + pickBy(builtinChanges, next()) + ". That would make the biggest difference for me."
+		out = "I'd make " + subjectOr(about, "it") + " " + pickBy(builtinChanges, next()) + ". That would make the biggest difference for me."
 	case strings.Contains(q, "anything else"):
 		if f := fact(); f != "" {
-			return "I think I've covered most of it. Maybe just that " + lowerFirst(f) + ", so " + pickBy(builtinAspects, next()) + " matters a lot to me."
+			out = "I think I've covered most of it. Maybe just that " + lowerFirst(f) + ", so " + pickBy(builtinAspects, next()) + " matters a lot to me."
+		} else {
+			out = "I think I've covered it. Maybe just that " + pickBy(builtinAspects, next()) + " matters a lot to me."
 		}
-		return "I think I've covered it. Maybe just that " + pickBy(builtinAspects, next()) + " matters a lot to me."
 	case strings.Contains(q, "why") || strings.Contains(q, "reason"):
-		return withFact(pickBy(builtinOpeners, next()) + " " + pickBy(builtinReasons, next()) + ".")
+		out = withFact(opened(pickBy(builtinOpeners, next()), with()+pickBy(builtinReasons, next())+"."))
 	case strings.Contains(q, "how "):
-		return withFact(pickBy(builtinOpeners, next()) + " " + pickBy(builtinWays, next()) + ".")
+		out = withFact(opened(pickBy(builtinOpeners, next()), with()+pickBy(builtinWays, next())+"."))
 	case isYesNo(words):
 		yes := []string{"Yes, mostly.", "Yes, definitely.", "Sometimes, yes."}
 		if p.tone < 0 {
 			yes = []string{"Not really.", "Sometimes, but not often.", "Only when I have to."}
 		}
-		return withFact(pickBy(yes, next()) + " " + capitalise(toneLine()) + ".")
+		out = withFact(pickBy(yes, next()) + " " + capitalise(toneLine()) + ".")
+	case about == "":
+		out = withFact(opened(pickBy(builtinOpeners, next()), toneLine()+". The main thing for me is "+pickBy(builtinAspects, next())+"."))
+	default:
+		switch next() % 3 {
+		case 0:
+			out = withFact("When it comes to " + about + ", " + toneLine() + ".")
+		case 1:
+			out = withFact("The main thing for me with " + about + " is " + pickBy(builtinAspects, next()) + ".")
+		default:
+			out = withFact(opened(pickBy(builtinOpeners, next()), toneLine()+" when it comes to "+about+"."))
+		}
 	}
-	if subject == "" {
-		return withFact(pickBy(builtinOpeners, next()) + " " + toneLine() + ". The main thing for me is " + pickBy(builtinAspects, next()) + ".")
+	if t.replies == 0 && intro != "" && !strings.Contains(out, intro) {
+		// The first answer says who is answering, so the persona shows from the start.
+		out = intro + ". " + out
 	}
-	switch next() % 3 {
-	case 0:
-		return withFact("When it comes to " + subject + ", " + toneLine() + ".")
-	case 1:
-		return withFact("The main thing for me with " + subject + " is " + pickBy(builtinAspects, next()) + ".")
+	return out
+}
+
+// opened puts an opener ("Honestly,", "Good question.") before rest, which starts a
+// sentence of its own after a full stop.
+func opened(opener, rest string) string {
+	if strings.HasSuffix(opener, ".") {
+		return opener + " " + capitalise(rest)
 	}
-	return withFact(pickBy(builtinOpeners, next()) + " " + toneLine() + " when it comes to " + subject + ".")
+	return opener + " " + rest
+}
+
+// roleAnswer answers a question about the participant's job: who they are and one
+// more thing about them. A persona that says nothing of its work answers as one of the
+// study's participants, and only a persona and a study that both say nothing get a
+// plain job of the engine's choosing.
+func (p simPersona) roleAnswer(intro string, t simTurn) string {
+	r := mix64(t.r)
+	if intro == "" {
+		s := pickBy(builtinNoRole, r)
+		if len(p.facts) > 0 {
+			s += " " + p.facts[int(mix64(r)%uint64(len(p.facts)))] + "."
+		}
+		return s
+	}
+	if strings.HasPrefix(p.work, intro) {
+		intro = p.work // "I'm a bakery owner in Leeds" says more than "I'm a bakery owner"
+	}
+	s := intro + "."
+	if p.role != "" && p.work != "" && p.work != intro {
+		return s + " " + p.work + "."
+	}
+	if others := p.otherFacts(); len(others) > 0 {
+		return s + " " + others[0] + "."
+	}
+	return s
+}
+
+// otherFacts are the persona's facts but the one that says what they do.
+func (p simPersona) otherFacts() []string {
+	if p.work == "" {
+		return p.facts
+	}
+	out := make([]string, 0, len(p.facts))
+	for _, f := range p.facts {
+		if f != p.work {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// studyTopic returns what the study is about, in the participant's words: the subject
+// its verbatim questions ask about ("What do you find most frustrating about staff
+// rotas?" gives "staff rotas"), or else a short title ("Online groceries"); "" when
+// neither says it in a few words.
+func studyTopic(b kv.Brief) string {
+	count := map[string]int{}
+	best := ""
+	for _, q := range b.VerbatimQuestions {
+		s := firstPersonSubject(q)
+		if s == "" || wordCount(s) > 4 || builtinStopWords.has(strings.ToLower(s)) {
+			continue
+		}
+		count[s]++
+		if best == "" || count[s] > count[best] {
+			best = s
+		}
+	}
+	if best != "" || b.Title == nil {
+		return best
+	}
+	w := strings.Fields(*b.Title)
+	for len(w) > 1 && (strings.EqualFold(w[len(w)-1], "study") || strings.EqualFold(w[len(w)-1], "research") || strings.EqualFold(w[len(w)-1], "interviews")) {
+		w = w[:len(w)-1]
+	}
+	if len(w) == 0 || len(w) > 3 {
+		return ""
+	}
+	for i, x := range w {
+		if low := strings.ToLower(x); capitalise(low) == x { // Title Case; "NHS" and "iPhone" stay as written
+			w[i] = low
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+// studyGroup returns one of the study's participants as its objectives name them
+// ("independent bakery owners" gives "independent bakery owner"), or "".
+func studyGroup(b kv.Brief) string {
+	for _, o := range b.Objectives {
+		w := strings.Fields(o)
+		for i, x := range w {
+			lx := lowerWord(trimPhrase(x))
+			if !isGroupNoun(lx) || builtinStopWords.has(lx) || lx == "staff" || lx == "teams" {
+				continue
+			}
+			from := i
+			for from > 0 && i-from < 2 {
+				prev := lowerWord(trimPhrase(w[from-1]))
+				if prev == "" || builtinStopWords.has(prev) || isGroupNoun(prev) || !isWordRunes(prev) {
+					break
+				}
+				from--
+			}
+			group := make([]string, 0, i-from+1)
+			for _, y := range w[from:i] {
+				group = append(group, lowerWord(trimPhrase(y)))
+			}
+			return strings.Join(append(group, singularOf(lx)), " ")
+		}
+	}
+	return ""
+}
+
+// isWordRunes reports whether w is letters and hyphens only.
+func isWordRunes(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) && r != '-' {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // isYesNo reports whether a question's words ask yes or no ("Are you ...?") rather than
@@ -298,8 +584,9 @@ func lowerFirst(s string) string {
 	if s == "I" || strings.HasPrefix(s, "I ") || strings.HasPrefix(s, "I'") {
 		return s
 	}
-	for i, r := range s {
-		return string(unicode.ToLower(r)) + s[i+len(string(r)):]
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 || r == utf8.RuneError {
+		return s // empty, or a first byte that is no letter to lower
 	}
-	return s
+	return string(unicode.ToLower(r)) + s[size:]
 }

@@ -113,6 +113,9 @@ func TestParsePersona(t *testing.T) {
 		{"Maya, a secondary school teacher who studies part time and loves gadgets", "secondary school teacher", []string{"I study part time", "I love gadgets"}, 1},
 		{"I'm a busy mum of two and I shop online every week", "busy mum", []string{"I'm a busy mum of two", "I shop online every week"}, 0},
 		{"Retired, often travels with her husband", "", []string{"I often travel with my husband"}, 0},
+		{"Dana, 52, owns a small bakery in Leeds with 6 staff, is sceptical of new software and worries about rising flour prices", "bakery owner",
+			[]string{"I own a small bakery in Leeds with 6 staff", "I'm sceptical of new software", "I worry about rising flour prices"}, -2},
+		{"Bakery owner in Leeds, sceptical of supermarket chains", "bakery owner", []string{"I'm sceptical of supermarket chains"}, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.persona, func(t *testing.T) {
@@ -129,5 +132,82 @@ func TestBuiltinParticipantContextDone(t *testing.T) {
 	cancel()
 	if _, err := NewBuiltin().Participant(ctx, ParticipantRequest{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// bakeryBrief is a study about bakery owners whose questions name its subject.
+func bakeryBrief(t *testing.T) kv.Brief {
+	t.Helper()
+	return mustDraft(t, "Interview independent bakery owners about how they plan staff rotas and order ingredients")
+}
+
+// TestBuiltinParticipantFollowsPersona: the synthetic participant answers as the persona
+// from its first reply (who they are, where they stand), about the study's subject,
+// and never with a job of the engine's own that the persona does not have.
+func TestBuiltinParticipantFollowsPersona(t *testing.T) {
+	brief := bakeryBrief(t)
+	noFirstRole := brief
+	noFirstRole.PreInterviewQuestions = nil // the first question is not about their job
+	tests := []struct {
+		name, persona string
+		brief         kv.Brief
+		first         []string // the first reply says all of these
+		somewhere     []string // some reply says each of these
+	}{
+		{"OwnsWithoutArticle", "Dana, 52, owns a small bakery in Leeds with 6 staff, is sceptical of new software and worries about rising flour prices", brief,
+			[]string{"bakery owner", "I own a small bakery in Leeds with 6 staff"}, []string{"sceptical of new software", "rising flour prices", "staff rotas"}},
+		{"LeadingRole", "Bakery owner in Leeds, sceptical of supermarket chains", brief,
+			[]string{"I'm a bakery owner in Leeds"}, []string{"sceptical of supermarket chains", "staff rotas"}},
+		{"FirstQuestionNotAboutWork", "Dana, 52, owns a small bakery in Leeds with 6 staff, is sceptical of new software", noFirstRole,
+			[]string{"I'm a bakery owner."}, []string{"staff rotas"}},
+		{"NoJobInPersona", "Someone who hates queues and distrusts apps", brief,
+			[]string{"I'm an independent bakery owner.", "I hate queues"}, []string{"staff rotas"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for seed := int64(0); seed < 6; seed++ {
+				replies := simulate(t, tt.persona, seed, tt.brief)
+				for _, want := range tt.first {
+					if !strings.Contains(replies[0], want) {
+						t.Fatalf("seed %d: first reply %q does not say %q", seed, replies[0], want)
+					}
+				}
+				all := strings.Join(replies, "\n")
+				for _, want := range tt.somewhere {
+					if !strings.Contains(all, want) {
+						t.Fatalf("seed %d: no reply says %q:\n%s", seed, want, all)
+					}
+				}
+				for _, own := range builtinNoRole {
+					if strings.Contains(all, own) {
+						t.Fatalf("seed %d: a reply makes up a job (%q) the persona does not have:\n%s", seed, own, all)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestStudyTopicAndGroup: what a study is about and whom it is with, in the
+// participant's words.
+func TestStudyTopicAndGroup(t *testing.T) {
+	tests := []struct{ guidance, topic, group string }{
+		{"Interview independent bakery owners about how they plan staff rotas and order ingredients", "staff rotas", "independent bakery owner"},
+		{"Interview nurses about night shifts", "night shifts", "nurse"},
+		{"Understand why customers cancel their subscriptions", "my subscriptions", "customer"},
+	}
+	for _, title := range [][2]string{{"Online Groceries", "online groceries"}, {"NHS Nights Study", "NHS nights"}, {"How Independent Bakery Owners Plan Staff Rotas", ""}} {
+		if got := studyTopic(kv.Brief{Title: &title[0], VerbatimQuestions: []string{"What would make you switch?"}}); got != title[1] {
+			t.Errorf("title %q: topic %q, want %q", title[0], got, title[1])
+		}
+	}
+	for _, tt := range tests {
+		b := mustDraft(t, tt.guidance)
+		if got := studyTopic(b); got != tt.topic {
+			t.Errorf("%q: topic %q, want %q", tt.guidance, got, tt.topic)
+		}
+		if got := studyGroup(b); got != tt.group {
+			t.Errorf("%q: group %q, want %q", tt.guidance, got, tt.group)
+		}
 	}
 }

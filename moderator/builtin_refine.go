@@ -1,6 +1,7 @@
 package moderator
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,7 +14,12 @@ import (
 // sentence ends, ';', "then", and "and" before an instruction verb, never inside double
 // quotes), and each instruction must match one of a fixed set of phrasings. The whole
 // change is refused when any instruction is not understood, so a refine never half
-// happens and never silently does nothing.
+// happens and never silently does nothing; the refusal names every instruction it could
+// not apply, says why when it can tell ("change objective 1" says nothing of what to),
+// and lists the phrasings it understands (builtinRefineHelp).
+
+// builtinRefineHelp is what a refusal offers instead: the phrasings the engine applies.
+const builtinRefineHelp = `It understands: add a question about …; add the question "…"; add a screener about …; add an objective to …; remove question 3; remove the question about …; reword question 2 to …; change objective 1 to …; remove objective 2; rename the study to …; make it 20 minutes; make it shorter.`
 
 // builtinInstructionVerbs start an instruction; "and" or a comma before one splits.
 var builtinInstructionVerbs = wordSet("add", "include", "insert", "append", "remove", "delete", "drop", "cut", "reword", "rewrite", "rephrase", "change", "replace", "edit", "update", "modify", "amend", "rename", "retitle", "call", "name", "title", "make", "set", "shorten", "extend", "limit", "cap", "keep", "ask", "take", "get")
@@ -62,6 +68,11 @@ var builtinRefineRules = []refineRule{
 	{newLazyRegexp(`(?i)` + builtinEditLead + instructionRef(builtinScreenQ) + builtinEditTo), func(b *kv.Brief, m []string) error {
 		return rewordAt(b.PreInterviewQuestions, m[1], m[2], m[3], "screener question")
 	}},
+	{newLazyRegexp(`(?i)` + builtinEditLead + instructionRef(builtinObjQ) + builtinEditTo), rewordObjective},
+	{newLazyRegexp(`(?i)` + builtinEditLead + `(` + instructionRef(builtinVerbQ) + `|` + instructionRef(builtinScreenQ) + `|` + instructionRef(builtinObjQ) + `)$`), func(_ *kv.Brief, m []string) error {
+		what := strings.ToLower(collapseSpace(m[1]))
+		return refuse(fmt.Sprintf("say what %s should become, as in \"change %s to …\"", what, what))
+	}},
 	{newLazyRegexp(`(?i)` + builtinAddLead + `(?:verbatim\s+|interview\s+|follow-up\s+)?question\b\s*:?\s*((?:"|“|').+(?:"|”|'))$`), func(b *kv.Brief, m []string) error {
 		return appendItem(&b.VerbatimQuestions, exactQuestion(m[1]), "question")
 	}},
@@ -82,6 +93,10 @@ var builtinRefineRules = []refineRule{
 	{newLazyRegexp(`(?i)^(?:call|name|title)\s+(?:it|this|the\s+study|this\s+study|the\s+brief)\s*(?:to\s+|as\s+|:\s*)?(.+)$`), rename},
 	{newLazyRegexp(`(?i)^(?:change|set|update|make)\s+(?:the\s+)?(?:study(?:'s)?\s+)?(?:title|name)(?:\s+of\s+the\s+study)?\s*(?:to\s+be|to|as|:)\s*(.+)$`), rename},
 	{newLazyRegexp(`(?i)^(?:the\s+)?(?:new\s+)?(?:study\s+)?(?:title|name)\s*(?:should\s+be|will\s+be|is|:|=)\s*(.+)$`), rename},
+	{newLazyRegexp(`(?i)^(?:make\s+(?:it|this|the\s+(?:study|brief|interview|interviews|session|sessions))\s+(?:a\s+(?:bit|little)\s+|much\s+|slightly\s+)?shorter|shorten\s+(?:it|this|the\s+(?:study|brief|interview|interviews|session|sessions))|(?:cut|trim)\s+it\s+down|(?:fewer|less)\s+questions)$`), shorten},
+	{newLazyRegexp(`(?i)^(?:make\s+(?:it|this|the\s+(?:study|brief|interview|interviews|session|sessions))\s+(?:a\s+(?:bit|little)\s+|much\s+|slightly\s+)?longer|lengthen\s+(?:it|this|the\s+(?:study|brief|interview|interviews))|(?:more|extra)\s+questions)$`), func(*kv.Brief, []string) error {
+		return refuse(`it cannot make up questions to make the study longer: add one ("add a question about …") or set a length ("make it 45 minutes")`)
+	}},
 	{newLazyRegexp(`(?i)^(?:(?:make|set|change|keep|limit|cap|update|shorten|extend|adjust|reduce|increase|bring|cut)\s+(?:it|this|that|the\s+(?:study|interview|interviews|duration|length|session|sessions|estimate|estimated\s+duration|time))?\s*(?:down\s+|up\s+|back\s+)?(?:to\s+be|to|at|be|:)?\s*|(?:it|this|the\s+(?:study|interview|interviews|session|sessions))\s+should\s+(?:be|last|take|run)(?:\s+for)?\s*|(?:the\s+)?(?:duration|length|estimated\s+duration|time)\s*(?:is|should\s+be|:|=|of)?\s*)?(?:about|around|roughly|approximately|approx\.?|under|at\s+most|max(?:imum)?|no\s+more\s+than|~)?\s*(?:(\d{1,4})\s*-?\s*(?:minutes?|mins?)|(half\s+an\s+hour|an\s+hour\s+and\s+a\s+half|(?:an|one|1)\s*-?\s*hours?|(\d)\s*-?\s*hours?))(?:\s+(?:long|max|maximum|interviews?|sessions?|in\s+length|in\s+total|total))?$`), setDuration},
 }
 
@@ -103,6 +118,7 @@ func refineBrief(cur kv.Brief, guidance string) (kv.Brief, error) {
 	}
 	b := cur.Normalised()
 	applied := 0
+	var missed []string // instructions not applied, each with why when that is known
 	for _, ins := range splitInstructions(g) {
 		ins = politeless(ins)
 		if ins == "" || builtinCourtesy.has(strings.ToLower(trimPhrase(ins))) {
@@ -112,7 +128,10 @@ func refineBrief(cur kv.Brief, guidance string) (kv.Brief, error) {
 		for _, r := range builtinRefineRules {
 			if m := r.re.FindStringSubmatch(ins); m != nil {
 				if err := r.apply(&b, m); err != nil {
-					return kv.Brief{}, err
+					if !errors.Is(err, ErrRefused) {
+						return kv.Brief{}, err
+					}
+					missed = append(missed, fmt.Sprintf("%q (%s)", truncateRunes(ins, 80), strings.TrimPrefix(err.Error(), ErrRefused.Error()+": ")))
 				}
 				matched = true
 				break
@@ -122,12 +141,15 @@ func refineBrief(cur kv.Brief, guidance string) (kv.Brief, error) {
 			if r := offTopicReason(ins, []string{ins}, true, false); r != "" {
 				return kv.Brief{}, refuse(r)
 			}
-			return kv.Brief{}, refuse(fmt.Sprintf("could not understand the change %q; try, for example, \"add a question about pricing\", \"remove question 2\", \"reword question 1 to ...\", \"rename the study to ...\" or \"make it 20 minutes\"", truncateRunes(ins, 80)))
+			missed = append(missed, strconv.Quote(truncateRunes(ins, 80)))
 		}
 		applied++
 	}
+	if len(missed) > 0 {
+		return kv.Brief{}, refuse("the built-in engine could not apply " + joinList(missed) + ". " + builtinRefineHelp)
+	}
 	if applied == 0 {
-		return kv.Brief{}, refuse("could not understand the change; say what to add, remove, reword or rename")
+		return kv.Brief{}, refuse("the guidance names no change to make. " + builtinRefineHelp)
 	}
 	if b.Title == nil || strings.TrimSpace(*b.Title) == "" {
 		t := titleFrom(joinList(keyTerms(append(append([]string(nil), b.Objectives...), b.VerbatimQuestions...), 2, nil)), false)
@@ -333,6 +355,14 @@ func questionAbout(body string, screener bool) string {
 		}
 		return asQuestion("Could you tell me " + strings.Join(rest, " "))
 	case builtinWhWords.has(first):
+		if q, ok := quantityQuestion(body); ok {
+			return q
+		}
+		if addressesParticipant(body) {
+			// Written to the participant already ("why your staff leave"): a group
+			// noun in it is not the participant, so the words are kept as they are.
+			return asQuestion("Could you tell me " + lowerFirst(body))
+		}
 		return asQuestion("Could you tell me " + parseClause(body).topic2)
 	case screener:
 		about := secondPerson(body)
@@ -389,4 +419,86 @@ func setDuration(b *kv.Brief, m []string) error {
 	}
 	b.EstimatedDurationMinutes = &n
 	return nil
+}
+
+// rewordObjective replaces an objective by its 1-based position with new wording, kept
+// as the researcher wrote it ("my app" reads "our app", as a new objective does).
+func rewordObjective(b *kv.Brief, m []string) error {
+	i, k := ordinalIndex(m[1], m[2], len(b.Objectives))
+	if i < 0 {
+		return refuse(outOfRange("objective", k, len(b.Objectives)))
+	}
+	text, _ := unquoteText(trimPhrase(m[3]))
+	o := asSentence(swapWords(text, builtinToOrg))
+	if o == "" {
+		return refuse(fmt.Sprintf("the new wording of objective %d is empty", k))
+	}
+	b.Objectives[i] = o
+	return nil
+}
+
+// builtinShortenKeep: "make it shorter" leaves at least this many verbatim questions.
+const builtinShortenKeep = 2
+
+// shorten makes the interview shorter by one question: the last verbatim question that
+// is not the closing wrap-up goes (the wrap-up stays last), and the estimated length
+// drops by the four minutes a question is estimated at (estimateMinutes), to a multiple
+// of five and no less than five. A study down to builtinShortenKeep questions is
+// refused with what to say instead.
+func shorten(b *kv.Brief, _ []string) error {
+	n := len(b.VerbatimQuestions)
+	last := n - 1
+	if last >= 0 && isWrapUp(b.VerbatimQuestions[last]) {
+		last--
+	}
+	if n <= builtinShortenKeep || last < 0 {
+		return refuse(fmt.Sprintf(`the study has only %d questions; say which to remove ("remove question 2") or set a length ("make it 15 minutes")`, n))
+	}
+	b.VerbatimQuestions = append(b.VerbatimQuestions[:last:last], b.VerbatimQuestions[last+1:]...)
+	if b.EstimatedDurationMinutes != nil {
+		m := max(5, (*b.EstimatedDurationMinutes-4)/5*5)
+		b.EstimatedDurationMinutes = &m
+	}
+	return nil
+}
+
+// builtinSubjectPronouns start the subject of an embedded clause: "how many customers
+// they serve".
+var builtinSubjectPronouns = wordSet("they", "you", "we", "i", "he", "she", "it", "people", "everyone")
+
+// quantityQuestion asks "how many …" or "how much …" with the counted noun kept: "how
+// many staff work at your bakery" is a question as it stands ("How many staff work at
+// your bakery?"), as is "how many staff do they employ" (its pronouns turned to the
+// participant); "how many customers they serve" is embedded ("Could you tell me how many
+// customers you serve?"). ok is false for any other clause.
+func quantityQuestion(body string) (string, bool) {
+	w := strings.Fields(body)
+	if len(w) < 3 || lowerWord(w[0]) != "how" || (lowerWord(w[1]) != "many" && lowerWord(w[1]) != "much") {
+		return "", false
+	}
+	clause := secondPerson(body)
+	for _, word := range w[2:min(len(w), 7)] {
+		switch lw := lowerWord(word); {
+		case builtinInvert.has(lw) || lw == "is" || lw == "does":
+			return asQuestion(clause), true // "how many staff do they employ"
+		case builtinSubjectPronouns.has(lw):
+			return asQuestion("Could you tell me " + lowerFirst(clause)), true
+		}
+	}
+	return asQuestion(clause), true // the counted noun is the subject: "how many staff work"
+}
+
+// addressesParticipant reports whether text speaks to the participant already ("you",
+// "your") and not about them ("they", "their").
+func addressesParticipant(text string) bool {
+	you := false
+	for _, w := range wordsOf(strings.ToLower(text)) {
+		switch w {
+		case "you", "your", "yours", "yourself", "you're", "you've", "you'd", "you'll":
+			you = true
+		case "they", "them", "their", "theirs", "themselves", "they're", "they've", "they'd", "they'll":
+			return false
+		}
+	}
+	return you
 }

@@ -129,6 +129,32 @@ func TestBuiltinRefine(t *testing.T) {
 		{"PoliteQuestionForm", "Could you please add a question about breaks?", func(b *kv.Brief) {
 			b.VerbatimQuestions = append(b.VerbatimQuestions, "Can you tell me about breaks?")
 		}},
+		{"ChangeObjective", "change objective 1 to learn how nurses swap shifts", func(b *kv.Brief) {
+			b.Objectives[0] = "Learn how nurses swap shifts."
+		}},
+		{"RewordObjectiveOrdinal", "reword the second objective: find what breaks my rota app", func(b *kv.Brief) {
+			b.Objectives[1] = "Find what breaks our rota app."
+		}},
+		{"RemoveObjective", "remove objective 2", func(b *kv.Brief) {
+			b.Objectives = b.Objectives[:1]
+		}},
+		{"MakeItShorter", "make it shorter", func(b *kv.Brief) {
+			m := 20
+			b.VerbatimQuestions, b.EstimatedDurationMinutes = b.VerbatimQuestions[:3], &m
+		}},
+		// The researcher's own words, already put to the participant, stay grammatical.
+		{"AddScreenerHowMany", "Add a screener about how many staff work at your bakery", func(b *kv.Brief) {
+			b.PreInterviewQuestions = append(b.PreInterviewQuestions, "How many staff work at your bakery?")
+		}},
+		{"AddScreenerHowManyTheyEmbedded", "add a screener question about how many customers they serve each day", func(b *kv.Brief) {
+			b.PreInterviewQuestions = append(b.PreInterviewQuestions, "Could you tell me how many customers you serve each day?")
+		}},
+		{"AddQuestionHowManyDo", "add a question about how many staff do they employ", func(b *kv.Brief) {
+			b.VerbatimQuestions = append(b.VerbatimQuestions, "How many staff do you employ?")
+		}},
+		{"AddQuestionYourGroup", "add a question about why your staff leave", func(b *kv.Brief) {
+			b.VerbatimQuestions = append(b.VerbatimQuestions, "Could you tell me why your staff leave?")
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,9 +228,14 @@ func TestBuiltinRefineRefused(t *testing.T) {
 		{"QuestionZero", "remove question 0", "there is no question 0"},
 		{"RewordOutOfRange", "reword question 5 to Why?", "there is no question 5"},
 		{"ScreenerOutOfRange", "remove screener 3", "there is no screener question 3"},
-		{"Unrecognised", "make the font blue", `could not understand the change "make the font blue"`},
-		{"OneOfSeveralUnrecognised", "add a question about pricing and then paint it red", `could not understand the change "paint it red"`},
-		{"OnlyCourtesy", "Thanks!", "could not understand the change"},
+		{"Unrecognised", "make the font blue", `could not apply "make the font blue". It understands: `},
+		{"OneOfSeveralUnrecognised", "add a question about pricing and then paint it red", `could not apply "paint it red". It understands: `},
+		{"OnlyCourtesy", "Thanks!", "the guidance names no change to make. It understands: "},
+		{"ObjectiveWithoutWording", "change objective 1", `could not apply "change objective 1" (say what objective 1 should become, as in "change objective 1 to …")`},
+		{"QuestionWithoutWording", "reword the second question", `(say what the second question should become`},
+		{"EveryMissNamed", "change objective 1 and then paint it red", `could not apply "change objective 1" (say what objective 1 should become, as in "change objective 1 to …") and "paint it red". It understands: `},
+		{"ObjectiveOutOfRange", "change objective 3 to learn more", "there is no objective 3: the study has 2"},
+		{"Longer", "make it longer", `cannot make up questions to make the study longer: add one ("add a question about …") or set a length ("make it 45 minutes")`},
 		{"Empty", "   ", "the guidance is empty"},
 		{"Poem", "write me a poem about nurses", "creative writing"},
 		{"Weather", "what's the weather like in Leeds", "general question"},
@@ -253,5 +284,60 @@ func TestBuiltinRefineDeterministic(t *testing.T) {
 		if again := mustRefine(t, refineBase(), g); !reflect.DeepEqual(first, again) {
 			t.Fatalf("same input, different brief:\n%s\n%s", briefString(first), briefString(again))
 		}
+	}
+}
+
+// TestBuiltinRefineHelpListsWhatItApplies: every phrasing the refusal offers is one the
+// engine applies, so the help never sends a researcher to another dead end.
+func TestBuiltinRefineHelpListsWhatItApplies(t *testing.T) {
+	help := strings.TrimSuffix(strings.TrimPrefix(builtinRefineHelp, "It understands: "), ".")
+	for _, offered := range strings.Split(help, "; ") {
+		// The filler each offered phrasing takes, by what it starts with.
+		filler := "pricing"
+		switch {
+		case strings.HasPrefix(offered, "add the question"):
+			filler = "How do you price things?"
+		case strings.HasPrefix(offered, "remove the question about"):
+			filler = "three" // refineBase's "Q three?"
+		case strings.HasSuffix(offered, " to …"):
+			filler = "learn about pricing"
+		}
+		g := strings.Replace(offered, "…", filler, 1)
+		if _, err := NewBuiltin().Author(context.Background(), AuthorRequest{Guidance: g, Current: ptr(refineBase())}); err != nil {
+			t.Errorf("offered %q (tried as %q): %v", offered, g, err)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestBuiltinRefineAllOrNothing: a refine with one instruction not understood changes
+// nothing, not even the parts that were.
+func TestBuiltinRefineAllOrNothing(t *testing.T) {
+	cur := refineBase()
+	b, err := NewBuiltin().Author(context.Background(), AuthorRequest{Guidance: "add a question about pricing, remove question 2 and change objective 1", Current: &cur})
+	if !errors.Is(err, ErrRefused) || !reflect.DeepEqual(b, kv.Brief{}) {
+		t.Fatalf("refine = %s, %v; want a refusal and no brief", briefString(b), err)
+	}
+	if !reflect.DeepEqual(cur, refineBase()) {
+		t.Fatalf("a refused refine changed the current brief: %s", briefString(cur))
+	}
+}
+
+// TestBuiltinRefineShorterKeepsWrapUpLast: "make it shorter" drops the question before a
+// closing wrap-up, and refuses a study already down to two questions.
+func TestBuiltinRefineShorterKeepsWrapUpLast(t *testing.T) {
+	cur := refineBase()
+	cur.VerbatimQuestions = append(cur.VerbatimQuestions, "Is there anything else you would like to share?")
+	b := mustRefine(t, cur, "please make the interview a bit shorter")
+	want := []string{"Q one?", "Q two?", "Q three?", "Is there anything else you would like to share?"}
+	if !reflect.DeepEqual(b.VerbatimQuestions, want) || *b.EstimatedDurationMinutes != 20 {
+		t.Fatalf("shorter: %s", briefString(b))
+	}
+	two := refineBase()
+	two.VerbatimQuestions = two.VerbatimQuestions[:2]
+	_, err := NewBuiltin().Author(context.Background(), AuthorRequest{Guidance: "make it shorter", Current: &two})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `the study has only 2 questions; say which to remove ("remove question 2")`) {
+		t.Fatalf("shorter with two questions: %v", err)
 	}
 }

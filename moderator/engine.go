@@ -9,6 +9,7 @@ package moderator
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"interviewd/kv"
 )
@@ -50,6 +51,23 @@ func Bounded(e Engine) bool {
 // ErrRefused marks authoring guidance an engine declines to act on.
 var ErrRefused = errors.New("authoring refused")
 
+// RefusalReason returns why an engine refused, from an error wrapping ErrRefused (as
+// "authoring refused: <reason>"): the reason alone, for the researcher. It returns ""
+// when err is not a refusal or gives no reason.
+func RefusalReason(err error) string {
+	if !errors.Is(err, ErrRefused) {
+		return ""
+	}
+	msg := err.Error()
+	if _, reason, ok := strings.Cut(msg, ErrRefused.Error()+": "); ok {
+		return strings.TrimSpace(reason)
+	}
+	if msg == ErrRefused.Error() {
+		return ""
+	}
+	return strings.TrimSpace(msg)
+}
+
 // AuthorRequest is the input of Engine.Author.
 type AuthorRequest struct {
 	Guidance string
@@ -81,6 +99,10 @@ type ProbeRequest struct {
 	// topicOpen: the script has found that Answer does not close the topic (closesTopic),
 	// so the built-in engine need not work that out again.
 	topicOpen bool
+	// asked is the script's filter of the follow-ups asked so far (Script.Asked): the
+	// built-in engine proposes one whose bit is clear, so it never repeats itself
+	// without reading the transcript.
+	asked uint64
 }
 
 // ParticipantRequest is the input of Engine.Participant.

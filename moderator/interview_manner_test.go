@@ -3,6 +3,7 @@ package moderator
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"interviewd/kv"
@@ -95,9 +96,9 @@ func TestScriptNoFollowUpAfterClosingAnswer(t *testing.T) {
 	if eager.calls != 0 {
 		t.Fatalf("the engine was asked for %d follow-ups after closing answers", eager.calls)
 	}
-	// An ordinary short answer is still followed up.
+	// An ordinary short answer is still followed up, on what it said.
 	msgs, _, _, err := Script{Phase: PhaseVerbatim}.Next(context.Background(), NewBuiltin(), brief, nil, "", nil, "Mostly on paper.")
-	if err != nil || len(msgs) != 1 || !slices.Contains(builtinProbes, msgs[0]) {
+	if err != nil || len(msgs) != 1 || !strings.Contains(msgs[0], "paper") {
 		t.Fatalf("after an ordinary answer: %q, %v", msgs, err)
 	}
 }

@@ -75,3 +75,43 @@ func PlannedLength(brief kv.Brief, facts map[string]string) (questions, minutes 
 	}
 	return len(planned), (secs + 59) / 60
 }
+
+// ScriptTurns returns the most turns a rehearsal of brief can take, with the most
+// follow-ups the script allows any engine: the greeting with the first scripted
+// question, each further scripted question, up to scriptMaxProbes follow-ups after each
+// verbatim question, then the closing on a turn of its own. A simulation given this
+// many turns reaches every scripted question whatever its engine does.
+func ScriptTurns(brief kv.Brief) int {
+	turns := 1 // the closing
+	for _, p := range plannedQuestions(brief, nil) {
+		turns++
+		if p.Phase == PhaseVerbatim {
+			turns += scriptMaxProbes
+		}
+	}
+	return turns
+}
+
+// Unasked returns how many of the scripted questions an interview with these facts
+// asks come after position s (whose own question has been asked), and how many it asks
+// in all: what a run stopped at s did not reach.
+func (s Script) Unasked(brief kv.Brief, facts map[string]string) (left, total int) {
+	rank := func(p Script) int {
+		switch p.Phase {
+		case "":
+			return 0
+		case PhaseScreener:
+			return 1
+		case PhaseVerbatim:
+			return 2
+		}
+		return 3
+	}
+	for _, p := range plannedQuestions(brief, facts) {
+		total++
+		if rank(p) > rank(s) || (p.Phase == s.Phase && p.Index > s.Index) {
+			left++
+		}
+	}
+	return left, total
+}

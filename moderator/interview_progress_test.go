@@ -3,6 +3,7 @@ package moderator
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 
 	"interviewd/kv"
@@ -105,5 +106,43 @@ func TestConductSkip(t *testing.T) {
 	// A skip before the interview has opened just opens it.
 	if out, err := Conduct(ctx, eager, ConductInput{Brief: brief, Skip: true}); err != nil || out.Messages[0] != ScriptGreeting {
 		t.Fatalf("skip at the start: %+v, %v", out, err)
+	}
+}
+
+// TestScriptTurns: an engine that asks every follow-up it may (each one new: the
+// questions differ in length) takes exactly ScriptTurns turns to reach the closing;
+// Unasked counts the scripted questions after each position.
+func TestScriptTurns(t *testing.T) {
+	eager := &rogueModerator{probe: func(req ProbeRequest) (string, error) {
+		return "Follow-up " + strconv.Itoa(req.ProbesSoFar) + " after the answer " + strconv.Itoa(len(req.Question)) + "?", nil
+	}}
+	briefs := []kv.Brief{
+		{},
+		{PreInterviewQuestions: []string{"What is your role?", "How many staff work at your bakery?"}},
+		{VerbatimQuestions: []string{"How do you plan a rota?"}},
+		{PreInterviewQuestions: []string{"What is your role?"}, VerbatimQuestions: []string{"How do you plan a rota?", "What gets in the way?", "What would you change?"}},
+	}
+	for _, b := range briefs {
+		var s Script
+		turns, asked := 0, 0
+		questions := append(append([]string(nil), b.PreInterviewQuestions...), b.VerbatimQuestions...)
+		for done := false; !done; {
+			var msgs []string
+			var err error
+			msgs, s, done, err = s.Next(context.Background(), eager, b, nil, "", nil, "We keep it on paper.")
+			if err != nil {
+				t.Fatal(err)
+			}
+			turns++
+			if slices.Contains(questions, msgs[len(msgs)-1]) {
+				asked++
+				if left, total := s.Unasked(b, nil); left != len(questions)-asked || total != len(questions) {
+					t.Fatalf("%+v at question %d: Unasked = %d of %d, want %d of %d", b, asked, left, total, len(questions)-asked, len(questions))
+				}
+			}
+		}
+		if want := ScriptTurns(b); turns != want {
+			t.Fatalf("%+v: the eager script took %d turns, ScriptTurns says %d", b, turns, want)
+		}
 	}
 }

@@ -49,6 +49,13 @@ type Script struct {
 	Phase  string `json:"phase"`  // "", "screener", "verbatim" or "done"
 	Index  int    `json:"index"`  // 0-based position in the phase's question list
 	Probes int    `json:"probes"` // follow-ups already asked for the current verbatim question
+	// Asked remembers every follow-up asked so far in the interview as one bit of a
+	// 64-bit filter (probeBit), so that none is asked twice: a follow-up whose bit is
+	// set is not asked. Another follow-up's bit can only pass over one never asked. A
+	// filter rather than the list keeps the position a few bytes however long the
+	// interview, and lets the built-in interviewer avoid repeats without reading the
+	// transcript.
+	Asked uint64 `json:"asked,omitempty"`
 }
 
 // Next is called after each participant answer (answer=="" at the start) and returns the
@@ -77,12 +84,15 @@ func (s Script) Next(ctx context.Context, m Engine, brief kv.Brief, interviewCtx
 				Note:        note,
 				Transcript:  transcript,
 				topicOpen:   true,
+				asked:       s.Asked,
 			})
 			if err != nil {
 				return nil, s, false, fmt.Errorf("probe for verbatim question %d: %w", s.Index+1, err)
 			}
-			if p, ok := acceptProbe(p, brief); ok {
-				return []string{p}, Script{Phase: PhaseVerbatim, Index: s.Index, Probes: s.Probes + 1}, false, nil
+			if p, words, ok := acceptProbe(p, brief); ok {
+				if bit := probeBit(words); s.Asked&bit == 0 && !saidBefore(p, transcript) {
+					return []string{p}, Script{Phase: PhaseVerbatim, Index: s.Index, Probes: s.Probes + 1, Asked: s.Asked | bit}, false, nil
+				}
 			}
 		}
 	case PhaseDone:
@@ -105,6 +115,21 @@ func (s Script) Skip(brief kv.Brief, facts map[string]string) (msgs []string, ne
 		return []string{ScriptClosing}, next, true
 	}
 	return []string{ScriptSkipped, next.say(brief)}, next, false
+}
+
+// Onward returns the messages and position of moving on from s to the next scripted
+// question, or the closing, with no follow-up: what a rehearsal short of turns does so
+// that it still asks every question. Before the start it is the opening, as Next's.
+func (s Script) Onward(brief kv.Brief, facts map[string]string) (msgs []string, next Script, done bool) {
+	switch s.Phase {
+	case PhaseDone:
+		return nil, s, true
+	case "":
+		next = s.following(brief, facts)
+		return []string{ScriptGreeting, next.say(brief)}, next, next.Phase == PhaseDone
+	}
+	next = s.following(brief, facts)
+	return []string{next.say(brief)}, next, next.Phase == PhaseDone
 }
 
 // Question returns the current scripted question exactly as the brief words it, or ""
@@ -134,7 +159,14 @@ func (s Script) say(brief kv.Brief) string {
 // following returns the position of the next question to ask after s: the next screener
 // question the context has not already answered, else the next verbatim question, else
 // done. Blank questions are passed over; verbatim questions are never skipped otherwise.
+// The follow-ups asked so far go with it.
 func (s Script) following(brief kv.Brief, facts map[string]string) Script {
+	next := s.next(brief, facts)
+	next.Asked = s.Asked
+	return next
+}
+
+func (s Script) next(brief kv.Brief, facts map[string]string) Script {
 	phase, i := s.Phase, s.Index+1
 	if phase == "" {
 		phase, i = PhaseScreener, 0
@@ -158,18 +190,19 @@ func (s Script) following(brief kv.Brief, facts map[string]string) Script {
 	return Script{Phase: PhaseDone}
 }
 
-// acceptProbe returns an engine's probe tidied to one line, and whether it may be asked:
-// not empty, not over scriptMaxProbeRunes, not leading (see isLeading), and not a
-// scripted question in disguise (containing one, or being a sizeable piece of one).
-func acceptProbe(p string, brief kv.Brief) (string, bool) {
+// acceptProbe returns an engine's probe tidied to one line, its normalised words, and
+// whether it may be asked: not empty, not over scriptMaxProbeRunes, not leading (see
+// isLeading), and not a scripted question in disguise (containing one, or being a
+// sizeable piece of one).
+func acceptProbe(p string, brief kv.Brief) (string, string, bool) {
 	p = collapseSpace(p)
 	if p == "" || utf8.RuneCountInString(p) > scriptMaxProbeRunes {
-		return "", false
+		return "", "", false
 	}
 	f := probeFacts(p)
 	np := f.words
 	if f.leading || np == "" {
-		return "", false
+		return "", "", false
 	}
 	for _, list := range [][]string{brief.VerbatimQuestions, brief.PreInterviewQuestions} {
 		for _, q := range list {
@@ -178,11 +211,26 @@ func acceptProbe(p string, brief kv.Brief) (string, bool) {
 				continue
 			}
 			if strings.Contains(np, nq) || (len(np) >= scriptMinFragment && strings.Contains(nq, np)) {
-				return "", false
+				return "", "", false
 			}
 		}
 	}
-	return p, true
+	return p, np, true
+}
+
+// probeBit is a follow-up's bit in Script.Asked, from its normalised words: the same
+// follow-up with other punctuation or case is the same follow-up.
+func probeBit(words string) uint64 { return 1 << (hashStrings(words) % 64) }
+
+// saidBefore reports whether the interviewer has already said p in transcript (a model
+// engine is given the transcript; the built-in one is kept from repeats by Asked).
+func saidBefore(p string, transcript []Message) bool {
+	for _, m := range transcript {
+		if m.Speaker != kv.SpeakerParticipant && m.Text == p {
+			return true
+		}
+	}
+	return false
 }
 
 // normalisedWords lowercases s and keeps only its letters and digits, one space between

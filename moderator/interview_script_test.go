@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -183,9 +184,13 @@ func TestScriptRogueEngine(t *testing.T) {
 		{"AsksTheScreener", func(req ProbeRequest) (string, error) { return "So, what is your role?", nil }, 0, 0},
 		{"Huge", func(req ProbeRequest) (string, error) { return strings.Repeat("Tell me more. ", 30), nil }, 0, 0},
 		{"Blank", func(req ProbeRequest) (string, error) { return " \n\t ", nil }, 0, 0},
-		{"NeverStops", func(req ProbeRequest) (string, error) { return "Why is that?", nil }, 2, 2 * len(brief.VerbatimQuestions)},
+		// The same follow-up is asked once in an interview, however often it is offered.
+		{"NeverStops", func(req ProbeRequest) (string, error) { return "Why is that?", nil }, 1, 1},
 		{"IgnoresProbesSoFar", func(req ProbeRequest) (string, error) {
 			return "Follow-up number " + string(rune('1'+req.ProbesSoFar)) + "?", nil
+		}, 2, 2},
+		{"NewEachTime", func(req ProbeRequest) (string, error) {
+			return "Follow-up " + strconv.Itoa(slices.Index(brief.VerbatimQuestions, req.Question)) + "." + strconv.Itoa(req.ProbesSoFar) + "?", nil
 		}, 2, 2 * len(brief.VerbatimQuestions)},
 	}
 	for _, tt := range tests {
@@ -209,7 +214,7 @@ func TestScriptProbeTidied(t *testing.T) {
 	rogue := &rogueModerator{probe: func(ProbeRequest) (string, error) { return "  Could you\n say   more?  ", nil }}
 	s := Script{Phase: PhaseVerbatim}
 	msgs, next, done, err := s.Next(context.Background(), rogue, brief, nil, "", nil, "On paper.")
-	if err != nil || done || !reflect.DeepEqual(msgs, []string{"Could you say more?"}) || next != (Script{Phase: PhaseVerbatim, Probes: 1}) {
+	if err != nil || done || !reflect.DeepEqual(msgs, []string{"Could you say more?"}) || next != (Script{Phase: PhaseVerbatim, Probes: 1, Asked: probeBit("could you say more")}) {
 		t.Fatalf("Next = %q, %+v, %v, %v", msgs, next, done, err)
 	}
 }
@@ -305,5 +310,23 @@ func TestScriptJSON(t *testing.T) {
 	var zero Script
 	if err := json.Unmarshal([]byte(`{}`), &zero); err != nil || zero != (Script{}) {
 		t.Fatalf("Unmarshal({}) = %+v, %v", zero, err)
+	}
+}
+
+// TestScriptOnward: moving on never asks the engine and never follows up: the opening
+// at the start, the next scripted question word for word, the closing after the last.
+func TestScriptOnward(t *testing.T) {
+	brief := kv.Brief{PreInterviewQuestions: []string{"What is your role?"}, VerbatimQuestions: []string{"How do you plan your week?", "What gets in the way?"}}
+	want := [][]string{{ScriptGreeting, "What is your role?"}, {"How do you plan your week?"}, {"What gets in the way?"}, {ScriptClosing}}
+	s := Script{Asked: 1 << 7}
+	for i, w := range want {
+		msgs, next, done := s.Onward(brief, nil)
+		if !slices.Equal(msgs, w) || done != (i == len(want)-1) || next.Asked != s.Asked {
+			t.Fatalf("step %d: %q %+v %v, want %q", i, msgs, next, done, w)
+		}
+		s = next
+	}
+	if msgs, _, done := s.Onward(brief, nil); msgs != nil || !done {
+		t.Fatalf("after the closing: %q %v", msgs, done)
 	}
 }

@@ -2,6 +2,7 @@ package moderator
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 
 	json "github.com/goccy/go-json"
@@ -9,8 +10,9 @@ import (
 
 // A Script is read and written at every turn and read again for the progress the
 // participant is shown. Its stored form is always the one json.Marshal gives (phase,
-// index, probes in that order, no spaces), so that form is read and written directly;
-// anything else goes through the JSON package as before.
+// index, probes and, once a follow-up has been asked, asked, in that order, no spaces),
+// so that form is read and written directly; anything else goes through the JSON
+// package as before.
 
 // encodeScript returns json.Marshal(s).
 func encodeScript(s Script) ([]byte, error) {
@@ -26,6 +28,10 @@ func encodeScript(s Script) ([]byte, error) {
 	b = strconv.AppendInt(b, int64(s.Index), 10)
 	b = append(b, `,"probes":`...)
 	b = strconv.AppendInt(b, int64(s.Probes), 10)
+	if s.Asked != 0 {
+		b = append(b, `,"asked":`...)
+		b = strconv.AppendUint(b, s.Asked, 10)
+	}
 	return append(b, '}'), nil
 }
 
@@ -69,7 +75,33 @@ func decodeScriptForm(raw []byte) (Script, bool) {
 	if s.Probes, rest, ok = scriptNumber(rest); !ok {
 		return s, false
 	}
+	if asked, found := bytes.CutPrefix(rest, []byte(`,"asked":`)); found {
+		if s.Asked, rest, ok = scriptFilter(asked); !ok {
+			return s, false
+		}
+	}
 	return s, len(rest) == 1 && rest[0] == '}'
+}
+
+// scriptFilter reads the unsigned 64-bit decimal number at the start of b, written as
+// JSON writes it (no leading 0 but for 0 itself).
+func scriptFilter(b []byte) (uint64, []byte, bool) {
+	i := 0
+	for i < len(b) && i <= 20 && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 20 || (i > 1 && b[0] == '0') {
+		return 0, nil, false
+	}
+	var n uint64
+	for _, c := range b[:i] {
+		d := uint64(c - '0')
+		if n > (math.MaxUint64-d)/10 {
+			return 0, nil, false // past uint64: json.Unmarshal refuses it too
+		}
+		n = n*10 + d
+	}
+	return n, b[i:], true
 }
 
 // scriptNumber reads the decimal number at the start of b: 0, or up to 9 digits not

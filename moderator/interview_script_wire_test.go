@@ -12,7 +12,8 @@ import (
 // json.Unmarshal reads it, whatever the bytes.
 func TestScriptWire(t *testing.T) {
 	for _, s := range []Script{{}, {Phase: PhaseScreener}, {Phase: PhaseVerbatim, Index: 3, Probes: 1}, {Phase: PhaseDone, Index: 123456789},
-		{Phase: PhaseVerbatim, Index: -1, Probes: math.MaxInt}, {Phase: `odd "phase" <&>`, Index: 2}, {Phase: "verbatim\n"}} {
+		{Phase: PhaseVerbatim, Index: -1, Probes: math.MaxInt}, {Phase: `odd "phase" <&>`, Index: 2}, {Phase: "verbatim\n"},
+		{Phase: PhaseVerbatim, Index: 4, Probes: 1, Asked: 1 << 63}, {Phase: PhaseDone, Asked: math.MaxUint64}, {Phase: PhaseScreener, Asked: 1}} {
 		want, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)
@@ -33,7 +34,10 @@ func FuzzDecodeScript(f *testing.F) {
 		`{"phase":"done","index":0,"probes":0}`, `{"phase":"","index":0,"probes":0}`, `{"phase":"verbatim"}`,
 		`{"phase":"verbatim","index":01,"probes":0}`, `{"phase":"verbatim","index":1234567890,"probes":0}`,
 		`{"phase":"verbatim","index":1,"probes":0} `, `{"phase":"verbatim","index":-1,"probes":0}`, `{`, ``,
-		`{"phase":"verb\u0061tim","index":1,"probes":2}`, `{"phase":"verbatim","index":1,"probes":2,"probes":3}`} {
+		`{"phase":"verb\u0061tim","index":1,"probes":2}`, `{"phase":"verbatim","index":1,"probes":2,"probes":3}`,
+		`{"phase":"verbatim","index":1,"probes":1,"asked":18446744073709551615}`, `{"phase":"verbatim","index":1,"probes":1,"asked":18446744073709551616}`,
+		`{"phase":"verbatim","index":1,"probes":1,"asked":0}`, `{"phase":"verbatim","index":1,"probes":1,"asked":01}`,
+		`{"phase":"verbatim","index":1,"probes":1,"asked":-1}`, `{"phase":"verbatim","index":1,"probes":1,"asked":99999999999999999999}`} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {

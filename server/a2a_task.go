@@ -33,6 +33,15 @@ func (o SimulationStatus) jobEnded() (bool, bool) {
 	return o.Status == kv.SimulationCompleted || o.Status == kv.SimulationFailed, o.Status == kv.SimulationFailed
 }
 
+// jobNotice is said in the task's status message when the job ended: a simulation its
+// turn limit stopped says where.
+func (o SimulationStatus) jobNotice() string {
+	if o.Notice == nil {
+		return ""
+	}
+	return *o.Notice
+}
+
 func (o ExportStatus) jobEnded() (bool, bool) {
 	return o.Status == kv.ExportCompleted || o.Status == kv.ExportFailed, o.Status == kv.ExportFailed
 }
@@ -160,6 +169,9 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 		failed = jobFailed
 	}
 	state, text := a2a.TaskStateCompleted, "The "+string(start.Job)+" job has ended; the result artifact holds its "+poll.Name+" answer."
+	if n, ok := out.(interface{ jobNotice() string }); ok && !failed && n.jobNotice() != "" {
+		text += " " + n.jobNotice()
+	}
 	var data any
 	if failed {
 		state = a2a.TaskStateFailed

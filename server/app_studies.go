@@ -80,14 +80,40 @@ func (s *Server) appRefineStudy(ctx context.Context, p *Principal, study kv.ID, 
 	return job.JobID, err
 }
 
+// buildAuthoringPage is an authoring job's page. A failed job's page says why and puts
+// the guidance the researcher typed back in a form (refine for a study, create for a
+// new one, with its files), so nothing they wrote is lost.
 func (s *Server) buildAuthoringPage(ctx context.Context, p *Principal, jobID string) (webui.AuthoringPage, error) {
 	st, err := appCall[AuthoringStatus](ctx, s, p, "get_authoring_status", &JobIDInput{JobID: jobID})
 	if err != nil {
 		return webui.AuthoringPage{}, err
 	}
-	page := webui.AuthoringPage{JobID: jobID, Status: st.Status}
+	page := webui.AuthoringPage{JobID: jobID, Status: st.Status, Reason: st.Failure()}
 	if st.StudyID != nil {
 		page.StudyURL = "/app/studies/" + st.StudyID.String()
+	}
+	if st.Status != kv.AuthoringFailed {
+		return page, nil
+	}
+	// The job was just found in this partition under the operation's scope; its
+	// guidance is the caller's own words.
+	id, _ := kv.ParseID(jobID)
+	j, err := s.db.FindJobByID(ctx, p.Partition, kv.JobAuthoring, id)
+	if err != nil {
+		return page, err
+	}
+	page.Guidance, page.Refine = j.Guidance, j.StudyID != nil
+	if !p.Has(kv.ScopeStudiesWrite) {
+		return page, nil
+	}
+	switch {
+	case page.Refine && st.StudyID != nil: // a study since erased takes no refine
+		page.RetryAction = "/app/studies/" + st.StudyID.String() + "/refine"
+	case !page.Refine:
+		page.RetryAction = "/app/studies"
+		for _, f := range j.FileIDs {
+			page.FileIDs = append(page.FileIDs, f.String())
+		}
 	}
 	return page, nil
 }
@@ -122,7 +148,7 @@ func (s *Server) buildStudyPage(ctx context.Context, p *Principal, study kv.ID) 
 		Created: wireStamp(d.CreatedAt), Updated: wireStamp(d.UpdatedAt),
 		CanRead: p.Has(kv.ScopeLinksRead), CanLinks: p.Has(kv.ScopeLinksWrite), CanWrite: p.Has(kv.ScopeStudiesWrite),
 		CanGoLive: p.Has(kv.ScopeStudiesGoLive), CanExport: p.Has(kv.ScopeExportRead),
-		MaxTurns: kv.SimulationMaxTurnsDefault, LinkForm: blankLinkForm()}
+		MaxTurns: fullSimulationTurns(d.Brief), LinkForm: blankLinkForm()}
 	if d.Brief != nil {
 		page.Brief = briefView(*d.Brief)
 	}
@@ -353,6 +379,9 @@ func (s *Server) buildSimulationPage(ctx context.Context, p *Principal, jobID st
 	}
 	if st.Error != nil {
 		page.Error = *st.Error
+	}
+	if st.Notice != nil {
+		page.Notice = *st.Notice
 	}
 	// The simulation's study, for the way back; the job was just found in this
 	// partition, so a miss here is only a study erased since.

@@ -147,6 +147,27 @@ func TestAppBrowserSimulation(t *testing.T) {
 	checkAxe(t, b)
 }
 
+// TestAppBrowserRefineFailure: a refine the engine cannot apply turns the waiting page
+// into one that says why, with the words the researcher typed back in the form; the
+// page passes axe.
+func TestAppBrowserRefineFailure(t *testing.T) {
+	e := mustServeApp(t)
+	st := e.studyWith(e.orgA.ID, kv.EnvTest, kv.ModeTest, plainBrief("Rotas", "How do you plan the week?", "What breaks the plan?"))
+	b := e.signedIn(t, "a@example.com", "Org A", "test")
+	b.open("/app/studies/" + st.ID.String())
+	typed := "Add a question about flour prices, then change objective 1."
+	b.fill("#refine-guidance", typed)
+	b.submit(fmt.Sprintf(`form[action="/app/studies/%s/refine"] button[type=submit]`, st.ID), "/app/studies/jobs/")
+	b.waitFor("the reason and the form", `!!document.getElementById('retry-guidance') && document.readyState === 'complete'`)
+	if got := eval[string](b.page, "typed text", `document.getElementById('retry-guidance').value`); got != typed {
+		t.Fatalf("the form holds %q, want what was typed: %q", got, typed)
+	}
+	if got := b.text("#authoring-status"); !strings.HasPrefix(got, `Nothing was changed: the built-in engine could not apply "change objective 1"`) {
+		t.Fatalf("the page says %q", got)
+	}
+	checkAxe(t, b)
+}
+
 // studyOf returns the study whose page is at path.
 func studyOf(t *testing.T, e *testEnv, path string) kv.Study {
 	t.Helper()

@@ -163,7 +163,7 @@ func (s *Server) handleAppAuthoring(r *request) error {
 	if err != nil {
 		return err
 	}
-	page.Refine = query(r, "refine") == "1"
+	page.Refine = page.Refine || query(r, "refine") == "1"
 	r.out = studyPage("Drafting the study", 0, page, webui.PageStudyAuthoring)
 	return nil
 }

@@ -264,7 +264,7 @@ func TestAppSimulation(t *testing.T) {
 	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeTest, plainBrief("Rehearse me", "How do you plan the week?", "What breaks the plan?"))
 	wantPage(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"persona": {"A night nurse"}, "max_turns": {"0"}}), 422, `id="turns-err"`, `value="0"`, "A night nurse")
 	wantPage(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"max_turns": {"many"}}), 422, `id="turns-err"`)
-	loc := wantRedirect(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"persona": {"A night nurse"}, "max_turns": {"4"}}), "/app/simulations/")
+	loc := wantRedirect(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"persona": {"A night nurse"}, "max_turns": {"12"}}), "/app/simulations/")
 	wantPage(t, owner.get(t, loc), 200, `data-kind="simulation"`, `href="/app/studies/`+st.ID.String()+`"`)
 	done := pollJSON(t, owner, loc+"/status", func(s SimulationStatus) bool {
 		return s.Status == kv.SimulationCompleted || s.Status == kv.SimulationFailed
@@ -307,4 +307,32 @@ func TestStampOf(t *testing.T) {
 			t.Errorf("Text %q, want %q", got.Text, want)
 		}
 	}
+}
+
+// TestAppAuthoringFailureKeepsTheWords: a refine the engine cannot apply, or a new
+// study it refuses, ends on a page that says why and holds what the researcher typed
+// in a form ready to send again.
+func TestAppAuthoringFailureKeepsTheWords(t *testing.T) {
+	e := mustServe(t)
+	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
+	st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Bakery rotas")
+	typed := "Add a question about flour <prices>, then change objective 1."
+	loc := wantRedirect(t, owner.post(t, "/app/studies/"+st.ID.String()+"/refine", url.Values{"guidance": {typed}}), "/app/studies/jobs/")
+	job := strings.SplitN(loc, "?", 2)[0]
+	if got := pollJSON(t, owner, job+"/status", func(s authoringStatusJSON) bool { return s.Status != kv.AuthoringWorking }); got.Status != kv.AuthoringFailed {
+		t.Fatalf("refine ended %+v", got)
+	}
+	page := wantPage(t, owner.get(t, loc), 200, `role="alert"`,
+		htmlEscape(`Nothing was changed: the built-in engine could not apply "change objective 1" (say what objective 1 should become, as in "change objective 1 to …").`),
+		"It understands: ", `action="/app/studies/`+st.ID.String()+`/refine"`, htmlEscape(typed)+"</textarea>", `data-poll=""`)
+	if strings.Contains(page, "may not describe a research study") {
+		t.Fatal("the page still guesses instead of saying why")
+	}
+	// The form sends the corrected words as a refine.
+	wantRedirect(t, owner.post(t, "/app/studies/"+st.ID.String()+"/refine", url.Values{"guidance": {"change objective 1 to learn how owners plan rotas"}}), "/app/studies/jobs/")
+
+	loc = wantRedirect(t, owner.post(t, "/app/studies", url.Values{"guidance": {"Write me a poem about bread."}}), "/app/studies/jobs/")
+	pollJSON(t, owner, loc+"/status", func(s authoringStatusJSON) bool { return s.Status != kv.AuthoringWorking })
+	wantPage(t, owner.get(t, loc), 200, "No study was drafted: it asks for creative writing, not a research study.", "Nothing was saved.",
+		`action="/app/studies"`, "Write me a poem about bread.</textarea>")
 }

@@ -100,11 +100,28 @@ func (in *JobIDInput) id() (kv.ID, error) {
 	return id, nil
 }
 
-// AuthoringStatus is the state of an authoring job.
+// AuthoringStatus is the state of an authoring job. Its wire shape is exactly the
+// contract's three fields (a failed job with nothing saved is {failed, null, null}, on
+// which the hosted service's own client raises its job-failed error), so why a job
+// failed is not among them: it travels beside the answer, where each surface has room
+// (an MCP result's text, an A2A task's status message, the app's page).
 type AuthoringStatus struct {
 	Status  string    `json:"status" enum:"working,ready,failed"`
 	StudyID *kv.ID    `json:"study_id"`
 	Brief   *kv.Brief `json:"brief" component:"Brief"`
+	// failure is the failed job's error: the engine's reason for a refusal.
+	failure string
+}
+
+// Failure returns why a failed job failed ("Nothing was changed: …"), or "".
+func (o AuthoringStatus) Failure() string { return o.failure }
+
+// toolNote is said beside a failed job's result over MCP.
+func (o AuthoringStatus) toolNote() string {
+	if o.failure == "" {
+		return ""
+	}
+	return "The authoring job failed. " + o.failure
 }
 
 func (s *Server) getAuthoringStatus(ctx context.Context, p *Principal, in *JobIDInput) (AuthoringStatus, error) {
@@ -117,6 +134,12 @@ func (s *Server) getAuthoringStatus(ctx context.Context, p *Principal, in *JobID
 		return AuthoringStatus{}, err
 	}
 	out := AuthoringStatus{Status: j.Status, StudyID: j.StudyID}
+	if j.Status == kv.AuthoringFailed {
+		out.failure = j.Error
+		if out.failure == "" {
+			out.failure = "Authoring did not complete."
+		}
+	}
 	if j.StudyID != nil {
 		st, err := s.db.FindStudyByID(ctx, p.Partition, *j.StudyID)
 		switch {

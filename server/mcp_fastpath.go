@@ -71,7 +71,7 @@ func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, ctx context.Context,
 		return false
 	}
 
-	raw, isError, cause := m.s.runTool(ctx, o, p, params["arguments"])
+	raw, isError, cause, note := m.s.runTool(ctx, o, p, params["arguments"])
 	if cause != "" {
 		infoOf(c).err = cause
 	}
@@ -79,6 +79,9 @@ func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, ctx context.Context,
 		Content:           []fastText{{Type: "text", Text: string(raw)}},
 		StructuredContent: raw,
 		IsError:           isError,
+	}
+	if note != "" {
+		res.Content = append(res.Content, fastText{Type: "text", Text: note})
 	}
 	if modern {
 		// Results of this era name the server and say they are complete.
@@ -171,7 +174,7 @@ type fastResponse struct {
 	Result  fastResult      `json:"result"`
 }
 
-// fastResult is a CallToolResult as the SDK encodes one with a single text block.
+// fastResult is a CallToolResult as the SDK encodes one with text blocks.
 type fastResult struct {
 	Meta              map[string]json.RawMessage `json:"_meta,omitempty"`
 	Content           []fastText                 `json:"content"`

@@ -78,8 +78,13 @@ func callTool(tb testing.TB, cs *mcp.ClientSession, name string, args any) (*mcp
 	if err := stdjson.Unmarshal(raw, &sc); err != nil {
 		tb.Fatalf("structuredContent of %s is not an object: %s", name, raw)
 	}
-	if len(res.Content) != 1 {
-		tb.Fatalf("%s: %d content blocks, want the one text copy", name, len(res.Content))
+	if len(res.Content) != 1 && len(res.Content) != 2 {
+		tb.Fatalf("%s: %d content blocks, want the text copy (and at most a note)", name, len(res.Content))
+	}
+	if len(res.Content) == 2 {
+		if note, ok := res.Content[1].(*mcp.TextContent); !ok || note.Text == "" || strings.HasPrefix(note.Text, "{") {
+			tb.Fatalf("%s: a second block %#v, want a note in words", name, res.Content[1])
+		}
 	}
 	text, ok := res.Content[0].(*mcp.TextContent)
 	if !ok {
@@ -440,4 +445,16 @@ func TestMCPRateLimited(t *testing.T) {
 	if !res.IsError || sc["code"] != "rate_limited" || sc["retry_after_seconds"].(float64) < 1 {
 		t.Fatalf("call 121: %+v", sc)
 	}
+}
+
+// toolNote is the note a tool result says beside its JSON (its second text block), or "".
+func toolNote(res *mcp.CallToolResult) string {
+	if len(res.Content) < 2 {
+		return ""
+	}
+	note, _ := res.Content[1].(*mcp.TextContent)
+	if note == nil {
+		return ""
+	}
+	return note.Text
 }

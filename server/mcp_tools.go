@@ -115,11 +115,11 @@ func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
 		if call != nil {
 			p = call.principal
 		}
-		raw, isError, cause := s.runTool(ctx, o, p, req.Params.Arguments)
+		raw, isError, cause, note := s.runTool(ctx, o, p, req.Params.Arguments)
 		if cause != "" && call != nil {
 			call.internalErr.Store(&cause)
 		}
-		return toolResult(raw, isError), nil
+		return toolResult(raw, isError, note), nil
 	}
 }
 
@@ -142,11 +142,19 @@ func (s *Server) toolSurface() *surface {
 }
 
 // toolOutcome is a rendered tool call: the result's JSON (the output, or the error
-// body when isError) and, for an internal failure, its cause for the log.
+// body when isError), for an internal failure its cause for the log, and a note said
+// beside the JSON (toolNoter).
 type toolOutcome struct {
 	raw     []byte
 	isError bool
 	cause   string
+	note    string
+}
+
+// toolNoter is an output with something to say beside its JSON, as a second text block
+// of the tool result: why a job failed, where the output's shape has no room for it.
+type toolNoter interface {
+	toolNote() string
 }
 
 // renderTool renders a tool call into its toolOutcome (r.data).
@@ -156,6 +164,9 @@ func renderTool(r *request, err error) {
 		raw, encErr := encodeOutput(r.out)
 		if encErr == nil {
 			*res = toolOutcome{raw: raw}
+			if n, ok := r.out.(toolNoter); ok {
+				res.note = n.toolNote()
+			}
 			return
 		}
 		err = encErr
@@ -178,7 +189,7 @@ var pooledToolCalls = sync.Pool{New: func() any { return new(pooledToolCall) }}
 // result's JSON (the output, or the error body when isError) and, for an internal
 // failure, its cause for the log. Tool calls run on the SDK's goroutines as well as
 // the fast path's, so each has its own request, never the HTTP request's.
-func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args []byte) (raw []byte, isError bool, cause string) {
+func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args []byte) (raw []byte, isError bool, cause, note string) {
 	tc := pooledToolCalls.Get().(*pooledToolCall)
 	defer func() {
 		*tc = pooledToolCall{}
@@ -192,7 +203,7 @@ func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args [
 		call.rate.Store(&d)
 	}
 	s.tools.render(r, err)
-	return tc.res.raw, tc.res.isError, tc.res.cause
+	return tc.res.raw, tc.res.isError, tc.res.cause, tc.res.note
 }
 
 func isJSONNull(raw []byte) bool {
@@ -276,11 +287,15 @@ func argumentName(loc []any) string {
 }
 
 // toolResult carries the JSON both as structuredContent and as a text block, for
-// clients that read only text.
-func toolResult(raw []byte, isError bool) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
+// clients that read only text, and a note (when there is one) as a second text block.
+func toolResult(raw []byte, isError bool, note string) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},
 		StructuredContent: stdjson.RawMessage(raw),
 		IsError:           isError,
 	}
+	if note != "" {
+		res.Content = append(res.Content, &mcp.TextContent{Text: note})
+	}
+	return res
 }

@@ -194,10 +194,12 @@ func TestSimulationStatus(t *testing.T) {
 		t.Fatalf("the reply to %q ignores the persona: %q", done.Turns[0].Text, done.Turns[1].Text)
 	}
 	t.Run("OK_ExactShape", func(t *testing.T) {
+		// Three turns do not reach the closing: the fields of the contract and the notice.
 		r := e.do("GET", "/v1/api/simulations/"+id, "a_studies_only", "")
 		var raw map[string]json.RawMessage
 		r.json(t, &raw)
-		if r.status != 200 || len(raw) != 4 || string(raw["error"]) != "null" || string(raw["ready"]) != "true" || string(raw["status"]) != `"completed"` {
+		if r.status != 200 || len(raw) != 5 || string(raw["error"]) != "null" || string(raw["ready"]) != "true" || string(raw["status"]) != `"completed"` ||
+			!strings.HasPrefix(string(raw["notice"]), `"Stopped after 3 turns, the turn limit`) {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 		var turns []map[string]json.RawMessage
@@ -230,7 +232,8 @@ func TestSimulationStatus(t *testing.T) {
 func TestSimulationGrowingTranscript(t *testing.T) {
 	e, g := mustServeGated(t)
 	st := e.mustRehearsalStudy(e.orgA.ID, kv.EnvTest)
-	id := e.mustSimulate("a_test", st.ID, `{"max_turns":3}`)
+	// Five turns leave room for a follow-up after each verbatim question.
+	id := e.mustSimulate("a_test", st.ID, `{"max_turns":5}`)
 	g.WaitArrived(t, 1)
 	got := e.pollSimulation(t, "a_test", id, "running", func(s SimulationStatus) bool { return s.Status == "running" })
 	if got.Ready || got.Error != nil || len(got.Turns) != 0 {
@@ -251,8 +254,11 @@ func TestSimulationGrowingTranscript(t *testing.T) {
 	g.Let(t, chattest.Answer{}) // no probe: on to the next verbatim question
 	g.WaitArrived(t, 1)
 	g.Let(t, chattest.Answer{Text: "A cheaper delivery slot."})
+	g.WaitArrived(t, 1)         // turn 4 starts with a probe request
+	g.Let(t, chattest.Answer{}) // none: the closing
 	got = e.pollSimulation(t, "a_test", id, "ended", simEnded)
-	if got.Status != "completed" || !got.Ready || got.Error != nil || len(got.Turns) != 6 || got.Turns[4].Text != st.Brief.VerbatimQuestions[1] || got.Turns[5].TurnNumber != 3 {
+	if got.Status != "completed" || !got.Ready || got.Error != nil || len(got.Turns) != 7 || got.Turns[4].Text != st.Brief.VerbatimQuestions[1] || got.Turns[5].TurnNumber != 3 ||
+		got.Turns[6].Text != moderator.ScriptClosing || got.Notice != nil {
 		t.Fatalf("final: %+v", got)
 	}
 }

@@ -78,12 +78,19 @@ type StudyNewPage struct {
 	Errors       FieldErrors
 }
 
-// AuthoringPage is the live status of an authoring job.
+// AuthoringPage is the live status of an authoring job. A failed job shows why and
+// its guidance again in a form, to correct and send once more.
 type AuthoringPage struct {
 	JobID    string
 	Status   string // working, ready, failed
 	StudyURL string // the study's page once one exists
 	Refine   bool   // the job refines an existing study
+	Reason   string // why a failed job failed, as the job records it
+	// Guidance is what the researcher typed; RetryAction where the form sends it again
+	// ("" when the viewer may not write), with FileIDs riding along on a new study.
+	Guidance    string
+	RetryAction string
+	FileIDs     []string
 }
 
 // Change is what changed in one part of a brief between two design versions.
@@ -204,6 +211,7 @@ type SimulationPage struct {
 	Status   string // queued, running, completed, failed
 	Turns    []SimulationTurn
 	Error    string
+	Notice   string // a completed run its turn limit stopped: where it stopped
 	Finished bool
 }
 

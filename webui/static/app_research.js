@@ -60,16 +60,8 @@
     return el;
   }
 
-  function link(el, href, text) {
-    var a = document.createElement('a');
-    a.href = href;
-    a.textContent = text;
-    el.appendChild(document.createTextNode(' '));
-    el.appendChild(a);
-    el.appendChild(document.createTextNode('.'));
-  }
-
-  // authoring: working → ready (open the study) or failed (say so plainly).
+  // authoring: working → ready (open the study) or failed: the page is loaded again,
+  // as the server renders a failure, with why and the guidance back in a form.
   function authoring(s) {
     if (s.status === 'ready' && s.study_url) {
       setStatus('authoring-status', 'Ready. Opening the study…', 'ready', false);
@@ -77,9 +69,8 @@
       return true;
     }
     if (s.status === 'failed') {
-      var el = setStatus('authoring-status', 'The draft did not work out: the guidance may not describe a research study, or the author stopped.', 'failed', false);
-      if (s.study_url) { link(el, s.study_url, 'Open the study as last saved'); } else { link(el, '/app/studies/new', 'Try again with other guidance'); }
-      el.setAttribute('role', 'alert');
+      setStatus('authoring-status', 'That did not work out; showing why…', 'failed', false);
+      window.location.reload();
       return true;
     }
     return false;
@@ -107,7 +98,7 @@
       li.appendChild(p);
       list.appendChild(li);
     }
-    if (s.status === 'completed') { setStatus('sim-status', 'Finished.', 'completed', false); return true; }
+    if (s.status === 'completed') { setStatus('sim-status', s.notice || 'Finished.', 'completed', false); return true; }
     if (s.status === 'failed') {
       setStatus('sim-status', 'Failed: ' + (s.error || 'the simulation did not complete.'), 'failed', false).setAttribute('role', 'alert');
       return true;
