@@ -192,7 +192,7 @@ func TestBuiltinParticipantFollowsPersona(t *testing.T) {
 // participant's words.
 func TestStudyTopicAndGroup(t *testing.T) {
 	tests := []struct{ guidance, topic, group string }{
-		{"Interview independent bakery owners about how they plan staff rotas and order ingredients", "staff rotas", "independent bakery owner"},
+		{"Interview independent bakery owners about how they plan staff rotas and order ingredients", "planning staff rotas", "independent bakery owner"},
 		{"Interview nurses about night shifts", "night shifts", "nurse"},
 		{"Understand why customers cancel their subscriptions", "my subscriptions", "customer"},
 	}

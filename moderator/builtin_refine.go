@@ -462,9 +462,9 @@ func shorten(b *kv.Brief, _ []string) error {
 	return nil
 }
 
-// builtinSubjectPronouns start the subject of an embedded clause: "how many customers
+// refineSubjectPronouns start the subject of an embedded clause: "how many customers
 // they serve".
-var builtinSubjectPronouns = wordSet("they", "you", "we", "i", "he", "she", "it", "people", "everyone")
+var refineSubjectPronouns = wordSet("they", "you", "we", "i", "he", "she", "it", "people", "everyone")
 
 // quantityQuestion asks "how many …" or "how much …" with the counted noun kept: "how
 // many staff work at your bakery" is a question as it stands ("How many staff work at
@@ -481,7 +481,7 @@ func quantityQuestion(body string) (string, bool) {
 		switch lw := lowerWord(word); {
 		case builtinInvert.has(lw) || lw == "is" || lw == "does":
 			return asQuestion(clause), true // "how many staff do they employ"
-		case builtinSubjectPronouns.has(lw):
+		case refineSubjectPronouns.has(lw):
 			return asQuestion("Could you tell me " + lowerFirst(clause)), true
 		}
 	}

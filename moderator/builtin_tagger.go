@@ -2,14 +2,16 @@ package moderator
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/jdkato/prose/v2"
+
+	"interviewd/tagger"
 )
 
 // The part-of-speech tagger the built-in engine reads guidance with: prose's averaged
 // perceptron (Penn Treebank tags). Decoding its weights takes about half a second, so
-// the model is loaded once, on the first draft, and shared: tagging only reads it, so
+// the model is loaded once, on the first draft (or first follow-up, or analysis: the
+// model is the process's one, in package tagger), and shared: tagging only reads it, so
 // any goroutine may tag at once. Nothing else in interviewd needs it before then, so a
 // start that drafts nothing pays nothing.
 
@@ -20,22 +22,14 @@ type token struct {
 	tag  string // Penn Treebank tag: "NNS", "VBP", "WRB", ...
 }
 
-var builtinTagger struct {
-	once  sync.Once
-	model *prose.Model
-}
-
-// taggerModel returns the shared tagging model, loading it on first use.
+// taggerModel returns the process's shared tagging model (package tagger), loading it
+// on first use; nil when the embedded weights cannot be decoded.
 func taggerModel() *prose.Model {
-	builtinTagger.once.Do(func() {
-		// A document made with tagging but no entity extraction carries a model with
-		// only the tagger loaded.
-		doc, err := prose.NewDocument("", prose.WithSegmentation(false), prose.WithExtraction(false))
-		if err == nil {
-			builtinTagger.model = doc.Model
-		}
-	})
-	return builtinTagger.model
+	m, err := tagger.Model()
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // builtinMaxTagBytes bounds the text tagged at once: tagging costs about a
