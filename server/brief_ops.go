@@ -9,14 +9,15 @@ import (
 // UpdateBriefInput is a whole brief written directly, replacing the study's current
 // one. Every field is required, as PUT replaces: a client that leaves one out is told
 // so rather than having it cleared. The limits are kv.ValidateBrief's, the same an
-// authoring engine's brief meets.
+// authoring engine's brief meets, checked there all at once (the doc* tags only
+// document them; TestBriefLimitsDocumented keeps the two equal).
 type UpdateBriefInput struct {
 	StudyID                  kv.ID    `path:"study_id" doc:"The study."`
-	Title                    string   `json:"title" required:"true" maxLength:"200" doc:"The study's title (and name): 1 to 200 characters on one line after trimming."`
-	Objectives               []string `json:"objectives" required:"true" doc:"What the study sets out to learn: 1 to 20 items, each 1 to 1,000 characters after trimming (line breaks allowed)."`
-	PreInterviewQuestions    []string `json:"pre_interview_questions" required:"true" doc:"Screener questions asked before the interview, in order: up to 50, each 1 to 1,000 characters after trimming."`
-	VerbatimQuestions        []string `json:"verbatim_questions" required:"true" doc:"Questions asked word for word during the interview, in order: 1 to 50, each 1 to 1,000 characters after trimming."`
-	EstimatedDurationMinutes *int     `json:"estimated_duration_minutes" required:"true" min:"1" max:"480" doc:"Planned length in minutes, 1 to 480, or null when not specified."`
+	Title                    string   `json:"title" required:"true" docMinLength:"1" docMaxLength:"200" doc:"The study's title (and name): 1 to 200 characters on one line after trimming."`
+	Objectives               []string `json:"objectives" required:"true" docMinItems:"1" docMaxItems:"20" docItemMaxLength:"1000" doc:"What the study sets out to learn: 1 to 20 items, each 1 to 1,000 characters after trimming (line breaks allowed)."`
+	PreInterviewQuestions    []string `json:"pre_interview_questions" required:"true" docMaxItems:"50" docItemMaxLength:"1000" doc:"Screener questions asked before the interview, in order: up to 50, each 1 to 1,000 characters after trimming."`
+	VerbatimQuestions        []string `json:"verbatim_questions" required:"true" docMinItems:"1" docMaxItems:"50" docItemMaxLength:"1000" doc:"Questions asked word for word during the interview, in order: 1 to 50, each 1 to 1,000 characters after trimming."`
+	EstimatedDurationMinutes *int     `json:"estimated_duration_minutes" required:"true" docMinimum:"1" docMaximum:"480" doc:"Planned length in minutes, 1 to 480, or null when not specified."`
 
 	// baseVersion, set by the app's form (never from the wire: design versions are not
 	// on the API), is the version the form was opened at; a save over a newer one is

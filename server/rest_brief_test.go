@@ -252,3 +252,43 @@ func TestMCPUpdateStudyBrief(t *testing.T) {
 		})
 	}
 }
+
+// TestBriefLimitsDocumented: the bounds the brief's schema documents (OpenAPI and the
+// MCP tool alike) are the ones kv.ValidateBrief enforces.
+func TestBriefLimitsDocumented(t *testing.T) {
+	e := mustServe(t)
+	sc := e.srv.appOp("update_study_brief").plan.inputSchema(srcPath, srcQuery, srcBody)
+	props := sc["properties"].(schema)
+	at := func(field string, keys ...string) any {
+		var v any = props[field]
+		for _, k := range keys {
+			v = v.(schema)[k]
+		}
+		return v
+	}
+	cases := []struct {
+		name      string
+		got, want any
+	}{
+		{"title minLength", at("title", "minLength"), 1},
+		{"title maxLength", at("title", "maxLength"), kv.BriefMaxTitle},
+		{"objectives minItems", at("objectives", "minItems"), 1},
+		{"objectives maxItems", at("objectives", "maxItems"), kv.BriefMaxObjectives},
+		{"objective maxLength", at("objectives", "items", "maxLength"), kv.BriefMaxItem},
+		{"screener maxItems", at("pre_interview_questions", "maxItems"), kv.BriefMaxQuestions},
+		{"screener maxLength", at("pre_interview_questions", "items", "maxLength"), kv.BriefMaxItem},
+		{"verbatim minItems", at("verbatim_questions", "minItems"), 1},
+		{"verbatim maxItems", at("verbatim_questions", "maxItems"), kv.BriefMaxQuestions},
+		{"verbatim maxLength", at("verbatim_questions", "items", "maxLength"), kv.BriefMaxItem},
+		{"duration minimum", at("estimated_duration_minutes", "minimum"), kv.BriefMinDuration},
+		{"duration maximum", at("estimated_duration_minutes", "maximum"), kv.BriefMaxDuration},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s: schema says %v, kv enforces %v", c.name, c.got, c.want)
+		}
+	}
+	if len(sc["required"].([]string)) != 6 { // the study and the five parts of a brief
+		t.Fatalf("required %v", sc["required"])
+	}
+}
