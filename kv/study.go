@@ -46,12 +46,22 @@ func (s Study) Partition() Partition { return Partition{Org: s.OrgID, Env: s.Env
 
 // BriefVersion is one saved design version of a study.
 type BriefVersion struct {
-	StudyID   ID        `json:"study_id"`
-	Version   int       `json:"version"`
-	Guidance  string    `json:"guidance"`
+	StudyID  ID     `json:"study_id"`
+	Version  int    `json:"version"`
+	Guidance string `json:"guidance"`
+	// Source says how the version was made: BriefAuthored (from guidance, by an
+	// authoring job) or BriefEdited (written directly, in the app or through the API).
+	Source    string    `json:"source,omitempty"`
 	Brief     Brief     `json:"brief"`
 	CreatedAt time.Time `json:"created_at"`
 }
+
+// How a design version was made (BriefVersion.Source). Versions saved before edits
+// existed have no source: they were all authored.
+const (
+	BriefAuthored = ""
+	BriefEdited   = "edit"
+)
 
 // StudyInput creates a study from its first authored brief.
 type StudyInput struct {

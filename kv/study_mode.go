@@ -46,18 +46,27 @@ func (db *DB) SetStudyMode(ctx context.Context, p Partition, id ID, target Mode)
 	return st, err
 }
 
-// addBriefVersion saves the next design version of a study and makes it current.
+// addBriefVersion saves an authored brief as the next design version of a study and
+// makes it current.
 func (db *DB) addBriefVersion(tx Tx, p Partition, id ID, guidance string, brief Brief) (Study, error) {
 	st, err := studyByID(tx, p, id)
 	if err != nil {
 		return Study{}, err
 	}
-	brief = brief.Normalised()
+	return db.putBriefVersion(tx, st, BriefVersion{Guidance: guidance, Source: BriefAuthored, Brief: brief})
+}
+
+// putBriefVersion saves v's brief as st's next design version and makes it current:
+// the one way a study gets a new version, whether authored (a refine) or written
+// directly (EditBrief). Earlier versions stay as they were, so an interview keeps the
+// version it started with and the app shows what changed from one to the next.
+func (db *DB) putBriefVersion(tx Tx, st Study, v BriefVersion) (Study, error) {
+	brief := v.Brief.Normalised()
 	now := db.Now()
 	st.Version++
 	st.Brief, st.Name, st.UpdatedAt = &brief, studyName(brief), now
-	v := BriefVersion{StudyID: st.ID, Version: st.Version, Guidance: guidance, Brief: brief, CreatedAt: now}
-	if err := putJSON(tx.Bucket(bucketBriefs), briefKey(p, st.ID, st.Version), v); err != nil {
+	v.StudyID, v.Version, v.Brief, v.CreatedAt = st.ID, st.Version, brief, now
+	if err := putJSON(tx.Bucket(bucketBriefs), briefKey(st.Partition(), st.ID, st.Version), v); err != nil {
 		return Study{}, err
 	}
 	return st, db.putStudy(tx, st)

@@ -200,7 +200,8 @@ func briefView(b kv.Brief) *webui.BriefView {
 func designVersions(vs []kv.BriefVersion) []webui.DesignVersion {
 	out := make([]webui.DesignVersion, len(vs))
 	for i, v := range vs {
-		dv := webui.DesignVersion{Number: v.Version, Created: stampOf(v.CreatedAt), Guidance: v.Guidance, Current: i == len(vs)-1}
+		dv := webui.DesignVersion{Number: v.Version, Created: stampOf(v.CreatedAt), Guidance: v.Guidance, Edited: v.Source == kv.BriefEdited,
+			Current: i == len(vs)-1}
 		if i > 0 {
 			dv.Changes = briefChanges(vs[i-1].Brief, v.Brief)
 		}

@@ -25,6 +25,8 @@ func (s *Server) appStudyRoutes() []appRoute {
 		{"GET", "/studies/{study_id}/golive", accessAdmin, s.handleAppGoLive},
 		{"POST", "/studies/{study_id}/mode", accessMember, s.handleAppStudyMode},
 		{"POST", "/studies/{study_id}/refine", accessMember, s.handleAppStudyRefine},
+		{"GET", "/studies/{study_id}/brief", accessMember, s.handleAppStudyBrief},
+		{"POST", "/studies/{study_id}/brief", accessMember, s.handleAppStudyBriefPost},
 		{"POST", "/studies/{study_id}/simulate", accessMember, s.handleAppStudySimulate},
 		{"POST", "/studies/{study_id}/links", accessMember, s.handleAppStudyLink},
 		{"GET", "/simulations/{job_id}", accessMember, s.handleAppSimulation},
@@ -204,6 +206,8 @@ var studyNotices = map[string]string{
 	"paused": "Paused: the invite link asks participants to come back later.",
 	"closed": "Closed: the invite link no longer offers interviews.",
 	"link":   "Participant link created.",
+	"brief":  "Brief saved: it is the study's current design version.",
+	"same":   "The brief was already so: no new version was saved.",
 }
 
 // studyFormError re-renders the study page with a form's refusal beside its field.
@@ -279,6 +283,59 @@ func (s *Server) handleAppStudyRefine(r *request) error {
 		return err
 	}
 	r.out = appRedirect{to: "/app/studies/jobs/" + job + "?refine=1"}
+	return nil
+}
+
+func (s *Server) handleAppStudyBrief(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	page, err := s.buildBriefEditPage(r.ctx, r.p, id, nil)
+	if err != nil {
+		return err
+	}
+	r.out = studyPage("Edit brief", 0, page, webui.PageStudyBrief)
+	return nil
+}
+
+// handleAppStudyBriefPost serves every button of the brief form: a layout button
+// comes back as the form with its change made (nothing saved), "save" saves.
+func (s *Server) handleAppStudyBriefPost(r *request) error {
+	id, err := s.studyInPath(r)
+	if err != nil {
+		return err
+	}
+	f := readBriefForm(r)
+	if op := r.formValue("op"); op != "" && op != "save" {
+		focus, notice, _ := f.layoutChange(op)
+		page, err := s.buildBriefEditPage(r.ctx, r.p, id, &f)
+		if err != nil {
+			return err
+		}
+		page.Focus, page.Notice = focus, notice
+		r.out = studyPage("Edit brief", 0, page, webui.PageStudyBrief)
+		return nil
+	}
+	fe, status, version, err := s.appSaveBrief(r.ctx, r.p, id, f)
+	if err != nil {
+		return err
+	}
+	if fe != nil {
+		f.version = version
+		page, err := s.buildBriefEditPage(r.ctx, r.p, id, &f)
+		if err != nil {
+			return err
+		}
+		setProblems(&page, fe)
+		r.out = studyPage("Edit brief", status, page, webui.PageStudyBrief)
+		return nil
+	}
+	done := "brief"
+	if st, err := s.db.FindStudyByID(r.ctx, r.p.Partition, id); err == nil && f.version > 0 && st.Version == f.version {
+		done = "same"
+	}
+	r.out = appRedirect{to: "/app/studies/" + id.String() + "?done=" + done + "#brief-h"}
 	return nil
 }
 

@@ -38,7 +38,8 @@ func (s fieldSource) String() string {
 // fieldPlan is what reflection learned about one input field, once, at start-up.
 // Struct tags: path:"x" / query:"x" (else a JSON body field named by its json tag),
 // required:"true", enum:"a,b", min:"1", max:"200", minLength:"1", maxLength:"2000",
-// and, for documents only, doc:"...", default:"...", docEnum and component (schema.go).
+// and, for documents only, doc:"...", default:"...", docEnum, the doc* bounds and
+// component (schema.go).
 type fieldPlan struct {
 	index          int
 	name           string

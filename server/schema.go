@@ -1,6 +1,7 @@
 package server
 
 import (
+	"maps"
 	"reflect"
 	"strconv"
 	"strings"
@@ -13,7 +14,10 @@ import (
 // Struct tags read here: enum:"a,b" (values the binder enforces), docEnum:"a" (values
 // documents list while the runtime check accepts more, such as plugin export formats),
 // doc:"...", default:"..." (inputs), component:"Name" (the field's type is a named
-// schema in documents).
+// schema in documents), and bounds the input's own validate enforces rather than the
+// binder (so every refusal of a brief comes at once, in the domain's words):
+// docMinimum, docMaximum, docMinLength, docMaxLength, docMinItems, docMaxItems, and
+// docItemMaxLength (each string item of a list).
 
 type schema = map[string]any
 
@@ -197,8 +201,26 @@ func (g *schemaGen) inputFieldSchema(fp *fieldPlan) schema {
 	if def, ok := fp.tag.Lookup("default"); ok {
 		sc["default"] = defaultValue(fp.typ, def)
 	}
+	for tag, keyword := range docBounds {
+		if n := intTag(fp.tag.Get(tag)); n != nil {
+			sc[keyword] = *n
+		}
+	}
+	if n := intTag(fp.tag.Get("docItemMaxLength")); n != nil {
+		items, ok := sc["items"].(schema)
+		if !ok {
+			panic("docItemMaxLength on a field that is not a list")
+		}
+		items = maps.Clone(items)
+		items["maxLength"] = *n
+		sc["items"] = items
+	}
 	return sc
 }
+
+// docBounds are the documents-only bound tags and the JSON Schema keyword of each.
+var docBounds = map[string]string{"docMinimum": "minimum", "docMaximum": "maximum", "docMinLength": "minLength", "docMaxLength": "maxLength",
+	"docMinItems": "minItems", "docMaxItems": "maxItems"}
 
 // defaultValue is a default tag as a JSON value of the field's type.
 func defaultValue(t reflect.Type, def string) any {

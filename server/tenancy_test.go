@@ -141,12 +141,14 @@ func (w *tenancyWorld) build(t *testing.T) {
 		return uploadBody(t, args["filename"].(string), raw)
 	}
 	w.fixtures = map[string]tenancyFixture{
-		"whoami":                  {args: map[string]any{}},
-		"list_studies":            {args: map[string]any{"limit": 20}},
-		"get_study":               {args: map[string]any{"study_id": study.ID.String()}},
-		"create_study":            {args: map[string]any{"guidance": "Learn how teams plan.", "file_ids": []any{file.FileID.String()}}},
-		"get_authoring_status":    {args: map[string]any{"job_id": authoring}},
-		"refine_study":            {args: map[string]any{"study_id": study.ID.String(), "guidance": "Ask about tools too.", "file_ids": []any{file.FileID.String()}}},
+		"whoami":               {args: map[string]any{}},
+		"list_studies":         {args: map[string]any{"limit": 20}},
+		"get_study":            {args: map[string]any{"study_id": study.ID.String()}},
+		"create_study":         {args: map[string]any{"guidance": "Learn how teams plan.", "file_ids": []any{file.FileID.String()}}},
+		"get_authoring_status": {args: map[string]any{"job_id": authoring}},
+		"refine_study":         {args: map[string]any{"study_id": study.ID.String(), "guidance": "Ask about tools too.", "file_ids": []any{file.FileID.String()}}},
+		"update_study_brief": {args: map[string]any{"study_id": study.ID.String(), "title": "Tenancy, edited", "objectives": []any{"Learn how weeks are planned"},
+			"pre_interview_questions": []any{}, "verbatim_questions": []any{"What did you plan this week?", "What got in the way?"}, "estimated_duration_minutes": 20}},
 		"set_study_mode":          {args: map[string]any{"study_id": goLive.ID.String(), "mode": "live"}},
 		"upload_file":             {args: map[string]any{"filename": "notes.txt", "content_base64": base64.StdEncoding.EncodeToString(fileContent)}, restBody: upload},
 		"start_export":            {args: map[string]any{"study_id": exported.ID.String()}},

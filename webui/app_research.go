@@ -20,6 +20,7 @@ const (
 	PageStudyAuthoring = "app_study_authoring"
 	PageStudy          = "app_study"
 	PageStudyGoLive    = "app_study_golive"
+	PageStudyBrief     = "app_study_brief"
 	PageSimulation     = "app_study_simulation"
 	PageInterviews     = "app_interviews"
 	PageTranscript     = "app_interview"
@@ -29,7 +30,7 @@ const (
 )
 
 // ResearchPages lists the research pages, each parsed with the app layout.
-var ResearchPages = []string{PageStudies, PageStudyNew, PageStudyAuthoring, PageStudy, PageStudyGoLive,
+var ResearchPages = []string{PageStudies, PageStudyNew, PageStudyAuthoring, PageStudy, PageStudyGoLive, PageStudyBrief,
 	PageSimulation, PageInterviews, PageTranscript, PageExports, PageExport, PageRedaction, PageFindings, PageDashboard}
 
 // Stamp is a moment as a page shows it: the machine form for <time datetime> and
@@ -105,6 +106,7 @@ type DesignVersion struct {
 	Number   int
 	Created  Stamp
 	Guidance string
+	Edited   bool     // written directly (the brief form, the API) rather than authored
 	Changes  []Change // empty for version 1
 	Current  bool
 }
@@ -186,6 +188,63 @@ func (p StudyPage) ModeTargets() []string {
 		out = append(out, m)
 	}
 	return out
+}
+
+// BriefEditPage is the form that edits a study's brief directly: its title and
+// estimated length, and its lists, whose items are added, changed, removed and moved
+// with buttons that post the form (no script needed). It is kept on a refusal or a
+// change of layout, so nothing typed is lost.
+type BriefEditPage struct {
+	Tabs    StudyTabs
+	ID      string
+	Name    string
+	Mode    string
+	Version int  // the design version the form was opened at
+	Closed  bool // a closed study's brief cannot be edited: no form
+	Title   string
+	Minutes string // as typed; "" for no estimate
+	Lists   []BriefList
+	// Errors are the refusals by field: "title", "estimated_duration_minutes", a list
+	// ("objectives") or one of its items ("objectives.2"), and "" for the whole form.
+	Errors FieldErrors
+	// Problems are the same refusals in the order of the form, each with the id of
+	// the control it is about, for the summary above the form.
+	Problems []Problem
+	// Focus is the id of the control to focus when the page loads: the item a button
+	// just moved, added or removed, so the keyboard stays where the person was.
+	Focus  string
+	Notice string // what the last layout button did, announced politely
+
+	MaxTitle, MaxItem, MinMinutes, MaxMinutes int
+}
+
+// Problem is one refusal of a form, linked to its control.
+type Problem struct {
+	Target  string // id of the control
+	Message string
+}
+
+// BriefList is one list of the brief form.
+type BriefList struct {
+	Field  string // the form and wire name: "objectives", "pre_interview_questions", "verbatim_questions"
+	Legend string // "Objectives"
+	Hint   string
+	Noun   string // one item, capitalised: "Objective"
+	Add    string // the add button's words: "Add an objective"
+	Items  []BriefItem
+	Error  string // about the list as a whole ("At least 1 objective is needed.")
+	CanAdd bool   // below its limit
+}
+
+// BriefItem is one objective or question of the brief form.
+type BriefItem struct {
+	ID     string // the textarea's id, "verbatim_questions-2"
+	Index  int
+	Number int // Index+1, as people count
+	Text   string
+	Error  string
+	First  bool
+	Last   bool
 }
 
 // GoLivePage confirms going live.

@@ -36,6 +36,20 @@ func TestRenderResearchPages(t *testing.T) {
 	memberStudy.CanGoLive, memberStudy.CanExport = false, false
 	live := study
 	live.Mode, live.NoCredits = "live", true
+	brief := BriefEditPage{ID: "s1", Name: "Rotas <b>", Mode: "live", Version: 3, Title: "Rotas <b>", Minutes: "ten",
+		Lists: []BriefList{
+			{Field: "objectives", Legend: "Objectives", Noun: "Objective", Add: "Add an objective", CanAdd: true, Items: []BriefItem{{ID: "objectives-0", Number: 1, Text: "Learn why", First: true, Last: true}}},
+			{Field: "pre_interview_questions", Legend: "Screener questions", Noun: "Screener question", Add: "Add a screener question", CanAdd: true},
+			{Field: "verbatim_questions", Legend: "Verbatim questions", Noun: "Verbatim question", Items: []BriefItem{
+				{ID: "verbatim_questions-0", Number: 1, Text: "First?", First: true},
+				{ID: "verbatim_questions-1", Index: 1, Number: 2, Text: "Second </textarea>?", Last: true, Error: "Verbatim question 2 is too long."}}},
+		},
+		Errors:   FieldErrors{"estimated_duration_minutes": "A whole number, please."},
+		Problems: []Problem{{Target: "brief-minutes", Message: "A whole number, please."}, {Target: "verbatim_questions-1", Message: "Verbatim question 2 is too long."}},
+		Focus:    "brief-errors", MaxTitle: 200, MaxItem: 1000, MinMinutes: 1, MaxMinutes: 480}
+	closedBrief := BriefEditPage{ID: "s1", Name: "Rotas", Mode: "closed", Closed: true}
+	closedStudy := study
+	closedStudy.Mode = "closed"
 	transcript := TranscriptPage{ID: "i1", StudyID: "s1", StudyName: "Rotas", Status: "completed", Started: at, Duration: "4 min",
 		Context: []KeyValue{{"segment", "smb"}}, Messages: []Message{{"interviewer", "Hi <b>", at, "0:00"}, {"participant", "Hello", at, "0:12"}}}
 	transcript.Transcript, transcript.Count = transcript.MessagesHTML(), 2
@@ -65,6 +79,16 @@ func TestRenderResearchPages(t *testing.T) {
 		{"OK_StudyOwner", PageStudy, owner, study,
 			[]string{`href="/app/studies/s1/golive"`, `name="mode" value="closed"`, `data-copy="#invite-url"`, `src="data:image/png;base64,iVBORw0KGgo="`, "Tell me about your last rota.", "Version 2", "Removed: ", "New Q", `name="context_key"`, "segment=smb", "be kind", `action="/app/studies/s1/simulate"`, `/app/exports?study=s1`},
 			[]string{"Not accepting interviews"}},
+		{"OK_StudyEditBrief", PageStudy, owner, study, []string{`href="/app/studies/s1/brief">Edit brief</a>`}, nil},
+		{"OK_StudyClosedNoEditBrief", PageStudy, owner, closedStudy, []string{"set the mode to test or live to edit the brief"}, []string{`/app/studies/s1/brief"`}},
+		{"OK_BriefForm", PageStudyBrief, owner, brief,
+			[]string{`action="/app/studies/s1/brief"`, `name="version" value="3"`, `<button type="submit" name="op" value="save" hidden>`,
+				`value="Rotas &lt;b&gt;"`, `value="ten"`, `id="brief-minutes-err">A whole number, please.`, `aria-describedby="brief-minutes-hint brief-minutes-err" aria-invalid="true"`,
+				`Second &lt;/textarea&gt;?</textarea>`, `aria-invalid="true" aria-describedby="verbatim_questions-1-err"`, `href="#verbatim_questions-1"`,
+				`id="brief-errors" tabindex="-1" autofocus`, `value="up:verbatim_questions:1"`, `id="verbatim_questions-0-up" class="secondary small-button" disabled`,
+				`Remove<span class="visually-hidden">: Verbatim question 2</span>`, `value="add:pre_interview_questions"`, "Interviews already started keep the version"},
+			[]string{`value="add:verbatim_questions"`, `id="brief-title-err"`}},
+		{"OK_BriefFormClosed", PageStudyBrief, owner, closedBrief, []string{"cannot be edited"}, []string{`action="/app/studies/s1/brief"`}},
 		{"OK_StudyMember", PageStudy, member, memberStudy, []string{`name="mode" value="closed"`, "Refine"}, []string{"/golive", "Go live", "/app/exports?study"}},
 		{"OK_StudyLiveNoCredits", PageStudy, owner, live, []string{"Not accepting interviews", `value="paused"`}, []string{"/golive", `action="/app/studies/s1/simulate"`}},
 		{"OK_GoLive", PageStudyGoLive, owner, GoLivePage{ID: "s1", Name: "Rotas", FirstTime: true},
