@@ -246,20 +246,27 @@ type RequireMFAInput struct {
 // creation requires one. EFORBIDDEN role_forbidden; ENOTFOUND for an unknown org or a
 // non-member actor.
 func (db *DB) SetRequireMFA(ctx context.Context, in RequireMFAInput) (Org, error) {
+	return db.setOrgPolicy(ctx, in.OrgID, in.Actor, func(o *Org) { o.RequireMFA = in.On })
+}
+
+// setOrgPolicy changes one of the organisation's security settings by set, in one
+// transaction, when actor manages it. EFORBIDDEN role_forbidden; ENOTFOUND for an
+// unknown org or a non-member actor.
+func (db *DB) setOrgPolicy(ctx context.Context, orgID, actor ID, set func(*Org)) (Org, error) {
 	var org Org
 	err := db.update(ctx, func(tx Tx) error {
 		var err error
-		if org, err = orgByID(tx, in.OrgID); err != nil {
+		if org, err = orgByID(tx, orgID); err != nil {
 			return err
 		}
-		m, err := memberFor(tx, in.OrgID, in.Actor)
-		if err != nil || in.Actor.IsZero() {
+		m, err := memberFor(tx, orgID, actor)
+		if err != nil || actor.IsZero() {
 			return notFound("Organisation")
 		}
 		if !m.Role.Manages() {
 			return errNotManager
 		}
-		org.RequireMFA = in.On
+		set(&org)
 		return db.putOrg(tx, org)
 	})
 	return org, err

@@ -31,23 +31,7 @@ type TwoStepEmailInput struct {
 // ENOTFOUND for an unknown org or a non-member actor. Turning it on weakens two-step:
 // the caller checks the session verified recently, as for turning require_mfa off.
 func (db *DB) SetTwoStepEmail(ctx context.Context, in TwoStepEmailInput) (Org, error) {
-	var org Org
-	err := db.update(ctx, func(tx Tx) error {
-		var err error
-		if org, err = orgByID(tx, in.OrgID); err != nil {
-			return err
-		}
-		m, err := memberFor(tx, in.OrgID, in.Actor)
-		if err != nil || in.Actor.IsZero() {
-			return notFound("Organisation")
-		}
-		if !m.Role.Manages() {
-			return errNotManager
-		}
-		org.TwoStepEmail = in.On
-		return db.putOrg(tx, org)
-	})
-	return org, err
+	return db.setOrgPolicy(ctx, in.OrgID, in.Actor, func(o *Org) { o.TwoStepEmail = in.On })
 }
 
 // PassedTwoStepFor reports whether the session's two-step check counts in org: it was
