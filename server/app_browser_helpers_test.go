@@ -116,7 +116,7 @@ func (b appTab) waitFor(what, cond string) {
 
 // location returns the current path and query.
 func (b appTab) location() string {
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.pathname + location.search + ' ' + document.title + ' ' + (document.activeElement||{}).id + ' ' + (document.querySelector('#code')||{}).value`))
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.pathname + location.search + ' ' + document.title + ' ' + (document.activeElement||{}).id + ' ' + (document.querySelector('#code')||{}).value + ' ' + (document.querySelector('.job-status')||{}).textContent`))
 	if err != nil {
 		return "(unknown: " + err.Error() + ")"
 	}

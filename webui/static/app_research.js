@@ -149,9 +149,10 @@
   function poll() {
     fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' }, cache: 'no-store' })
       .then(function (r) {
-        if (r.status >= 400 && r.status < 500 && r.status !== 429) {
+        if (r.status === 401 || r.status === 403 || r.status === 404 || r.status === 410) {
           // Gone, or no longer ours to see (signed out, another workspace): stop and
-          // say so rather than poll for ever.
+          // say so rather than poll for ever. Any other refusal (a timeout, a rate
+          // limit, a busy server) is a blip and is retried below.
           var ids = { authoring: 'authoring-status', simulation: 'sim-status', export: 'export-status', analysis: 'analysis-status' };
           var el = setStatus(ids[kind], 'This can no longer be followed here. Reload the page to see where it stands.', 'failed', false);
           if (el) { el.setAttribute('role', 'alert'); }
