@@ -160,6 +160,7 @@ func (s *Server) renderMCP(r *request, err error) {
 		return
 	}
 	s.writeRESTError(r.c, err, resourceMCP)
+	addDefaultScope(r.c)
 }
 
 // serveRPC answers one authenticated JSON-RPC request: the fast path or the SDK.

@@ -43,14 +43,16 @@ func TestMCPAuthentication(t *testing.T) {
 	e := mustServe(t)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	want := `Bearer resource_metadata="` + testBaseURL + `/.well-known/oauth-protected-resource/v1/mcp"`
+	// The scopes a connection asks for by default (mcp_scope.go).
+	scope := `, scope="studies:read studies:write studies:golive links:read links:write export:read"`
 	for _, path := range []string{"/v1/mcp", "/v1/mcp/"} {
 		cases := []struct {
 			name, key, wantCode, wantHeader string
 		}{
-			{"ErrNoCredential", "", "missing_token", want},
-			{"ErrNotBearer", "Basic dXNlcjpwYXNz", "invalid_token", want + `, error="invalid_token"`},
-			{"ErrUnknownKey", "jsk_live_" + strings.Repeat("A", 49), "invalid_token", want + `, error="invalid_token"`},
-			{"ErrOAuthShapedToken", "svca_nothing", "invalid_token", want + `, error="invalid_token"`},
+			{"ErrNoCredential", "", "missing_token", want + scope},
+			{"ErrNotBearer", "Basic dXNlcjpwYXNz", "invalid_token", want + `, error="invalid_token"` + scope},
+			{"ErrUnknownKey", "jsk_live_" + strings.Repeat("A", 49), "invalid_token", want + `, error="invalid_token"` + scope},
+			{"ErrOAuthShapedToken", "svca_nothing", "invalid_token", want + `, error="invalid_token"` + scope},
 		}
 		for _, c := range cases {
 			t.Run(c.name+"_"+path, func(t *testing.T) {
@@ -343,7 +345,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 			// The address a 401 names is the document served, without a credential.
 			unauth := e.do(c.probeMethod, c.probe, "", "")
 			h := unauth.header.Get("WWW-Authenticate")
-			addr := strings.TrimSuffix(strings.TrimPrefix(h, `Bearer resource_metadata="`), `"`)
+			addr := parseChallenge(t, h)["resource_metadata"]
 			if !strings.HasPrefix(addr, testBaseURL+"/.well-known/") {
 				t.Fatalf("WWW-Authenticate %q", h)
 			}

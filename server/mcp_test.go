@@ -353,11 +353,16 @@ func TestMCPToolErrors(t *testing.T) {
 		{name: "ErrArgumentsNotObject", key: "a_live", tool: "list_studies", args: []int{1}, wantCode: "validation_error"},
 		{name: "ErrScopeMissing", key: "a_links_only", tool: "get_study", args: map[string]any{"study_id": st.ID.String()}, wantCode: "insufficient_scope",
 			check: func(t *testing.T, sc map[string]any) {
-				if !strings.Contains(sc["detail"].(string), "studies:read") {
-					t.Fatalf("detail %q does not name the scope", sc["detail"])
+				if !strings.Contains(sc["detail"].(string), "studies:read") || sc["scope"] != "studies:read" {
+					t.Fatalf("detail %q, scope %v: the missing scope is not named", sc["detail"], sc["scope"])
 				}
 			}},
-		{name: "ErrScopeMissing_BeforeValidation", key: "a_studies_only", tool: "get_interview_link", args: map[string]any{"study_id": "nope"}, wantCode: "insufficient_scope"},
+		{name: "ErrScopeMissing_BeforeValidation", key: "a_studies_only", tool: "get_interview_link", args: map[string]any{"study_id": "nope"}, wantCode: "insufficient_scope",
+			check: func(t *testing.T, sc map[string]any) {
+				if sc["scope"] != "links:read" {
+					t.Fatalf("scope %v, want links:read", sc["scope"])
+				}
+			}},
 	}
 	for _, era := range eras {
 		sessions := map[string]*mcp.ClientSession{}

@@ -25,10 +25,14 @@ func (s *Server) newMCPServer() *mcp.Server {
 			// Tools only, and a fixed list: no listChanged, so no client opens a
 			// subscription stream this stateless, JSON-only endpoint could not serve.
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+			SetCacheable: privateToolList,
 		})
+	ops := make(map[string]*Operation, len(s.ops))
 	for _, o := range s.ops {
 		srv.AddTool(mcpTool(o), s.mcpToolHandler(o))
+		ops[o.Name] = o
 	}
+	srv.AddReceivingMiddleware(toolsForCredential(ops))
 	return srv
 }
 
@@ -76,6 +80,7 @@ func toolErrorSchema() schema {
 		"detail":              schema{"type": "string", "description": "What went wrong, in a sentence."},
 		"errors":              schema{"type": "array", "items": item, "description": "validation_error only: each refused argument, as REST reports it."},
 		"retry_after_seconds": schema{"type": "integer", "minimum": 1, "description": "rate_limited only: seconds to wait before retrying."},
+		"scope":               schema{"type": "string", "description": "insufficient_scope only: the scope the credential lacks."},
 	}}
 }
 
@@ -218,6 +223,8 @@ type toolErrorBody struct {
 	Detail            string          `json:"detail"`
 	Errors            []kv.FieldError `json:"errors,omitempty"`
 	RetryAfterSeconds int             `json:"retry_after_seconds,omitempty"`
+	// Scope is the scope an insufficient_scope refusal lacks.
+	Scope string `json:"scope,omitempty"`
 }
 
 // toolErrorBodyOf maps err to the error body of an isError result, and returns an
@@ -238,6 +245,8 @@ func toolErrorBodyOf(o *Operation, err error) (toolErrorBody, string) {
 		body.Detail = validationDetail(ae)
 	case ae.Status == 429:
 		body.RetryAfterSeconds = max(ae.RetryAfter, 1)
+	case ae.Code == "insufficient_scope":
+		body.Scope = ae.Scope
 	}
 	return body, cause
 }

@@ -679,6 +679,9 @@ func (w *tenancyWorld) credentials(t *testing.T, o *Operation, f tenancyFixture,
 			if c.auth != "" {
 				want += `, error="invalid_token"`
 			}
+			if s.mcp { // the scopes a connection asks for (mcp_scope.go)
+				want += `, scope="` + mcpDefaultScope() + `"`
+			}
 			if got := a.header.Get("WWW-Authenticate"); got != want {
 				t.Errorf("ErrCredential%s/%s: WWW-Authenticate %q, want %q", c.name, s.name, got, want)
 			}
