@@ -291,10 +291,85 @@ type writeLog struct {
 	through map[string]writtenInterview
 }
 
+// logWrites wraps a read-write transaction of the bbolt engine, once per transaction
+// and before its group's writers see it (boltengine.Options.WrapWrite), so that it logs
+// the key of every Put and Delete and hands the log to c once it commits.
+func (c *convCache) logWrites(tx Tx) Tx { return &loggingTx{tx: tx, cache: c} }
+
+// loggingTx is a read-write transaction that logs what it writes to the conversation
+// cache's buckets.
+type loggingTx struct {
+	tx    Tx
+	cache *convCache
+	log   *writeLog // what this transaction wrote; nil until its first write
+}
+
+func (t *loggingTx) Bucket(name []byte) Bucket {
+	b := t.tx.Bucket(name)
+	if b == nil {
+		return nil
+	}
+	return loggingBucket{b: b, name: name, tx: t}
+}
+
+func (t *loggingTx) CreateBucketIfNotExists(name []byte) (Bucket, error) {
+	b, err := t.tx.CreateBucketIfNotExists(name)
+	if err != nil {
+		return nil, err
+	}
+	return loggingBucket{b: b, name: name, tx: t}, nil
+}
+
+func (t *loggingTx) OnCommit(fn func()) { t.tx.OnCommit(fn) }
+func (t *loggingTx) Writable() bool     { return true }
+
+// wrote logs a write of key in bucket, and registers the log's delivery with the
+// transaction's first write.
+func (t *loggingTx) wrote(bucket, key []byte) {
+	if !convBucket(bucket) {
+		return
+	}
+	if t.log == nil {
+		t.log = &writeLog{}
+		log, cache := t.log, t.cache
+		t.tx.OnCommit(func() { cache.committed(log.written, log.through) })
+	}
+	k := depKey(bucket, key)
+	t.log.written = append(t.log.written, k)
+	delete(t.log.through, k) // a described interview record stays described only until rewritten
+}
+
+type loggingBucket struct {
+	b    Bucket
+	name []byte
+	tx   *loggingTx
+}
+
+func (b loggingBucket) Get(key []byte) []byte { return b.b.Get(key) }
+
+func (b loggingBucket) Put(key, value []byte) error {
+	if err := b.b.Put(key, value); err != nil {
+		return err
+	}
+	b.tx.wrote(b.name, key)
+	return nil
+}
+
+func (b loggingBucket) Delete(key []byte) error {
+	if err := b.b.Delete(key); err != nil {
+		return err
+	}
+	b.tx.wrote(b.name, key)
+	return nil
+}
+
+func (b loggingBucket) Cursor() Cursor                           { return b.b.Cursor() }
+func (b loggingBucket) ForEach(fn func(k, v []byte) error) error { return b.b.ForEach(fn) }
+
 // throughInterview tells the conversation cache, if tx has one, that the record just
 // put at key in bucketInterviews decodes to iv. It must directly follow that Put.
 func throughInterview(tx Tx, key []byte, iv Interview, record []byte) {
-	w, ok := tx.(*boltWriteTx)
+	w, ok := tx.(*loggingTx)
 	if !ok || w.log == nil {
 		return
 	}
@@ -324,10 +399,11 @@ func conversationKeys(token string, hash [32]byte, conv Conversation) []string {
 // through token, once tx commits: a writer that has just made the conversation (a new
 // interview and its opening) spares its first turn the read. conv must be what that
 // read would return after the commit. Nothing is cached when a later writer of the
-// same commit wrote one of its keys, or when tx is not the bbolt engine's.
+// same commit wrote one of its keys, or when tx logs no writes (not the bbolt
+// engine's).
 func cacheOnCommit(tx Tx, token, session string, hash [32]byte, conv Conversation) {
-	w, ok := tx.(*boltWriteTx)
-	if !ok || w.cache == nil || conv.Interview.DesignVersion < 1 || strings.IndexByte(token, 0) >= 0 {
+	w, ok := tx.(*loggingTx)
+	if !ok || conv.Interview.DesignVersion < 1 || strings.IndexByte(token, 0) >= 0 {
 		return
 	}
 	conv.token, conv.session, conv.hash, conv.head, conv.Transcript = token, session, hash, true, nil

@@ -268,7 +268,7 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 			if err := b.Put([]byte("k"), []byte("two")); err != nil { // another writer of the group
 				return err
 			}
-			log = tx.(*boltWriteTx).log
+			log = tx.(*loggingTx).log
 			return b.Delete([]byte("k"))
 		})
 		if err != nil {

@@ -3,10 +3,7 @@ package kv
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"sync"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // credCacheMax bounds the resolved credentials kept in memory. Only valid keys are ever
@@ -133,10 +130,6 @@ func epochOf(v []byte) uint64 {
 
 // authEpoch reads org's credential epoch in a statement of its own (one round trip).
 func (db *DB) authEpoch(ctx context.Context, org ID) (uint64, error) {
-	var v []byte
-	err := db.pg.queryRow(ctx, epochSQL, []any{string(bucketAuthEpochs), org[:]}, &v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
+	v, err := db.pg.Get(ctx, string(bucketAuthEpochs), org[:])
 	return epochOf(v), err
 }

@@ -28,7 +28,7 @@ func BenchmarkReadOne(b *testing.B) {
 func benchmarkReadOne(b *testing.B, alone bool) {
 	db := mustOpenDB(b, nil)
 	if alone {
-		db.pg.ungrouped = true
+		db.pg.SetUngrouped(true)
 	}
 	ctx := context.Background()
 	org := NewV4()
@@ -95,3 +95,6 @@ func processCPU(tb testing.TB) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// readGroupBucket holds the records BenchmarkReadOne reads.
+var readGroupBucket = []byte("read_group_test")
