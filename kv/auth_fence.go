@@ -9,7 +9,7 @@ import (
 )
 
 // The credential fence: on a shared store, the check that a cached credential is still
-// current (its organisation's epoch, see credCache) rides on the request's first
+// current (its organisation's epoch, see credentialCache) rides on the request's first
 // statement instead of costing a round trip of its own.
 //
 // A request that opts in (WithAuthFence) and is answered from the credential cache
@@ -123,9 +123,9 @@ func (f *AuthFence) resolve(cur uint64) error {
 	}
 	f.state = fenceStale
 	if f.access {
-		f.db.access.drop(f.hash)
+		f.db.cache.accessTokens.drop(f.hash)
 	} else {
-		f.db.creds.drop(f.hash)
+		f.db.cache.credentials.drop(f.hash)
 	}
 	return ErrCredentialChanged
 }

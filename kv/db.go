@@ -69,16 +69,24 @@ type DB struct {
 	now    func() time.Time
 	ids    idSource
 	secret []byte // per-instance secret for signing (download URLs, sessions)
-	creds  *credCache
-	// studies caches study records on an engine no other process writes; nil on a
-	// shared store (study_cache.go).
-	studies *studyCache
-	// convs caches conversations on an engine no other process writes; nil on a
-	// shared store (conversation_cache.go).
-	convs  *convCache
-	access *accessCache // resolved OAuth access tokens (oauth_cache.go)
-	briefs briefCache   // decoded design versions (brief_cache.go)
+	cache  caches
 	blobs  blobs.Store
+}
+
+// caches are the store's in-memory caches, one file each (*_cache.go). Each is kept
+// exact by the transactions that change what it holds (invalidated on commit, before
+// the writer returns), or can only save work, never answer what the store no longer
+// holds (briefs).
+type caches struct {
+	credentials  *credentialCache  // resolved API keys (credential_cache.go)
+	accessTokens *accessTokenCache // resolved OAuth access tokens (access_token_cache.go)
+	// studies holds study records as committed, on an engine no other process writes;
+	// nil on a shared store (study_cache.go).
+	studies *studyCache
+	// conversations holds conversation heads as committed, on an engine no other
+	// process writes; nil on a shared store (conversation_cache.go).
+	conversations *conversationCache
+	briefs        briefCache // decoded design versions (brief_cache.go)
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -104,13 +112,18 @@ func Open(dir string, opts Options) (*DB, error) {
 	if IsPostgres(opts.Store) {
 		return openPostgresDB(dir, opts)
 	}
-	db := &DB{dir: dir, now: opts.Now, creds: newCredCache(), studies: newStudyCache(), convs: newConvCache(), access: newAccessCache(), blobs: opts.Blobs}
+	db := &DB{dir: dir, now: opts.Now, blobs: opts.Blobs, cache: caches{
+		credentials:   newCredentialCache(),
+		accessTokens:  newAccessTokenCache(),
+		studies:       newStudyCache(),
+		conversations: newConversationCache(),
+	}}
 	eng, err := boltengine.Open(filepath.Join(dir, FileName), boltengine.Options{
 		LockTimeout: opts.LockTimeout,
 		NoSync:      opts.NoSync,
 		Solo:        opts.SoloCommits,
 		OnCommit:    opts.OnCommit,
-		WrapWrite:   db.convs.logWrites,
+		WrapWrite:   db.cache.conversations.logWrites,
 	}, db.prepare)
 	if errors.Is(err, boltengine.ErrLocked) {
 		return nil, Errorf(ELOCKED, "data_locked", fmt.Sprintf("data folder %s is in use by another interviewd process", dir))

@@ -35,7 +35,10 @@ func openPostgresDB(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{eng: eng, pg: eng, dir: dir, now: opts.Now, creds: newCredCache(), access: newAccessCache(), blobs: opts.Blobs}
+	db := &DB{eng: eng, pg: eng, dir: dir, now: opts.Now, blobs: opts.Blobs, cache: caches{
+		credentials:  newCredentialCache(),
+		accessTokens: newAccessTokenCache(),
+	}}
 	err = eng.Migrate(ctx, db.prepare)
 	var newer *pgengine.NewerSchemaError
 	if errors.As(err, &newer) {

@@ -16,7 +16,7 @@ import (
 // the nodes bench drives a node). Besides ns/op (wall-clock, which another process on
 // the machine moves) it reports cpu-ns/op, the process's CPU time per read: the figure
 // to compare the engines and the read paths by. On PostgreSQL it runs twice: Grouped
-// (the read group, read_group.go) and Alone (a statement per read), the comparison the
+// (the read group, pgengine/read_group.go) and Alone (a statement per read), the comparison the
 // read group must keep winning to stay.
 func BenchmarkReadOne(b *testing.B) {
 	b.Run("Grouped", func(b *testing.B) { benchmarkReadOne(b, false) })
