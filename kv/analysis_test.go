@@ -513,3 +513,46 @@ func TestRetentionReachesAnalyses(t *testing.T) {
 		t.Fatalf("the swept interview outlived retention in the analysis: %s", after.Body)
 	}
 }
+
+// TestEngineAnalysisLatestVersion checks the seek the latest analysis version takes on
+// both engines: past the end of the bucket (the study holds its last keys), just before
+// another study's keys, and for a study with none between two that have some.
+func TestEngineAnalysisLatestVersion(t *testing.T) {
+	db := mustOpenDB(t, nil)
+	ctx := context.Background()
+	p := Partition{Org: ID{0x10}, Env: EnvLive}
+	low, mid, high := ID{0x01}, ID{0x02}, ID{0xff, 0xff}
+	versions := map[ID]int{low: 300, high: 7} // mid has none
+	err := db.update(ctx, func(tx Tx) error {
+		for study, n := range versions {
+			for v := 1; v <= n; v++ {
+				if err := putJSON(tx.Bucket(bucketAnalyses), analysisKey(p, study, v), AnalysisVersion{StudyID: study, Version: v}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.view(ctx, func(tx Tx) error {
+		for study, want := range map[ID]int{low: 300, mid: 0, high: 7, {0x00}: 0} {
+			got, err := latestAnalysisVersion(tx, p, study)
+			if err != nil {
+				return err
+			}
+			if got != want {
+				t.Errorf("study %x: latest %d, want %d", study[:2], got, want)
+			}
+		}
+		// Another partition's study with the same id sees none of these.
+		if got, err := latestAnalysisVersion(tx, Partition{Org: p.Org, Env: EnvTest}, low); err != nil || got != 0 {
+			t.Errorf("test partition: %d %v", got, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -4,16 +4,18 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"interviewd/kv/internal/pgengine"
 )
 
 // The credential fence: on a shared store, the check that a cached credential is still
-// current (its organisation's epoch, see credCache) rides on the request's first
+// current (its organisation's epoch, see credentialCache) rides on the request's first
 // statement instead of costing a round trip of its own.
 //
 // A request that opts in (WithAuthFence) and is answered from the credential cache
 // leaves the fence armed with the epoch the entry was read at. The next statement the
-// request sends under that context, a single read (readOne) or a transaction's first
-// statement (pgTx.first), reads the organisation's epoch in the same round trip and
+// request sends under that context, a single read (readOne), a transaction's first
+// statement or a rate decision, reads the organisation's epoch in the same round trip and
 // snapshot: equal, the fence is passed and the request goes on; different, the
 // statement fails with ErrCredentialChanged (a write is rolled back) and the cache entry
 // is forgotten, so the caller authenticates again from the store. A caller that may
@@ -121,15 +123,29 @@ func (f *AuthFence) resolve(cur uint64) error {
 	}
 	f.state = fenceStale
 	if f.access {
-		f.db.access.drop(f.hash)
+		f.db.cache.accessTokens.drop(f.hash)
 	} else {
-		f.db.creds.drop(f.hash)
+		f.db.cache.credentials.drop(f.hash)
 	}
 	return ErrCredentialChanged
 }
 
-// epochSQL reads one organisation's credential epoch ($1: the bucket, $2: the org).
-const epochSQL = `SELECT value FROM interviewd_kv WHERE bucket = $1 AND key = $2`
+// fenceCheck is a fence as the PostgreSQL engine carries it on a statement
+// (pgengine.Fence): the record it reads is the organisation's epoch.
+type fenceCheck struct{ f *AuthFence }
+
+func (c fenceCheck) Key() []byte                { return c.f.org[:] }
+func (c fenceCheck) Want() []byte               { return epochValue(c.f.epoch) }
+func (c fenceCheck) Resolve(value []byte) error { return c.f.resolve(epochOf(value)) }
+
+// pendingCheck is pendingFence for the engine (pgengine.Fences.Pending).
+func pendingCheck(ctx context.Context) (pgengine.Fence, error) {
+	f, err := pendingFence(ctx)
+	if f == nil {
+		return nil, err
+	}
+	return fenceCheck{f}, nil
+}
 
 // SettleAuth checks ctx's fence now if its check is still due (one round trip), and
 // returns ErrCredentialChanged if it failed, now or before. A request admitted with a

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
+
+	"interviewd/kv/internal/boltengine"
 )
 
 // A backup is one tar file: interviewd.db (a consistent copy written from one read
@@ -64,12 +64,12 @@ func (db *DB) WriteBackup(ctx context.Context, w io.Writer) (BackupManifest, err
 		return BackupManifest{}, err
 	}
 	tw := tar.NewWriter(w)
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.bolt.Snapshot(func(size int64, writeTo func(io.Writer) (int64, error)) error {
 		h := sha256.New()
-		if err := tw.WriteHeader(&tar.Header{Name: FileName, Mode: 0o600, Size: tx.Size(), ModTime: m.CreatedAt, Typeflag: tar.TypeReg}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Name: FileName, Mode: 0o600, Size: size, ModTime: m.CreatedAt, Typeflag: tar.TypeReg}); err != nil {
 			return err
 		}
-		n, err := tx.WriteTo(io.MultiWriter(tw, h))
+		n, err := writeTo(io.MultiWriter(tw, h))
 		if err != nil {
 			return err
 		}
@@ -301,12 +301,12 @@ func Restore(dir, from string, now time.Time) (RestoreReceipt, error) {
 	// half-way.
 	cur := filepath.Join(dir, FileName)
 	if _, err := os.Stat(cur); err == nil {
-		held, err := bolt.Open(cur, 0o600, &bolt.Options{Timeout: 300 * time.Millisecond})
-		if errors.Is(err, berrors.ErrTimeout) {
+		release, err := boltengine.Hold(cur, 300*time.Millisecond)
+		if errors.Is(err, boltengine.ErrLocked) {
 			return rc, Errorf(ELOCKED, "data_locked", fmt.Sprintf("data folder %s is held by a running interviewd server; stop it first (restore replaces the whole file)", dir))
 		}
 		if err == nil {
-			defer held.Close()
+			defer release()
 		}
 		// A current file too damaged to open is what a restore is for: carry on.
 	}

@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +16,8 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-	bolt "go.etcd.io/bbolt"
+
+	"interviewd/kv/internal/boltengine"
 )
 
 // Reading a backup back: restore and verify share one reader, so a backup verify calls
@@ -160,19 +162,8 @@ func unpackBackup(from, stage string) (BackupManifest, error) {
 // every page and checks its schema version; it returns the file's size and schema.
 // EINVALID when any check fails.
 func checkDBFile(p string) (size int64, schema int, err error) {
-	b, err := bolt.Open(p, 0o400, &bolt.Options{ReadOnly: true, Timeout: time.Second})
-	if err != nil {
-		return 0, 0, invalidBackup("The backup's database cannot be opened: " + err.Error())
-	}
-	defer b.Close()
-	err = b.View(func(tx *bolt.Tx) error {
-		size = tx.Size()
-		var problems []string
-		for err := range tx.Check() {
-			if len(problems) < 5 {
-				problems = append(problems, err.Error())
-			}
-		}
+	err = boltengine.Inspect(p, func(n int64, problems []string, tx Tx) error {
+		size = n
 		if len(problems) > 0 {
 			return invalidBackup("The backup's database fails the consistency check: " + strings.Join(problems, "; "))
 		}
@@ -190,6 +181,10 @@ func checkDBFile(p string) (size int64, schema int, err error) {
 		}
 		return nil
 	})
+	var oe *boltengine.OpenError
+	if errors.As(err, &oe) {
+		return 0, 0, invalidBackup("The backup's database cannot be opened: " + oe.Err.Error())
+	}
 	return size, schema, err
 }
 

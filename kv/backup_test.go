@@ -104,7 +104,7 @@ func TestBackupWhileWritingThenRestore(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(target, "blobs", artifact)); len(got) == 0 {
 		t.Fatal("the artifact was not restored")
 	}
-	if err := back.bolt.View(func(tx *bolt.Tx) error {
+	if err := back.bolt.File().View(func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
 			return err
 		}

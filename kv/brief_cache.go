@@ -76,7 +76,7 @@ func (db *DB) conversationBrief(tx Tx, p Partition, id ID, v int) (Brief, error)
 	if raw == nil {
 		return Brief{}, notFound("Design version")
 	}
-	if b, ok := db.briefs.get(key, raw); ok {
+	if b, ok := db.cache.briefs.get(key, raw); ok {
 		return b, nil
 	}
 	var bv BriefVersion
@@ -84,6 +84,6 @@ func (db *DB) conversationBrief(tx Tx, p Partition, id ID, v int) (Brief, error)
 		return Brief{}, fmt.Errorf("decode record %x: %w", key, err)
 	}
 	b := bv.Brief.Normalised()
-	db.briefs.put(key, raw, b)
+	db.cache.briefs.put(key, raw, b)
 	return b, nil
 }

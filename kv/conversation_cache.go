@@ -28,15 +28,15 @@ import (
 // Each commit advances gen and stamps the keys it wrote with it; a read caches what it
 // read only if none of its keys was stamped after the gen it saw before reading.
 
-// convCacheMax bounds the cached conversations (a link, an interview record and a
+// conversationCacheMax bounds the cached conversations (a link, an interview record and a
 // brief each: a few KB); when it is full it starts over.
-const convCacheMax = 4096
+const conversationCacheMax = 4096
 
 // convStampsMax bounds the written-key stamps; when it is full they are dropped and
 // every read that began before is treated as stale (floor).
 const convStampsMax = 1 << 15
 
-type convCache struct {
+type conversationCache struct {
 	mu      sync.RWMutex
 	gen     uint64
 	floor   uint64            // reads that began before this gen never cache
@@ -59,8 +59,8 @@ type convEntry struct {
 	removed bool
 }
 
-func newConvCache() *convCache {
-	return &convCache{stamps: map[string]uint64{}, entries: map[string]*convEntry{}, deps: map[string][]*convEntry{}}
+func newConversationCache() *conversationCache {
+	return &conversationCache{stamps: map[string]uint64{}, entries: map[string]*convEntry{}, deps: map[string][]*convEntry{}}
 }
 
 // convID is the cache key of a session's conversation through a link. It holds the
@@ -80,7 +80,7 @@ func depKey(bucket, key []byte) string {
 
 // get returns the cached conversation id names. The caller must not write to anything
 // the conversation points at, except its brief, which is a copy.
-func (c *convCache) get(id string) (Conversation, bool) {
+func (c *conversationCache) get(id string) (Conversation, bool) {
 	c.mu.RLock()
 	e, ok := c.entries[id]
 	var conv Conversation
@@ -97,7 +97,7 @@ func (c *convCache) get(id string) (Conversation, bool) {
 
 // holds reports whether the cached conversation id names has the interview record
 // record, that is whether that record is the committed one.
-func (c *convCache) holds(id string, record []byte) bool {
+func (c *conversationCache) holds(id string, record []byte) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	e, ok := c.entries[id]
@@ -105,7 +105,7 @@ func (c *convCache) holds(id string, record []byte) bool {
 }
 
 // generation returns the count of commits so far, to pass to put.
-func (c *convCache) generation() uint64 {
+func (c *conversationCache) generation() uint64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.gen
@@ -113,7 +113,7 @@ func (c *convCache) generation() uint64 {
 
 // put caches conv, read after generation returned gen by a read that read keys, unless
 // a commit since wrote one of them.
-func (c *convCache) put(id string, conv Conversation, keys []string, ivKey string, gen uint64) {
+func (c *conversationCache) put(id string, conv Conversation, keys []string, ivKey string, gen uint64) {
 	conv.Brief = conv.Brief.clone()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -129,7 +129,7 @@ func (c *convCache) put(id string, conv Conversation, keys []string, ivKey strin
 }
 
 // putCommitted caches conv as the commit being heard made it (see cacheOnCommit).
-func (c *convCache) putCommitted(id string, conv Conversation, keys []string, ivKey string) {
+func (c *conversationCache) putCommitted(id string, conv Conversation, keys []string, ivKey string) {
 	conv.Brief = conv.Brief.clone()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -137,8 +137,8 @@ func (c *convCache) putCommitted(id string, conv Conversation, keys []string, iv
 }
 
 // insert links a new entry; c.mu is held.
-func (c *convCache) insert(id string, conv Conversation, keys []string, ivKey string) {
-	if len(c.entries) >= convCacheMax {
+func (c *conversationCache) insert(id string, conv Conversation, keys []string, ivKey string) {
+	if len(c.entries) >= conversationCacheMax {
 		clear(c.entries)
 		clear(c.deps)
 		c.linked = 0
@@ -152,13 +152,13 @@ func (c *convCache) insert(id string, conv Conversation, keys []string, ivKey st
 		c.deps[k] = append(c.deps[k], e)
 	}
 	c.linked += len(keys)
-	if c.linked > 16*convCacheMax {
+	if c.linked > 16*conversationCacheMax {
 		c.relink()
 	}
 }
 
 // relink rebuilds the dependency lists from the live entries.
-func (c *convCache) relink() {
+func (c *conversationCache) relink() {
 	clear(c.deps)
 	c.linked = 0
 	for _, e := range c.entries {
@@ -178,7 +178,7 @@ type writtenInterview struct {
 // committed hears the keys one transaction wrote, in order, once it has committed;
 // through holds, for keys whose last write was an interview record its writer
 // described, what that record decodes to.
-func (c *convCache) committed(written []string, through map[string]writtenInterview) {
+func (c *conversationCache) committed(written []string, through map[string]writtenInterview) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
@@ -219,7 +219,7 @@ func (c *convCache) committed(written []string, through map[string]writtenInterv
 
 // onlyWritten reports whether key is the only one of e's keys the commit being heard
 // wrote (stamped with the current gen).
-func (c *convCache) onlyWritten(e *convEntry, key string) bool {
+func (c *conversationCache) onlyWritten(e *convEntry, key string) bool {
 	for _, k := range e.keys {
 		if k != key && c.stamps[k] == c.gen {
 			return false
@@ -228,7 +228,7 @@ func (c *convCache) onlyWritten(e *convEntry, key string) bool {
 	return true
 }
 
-func (c *convCache) len() int {
+func (c *conversationCache) len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.entries)
@@ -291,10 +291,85 @@ type writeLog struct {
 	through map[string]writtenInterview
 }
 
+// logWrites wraps a read-write transaction of the bbolt engine, once per transaction
+// and before its group's writers see it (boltengine.Options.WrapWrite), so that it logs
+// the key of every Put and Delete and hands the log to c once it commits.
+func (c *conversationCache) logWrites(tx Tx) Tx { return &loggingTx{tx: tx, cache: c} }
+
+// loggingTx is a read-write transaction that logs what it writes to the conversation
+// cache's buckets.
+type loggingTx struct {
+	tx    Tx
+	cache *conversationCache
+	log   *writeLog // what this transaction wrote; nil until its first write
+}
+
+func (t *loggingTx) Bucket(name []byte) Bucket {
+	b := t.tx.Bucket(name)
+	if b == nil {
+		return nil
+	}
+	return loggingBucket{b: b, name: name, tx: t}
+}
+
+func (t *loggingTx) CreateBucketIfNotExists(name []byte) (Bucket, error) {
+	b, err := t.tx.CreateBucketIfNotExists(name)
+	if err != nil {
+		return nil, err
+	}
+	return loggingBucket{b: b, name: name, tx: t}, nil
+}
+
+func (t *loggingTx) OnCommit(fn func()) { t.tx.OnCommit(fn) }
+func (t *loggingTx) Writable() bool     { return true }
+
+// wrote logs a write of key in bucket, and registers the log's delivery with the
+// transaction's first write.
+func (t *loggingTx) wrote(bucket, key []byte) {
+	if !convBucket(bucket) {
+		return
+	}
+	if t.log == nil {
+		t.log = &writeLog{}
+		log, cache := t.log, t.cache
+		t.tx.OnCommit(func() { cache.committed(log.written, log.through) })
+	}
+	k := depKey(bucket, key)
+	t.log.written = append(t.log.written, k)
+	delete(t.log.through, k) // a described interview record stays described only until rewritten
+}
+
+type loggingBucket struct {
+	b    Bucket
+	name []byte
+	tx   *loggingTx
+}
+
+func (b loggingBucket) Get(key []byte) []byte { return b.b.Get(key) }
+
+func (b loggingBucket) Put(key, value []byte) error {
+	if err := b.b.Put(key, value); err != nil {
+		return err
+	}
+	b.tx.wrote(b.name, key)
+	return nil
+}
+
+func (b loggingBucket) Delete(key []byte) error {
+	if err := b.b.Delete(key); err != nil {
+		return err
+	}
+	b.tx.wrote(b.name, key)
+	return nil
+}
+
+func (b loggingBucket) Cursor() Cursor                           { return b.b.Cursor() }
+func (b loggingBucket) ForEach(fn func(k, v []byte) error) error { return b.b.ForEach(fn) }
+
 // throughInterview tells the conversation cache, if tx has one, that the record just
 // put at key in bucketInterviews decodes to iv. It must directly follow that Put.
 func throughInterview(tx Tx, key []byte, iv Interview, record []byte) {
-	w, ok := tx.(*boltWriteTx)
+	w, ok := tx.(*loggingTx)
 	if !ok || w.log == nil {
 		return
 	}
@@ -324,10 +399,11 @@ func conversationKeys(token string, hash [32]byte, conv Conversation) []string {
 // through token, once tx commits: a writer that has just made the conversation (a new
 // interview and its opening) spares its first turn the read. conv must be what that
 // read would return after the commit. Nothing is cached when a later writer of the
-// same commit wrote one of its keys, or when tx is not the bbolt engine's.
+// same commit wrote one of its keys, or when tx logs no writes (not the bbolt
+// engine's).
 func cacheOnCommit(tx Tx, token, session string, hash [32]byte, conv Conversation) {
-	w, ok := tx.(*boltWriteTx)
-	if !ok || w.cache == nil || conv.Interview.DesignVersion < 1 || strings.IndexByte(token, 0) >= 0 {
+	w, ok := tx.(*loggingTx)
+	if !ok || conv.Interview.DesignVersion < 1 || strings.IndexByte(token, 0) >= 0 {
 		return
 	}
 	conv.token, conv.session, conv.hash, conv.head, conv.Transcript = token, session, hash, true, nil

@@ -38,10 +38,10 @@ func sameHead(tb testing.TB, db *DB, token, session string) Conversation {
 }
 
 func cachedHeads(db *DB) int {
-	if db.convs == nil {
+	if db.cache.conversations == nil {
 		return 0
 	}
-	return db.convs.len()
+	return db.cache.conversations.len()
 }
 
 // TestConversationCacheFollowsWrites: after every kind of write that changes what a
@@ -75,7 +75,7 @@ func TestConversationCacheFollowsWrites(t *testing.T) {
 		}
 		if !testPostgres {
 			id := convID(st.LinkToken, "s1")
-			if !db.convs.holds(id, conv.record) {
+			if !db.cache.conversations.holds(id, conv.record) {
 				t.Fatalf("turn %d: the cache does not hold the record the turn committed", i)
 			}
 		}
@@ -153,7 +153,7 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 	keys := []string{"links\x00t", "sessions\x00s", "interviews\x00i"}
 
 	t.Run("StaleReadNotCached", func(t *testing.T) {
-		c := newConvCache()
+		c := newConversationCache()
 		gen := c.generation()
 		c.committed([]string{"sessions\x00s"}, nil)
 		c.put("id", conv, keys, "interviews\x00i", gen)
@@ -167,7 +167,7 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 	})
 
 	t.Run("UnrelatedWriteKeepsEntry", func(t *testing.T) {
-		c := newConvCache()
+		c := newConversationCache()
 		gen := c.generation()
 		c.committed([]string{"links\x00other"}, nil)
 		c.put("id", conv, keys, "interviews\x00i", gen)
@@ -178,7 +178,7 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 	})
 
 	t.Run("DescribedTurnUpdatesInPlace", func(t *testing.T) {
-		c := newConvCache()
+		c := newConversationCache()
 		c.put("id", conv, keys, "interviews\x00i", c.generation())
 		next := Interview{TranscriptLen: 3}
 		c.committed([]string{"interviews\x00i"}, map[string]writtenInterview{"interviews\x00i": {iv: next, record: []byte("r2")}})
@@ -189,7 +189,7 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 	})
 
 	t.Run("DescribedTurnWithAnotherWriteDrops", func(t *testing.T) {
-		c := newConvCache()
+		c := newConversationCache()
 		c.put("id", conv, keys, "interviews\x00i", c.generation())
 		c.committed([]string{"interviews\x00i", "links\x00t"}, map[string]writtenInterview{"interviews\x00i": {iv: Interview{}, record: []byte("r2")}})
 		if _, ok := c.get("id"); ok {
@@ -198,7 +198,7 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 	})
 
 	t.Run("UndescribedRewriteDrops", func(t *testing.T) {
-		c := newConvCache()
+		c := newConversationCache()
 		c.put("id", conv, keys, "interviews\x00i", c.generation())
 		c.committed([]string{"interviews\x00i"}, nil)
 		if _, ok := c.get("id"); ok {
@@ -207,7 +207,7 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 	})
 
 	t.Run("StampsOverflowRefusesOlderReads", func(t *testing.T) {
-		c := newConvCache()
+		c := newConversationCache()
 		gen := c.generation()
 		many := make([]string, convStampsMax)
 		for i := range many {
@@ -222,8 +222,8 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 	})
 
 	t.Run("DependencyListsStayBounded", func(t *testing.T) {
-		c := newConvCache()
-		for i := range 40 * convCacheMax / len(keys) {
+		c := newConversationCache()
+		for i := range 40 * conversationCacheMax / len(keys) {
 			c.put("id", conv, keys, "interviews\x00i", c.generation())
 			if i%2 == 0 {
 				c.committed([]string{"sessions\x00s"}, nil)
@@ -232,7 +232,7 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 		c.mu.RLock()
 		n := len(c.deps["links\x00t"])
 		c.mu.RUnlock()
-		if n > 16*convCacheMax {
+		if n > 16*conversationCacheMax {
 			t.Fatalf("the link's dependency list holds %d entries", n)
 		}
 	})
@@ -268,7 +268,7 @@ func TestConversationCacheRefusesStaleReads(t *testing.T) {
 			if err := b.Put([]byte("k"), []byte("two")); err != nil { // another writer of the group
 				return err
 			}
-			log = tx.(*boltWriteTx).log
+			log = tx.(*loggingTx).log
 			return b.Delete([]byte("k"))
 		})
 		if err != nil {
@@ -420,7 +420,7 @@ func TestConversationCachedWhenOpened(t *testing.T) {
 		if err != nil || !opened.Started {
 			t.Fatalf("%s: %+v %v", name, opened, err)
 		}
-		cached, ok := db.convs.get(convID(token, opened.Session))
+		cached, ok := db.cache.conversations.get(convID(token, opened.Session))
 		if !ok {
 			t.Fatalf("%s: the opening cached nothing", name)
 		}
@@ -447,7 +447,7 @@ func TestConversationCachedWhenOpened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := db.convs.get(convID(st.LinkToken, "late")); ok {
+	if _, ok := db.cache.conversations.get(convID(st.LinkToken, "late")); ok {
 		t.Fatal("a conversation whose link was rewritten later in its commit was cached")
 	}
 }

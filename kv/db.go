@@ -6,18 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"interviewd/blobs"
+	"interviewd/kv/internal/boltengine"
+	"interviewd/kv/internal/engine"
+	"interviewd/kv/internal/pgengine"
 )
 
 // FileName is the database file inside the data folder.
@@ -63,24 +62,31 @@ type Options struct {
 
 // DB is the store. Every public method is one transaction of its engine.
 type DB struct {
-	eng    engine
-	bolt   *bolt.DB  // the bbolt engine's file; nil on other engines
-	pg     *pgEngine // the PostgreSQL engine; nil on other engines
+	eng    engine.Engine
+	bolt   *boltengine.Engine // the bbolt engine; nil on other engines
+	pg     *pgengine.Engine   // the PostgreSQL engine; nil on other engines
 	dir    string
 	now    func() time.Time
 	ids    idSource
 	secret []byte // per-instance secret for signing (download URLs, sessions)
-	creds  *credCache
-	// studies caches study records on an engine no other process writes; nil on a
-	// shared store (study_cache.go).
-	studies *studyCache
-	// convs caches conversations on an engine no other process writes; nil on a
-	// shared store (conversation_cache.go).
-	convs  *convCache
-	access *accessCache // resolved OAuth access tokens (oauth_cache.go)
-	briefs briefCache   // decoded design versions (brief_cache.go)
-	group  *committer
+	cache  caches
 	blobs  blobs.Store
+}
+
+// caches are the store's in-memory caches, one file each (*_cache.go). Each is kept
+// exact by the transactions that change what it holds (invalidated on commit, before
+// the writer returns), or can only save work, never answer what the store no longer
+// holds (briefs).
+type caches struct {
+	credentials  *credentialCache  // resolved API keys (credential_cache.go)
+	accessTokens *accessTokenCache // resolved OAuth access tokens (access_token_cache.go)
+	// studies holds study records as committed, on an engine no other process writes;
+	// nil on a shared store (study_cache.go).
+	studies *studyCache
+	// conversations holds conversation heads as committed, on an engine no other
+	// process writes; nil on a shared store (conversation_cache.go).
+	conversations *conversationCache
+	briefs        briefCache // decoded design versions (brief_cache.go)
 }
 
 // Open opens (creating if needed) DIR/interviewd.db and DIR/blobs/, creates every bucket
@@ -106,59 +112,28 @@ func Open(dir string, opts Options) (*DB, error) {
 	if IsPostgres(opts.Store) {
 		return openPostgresDB(dir, opts)
 	}
-	path := filepath.Join(dir, FileName)
-	_, statErr := os.Stat(path)
-	created := errors.Is(statErr, fs.ErrNotExist)
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, FreelistType: bolt.FreelistMapType})
-	if errors.Is(err, berrors.ErrTimeout) {
+	db := &DB{dir: dir, now: opts.Now, blobs: opts.Blobs, cache: caches{
+		credentials:   newCredentialCache(),
+		accessTokens:  newAccessTokenCache(),
+		studies:       newStudyCache(),
+		conversations: newConversationCache(),
+	}}
+	eng, err := boltengine.Open(filepath.Join(dir, FileName), boltengine.Options{
+		LockTimeout: opts.LockTimeout,
+		NoSync:      opts.NoSync,
+		Solo:        opts.SoloCommits,
+		OnCommit:    opts.OnCommit,
+		WrapWrite:   db.cache.conversations.logWrites,
+	}, db.prepare)
+	if errors.Is(err, boltengine.ErrLocked) {
 		return nil, Errorf(ELOCKED, "data_locked", fmt.Sprintf("data folder %s is in use by another interviewd process", dir))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	b.NoSync = opts.NoSync
-	db := &DB{bolt: b, dir: dir, now: opts.Now, creds: newCredCache(), studies: newStudyCache(), convs: newConvCache(), access: newAccessCache(), blobs: opts.Blobs}
-	if err := b.Update(db.prepareBolt); err != nil {
-		_ = b.Close()
 		return nil, err
 	}
-	if created && !opts.NoSync {
-		// bbolt syncs the new file, not the folder holding its name: without this a
-		// power cut could lose the file and its secret after Open said it was there.
-		if err := syncFolders(dir, filepath.Dir(dir)); err != nil {
-			_ = b.Close()
-			return nil, err
-		}
-	}
-	db.group = newCommitter(b, opts.SoloCommits)
-	db.group.observe = opts.OnCommit
-	db.group.cache = db.convs
-	db.eng = &boltEngine{db: b, group: db.group}
+	db.eng, db.bolt = eng, eng
 	return db, nil
 }
-
-// syncFolders fsyncs each folder, where folders can be synced (not on Windows).
-func syncFolders(dirs ...string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	for _, d := range dirs {
-		f, err := os.Open(d)
-		if err != nil {
-			return fmt.Errorf("sync folder %s: %w", d, err)
-		}
-		err = f.Sync()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("sync folder %s: %w", d, err)
-		}
-	}
-	return nil
-}
-
-func (db *DB) prepareBolt(tx *bolt.Tx) error { return db.prepare(boltTx{tx}) }
 
 // prepare creates every bucket, runs the migrations the store lacks and takes (or
 // makes) the instance secret.
@@ -203,7 +178,7 @@ func (db *DB) prepare(tx Tx) error {
 // Close answers the writers already waiting for a commit, then closes the file. Writes
 // that arrive later fail.
 func (db *DB) Close() error {
-	return db.eng.close()
+	return db.eng.Close()
 }
 
 // Dir returns the data folder.
@@ -238,8 +213,8 @@ func (db *DB) Backup(w io.Writer) error {
 	if db.bolt == nil {
 		return errNotBolt("backup")
 	}
-	return db.bolt.View(func(tx *bolt.Tx) error {
-		_, err := tx.WriteTo(w)
+	return db.bolt.Snapshot(func(_ int64, writeTo func(io.Writer) (int64, error)) error {
+		_, err := writeTo(w)
 		return err
 	})
 }
@@ -259,18 +234,18 @@ func (db *DB) view(ctx context.Context, fn func(tx Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.eng.view(ctx, fn)
+	return db.eng.View(ctx, fn)
 }
 
 // update runs fn in a read-write transaction and returns once it is committed and
 // durable, or with fn's error (nothing of fn's is kept). Concurrent callers share one
-// commit and one fsync (see committer), so fn may run more than once: it must only touch
+// commit and one fsync (bbolt's group commit), so fn may run more than once: it must only touch
 // the transaction and its own result variables, setting them on every run.
 func (db *DB) update(ctx context.Context, fn func(tx Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.eng.update(ctx, fn)
+	return db.eng.Update(ctx, fn)
 }
 
 func getJSON(b Bucket, key []byte, v any) (bool, error) {
@@ -303,3 +278,23 @@ func notFound(what string) *Error {
 }
 
 func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
+
+// CommitStats counts the store's read-write commits since it was opened.
+type CommitStats struct {
+	// Commits is the number of read-write transactions committed (each one commit and
+	// its fsyncs, unless NoSync).
+	Commits uint64
+	// Writes is the number of mutations those commits acknowledged; Writes/Commits is
+	// how many writers shared a commit on average.
+	Writes uint64
+}
+
+// CommitStats returns the commit counters of the bbolt engine's group commit (zero on
+// other engines).
+func (db *DB) CommitStats() CommitStats {
+	if db.bolt == nil {
+		return CommitStats{}
+	}
+	commits, writes := db.bolt.Stats()
+	return CommitStats{Commits: commits, Writes: writes}
+}

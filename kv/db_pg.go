@@ -2,25 +2,50 @@ package kv
 
 import (
 	"context"
+	"errors"
 	"net/url"
+	"strings"
 	"time"
+
+	"interviewd/kv/internal/pgengine"
 )
 
 // pgOpenTimeout bounds connecting and migrating at open (another node's migration
 // holds the schema lock meanwhile).
 const pgOpenTimeout = 2 * time.Minute
 
-// openPostgresDB opens the store on the PostgreSQL database at opts.Store.
+// IsPostgres reports whether a --store value names a PostgreSQL database.
+func IsPostgres(store string) bool {
+	return strings.HasPrefix(store, "postgres://") || strings.HasPrefix(store, "postgresql://")
+}
+
+// openPostgresDB opens the store on the PostgreSQL database at opts.Store. A request's
+// credential check rides on its next statement there (auth_fence.go).
 func openPostgresDB(dir string, opts Options) (*DB, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), pgOpenTimeout)
 	defer cancel()
-	eng, err := openPostgres(ctx, opts.Store, opts.Log)
+	eng, err := pgengine.Open(ctx, opts.Store, pgengine.Options{
+		Log:    opts.Log,
+		Fences: pgengine.Fences{Bucket: string(bucketAuthEpochs), Pending: pendingCheck},
+	})
+	var ue *pgengine.URLError
+	if errors.As(err, &ue) {
+		return nil, Errorf(EINVALID, "store_invalid", "The --store address is not a valid PostgreSQL URL: "+ue.Err.Error())
+	}
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{eng: eng, pg: eng, dir: dir, now: opts.Now, creds: newCredCache(), access: newAccessCache(), blobs: opts.Blobs}
-	if err := eng.migrate(ctx, db.prepare); err != nil {
-		_ = eng.close()
+	db := &DB{eng: eng, pg: eng, dir: dir, now: opts.Now, blobs: opts.Blobs, cache: caches{
+		credentials:  newCredentialCache(),
+		accessTokens: newAccessTokenCache(),
+	}}
+	err = eng.Migrate(ctx, db.prepare)
+	var newer *pgengine.NewerSchemaError
+	if errors.As(err, &newer) {
+		err = Errorf(EINVALID, "schema_newer", newer.Error())
+	}
+	if err != nil {
+		_ = eng.Close()
 		return nil, err
 	}
 	return db, nil
@@ -48,52 +73,17 @@ func (db *DB) StoreRetries() uint64 {
 	if db.pg == nil {
 		return 0
 	}
-	return db.pg.retries.Load()
+	return db.pg.Retries()
 }
 
 // readOne calls fn with the value of key in bucket (nil when there is none), read on
 // its own. One read needs no transaction to be consistent, so on PostgreSQL it is one
-// statement in one round trip, where a transaction would add its BEGIN and COMMIT,
-// shared with the reads that arrive meanwhile (read_group.go); a credential check due
-// under ctx (auth_fence.go) is read by the same statement.
+// statement in one round trip, shared with the reads that arrive meanwhile, and a
+// credential check due under ctx (auth_fence.go) is read by the same statement
+// (pgengine.ReadOne).
 func (db *DB) readOne(ctx context.Context, bucket, key []byte, fn func(v []byte) error) error {
 	if db.pg == nil {
 		return db.view(ctx, func(tx Tx) error { return fn(tx.Bucket(bucket).Get(key)) })
 	}
-	f, err := pendingFence(ctx)
-	if err != nil {
-		return err
-	}
-	var org []byte
-	if f != nil {
-		org = f.org[:]
-	}
-	c := newReadCall(string(bucket), key, org)
-	defer c.release()
-	read := db.pg.reads.read
-	if db.pg.ungrouped {
-		read = db.pg.readAlone
-	}
-	if err := read(ctx, c); err != nil {
-		return err
-	}
-	if f != nil {
-		if err := f.resolve(epochOf(c.epoch)); err != nil {
-			return err
-		}
-	}
-	switch {
-	case !c.found:
-		return fn(nil)
-	case c.value == nil:
-		return fn([]byte{})
-	}
-	return fn(c.value)
+	return db.pg.ReadOne(ctx, bucket, key, fn)
 }
-
-// readOneFencedSQL reads a record ($1, $2) and an organisation's credential epoch ($3,
-// $4) in one statement; found tells a missing record from an empty value.
-const readOneFencedSQL = `SELECT r.key IS NOT NULL, r.value, e.value
-	FROM (VALUES (1)) AS one (x)
-	LEFT JOIN interviewd_kv r ON r.bucket = $1 AND r.key = $2
-	LEFT JOIN interviewd_kv e ON e.bucket = $3 AND e.key = $4`

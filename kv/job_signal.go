@@ -3,8 +3,6 @@ package kv
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Signals between the nodes of a shared store, over PostgreSQL's LISTEN/NOTIFY: a node
@@ -29,12 +27,12 @@ func (db *DB) JobSignals(ctx context.Context) <-chan struct{} {
 		default:
 		}
 	}
-	conn, _ := db.pg.subscribe(ctx, jobChannel)
+	l, _ := db.pg.Listen(ctx, jobChannel)
 	go func() {
 		for ctx.Err() == nil {
-			if conn != nil {
-				_ = db.pg.notifications(ctx, conn, poke)
-				conn.Close(context.WithoutCancel(ctx))
+			if l != nil {
+				_ = l.Wait(ctx, poke)
+				l.Close(context.WithoutCancel(ctx))
 			}
 			if ctx.Err() != nil {
 				return
@@ -47,7 +45,7 @@ func (db *DB) JobSignals(ctx context.Context) <-chan struct{} {
 				return
 			case <-t.C:
 			}
-			conn, _ = db.pg.subscribe(ctx, jobChannel)
+			l, _ = db.pg.Listen(ctx, jobChannel)
 		}
 	}()
 	return ch
@@ -58,30 +56,5 @@ func (db *DB) SignalJobs(ctx context.Context) error {
 	if db.pg == nil {
 		return nil
 	}
-	return db.pg.exec(ctx, `SELECT pg_notify($1, '')`, jobChannel)
-}
-
-// subscribe opens a connection of its own (a listening connection cannot go back to
-// the pool) listening on channel.
-func (e *pgEngine) subscribe(ctx context.Context, channel string) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, e.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return nil, err
-	}
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
-		conn.Close(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	return conn, nil
-}
-
-// notifications calls fn for every notification conn receives, until ctx ends or the
-// connection fails.
-func (e *pgEngine) notifications(ctx context.Context, conn *pgx.Conn, fn func()) error {
-	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return err
-		}
-		fn()
-	}
+	return db.pg.Notify(ctx, jobChannel)
 }

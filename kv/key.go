@@ -231,7 +231,7 @@ func (db *DB) AuthenticateShared(ctx context.Context, secret string) (*Credentia
 	// A cached entry was made from this very secret (the hash covers all of it), after
 	// it passed ParseKeySecret: a hit needs only the expiry check.
 	hash := HashKeySecret(secret)
-	if e, ok := db.creds.get(hash); ok {
+	if e, ok := db.cache.credentials.get(hash); ok {
 		expired := e.cred.Key.ExpiresAt != nil && !db.Now().Before(*e.cred.Key.ExpiresAt)
 		fresh := true
 		// On a shared store the entry counts only while the organisation's epoch is
@@ -246,9 +246,9 @@ func (db *DB) AuthenticateShared(ctx context.Context, secret string) (*Credentia
 		}
 		switch {
 		case !fresh:
-			db.creds.drop(hash) // changed on some node since: read it again below
+			db.cache.credentials.drop(hash) // changed on some node since: read it again below
 		case expired:
-			db.creds.drop(hash)
+			db.cache.credentials.drop(hash)
 			return nil, errBadKey
 		default:
 			return e.cred, nil
@@ -258,7 +258,7 @@ func (db *DB) AuthenticateShared(ctx context.Context, secret string) (*Credentia
 	if !ok {
 		return nil, errBadKey
 	}
-	gen := db.creds.generation()
+	gen := db.cache.credentials.generation()
 	var cred Credential
 	var epoch uint64
 	err := db.view(ctx, func(tx Tx) error {
@@ -291,7 +291,7 @@ func (db *DB) AuthenticateShared(ctx context.Context, secret string) (*Credentia
 	}
 	c := &cred
 	c.memo = &credMemo{}
-	db.creds.put(hash, c, epoch, gen)
+	db.cache.credentials.put(hash, c, epoch, gen)
 	return c, nil
 }
 

@@ -228,7 +228,7 @@ func TestMigratePeople(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Make it look like schema 2: no index rows, users without the new fields.
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.bolt.File().Update(func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bucketUserOrgs); err != nil {
 			return err
 		}

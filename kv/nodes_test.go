@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"interviewd/kv/internal/pgengine"
 	"interviewd/kv/pgtest"
 )
 
@@ -47,10 +48,10 @@ func TestNodes_OneMigrationOneSecret(t *testing.T) {
 		}
 	}
 	var versions, rows int
-	err := nodes[0].pg.pool.QueryRow(context.Background(),
+	err := nodes[0].pg.Pool().QueryRow(context.Background(),
 		`SELECT count(*), count(DISTINCT version) FROM interviewd_schema`).Scan(&rows, &versions)
-	if err != nil || rows != len(pgSchema) || versions != len(pgSchema) {
-		t.Fatalf("schema rows %d (%d versions), want %d: %v", rows, versions, len(pgSchema), err)
+	if err != nil || rows != pgengine.SchemaVersion() || versions != pgengine.SchemaVersion() {
+		t.Fatalf("schema rows %d (%d versions), want %d: %v", rows, versions, pgengine.SchemaVersion(), err)
 	}
 }
 

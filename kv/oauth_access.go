@@ -18,7 +18,7 @@ var errAccessToken = Errorf(EUNAUTHORIZED, "invalid_token", "The access token is
 // for a malformed, unknown or expired token or an ended connection. The scopes are the
 // granted ones still allowed by the approver's role; a connection whose approver left
 // the organisation is ended. The credential may be shared with other callers (it is
-// cached, see accessCache): treat its slices as read-only.
+// cached, see accessTokenCache): treat its slices as read-only.
 func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCredential, error) {
 	if !parseCheckedToken(token, accessPrefix) {
 		return OAuthCredential{}, errAccessToken
@@ -27,7 +27,7 @@ func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCreden
 		return OAuthCredential{}, err
 	}
 	hash := sha256.Sum256([]byte(token))
-	if e, ok := db.access.get(hash); ok {
+	if e, ok := db.cache.accessTokens.get(hash); ok {
 		now := db.Now()
 		fresh := true
 		// As for API keys (Authenticate): the epoch check rides on the request's next
@@ -43,21 +43,21 @@ func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCreden
 		}
 		switch {
 		case !fresh:
-			db.access.drop(hash) // changed on some node since: read it again below
+			db.cache.accessTokens.drop(hash) // changed on some node since: read it again below
 		case !now.Before(e.expires):
-			db.access.drop(hash)
+			db.cache.accessTokens.drop(hash)
 			return OAuthCredential{}, errAccessToken
 		default:
 			if now.Sub(e.touched) >= ConnectionTouchAt {
 				if err := db.touchConnection(ctx, e.cred.Connection); err != nil {
 					return OAuthCredential{}, err
 				}
-				db.access.touch(hash, now)
+				db.cache.accessTokens.touch(hash, now)
 			}
 			return e.cred, nil
 		}
 	}
-	gen := db.access.generation()
+	gen := db.cache.accessTokens.generation()
 	var entry cachedAccess
 	var left bool
 	err := db.view(ctx, func(tx Tx) error {
@@ -120,7 +120,7 @@ func (db *DB) AuthenticateAccess(ctx context.Context, token string) (OAuthCreden
 		}
 		entry.touched = now
 	}
-	db.access.put(hash, entry, gen)
+	db.cache.accessTokens.put(hash, entry, gen)
 	return entry.cred, nil
 }
 

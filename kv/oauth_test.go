@@ -480,8 +480,8 @@ func TestOAuthAccessCache(t *testing.T) {
 	if c, err := resolve(adminPair.Access); err != nil || len(c.Connection.Scopes) != 2 {
 		t.Fatalf("admin's token %+v %v", c, err)
 	}
-	if !testPostgres && f.db.access.generation() == 0 && len(f.db.access.m) != 2 {
-		t.Fatalf("%d tokens cached", len(f.db.access.m))
+	if !testPostgres && f.db.cache.accessTokens.generation() == 0 && len(f.db.cache.accessTokens.m) != 2 {
+		t.Fatalf("%d tokens cached", len(f.db.cache.accessTokens.m))
 	}
 	// Lowered to member: export:read is gone from the next request on.
 	if _, err := f.db.UpdateMemberRole(ctx, MemberRoleInput{OrgID: f.org.ID, Actor: f.owner.ID, UserID: admin.ID, Role: RoleMember}); err != nil {
@@ -596,7 +596,7 @@ func TestOAuthAccessUnreadableRecordIsNotInvalidToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	hash := sha256.Sum256([]byte(pair.Access))
-	f.db.access.drop(hash) // read it from the store
+	f.db.cache.accessTokens.drop(hash) // read it from the store
 	if err := f.db.update(context.Background(), func(tx Tx) error {
 		return tx.Bucket(bucketOAuthTokens).Put(hash[:], []byte("{not json"))
 	}); err != nil {

@@ -13,7 +13,7 @@ import (
 // logs live in interviewd_rate, one row per key holding the Unix-nanosecond times of
 // its recent admissions, ascending. A decision is one statement that locks its rows
 // (FOR UPDATE, in key order so two decisions never deadlock), decides and records
-// (rate_sql.go), so concurrent requests for one credential or organisation queue only
+// (pgengine's rate.go), so concurrent requests for one credential or organisation queue only
 // for the statement, never for a round trip to a node.
 
 // Shared reports whether other nodes may use this store at the same time (the
@@ -43,33 +43,11 @@ func (db *DB) RateDecide(ctx context.Context, keys []string, limits []int, windo
 	if len(keys) == 2 {
 		k2, l2 = &keys[1], limits[1]
 	}
-	f, err := pendingFence(ctx)
+	// A credential check due under ctx rides on the decision (auth_fence.go): one round
+	// trip, and a credential changed since it was cached is neither decided nor recorded.
+	ts1, ts2, admitted, err := db.pg.DecideRate(ctx, keys[0], limits[0], k2, l2, window, now, record)
 	if err != nil {
 		return nil, false, err
-	}
-	var ts1, ts2 []int64
-	if f != nil {
-		// The request's credential check rides on its decision: one round trip, and a
-		// credential changed since it was cached is neither decided nor recorded.
-		var epoch []byte
-		var decided bool
-		err = db.pg.queryRow(ctx, rateDecideFencedSQL, []any{keys[0], limits[0], k2, l2, window, now, record,
-			string(bucketAuthEpochs), f.org[:], epochValue(f.epoch)}, &epoch, &ts1, &ts2, &decided, &admitted)
-		if err != nil {
-			return nil, false, err
-		}
-		if err := f.resolve(epochOf(epoch)); err != nil {
-			return nil, false, err
-		}
-		if !decided {
-			return nil, false, errors.New("kv: a fenced rate decision was not made")
-		}
-	} else {
-		err = db.pg.queryRow(ctx, `SELECT ts1, ts2, admitted FROM interviewd_rate_decide($1, $2, $3, $4, $5, $6, $7)`,
-			[]any{keys[0], limits[0], k2, l2, window, now, record}, &ts1, &ts2, &admitted)
-		if err != nil {
-			return nil, false, err
-		}
 	}
 	logs = [][]int64{ts1}
 	if k2 != nil {
@@ -77,10 +55,6 @@ func (db *DB) RateDecide(ctx context.Context, keys []string, limits []int, windo
 	}
 	return logs, admitted, nil
 }
-
-// rateDecideFencedSQL calls interviewd_rate_decide_fenced (rate_sql.go).
-const rateDecideFencedSQL = `SELECT epoch, ts1, ts2, admitted IS NOT NULL, coalesce(admitted, false)
-	FROM interviewd_rate_decide_fenced($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
 // epochValue is an epoch as stored (nil for epoch 0: no row yet).
 func epochValue(epoch uint64) []byte {
@@ -96,5 +70,5 @@ func (db *DB) SweepRateLogs(ctx context.Context, before int64) error {
 	if db.pg == nil {
 		return errNotShared
 	}
-	return db.pg.exec(ctx, `DELETE FROM interviewd_rate WHERE touched < $1`, before)
+	return db.pg.SweepRates(ctx, before)
 }

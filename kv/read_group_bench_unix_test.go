@@ -16,7 +16,7 @@ import (
 // the nodes bench drives a node). Besides ns/op (wall-clock, which another process on
 // the machine moves) it reports cpu-ns/op, the process's CPU time per read: the figure
 // to compare the engines and the read paths by. On PostgreSQL it runs twice: Grouped
-// (the read group, read_group.go) and Alone (a statement per read), the comparison the
+// (the read group, pgengine/read_group.go) and Alone (a statement per read), the comparison the
 // read group must keep winning to stay.
 func BenchmarkReadOne(b *testing.B) {
 	b.Run("Grouped", func(b *testing.B) { benchmarkReadOne(b, false) })
@@ -28,7 +28,7 @@ func BenchmarkReadOne(b *testing.B) {
 func benchmarkReadOne(b *testing.B, alone bool) {
 	db := mustOpenDB(b, nil)
 	if alone {
-		db.pg.ungrouped = true
+		db.pg.SetUngrouped(true)
 	}
 	ctx := context.Background()
 	org := NewV4()
@@ -95,3 +95,6 @@ func processCPU(tb testing.TB) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// readGroupBucket holds the records BenchmarkReadOne reads.
+var readGroupBucket = []byte("read_group_test")

@@ -143,7 +143,7 @@ func (db *DB) FindStudyByID(ctx context.Context, p Partition, id ID) (Study, err
 // ENOTFOUND, as FindStudyByID does, or fn's error.
 func (db *DB) ViewStudyRecord(ctx context.Context, p Partition, id ID, fn func(raw []byte) error) error {
 	key := p.key(id)
-	if db.studies == nil {
+	if db.cache.studies == nil {
 		return db.readOne(ctx, bucketStudies, key, func(raw []byte) error {
 			if raw == nil {
 				return notFound("Study")
@@ -151,18 +151,18 @@ func (db *DB) ViewStudyRecord(ctx context.Context, p Partition, id ID, fn func(r
 			return fn(raw)
 		})
 	}
-	if raw, ok := db.studies.get(key); ok {
+	if raw, ok := db.cache.studies.get(key); ok {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		return fn(raw)
 	}
-	gen := db.studies.generation()
+	gen := db.cache.studies.generation()
 	return db.readOne(ctx, bucketStudies, key, func(raw []byte) error {
 		if raw == nil {
 			return notFound("Study")
 		}
-		db.studies.put(key, raw, gen)
+		db.cache.studies.put(key, raw, gen)
 		return fn(raw)
 	})
 }

@@ -144,7 +144,7 @@ func TestStudyCacheRules(t *testing.T) {
 
 func TestSharedStoreCachesNoStudies(t *testing.T) {
 	db := mustOpenDB(t, nil)
-	if db.Shared() != (db.studies == nil) {
-		t.Fatalf("shared store %v with study cache %v: only a store no other process writes may cache", db.Shared(), db.studies != nil)
+	if db.Shared() != (db.cache.studies == nil) {
+		t.Fatalf("shared store %v with study cache %v: only a store no other process writes may cache", db.Shared(), db.cache.studies != nil)
 	}
 }

@@ -23,8 +23,8 @@ func (db *DB) putStudy(tx Tx, st Study) error {
 	if err := putJSON(tx.Bucket(bucketStudies), key, st); err != nil {
 		return err
 	}
-	if db.studies != nil {
-		tx.OnCommit(func() { db.studies.invalidate(key) })
+	if db.cache.studies != nil {
+		tx.OnCommit(func() { db.cache.studies.invalidate(key) })
 	}
 	return tx.Bucket(bucketStudyIndex).Put(key, encodeStudyRow(st))
 }

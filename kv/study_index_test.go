@@ -44,7 +44,7 @@ func TestMigrationBuildsStudyIndex(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		mustStudy(t, db, p, "old")
 	}
-	err = db.bolt.Update(func(tx *bolt.Tx) error { // make it look like a schema-1 file
+	err = db.bolt.File().Update(func(tx *bolt.Tx) error { // make it look like a schema-1 file
 		if err := tx.DeleteBucket(bucketStudyIndex); err != nil {
 			return err
 		}

@@ -110,7 +110,7 @@ func (db *DB) FindConversationHead(ctx context.Context, token, session string) (
 }
 
 func (db *DB) findConversation(ctx context.Context, token, session string, head bool) (Conversation, error) {
-	if head && db.convs != nil && session != "" && strings.IndexByte(token, 0) < 0 { // see convID
+	if head && db.cache.conversations != nil && session != "" && strings.IndexByte(token, 0) < 0 { // see convID
 		return db.cachedConversationHead(ctx, token, session)
 	}
 	var out Conversation
@@ -130,11 +130,11 @@ func (db *DB) cachedConversationHead(ctx context.Context, token, session string)
 		return Conversation{}, err
 	}
 	id := convID(token, session)
-	if conv, ok := db.convs.get(id); ok {
+	if conv, ok := db.cache.conversations.get(id); ok {
 		return conv, nil // it carries the session's hash, made on the miss that cached it
 	}
 	hash := sha256.Sum256([]byte(session))
-	gen := db.convs.generation()
+	gen := db.cache.conversations.generation()
 	var (
 		out Conversation
 		rec recordingTx
@@ -147,7 +147,7 @@ func (db *DB) cachedConversationHead(ctx context.Context, token, session string)
 	})
 	if err == nil && !rec.uncacheable {
 		p := out.Interview.Partition()
-		db.convs.put(id, out, rec.keys, depKey(bucketInterviews, p.key(out.Interview.ID)), gen)
+		db.cache.conversations.put(id, out, rec.keys, depKey(bucketInterviews, p.key(out.Interview.ID)), gen)
 	}
 	return out, err
 }
@@ -201,8 +201,8 @@ func (db *DB) readConversation(tx Tx, token, session string, hash [32]byte, head
 // for its interview's previous turn checks with one record read that nothing moved.
 // Errors as FindConversation.
 func (db *DB) CurrentConversation(ctx context.Context, token, session string, conv Conversation) (Conversation, error) {
-	if conv.record != nil && db.convs != nil {
-		if db.convs.holds(convID(token, session), conv.record) {
+	if conv.record != nil && db.cache.conversations != nil {
+		if db.cache.conversations.holds(convID(token, session), conv.record) {
 			return conv, nil // the cache holds exactly the committed record
 		}
 	}

@@ -24,13 +24,13 @@ func mustWarm(tb testing.TB, db *DB, secret string) Credential {
 	if err != nil {
 		tb.Fatalf("authenticate: %v", err)
 	}
-	if _, ok := db.creds.get(HashKeySecret(secret)); !ok {
+	if _, ok := db.cache.credentials.get(HashKeySecret(secret)); !ok {
 		tb.Fatal("credential not cached after a successful authentication")
 	}
 	return cred
 }
 
-func TestCredCache_RevocationWithCacheWarm(t *testing.T) {
+func TestCredentialCache_RevocationWithCacheWarm(t *testing.T) {
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	org := mustOrg(t, db, "revoke")
@@ -49,7 +49,7 @@ func TestCredCache_RevocationWithCacheWarm(t *testing.T) {
 	}
 }
 
-func TestCredCache_OrgChangeVisible(t *testing.T) {
+func TestCredentialCache_OrgChangeVisible(t *testing.T) {
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	org := mustOrg(t, db, "credits")
@@ -66,7 +66,7 @@ func TestCredCache_OrgChangeVisible(t *testing.T) {
 	}
 }
 
-func TestCredCache_ExpiryRecheckedPerRequest(t *testing.T) {
+func TestCredentialCache_ExpiryRecheckedPerRequest(t *testing.T) {
 	var nowNS atomic.Int64
 	start := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	nowNS.Store(start.UnixNano())
@@ -88,7 +88,7 @@ func TestCredCache_ExpiryRecheckedPerRequest(t *testing.T) {
 	}
 }
 
-func TestCredCache_NoLeakAcrossOrgsAndEnvs(t *testing.T) {
+func TestCredentialCache_NoLeakAcrossOrgsAndEnvs(t *testing.T) {
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	type want struct {
@@ -122,22 +122,22 @@ func TestCredCache_NoLeakAcrossOrgsAndEnvs(t *testing.T) {
 			}
 		}
 	}
-	if n := db.creds.len(); n != len(secrets) {
+	if n := db.cache.credentials.len(); n != len(secrets) {
 		t.Fatalf("cached %d credentials, want %d", n, len(secrets))
 	}
 	// A change to one organisation drops its credentials only.
 	if _, err := db.AddCredits(ctx, orgs[0].ID, 1); err != nil {
 		t.Fatal(err)
 	}
-	if n := db.creds.len(); n != 2 {
+	if n := db.cache.credentials.len(); n != 2 {
 		t.Fatalf("after changing one organisation: %d cached, want the other's 2", n)
 	}
 }
 
-// TestCredCache_RevokeRace hammers Authenticate from several goroutines while a key is
+// TestCredentialCache_RevokeRace hammers Authenticate from several goroutines while a key is
 // revoked: once RevokeKey has returned, no authentication that starts afterwards may
 // succeed, however the reads and the invalidation interleave.
-func TestCredCache_RevokeRace(t *testing.T) {
+func TestCredentialCache_RevokeRace(t *testing.T) {
 	db := mustOpenDB(t, nil)
 	ctx := context.Background()
 	org := mustOrg(t, db, "race")

@@ -1,4 +1,7 @@
-package kv
+// Package enginetest is the conformance suite every storage engine passes (the seam's
+// contract, kv/internal/engine): each engine's tests run it against a real engine,
+// bbolt on a file in a temp folder, PostgreSQL on a fresh database.
+package enginetest
 
 import (
 	"bytes"
@@ -10,11 +13,25 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"interviewd/kv/internal/engine"
 )
 
-// The engine's own contract, checked against a sorted model in both rounds: byte order
-// (empty-suffix prefixes first, 0x00 and 0xff), every cursor move, walks longer than a
-// prefetch batch, and cursors that see the transaction's own writes.
+// The engine's own contract, checked against a sorted model: byte order (empty-suffix
+// prefixes first, 0x00 and 0xff), every cursor move, walks longer than a prefetch
+// batch, cursors that see the transaction's own writes, rollback, and concurrent
+// read-modify-write transactions.
+
+// Open returns a fresh, empty engine, closed when tb ends.
+type Open func(tb testing.TB) engine.Engine
+
+// Run runs the whole suite against engines open returns, one per test.
+func Run(t *testing.T, open Open) {
+	t.Run("CursorOrder", func(t *testing.T) { testCursorOrder(t, open(t)) })
+	t.Run("CursorSeesOwnWrites", func(t *testing.T) { testCursorSeesOwnWrites(t, open(t)) })
+	t.Run("Rollback", func(t *testing.T) { testRollback(t, open(t)) })
+	t.Run("ConcurrentIncrements", func(t *testing.T) { testConcurrentIncrements(t, open(t)) })
+}
 
 var engineBucket = []byte("engine_test")
 
@@ -30,11 +47,10 @@ func engineKeys() [][]byte {
 	return keys
 }
 
-func TestEngineCursorOrder(t *testing.T) {
-	db := mustOpenDB(t, nil)
+func testCursorOrder(t *testing.T, db engine.Engine) {
 	ctx := context.Background()
 	keys := engineKeys()
-	err := db.update(ctx, func(tx Tx) error {
+	err := db.Update(ctx, func(tx engine.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(engineBucket)
 		if err != nil {
 			return err
@@ -52,7 +68,7 @@ func TestEngineCursorOrder(t *testing.T) {
 	want := append(slices.Clone(keys), []byte("empty"))
 	slices.SortFunc(want, bytes.Compare)
 
-	err = db.view(ctx, func(tx Tx) error {
+	err = db.View(ctx, func(tx engine.Tx) error {
 		b := tx.Bucket(engineBucket)
 		if v := b.Get([]byte("empty")); v == nil || len(v) != 0 {
 			t.Errorf("empty value read as %v, want an empty non-nil slice", v)
@@ -151,9 +167,8 @@ func firstDiff(a, b [][]byte) int {
 
 // A cursor sees the transaction's own writes, made after it fetched: a deleted key is
 // not walked, a key put ahead of it is.
-func TestEngineCursorSeesOwnWrites(t *testing.T) {
-	db := mustOpenDB(t, nil)
-	err := db.update(context.Background(), func(tx Tx) error {
+func testCursorSeesOwnWrites(t *testing.T, db engine.Engine) {
+	err := db.Update(context.Background(), func(tx engine.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(engineBucket)
 		if err != nil {
 			return err
@@ -189,11 +204,10 @@ func TestEngineCursorSeesOwnWrites(t *testing.T) {
 }
 
 // A failed read-write function keeps nothing, and its error is the caller's.
-func TestEngineRollback(t *testing.T) {
-	db := mustOpenDB(t, nil)
+func testRollback(t *testing.T, db engine.Engine) {
 	ctx := context.Background()
 	boom := errors.New("boom")
-	err := db.update(ctx, func(tx Tx) error {
+	err := db.Update(ctx, func(tx engine.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(engineBucket)
 		if err != nil {
 			return err
@@ -206,7 +220,7 @@ func TestEngineRollback(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("update: %v", err)
 	}
-	_ = db.view(ctx, func(tx Tx) error {
+	_ = db.View(ctx, func(tx engine.Tx) error {
 		if b := tx.Bucket(engineBucket); b != nil && b.Get([]byte("k")) != nil {
 			t.Error("a rolled-back write is visible")
 		}
@@ -216,8 +230,7 @@ func TestEngineRollback(t *testing.T) {
 
 // Concurrent read-modify-write transactions on one key lose no update: bbolt runs them
 // one at a time, PostgreSQL retries the ones it cannot serialize.
-func TestEngineConcurrentIncrements(t *testing.T) {
-	db := mustOpenDB(t, nil)
+func testConcurrentIncrements(t *testing.T, db engine.Engine) {
 	ctx := context.Background()
 	const workers, each = 16, 10
 	var wg sync.WaitGroup
@@ -227,7 +240,7 @@ func TestEngineConcurrentIncrements(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				if err := db.update(ctx, incrementCounter); err != nil {
+				if err := db.Update(ctx, incrementCounter); err != nil {
 					errs <- err
 					return
 				}
@@ -244,7 +257,7 @@ func TestEngineConcurrentIncrements(t *testing.T) {
 	}
 }
 
-func incrementCounter(tx Tx) error {
+func incrementCounter(tx engine.Tx) error {
 	b, err := tx.CreateBucketIfNotExists(engineBucket)
 	if err != nil {
 		return err
@@ -256,10 +269,10 @@ func incrementCounter(tx Tx) error {
 	return b.Put([]byte("counter"), binary.BigEndian.AppendUint64(nil, n+1))
 }
 
-func readCounter(tb testing.TB, db *DB) uint64 {
+func readCounter(tb testing.TB, db engine.Engine) uint64 {
 	tb.Helper()
 	var n uint64
-	err := db.view(context.Background(), func(tx Tx) error {
+	err := db.View(context.Background(), func(tx engine.Tx) error {
 		if v := tx.Bucket(engineBucket).Get([]byte("counter")); v != nil {
 			n = binary.BigEndian.Uint64(v)
 		}
@@ -271,17 +284,17 @@ func readCounter(tb testing.TB, db *DB) uint64 {
 	return n
 }
 
-// BenchmarkEngineView is one read transaction of one Get, from many goroutines: the
-// engine's own cost of a read (in the PostgreSQL round, its round trips).
-func BenchmarkEngineView(b *testing.B) {
-	db := mustOpenDB(b, nil)
+// BenchmarkView is one read transaction of one Get, from many goroutines: the engine's
+// own cost of a read (on PostgreSQL, its round trips). Each engine's benchmarks call it.
+func BenchmarkView(b *testing.B, open Open) {
+	db := open(b)
 	ctx := context.Background()
-	if err := db.update(ctx, incrementCounter); err != nil {
+	if err := db.Update(ctx, incrementCounter); err != nil {
 		b.Fatal(err)
 	}
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := db.view(ctx, func(tx Tx) error {
+			if err := db.View(ctx, func(tx engine.Tx) error {
 				if tx.Bucket(engineBucket).Get([]byte("counter")) == nil {
 					return errors.New("counter missing")
 				}
@@ -292,47 +305,4 @@ func BenchmarkEngineView(b *testing.B) {
 			}
 		}
 	})
-}
-
-// TestEngineAnalysisLatestVersion checks the seek the latest analysis version takes on
-// both engines: past the end of the bucket (the study holds its last keys), just before
-// another study's keys, and for a study with none between two that have some.
-func TestEngineAnalysisLatestVersion(t *testing.T) {
-	db := mustOpenDB(t, nil)
-	ctx := context.Background()
-	p := Partition{Org: ID{0x10}, Env: EnvLive}
-	low, mid, high := ID{0x01}, ID{0x02}, ID{0xff, 0xff}
-	versions := map[ID]int{low: 300, high: 7} // mid has none
-	err := db.update(ctx, func(tx Tx) error {
-		for study, n := range versions {
-			for v := 1; v <= n; v++ {
-				if err := putJSON(tx.Bucket(bucketAnalyses), analysisKey(p, study, v), AnalysisVersion{StudyID: study, Version: v}); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.view(ctx, func(tx Tx) error {
-		for study, want := range map[ID]int{low: 300, mid: 0, high: 7, {0x00}: 0} {
-			got, err := latestAnalysisVersion(tx, p, study)
-			if err != nil {
-				return err
-			}
-			if got != want {
-				t.Errorf("study %x: latest %d, want %d", study[:2], got, want)
-			}
-		}
-		// Another partition's study with the same id sees none of these.
-		if got, err := latestAnalysisVersion(tx, Partition{Org: p.Org, Env: EnvTest}, low); err != nil || got != 0 {
-			t.Errorf("test partition: %d %v", got, err)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

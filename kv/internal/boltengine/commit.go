@@ -1,4 +1,4 @@
-package kv
+package boltengine
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"interviewd/kv/internal/engine"
 )
 
 // Group commit.
@@ -34,24 +36,6 @@ import (
 // once: it must only touch the transaction and its own result variables, setting them
 // on every run. A panic in a function fails that function only.
 
-// CommitStats counts the store's read-write commits since it was opened.
-type CommitStats struct {
-	// Commits is the number of read-write transactions committed (each one commit and
-	// its fsyncs, unless NoSync).
-	Commits uint64
-	// Writes is the number of mutations those commits acknowledged; Writes/Commits is
-	// how many writers shared a commit on average.
-	Writes uint64
-}
-
-// CommitStats returns the commit counters.
-func (db *DB) CommitStats() CommitStats {
-	if db.group == nil {
-		return CommitStats{}
-	}
-	return CommitStats{Commits: db.group.commits.Load(), Writes: db.group.writes.Load()}
-}
-
 // maxCommitYields bounds how many times the committer yields for a group to grow.
 const maxCommitYields = 4
 
@@ -59,7 +43,7 @@ const maxCommitYields = 4
 var errClosed = errors.New("kv: the store is closed")
 
 type commitCall struct {
-	fn   func(Tx) error
+	fn   func(engine.Tx) error
 	done chan error // buffered: the committer never blocks on a caller
 }
 
@@ -68,8 +52,9 @@ type commitCall struct {
 type committer struct {
 	bolt *bolt.DB
 	solo bool // every writer commits alone (Options.SoloCommits)
-	// cache, when set, hears what each committed transaction wrote.
-	cache *convCache
+	// wrap, when set, wraps each read-write transaction before its writers see it
+	// (Options.WrapWrite).
+	wrap func(engine.Tx) engine.Tx
 	// observe, when set, hears each commit's duration: from the end of the writers'
 	// work to the commit being on disk (Options.OnCommit).
 	observe func(time.Duration)
@@ -88,22 +73,35 @@ type committer struct {
 func newCommitter(b *bolt.DB, solo bool) *committer {
 	c := &committer{bolt: b, solo: solo, exited: make(chan struct{})}
 	c.wake = sync.NewCond(&c.mu)
-	if solo {
+	return c
+}
+
+// start begins taking writers, once the committer is configured.
+func (c *committer) start() {
+	if c.solo {
 		close(c.exited)
-		return c
+		return
 	}
 	go c.loop()
-	return c
+}
+
+// writeTx returns the transaction a group's writers see for btx.
+func (c *committer) writeTx(btx *bolt.Tx) engine.Tx {
+	var tx engine.Tx = boltTx{btx}
+	if c.wrap != nil {
+		tx = c.wrap(tx)
+	}
+	return tx
 }
 
 // do runs fn in a read-write transaction shared with whichever writers queue alongside
 // it and returns once that transaction is committed (nil) or fn failed (its error). It
 // returns the commit's error to every writer of a group whose commit failed.
-func (c *committer) do(fn func(Tx) error) error {
+func (c *committer) do(fn func(engine.Tx) error) error {
 	if c.solo {
 		var worked time.Time
 		err := c.bolt.Update(func(btx *bolt.Tx) error {
-			tx := newBoltWriteTx(btx, c.cache)
+			tx := c.writeTx(btx)
 			err := safely(fn, tx)
 			worked = time.Now()
 			return err
@@ -175,7 +173,7 @@ func (c *committer) commit(group []*commitCall) {
 		failed, ferr := -1, error(nil)
 		var worked time.Time
 		err := c.bolt.Update(func(btx *bolt.Tx) error {
-			tx := newBoltWriteTx(btx, c.cache)
+			tx := c.writeTx(btx)
 			for i, call := range group {
 				if err := safely(call.fn, tx); err != nil {
 					failed, ferr = i, err
@@ -228,7 +226,7 @@ func (c *committer) close() {
 
 // safely calls fn, turning a panic into that writer's error so it cannot take the
 // group (or the process) down with it.
-func safely(fn func(Tx) error, tx Tx) (err error) {
+func safely(fn func(engine.Tx) error, tx engine.Tx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("kv: panic in a write: %v", p)

@@ -1,4 +1,4 @@
-package kv
+package pgengine
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"interviewd/kv/internal/engine"
 )
 
 // The hand-off between reads (read_group.go): calls and their wake channels are pooled
@@ -24,13 +26,10 @@ func (g *readGroup) queued() int {
 // Many goroutines read at once, again and again, each call reused from the pool many
 // times over: every read answers its own key, none is lost or answered twice.
 func TestReadGroup_HandOffAnswersEachReadOnce(t *testing.T) {
-	db := mustOpenDB(t, nil)
-	if !db.Shared() {
-		t.Skip("reads are grouped on the PostgreSQL engine only")
-	}
+	db := openTest(t, "", Options{})
 	ctx := context.Background()
 	const keys = 50
-	err := db.update(ctx, func(tx Tx) error {
+	err := db.Update(ctx, func(tx engine.Tx) error {
 		b := tx.Bucket(readGroupBucket)
 		for k := range keys {
 			if err := b.Put(fmt.Appendf(nil, "k%d", k), fmt.Appendf(nil, "v%d", k)); err != nil {
@@ -42,7 +41,7 @@ func TestReadGroup_HandOffAnswersEachReadOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	org := NewV4()
+	org := newKey()
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	done := make(chan struct{})
@@ -56,10 +55,10 @@ func TestReadGroup_HandOffAnswersEachReadOnce(t *testing.T) {
 				}
 				var o []byte
 				if i%2 == 0 {
-					o = org[:] // half the reads also ask for an epoch
+					o = org // half the reads also ask for an epoch
 				}
 				c := newReadCall(string(readGroupBucket), fmt.Appendf(nil, "k%d", k), o)
-				err := db.pg.reads.read(ctx, c)
+				err := db.reads.read(ctx, c)
 				switch {
 				case err != nil:
 				case c.found != (want != nil) || string(c.value) != string(want):
@@ -85,7 +84,7 @@ func TestReadGroup_HandOffAnswersEachReadOnce(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	g := &db.pg.reads
+	g := &db.reads
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.leaders != 0 || len(g.queue) != 0 {
@@ -96,12 +95,9 @@ func TestReadGroup_HandOffAnswersEachReadOnce(t *testing.T) {
 // A statement whose leader's request ended fails for that leader only: the reads it
 // carried for other requests are read again, alone, and answered.
 func TestReadGroup_LeaderCancelledOthersReadAgain(t *testing.T) {
-	db := mustOpenDB(t, nil)
-	if !db.Shared() {
-		t.Skip("reads are grouped on the PostgreSQL engine only")
-	}
+	db := openTest(t, "", Options{})
 	ctx := context.Background()
-	err := db.update(ctx, func(tx Tx) error {
+	err := db.Update(ctx, func(tx engine.Tx) error {
 		b := tx.Bucket(readGroupBucket)
 		for k := range 4 {
 			if err := b.Put(fmt.Appendf(nil, "k%d", k), fmt.Appendf(nil, "v%d", k)); err != nil {
@@ -113,7 +109,7 @@ func TestReadGroup_LeaderCancelledOthersReadAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &db.pg.reads
+	g := &db.reads
 	// A statement is in flight: every read queues.
 	g.mu.Lock()
 	g.leaders = readGroupLeaders

@@ -1,4 +1,4 @@
-package kv
+package pgengine
 
 // rateDecideSQL is interviewd_rate_decide(k1, l1, k2, l2, win, t, rec): the strict
 // sliding-window decision of the server's limiter (server/ratelimit.go, slidingLog),
@@ -52,7 +52,7 @@ $$`
 // eb, key ek (an organisation's, in interviewd_kv) is still ev (NULL: no epoch stored
 // yet). It returns the epoch it read and, when the epoch matched, the decision;
 // otherwise admitted is NULL and nothing was recorded. A request's cached credential is
-// thus checked in the same round trip as its rate decision (auth_fence.go), and a
+// thus checked in the same round trip as its rate decision (fence.go), and a
 // credential changed since it was cached is never counted.
 const rateDecideFencedCreateSQL = `CREATE OR REPLACE FUNCTION interviewd_rate_decide_fenced(
 	k1 text, l1 integer, k2 text, l2 integer, win bigint, t bigint, rec boolean,

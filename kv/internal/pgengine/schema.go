@@ -1,10 +1,12 @@
-package kv
+package pgengine
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"interviewd/kv/internal/engine"
 )
 
 // PostgreSQL schema. pgSchema[i] moves the database from version i to i+1; the applied
@@ -14,8 +16,8 @@ import (
 // transaction's (pg_advisory_xact_lock), never the session's: behind a
 // transaction-pooling PgBouncer consecutive transactions of one connection may run on
 // different server connections, and a session lock could outlive its unlock there. The
-// kv-level migrations (the migrations slice in db.go, over buckets) run after them in a
-// serializable transaction: nodes that start together may both run them, and all but
+// kv-level migrations (the migrations slice in kv's db.go, over buckets) run after them
+// in a serializable transaction: nodes that start together may both run them, and all but
 // one then roll back and find nothing left to do.
 var pgSchema = []string{
 	// 0 → 1: the buckets.
@@ -44,19 +46,30 @@ var pgSchema = []string{
 // (the bytes of "intervwd").
 const pgSchemaLock = 0x696e74657276776e
 
-// migrate brings the database to this version's schema, then runs prepare (the
-// buckets' migrations and the instance secret) in one serializable transaction.
-func (e *pgEngine) migrate(ctx context.Context, prepare func(Tx) error) error {
+// SchemaVersion is the schema version this engine brings a database to.
+func SchemaVersion() int { return len(pgSchema) }
+
+// NewerSchemaError reports a database migrated by a newer interviewd.
+type NewerSchemaError struct{ Have, Know int }
+
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("the database has schema version %d; this interviewd understands up to %d", e.Have, e.Know)
+}
+
+// Migrate brings the database to this version's schema, then runs prepare (the
+// buckets' migrations and the instance secret) in one serializable transaction. A
+// database from a newer interviewd is a *NewerSchemaError.
+func (e *Engine) Migrate(ctx context.Context, prepare func(engine.Tx) error) error {
 	if err := e.migrateSchema(ctx); err != nil {
 		return err
 	}
-	return e.update(ctx, prepare)
+	return e.Update(ctx, prepare)
 }
 
 // migrateSchema runs the missing schema steps in one transaction, under the schema lock.
 // The transaction is READ COMMITTED: each statement sees what was committed before it,
 // the version read after the lock included.
-func (e *pgEngine) migrateSchema(ctx context.Context) error {
+func (e *Engine) migrateSchema(ctx context.Context) error {
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
@@ -81,7 +94,7 @@ func (e *pgEngine) migrateSchema(ctx context.Context) error {
 		return fmt.Errorf("read the schema version: %w", err)
 	}
 	if v > len(pgSchema) {
-		return Errorf(EINVALID, "schema_newer", fmt.Sprintf("the database has schema version %d; this interviewd understands up to %d", v, len(pgSchema)))
+		return &NewerSchemaError{Have: v, Know: len(pgSchema)}
 	}
 	for ; v < len(pgSchema); v++ {
 		if _, err := tx.Exec(ctx, pgSchema[v]); err != nil {

@@ -1,4 +1,10 @@
-package kv
+// Package pgengine is kv's engine for a store shared by several nodes: PostgreSQL
+// through pgx and pgxpool. It implements the seam (kv/internal/engine) with bbolt's
+// semantics, and adds what only a shared store needs: its schema and migrations, the
+// server's notices in the log, grouped single-record reads (read_group.go), the
+// rate-limit statements shared by the nodes and LISTEN/NOTIFY between them. Only kv
+// imports it.
+package pgengine
 
 import (
 	"context"
@@ -13,6 +19,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
+
+	"interviewd/kv/internal/engine"
 )
 
 // The PostgreSQL engine: every bucket lives in one table, interviewd_kv (bucket, key,
@@ -27,17 +35,15 @@ import (
 // twice. Read-only transactions are REPEATABLE READ READ ONLY: one snapshot, as a bbolt
 // view.
 
-// IsPostgres reports whether a --store value names a PostgreSQL database.
-func IsPostgres(store string) bool {
-	return strings.HasPrefix(store, "postgres://") || strings.HasPrefix(store, "postgresql://")
-}
-
 // pgRetries bounds how often one transaction is retried after serialization failures
 // before the caller gets the failure (ctx usually ends the wait first).
 const pgRetries = 100
 
-type pgEngine struct {
+// Engine is an open pool on one database.
+type Engine struct {
 	pool *pgxpool.Pool
+	// fences says which check may ride on a statement (fence.go).
+	fences Fences
 	// retries counts transactions run again after a serialization failure or deadlock
 	// (for the store's metrics and tests).
 	retries atomic.Uint64
@@ -47,31 +53,46 @@ type pgEngine struct {
 	// reads groups concurrent single-record reads (read_group.go).
 	reads readGroup
 	// ungrouped sends each single-record read alone: for BenchmarkReadOne, which
-	// shows what the grouping buys.
+	// shows what the grouping buys (SetUngrouped).
 	ungrouped bool
 }
 
-// openPostgres connects to the database at url (migrate then prepares its tables). The
+// Options configures Open.
+type Options struct {
+	// Log hears the server's notices. The zero Logger discards them.
+	Log zerolog.Logger
+	// Fences names the checks that ride on statements (fence.go); the zero value has
+	// none.
+	Fences Fences
+}
+
+// URLError reports a store URL pgxpool cannot read.
+type URLError struct{ Err error }
+
+func (e *URLError) Error() string { return "not a valid PostgreSQL URL: " + e.Err.Error() }
+func (e *URLError) Unwrap() error { return e.Err }
+
+// Open connects to the database at url (Migrate then prepares its tables). The
 // URL is pgxpool's: pool settings (pool_max_conns, pool_max_conn_lifetime, ...) and
 // pgx's (default_query_exec_mode=exec or simple_protocol behind a transaction-pooling
 // PgBouncer, statement_cache_capacity) are honoured as pgxpool.ParseConfig reads them.
-// The server's notices go to log.
-func openPostgres(ctx context.Context, url string, log zerolog.Logger) (*pgEngine, error) {
+// The server's notices go to opts.Log. A URL pgxpool cannot read is a *URLError.
+func Open(ctx context.Context, url string, opts Options) (*Engine, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, Errorf(EINVALID, "store_invalid", "The --store address is not a valid PostgreSQL URL: "+err.Error())
+		return nil, &URLError{Err: err}
 	}
 	if !strings.Contains(url, "pool_max_conns") && cfg.MaxConns < 16 {
 		// Requests wait on the database, not the CPU: more connections than cores,
 		// unless the URL says how many.
 		cfg.MaxConns = 16
 	}
-	cfg.ConnConfig.OnNotice = noticeLogger(log)
+	cfg.ConnConfig.OnNotice = noticeLogger(opts.Log)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
-	e := &pgEngine{pool: pool}
+	e := &Engine{pool: pool, fences: opts.Fences}
 	e.reads.pg = e
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
@@ -80,22 +101,42 @@ func openPostgres(ctx context.Context, url string, log zerolog.Logger) (*pgEngin
 	return e, nil
 }
 
-func (e *pgEngine) close() error {
+// Close closes the pool.
+func (e *Engine) Close() error {
 	e.pool.Close()
 	return nil
 }
 
-func (e *pgEngine) view(ctx context.Context, fn func(Tx) error) error {
+// View runs fn in a REPEATABLE READ READ ONLY transaction.
+func (e *Engine) View(ctx context.Context, fn func(engine.Tx) error) error {
 	return e.run(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
 }
 
-func (e *pgEngine) update(ctx context.Context, fn func(Tx) error) error {
+// Update runs fn in a SERIALIZABLE transaction, again after each serialization
+// failure or deadlock.
+func (e *Engine) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	return e.run(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
 }
 
+// Retries returns how many transactions ran again after a serialization failure or a
+// deadlock since open.
+func (e *Engine) Retries() uint64 { return e.retries.Load() }
+
+// Replans returns how many times a connection's statements were dropped after a stale
+// statement, for tests.
+func (e *Engine) Replans() uint64 { return e.replans.Load() }
+
+// Pool returns the engine's pool, for tests that look at its settings or send
+// statements of their own.
+func (e *Engine) Pool() *pgxpool.Pool { return e.pool }
+
+// SetUngrouped makes every single-record read a statement of its own (BenchmarkReadOne,
+// the comparison the read group must keep winning). Call it before any read.
+func (e *Engine) SetUngrouped(alone bool) { e.ungrouped = alone }
+
 // run runs fn in a transaction with opts, again after each serialization failure, and
 // once more on the same connection after a stale statement (replan).
-func (e *pgEngine) run(ctx context.Context, opts pgx.TxOptions, fn func(Tx) error) error {
+func (e *Engine) run(ctx context.Context, opts pgx.TxOptions, fn func(engine.Tx) error) error {
 	var conn *pgxpool.Conn // the connection the last attempt ran on, while it is kept
 	defer func() {
 		if conn != nil {
@@ -135,8 +176,8 @@ func (e *pgEngine) run(ctx context.Context, opts pgx.TxOptions, fn func(Tx) erro
 // round trip (pgx.Batch.BeginTx); a function that ran no statement costs nothing. It
 // runs on conn when given one, else on one acquired by its first statement, and
 // returns the connection it ran on (nil if none) for the caller to release.
-func (e *pgEngine) once(ctx context.Context, opts pgx.TxOptions, fn func(Tx) error, conn *pgxpool.Conn) (used *pgxpool.Conn, err error) {
-	tx := &pgTx{ctx: ctx, pool: e.pool, conn: conn, opts: opts, writable: opts.AccessMode != pgx.ReadOnly}
+func (e *Engine) once(ctx context.Context, opts pgx.TxOptions, fn func(engine.Tx) error, conn *pgxpool.Conn) (used *pgxpool.Conn, err error) {
+	tx := &pgTx{ctx: ctx, pool: e.pool, fences: &e.fences, conn: conn, opts: opts, writable: opts.AccessMode != pgx.ReadOnly}
 	defer func() {
 		if p := recover(); p != nil {
 			tx.rollback()
@@ -176,7 +217,7 @@ func stalePlan(err error) bool {
 // statement conn has prepared (pgx forgets only the statement that failed, and its
 // siblings are as stale): run again on conn, each statement is prepared afresh. The
 // pool's other connections each meet the change once, and are renewed the same way.
-func (e *pgEngine) replan(ctx context.Context, conn *pgxpool.Conn, err error) bool {
+func (e *Engine) replan(ctx context.Context, conn *pgxpool.Conn, err error) bool {
 	if !stalePlan(err) || conn.Conn().PgConn().TxStatus() != 'I' {
 		return false
 	}
@@ -189,7 +230,7 @@ func (e *pgEngine) replan(ctx context.Context, conn *pgxpool.Conn, err error) bo
 
 // withConn runs fn, one or more statements outside a transaction, on a connection of
 // the pool, and once more after a stale statement (replan).
-func (e *pgEngine) withConn(ctx context.Context, fn func(*pgxpool.Conn) error) error {
+func (e *Engine) withConn(ctx context.Context, fn func(*pgxpool.Conn) error) error {
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -204,12 +245,12 @@ func (e *pgEngine) withConn(ctx context.Context, fn func(*pgxpool.Conn) error) e
 
 // queryRow runs sql, outside a transaction, for at most one row into dest
 // (pgx.ErrNoRows for none).
-func (e *pgEngine) queryRow(ctx context.Context, sql string, args []any, dest ...any) error {
+func (e *Engine) queryRow(ctx context.Context, sql string, args []any, dest ...any) error {
 	return e.withConn(ctx, func(c *pgxpool.Conn) error { return c.QueryRow(ctx, sql, args...).Scan(dest...) })
 }
 
 // exec runs sql, a statement returning no rows, outside a transaction.
-func (e *pgEngine) exec(ctx context.Context, sql string, args ...any) error {
+func (e *Engine) exec(ctx context.Context, sql string, args ...any) error {
 	return e.withConn(ctx, func(c *pgxpool.Conn) error {
 		_, err := c.Exec(ctx, sql, args...)
 		return err
@@ -228,6 +269,7 @@ func retryable(err error) bool {
 type pgTx struct {
 	ctx      context.Context
 	pool     *pgxpool.Pool
+	fences   *Fences
 	opts     pgx.TxOptions
 	conn     *pgxpool.Conn // acquired by the first statement unless given; the caller releases it
 	tx       pgx.Tx        // begun by the first statement
@@ -247,11 +289,11 @@ func (t *pgTx) fail(err error) {
 
 // first sends the transaction's first statement with its BEGIN, in one round trip,
 // and returns the batch positioned on the statement's result. A credential check due
-// under the transaction's context (auth_fence.go) rides in the same batch, before the
+// under the transaction's context (fence.go) rides in the same batch, before the
 // statement: the transaction's snapshot is the check's, and a failed check fails the
 // transaction, whatever the statement did.
 func (t *pgTx) first(sql string, args ...any) (pgx.BatchResults, error) {
-	f, err := pendingFence(t.ctx)
+	f, err := t.fences.pending(t.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +307,7 @@ func (t *pgTx) first(sql string, args ...any) (pgx.BatchResults, error) {
 	b := &pgx.Batch{}
 	b.BeginTx(t.opts)
 	if f != nil {
-		b.Queue(epochSQL, string(bucketAuthEpochs), f.org[:])
+		b.Queue(fenceSQL, t.fences.Bucket, f.Key())
 	}
 	b.Queue(sql, args...)
 	br := t.conn.SendBatch(t.ctx, b)
@@ -281,7 +323,7 @@ func (t *pgTx) first(sql string, args ...any) (pgx.BatchResults, error) {
 			err = nil
 		}
 		if err == nil {
-			err = f.resolve(epochOf(epoch))
+			err = f.Resolve(epoch)
 		}
 		if err != nil {
 			_ = br.Close()
@@ -355,10 +397,12 @@ func (t *pgTx) rollback() {
 	}
 }
 
-func (t *pgTx) Bucket(name []byte) Bucket { return &pgBucket{tx: t, name: string(name)} }
+func (t *pgTx) Bucket(name []byte) engine.Bucket { return &pgBucket{tx: t, name: string(name)} }
 
 // CreateBucketIfNotExists: every bucket exists on this engine (rows name their bucket).
-func (t *pgTx) CreateBucketIfNotExists(name []byte) (Bucket, error) { return t.Bucket(name), nil }
+func (t *pgTx) CreateBucketIfNotExists(name []byte) (engine.Bucket, error) {
+	return t.Bucket(name), nil
+}
 
 func (t *pgTx) OnCommit(fn func()) { t.onCommit = append(t.onCommit, fn) }
 func (t *pgTx) Writable() bool     { return t.writable }
@@ -421,7 +465,7 @@ func (b *pgBucket) Delete(key []byte) error {
 	return err
 }
 
-func (b *pgBucket) Cursor() Cursor { return &pgCursor{b: b} }
+func (b *pgBucket) Cursor() engine.Cursor { return &pgCursor{b: b} }
 
 func (b *pgBucket) ForEach(fn func(k, v []byte) error) error {
 	c := b.Cursor()

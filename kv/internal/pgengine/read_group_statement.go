@@ -1,4 +1,4 @@
-package kv
+package pgengine
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 
 // The statements of the read group (read_group.go).
 
-// readGroupSQL reads many records ($1 buckets, $2 keys) and, where $3 names an
-// organisation, its credential epoch ($4: the epochs' bucket), in one statement:
-// row i answers read i.
+// readGroupSQL reads many records ($1 buckets, $2 keys) and, where $3 names a fence's
+// key, the fence's record ($4: the fences' bucket), in one statement: row i answers
+// read i.
 const readGroupSQL = `SELECT u.i, r.key IS NOT NULL, r.value, e.value
 	FROM unnest($1::text[], $2::bytea[], $3::bytea[]) WITH ORDINALITY AS u (bucket, key, org, i)
 	LEFT JOIN interviewd_kv r ON r.bucket = u.bucket COLLATE "C" AND r.key = u.key
@@ -45,7 +45,7 @@ func (g *readGroup) send(ctx context.Context, calls []*readCall) {
 	}
 	// Each row answers the read its first column numbers, every read exactly once.
 	err := g.pg.withConn(ctx, func(conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, readGroupSQL, buckets, keys, orgs, string(bucketAuthEpochs))
+		rows, err := conn.Query(ctx, readGroupSQL, buckets, keys, orgs, g.pg.fences.Bucket)
 		if err != nil {
 			return err
 		}
@@ -79,7 +79,7 @@ func (g *readGroup) send(ctx context.Context, calls []*readCall) {
 }
 
 // readAlone is one read in a statement of its own.
-func (e *pgEngine) readAlone(ctx context.Context, c *readCall) error {
+func (e *Engine) readAlone(ctx context.Context, c *readCall) error {
 	if c.org == nil {
 		var v []byte
 		err := e.queryRow(ctx, readOneSQL, []any{c.bucket, c.key}, &v)
@@ -89,6 +89,7 @@ func (e *pgEngine) readAlone(ctx context.Context, c *readCall) error {
 		c.found, c.value = err == nil, v
 		return err
 	}
-	// One statement is one snapshot: the epoch and the record are read together.
-	return e.queryRow(ctx, readOneFencedSQL, []any{c.bucket, c.key, string(bucketAuthEpochs), c.org}, &c.found, &c.value, &c.epoch)
+	// One statement is one snapshot: the fence's record and the record are read
+	// together.
+	return e.queryRow(ctx, readOneFencedSQL, []any{c.bucket, c.key, e.fences.Bucket, c.org}, &c.found, &c.value, &c.epoch)
 }

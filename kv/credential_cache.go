@@ -3,18 +3,15 @@ package kv
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"sync"
-
-	"github.com/jackc/pgx/v5"
 )
 
-// credCacheMax bounds the resolved credentials kept in memory. Only valid keys are ever
+// credentialCacheMax bounds the resolved credentials kept in memory. Only valid keys are ever
 // cached, so this is a bound on keys in use, reached only by very large installations;
 // past it a miss is simply not remembered.
-const credCacheMax = 16384
+const credentialCacheMax = 16384
 
-// credCache remembers resolved credentials by the SHA-256 of their secret, so an
+// credentialCache remembers resolved credentials by the SHA-256 of their secret, so an
 // authenticated request costs a hash and a map lookup instead of a read transaction and
 // two JSON decodes. The hash is the whole presented secret, environment prefix included:
 // an entry can only ever answer the very secret that produced it, so nothing crosses
@@ -38,7 +35,7 @@ const credCacheMax = 16384
 // its credential was read at, and a hit counts only if the store's epoch is still that
 // one: one single-row read instead of a transaction of three, and a key revoked on any
 // node is refused by every node from the moment the revocation commits.
-type credCache struct {
+type credentialCache struct {
 	mu  sync.RWMutex
 	gen uint64
 	m   map[[32]byte]cachedCred
@@ -51,9 +48,9 @@ type cachedCred struct {
 	epoch uint64
 }
 
-func newCredCache() *credCache { return &credCache{m: make(map[[32]byte]cachedCred)} }
+func newCredentialCache() *credentialCache { return &credentialCache{m: make(map[[32]byte]cachedCred)} }
 
-func (c *credCache) get(hash [32]byte) (cachedCred, bool) {
+func (c *credentialCache) get(hash [32]byte) (cachedCred, bool) {
 	c.mu.RLock()
 	e, ok := c.m[hash]
 	c.mu.RUnlock()
@@ -61,7 +58,7 @@ func (c *credCache) get(hash [32]byte) (cachedCred, bool) {
 }
 
 // generation returns the value put must be given for a read that starts now.
-func (c *credCache) generation() uint64 {
+func (c *credentialCache) generation() uint64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.gen
@@ -69,23 +66,23 @@ func (c *credCache) generation() uint64 {
 
 // put remembers cred (read at epoch) unless an invalidation happened since gen was
 // read.
-func (c *credCache) put(hash [32]byte, cred *Credential, epoch, gen uint64) {
+func (c *credentialCache) put(hash [32]byte, cred *Credential, epoch, gen uint64) {
 	c.mu.Lock()
-	if c.gen == gen && len(c.m) < credCacheMax {
+	if c.gen == gen && len(c.m) < credentialCacheMax {
 		c.m[hash] = cachedCred{cred: cred, epoch: epoch}
 	}
 	c.mu.Unlock()
 }
 
 // drop forgets one secret's entry (an expired key).
-func (c *credCache) drop(hash [32]byte) {
+func (c *credentialCache) drop(hash [32]byte) {
 	c.mu.Lock()
 	delete(c.m, hash)
 	c.mu.Unlock()
 }
 
 // invalidateOrg forgets every credential of org and fences off reads in flight.
-func (c *credCache) invalidateOrg(org ID) {
+func (c *credentialCache) invalidateOrg(org ID) {
 	c.mu.Lock()
 	c.gen++
 	for h, e := range c.m {
@@ -97,7 +94,7 @@ func (c *credCache) invalidateOrg(org ID) {
 }
 
 // len returns how many credentials are cached (for tests).
-func (c *credCache) len() int {
+func (c *credentialCache) len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.m)
@@ -110,8 +107,8 @@ func (c *credCache) len() int {
 // nothing and invalidates nothing.
 func (db *DB) authChanged(tx Tx, org ID) {
 	tx.OnCommit(func() {
-		db.creds.invalidateOrg(org)
-		db.access.invalidateOrg(org)
+		db.cache.credentials.invalidateOrg(org)
+		db.cache.accessTokens.invalidateOrg(org)
 	})
 	if db.Shared() {
 		// A failed read or write here fails the transaction (the engine keeps the error).
@@ -133,10 +130,6 @@ func epochOf(v []byte) uint64 {
 
 // authEpoch reads org's credential epoch in a statement of its own (one round trip).
 func (db *DB) authEpoch(ctx context.Context, org ID) (uint64, error) {
-	var v []byte
-	err := db.pg.queryRow(ctx, epochSQL, []any{string(bucketAuthEpochs), org[:]}, &v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
+	v, err := db.pg.Get(ctx, string(bucketAuthEpochs), org[:])
 	return epochOf(v), err
 }

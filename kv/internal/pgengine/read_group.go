@@ -1,4 +1,4 @@
-package kv
+package pgengine
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// The read group: single-record reads (readOne) that arrive while earlier ones are
+// The read group: single-record reads (ReadOne) that arrive while earlier ones are
 // being answered share one statement, as writes share a commit on bbolt. On
 // PostgreSQL a read costs the node little CPU in the database driver and much in the
 // round trip itself (a write to the socket that wakes the server, a read that waits,
@@ -39,8 +39,8 @@ const (
 	readGroupMax     = 256
 )
 
-// readCall is one read: the record key (and, for a credential check riding on it, the
-// organisation whose epoch to read) and its outcome.
+// readCall is one read: the record key (and, for a fence riding on it, the key of the
+// fence's record, its org) and its outcome.
 type readCall struct {
 	bucket string
 	key    []byte
@@ -72,7 +72,7 @@ func (c *readCall) release() {
 }
 
 type readGroup struct {
-	pg      *pgEngine
+	pg      *Engine
 	mu      sync.Mutex
 	queue   []*readCall
 	spare   []*readCall // a finished statement's slice, for the next queue

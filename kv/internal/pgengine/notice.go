@@ -1,4 +1,4 @@
-package kv
+package pgengine
 
 import (
 	"github.com/jackc/pgx/v5/pgconn"

@@ -1,4 +1,4 @@
-package kv
+package pgengine
 
 import (
 	"context"
@@ -7,20 +7,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-)
 
-var readGroupBucket = []byte("read_group_test")
+	"interviewd/kv/internal/engine"
+)
 
 // One grouped statement answers every read as reads of their own would: present,
 // missing and empty records, and the epoch of an organisation where one is asked for.
 func TestReadGroup_OneStatementManyReads(t *testing.T) {
-	db := mustOpenDB(t, nil)
-	if !db.Shared() {
-		t.Skip("reads are grouped on the PostgreSQL engine only")
-	}
+	db := openTest(t, "", Options{})
 	ctx := context.Background()
-	orgWithEpoch, orgWithout := NewV4(), NewV4()
-	err := db.update(ctx, func(tx Tx) error {
+	orgWithEpoch, orgWithout := newKey(), newKey()
+	err := db.Update(ctx, func(tx engine.Tx) error {
 		b := tx.Bucket(readGroupBucket)
 		for i := range 5 {
 			if err := b.Put(fmt.Appendf(nil, "k%d", i), fmt.Appendf(nil, "v%d", i)); err != nil {
@@ -30,7 +27,7 @@ func TestReadGroup_OneStatementManyReads(t *testing.T) {
 		if err := b.Put([]byte("empty"), []byte{}); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketAuthEpochs).Put(orgWithEpoch[:], binary.BigEndian.AppendUint64(nil, 7))
+		return tx.Bucket([]byte(fenceBucket)).Put(orgWithEpoch, binary.BigEndian.AppendUint64(nil, 7))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -40,13 +37,13 @@ func TestReadGroup_OneStatementManyReads(t *testing.T) {
 		{bucket: b, key: []byte("k3")},
 		{bucket: b, key: []byte("missing")},
 		{bucket: b, key: []byte("empty")},
-		{bucket: b, key: []byte("k0"), org: orgWithEpoch[:]},
-		{bucket: b, key: []byte("missing"), org: orgWithEpoch[:]},
-		{bucket: b, key: []byte("k4"), org: orgWithout[:]},
+		{bucket: b, key: []byte("k0"), org: orgWithEpoch},
+		{bucket: b, key: []byte("missing"), org: orgWithEpoch},
+		{bucket: b, key: []byte("k4"), org: orgWithout},
 		{bucket: "another_bucket", key: []byte("k1")},
 		{bucket: b, key: []byte("k3")}, // the same read twice
 	}
-	db.pg.reads.send(ctx, calls)
+	db.reads.send(ctx, calls)
 	want := []struct {
 		found bool
 		value string
@@ -56,12 +53,12 @@ func TestReadGroup_OneStatementManyReads(t *testing.T) {
 		if c.err != nil {
 			t.Fatalf("read %d: %v", i, c.err)
 		}
-		if c.found != want[i].found || string(c.value) != want[i].value || epochOf(c.epoch) != want[i].epoch {
-			t.Errorf("read %d (%s %q): found %v value %q epoch %d, want %+v", i, c.bucket, c.key, c.found, c.value, epochOf(c.epoch), want[i])
+		if c.found != want[i].found || string(c.value) != want[i].value || counter(c.epoch) != want[i].epoch {
+			t.Errorf("read %d (%s %q): found %v value %q epoch %d, want %+v", i, c.bucket, c.key, c.found, c.value, counter(c.epoch), want[i])
 		}
 	}
 	// Through readOne, an empty record is an empty non-nil value and a missing one nil.
-	err = db.readOne(ctx, readGroupBucket, []byte("empty"), func(v []byte) error {
+	err = db.ReadOne(ctx, readGroupBucket, []byte("empty"), func(v []byte) error {
 		if v == nil || len(v) != 0 {
 			t.Errorf("empty record read as %v", v)
 		}
@@ -76,11 +73,11 @@ func TestReadGroup_OneStatementManyReads(t *testing.T) {
 // every read answers its own key, and never with a value older than one committed
 // before the read began.
 func TestReadGroup_ConcurrentReadsSeeCommittedWrites(t *testing.T) {
-	db := mustOpenDB(t, nil)
+	db := openTest(t, "", Options{})
 	ctx := context.Background()
 	const keys = 8
 	put := func(n uint64) error {
-		return db.update(ctx, func(tx Tx) error {
+		return db.Update(ctx, func(tx engine.Tx) error {
 			b, err := tx.CreateBucketIfNotExists(readGroupBucket)
 			if err != nil {
 				return err
@@ -121,7 +118,7 @@ func TestReadGroup_ConcurrentReadsSeeCommittedWrites(t *testing.T) {
 			for i := range 40 {
 				k := (g + i) % keys
 				floor := committed.Load()
-				err := db.readOne(ctx, readGroupBucket, fmt.Appendf(nil, "k%d", k), func(v []byte) error {
+				err := db.ReadOne(ctx, readGroupBucket, fmt.Appendf(nil, "k%d", k), func(v []byte) error {
 					var gotK int
 					var n uint64
 					if _, err := fmt.Sscanf(string(v), "%d:%d", &gotK, &n); err != nil {
