@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBaseURLFollowsAddr(t *testing.T) {
@@ -71,6 +72,13 @@ func TestStartLineAndProbes(t *testing.T) {
 	}
 	if status, _ := get(t, srv.URL+"/v1/api/studies", ""); status != 401 {
 		t.Fatalf("studies without a key: %d", status)
+	}
+	// The first-run hint follows the listener's start, on serve's own goroutine: a stop
+	// before it is logged would leave it out.
+	for deadline := time.Now().Add(bootWait); !strings.Contains(srv.Logs.String(), "no organisation yet"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no first-run hint within %s:\n%s", bootWait, srv.Logs.String())
+		}
 	}
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
