@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -269,12 +271,20 @@ func rateLimitsHelp() string {
 		d.Read, d.Write, d.OrgRead, d.OrgWrite, d.IP, d.FailedAuth, d.Registrations)
 }
 
-// startedByGoRun reports whether exe, the running binary, is one `go run` built and
-// runs from its temporary work folder ($GOTMPDIR/go-build*/b001/exe/NAME).
+// startedByGoRun reports whether exe, the running binary, is one `go run` built: run
+// from its temporary work folder ($GOTMPDIR/go-build*/b001/exe/NAME) the first time, and
+// from the build cache ($GOCACHE/XX/HASH-d/NAME) when the same build runs again.
 func startedByGoRun(exe string) bool {
-	dir := filepath.Dir(exe)
-	return filepath.Base(dir) == "exe" && strings.Contains(filepath.ToSlash(dir), "/go-build")
+	dir := filepath.ToSlash(filepath.Dir(exe))
+	if path.Base(dir) == "exe" && strings.Contains(dir, "/go-build") {
+		return true
+	}
+	return goCacheEntry.MatchString(dir)
 }
+
+// goCacheEntry is a build cache folder holding an executable go run cached: two hex
+// digits, then the SHA-256 of the build and "-d".
+var goCacheEntry = regexp.MustCompile(`/[0-9a-f]{2}/[0-9a-f]{64}-d$`)
 
 // redactedURL is raw with any password in it masked, for the log: an endpoint may carry
 // its credential as user:password@host.
