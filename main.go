@@ -1,47 +1,30 @@
 // Command interviewd runs AI-moderated research interviews: one binary, one data folder.
 //
 //	interviewd [serve]          serve the API, the MCP server and participant pages
-//	interviewd help             every command (the table in command.go)
+//	interviewd help             every command (the table in cmd/command.go)
 //	interviewd version
 //	interviewd setup | keys | credits | orgs | org | plugins   admin commands
+//
+// The command line lives in package cmd; this file only hands it the arguments.
 package main
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/signal"
-	"runtime/debug"
-	"strings"
-	"syscall"
+
+	"interviewd/cmd"
 )
 
-// defaultGCPercent is the garbage collector's target when GOGC is not set: collect once
-// the heap has grown by twice what is live (Go's default is once). A server's live heap
-// is small (a few caches), and collecting half as often answered 7–8% more participant
-// turns a second on two cores.
-const defaultGCPercent = 200
+// Stamped at link time, for builds that carry no VCS information (-buildvcs=false, a
+// source archive, a container build without .git):
+//
+//	go build -ldflags "-X main.version=v1.4.0 -X main.revision=$(git rev-parse HEAD)"
+//
+// Set, they win over what the Go toolchain recorded.
+var (
+	version  string
+	revision string
+)
 
 func main() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(defaultGCPercent)
-	}
-	setGlobalLogging()
-	// SIGINT and SIGTERM stop the run: serve finishes in-flight requests and returns.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "interviewd:", oneLine(err))
-		os.Exit(1)
-	}
-}
-
-// run is the whole program: tests boot it end to end.
-func run(ctx context.Context, args []string) error {
-	return runWith(ctx, args, os.Stdout, os.Stderr, os.LookupEnv)
-}
-
-// oneLine flattens an error for the terminal and the admin socket's error frame.
-func oneLine(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", " ")
+	os.Exit(cmd.Main(os.Args[1:], cmd.Stamp{Version: version, Revision: revision}))
 }
