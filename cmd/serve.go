@@ -35,6 +35,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	addr := fs.str("addr", "HOST:PORT", ":8080", "listen address")
 	data := fs.str("data", "DIR", "./data", "data folder")
 	storeCheck := addStoreFlag(fs)
+	jobTimeoutFlag := fs.str("job-timeout", "DURATION", "2m", "how long an authoring or export job may run before it fails (a large export on a slow machine may need more)")
 	leaseFlag := fs.str("job-lease", "DURATION", "30s", "how long a node's claim on a background job lasts without renewal: with --store, another node resumes a dead node's jobs this long after its last renewal")
 	baseURL := fs.str("base-url", "URL", "", "public base URL every returned link derives from (default: follows --addr, e.g. http://localhost:8080)")
 	level := fs.str("log-level", "LEVEL", "info", "log level: debug, info, warn or error")
@@ -72,6 +73,10 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 	lease, err := time.ParseDuration(*leaseFlag)
 	if err != nil || lease < time.Second {
 		return fmt.Errorf("--job-lease %q: want a duration of at least 1s, such as 30s", *leaseFlag)
+	}
+	jobTimeout, err := time.ParseDuration(*jobTimeoutFlag)
+	if err != nil || jobTimeout < 10*time.Second || jobTimeout > 24*time.Hour {
+		return fmt.Errorf("--job-timeout %q: want a duration from 10s to 24h, such as 2m", *jobTimeoutFlag)
 	}
 	limits, err := server.ParseRateLimits(*limitsFlag)
 	if err != nil {
@@ -160,7 +165,7 @@ func serveCommand(ctx context.Context, args []string, sio stdio) error {
 		// storage_unavailable and requests that need it answer 503.
 		log.Warn().Err(err).Str("blobs", blobStore.String()).Msg("blob store unreachable at start")
 	}
-	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Analyser: analyser, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease})
+	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: engine, Analyser: analyser, Log: log, Plugins: host, Metrics: ops.metrics, Lease: lease, Timeout: jobTimeout})
 	// Jobs left unfinished by the last run are resumed (or failed) before anything is
 	// served.
 	if err := runner.Start(ctx); err != nil {

@@ -18,6 +18,9 @@ func TestServeStoreFlags(t *testing.T) {
 		{"ErrPasswordNotEchoed", []string{"serve", "--store", "mysql://u:hunter2@db/x"}, "xxxxx"},
 		{"ErrBackupDir", []string{"serve", "--store", "postgres://db/x", "--backup-dir", "b"}, "--backup-dir copies the bbolt file"},
 		{"ErrJobLease", []string{"serve", "--job-lease", "10ms"}, "--job-lease"},
+		{"ErrJobTimeoutShort", []string{"serve", "--job-timeout", "1s"}, "--job-timeout \"1s\": want a duration from 10s to 24h"},
+		{"ErrJobTimeoutLong", []string{"serve", "--job-timeout", "25h"}, "--job-timeout"},
+		{"ErrJobTimeoutNotDuration", []string{"serve", "--job-timeout", "soon"}, "--job-timeout"},
 		{"ErrAdminNotPostgres", []string{"orgs", "list", "--store", "sqlite://x"}, "--store: want empty or a postgres:// URL"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,8 +36,10 @@ func TestS3TwoNodes(t *testing.T) {
 		"--org", s.org.String(), "--file", plugintest.Path(t, plugintest.JSONL))
 
 	noRedirect := &http.Client{Timeout: time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	nodeA := mustBootEnv(t, srv.Env, "--data", s.data, "--store", storeURL, "--blobs", srv.URL(), "--rate-limits", "off")
-	nodeB := mustBootEnv(t, srv.Env, "--data", filepath.Join(t.TempDir(), "node-b"), "--store", storeURL, "--blobs", srv.URL(), "--blobs-presign", "--rate-limits", "off")
+	// Exports compile their plugin on first use, which under -race on a loaded machine can
+	// pass the default two minutes: speed is not what this test is about.
+	nodeA := mustBootEnv(t, srv.Env, "--data", s.data, "--store", storeURL, "--blobs", srv.URL(), "--rate-limits", "off", "--job-timeout", "30m")
+	nodeB := mustBootEnv(t, srv.Env, "--data", filepath.Join(t.TempDir(), "node-b"), "--store", storeURL, "--blobs", srv.URL(), "--blobs-presign", "--rate-limits", "off", "--job-timeout", "30m")
 	a := &s3Client{t: t, base: nodeA.URL, key: s.key, http: noRedirect}
 	b := &s3Client{t: t, base: nodeB.URL, key: s.key, http: noRedirect}
 

@@ -213,7 +213,9 @@ func TestS3EndToEnd(t *testing.T) {
 		t.Fatalf("plugin %s in the bucket: %d bytes, %v", added.Blob, len(got), err)
 	}
 
-	b := mustBootEnv(t, srv.Env, "--data", s.data, "--blobs", srv.URL(), "--blobs-presign", "--rate-limits", "off")
+	// The export compiles its plugin on first use: under -race on a loaded machine that
+	// alone can pass the default two minutes, and speed is not what this test is about.
+	b := mustBootEnv(t, srv.Env, "--data", s.data, "--blobs", srv.URL(), "--blobs-presign", "--rate-limits", "off", "--job-timeout", "30m")
 	c := &s3Client{t: t, base: b.URL, key: s.key, http: &http.Client{Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	c.logs = b.Logs.String // a failed export shows what the server logged
