@@ -193,8 +193,18 @@ const creditAlertLease = 10 * time.Minute
 // with the owners' addresses, and holds them for this sender for ten minutes. The
 // sender calls DoneCreditAlert after mailing; one it never finishes is offered again.
 func (db *DB) ClaimCreditAlerts(ctx context.Context) ([]CreditAlert, error) {
+	// Almost always there is none: look before taking a write transaction each minute.
+	pending := false
+	err := db.view(ctx, func(tx Tx) error {
+		k, _ := tx.Bucket(bucketCreditAlerts).Cursor().First()
+		pending = k != nil
+		return nil
+	})
+	if err != nil || !pending {
+		return nil, err
+	}
 	var out []CreditAlert
-	err := db.update(ctx, func(tx Tx) error {
+	err = db.update(ctx, func(tx Tx) error {
 		out = nil
 		now := db.Now()
 		b := tx.Bucket(bucketCreditAlerts)
