@@ -120,3 +120,42 @@ func TestRoleChanges(t *testing.T) {
 		t.Fatalf("another organisation: %+v %v", none, err)
 	}
 }
+
+// TestViewerOAuth: an OAuth connection of a researcher made a viewer keeps only the
+// scopes a viewer may hold, from the very next request; a viewer cannot approve more.
+func TestViewerOAuth(t *testing.T) {
+	ctx := context.Background()
+	f := newOAuthFixture(t)
+	member, err := f.db.AddMember(ctx, f.org.ID, "m@example.com", RoleMember)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approve := func(user ID, scopes ...string) (string, error) {
+		_, code, err := f.db.Approve(ctx, ApproveInput{UserID: user, OrgID: f.org.ID, Environment: EnvLive, Client: f.client,
+			Scopes: scopes, Resource: "/v1/api", RedirectURI: "http://127.0.0.1:4000/cb", Challenge: testChallenge(testVerifier)})
+		return code, err
+	}
+	code, err := approve(member.ID, ScopeStudiesRead, ScopeStudiesWrite, ScopeLinksWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := f.exchange(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := f.db.AuthenticateAccess(ctx, pair.Access); err != nil || len(c.Connection.Scopes) != 3 {
+		t.Fatalf("before: %+v %v", c.Connection.Scopes, err)
+	}
+	if _, err := f.db.UpdateMemberRole(ctx, MemberRoleInput{OrgID: f.org.ID, Actor: f.owner.ID, UserID: member.ID, Role: RoleViewer}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := f.db.AuthenticateAccess(ctx, pair.Access); err != nil || fmt.Sprint(c.Connection.Scopes) != "[studies:read]" {
+		t.Fatalf("after becoming a viewer: %+v %v", c.Connection.Scopes, err)
+	}
+	if _, err := approve(member.ID, ScopeStudiesRead, ScopeStudiesWrite); ErrorCode(err) != EFORBIDDEN {
+		t.Fatalf("a viewer approves studies:write: %v", err)
+	}
+	if _, err := approve(member.ID, ScopeStudiesRead, ScopeLinksRead); err != nil {
+		t.Fatalf("a viewer approves reading: %v", err)
+	}
+}
