@@ -52,6 +52,12 @@ var (
 	bucketOAuthConnections = []byte("oauth_connections") // org id + connection id (UUIDv7) → Connection
 	bucketOAuthTokens      = []byte("oauth_tokens")      // SHA-256(code or token) → tokenRecord
 	bucketOAuthConnTokens  = []byte("oauth_conn_tokens") // connection id + SHA-256 → nil (a connection's codes and tokens)
+
+	// Credits and roles: each organisation's credit history, its pending low-credit
+	// mail, and who changed whose role when (credit_ledger.go, role_change.go).
+	bucketCreditLedger = []byte("credit_ledger") // org id + entry id (UUIDv7) → CreditEntry
+	bucketCreditAlerts = []byte("credit_alerts") // org id → creditAlert
+	bucketRoleChanges  = []byte("role_changes")  // org id + change id (UUIDv7) → RoleChange
 )
 
 var allBuckets = [][]byte{
@@ -62,4 +68,5 @@ var allBuckets = [][]byte{
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
 	bucketAgentTasks, bucketAnalyses, bucketAnalysisOpen, bucketAnalysisWanted, bucketLinkOpens,
 	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
+	bucketCreditLedger, bucketCreditAlerts, bucketRoleChanges,
 }

@@ -32,6 +32,9 @@ type Opened struct {
 	// CreditsLeft is then the balance after it.
 	SpentCredit bool
 	CreditsLeft int
+	// CreditAlert is set when that spend took the balance under the owners' threshold:
+	// a low-credit mail is pending (ClaimCreditAlerts).
+	CreditAlert bool
 }
 
 // ResumeLink opens an invite link like OpenLink, but never for a session a client made
@@ -218,6 +221,7 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 		return out, nil
 	}
 	isTest := out.Study.Mode == ModeTest
+	var charge *Org // the organisation to take this interview's credit from
 	if !isTest && p.Env == EnvLive {
 		org, err := orgByID(tx, p.Org)
 		if err != nil {
@@ -227,19 +231,19 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 			out.State = LinkUnavailable
 			return out, nil
 		}
-		if create {
-			org.Credits--
-			if err := db.putOrg(tx, org); err != nil {
-				return Opened{}, err
-			}
-			out.SpentCredit, out.CreditsLeft = true, org.Credits
-		}
+		charge = &org
 	}
 	if !create {
 		out.State = LinkOpen
 		return out, nil
 	}
 	iv := db.newLinkInterview(token, l, out.Study, isTest)
+	if charge != nil {
+		if out.CreditAlert, err = db.spendCredit(tx, charge, out.Study, iv.ID); err != nil {
+			return Opened{}, err
+		}
+		out.SpentCredit, out.CreditsLeft = true, charge.Credits
+	}
 	if err := putJSON(tx.Bucket(bucketInterviews), p.key(iv.ID), iv); err != nil {
 		return Opened{}, err
 	}

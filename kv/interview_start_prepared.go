@@ -190,8 +190,7 @@ func (db *DB) storePrepared(tx Tx, p *preparedOpening) (Opened, bool, error) {
 		if org.Credits < 1 {
 			return Opened{State: LinkUnavailable, Link: p.before.Link, Study: p.before.Study, Session: out.Session}, true, nil
 		}
-		org.Credits--
-		if err := db.putOrg(tx, org); err != nil {
+		if out.CreditAlert, err = db.spendCredit(tx, &org, p.before.Study, out.Interview.ID); err != nil {
 			return Opened{}, true, err
 		}
 		out.SpentCredit, out.CreditsLeft = true, org.Credits

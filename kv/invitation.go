@@ -263,6 +263,9 @@ func (db *DB) joinByInvitation(tx Tx, rec invitationRecord, now time.Time) (User
 		if err := putMember(tx, m); err != nil {
 			return User{}, Membership{}, Org{}, err
 		}
+		if err := db.recordRoleChange(tx, rec.OrgID, u.ID, rec.InvitedBy, "", rec.Role); err != nil {
+			return User{}, Membership{}, Org{}, err
+		}
 	}
 	return u, m, org, nil
 }

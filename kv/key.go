@@ -136,7 +136,7 @@ func (db *DB) putNewKey(tx Tx, k *Key, in KeyInput) error {
 	k.UserID = m.UserID
 	for _, s := range k.Scopes {
 		if !m.Role.MayHoldScope(s) {
-			return Errorf(EFORBIDDEN, "role_forbids_scope", "A member cannot hold "+s+".")
+			return Errorf(EFORBIDDEN, "role_forbids_scope", "A "+strings.ToLower(m.Role.Label())+" cannot hold "+s+".")
 		}
 	}
 	if org.RequireMFA && !in.TwoStepPassed && !in.ByOperator {

@@ -28,20 +28,49 @@ type UserOrg struct {
 	Role Role
 }
 
-// Valid reports whether r is owner, admin or member.
-func (r Role) Valid() bool { return r == RoleOwner || r == RoleAdmin || r == RoleMember }
+// Valid reports whether r is owner, admin, member or viewer.
+func (r Role) Valid() bool {
+	return r == RoleOwner || r == RoleAdmin || r == RoleMember || r == RoleViewer
+}
+
+// Changes reports whether the role may change research (create and edit studies, run
+// simulations and analyses, make links): everyone but a viewer.
+func (r Role) Changes() bool { return r.Valid() && r != RoleViewer }
+
+// Label is the role's name in the app: a member is a researcher.
+func (r Role) Label() string {
+	switch r {
+	case RoleOwner:
+		return "Owner"
+	case RoleAdmin:
+		return "Admin"
+	case RoleMember:
+		return "Researcher"
+	case RoleViewer:
+		return "Viewer"
+	}
+	return string(r)
+}
 
 // Manages reports whether the role may manage the organisation (members, invitations,
 // every key, require_mfa): owners and admins.
 func (r Role) Manages() bool { return r == RoleOwner || r == RoleAdmin }
 
 // MayHoldScope reports whether a holder of the role may hold scope on a key or grant
-// (DECISIONS §3: a member never holds studies:golive or export:read).
+// (DECISIONS §3: a member never holds studies:golive or export:read). A viewer changes
+// nothing, so holds only the reading scopes a member may hold: studies:read and
+// links:read (export:read also starts exports, and a member may not hold it either).
 func (r Role) MayHoldScope(scope string) bool {
-	return r != RoleMember || (scope != ScopeStudiesGoLive && scope != ScopeExportRead)
+	switch r {
+	case RoleMember:
+		return scope != ScopeStudiesGoLive && scope != ScopeExportRead
+	case RoleViewer:
+		return scope == ScopeStudiesRead || scope == ScopeLinksRead
+	}
+	return true
 }
 
-var errRole = FieldError{Loc: []any{"role"}, Msg: "Role must be owner, admin or member.", Type: "enum"}
+var errRole = FieldError{Loc: []any{"role"}, Msg: "Role must be owner, admin, member (researcher) or viewer.", Type: "enum"}
 
 // Errors of the member rules, as the app shows them.
 var (
@@ -74,15 +103,18 @@ func (db *DB) AddMember(ctx context.Context, org ID, email string, role Role) (U
 		}
 		m, err := memberFor(tx, org, user.ID)
 		if err != nil {
-			return putMember(tx, Membership{OrgID: org, UserID: user.ID, Role: role, CreatedAt: db.Now()})
+			if err := putMember(tx, Membership{OrgID: org, UserID: user.ID, Role: role, CreatedAt: db.Now()}); err != nil {
+				return err
+			}
+			return db.recordRoleChange(tx, org, user.ID, ID{}, "", role)
 		}
-		return db.setRole(tx, m, role)
+		return db.setRole(tx, m, role, ID{})
 	})
 	return user, err
 }
 
 // FindMembers returns the organisation's members with their users, owners first, then
-// admins, then members, each group by email. ENOTFOUND for an unknown org.
+// admins, then members, then viewers, each group by email. ENOTFOUND for an unknown org.
 func (db *DB) FindMembers(ctx context.Context, org ID) ([]Member, error) {
 	var out []Member
 	err := db.view(ctx, func(tx Tx) error {
@@ -99,7 +131,7 @@ func (db *DB) FindMembers(ctx context.Context, org ID) ([]Member, error) {
 			return nil
 		})
 	})
-	rank := map[Role]int{RoleOwner: 0, RoleAdmin: 1, RoleMember: 2}
+	rank := map[Role]int{RoleOwner: 0, RoleAdmin: 1, RoleMember: 2, RoleViewer: 3}
 	sort.SliceStable(out, func(i, j int) bool {
 		if rank[out[i].Role] != rank[out[j].Role] {
 			return rank[out[i].Role] < rank[out[j].Role]
@@ -151,9 +183,9 @@ type MemberRoleInput struct {
 }
 
 // UpdateMemberRole changes a member's role. Owners and admins may change roles; only an
-// owner may make someone an owner or change an owner's role. Demoting to member revokes
-// the user's keys in the organisation that hold studies:golive or export:read, in the
-// same transaction (a member can never hold them). EINVALID for a bad role; EFORBIDDEN
+// owner may make someone an owner or change an owner's role. A new role revokes the
+// user's keys in the organisation that hold a scope it may not hold (MayHoldScope), and
+// the change is recorded (role_change.go), in the same transaction. EINVALID for a bad role; EFORBIDDEN
 // role_forbidden / owner_only; ENOTFOUND when either is not a member; ECONFLICT
 // last_owner when it would leave the organisation without an owner.
 func (db *DB) UpdateMemberRole(ctx context.Context, in MemberRoleInput) (Membership, error) {
@@ -169,7 +201,7 @@ func (db *DB) UpdateMemberRole(ctx context.Context, in MemberRoleInput) (Members
 		if (target.Role == RoleOwner || in.Role == RoleOwner) && actor.Role != RoleOwner {
 			return errOwnerOnly
 		}
-		if err := db.setRole(tx, target, in.Role); err != nil {
+		if err := db.setRole(tx, target, in.Role, in.Actor); err != nil {
 			return err
 		}
 		target.Role = in.Role
@@ -228,6 +260,9 @@ func (db *DB) RemoveMember(ctx context.Context, in RemoveMemberInput) error {
 			return err
 		}
 		if err := tx.Bucket(bucketMembers).Delete(memberKey(in.OrgID, in.UserID)); err != nil {
+			return err
+		}
+		if err := db.recordRoleChange(tx, in.OrgID, in.UserID, in.Actor, target.Role, ""); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketUserOrgs).Delete(append(in.UserID[:], in.OrgID[:]...))
@@ -295,8 +330,9 @@ func managerAndMember(tx Tx, org, actor, user ID) (Membership, Membership, error
 	return a, m, nil
 }
 
-// setRole writes m with role, keeping an owner and the member scope rule.
-func (db *DB) setRole(tx Tx, m Membership, role Role) error {
+// setRole writes m with role, keeping an owner and the role's scope rule, and records
+// the change as made by actor (zero: the operator).
+func (db *DB) setRole(tx Tx, m Membership, role Role, actor ID) error {
 	if m.Role == role {
 		return nil
 	}
@@ -307,13 +343,16 @@ func (db *DB) setRole(tx Tx, m Membership, role Role) error {
 			return errLastOwner
 		}
 	}
-	if role == RoleMember {
-		err := db.revokeUserKeys(tx, m.OrgID, m.UserID, func(k Key) bool {
-			return slices.ContainsFunc(k.Scopes, func(s string) bool { return !RoleMember.MayHoldScope(s) })
-		})
-		if err != nil {
-			return err
-		}
+	// A key keeps working only if the new role may hold all it carries; an OAuth
+	// connection's scopes are cut to the role at each use (oauth_access.go).
+	err := db.revokeUserKeys(tx, m.OrgID, m.UserID, func(k Key) bool {
+		return slices.ContainsFunc(k.Scopes, func(s string) bool { return !role.MayHoldScope(s) })
+	})
+	if err != nil {
+		return err
+	}
+	if err := db.recordRoleChange(tx, m.OrgID, m.UserID, actor, m.Role, role); err != nil {
+		return err
 	}
 	m.Role = role
 	db.authChanged(tx, m.OrgID)

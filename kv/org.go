@@ -13,9 +13,12 @@ import (
 type Role string
 
 const (
-	RoleOwner  Role = "owner"
-	RoleAdmin  Role = "admin"
+	RoleOwner Role = "owner"
+	RoleAdmin Role = "admin"
+	// RoleMember is shown in the app as "Researcher": the contract's value stays.
 	RoleMember Role = "member"
+	// RoleViewer reads studies, transcripts and findings and changes nothing.
+	RoleViewer Role = "viewer"
 )
 
 // Org is an organisation: the tenant every key, study and interview belongs to.
@@ -31,8 +34,11 @@ type Org struct {
 	Redaction    *Redaction `json:"redaction,omitempty"` // nil: DefaultRedaction
 	// RetentionDays deletes interviews, transcripts and export artifacts older than
 	// this many days (see SweepRetention); 0 keeps them.
-	RetentionDays int       `json:"retention_days,omitempty"`
-	CreatedAt     time.Time `json:"created_at"`
+	RetentionDays int `json:"retention_days,omitempty"`
+	// CreditAlertBelow: when a spend takes the balance under this, owners get one mail
+	// and the app a banner (credit_ledger.go); 0 is off.
+	CreditAlertBelow int       `json:"credit_alert_below,omitempty"`
+	CreatedAt        time.Time `json:"created_at"`
 }
 
 // OrgInput creates an organisation with its owner.
@@ -102,6 +108,11 @@ func (db *DB) CreateOrg(ctx context.Context, in OrgInput) (Org, User, error) {
 		}
 		if err := db.putOrg(tx, org); err != nil {
 			return err
+		}
+		if org.Credits > 0 {
+			if err := db.putCreditEntry(tx, CreditEntry{OrgID: org.ID, Kind: CreditGrant, Amount: org.Credits, Balance: org.Credits}); err != nil {
+				return err
+			}
 		}
 		return putMember(tx, Membership{OrgID: org.ID, UserID: user.ID, Role: RoleOwner, CreatedAt: now})
 	})
@@ -192,7 +203,8 @@ func (db *DB) FindMembership(ctx context.Context, org, user ID) (Membership, err
 }
 
 // AddCredits adds amount (which may be negative, but never below zero in total) to the
-// organisation's credits and returns the new balance. ENOTFOUND for an unknown org;
+// organisation's credits, records it in the credit history as a grant, and returns the
+// new balance. ENOTFOUND for an unknown org;
 // EINVALID when the balance would go negative.
 func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
 	var balance int
@@ -206,7 +218,10 @@ func (db *DB) AddCredits(ctx context.Context, id ID, amount int) (int, error) {
 		}
 		org.Credits += amount
 		balance = org.Credits
-		return db.putOrg(tx, org)
+		if err := db.putOrg(tx, org); err != nil {
+			return err
+		}
+		return db.putCreditEntry(tx, CreditEntry{OrgID: org.ID, Kind: CreditGrant, Amount: amount, Balance: org.Credits})
 	})
 	return balance, err
 }

@@ -103,7 +103,7 @@ func (in *accessWorkspaceIn) validate() []kv.FieldError {
 type accessWorkspace struct {
 	OrgID      kv.ID  `json:"org_id"`
 	Name       string `json:"name"`
-	Role       string `json:"role" enum:"owner,admin,member"`
+	Role       string `json:"role" enum:"owner,admin,member,viewer"`
 	RequireMFA bool   `json:"require_mfa" doc:"The workspace requires a passed two-step check before a key is issued."`
 }
 
@@ -111,7 +111,7 @@ type accessInvitation struct {
 	InvitationID kv.ID  `json:"invitation_id"`
 	OrgID        kv.ID  `json:"org_id"`
 	OrgName      string `json:"org_name"`
-	Role         string `json:"role" enum:"owner,admin,member"`
+	Role         string `json:"role" enum:"owner,admin,member,viewer"`
 	ExpiresAt    Time   `json:"expires_at"`
 }
 

@@ -95,6 +95,7 @@ func (e *testEnv) appDo(method, path string, as *appUser, form url.Values, csrf 
 // path parameter, a value in organisation A (the caller's) and one in organisation B.
 type appFixtures struct {
 	owner, admin, member appUser // of organisation A, live
+	viewer               appUser // of organisation A, live
 	own, other           map[string]string
 }
 
@@ -108,9 +109,11 @@ func (e *testEnv) appParamFixtures() appFixtures {
 	e.mustMember(e.orgA.ID, "admin@a.example", kv.RoleAdmin)
 	e.mustMember(e.orgA.ID, "member@a.example", kv.RoleMember)
 	e.mustMember(e.orgA.ID, "second@a.example", kv.RoleMember)
+	e.mustMember(e.orgA.ID, "viewer@a.example", kv.RoleViewer)
 	f.owner = e.mustAppSession("a@example.com", e.orgA.ID, kv.EnvLive)
 	f.admin = e.mustAppSession("admin@a.example", e.orgA.ID, kv.EnvLive)
 	f.member = e.mustAppSession("member@a.example", e.orgA.ID, kv.EnvLive)
+	f.viewer = e.mustAppSession("viewer@a.example", e.orgA.ID, kv.EnvLive)
 	b := e.mustAppSession("b@example.com", e.orgB.ID, kv.EnvLive)
 
 	// key_id: a key of A's member (so owner, admin and that member may act on it).
@@ -205,9 +208,15 @@ func fill(path string, values map[string]string) (string, string, bool) {
 	return out, missing, missing == ""
 }
 
+// workspaceAccess reports whether a route needs a chosen workspace (and so a role).
+func workspaceAccess(a appAccess) bool {
+	return a == accessMember || a == accessAdmin || a == accessOwner || a == accessResearch
+}
+
 // TestAppAuthorizationTable checks every registered app route: signed out → sign-in
-// redirect; another organisation's object → 404; a member on an admin-only route →
-// 403; a post without its CSRF token → 403.
+// redirect; another organisation's object → 404; a member (researcher) on an
+// admin-only route and a viewer on any route that changes research → 403; a post
+// without its CSRF token → 403.
 func TestAppAuthorizationTable(t *testing.T) {
 	e := mustServe(t)
 	routes := e.srv.app.routes
@@ -247,7 +256,15 @@ func TestAppAuthorizationTable(t *testing.T) {
 					}
 				})
 			}
-			if rt.Access >= accessAdmin && rt.Access <= accessOwner {
+			if rt.Access == accessAdmin || rt.Access == accessOwner || rt.Access == accessResearch {
+				t.Run("ErrViewerForbidden", func(t *testing.T) {
+					r := e.appDo(rt.Method, own, &f.viewer, nil, true)
+					if r.status != 403 {
+						t.Fatalf("viewer on %s route: %d, want 403", rt.Access, r.status)
+					}
+				})
+			}
+			if rt.Access == accessAdmin || rt.Access == accessOwner {
 				t.Run("ErrMemberForbidden", func(t *testing.T) {
 					r := e.appDo(rt.Method, own, &f.member, nil, true)
 					if r.status != 403 {
@@ -255,7 +272,7 @@ func TestAppAuthorizationTable(t *testing.T) {
 					}
 				})
 			}
-			if own != "/app"+rt.Path && rt.Access >= accessMember && rt.Access <= accessOwner {
+			if own != "/app"+rt.Path && workspaceAccess(rt.Access) {
 				t.Run("ErrOtherOrgNotFound", func(t *testing.T) {
 					// A form that would be valid, so only the object's owner can refuse it.
 					r := e.appDo(rt.Method, other, &f.owner, url.Values{"role": {"member"}}, true)

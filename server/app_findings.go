@@ -120,7 +120,7 @@ func (s *Server) buildFindingsPage(ctx context.Context, p *Principal, study kv.I
 		page.NotLive = true
 		return page, nil
 	}
-	page.CanRun = true // export:read, live data, a study that has been live: start_analysis's rules
+	page.CanRun = p.mayChangeResearch() // export:read, live data, a study that has been live: start_analysis's rules
 	if q.Job != "" {
 		st, err := s.appAnalysisStatus(ctx, p, study, q.Job)
 		switch {

@@ -13,10 +13,10 @@ import (
 // check the scope again.
 func (s *Server) appAnalysisRoutes() []appRoute {
 	return []appRoute{
-		{"GET", "/studies/{study_id}/findings", accessAdmin, s.handleAppFindings},
-		{"POST", "/studies/{study_id}/findings", accessAdmin, s.handleAppAnalysisStart},
-		{"GET", "/studies/{study_id}/findings/status", accessAdmin, s.handleAppAnalysisStatus},
-		{"GET", "/studies/{study_id}/dashboard", accessAdmin, s.handleAppDashboard},
+		{"GET", "/studies/{study_id}/findings", accessMember, s.handleAppFindings},
+		{"POST", "/studies/{study_id}/findings", accessResearch, s.handleAppAnalysisStart},
+		{"GET", "/studies/{study_id}/findings/status", accessMember, s.handleAppAnalysisStatus},
+		{"GET", "/studies/{study_id}/dashboard", accessMember, s.handleAppDashboard},
 	}
 }
 

@@ -243,14 +243,19 @@ func TestAppFindings(t *testing.T) {
 	})
 
 	t.Run("ErrRoles", func(t *testing.T) {
+		// A researcher and a viewer read the findings; a viewer cannot run an analysis.
 		member := e.mustAppClient(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
-		wantPage(t, member.get(t, base+"/findings"), 403, "Only owners and admins")
-		wantPage(t, member.post(t, base+"/findings", nil), 403)
-		wantPage(t, member.get(t, base+"/dashboard"), 403)
+		wantPage(t, member.get(t, base+"/findings"), 200, "Version 2")
+		wantPage(t, member.get(t, base+"/dashboard"), 200)
 		study := wantPage(t, member.get(t, base), 200)
-		if strings.Contains(study, base+"/findings") || strings.Contains(study, base+"/dashboard") {
-			t.Fatal("a member's study page links to findings")
+		if !strings.Contains(study, base+"/findings") || !strings.Contains(study, base+"/dashboard") {
+			t.Fatal("a researcher's study page does not link to findings")
 		}
+		viewer := e.mustAppClient(t, "v@example.com", e.orgA.ID, kv.EnvLive, kv.RoleViewer)
+		if page := wantPage(t, viewer.get(t, base+"/findings"), 200, "Version 2"); strings.Contains(page, `method="post" action="`+base+`/findings"`) {
+			t.Fatal("a viewer is offered Run analysis")
+		}
+		wantPage(t, viewer.post(t, base+"/findings", nil), 403, "change nothing")
 		admin := e.mustAppClient(t, "admin@example.com", e.orgA.ID, kv.EnvLive, kv.RoleAdmin)
 		wantPage(t, admin.get(t, base+"/findings"), 200, "Version 2")
 		wantPage(t, owner.get(t, base), 200, `href="`+base+`/findings"`, `href="`+base+`/dashboard"`)

@@ -7,8 +7,8 @@ import "interviewd/webui"
 // operations check the scope again.
 func (s *Server) appInterviewRoutes() []appRoute {
 	return []appRoute{
-		{"GET", "/interviews", accessAdmin, s.handleAppInterviews},
-		{"GET", "/interviews/{interview_id}", accessAdmin, s.handleAppTranscript},
+		{"GET", "/interviews", accessMember, s.handleAppInterviews},
+		{"GET", "/interviews/{interview_id}", accessMember, s.handleAppTranscript},
 	}
 }
 

@@ -29,9 +29,10 @@ func (s *Server) appMembersRoutes() []appRoute {
 
 type appMemberRow struct {
 	UserID, Email, Role  string
+	RoleLabel            string // the role's name in the app ("Researcher")
 	You, LastOwner       bool
 	CanChange, CanRemove bool
-	Roles                []string // the roles the viewer may give this member
+	Roles                []roleOption // the roles the viewer may give this member
 }
 
 type appInvitationRow struct {
@@ -45,9 +46,11 @@ type appMembersPage struct {
 	Members     []appMemberRow
 	Invitations []appInvitationRow
 	CanManage   bool
-	Roles       []string // the roles the viewer may invite with
+	Roles       []roleOption // the roles the viewer may invite with
 	Form        appInviteForm
-	Errors      []string
+	// Changes is who changed whose role when, newest first (app_roles_history.go).
+	Changes []appRoleChangeRow
+	Errors  []string
 	// Unsent is the invitation just made when no mail server is configured: its link,
 	// shown this once to be passed on by hand.
 	Unsent *appUnsentInvitation
@@ -55,12 +58,12 @@ type appMembersPage struct {
 
 type appUnsentInvitation struct{ Email, Link string }
 
-// assignable returns the roles actor may give: owners any, admins admin or member.
-func assignable(actor kv.Role) []string {
+// assignable returns the roles actor may give: owners any, admins any but owner.
+func assignable(actor kv.Role) []roleOption {
 	if actor == kv.RoleOwner {
-		return []string{"member", "admin", "owner"}
+		return roleOptions([]string{"viewer", "member", "admin", "owner"})
 	}
-	return []string{"member", "admin"}
+	return roleOptions([]string{"viewer", "member", "admin"})
 }
 
 func (s *Server) membersPage(r *request, form appInviteForm) (*appMembersPage, error) {
@@ -78,7 +81,7 @@ func (s *Server) membersPage(r *request, form appInviteForm) (*appMembersPage, e
 		}
 	}
 	for _, m := range members {
-		row := appMemberRow{UserID: m.User.ID.String(), Email: m.User.Email, Role: string(m.Role),
+		row := appMemberRow{UserID: m.User.ID.String(), Email: m.User.Email, Role: string(m.Role), RoleLabel: m.Role.Label(),
 			You: m.User.ID == a.auth.User.ID, LastOwner: m.Role == kv.RoleOwner && owners == 1}
 		// An admin may not touch an owner; nobody may demote or remove the last owner.
 		touchable := me.Manages() && (m.Role != kv.RoleOwner || me == kv.RoleOwner) && !row.LastOwner
@@ -93,8 +96,11 @@ func (s *Server) membersPage(r *request, form appInviteForm) (*appMembersPage, e
 		}
 		for _, inv := range invs {
 			page.Invitations = append(page.Invitations, appInvitationRow{ID: inv.ID.String(), Email: inv.Email,
-				Role: string(inv.Role), Expires: appDate(inv.ExpiresAt), CanRevoke: inv.Role != kv.RoleOwner || me == kv.RoleOwner})
+				Role: strings.ToLower(inv.Role.Label()), Expires: appDate(inv.ExpiresAt), CanRevoke: inv.Role != kv.RoleOwner || me == kv.RoleOwner})
 		}
+	}
+	if page.Changes, err = s.roleChangeRows(r); err != nil {
+		return nil, err
 	}
 	return page, nil
 }
@@ -116,7 +122,7 @@ func (s *Server) handleAppInvite(r *request) error {
 	switch kv.ErrorCode(err) {
 	case "":
 		accept := s.baseURL + "/app/invitations/" + url.PathEscape(token)
-		s.sendMail(mail.Invitation(inv.Email, a.auth.Org.Name, a.auth.User.Email, string(inv.Role), accept, inv.ExpiresAt))
+		s.sendMail(mail.Invitation(inv.Email, a.auth.Org.Name, a.auth.User.Email, strings.ToLower(inv.Role.Label()), accept, inv.ExpiresAt))
 		flash := "No mail server is configured: the invitation is in the outbox (interviewd mail outbox). Copy the link below and send it to " + inv.Email + " yourself."
 		switch s.mailWhere() {
 		case mailSent:

@@ -147,7 +147,8 @@ func (s *Server) buildStudyPage(ctx context.Context, p *Principal, study kv.ID) 
 	page := webui.StudyPage{Tabs: studyTabs(p, study, webui.TabStudy), ID: d.ID.String(), Name: d.Name, Mode: string(d.Mode), Launched: wireStampPtr(d.LaunchedAt),
 		Created: wireStamp(d.CreatedAt), Updated: wireStamp(d.UpdatedAt),
 		CanRead: p.Has(kv.ScopeLinksRead), CanLinks: p.Has(kv.ScopeLinksWrite), CanWrite: p.Has(kv.ScopeStudiesWrite),
-		CanGoLive: p.Has(kv.ScopeStudiesGoLive), CanExport: p.Has(kv.ScopeExportRead),
+		CanGoLive: p.Has(kv.ScopeStudiesGoLive), CanExport: p.mayExport(), CanTranscripts: p.Has(kv.ScopeExportRead),
+		CanMode:  p.mayChangeMode(),
 		MaxTurns: fullSimulationTurns(d.Brief), LinkForm: blankLinkForm()}
 	if d.Brief != nil {
 		page.Brief = briefView(*d.Brief)

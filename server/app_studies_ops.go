@@ -27,6 +27,9 @@ func (s *Server) appOp(name string) *Operation {
 func appCall[Out any](ctx context.Context, s *Server, p *Principal, name string, in any) (Out, error) {
 	var zero Out
 	o := s.appOp(name)
+	if err := p.roleAllows(o); err != nil {
+		return zero, err
+	}
 	if err := o.checkScope(p); err != nil {
 		return zero, err
 	}

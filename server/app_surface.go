@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,10 +44,13 @@ const (
 	// accessTwoStep: a signed-in session, two-step check due or not (the check's own
 	// pages and sign-out).
 	accessTwoStep
+	// accessResearch: a chosen workspace where the user may change research: any role
+	// but viewer (app_roles.go).
+	accessResearch
 )
 
 func (a appAccess) String() string {
-	return [...]string{"public", "session", "member", "admin", "owner", "two-step"}[a]
+	return [...]string{"public", "session", "member", "admin", "owner", "two-step", "research"}[a]
 }
 
 // appRoute is one route of the app. Path is under /app ("/settings/developer"); a page
@@ -77,6 +79,7 @@ func (s *Server) appRouteSets() [][]appRoute {
 		s.appExportRoutes(),
 		s.appRedactionRoutes(),
 		s.appOAuthRoutes(),
+		s.appCreditsRoutes(),
 	}
 }
 
@@ -325,11 +328,8 @@ func (s *Server) appRequire(rt appRoute) middleware {
 			if a.auth.Org.ID.IsZero() || a.auth.Session.Environment == "" {
 				return errAppWorkspace
 			}
-			switch {
-			case rt.Access == accessAdmin && !a.auth.Role.Manages():
-				return appForbidden("Only owners and admins of " + a.auth.Org.Name + " can do this.")
-			case rt.Access == accessOwner && a.auth.Role != kv.RoleOwner:
-				return appForbidden("Only owners of " + a.auth.Org.Name + " can do this.")
+			if err := roleRefusal(rt.Access, a.auth.Role, a.auth.Org.Name); err != nil {
+				return err
 			}
 			return next(r)
 		}
@@ -429,16 +429,17 @@ func (r *request) formValues(name string) []string {
 }
 
 // appPrincipal is the research principal of a session with a chosen workspace: the
-// scopes its role may hold (DECISIONS §3: never studies:golive or export:read for a
-// member), in the chosen organisation and data environment.
+// scopes its role works with in the app (appSessionScopes) and the role itself, in the
+// chosen organisation and data environment.
 func appPrincipal(a kv.SessionAuth) *Principal {
-	scopes := appScopes(a.Role)
+	scopes := appSessionScopes(a.Role)
 	return &Principal{
 		Partition:      kv.Partition{Org: a.Org.ID, Env: a.Session.Environment},
 		OrgName:        a.Org.Name,
 		Scopes:         scopes,
 		scopes:         newScopeSet(scopes),
 		CredentialType: credentialSession,
+		Role:           a.Role,
 		RateKey:        "session:" + a.Session.ID.String(),
 		OrgKey:         a.Org.ID.String(),
 	}
@@ -446,19 +447,6 @@ func appPrincipal(a kv.SessionAuth) *Principal {
 
 // credentialSession marks a principal built from an app session.
 const credentialSession = "session"
-
-// appScopes returns the research scopes a role may use in the app (agent:run is for
-// API keys only), sorted.
-func appScopes(role kv.Role) []string {
-	var out []string
-	for _, sc := range kv.AllScopes {
-		if sc != kv.ScopeAgentRun && role.MayHoldScope(sc) {
-			out = append(out, sc)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
 
 // handleAppRoot is GET /: the app when signed in, else the sign-in page.
 func (s *Server) handleAppRoot(r *request) error {
@@ -608,6 +596,7 @@ func (s *Server) renderAppPage(r *request, p *appPage) {
 			shell.Env = string(a.auth.Session.Environment)
 			shell.Role = string(a.auth.Role)
 			shell.Credits = a.auth.Org.Credits
+			shell.CreditsLow = a.auth.Org.LowCredits()
 		} else {
 			shell.Bare = true
 		}
@@ -658,6 +647,7 @@ var appFlashes = map[string]string{
 	"workspace":          "Workspace switched.",
 	"reverified":         "Confirmed. For the next 10 minutes you can change your two-step settings.",
 	"connection_ended":   "Connection ended. The app stopped working at once.",
+	"credit_alert_saved": "Low-credit warning saved.",
 }
 
 // setAppCookie sets an app cookie: HttpOnly, SameSite=Lax, Secure under https, for

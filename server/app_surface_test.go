@@ -487,8 +487,8 @@ func TestAppSecureCookie(t *testing.T) {
 }
 
 // TestAppPrincipal: a session's principal holds the research scopes of the role in the
-// chosen organisation and environment (DECISIONS §3: never golive or export:read for a
-// member; agent:run is for API keys only).
+// chosen organisation and environment (a member never goes live; agent:run is for API
+// keys only) and carries the role itself.
 func TestAppPrincipal(t *testing.T) {
 	all := []string{"export:read", "links:read", "links:write", "studies:golive", "studies:read", "studies:write"}
 	for _, c := range []struct {
@@ -497,7 +497,10 @@ func TestAppPrincipal(t *testing.T) {
 	}{
 		{kv.RoleOwner, all},
 		{kv.RoleAdmin, all},
-		{kv.RoleMember, []string{"links:read", "links:write", "studies:read", "studies:write"}},
+		// A researcher and a viewer read transcripts and findings in the app
+		// (export:read); exports stay with owners and admins (roleAllows).
+		{kv.RoleMember, []string{"export:read", "links:read", "links:write", "studies:read", "studies:write"}},
+		{kv.RoleViewer, []string{"export:read", "links:read", "studies:read"}},
 	} {
 		org, sess := kv.NewV4(), kv.NewV4()
 		p := appPrincipal(kv.SessionAuth{Session: kv.Session{ID: sess, Environment: kv.EnvTest}, Org: kv.Org{ID: org, Name: "O"}, Role: c.role})
@@ -507,8 +510,11 @@ func TestAppPrincipal(t *testing.T) {
 		if p.Has(kv.ScopeAgentRun) || p.Partition != (kv.Partition{Org: org, Env: kv.EnvTest}) || p.CredentialType != "session" {
 			t.Errorf("%s: principal %+v", c.role, p)
 		}
-		if c.role == kv.RoleMember && (p.require(kv.ScopeStudiesGoLive) == nil || p.require(kv.ScopeExportRead) == nil) {
-			t.Errorf("a member's principal passes golive or export:read")
+		if c.role == kv.RoleMember && (p.require(kv.ScopeStudiesGoLive) == nil || p.mayExport() || p.mayChangeMode()) {
+			t.Errorf("a member's principal passes golive, exports or mode changes")
+		}
+		if p.Role != c.role {
+			t.Errorf("%s: principal carries role %q", c.role, p.Role)
 		}
 	}
 }

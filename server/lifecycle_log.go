@@ -29,6 +29,9 @@ func (s *Server) logOpened(o kv.Opened) {
 	iv := o.Interview
 	s.log.Info().Str("org_id", iv.OrgID.String()).Str("environment", string(iv.Env)).Str("study_id", iv.StudyID.String()).
 		Str("interview_id", iv.ID.String()).Bool("is_test", iv.IsTest).Msg("interview started")
+	if o.CreditAlert {
+		s.kickCreditAlerts()
+	}
 	if o.SpentCredit && o.CreditsLeft == 0 {
 		s.log.Info().Str("org_id", iv.OrgID.String()).
 			Msgf("credits exhausted: live links stop accepting responses until credits are added (interviewd credits add --org %s --amount N)", iv.OrgID)

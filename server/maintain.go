@@ -11,16 +11,24 @@ import (
 // windows every minute; idempotency keys older than seven days and data older than an
 // organisation's retention, expired sign-in codes, sessions, invitations and account
 // access transactions, ended OAuth connections and expired tokens, and A2A tasks that
-// ended 30 days ago, every hour.
+// ended 30 days ago, every hour. Low-credit mail goes out when a spend asks for it and
+// every minute (one a crash left behind).
 func (s *Server) Maintain(ctx context.Context) {
 	minute := time.NewTicker(time.Minute)
 	defer minute.Stop()
 	for n := 1; ; n++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-minute.C:
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.creditAlerts:
+				s.SendCreditAlerts(ctx)
+			case <-minute.C:
+				break wait
+			}
 		}
+		s.SendCreditAlerts(ctx)
 		s.limiter.sweep(s.now())
 		s.authFails.sweep(s.now())
 		s.app.signIn.sweep(s.now())

@@ -48,11 +48,14 @@ type Principal struct {
 	Scopes         []string // sorted
 	scopes         scopeSet
 	CredentialType string
-	KeyID          *kv.ID
-	KeyName        string
-	ExpiresAt      *time.Time
-	GrantID        *kv.ID
-	ClientID       string
+	// Role is the signed-in person's role for an app session; "" for keys and OAuth,
+	// which are held to their scopes (app_roles.go).
+	Role      kv.Role
+	KeyID     *kv.ID
+	KeyName   string
+	ExpiresAt *time.Time
+	GrantID   *kv.ID
+	ClientID  string
 	// RateKey identifies the credential for rate limiting (a key id or grant id);
 	// OrgKey the organisation.
 	RateKey string

@@ -128,7 +128,9 @@ type Server struct {
 	sms        sms.Sender       // texts two-step codes; nil: no provider, texts not offered
 	proxies    trustedProxies
 	authFails  *authFailures // failed credentials per client address
-	oauth      *oauthSide    // the authorization server (oauth_surface.go)
+	// creditAlerts asks Maintain to mail pending low-credit alerts now (app_credits_alert.go).
+	creditAlerts chan struct{}
+	oauth        *oauthSide // the authorization server (oauth_surface.go)
 
 	studyRenders *studyRenders      // get_study answers by stored record
 	transcripts  *transcriptRenders // the app's transcript pages by interview and length
@@ -200,6 +202,7 @@ func New(cfg Config) *Server {
 	}
 	s.proxies = trustedProxies(cfg.TrustedProxies)
 	s.authFails = newAuthFailures(limits)
+	s.creditAlerts = make(chan struct{}, 1)
 	if cfg.DB != nil && cfg.DB.Shared() {
 		s.authFails.store = cfg.DB // an address's failures count on every node
 	}

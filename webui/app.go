@@ -45,9 +45,11 @@ type AppShell struct {
 	// empty before one is chosen.
 	OrgName string
 	Env     string
-	Role    string // owner, admin or member
-	// Credits is shown in the header for the live environment.
-	Credits int
+	Role    string // owner, admin, member (a researcher) or viewer
+	// Credits is shown in the header for the live environment; CreditsLow (under the
+	// threshold the owners set) adds a warning banner to every page.
+	Credits    int
+	CreditsLow bool
 	// Workspaces is how many organisation × environment choices the user has; the
 	// switcher is offered when there is more than one.
 	Workspaces int

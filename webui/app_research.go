@@ -156,7 +156,11 @@ type StudyPage struct {
 	CanRead   bool // may read links
 	CanWrite  bool // may refine, simulate, pause, close or return to test
 	CanGoLive bool // may go live
-	CanExport bool // may read interviews and export
+	CanExport bool // may export interviews
+	// CanTranscripts: may read the study's interviews, findings and dashboard.
+	CanTranscripts bool
+	// CanMode: may pause, close or return the study to test (owners and admins).
+	CanMode bool
 
 	// NoCredits is set when the study is live in the live environment while the
 	// organisation has no credits: the link accepts no interviews until credits arrive.

@@ -31,9 +31,9 @@ func TestRenderResearchPages(t *testing.T) {
 		InviteURL: "http://x/i/tok", InviteQR: template.URL("data:image/png;base64,iVBORw0KGgo="),
 		Links:    []LinkRow{{URL: "http://x/i/p1", Audience: "person", Context: []KeyValue{{"segment", "smb"}}, Note: "be kind", Created: at}},
 		LinkForm: LinkForm{Audience: "group", Rows: make([]KeyValue, 3)},
-		CanRead:  true, CanLinks: true, CanWrite: true, CanGoLive: true, CanExport: true, MaxTurns: 12}
+		CanRead:  true, CanLinks: true, CanWrite: true, CanGoLive: true, CanExport: true, CanTranscripts: true, CanMode: true, MaxTurns: 12}
 	memberStudy := study
-	memberStudy.CanGoLive, memberStudy.CanExport = false, false
+	memberStudy.CanGoLive, memberStudy.CanExport, memberStudy.CanMode = false, false, false
 	live := study
 	live.Mode, live.NoCredits = "live", true
 	brief := BriefEditPage{ID: "s1", Name: "Rotas <b>", Mode: "live", Version: 3, Title: "Rotas <b>", Minutes: "ten",
@@ -89,7 +89,7 @@ func TestRenderResearchPages(t *testing.T) {
 				`Remove<span class="visually-hidden">: Verbatim question 2</span>`, `value="add:pre_interview_questions"`, "Interviews already started keep the version"},
 			[]string{`value="add:verbatim_questions"`, `id="brief-title-err"`}},
 		{"OK_BriefFormClosed", PageStudyBrief, owner, closedBrief, []string{"cannot be edited"}, []string{`action="/app/studies/s1/brief"`}},
-		{"OK_StudyMember", PageStudy, member, memberStudy, []string{`name="mode" value="closed"`, "Refine"}, []string{"/golive", "Go live", "/app/exports?study"}},
+		{"OK_StudyMember", PageStudy, member, memberStudy, []string{"Refine", `href="/app/studies/s1/findings"`, `href="/app/interviews?study=s1"`}, []string{"/golive", "Go live", "/app/exports?study", `name="mode"`}},
 		{"OK_StudyLiveNoCredits", PageStudy, owner, live, []string{"Not accepting interviews", `value="paused"`}, []string{"/golive", `action="/app/studies/s1/simulate"`}},
 		{"OK_GoLive", PageStudyGoLive, owner, GoLivePage{ID: "s1", Name: "Rotas", FirstTime: true},
 			[]string{`name="mode" value="live"`, `name="confirm" value="yes"`, "needs a title and at least one verbatim question", "has no credits"}, nil},

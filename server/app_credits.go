@@ -1,0 +1,127 @@
+package server
+
+import (
+	"strconv"
+	"time"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// Settings → Credits: the organisation's balance, its history (each interview that
+// spent a credit, with its study, and each grant), and the low-credit warning an owner
+// sets. Every role reads it; only an owner changes the warning.
+
+func (s *Server) appCreditsRoutes() []appRoute {
+	return []appRoute{
+		{"GET", "/settings/credits", accessMember, s.handleAppCredits},
+		{"POST", "/settings/credits/alert", accessOwner, s.handleAppCreditAlert},
+	}
+}
+
+// appCreditRow is one line of the credit history.
+type appCreditRow struct {
+	At, When string
+	Grant    bool
+	Amount   string // "+5", "−1"
+	Balance  int
+	// For a spend: the study and interview, linked when the page is in the live
+	// environment (where they are).
+	StudyName, StudyURL, InterviewURL string
+}
+
+type appCreditsPage struct {
+	Balance    int
+	AlertBelow int
+	Low        bool
+	// CanSetAlert: an owner's page carries the warning's form.
+	CanSetAlert bool
+	// MailWhere is where the low-credit mail goes ("" a mail server, "outbox", "log").
+	MailWhere string
+	Rows      []appCreditRow
+	// Next is the address of the older page; First marks a later page (a link back).
+	Next   string
+	Later  bool
+	Form   string // the threshold as typed, kept on a refusal
+	Errors []string
+}
+
+// creditRowsShown is a history page's length.
+const creditRowsShown = 50
+
+func (s *Server) creditsPage(r *request, form string) (*appCreditsPage, error) {
+	a := r.app()
+	org, err := s.db.FindOrgByID(r.ctx, a.auth.Org.ID)
+	if err != nil {
+		return nil, err
+	}
+	cursor := query(r, "after")
+	hist, err := s.db.FindCreditEntries(r.ctx, kv.CreditFilter{OrgID: org.ID, Limit: creditRowsShown, Cursor: cursor})
+	if err != nil {
+		return nil, err
+	}
+	page := &appCreditsPage{Balance: org.Credits, AlertBelow: org.CreditAlertBelow, Low: org.LowCredits(),
+		CanSetAlert: a.auth.Role == kv.RoleOwner, MailWhere: s.mailWhere(), Later: cursor != "", Form: form}
+	if form == "" {
+		page.Form = strconv.Itoa(org.CreditAlertBelow)
+	}
+	if hist.Next != "" {
+		page.Next = "/app/settings/credits?after=" + hist.Next
+	}
+	live := a.auth.Session.Environment == kv.EnvLive
+	for _, e := range hist.Items {
+		row := appCreditRow{At: e.At.UTC().Format(time.RFC3339), When: appDateTime(e.At), Grant: e.Kind == kv.CreditGrant,
+			Amount: signed(e.Amount), Balance: e.Balance, StudyName: e.StudyName}
+		if live && e.StudyID != nil {
+			row.StudyURL = "/app/studies/" + e.StudyID.String()
+		}
+		if live && e.InterviewID != nil {
+			row.InterviewURL = "/app/interviews/" + e.InterviewID.String()
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	return page, nil
+}
+
+// signed writes n with its sign, a true minus for negatives.
+func signed(n int) string {
+	if n < 0 {
+		return "−" + strconv.Itoa(-n)
+	}
+	return "+" + strconv.Itoa(n)
+}
+
+func (s *Server) handleAppCredits(r *request) error {
+	page, err := s.creditsPage(r, "")
+	if err != nil {
+		return err
+	}
+	r.out = &appPage{name: "app_settings_credits", title: "Credits", nav: webui.NavSettings, sub: "credits", data: page}
+	return nil
+}
+
+// handleAppCreditAlert sets the balance under which owners are mailed and every page
+// warns (0: never).
+func (s *Server) handleAppCreditAlert(r *request) error {
+	a := r.app()
+	raw := r.formValue("below")
+	below, convErr := strconv.Atoi(raw)
+	if convErr != nil {
+		below = -1 // not a whole number: the store's range message says what is wanted
+	}
+	_, err := s.db.SetCreditAlert(r.ctx, kv.CreditAlertInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, Below: below})
+	if kv.ErrorCode(err) == kv.EINVALID {
+		page, perr := s.creditsPage(r, raw)
+		if perr != nil {
+			return perr
+		}
+		page.Errors = appFieldMessages(err, map[string]string{"below": "Warn below"})
+		r.out = &appPage{name: "app_settings_credits", status: 422, title: "Credits", nav: webui.NavSettings, sub: "credits", data: page}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/settings/credits?done=credit_alert_saved"}
+	return nil
+}

@@ -1,0 +1,55 @@
+package server
+
+import (
+	"context"
+
+	"interviewd/mail"
+)
+
+// Low-credit mail. The spend that takes an organisation's balance under its owners'
+// threshold leaves a pending alert in its own transaction (kv/credit_ledger.go); this
+// sends it. Claiming holds an alert for one sender (across nodes), and an alert whose
+// sender died is offered again after the hold, so a crash costs a late mail, never a
+// lost one.
+
+// kickCreditAlerts asks Maintain to send pending alerts now rather than at the next
+// minute; it never blocks the participant's request that spent the credit.
+func (s *Server) kickCreditAlerts() {
+	select {
+	case s.creditAlerts <- struct{}{}:
+	default: // a send is already due
+	}
+}
+
+// SendCreditAlerts mails every pending low-credit alert to its organisation's owners
+// and forgets each one sent. An alert whose mail failed stays, to be tried again once
+// its hold ends.
+func (s *Server) SendCreditAlerts(ctx context.Context) {
+	alerts, err := s.db.ClaimCreditAlerts(ctx)
+	if err != nil {
+		s.log.Error().Err(err).Msg("claim low-credit alerts")
+		return
+	}
+	for _, a := range alerts {
+		failed := false
+		for _, to := range a.Owners {
+			m := mail.CreditsLow(to, a.OrgName, a.Balance, a.Threshold, s.baseURL)
+			if s.app.mail == nil {
+				s.log.Warn().Str("org_id", a.OrgID.String()).Str("subject", m.Subject).Msg("no mail sender configured; low-credit warning not sent")
+				continue
+			}
+			if err := s.app.mail.Send(ctx, m); err != nil {
+				s.log.Error().Err(err).Str("org_id", a.OrgID.String()).Msg("send low-credit warning")
+				failed = true
+			}
+		}
+		if failed {
+			continue
+		}
+		s.log.Info().Str("org_id", a.OrgID.String()).Int("credits", a.Balance).Int("threshold", a.Threshold).
+			Int("owners", len(a.Owners)).Msg("low-credit warning sent to owners")
+		if err := s.db.DoneCreditAlert(ctx, a); err != nil {
+			s.log.Error().Err(err).Msg("forget sent low-credit alert")
+		}
+	}
+}

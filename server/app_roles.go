@@ -1,0 +1,111 @@
+package server
+
+import (
+	"slices"
+
+	"interviewd/kv"
+)
+
+// Roles in the app (DECISIONS §22): owner, admin, researcher (the contract's `member`,
+// stored and sent as "member" and shown as "Researcher") and viewer.
+//
+//   - owner and admin: everything (only an owner makes owners and sets the low-credit
+//     warning);
+//   - researcher: creates and edits studies, rehearses them, makes links, reads the
+//     organisation's transcripts and findings and runs analyses; does not go live,
+//     change a study's mode, export, or manage the organisation;
+//   - viewer: reads studies, transcripts and findings and changes nothing.
+//
+// Routes state the least role they need (appAccess); a session's principal carries its
+// role, and appCall refuses a change to a viewer's principal and an export to anyone
+// who may not export, so a route listed with too little access still cannot change
+// anything. Keys and OAuth grants follow kv.Role.MayHoldScope, which the contract
+// fixes for members (never studies:golive or export:read) and which gives a viewer
+// studies:read and links:read only.
+
+// appSessionScopes returns the research scopes a role works with in the app, sorted.
+// A researcher and a viewer read transcripts and findings here (export:read), which a
+// member's key or grant can never carry; what export:read also allows, exports, the
+// routes and roleAllows keep to owners and admins.
+func appSessionScopes(role kv.Role) []string {
+	var out []string
+	for _, sc := range kv.AllScopes {
+		switch {
+		case sc == kv.ScopeAgentRun:
+		case role.MayHoldScope(sc), sc == kv.ScopeExportRead && role.Valid():
+			out = append(out, sc)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// exportOps are the operations that take data out of the service: owners and admins
+// only, in the app.
+var exportOps = map[string]bool{"start_export": true, "get_export_status": true, "get_export_download": true}
+
+var (
+	errViewerReadOnly = &apiError{Status: 403, Code: "role_forbidden",
+		Detail: "Viewers read studies, transcripts and findings but change nothing. Ask an owner or admin for the researcher role."}
+	errExportRole = &apiError{Status: 403, Code: "role_forbidden",
+		Detail: "Only owners and admins can export interviews."}
+)
+
+// roleAllows refuses what the session's role may not do whatever its scopes: any
+// change for a viewer, exports for anyone but owners and admins. Keys and OAuth
+// connections are held to their scopes alone.
+func (p *Principal) roleAllows(o *Operation) error {
+	if p.CredentialType != credentialSession {
+		return nil
+	}
+	switch {
+	case o.Write && !p.Role.Changes():
+		return errViewerReadOnly
+	case exportOps[o.Name] && !p.Role.Manages():
+		return errExportRole
+	}
+	return nil
+}
+
+// mayChangeResearch reports whether the principal may change research at all: a key or
+// grant by its scopes, a session unless it is a viewer's.
+func (p *Principal) mayChangeResearch() bool {
+	return p.CredentialType != credentialSession || p.Role.Changes()
+}
+
+// mayExport reports whether the principal may export: export:read, and in the app an
+// owner's or admin's session.
+func (p *Principal) mayExport() bool {
+	return p.Has(kv.ScopeExportRead) && (p.CredentialType != credentialSession || p.Role.Manages())
+}
+
+// mayChangeMode reports whether the principal may pause, close or return a study to
+// test: studies:write, and in the app an owner's or admin's session (what becomes of
+// collection is theirs, as going live is).
+func (p *Principal) mayChangeMode() bool {
+	return p.Has(kv.ScopeStudiesWrite) && (p.CredentialType != credentialSession || p.Role.Manages())
+}
+
+// roleRefusal is the app's 403 for a route the session's role does not reach, or nil.
+func roleRefusal(access appAccess, role kv.Role, org string) error {
+	switch {
+	case access == accessAdmin && !role.Manages():
+		return appForbidden("Only owners and admins of " + org + " can do this.")
+	case access == accessOwner && role != kv.RoleOwner:
+		return appForbidden("Only owners of " + org + " can do this.")
+	case access == accessResearch && !role.Changes():
+		return appForbidden("Viewers of " + org + " read studies, transcripts and findings but change nothing.")
+	}
+	return nil
+}
+
+// roleOption is one choice of a role menu: the stored value and its name in the app.
+type roleOption struct{ Value, Label string }
+
+func roleOptions(roles []string) []roleOption {
+	out := make([]roleOption, len(roles))
+	for i, r := range roles {
+		out[i] = roleOption{Value: r, Label: kv.Role(r).Label()}
+	}
+	return out
+}
