@@ -5,6 +5,7 @@ import (
 	stdjson "encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -175,8 +176,14 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 	if o == nil {
 		return kv.AgentTask{}, invalidParams("unknown_skill", "Unknown skill "+strconv.Quote(intent.Skill)+"; the skills are "+h.skillNames()+".")
 	}
-	sk := &skillCall{h: h, ref: ref, fp: ref.fingerprint(o.Name, intent.Arguments), build: build}
-	r := &request{ctx: ctx, op: o, p: call.p, args: intent.Arguments, data: sk}
+	pc := pooledSkillCalls.Get().(*pooledSkillCall)
+	defer func() {
+		*pc = pooledSkillCall{}
+		pooledSkillCalls.Put(pc)
+	}()
+	sk, r := &pc.sk, &pc.r
+	*sk = skillCall{h: h, ref: ref, fp: ref.fingerprint(o.Name, intent.Arguments), build: build}
+	*r = request{ctx: ctx, op: o, p: call.p, args: intent.Arguments, data: sk}
 	h.s.skills.run(r)
 	if r.rated {
 		d := r.rate
@@ -184,6 +191,16 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 	}
 	return sk.rec, sk.err
 }
+
+// pooledSkillCall is one skill's request and call, pooled as tool calls are: nothing
+// keeps either once runSkill returns (the claim's task is made inside the operation's
+// transaction).
+type pooledSkillCall struct {
+	r  request
+	sk skillCall
+}
+
+var pooledSkillCalls = sync.Pool{New: func() any { return new(pooledSkillCall) }}
 
 // skillRunOf is what a skill's run is so far: its operation, and the scopes its task
 // is visible with (those its bound input needed, when it bound).
