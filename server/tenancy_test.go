@@ -460,8 +460,8 @@ func mcpAnswer(t *testing.T, status int, h http.Header, raw []byte) tenancyAnswe
 }
 
 // own: organisation A's live key with every scope, on A's live objects, succeeds. Over
-// REST an idempotent operation carries the Idempotency-Key the other tenants then
-// reuse: their requests must not replay A's answer.
+// REST an idempotent operation carries the Idempotency-Key (over A2A, the messageId)
+// the other tenants then reuse: their requests must not replay A's answer.
 func (w *tenancyWorld) own(t *testing.T, o *Operation, f tenancyFixture) int {
 	for _, s := range tenancySurfaces {
 		a := s.send(w, t, o, f, "Bearer "+w.e.keys["a_live"], f.args, tenancyIdemKey(o))
