@@ -33,7 +33,7 @@ const a2aKeepAlive = 15 * time.Second
 // the streaming methods. The SDK's JSON-RPC binding speaks the protocol; in front of it,
 // in fasthttp, run what belongs to interviewd: the method check, the API key (Bearer or
 // X-API-Key, agent:run) and the body limit. Skills are the research operations, run by
-// a2aHandler through the same scope, rate-limit and binding steps as REST and MCP.
+// a2aHandler through the research pipeline, as REST routes and MCP tools are.
 type a2aEndpoint struct {
 	s       *Server
 	handler *a2aHandler

@@ -57,9 +57,11 @@ func (h *a2aHandler) caller(ctx context.Context) (*a2aCall, error) {
 	return call, nil
 }
 
-// admit counts one call against the caller's rate limits, as REST counts a request.
-func (h *a2aHandler) admit(call *a2aCall, write bool) error {
-	d, err := h.s.admitCall(call.p, write)
+// admit counts a call that runs no skill (reading, listing or cancelling tasks, a
+// question back) against the caller's budgets by the same admission as the research
+// pipeline's rate step.
+func (h *a2aHandler) admit(ctx context.Context, call *a2aCall, write bool) error {
+	d, err := h.s.admitCall(ctx, call.p, write)
 	call.rate.Store(&d)
 	if err != nil {
 		return a2aError(err)
@@ -158,7 +160,7 @@ func (h *a2aHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a
 	if err != nil {
 		return nil, err
 	}
-	if err := h.admit(call, false); err != nil {
+	if err := h.admit(ctx, call, false); err != nil {
 		return nil, err
 	}
 	rec, err := h.findTask(ctx, call.p, req.ID)
@@ -179,7 +181,7 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	if err != nil {
 		return nil, err
 	}
-	if err := h.admit(call, false); err != nil {
+	if err := h.admit(ctx, call, false); err != nil {
 		return nil, err
 	}
 	size := req.PageSize
@@ -256,7 +258,7 @@ func (h *a2aHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.admit(call, true); err != nil {
+	if err := h.admit(ctx, call, true); err != nil {
 		return nil, err
 	}
 	rec, err := h.findTask(ctx, call.p, req.ID)

@@ -106,54 +106,46 @@ func taskHasMessage(rec kv.AgentTask, messageID string) bool {
 	return false
 }
 
-// messageClaim is a write's messageId, claimed before its operation runs.
-type messageClaim struct {
-	s    *Server
-	slot *idemSlot
+// a2aIdem is the research pipeline's idempotency step for A2A: a write's messageId
+// is claimed as REST claims an Idempotency-Key, and the claim carries the task the
+// operation's transaction writes with its result. The wording is A2A's: a messageId
+// sent with another request is INVALID_PARAMS (422 idempotency_key_reused: the
+// message's own params are wrong, and a message whose task was recorded answers so
+// too, kv.RecordAgentTask); one whose message is still running is 409
+// idempotency_key_in_flight, a server error to retry. DECISIONS §13's 409 for both is
+// the Idempotency-Key header's, which A2A does not read. The verdict is late: a
+// message whose input needs a scope its sender lacks is refused for that first.
+var a2aIdem = idemWire{key: a2aIdemKey, reused: errMessageReused, inFlight: errMessageInFlight, slot: a2aIdemSlot, late: true}
+
+var errMessageInFlight = &apiError{Status: 409, Code: "idempotency_key_in_flight",
+	Detail: "A message with this messageId is still running; send it again once it has finished."}
+
+// a2aIdemKey is a write's messageId key; reads have none (their task is remembered
+// with the messageId when it is recorded).
+func a2aIdemKey(r *request) (string, [32]byte, bool, error) {
+	sk := r.data.(*skillCall)
+	if !r.op.Write || sk.ref.key == "" {
+		return "", [32]byte{}, false, nil
+	}
+	return sk.ref.key, sk.fp, true, nil
 }
 
-// claimMessage claims key for a message running a write, as REST's Idempotency-Key step
-// claims its key. A message sent before is answered with its task (replay); one whose
-// record predates tasks kept with their message gets its recorded output to make the
-// task from (out). A key used for another request, or whose message is still running,
-// refuses the message. The claim carries build to the operation's transaction.
-func (h *a2aHandler) claimMessage(ctx context.Context, p *Principal, key string, fp [32]byte, run skillRun, build taskBuild) (claim *messageClaim, replay *kv.AgentTask, out any, err error) {
-	outcome, prior, err := h.s.db.ClaimAgentMessage(ctx, p.Partition, key, fp)
-	switch {
-	case err != nil:
-		return nil, nil, nil, a2aError(err)
-	case outcome == kv.IdemReplay && prior.TaskID != nil:
-		rec, err := h.findTask(ctx, p, a2a.TaskID(prior.TaskID.String()))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		return nil, &rec, nil, nil
-	case outcome == kv.IdemReplay:
-		return nil, nil, replayedOutput(prior.Output), nil
-	case outcome == kv.IdemReused:
-		return nil, nil, nil, a2aError(errMessageReused)
-	case outcome == kv.IdemInFlight:
-		return nil, nil, nil, a2aError(&apiError{Status: 409, Code: "idempotency_key_in_flight",
-			Detail: "A message with this messageId is still running; send it again once it has finished."})
-	}
-	slot := &idemSlot{partition: p.Partition, key: key, fingerprint: fp}
+// a2aIdemSlot gives the claim the message's task, made from the operation's output
+// when its transaction records it.
+func a2aIdemSlot(r *request, slot *idemSlot) {
+	sk := r.data.(*skillCall)
 	slot.task = func(output []byte) *kv.AgentTaskWrite {
-		w, err := build(run.withOutput(output))
+		w, err := sk.build(skillRunOf(r).withOutput(output))
 		if err != nil {
 			return nil // recorded after the operation instead
 		}
 		return &w
 	}
-	return &messageClaim{s: h.s, slot: slot}, nil, nil, nil
 }
 
-// ctx carries the claim to the operation's transaction.
-func (c *messageClaim) ctx(ctx context.Context) context.Context {
-	return context.WithValue(ctx, idemCtxKey{}, c.slot)
-}
-
-// written returns the task the operation wrote with its result, when it did.
-func (c *messageClaim) written(ctx context.Context, db *kv.DB, part kv.Partition) (kv.AgentTask, bool) {
+// written returns the task the operation wrote with its result under the claim, when
+// it did, and marks the claim finished.
+func (c *idemClaim) written(ctx context.Context, db *kv.DB, part kv.Partition) (kv.AgentTask, bool) {
 	if c == nil {
 		return kv.AgentTask{}, false
 	}
@@ -162,18 +154,10 @@ func (c *messageClaim) written(ctx context.Context, db *kv.DB, part kv.Partition
 		return kv.AgentTask{}, false
 	}
 	rec, err := db.FindAgentTask(ctx, part, *id)
+	if err == nil {
+		c.kept = true
+	}
 	return rec, err == nil
-}
-
-// release forgets a claim whose message was refused without a task, so the message
-// can be sent again; a finished record is kept.
-func (c *messageClaim) release() {
-	if c == nil {
-		return
-	}
-	if err := c.s.db.ReleaseIdem(context.Background(), c.slot.partition, c.slot.key); err != nil {
-		c.s.log.Error().Err(err).Msg("release idempotency claim")
-	}
 }
 
 // taskWrite is the task the claim's message makes from the operation's output, for

@@ -5,6 +5,7 @@ import (
 	stdjson "encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -79,7 +80,7 @@ func (h *a2aHandler) start(ctx context.Context, call *a2aCall, req *a2a.SendMess
 	ref := a2aMessageRef{key: messageIdemKey(msg.ID), taskID: string(msg.TaskID)}
 	nt := h.newTaskWriter(p, prev, msg)
 	if !ok {
-		if err := h.admit(call, false); err != nil {
+		if err := h.admit(ctx, call, false); err != nil {
 			return kv.AgentTask{}, err
 		}
 		w, err := nt.write("", func(t *a2a.Task, now time.Time) {
@@ -144,65 +145,95 @@ func (run skillRun) withOutput(raw []byte) skillRun {
 // taskBuild makes the task write of a message from what its skill came to.
 type taskBuild func(run skillRun) (kv.AgentTaskWrite, error)
 
-// runSkill runs the operation a message names through the table's steps (scope, rate
-// limit, binding, the input's own scope, the operation) and returns the message's
-// task, committed. Its error refuses the message (unknown skill, a missing scope, a
-// rate limit, a messageId sent before with another request); what the operation refuses
-// is a failed task. A write's messageId is claimed as REST claims an Idempotency-Key
-// before the operation runs, and the task (made by build) is written in the
-// operation's own transaction when the operation records its result under the claim,
-// else committed right after it: either way before the answer. A message sent again
-// (a retry after a lost answer) is answered with the first one's task, and nothing
-// runs twice.
+// a2aWire is the research pipeline as A2A skills: input from the data part's
+// arguments, and a write's messageId as its idempotency key (a2aIdem).
+var a2aWire = researchWire{budget: budgetCredential, idem: a2aIdem, bind: bindArgsInput}
+
+// skillCall is one message's skill on its way through the research pipeline (the
+// request's data): what identifies the message, how its task is made, and the task
+// its rendering came to.
+type skillCall struct {
+	h     *a2aHandler
+	ref   a2aMessageRef
+	fp    [32]byte
+	build taskBuild
+	rec   kv.AgentTask
+	err   error
+}
+
+// runSkill runs the operation a message names through the research pipeline (scope,
+// rate limit, the messageId's claim, binding, the input's own scope, the operation)
+// and returns the message's task, committed. Its error refuses the message (unknown
+// skill, a missing scope, a rate limit, a messageId sent before with another request);
+// what binding or the operation refuses is a failed task. A write's messageId is
+// claimed as REST claims an Idempotency-Key, and the task (made by build) is written
+// in the operation's own transaction when the operation records its result under the
+// claim, else committed right after it: either way before the answer. A message sent
+// again (a retry after a lost answer) is answered with the first one's task, and
+// nothing runs twice.
 func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aIntent, ref a2aMessageRef, build taskBuild) (kv.AgentTask, error) {
-	p := call.p
 	o := h.s.opByName(intent.Skill)
 	if o == nil {
 		return kv.AgentTask{}, invalidParams("unknown_skill", "Unknown skill "+strconv.Quote(intent.Skill)+"; the skills are "+h.skillNames()+".")
 	}
-	if err := o.checkScope(p); err != nil {
+	pc := pooledSkillCalls.Get().(*pooledSkillCall)
+	defer func() {
+		*pc = pooledSkillCall{}
+		pooledSkillCalls.Put(pc)
+	}()
+	sk, r := &pc.sk, &pc.r
+	*sk = skillCall{h: h, ref: ref, fp: ref.fingerprint(o.Name, intent.Arguments), build: build}
+	*r = request{ctx: ctx, op: o, p: call.p, args: intent.Arguments, data: sk}
+	h.s.skills.run(r)
+	if r.rated {
+		d := r.rate
+		call.rate.Store(&d)
+	}
+	return sk.rec, sk.err
+}
+
+// pooledSkillCall is one skill's request and call, pooled as tool calls are: nothing
+// keeps either once runSkill returns (the claim's task is made inside the operation's
+// transaction).
+type pooledSkillCall struct {
+	r  request
+	sk skillCall
+}
+
+var pooledSkillCalls = sync.Pool{New: func() any { return new(pooledSkillCall) }}
+
+// skillRunOf is what a skill's run is so far: its operation, and the scopes its task
+// is visible with (those its bound input needed, when it bound).
+func skillRunOf(r *request) skillRun {
+	return skillRun{o: r.op, scopes: taskScopes(r.op, r.in)}
+}
+
+// renderSkill makes the message's task from the call's outcome and commits it (the
+// A2A skill surface's renderer): a replayed message's first task; a refusal of the
+// message itself (any step before binding, or the input's own scope) as an A2A error;
+// otherwise the task, failed with what binding or the operation refused, or with the
+// operation's answer.
+func renderSkill(r *request, err error) {
+	sk := r.data.(*skillCall)
+	sk.rec, sk.err = sk.h.finishSkill(r, sk, err)
+}
+
+func (h *a2aHandler) finishSkill(r *request, sk *skillCall, err error) (kv.AgentTask, error) {
+	o, p := r.op, r.p
+	if err == nil && r.replayTask != nil { // this message, sent again: the task it made
+		return h.findTask(r.ctx, p, a2a.TaskID(r.replayTask.String()))
+	}
+	if last := r.trace.last(); err != nil && last != stepBind && last != stepOperation {
 		return kv.AgentTask{}, a2aError(err)
 	}
-	if err := h.admit(call, o.Write); err != nil {
-		return kv.AgentTask{}, err
-	}
-	in := o.newInput()
-	err := o.plan.bindArgs(in, intent.Arguments)
-	scopes := taskScopes(o, nil)
-	if err == nil {
-		// The input's own scope (going live needs studies:golive) refuses the message.
-		if err := p.require(o.requiredScope(in)); err != nil {
-			return kv.AgentTask{}, a2aError(err)
-		}
-		scopes = taskScopes(o, in)
-	}
-	run := skillRun{o: o, scopes: scopes}
-	fp := ref.fingerprint(o.Name, intent.Arguments)
-	var out any
-	var claim *messageClaim
-	if err == nil && o.Write && ref.key != "" {
-		var replay *kv.AgentTask
-		if claim, replay, out, err = h.claimMessage(ctx, p, ref.key, fp, run, build); err != nil {
-			return kv.AgentTask{}, err
-		}
-		if replay != nil {
-			return *replay, nil
-		}
-		if claim != nil {
-			ctx = claim.ctx(ctx)
-		}
-	}
-	if err == nil && out == nil {
-		out, err = o.call(ctx, p, in)
-	}
+	run := skillRunOf(r)
 	var raw []byte
-	if replay, ok := out.(replayedOutput); ok {
+	if replay, ok := r.out.(replayedOutput); ok && err == nil {
 		raw = replay
 	} else if err == nil {
-		raw, err = encodeOutput(out)
+		raw, err = encodeOutput(r.out)
 	}
 	if refusal := taskRefusal(err); refusal != nil { // the task it continues has moved on: nothing was done
-		claim.release()
 		return kv.AgentTask{}, refusal
 	}
 	if err != nil {
@@ -213,21 +244,20 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 		run.failed = &body
 	} else {
 		run = run.withOutput(raw)
-		if l, isList := out.(listResult); isList && o.Awaits == "" {
+		if l, isList := r.out.(listResult); isList && o.Awaits == "" {
 			run.raw = mustRawJSON(map[string]any{"items": stdjson.RawMessage(mustRawJSON(l.restItems())), "next_cursor": cursorOrNull(l.nextCursor())})
 		}
-		if rec, ok := claim.written(ctx, h.s.db, p.Partition); ok {
+		if rec, ok := r.claim.written(r.ctx, h.s.db, p.Partition); ok {
 			return rec, nil
 		}
 	}
-	w, err := build(run)
+	w, err := sk.build(run)
 	if err != nil {
-		claim.release()
 		return kv.AgentTask{}, a2aError(err)
 	}
-	rec, err := h.record(ctx, p, ref.key, fp, w)
-	if err != nil {
-		claim.release()
+	rec, err := h.record(r.ctx, p, sk.ref.key, sk.fp, w)
+	if err == nil && r.claim != nil {
+		r.claim.kept = true // the task's record finished the claim
 	}
 	return rec, err
 }

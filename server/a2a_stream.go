@@ -44,7 +44,7 @@ func (h *a2aHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 			yield(nil, err)
 			return
 		}
-		if err := h.admit(call, false); err != nil {
+		if err := h.admit(ctx, call, false); err != nil {
 			yield(nil, err)
 			return
 		}

@@ -12,7 +12,7 @@ import (
 // a format the organisation has.
 
 func (s *Server) buildExportsPage(ctx context.Context, p *Principal, study string) (webui.ExportsPage, error) {
-	if err := p.require(kv.ScopeExportRead); err != nil {
+	if err := s.appMay(p, "start_export", nil); err != nil {
 		return webui.ExportsPage{}, err
 	}
 	page := webui.ExportsPage{TestEnv: p.Partition.Env != kv.EnvLive}

@@ -104,7 +104,7 @@ func errorReason(err error) string {
 // buildFindingsPage gathers the findings page: the explanation of why there are none,
 // or the version asked for with the job's state beside it.
 func (s *Server) buildFindingsPage(ctx context.Context, p *Principal, study kv.ID, q FindingsQuery) (webui.FindingsPage, error) {
-	if err := p.require(kv.ScopeExportRead); err != nil {
+	if err := s.appMay(p, "get_analysis", nil); err != nil {
 		return webui.FindingsPage{}, err
 	}
 	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})

@@ -124,7 +124,7 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 // reads interviews at all (no operation serves transcripts; exports carry them
 // redacted, and this page is the researcher's own view of their data).
 func (s *Server) findTranscript(ctx context.Context, p *Principal, id kv.ID) ([]kv.Message, error) {
-	if err := p.require(kv.ScopeExportRead); err != nil {
+	if err := s.appMay(p, "get_interview", nil); err != nil {
 		return nil, err
 	}
 	return s.db.FindTranscript(ctx, p.Partition, id)

@@ -43,7 +43,7 @@ func (s *Server) buildStudiesPage(ctx context.Context, p *Principal, cursor stri
 // buildStudyNewPage is the authoring form with the files already attached (by id, as
 // the upload redirect names them); ids of other partitions are simply not found.
 func (s *Server) buildStudyNewPage(ctx context.Context, p *Principal, guidance string, fileIDs []string) (webui.StudyNewPage, error) {
-	if err := p.require(kv.ScopeStudiesWrite); err != nil {
+	if err := s.appMay(p, "create_study", nil); err != nil {
 		return webui.StudyNewPage{}, err
 	}
 	page := webui.StudyNewPage{Guidance: guidance}
@@ -122,7 +122,7 @@ func (s *Server) buildAuthoringPage(ctx context.Context, p *Principal, jobID str
 // not on the wire (DECISIONS §4), so no operation serves them. studies:read, as
 // get_study.
 func (s *Server) findDesignVersions(ctx context.Context, p *Principal, study kv.ID) ([]kv.BriefVersion, error) {
-	if err := p.require(kv.ScopeStudiesRead); err != nil {
+	if err := s.appMay(p, "get_study", nil); err != nil {
 		return nil, err
 	}
 	return s.db.FindBriefVersions(ctx, p.Partition, study)
@@ -131,7 +131,7 @@ func (s *Server) findDesignVersions(ctx context.Context, p *Principal, study kv.
 // findParticipantLinks returns a study's participant links, oldest first, under
 // links:read as the study's invite link.
 func (s *Server) findParticipantLinks(ctx context.Context, p *Principal, study kv.ID) ([]kv.Link, error) {
-	if err := p.require(kv.ScopeLinksRead); err != nil {
+	if err := s.appMay(p, "get_interview_link", nil); err != nil {
 		return nil, err
 	}
 	return s.db.FindParticipantLinks(ctx, p.Partition, study)
@@ -341,7 +341,7 @@ func (s *Server) appSetMode(ctx context.Context, p *Principal, study kv.ID, targ
 }
 
 func (s *Server) buildGoLivePage(ctx context.Context, p *Principal, study kv.ID) (webui.GoLivePage, error) {
-	if err := p.require(kv.ScopeStudiesGoLive); err != nil {
+	if err := s.appMay(p, "set_study_mode", &SetModeInput{StudyID: study, Mode: kv.ModeLive}); err != nil {
 		return webui.GoLivePage{}, err
 	}
 	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})

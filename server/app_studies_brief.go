@@ -190,7 +190,7 @@ func briefFormErrors(err error) webui.FieldErrors {
 // buildBriefEditPage gathers the brief form for study, filled from f (nil: from the
 // current brief). It needs studies:write, as saving does.
 func (s *Server) buildBriefEditPage(ctx context.Context, p *Principal, study kv.ID, f *briefForm) (webui.BriefEditPage, error) {
-	if err := p.require(kv.ScopeStudiesWrite); err != nil {
+	if err := s.appMay(p, "update_study_brief", nil); err != nil {
 		return webui.BriefEditPage{}, err
 	}
 	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})

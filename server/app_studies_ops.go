@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"interviewd/kv"
@@ -21,29 +22,67 @@ func (s *Server) appOp(name string) *Operation {
 	panic("server: no operation " + name) // a typo in this package, caught by any page test
 }
 
-// appCall runs a research operation for the app as the API runs it: the scope check,
-// the input's declarative rules and its own validation, the scope the input needs,
-// then the operation. Only binding differs (forms instead of JSON).
+// appWire is the research pipeline as the web app's actions: the input is built from
+// a form and checked as binding checks any other; no idempotency key; and no API
+// budget (budgetNone: people are limited where they sign in).
+var appWire = researchWire{budget: budgetNone, bind: bindBuiltInput}
+
+// appAction is the outcome of one app action, for the page that ran it (the request's
+// data).
+type appAction struct {
+	out any
+	err error
+}
+
+// renderAppAction hands an action's outcome back to its page, which renders it with
+// everything else it shows.
+func renderAppAction(r *request, err error) {
+	a := r.data.(*appAction)
+	a.out, a.err = r.out, err
+}
+
+// appCalls pools the requests of app actions: a page may run several.
+var appCalls = sync.Pool{New: func() any { return new(appCallState) }}
+
+type appCallState struct {
+	r   request
+	res appAction
+}
+
+// appCall runs a research operation for the app through the research pipeline, as
+// the API runs it: the scope check, the input's declarative rules and its own
+// validation, the scope the input needs, then the operation. Only binding differs
+// (forms instead of JSON).
 func appCall[Out any](ctx context.Context, s *Server, p *Principal, name string, in any) (Out, error) {
 	var zero Out
+	st := appCalls.Get().(*appCallState)
+	defer func() {
+		*st = appCallState{}
+		appCalls.Put(st)
+	}()
+	st.r = request{ctx: ctx, op: s.appOp(name), p: p, in: in, data: &st.res}
+	s.appActions.run(&st.r)
+	if st.res.err != nil {
+		return zero, st.res.err
+	}
+	return st.res.out.(Out), nil
+}
+
+// appMay applies the research pipeline's scope rules of operation name (its scope
+// step, and with in its required-scope step) without running it: for a page that leads
+// to the operation, or shows what it would, so the page asks what the API would.
+func (s *Server) appMay(p *Principal, name string, in any) error {
 	o := s.appOp(name)
 	if err := p.roleAllows(o); err != nil {
 		return zero, err
 	}
 	if err := o.checkScope(p); err != nil {
-		return zero, err
+		return err
 	}
-	if err := o.plan.finish(in, nil); err != nil {
-		return zero, err
+	if in == nil {
+		return nil
 	}
-	if err := p.require(o.requiredScope(in)); err != nil {
-		return zero, err
-	}
-	out, err := o.call(ctx, p, in)
-	if err != nil {
-		return zero, err
-	}
-	return out.(Out), nil
+	return p.require(o.requiredScope(in))
 }
 
 // formErrors turns a validation refusal into messages by form field, or returns nil

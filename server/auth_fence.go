@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 
 	"interviewd/kv"
@@ -58,9 +59,9 @@ func (s *Server) fenced(r *request, next handler) error {
 // decision found changed (the decision checks it in its own statement and then records
 // nothing, kv.DB.RateDecide), before anything else of it runs; it costs a round trip
 // only if the decision could not reach the store.
-func (s *Server) settleAfterSharedDecision(r *request) error {
+func (s *Server) settleAfterSharedDecision(ctx context.Context) error {
 	if s.limiter == nil || s.limiter.off || s.limiter.store == nil {
 		return nil
 	}
-	return s.db.SettleAuth(r.ctx)
+	return s.db.SettleAuth(ctx)
 }

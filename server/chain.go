@@ -8,6 +8,8 @@ import (
 	"github.com/fasthttp/router"
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
+
+	"interviewd/kv"
 )
 
 // A surface is one way into interviewd (the REST research API, MCP, the participant
@@ -17,8 +19,11 @@ import (
 // they must also cover requests no route matches; everything from authentication on is
 // the surface's:
 //
-//	recover → pre → authenticate → steps (scope → rate limit → idempotency → bind) →
-//	group and route steps → handler → render
+//	recover → pre → authenticate → steps → group and route steps → handler → render
+//
+// For the research table the steps and the handler are the research pipeline
+// (pipeline_research.go: scope → rate limit → idempotency → bind → required scope →
+// operation), the same on every surface that serves it.
 //
 // Handlers return an error instead of writing one; the surface's renderer writes the
 // handler's output or its error, once, in the surface's wire format.
@@ -58,6 +63,15 @@ type request struct {
 	// rate is the last rate-limit decision (rated says there is one), for the renderer.
 	rate  rateDecision
 	rated bool
+	// trace is the research pipeline's steps the request has entered
+	// (pipeline_research.go).
+	trace researchStep
+	// claim is the idempotency key the request holds until its answer is rendered;
+	// replayTask, for a replayed A2A message, is the task the first one made.
+	claim      *idemClaim
+	replayTask *kv.ID
+	// held is an idempotency verdict that waits for the input's own scope (idemWire.late).
+	held *idemVerdict
 }
 
 // handler is a route's work: it sets r.out (and r.status) or returns an error.
@@ -145,6 +159,7 @@ func (sf *surface) serve(tmpl string, o *Operation, h handler) fasthttp.RequestH
 		r := requestOf(c)
 		r.sf, r.route, r.op = sf, tmpl, o
 		r.info.route = tmpl
+		defer r.finish()
 		err := h(r)
 		if err == nil && r.written {
 			return

@@ -101,7 +101,7 @@ func (s *Server) routeMCP(r *router.Router) {
 // without one, a GET included, is answered with the 401 whose challenge starts OAuth
 // discovery. Errors before JSON-RPC is spoken are REST-shaped (a client that is refused
 // at the door reads them like any HTTP API), a body that is not JSON at all is a
-// JSON-RPC parse error. Each tool call runs the research table's own chain (toolSurface).
+// JSON-RPC parse error. Each tool call runs the research pipeline (Server.tools).
 func (m *mcpEndpoint) surface() *surface {
 	return &surface{
 		name:         "mcp",

@@ -128,23 +128,9 @@ func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
 	}
 }
 
-// toolSurface is the research table as MCP tool calls, the same steps as REST but
-// bound from one arguments object: scope → rate limit → bind → operation. The endpoint
-// has authenticated the request; a call that reaches a tool without a principal is
-// refused as missing_token. Results render as a tool result (toolOutcome).
-func (s *Server) toolSurface() *surface {
-	return &surface{
-		name: "mcp_tool",
-		authenticate: func(r *request) error {
-			if r.p == nil {
-				return &apiError{Status: 401, Code: "missing_token", Detail: "No credential."}
-			}
-			return nil
-		},
-		steps:  []middleware{s.scopeStep(false), s.rateStep, bindArgsStep},
-		render: renderTool,
-	}
-}
+// mcpWire is the research pipeline as MCP tool calls: input from one arguments
+// object, and no idempotency key (the contract gives MCP no equivalent).
+var mcpWire = researchWire{budget: budgetCredential, bind: bindArgsInput}
 
 // toolOutcome is a rendered tool call: the result's JSON (the output, or the error
 // body when isError), for an internal failure its cause for the log, and a note said
@@ -190,7 +176,7 @@ type pooledToolCall struct {
 
 var pooledToolCalls = sync.Pool{New: func() any { return new(pooledToolCall) }}
 
-// runTool runs one operation as a tool call through the tool chain and returns the
+// runTool runs one operation as a tool call through the research pipeline and returns the
 // result's JSON (the output, or the error body when isError) and, for an internal
 // failure, its cause for the log. Tool calls run on the SDK's goroutines as well as
 // the fast path's, so each has its own request, never the HTTP request's.
@@ -201,13 +187,12 @@ func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args [
 		pooledToolCalls.Put(tc)
 	}()
 	r := &tc.r
-	*r = request{ctx: ctx, sf: s.tools, op: o, p: p, args: args, data: &tc.res}
-	err := s.toolChain(r)
+	*r = request{ctx: ctx, op: o, p: p, args: args, data: &tc.res}
+	s.tools.run(r)
 	if call := mcpCallFrom(ctx); call != nil && r.rated {
 		d := r.rate
 		call.rate.Store(&d)
 	}
-	s.tools.render(r, err)
 	return tc.res.raw, tc.res.isError, tc.res.cause, tc.res.note
 }
 

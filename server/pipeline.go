@@ -40,8 +40,8 @@ func infoOf(c *fasthttp.RequestCtx) *reqInfo {
 
 // pipeline is what every request takes, matched by a route or not: request id →
 // recover → access log → route. From there each route runs its surface's chain
-// (chain.go): recover → authenticate → the surface's steps (scope → rate limit →
-// idempotency → bind for the research table) → handler → the surface's renderer.
+// (chain.go): recover → authenticate → the surface's steps (for the research table,
+// the research pipeline of pipeline_research.go) → handler → the surface's renderer.
 func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()

@@ -7,14 +7,18 @@ import (
 // resourceAPI is the REST surface's protected-resource path suffix.
 const resourceAPI = "/v1/api"
 
-// restSurface is the research API over REST: a bearer credential, then scope → rate
-// limit → Idempotency-Key → bind from path, query and JSON body; JSON answers.
+// restWire is the research pipeline over REST: a refused caller still learns its
+// budget, the Idempotency-Key header, input from the path, query and JSON body.
+var restWire = researchWire{peekRate: true, budget: budgetCredential, idem: restIdem, bind: bindRESTInput}
+
+// restSurface is the research API over REST: a bearer credential, then the research
+// pipeline (pipeline_research.go); JSON answers.
 func (s *Server) restSurface() *surface {
 	return &surface{
 		name:         "rest",
 		pre:          []middleware{s.authFenceStep},
 		authenticate: s.bearerAuthenticator(resourceAPI),
-		steps:        []middleware{s.scopeStep(true), s.rateStep, s.idempotencyStep, bindRESTStep},
+		steps:        s.researchSteps(restWire),
 		render:       s.renderREST,
 	}
 }
@@ -27,14 +31,14 @@ func (s *Server) routeREST(r *router.Router) {
 	g := s.group(r, "", s.restSurface())
 	for _, o := range s.ops {
 		if tmpl, action := o.restPathAction(); action != "" {
-			g.action(o.Method, tmpl, action, o, runOperation)
+			g.action(o.Method, tmpl, action, o, s.runOperation)
 			continue
 		}
 		if o.Method == "GET" { // HEAD is a read like GET; fasthttp sends no body for it
-			g.GETOp(o.Path, o, runOperation)
+			g.GETOp(o.Path, o, s.runOperation)
 			continue
 		}
-		g.handleOp(o.Method, o.Path, o, runOperation)
+		g.handleOp(o.Method, o.Path, o, s.runOperation)
 	}
 	g.flushActions(s.handleNotFound)
 }

@@ -96,6 +96,9 @@ type Config struct {
 	// are the CAs it trusts: for the one test that serves a document on 127.0.0.1.
 	allowLoopbackMetadata bool
 	metadataRoots         *x509.CertPool
+	// onResearch sees every research call that reaches its operation (Server.onResearch):
+	// for the tenancy matrix.
+	onResearch func(researchPass)
 }
 
 // Server is the HTTP side of interviewd.
@@ -135,10 +138,13 @@ type Server struct {
 	studyRenders *studyRenders      // get_study answers by stored record
 	transcripts  *transcriptRenders // the app's transcript pages by interview and length
 
-	// tools is the MCP tool-call surface and toolChain its composed chain, shared by
-	// the endpoint's fast path and the SDK's tool handlers.
-	tools     *surface
-	toolChain handler
+	// tools, skills and appActions are the research pipeline as MCP tool calls (shared
+	// by the endpoint's fast path and the SDK's tool handlers), A2A skills and the web
+	// app's actions, composed once (pipeline_research.go).
+	tools, skills, appActions *researchSurface
+	// onResearch, when set, sees every research call that reaches its operation: the
+	// tenancy matrix checks that no surface skipped a step.
+	onResearch func(researchPass)
 
 	metricsReg    *prometheus.Registry
 	metrics       *httpMetrics
@@ -207,9 +213,10 @@ func New(cfg Config) *Server {
 		s.authFails.store = cfg.DB // an address's failures count on every node
 	}
 	s.ops = s.operations()
-	s.tools = s.toolSurface()
-	s.tools.log = &s.log
-	s.toolChain = s.tools.chain(runOperation)
+	s.onResearch = cfg.onResearch
+	s.tools = s.newResearchSurface("mcp_tool", mcpWire, renderTool)
+	s.skills = s.newResearchSurface("a2a_skill", a2aWire, renderSkill)
+	s.appActions = s.newResearchSurface("app_action", appWire, renderAppAction)
 	r := newRouter()
 	r.NotFound = s.handleNotFound
 	r.MethodNotAllowed = s.handleMethodNotAllowed

@@ -22,8 +22,10 @@ import (
 	"interviewd/kv"
 )
 
-// The tenancy matrix: every operation of the table × every credential state, over REST
-// and MCP (both protocol eras through the fast path, and the SDK path).
+// The tenancy matrix: every operation of the table × every credential state, over every
+// surface of the research pipeline: REST, MCP (both protocol eras through the fast path,
+// and the SDK path), A2A skills (the SendMessage fast path for quick skills, the SDK's
+// binding for background jobs) and the web app's actions (tenancy_pipeline_test.go).
 //
 //	own               the object's own organisation and environment: it works
 //	other org         404, byte for byte the answer to an object that does not exist
@@ -36,7 +38,8 @@ import (
 // object, a path reference must answer 404, the scope comes from Scope, AnyScope and
 // ScopeFor. The only thing an operation added later needs is its entry in
 // tenancyFixtures (its arguments against the own partition's objects); without one the
-// test fails and names it.
+// test fails and names it. Every call that reaches its operation is checked to have
+// passed every step of the pipeline on its surface (checkResearchPasses).
 
 // tenancyFixture is an operation's arguments against objects of organisation A's live
 // environment, and for operations that take no JSON over REST, how to send them.
@@ -55,12 +58,21 @@ type tenancyWorld struct {
 	revoked  string
 	expiring string // expires 30 days after creation: the clock is moved past it
 	sdk      *mcpEndpoint
+	// agent is the A2A twin of a key (secret → secret): the same organisation,
+	// environment and scopes, with agent:run, which A2A asks of every key.
+	agent map[string]string
+	// app is the web app's principal standing for a key (secret → principal): a real
+	// session's, in the key's organisation and environment, with the key's scopes.
+	app      map[string]*Principal
+	sessions map[kv.Partition]kv.SessionAuth // the app's sessions by partition
 }
 
 func TestTenancyMatrix(t *testing.T) {
 	clock := &testClock{now: time.Now().UTC()}
-	e := mustServe(t, withClock(clock))
-	w := &tenancyWorld{e: e, clock: clock, scoped: map[string]string{}, sdk: e.srv.newMCPEndpoint(false)}
+	passes := &researchPasses{}
+	e := mustServe(t, withClock(clock), withResearchTrace(passes.add))
+	w := &tenancyWorld{e: e, clock: clock, scoped: map[string]string{}, sdk: e.srv.newMCPEndpoint(false),
+		agent: map[string]string{}, app: map[string]*Principal{}}
 	w.build(t)
 
 	ops := e.srv.Operations()
@@ -101,6 +113,11 @@ func TestTenancyMatrix(t *testing.T) {
 		t.Run(o.Name, func(t *testing.T) {
 			cases += w.credentials(t, o, w.fixtures[o.Name], true)
 		})
+	}
+	// No surface may skip a step: every call that reached its operation, on every
+	// surface, passed the whole pipeline.
+	for _, problem := range checkResearchPasses(passes.all(), ops) {
+		t.Error(problem)
 	}
 	t.Logf("%d operations, %d cases over %d surfaces", len(ops), cases, len(tenancySurfaces))
 }
@@ -180,6 +197,7 @@ func (w *tenancyWorld) build(t *testing.T) {
 	if _, w.expiring, err = e.db.CreateKey(ctx, kv.KeyInput{OrgID: a, Name: "expiring", Environment: kv.EnvLive, Scopes: kv.AllScopes, ExpiresDays: 30}); err != nil {
 		t.Fatal(err)
 	}
+	w.twins(t)
 }
 
 // mustJob starts a job through REST with organisation A's live key and polls it until
@@ -246,21 +264,39 @@ type tenancyAnswer struct {
 // tenancySurface sends one operation with one Authorization value ("" for none).
 type tenancySurface struct {
 	name string
-	mcp  bool
-	send func(w *tenancyWorld, t *testing.T, o *Operation, f tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer
+	// pipeline names the research surface its calls run on (researchPass.surface).
+	pipeline string
+	// inBand: refusals of the operation are answered inside a 200 (an MCP tool result,
+	// an A2A task or JSON-RPC error, the app's page), so only their code is compared.
+	inBand bool
+	// challenge is the WWW-Authenticate value of a 401 (with error="invalid_token" added
+	// when a credential was sent); nil for a surface without bearer credentials (the
+	// app: its sessions have their own tests).
+	challenge string
+	send      func(w *tenancyWorld, t *testing.T, o *Operation, f tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer
+}
+
+func resourceChallenge(resource string) string {
+	return `Bearer resource_metadata="` + testBaseURL + `/.well-known/oauth-protected-resource` + resource + `"`
 }
 
 var tenancySurfaces = []tenancySurface{
-	{name: "REST", send: (*tenancyWorld).sendREST},
-	{name: "MCP-" + eraLegacy, mcp: true, send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
-		return w.sendMCP(t, o, auth, args, eraLegacy)
-	}},
-	{name: "MCP-" + eraModern, mcp: true, send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
-		return w.sendMCP(t, o, auth, args, eraModern)
-	}},
-	{name: "MCP-SDK", mcp: true, send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
-		return w.sendMCPSDK(t, o, auth, args)
-	}},
+	{name: "REST", pipeline: "rest", challenge: resourceChallenge(resourceAPI), send: (*tenancyWorld).sendREST},
+	{name: "MCP-" + eraLegacy, pipeline: "mcp_tool", inBand: true, challenge: resourceChallenge(resourceMCP),
+		send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
+			return w.sendMCP(t, o, auth, args, eraLegacy)
+		}},
+	{name: "MCP-" + eraModern, pipeline: "mcp_tool", inBand: true, challenge: resourceChallenge(resourceMCP),
+		send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
+			return w.sendMCP(t, o, auth, args, eraModern)
+		}},
+	{name: "MCP-SDK", pipeline: "mcp_tool", inBand: true, challenge: resourceChallenge(resourceMCP),
+		send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
+			return w.sendMCPSDK(t, o, auth, args)
+		}},
+	{name: "A2A", pipeline: "a2a_skill", inBand: true, challenge: `Bearer realm="` + testBaseURL + resourceA2A + `", scope="` + kv.ScopeAgentRun + `"`,
+		send: (*tenancyWorld).sendA2A},
+	{name: "App", pipeline: "app_action", inBand: true, send: (*tenancyWorld).sendApp},
 }
 
 // rest sends one request over the socket. body, when mkBody is nil, is JSON.
@@ -424,18 +460,19 @@ func mcpAnswer(t *testing.T, status int, h http.Header, raw []byte) tenancyAnswe
 }
 
 // own: organisation A's live key with every scope, on A's live objects, succeeds. Over
-// REST an idempotent operation carries the Idempotency-Key the other tenants then
-// reuse: their requests must not replay A's answer.
+// REST an idempotent operation carries the Idempotency-Key (over A2A, the messageId)
+// the other tenants then reuse: their requests must not replay A's answer.
 func (w *tenancyWorld) own(t *testing.T, o *Operation, f tenancyFixture) int {
 	for _, s := range tenancySurfaces {
 		a := s.send(w, t, o, f, "Bearer "+w.e.keys["a_live"], f.args, tenancyIdemKey(o))
 		// The organisation's simultaneous-simulation limit is a wait, not a refusal:
-		// each surface starts one, and earlier ones finish.
-		for deadline := time.Now().Add(60 * time.Second); a.code == "simulation_limit" && time.Now().Before(deadline); {
+		// each surface starts one, and earlier ones finish (slowly on a loaded machine:
+		// six surfaces start six).
+		for deadline := time.Now().Add(3 * time.Minute); a.code == "simulation_limit" && time.Now().Before(deadline); {
 			time.Sleep(20 * time.Millisecond)
 			a = s.send(w, t, o, f, "Bearer "+w.e.keys["a_live"], f.args, tenancyIdemKey(o))
 		}
-		if !a.ok || (!s.mcp && a.status != o.Status) {
+		if !a.ok || (!s.inBand && a.status != o.Status) {
 			t.Errorf("OK_Own/%s: %d %s, want %d", s.name, a.status, a.body, o.Status)
 		}
 		// Whatever A's answers name (new jobs, studies, files) is A's too.
@@ -546,10 +583,10 @@ func (w *tenancyWorld) otherTenant(t *testing.T, o *Operation, f tenancyFixture,
 			t.Errorf("Err%s/%s: another tenant's object and a missing one answer differently:\n%d %s\n%d %s",
 				name, s.name, theirs.status, theirs.body, absent.status, absent.body)
 		}
-		if inPath && !s.mcp && theirs.status != 404 && theirs.code != "test_environment" {
+		if inPath && !s.inBand && theirs.status != 404 && theirs.code != "test_environment" {
 			t.Errorf("Err%s/%s: %d, want 404: %s", name, s.name, theirs.status, theirs.body)
 		}
-		if inPath && s.mcp && theirs.code != "not_found" && theirs.code != "test_environment" {
+		if inPath && s.inBand && theirs.code != "not_found" && theirs.code != "test_environment" {
 			t.Errorf("Err%s/%s: code %q, want not_found: %s", name, s.name, theirs.code, theirs.body)
 		}
 	}
@@ -574,6 +611,7 @@ func (w *tenancyWorld) scopeKey(t *testing.T, without ...string) (string, []stri
 		t.Fatal(err)
 	}
 	w.scoped[name] = secret
+	w.twin(t, secret, w.e.orgA.ID, kv.EnvLive, scopes)
 	return secret, scopes
 }
 
@@ -613,11 +651,11 @@ func (w *tenancyWorld) scope(t *testing.T, o *Operation, f tenancyFixture) int {
 			mine := s.send(w, t, o, f, "Bearer "+secret, f.args, "")
 			absent := s.send(w, t, o, f, "Bearer "+secret, missing, "")
 			n += 2
-			if mine.code != "insufficient_scope" || (!s.mcp && mine.status != 403) {
+			if mine.code != "insufficient_scope" || (!s.inBand && mine.status != 403) {
 				t.Errorf("ErrScopeMissing(%v)/%s: holding %v: %d %s", without, s.name, held, mine.status, mine.body)
 				continue
 			}
-			if !s.mcp && !strings.HasPrefix(mine.header.Get("WWW-Authenticate"), `Bearer error="insufficient_scope"`) {
+			if !s.inBand && !strings.HasPrefix(mine.header.Get("WWW-Authenticate"), `Bearer error="insufficient_scope"`) {
 				t.Errorf("ErrScopeMissing(%v)/%s: WWW-Authenticate %q", without, s.name, mine.header.Get("WWW-Authenticate"))
 			}
 			if mine.status != absent.status || normalised(mine, sent) != normalised(absent, sent) {
@@ -662,11 +700,10 @@ func (w *tenancyWorld) credentials(t *testing.T, o *Operation, f tenancyFixture,
 	}
 	n := 0
 	for _, s := range tenancySurfaces {
-		resource := resourceAPI
-		if s.mcp {
-			resource = resourceMCP
+		if s.challenge == "" {
+			continue
 		}
-		challenge := `Bearer resource_metadata="` + testBaseURL + `/.well-known/oauth-protected-resource` + resource + `"`
+		challenge := s.challenge
 		var unknownBody string
 		for _, c := range cases {
 			a := s.send(w, t, o, f, c.auth, f.args, "")

@@ -1,0 +1,34 @@
+package server
+
+import (
+	"context"
+
+	"github.com/valyala/fasthttp"
+)
+
+// admitCall is the one admission decision of a credential's call, whatever the surface:
+// a REST request, an MCP tool call, an A2A message (the research pipeline's rate step,
+// and the A2A methods that run no skill). It records the call against the credential's
+// and its organisation's budgets, or returns a 429 rate_limited error when over either;
+// on a shared store the request's credential check (kv's fence) rides on the decision
+// under ctx (rateLimiter.admitIn).
+func (s *Server) admitCall(ctx context.Context, p *Principal, write bool) (rateDecision, error) {
+	d := s.limiter.admitIn(ctx, s.now(), p.RateKey, p.OrgKey, write)
+	if !d.OK {
+		return d, &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+			Detail: "Rate limit exceeded; retry after the number of seconds in Retry-After."}
+	}
+	return d, nil
+}
+
+// setRateHeaders writes an admission decision as the RateLimit-Policy and RateLimit
+// headers (IETF draft), on REST answers and on the MCP and A2A endpoints' responses.
+func (s *Server) setRateHeaders(c *fasthttp.RequestCtx, d rateDecision) {
+	var buf [160]byte
+	if v := d.appendPolicy(buf[:0]); len(v) > 0 {
+		c.Response.Header.SetBytesV("RateLimit-Policy", v)
+	}
+	if v := d.appendRateLimit(buf[:0]); len(v) > 0 {
+		c.Response.Header.SetBytesV("RateLimit", v)
+	}
+}
