@@ -74,7 +74,7 @@ func appCall[Out any](ctx context.Context, s *Server, p *Principal, name string,
 func (s *Server) appMay(p *Principal, name string, in any) error {
 	o := s.appOp(name)
 	if err := p.roleAllows(o); err != nil {
-		return zero, err
+		return err
 	}
 	if err := o.checkScope(p); err != nil {
 		return err

@@ -143,13 +143,17 @@ func (r *request) finish() {
 	}
 }
 
-// scopeStep checks the operation's scope before rate limits and decoding, so a
-// credential that can never call the operation gets 403, not a 422 about its input.
-// With peek, a refused caller still learns its budget.
+// scopeStep checks the operation's scope, and for an app session the person's role
+// (app_roles.go), before rate limits and decoding, so a caller that can never call the
+// operation gets 403, not a 422 about its input. With peek, a refused caller still
+// learns its budget.
 func (s *Server) scopeStep(peek bool) middleware {
 	return func(next handler) handler {
 		return func(r *request) error {
 			r.trace |= stepScope
+			if err := r.p.roleAllows(r.op); err != nil {
+				return err
+			}
 			if err := r.op.checkScope(r.p); err != nil {
 				if peek {
 					r.setRate(s.limiter.peek(s.now(), r.p.RateKey, r.p.OrgKey, r.op.Write))

@@ -716,7 +716,7 @@ func (w *tenancyWorld) credentials(t *testing.T, o *Operation, f tenancyFixture,
 			if c.auth != "" {
 				want += `, error="invalid_token"`
 			}
-			if s.mcp { // the scopes a connection asks for (mcp_scope.go)
+			if s.pipeline == "mcp_tool" { // the scopes a connection asks for (mcp_scope.go)
 				want += `, scope="` + mcpDefaultScope() + `"`
 			}
 			if got := a.header.Get("WWW-Authenticate"); got != want {
