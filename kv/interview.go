@@ -73,6 +73,8 @@ type InterviewFilter struct {
 	StudyID   *ID
 	Status    string
 	IsTest    *bool // only rehearsals (true) or only real interviews (false)
+	LinkID    *ID    // only interviews through this participant link (LinkIDOf)
+	Modality  string // only text or only voice interviews
 	Limit     int
 	Cursor    string
 }
@@ -96,7 +98,8 @@ func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Inter
 				return false, err
 			}
 			if (f.StudyID != nil && iv.StudyID != *f.StudyID) || (f.Status != "" && iv.Status != f.Status) ||
-				(f.IsTest != nil && iv.IsTest != *f.IsTest) {
+				(f.IsTest != nil && iv.IsTest != *f.IsTest) || (f.Modality != "" && iv.Modality != f.Modality) ||
+				(f.LinkID != nil && (iv.LinkToken == "" || LinkIDOf(iv.LinkToken) != *f.LinkID)) {
 				return false, nil
 			}
 			page.Items = append(page.Items, iv)

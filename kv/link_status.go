@@ -285,11 +285,12 @@ func (db *DB) UpdateParticipantLink(ctx context.Context, p Partition, study, id 
 }
 
 // CreateParticipantLinks mints a batch of participant links of study in one
-// transaction with its idempotency record (idem may be nil): all of them or none.
+// transaction with its idempotency record (idem, given the links, may be nil or
+// return nil): all of them or none.
 // Each request must be validated (ValidateLinkRequest) and have its own fresh token
 // (NewLinkToken), in the same order. EINVALID for an empty batch or one over
 // LinksBatchMax; ENOTFOUND for a study outside the partition.
-func (db *DB) CreateParticipantLinks(ctx context.Context, p Partition, study ID, reqs []LinkRequest, tokens []string, idem *IdemWrite) ([]Link, error) {
+func (db *DB) CreateParticipantLinks(ctx context.Context, p Partition, study ID, reqs []LinkRequest, tokens []string, idem func([]Link) *IdemWrite) ([]Link, error) {
 	if len(reqs) == 0 || len(reqs) > LinksBatchMax || len(tokens) != len(reqs) {
 		return nil, Invalid(FieldError{Loc: []any{"links"}, Type: "too_long",
 			Msg: "A batch has 1 to 1000 links.", Ctx: map[string]any{"max_length": LinksBatchMax}})
@@ -306,7 +307,10 @@ func (db *DB) CreateParticipantLinks(ctx context.Context, p Partition, study ID,
 			}
 			out[i] = l
 		}
-		return db.writeIdem(tx, idem)
+		if idem == nil {
+			return nil
+		}
+		return db.writeIdem(tx, idem(out))
 	})
 	if err != nil {
 		return nil, err

@@ -113,6 +113,7 @@ type DesignVersion struct {
 
 // LinkRow is one participant link of a study.
 type LinkRow struct {
+	Label    string
 	URL      string
 	Audience string
 	Context  []KeyValue
@@ -172,6 +173,7 @@ type StudyPage struct {
 
 // LinkForm is the participant-link form, kept on a refusal so nothing typed is lost.
 type LinkForm struct {
+	Label    string
 	Audience string
 	Note     string
 	Rows     []KeyValue // context rows; always at least a few blank ones
