@@ -72,7 +72,7 @@ type InterviewFilter struct {
 	Partition Partition
 	StudyID   *ID
 	Status    string
-	IsTest    *bool // only rehearsals (true) or only real interviews (false)
+	IsTest    *bool  // only rehearsals (true) or only real interviews (false)
 	LinkID    *ID    // only interviews through this participant link (LinkIDOf)
 	Modality  string // only text or only voice interviews
 	Limit     int
