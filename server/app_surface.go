@@ -72,6 +72,7 @@ func (s *Server) appRouteSets() [][]appRoute {
 		s.appSecurityRoutes(),
 		s.appPhoneRoutes(),
 		s.appStudyRoutes(),
+		s.appLinksRoutes(),
 		s.appAnalysisRoutes(),
 		s.appInterviewRoutes(),
 		s.appExportRoutes(),

@@ -46,8 +46,9 @@ type ListInterviewsInput struct {
 	Limit   *int   `query:"limit" min:"1" max:"200" default:"50" doc:"Page size, 1 to 200 (default 50)."`
 	Cursor  string `query:"cursor" doc:"Opaque cursor of the previous page."`
 	LinkID  *kv.ID `query:"link_id" doc:"Only interviews that came through this participant link (its id from list_participant_links)."`
-	// modality keeps only text or only voice interviews: the app's filter.
-	modality string
+	// modality keeps only text or only voice interviews, contextHas those with a
+	// context entry containing the text: the app's filters.
+	modality, contextHas string
 	// isTest keeps only rehearsals or only real interviews: the app's filter, not a
 	// wire parameter (the contract lists none), so it has no tag to bind from.
 	isTest *bool
@@ -55,7 +56,7 @@ type ListInterviewsInput struct {
 
 func (s *Server) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
 	page, err := s.db.FindInterviews(ctx, kv.InterviewFilter{Partition: p.Partition, StudyID: in.StudyID, Status: in.Status, IsTest: in.isTest,
-		LinkID: in.LinkID, Modality: in.modality, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
+		LinkID: in.LinkID, Modality: in.modality, ContextHas: in.contextHas, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
 		return List[Interview]{}, err
 	}

@@ -286,6 +286,9 @@ type InterviewRow struct {
 	Started   Stamp
 	Duration  string // "4 min 10 s"; "" until the participant answers
 	Audience  string
+	Modality  string     // text or voice
+	LinkLabel string     // the participant link's label; "" for none or an unlabelled link
+	Context   []KeyValue // what the link's context stored on the interview
 }
 
 // Option is one choice of a select.
@@ -300,6 +303,9 @@ type InterviewsPage struct {
 	Studies    []Option // the study filter
 	Statuses   []Option
 	Rehearsals []Option
+	Modalities []Option
+	Links      []Option // the chosen study's participant links, by label; empty without a study
+	ContextHas string
 	NextURL    string
 	FirstURL   string
 	Filtered   bool
