@@ -45,6 +45,10 @@ var (
 
 	// How many browsers opened each study's invite pages (link_opens.go).
 	bucketLinkOpens = []byte("link_opens") // partition + study id → linkOpens
+	// Each link's counts, and each study's quota of completed interviews (link_status.go,
+	// study_quota.go).
+	bucketLinkStats  = []byte("link_stats")  // token → LinkStats
+	bucketStudyQuota = []byte("study_quota") // partition + study id → StudyQuota
 
 	// OAuth: registered clients, connections (approvals) and the hashes of their codes
 	// and tokens (oauth_client.go, oauth_grant.go).
@@ -67,6 +71,7 @@ var allBuckets = [][]byte{
 	bucketUserOrgs, bucketTwoStep, bucketInvitations, bucketInviteHashes, bucketSignInCodes,
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
 	bucketAgentTasks, bucketAnalyses, bucketAnalysisOpen, bucketAnalysisWanted, bucketLinkOpens,
+	bucketLinkStats, bucketStudyQuota,
 	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
 	bucketCreditLedger, bucketCreditAlerts, bucketRoleChanges,
 }

@@ -207,10 +207,10 @@ func scrubPersonLink(tx Tx, token string, erased map[ID]Interview) (int, error) 
 	if err != nil || !ok || l.InterviewID == nil {
 		return 0, err
 	}
-	if _, hit := erased[*l.InterviewID]; !hit || (l.Context == nil && l.Note == "") {
+	if _, hit := erased[*l.InterviewID]; !hit || (l.Context == nil && l.Note == "" && l.Label == "") {
 		return 0, nil
 	}
-	l.Context, l.Note = nil, ""
+	l.Context, l.Note, l.Label = nil, "", "" // a person link's label may name its person
 	return 1, putJSON(b, []byte(token), l)
 }
 

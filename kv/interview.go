@@ -2,6 +2,7 @@ package kv
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -72,9 +73,14 @@ type InterviewFilter struct {
 	Partition Partition
 	StudyID   *ID
 	Status    string
-	IsTest    *bool // only rehearsals (true) or only real interviews (false)
-	Limit     int
-	Cursor    string
+	IsTest    *bool  // only rehearsals (true) or only real interviews (false)
+	LinkID    *ID    // only interviews through this participant link (LinkIDOf)
+	Modality  string // only text or only voice interviews
+	// ContextHas keeps interviews with a context entry whose "key=value" contains it
+	// (compared case-insensitively).
+	ContextHas string
+	Limit      int
+	Cursor     string
 }
 
 // FindInterviews returns one page of interviews matching the filter. EINVALID for a
@@ -96,7 +102,9 @@ func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Inter
 				return false, err
 			}
 			if (f.StudyID != nil && iv.StudyID != *f.StudyID) || (f.Status != "" && iv.Status != f.Status) ||
-				(f.IsTest != nil && iv.IsTest != *f.IsTest) {
+				(f.IsTest != nil && iv.IsTest != *f.IsTest) || (f.Modality != "" && iv.Modality != f.Modality) ||
+				(f.LinkID != nil && (iv.LinkToken == "" || LinkIDOf(iv.LinkToken) != *f.LinkID)) ||
+				(f.ContextHas != "" && !contextHas(iv.EntryAttributes, f.ContextHas)) {
 				return false, nil
 			}
 			page.Items = append(page.Items, iv)
@@ -111,4 +119,15 @@ func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Inter
 		page.Items = page.Items[:f.Limit]
 	}
 	return page, err
+}
+
+// contextHas reports whether an entry "key=value" of ctx contains text, ignoring case.
+func contextHas(ctx map[string]string, text string) bool {
+	text = strings.ToLower(text)
+	for k, v := range ctx {
+		if strings.Contains(strings.ToLower(k+"="+v), text) {
+			return true
+		}
+	}
+	return false
 }

@@ -120,6 +120,9 @@ func (db *DB) storeOpening(tx Tx, o *Opened, open Opening) error {
 	if err := wantAnalysis(tx, iv, db.Now()); err != nil { // a design with no questions completes at once
 		return err
 	}
+	if err := db.interviewStored(tx, iv); err != nil {
+		return err
+	}
 	o.Interview, o.Opening, o.Brief = &iv, t.Messages, brief
 	return nil
 }
@@ -188,8 +191,9 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 	if out.Study, err = studyByID(tx, p, l.StudyID); err != nil {
 		return Opened{}, err
 	}
-	// An interview already under way continues whatever the mode now is.
-	if l.Audience == AudiencePerson && l.InterviewID != nil {
+	// An interview already under way continues whatever the mode now is; through a
+	// disabled person link, only for the browsers already in it.
+	if l.Audience == AudiencePerson && l.InterviewID != nil && (!l.Disabled || sessionMatches(tx, *l.InterviewID, sessionHash)) {
 		iv, err := interviewByID(tx, p, *l.InterviewID)
 		if err != nil {
 			return Opened{}, err
@@ -211,6 +215,10 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 				return out, nil
 			}
 		}
+	}
+	if l.Disabled { // a disabled link offers no new interview: its page says closed
+		out.State = LinkClosed
+		return out, nil
 	}
 	switch out.Study.Mode {
 	case ModePaused:
@@ -245,6 +253,9 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 		out.SpentCredit, out.CreditsLeft = true, charge.Credits
 	}
 	if err := putJSON(tx.Bucket(bucketInterviews), p.key(iv.ID), iv); err != nil {
+		return Opened{}, err
+	}
+	if err := interviewStarted(tx, iv, db.Now()); err != nil {
 		return Opened{}, err
 	}
 	if l.Audience == AudiencePerson {

@@ -64,7 +64,7 @@ func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string
 				return nil
 			}
 		}
-		if open == nil || fresh == "" {
+		if open == nil || fresh == "" || l.Disabled {
 			return errNotPrepared
 		}
 		if l.Audience == AudiencePerson {
@@ -199,7 +199,13 @@ func (db *DB) storePrepared(tx Tx, p *preparedOpening) (Opened, bool, error) {
 	if err := tx.Bucket(bucketInterviews).Put(iv.Partition().key(iv.ID), p.record); err != nil {
 		return Opened{}, true, err
 	}
+	if err := interviewStarted(tx, *iv, db.Now()); err != nil {
+		return Opened{}, true, err
+	}
 	if err := wantAnalysis(tx, *iv, db.Now()); err != nil { // a design with no questions completes at once
+		return Opened{}, true, err
+	}
+	if err := db.interviewStored(tx, *iv); err != nil {
 		return Opened{}, true, err
 	}
 	if p.link != nil {

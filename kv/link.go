@@ -21,6 +21,11 @@ type Link struct {
 	Note        string            `json:"note,omitempty"`
 	InterviewID *ID               `json:"interview_id,omitempty"` // a person link's one interview
 	CreatedAt   time.Time         `json:"created_at"`
+	// Label names the link for the researcher ("Acme, enterprise"); never shown to the
+	// participant. Disabled links offer no new interview (link_status.go).
+	Label      string     `json:"label,omitempty"`
+	Disabled   bool       `json:"disabled,omitempty"`
+	DisabledAt *time.Time `json:"disabled_at,omitempty"`
 }
 
 // newLinkToken returns 128 random bits, base64url-encoded (22 characters).
@@ -69,12 +74,8 @@ func (db *DB) CreateParticipantLink(ctx context.Context, p Partition, study ID, 
 			return notFound("Study")
 		}
 		raw = append(raw[:0], rec...)
-		l = Link{Token: token, OrgID: p.Org, Env: p.Env, StudyID: study, Audience: req.Audience,
-			Context: req.Context, Note: req.Note, CreatedAt: db.Now()}
-		if tx.Bucket(bucketLinks).Get([]byte(token)) != nil {
-			return Errorf(ECONFLICT, "token_collision", "Link token collision; retry.")
-		}
-		if err := putJSON(tx.Bucket(bucketLinks), []byte(token), l); err != nil {
+		var err error
+		if l, err = db.putNewLink(tx, p, study, req, token); err != nil {
 			return err
 		}
 		return db.writeIdem(tx, idem)

@@ -12,6 +12,7 @@ type LinkRequest struct {
 	Context  map[string]string
 	Audience string
 	Note     string
+	Label    string // checked by ValidateLinkLabel (link_status.go)
 }
 
 // Link audiences. A group link is reusable by any number of visitors; a person link
@@ -114,6 +115,7 @@ func ValidateLinkRequest(r LinkRequest) (LinkRequest, error) {
 			Msg: "Note must not contain NUL characters.",
 		})
 	}
+	errs = appendLabelErrors(errs, &out)
 
 	if len(errs) > 0 {
 		return LinkRequest{}, Invalid(errs...)

@@ -377,6 +377,9 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, hash [
 			if err := wantAnalysis(tx, out, db.Now()); err != nil {
 				return err
 			}
+			if err := db.interviewStored(tx, out); err != nil {
+				return err
+			}
 			throughInterview(tx, p.key(id), out, record)
 			return nil
 		}
@@ -406,6 +409,9 @@ func (db *DB) appendTurn(ctx context.Context, p Partition, id ID, t Turn, hash [
 			return err
 		}
 		if err := wantAnalysis(tx, out, db.Now()); err != nil {
+			return err
+		}
+		if err := db.interviewStored(tx, out); err != nil {
 			return err
 		}
 		throughInterview(tx, p.key(id), out, record)

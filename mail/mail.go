@@ -23,10 +23,13 @@ import (
 
 // Message is one email: plain text with an HTML alternative.
 type Message struct {
-	To      string
-	Subject string
-	Text    string
-	HTML    string
+	To string
+	// FromName, when set, is the name the message comes from, with the configured
+	// sender's address ("Onboarding study <interviewd@example.com>").
+	FromName string
+	Subject  string
+	Text     string
+	HTML     string
 }
 
 // Sender delivers messages. Send returns an error when the message could not be handed
@@ -174,6 +177,12 @@ func (s *smtpSender) Send(ctx context.Context, m Message) error {
 	msg := gomail.NewMsg()
 	if err := msg.From(s.from); err != nil {
 		return fmt.Errorf("mail: from: %w", err)
+	}
+	if m.FromName != "" {
+		addr := msg.GetFrom()[0].Address
+		if err := msg.FromFormat(m.FromName, addr); err != nil {
+			return fmt.Errorf("mail: from: %w", err)
+		}
 	}
 	if err := msg.To(m.To); err != nil {
 		return fmt.Errorf("mail: to %q: %w", m.To, err)

@@ -179,6 +179,9 @@ func (e *testEnv) appParamFixtures() appFixtures {
 	stA := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Fixture A", "Why?"))
 	stB := e.studyWith(e.orgB.ID, kv.EnvLive, kv.ModeLive, plainBrief("Fixture B", "Why?"))
 	f.own["study_id"], f.other["study_id"] = stA.ID.String(), stB.ID.String()
+	// link_id: a participant link of each study.
+	f.own["link_id"] = kv.LinkIDOf(e.linkFor(stA, "group", nil, "")).String()
+	f.other["link_id"] = kv.LinkIDOf(e.linkFor(stB, "group", nil, "")).String()
 	jobA := e.mustAuthoringJob(kv.Partition{Org: e.orgA.ID, Env: kv.EnvLive})
 	jobB := e.mustAuthoringJob(kv.Partition{Org: e.orgB.ID, Env: kv.EnvLive})
 	f.own["job_id"], f.other["job_id"] = jobA.String(), jobB.String()

@@ -23,6 +23,9 @@ type InterviewsQuery struct {
 	Study     string // a study id, or ""
 	Status    string // in_progress, completed, failed, or ""
 	Rehearsal string // "yes" (rehearsals only), "no" (real interviews only), or ""
+	Link      string // a participant link's id (with Study), or ""
+	Modality  string // text, voice, or ""
+	Context   string // text a context entry ("key=value") contains, or ""
 	Cursor    string
 }
 
@@ -36,6 +39,11 @@ func (q InterviewsQuery) url(cursor string) string {
 	}
 	if q.Rehearsal != "" {
 		v.Set("rehearsal", q.Rehearsal)
+	}
+	for k, val := range map[string]string{"link": q.Link, "modality": q.Modality, "context": q.Context} {
+		if val != "" {
+			v.Set(k, val)
+		}
 	}
 	if cursor != "" {
 		v.Set("cursor", cursor)
@@ -72,6 +80,9 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 	default:
 		return webui.InterviewsPage{}, kv.Invalid(kv.FieldError{Loc: []any{"query", "rehearsal"}, Type: "enum", Msg: "Rehearsal is yes, no or empty."})
 	}
+	if err := q.recruitmentFilters(in); err != nil {
+		return webui.InterviewsPage{}, err
+	}
 	list, err := appCall[List[Interview]](ctx, s, p, "list_interviews", in)
 	if err != nil {
 		return webui.InterviewsPage{}, err
@@ -83,7 +94,7 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 	names := make(map[kv.ID]string, len(studies))
 	page := webui.InterviewsPage{Interviews: make([]webui.InterviewRow, len(list.Items)),
 		Studies:  []webui.Option{{Value: "", Label: "All studies", Selected: q.Study == ""}},
-		Filtered: q.Study != "" || q.Status != "" || q.Rehearsal != ""}
+		Filtered: q.Study != "" || q.Status != "" || q.Rehearsal != "" || q.Link != "" || q.Modality != "" || q.Context != ""}
 	for _, st := range studies {
 		names[st.ID] = st.Name
 		page.Studies = append(page.Studies, webui.Option{Value: st.ID.String(), Label: st.Name, Selected: st.ID.String() == q.Study})
@@ -97,6 +108,13 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 		o.Selected = o.Value == q.Rehearsal
 		page.Rehearsals = append(page.Rehearsals, o)
 	}
+	if err := s.recruitmentOptions(ctx, p, q, &page); err != nil {
+		return page, err
+	}
+	labels, err := s.linkLabels(ctx, p, list.Items)
+	if err != nil {
+		return page, err
+	}
 	for i, iv := range list.Items {
 		row := webui.InterviewRow{ID: iv.ID.String(), StudyID: iv.StudyID.String(), StudyName: names[iv.StudyID], Status: iv.Status,
 			Rehearsal: iv.IsTest, Started: wireStamp(iv.StartedAt)}
@@ -109,6 +127,7 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 		if iv.InviteAudience != nil {
 			row.Audience = *iv.InviteAudience
 		}
+		row.Modality, row.LinkLabel, row.Context = iv.Modality, labels[iv.linkToken], sortedPairs(iv.EntryAttributes)
 		page.Interviews[i] = row
 	}
 	if list.NextCursor != nil {

@@ -13,7 +13,8 @@ func (s *Server) appInterviewRoutes() []appRoute {
 }
 
 func (s *Server) handleAppInterviews(r *request) error {
-	q := InterviewsQuery{Study: query(r, "study"), Status: query(r, "status"), Rehearsal: query(r, "rehearsal"), Cursor: query(r, "cursor")}
+	q := InterviewsQuery{Study: query(r, "study"), Status: query(r, "status"), Rehearsal: query(r, "rehearsal"),
+		Link: query(r, "link"), Modality: query(r, "modality"), Context: query(r, "context"), Cursor: query(r, "cursor")}
 	page, err := s.buildInterviewsPage(r.ctx, r.p, q)
 	if err != nil {
 		return err

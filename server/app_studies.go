@@ -284,7 +284,7 @@ func listDiff(a, b []string) (added, removed []string) {
 func linkRows(s *Server, links []kv.Link) []webui.LinkRow {
 	out := make([]webui.LinkRow, len(links))
 	for i, l := range links {
-		row := webui.LinkRow{URL: s.linkURL(l.Token), Audience: l.Audience, Note: l.Note, Created: stampOf(l.CreatedAt),
+		row := webui.LinkRow{Label: l.Label, URL: s.linkURL(l.Token), Audience: l.Audience, Note: l.Note, Created: stampOf(l.CreatedAt),
 			Claimed: l.InterviewID != nil, Context: sortedPairs(l.Context)}
 		if row.Audience == "" {
 			row.Audience = "group"
@@ -313,7 +313,7 @@ func blankLinkForm() webui.LinkForm {
 // appCreateParticipantLink mints a participant link from the form's context rows
 // (blank rows are skipped; a key given twice is the operation's to refuse).
 func (s *Server) appCreateParticipantLink(ctx context.Context, p *Principal, study kv.ID, f webui.LinkForm) (ParticipantLink, error) {
-	in := &ParticipantLinkInput{StudyID: study, Audience: f.Audience, Note: f.Note}
+	in := &ParticipantLinkInput{StudyID: study, Audience: f.Audience, Note: f.Note, Label: f.Label}
 	for _, row := range f.Rows {
 		k := strings.TrimSpace(row.Key)
 		if k == "" && row.Value == "" {

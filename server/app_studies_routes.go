@@ -375,7 +375,7 @@ func (s *Server) handleAppStudyLink(r *request) error {
 	if err != nil {
 		return err
 	}
-	f := webui.LinkForm{Audience: r.formValue("audience"), Note: r.formValue("note")}
+	f := webui.LinkForm{Label: r.formValue("label"), Audience: r.formValue("audience"), Note: r.formValue("note")}
 	keys, values := r.formValues("context_key"), r.formValues("context_value")
 	for i := range max(len(keys), len(values)) {
 		var kv webui.KeyValue

@@ -74,6 +74,7 @@ func (s *Server) appRouteSets() [][]appRoute {
 		s.appSecurityRoutes(),
 		s.appPhoneRoutes(),
 		s.appStudyRoutes(),
+		s.appLinksRoutes(),
 		s.appAnalysisRoutes(),
 		s.appInterviewRoutes(),
 		s.appExportRoutes(),

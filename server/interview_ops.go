@@ -21,6 +21,9 @@ type Interview struct {
 	EntryAttributes map[string]string `json:"entry_attributes"`
 	InviteAudience  *string           `json:"invite_audience" enum:"group,person"`
 	Permalink       string            `json:"permalink"`
+	// linkToken is the link the interview came through, for the app's list (its label);
+	// not on the wire, where the token would be the link's secret.
+	linkToken string
 }
 
 func (s *Server) interview(iv kv.Interview) Interview {
@@ -32,7 +35,7 @@ func (s *Server) interview(iv kv.Interview) Interview {
 		ID: iv.ID, StudyID: iv.StudyID, Status: iv.Status, IsComplete: iv.Status == kv.InterviewCompleted,
 		IsTest: iv.IsTest, Modality: iv.Modality, StartedAt: wireTime(iv.StartedAt), CompletedAt: wireTimePtr(iv.CompletedAt),
 		DurationSeconds: iv.DurationSeconds, EntryAttributes: attrs, InviteAudience: iv.InviteAudience,
-		Permalink: s.baseURL + "/app/interviews/" + iv.ID.String(),
+		Permalink: s.baseURL + "/app/interviews/" + iv.ID.String(), linkToken: iv.LinkToken,
 	}
 }
 
@@ -42,6 +45,10 @@ type ListInterviewsInput struct {
 	Status  string `query:"status" enum:"in_progress,completed,failed" doc:"Only interviews with this status."`
 	Limit   *int   `query:"limit" min:"1" max:"200" default:"50" doc:"Page size, 1 to 200 (default 50)."`
 	Cursor  string `query:"cursor" doc:"Opaque cursor of the previous page."`
+	LinkID  *kv.ID `query:"link_id" doc:"Only interviews that came through this participant link (its id from list_participant_links)."`
+	// modality keeps only text or only voice interviews, contextHas those with a
+	// context entry containing the text: the app's filters.
+	modality, contextHas string
 	// isTest keeps only rehearsals or only real interviews: the app's filter, not a
 	// wire parameter (the contract lists none), so it has no tag to bind from.
 	isTest *bool
@@ -49,7 +56,7 @@ type ListInterviewsInput struct {
 
 func (s *Server) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
 	page, err := s.db.FindInterviews(ctx, kv.InterviewFilter{Partition: p.Partition, StudyID: in.StudyID, Status: in.Status, IsTest: in.isTest,
-		Limit: pageLimit(in.Limit), Cursor: in.Cursor})
+		LinkID: in.LinkID, Modality: in.modality, ContextHas: in.contextHas, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
 		return List[Interview]{}, err
 	}

@@ -12,10 +12,11 @@ type ParticipantLinkInput struct {
 	Context  map[string]string `json:"context" doc:"Facts about the participant, briefed to the interviewer and stored on the interview: at most 20 keys (1-100 characters, no control characters, not a reserved name), values up to 2048 characters, 16384 UTF-8 bytes encoded in total."`
 	Audience string            `json:"audience" enum:"group,person" default:"group" doc:"group (default): one reusable link for a segment; person: the link addresses one interview."`
 	Note     string            `json:"note" default:"" doc:"Guidance for the interviewer, up to 2048 characters after trimming; never shown to the participant or exported."`
+	Label    string            `json:"label" default:"" doc:"The researcher's name for the link (an interviewd addition), up to 200 characters on one line after trimming; never shown to the participant. See list_participant_links."`
 }
 
 func (in *ParticipantLinkInput) validate() []kv.FieldError {
-	req, err := kv.ValidateLinkRequest(kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note})
+	req, err := kv.ValidateLinkRequest(kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note, Label: in.Label})
 	if err != nil {
 		var ke *kv.Error
 		if asKV(err, &ke) {
@@ -23,7 +24,7 @@ func (in *ParticipantLinkInput) validate() []kv.FieldError {
 		}
 		return []kv.FieldError{{Loc: []any{}, Msg: err.Error(), Type: "value_error"}}
 	}
-	in.Context, in.Audience, in.Note = req.Context, req.Audience, req.Note
+	in.Context, in.Audience, in.Note, in.Label = req.Context, req.Audience, req.Note, req.Label
 	return nil
 }
 
@@ -46,7 +47,7 @@ func (s *Server) createParticipantLink(ctx context.Context, p *Principal, in *Pa
 	}
 	token := kv.NewLinkToken()
 	out := ParticipantLink{URL: s.linkURL(token), Audience: in.Audience, Mode: st.Mode}
-	req := kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note}
+	req := kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note, Label: in.Label}
 	if _, _, err := s.db.CreateParticipantLink(ctx, p.Partition, in.StudyID, req, token, idemWrite(ctx, out)); err != nil {
 		return ParticipantLink{}, err
 	}

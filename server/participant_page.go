@@ -112,7 +112,7 @@ func (s *Server) handleParticipantPage(r *request) error {
 	}
 	switch peek.State {
 	case kv.LinkPaused:
-		r.out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticePaused, Title: title}}
+		r.out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: s.pausedKind(r, peek.Study), Title: title}}
 		return nil
 	case kv.LinkClosed:
 		r.out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeClosed, Title: title}}
@@ -154,7 +154,7 @@ func (s *Server) countOpen(r *request, token string, st kv.Study) {
 	if len(h.Cookie(openedCookieName(token))) > 0 || wellFormedSession(string(h.Cookie(sessionCookieName(token)))) {
 		return
 	}
-	if err := s.db.AddLinkOpen(r.ctx, st.Partition(), st.ID); err != nil {
+	if err := s.db.CountLinkOpen(r.ctx, st.Partition(), st.ID, token); err != nil {
 		r.info.err = "count the link opened: " + err.Error()
 		return
 	}

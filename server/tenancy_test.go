@@ -151,7 +151,7 @@ func (w *tenancyWorld) build(t *testing.T) {
 	analysed := w.mustJob(t, "POST", "/v1/api/studies/"+exported.ID.String()+"/analysis", `{}`, "/v1/api/analyses/", "completed")
 
 	w.ownIDs = []string{study.ID.String(), goLive.ID.String(), exported.ID.String(), ivs[0].ID.String(), file.FileID.String(),
-		authoring, simulation, export, analysed, study.LinkToken, goLive.LinkToken, exported.LinkToken, p.session}
+		authoring, simulation, export, analysed, study.LinkToken, goLive.LinkToken, exported.LinkToken, p.session, kv.LinkIDOf(p.token).String()}
 
 	upload := func(args map[string]any) (string, []byte) {
 		raw, _ := base64.StdEncoding.DecodeString(args["content_base64"].(string))
@@ -166,20 +166,25 @@ func (w *tenancyWorld) build(t *testing.T) {
 		"refine_study":         {args: map[string]any{"study_id": study.ID.String(), "guidance": "Ask about tools too.", "file_ids": []any{file.FileID.String()}}},
 		"update_study_brief": {args: map[string]any{"study_id": study.ID.String(), "title": "Tenancy, edited", "objectives": []any{"Learn how weeks are planned"},
 			"pre_interview_questions": []any{}, "verbatim_questions": []any{"What did you plan this week?", "What got in the way?"}, "estimated_duration_minutes": 20}},
-		"set_study_mode":          {args: map[string]any{"study_id": goLive.ID.String(), "mode": "live"}},
-		"upload_file":             {args: map[string]any{"filename": "notes.txt", "content_base64": base64.StdEncoding.EncodeToString(fileContent)}, restBody: upload},
-		"start_export":            {args: map[string]any{"study_id": exported.ID.String()}},
-		"get_export_status":       {args: map[string]any{"job_id": export}},
-		"get_export_download":     {args: map[string]any{"job_id": export}},
-		"create_participant_link": {args: map[string]any{"study_id": study.ID.String(), "context": map[string]any{"segment": "b"}, "audience": "person", "note": "n"}},
-		"list_interviews":         {args: map[string]any{"study_id": study.ID.String(), "limit": 20}},
-		"get_interview":           {args: map[string]any{"interview_id": ivs[0].ID.String()}},
-		"get_interview_link":      {args: map[string]any{"study_id": study.ID.String()}},
-		"simulate_study":          {args: map[string]any{"study_id": study.ID.String(), "max_turns": 1}},
-		"get_simulation_status":   {args: map[string]any{"job_id": simulation}},
-		"start_analysis":          {args: map[string]any{"study_id": exported.ID.String()}},
-		"get_analysis_status":     {args: map[string]any{"job_id": analysed}},
-		"get_analysis":            {args: map[string]any{"study_id": exported.ID.String()}},
+		"set_study_mode":           {args: map[string]any{"study_id": goLive.ID.String(), "mode": "live"}},
+		"upload_file":              {args: map[string]any{"filename": "notes.txt", "content_base64": base64.StdEncoding.EncodeToString(fileContent)}, restBody: upload},
+		"start_export":             {args: map[string]any{"study_id": exported.ID.String()}},
+		"get_export_status":        {args: map[string]any{"job_id": export}},
+		"get_export_download":      {args: map[string]any{"job_id": export}},
+		"create_participant_link":  {args: map[string]any{"study_id": study.ID.String(), "context": map[string]any{"segment": "b"}, "audience": "person", "note": "n"}},
+		"list_interviews":          {args: map[string]any{"study_id": study.ID.String(), "limit": 20}},
+		"list_participant_links":   {args: map[string]any{"study_id": study.ID.String()}},
+		"update_participant_link":  {args: map[string]any{"study_id": study.ID.String(), "link_id": kv.LinkIDOf(p.token).String(), "label": "Tenancy"}},
+		"create_participant_links": {args: map[string]any{"study_id": study.ID.String(), "csv": "label,segment\nTenancy,c\n"}},
+		"get_study_quota":          {args: map[string]any{"study_id": study.ID.String()}},
+		"set_study_quota":          {args: map[string]any{"study_id": study.ID.String(), "quota": 30}},
+		"get_interview":            {args: map[string]any{"interview_id": ivs[0].ID.String()}},
+		"get_interview_link":       {args: map[string]any{"study_id": study.ID.String()}},
+		"simulate_study":           {args: map[string]any{"study_id": study.ID.String(), "max_turns": 1}},
+		"get_simulation_status":    {args: map[string]any{"job_id": simulation}},
+		"start_analysis":           {args: map[string]any{"study_id": exported.ID.String()}},
+		"get_analysis_status":      {args: map[string]any{"job_id": analysed}},
+		"get_analysis":             {args: map[string]any{"study_id": exported.ID.String()}},
 	}
 
 	ctx := context.Background()

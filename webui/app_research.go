@@ -113,6 +113,7 @@ type DesignVersion struct {
 
 // LinkRow is one participant link of a study.
 type LinkRow struct {
+	Label    string
 	URL      string
 	Audience string
 	Context  []KeyValue
@@ -176,6 +177,7 @@ type StudyPage struct {
 
 // LinkForm is the participant-link form, kept on a refusal so nothing typed is lost.
 type LinkForm struct {
+	Label    string
 	Audience string
 	Note     string
 	Rows     []KeyValue // context rows; always at least a few blank ones
@@ -288,6 +290,9 @@ type InterviewRow struct {
 	Started   Stamp
 	Duration  string // "4 min 10 s"; "" until the participant answers
 	Audience  string
+	Modality  string     // text or voice
+	LinkLabel string     // the participant link's label; "" for none or an unlabelled link
+	Context   []KeyValue // what the link's context stored on the interview
 }
 
 // Option is one choice of a select.
@@ -302,6 +307,9 @@ type InterviewsPage struct {
 	Studies    []Option // the study filter
 	Statuses   []Option
 	Rehearsals []Option
+	Modalities []Option
+	Links      []Option // the chosen study's participant links, by label; empty without a study
+	ContextHas string
 	NextURL    string
 	FirstURL   string
 	Filtered   bool

@@ -34,6 +34,7 @@ const (
 // Notice kinds: why a link offers no interview (or not right now).
 const (
 	NoticePaused      = "paused"
+	NoticeFull        = "full" // paused by its quota: it has the interviews it needs
 	NoticeClosed      = "closed"
 	NoticeUnavailable = "unavailable" // live, but no credits left
 	NoticeNotFound    = "not_found"

@@ -1,0 +1,89 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// The interviews list's recruitment side: each row's participant link by its label and
+// the context it stored, and filters by link, modality and context, so "which one was
+// the enterprise customer?" is a filter, not a page per interview.
+
+// recruitmentFilters moves the query's link, modality and context filters into in.
+func (q InterviewsQuery) recruitmentFilters(in *ListInterviewsInput) error {
+	if q.Link != "" {
+		id, ok := kv.ParseID(q.Link)
+		if !ok {
+			return kv.Invalid(kv.FieldError{Loc: []any{"query", "link"}, Type: "uuid_parsing", Msg: "Choose a link from the list."})
+		}
+		in.LinkID = &id
+	}
+	switch q.Modality {
+	case "", kv.ModalityText, kv.ModalityVoice:
+		in.modality = q.Modality
+	default:
+		return kv.Invalid(kv.FieldError{Loc: []any{"query", "modality"}, Type: "enum", Msg: "Modality is text, voice or empty."})
+	}
+	if utf8.RuneCountInString(q.Context) > 200 {
+		return kv.Invalid(kv.FieldError{Loc: []any{"query", "context"}, Type: "string_too_long", Msg: "The context filter is at most 200 characters."})
+	}
+	in.contextHas = strings.TrimSpace(q.Context)
+	return nil
+}
+
+// recruitmentOptions fills the modality filter and, with a study chosen and links:read,
+// the link filter with the study's links by label.
+func (s *Server) recruitmentOptions(ctx context.Context, p *Principal, q InterviewsQuery, page *webui.InterviewsPage) error {
+	page.ContextHas = q.Context
+	for _, o := range []webui.Option{{Value: "", Label: "Text and voice"}, {Value: kv.ModalityText, Label: "Text"}, {Value: kv.ModalityVoice, Label: "Voice"}} {
+		o.Selected = o.Value == q.Modality
+		page.Modalities = append(page.Modalities, o)
+	}
+	id, ok := kv.ParseID(q.Study)
+	if !ok || !p.Has(kv.ScopeLinksRead) {
+		return nil
+	}
+	links, err := appCall[List[ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &StudyIDInput{StudyID: id})
+	if err != nil {
+		return err
+	}
+	page.Links = []webui.Option{{Value: "", Label: "Any link", Selected: q.Link == ""}}
+	for _, l := range links.Items {
+		label := l.Label
+		if label == "" {
+			label = "Unlabelled " + l.Audience + " link, " + wireStamp(l.CreatedAt).Text
+		}
+		page.Links = append(page.Links, webui.Option{Value: l.ID.String(), Label: label, Selected: l.ID.String() == q.Link})
+	}
+	return nil
+}
+
+// linkLabels returns the labels of the links the interviews came through, by token;
+// nothing without links:read (a link's label is part of reading links).
+func (s *Server) linkLabels(ctx context.Context, p *Principal, ivs []Interview) (map[string]string, error) {
+	labels := map[string]string{}
+	if !p.Has(kv.ScopeLinksRead) {
+		return labels, nil
+	}
+	for _, iv := range ivs {
+		if iv.linkToken == "" {
+			continue
+		}
+		if _, seen := labels[iv.linkToken]; seen {
+			continue
+		}
+		l, err := s.db.FindLinkByToken(ctx, iv.linkToken)
+		switch {
+		case kv.ErrorCode(err) == kv.ENOTFOUND:
+		case err != nil:
+			return nil, err
+		case l.OrgID == p.Partition.Org && l.Env == p.Partition.Env:
+			labels[iv.linkToken] = l.Label
+		}
+	}
+	return labels, nil
+}

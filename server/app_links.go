@@ -1,0 +1,240 @@
+package server
+
+import (
+	"context"
+	"io"
+	"strconv"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// The recruitment page (/app/studies/{id}/links): a study's participant links with
+// their labels, status and counts, disabling and enabling them, a CSV of people made
+// into person links (optionally mailed), the links as CSV with their URLs, and the
+// study's quota. Every action is a research operation (appCall), so each role may do
+// here exactly what its scopes allow over the API.
+
+func (s *Server) appLinksRoutes() []appRoute {
+	return []appRoute{
+		{"GET", "/studies/{study_id}/links", accessMember, s.handleAppLinks},
+		{"GET", "/studies/{study_id}/links/csv", accessMember, s.handleAppLinksCSV},
+		{"POST", "/studies/{study_id}/links/batch", accessMember, s.handleAppLinksBatch},
+		{"POST", "/studies/{study_id}/links/{link_id}", accessMember, s.handleAppLinkUpdate},
+		{"POST", "/studies/{study_id}/quota", accessMember, s.handleAppQuota},
+	}
+}
+
+// linksNotices are the outcomes a redirect may name with ?done=.
+var linksNotices = map[string]string{
+	"disable": "Link disabled: its page now says the study is closed. Interviews under way continue.",
+	"enable":  "Link enabled: it offers interviews again.",
+	"label":   "Label saved.",
+	"quota":   "Quota saved.",
+}
+
+func (s *Server) buildLinksPage(ctx context.Context, p *Principal, study kv.ID) (webui.LinksPage, error) {
+	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})
+	if err != nil {
+		return webui.LinksPage{}, err
+	}
+	page := webui.LinksPage{Tabs: studyTabs(p, study, webui.TabLinks), ID: d.ID.String(), Name: d.Name, Mode: string(d.Mode),
+		CanLinks: p.Has(kv.ScopeLinksWrite), CanQuota: p.Has(kv.ScopeStudiesWrite), MailReady: s.mailWhere() == mailSent}
+	q, err := appCall[StudyQuota](ctx, s, p, "get_study_quota", &StudyIDInput{StudyID: study})
+	if err != nil {
+		return page, err
+	}
+	page.Quota, page.QuotaDone, page.QuotaReached, page.ReachedAt = q.Quota, q.Completed, q.Reached, wireStampPtr(q.ReachedAt)
+	if !p.Has(kv.ScopeLinksRead) {
+		return page, nil
+	}
+	links, err := appCall[List[ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &StudyIDInput{StudyID: study})
+	if err != nil {
+		return page, err
+	}
+	page.Links = make([]webui.LinkStatusRow, len(links.Items))
+	for i, l := range links.Items {
+		page.Links[i] = webui.LinkStatusRow{ID: l.ID.String(), Label: l.Label, URL: l.URL, Audience: l.Audience, Status: l.Status,
+			StatusText: webui.StatusWords(l.Status, l.Disabled), Disabled: l.Disabled, Opened: l.Opened, Started: l.Started, Completed: l.Completed,
+			Last: wireStampPtr(l.LastActivityAt), Created: wireStamp(l.CreatedAt), Context: sortedPairs(l.Context)}
+		page.Opened += l.Opened
+		page.Started += l.Started
+		page.Completed += l.Completed
+	}
+	return page, nil
+}
+
+func linksPage(page webui.LinksPage, status int) *appPage {
+	return &appPage{name: webui.PageStudyLinks, status: status, title: "Recruitment", nav: webui.NavStudies, data: page}
+}
+
+func (s *Server) handleAppLinks(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	page, err := s.buildLinksPage(r.ctx, r.p, id)
+	if err != nil {
+		return err
+	}
+	page.Notice = linksNotices[query(r, "done")]
+	if n, err := strconv.Atoi(query(r, "created")); err == nil && n > 0 {
+		page.Notice = strconv.Itoa(n) + " links created. Download them with their URLs below."
+		if m, err := strconv.Atoi(query(r, "emailed")); err == nil && m > 0 {
+			page.Notice = strconv.Itoa(n) + " links created; " + strconv.Itoa(m) + " invitations are on their way through the mail server."
+		}
+	}
+	r.out = linksPage(page, 0)
+	return nil
+}
+
+// handleAppLinksCSV downloads the study's links with their URLs, labels, context and
+// counts, under list_participant_links' scope.
+func (s *Server) handleAppLinksCSV(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	links, err := appCall[List[ParticipantLinkStatus]](r.ctx, s, r.p, "list_participant_links", &StudyIDInput{StudyID: id})
+	if err != nil {
+		return err
+	}
+	r.c.SetStatusCode(200)
+	r.c.Response.Header.Set("Content-Type", "text/csv; charset=utf-8")
+	r.c.Response.Header.Set("Content-Disposition", `attachment; filename="links-`+id.String()[:8]+`.csv"`)
+	r.c.Response.Header.Set("Cache-Control", "no-store") // the URLs are the links' secrets
+	r.c.SetBody(linksCSV(links.Items))
+	r.written = true
+	return nil
+}
+
+// handleAppLinksBatch takes the CSV form (multipart: a file, or pasted text) through
+// create_participant_links. A refused CSV comes back as the page with every problem
+// listed by row and column, and the pasted text kept.
+func (s *Server) handleAppLinksBatch(r *request) error {
+	id, err := s.studyInPath(r)
+	if err != nil {
+		return err
+	}
+	in := &CreateParticipantLinksInput{StudyID: id}
+	form, ferr := r.c.MultipartForm()
+	if ferr != nil {
+		return kv.Invalid(kv.FieldError{Loc: []any{"csv"}, Type: "multipart_expected", Msg: "Send the form with a CSV file or pasted text."})
+	}
+	pasted := firstValue(form.Value["csv"])
+	in.CSV = pasted
+	in.SendEmail = firstValue(form.Value["send_email"]) == "yes"
+	in.SenderName = firstValue(form.Value["sender_name"])
+	if files := form.File["file"]; len(files) > 0 && files[0].Size > 0 {
+		if files[0].Size > linksCSVMaxBytes {
+			in.CSV = string(make([]byte, linksCSVMaxBytes+1)) // refused by the operation, in its words
+		} else {
+			f, err := files[0].Open()
+			if err != nil {
+				return err
+			}
+			raw, err := io.ReadAll(io.LimitReader(f, linksCSVMaxBytes+1))
+			_ = f.Close()
+			if err != nil {
+				return err
+			}
+			in.CSV = string(raw)
+		}
+	}
+	out, err := appCall[ParticipantLinksBatch](r.ctx, s, r.p, "create_participant_links", in)
+	if ae := toAPIError(err); err != nil && (ae.Status == 422 || ae.Status == 409) {
+		page, perr := s.buildLinksPage(r.ctx, r.p, id)
+		if perr != nil {
+			return perr
+		}
+		page.CSV, page.SendEmail, page.SenderName = pasted, in.SendEmail, in.SenderName
+		for _, f := range ae.Fields {
+			page.Problems = append(page.Problems, f.Msg)
+		}
+		if len(ae.Fields) == 0 {
+			page.Problems = []string{ae.Detail}
+		}
+		r.out = linksPage(page, ae.Status)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/studies/" + id.String() + "/links?created=" + strconv.Itoa(len(out.Links)) + "&emailed=" + strconv.Itoa(out.Emailed)}
+	return nil
+}
+
+func firstValue(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
+}
+
+// handleAppLinkUpdate serves a link's buttons: disable, enable, and save its label.
+func (s *Server) handleAppLinkUpdate(r *request) error {
+	id, err := s.studyInPath(r)
+	if err != nil {
+		return err
+	}
+	link, err := pathID(r, "link_id")
+	if err != nil {
+		return err
+	}
+	in := &UpdateParticipantLinkInput{StudyID: id, LinkID: link}
+	op := r.formValue("op")
+	switch op {
+	case "disable", "enable":
+		v := op == "disable"
+		in.Disabled = &v
+	case "label":
+		label := r.formValue("label")
+		in.Label = &label
+	default:
+		return kv.Invalid(kv.FieldError{Loc: []any{"op"}, Type: "enum", Msg: "Choose disable, enable or save label."})
+	}
+	_, err = appCall[ParticipantLinkStatus](r.ctx, s, r.p, "update_participant_link", in)
+	if fe := formErrors(err); fe != nil {
+		page, perr := s.buildLinksPage(r.ctx, r.p, id)
+		if perr != nil {
+			return perr
+		}
+		page.Problems = fe.List()
+		r.out = linksPage(page, 422)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/studies/" + id.String() + "/links?done=" + op}
+	return nil
+}
+
+func (s *Server) handleAppQuota(r *request) error {
+	id, err := s.studyInPath(r)
+	if err != nil {
+		return err
+	}
+	n, convErr := strconv.Atoi(r.formValue("quota"))
+	if convErr == nil {
+		_, err = appCall[StudyQuota](r.ctx, s, r.p, "set_study_quota", &StudyQuotaInput{StudyID: id, Quota: &n})
+	}
+	fe := formErrors(err)
+	if convErr != nil {
+		fe = webui.FieldErrors{"quota": "The quota is a whole number from 0 to 100000."}
+	}
+	if fe != nil {
+		page, perr := s.buildLinksPage(r.ctx, r.p, id)
+		if perr != nil {
+			return perr
+		}
+		page.Errors = fe
+		r.out = linksPage(page, 422)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: "/app/studies/" + id.String() + "/links?done=quota"}
+	return nil
+}
