@@ -39,9 +39,9 @@ func (e *testEnv) appBatch(t *testing.T, as appUser, study kv.ID, csv string) re
 
 // TestAppRecruitmentRoles: each role does on the recruitment page what its scopes allow
 // over the API, decided on the server: owners, admins and members (who hold links:write
-// and studies:write) manage links and the quota; the interviews list, which reads
-// interviews (export:read), is refused to a member. Another organisation's study or
-// link is not found, and a post without its CSRF token is refused.
+// and studies:write) manage links and the quota, and every role reads the interviews
+// list; a viewer changes nothing (TestAppRecruitmentViewer). Another organisation's
+// study or link is not found, and a post without its CSRF token is refused.
 func TestAppRecruitmentRoles(t *testing.T) {
 	e := mustServe(t)
 	f := e.appParamFixtures()
@@ -54,7 +54,7 @@ func TestAppRecruitmentRoles(t *testing.T) {
 		role       string
 		as         appUser
 		interviews int
-	}{{"owner", f.owner, 200}, {"admin", f.admin, 200}, {"member", f.member, 403}} {
+	}{{"owner", f.owner, 200}, {"admin", f.admin, 200}, {"member", f.member, 200}} {
 		t.Run(c.role, func(t *testing.T) {
 			if r := e.appDo("GET", links, &c.as, nil, false); r.status != 200 || !bytes.Contains(r.body, []byte(`action="`+links+`/batch"`)) {
 				t.Fatalf("page: %d", r.status)
@@ -141,5 +141,34 @@ func TestLinksCSVFormulaGuard(t *testing.T) {
 	want := "label,url,audience,status,disabled,opened,started,completed,last_activity_at,k,note\n'=HYPERLINK(1),u,person,unopened,false,0,0,0,,'+1,'@n\n"
 	if out != want {
 		t.Fatalf("got %q\nwant %q", out, want)
+	}
+}
+
+// TestAppRecruitmentViewer: a viewer reads the recruitment page and the interviews list
+// but cannot make links, disable one or set the quota: refused on the server.
+func TestAppRecruitmentViewer(t *testing.T) {
+	e := mustServe(t)
+	f := e.appParamFixtures()
+	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Roles", "Why?"))
+	links := "/app/studies/" + st.ID.String() + "/links"
+	link := kv.LinkIDOf(e.linkFor(st, "group", nil, ""))
+	if r := e.appDo("GET", links, &f.viewer, nil, false); r.status != 200 {
+		t.Fatalf("page: %d", r.status)
+	}
+	if r := e.appDo("GET", "/app/interviews?study="+st.ID.String(), &f.viewer, nil, false); r.status != 200 {
+		t.Fatalf("interviews list: %d", r.status)
+	}
+	if r := e.appBatch(t, f.viewer, st.ID, "label,segment\nviewer,smb\n"); r.status != 403 {
+		t.Fatalf("batch: %d %s", r.status, r.body)
+	}
+	if r := e.appDo("POST", links+"/"+link.String(), &f.viewer, url.Values{"op": {"disable"}}, true); r.status != 403 {
+		t.Fatalf("disable: %d %s", r.status, r.body)
+	}
+	if r := e.appDo("POST", "/app/studies/"+st.ID.String()+"/quota", &f.viewer, url.Values{"quota": {"40"}}, true); r.status != 403 {
+		t.Fatalf("quota: %d %s", r.status, r.body)
+	}
+	ls, _ := e.db.FindLinkStatuses(t.Context(), st.Partition(), st.ID)
+	if len(ls) != 1 || ls[0].Disabled {
+		t.Fatalf("after the refusals: %+v", ls)
 	}
 }
