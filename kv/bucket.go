@@ -52,6 +52,9 @@ var (
 	bucketOAuthConnections = []byte("oauth_connections") // org id + connection id (UUIDv7) → Connection
 	bucketOAuthTokens      = []byte("oauth_tokens")      // SHA-256(code or token) → tokenRecord
 	bucketOAuthConnTokens  = []byte("oauth_conn_tokens") // connection id + SHA-256 → nil (a connection's codes and tokens)
+
+	// Each organisation's logo for its participant pages (org_brand.go).
+	bucketOrgLogos = []byte("org_logos") // org id → Logo
 )
 
 var allBuckets = [][]byte{
@@ -62,4 +65,5 @@ var allBuckets = [][]byte{
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
 	bucketAgentTasks, bucketAnalyses, bucketAnalysisOpen, bucketAnalysisWanted, bucketLinkOpens,
 	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
+	bucketOrgLogos,
 }

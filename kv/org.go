@@ -33,6 +33,9 @@ type Org struct {
 	// this many days (see SweepRetention); 0 keeps them.
 	RetentionDays int       `json:"retention_days,omitempty"`
 	CreatedAt     time.Time `json:"created_at"`
+	// Brand is how the organisation appears on its participant pages (org_brand.go);
+	// nil: its name only.
+	Brand *Brand `json:"brand,omitempty"`
 }
 
 // OrgInput creates an organisation with its owner.
