@@ -130,7 +130,7 @@ func plainContext(c *fasthttp.RequestCtx) context.Context {
 func (s *Server) participantAssetMissing(c *fasthttp.RequestCtx, err error) {
 	setAPIHeaders(c)
 	status := fasthttp.StatusNotFound
-	if err != nil && kv.ErrorCode(err) != kv.ENOTFOUND {
+	if err != nil && toAPIError(err).Status != fasthttp.StatusNotFound {
 		infoOf(c).err = err.Error()
 		status = fasthttp.StatusInternalServerError
 	}
