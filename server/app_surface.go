@@ -76,6 +76,7 @@ func (s *Server) appRouteSets() [][]appRoute {
 		s.appInterviewRoutes(),
 		s.appExportRoutes(),
 		s.appRedactionRoutes(),
+		s.appParticipantRoutes(),
 		s.appOAuthRoutes(),
 	}
 }

@@ -82,6 +82,7 @@ func TestParticipantBrowserConsentAndBrand(t *testing.T) {
 			if len(ivs) != 1 || ivs[0].ConsentedAt == nil || ivs[0].ConsentText != consent {
 				t.Fatalf("interviews %+v", ivs)
 			}
+			b.waitStill() // the first messages fade in: axe reads colours as drawn
 			checkAxeAll(t, b)
 
 			phase := "ready"
