@@ -60,6 +60,7 @@ func TestParticipantBrowserConsentAndBrand(t *testing.T) {
 				t.Fatal("the researcher's welcome or consent is not shown")
 			}
 			checkAxeAll(t, b)
+			fitsWidth(t, b, c.width)
 			noCSPViolations(t, b)
 
 			// Start without the tick: told why, nothing created.
@@ -114,6 +115,7 @@ func TestParticipantBrowserConsentAndBrand(t *testing.T) {
 			}
 			b.waitStill()
 			checkAxeAll(t, b)
+			fitsWidth(t, b, c.width)
 			setScheme(t, b, "dark")
 			b.waitStill()
 			checkAxeAll(t, b)
@@ -132,4 +134,13 @@ func animationsDone(b appTab) {
 		var t = a.effect && a.effect.getComputedTiming();
 		return a.playState === 'running' && t && t.iterations !== Infinity;
 	}).length === 0`)
+}
+
+// fitsWidth fails when the page is wider than the window (a long consent, a logo or a
+// completion code pushing it sideways on a phone).
+func fitsWidth(t *testing.T, b appTab, width int64) {
+	t.Helper()
+	if w := eval[int64](b.page, "width", `document.documentElement.scrollWidth`); w > width {
+		t.Fatalf("%s is %d px wide in a %d px window", b.location(), w, width)
+	}
 }
