@@ -64,6 +64,18 @@ func TestAppBrowserParticipantPages(t *testing.T) {
 			}
 			check()
 
+			// A participant consents and completes: the transcript page shows both.
+			p := e.participant(st.LinkToken)
+			p.openWith(`{"consent":true}`)
+			p.session = e.interviewSession(t, p)
+			done := p.finish()
+			ivs := e.interviewsOf(st)
+			b.open("/app/interviews/" + ivs[0].ID.String())
+			if got := b.text("dd.mono"); got != done.Completion.Code {
+				t.Fatalf("transcript shows code %q, want %q", got, done.Completion.Code)
+			}
+			check()
+
 			b.open("/app/settings/brand")
 			b.waitFor("the logo preview", `document.querySelector('.brand-logo-preview').complete && document.querySelector('.brand-logo-preview').naturalWidth > 0`)
 			check()

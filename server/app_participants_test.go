@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -43,6 +44,23 @@ func TestAppStudyParticipants(t *testing.T) {
 	if r := e.appDo("GET", path+"?done=saved", &member, nil, false); r.status != 200 || !strings.Contains(string(r.body), "Saved.") ||
 		!strings.Contains(string(r.body), "I agree.\nReally.") {
 		t.Fatalf("member reads: %d %.300s", r.status, r.body)
+	}
+
+	// A participant consents and completes: the transcript shows when they agreed, to
+	// what, and the code they were given.
+	p := e.participant(st.LinkToken)
+	if r := p.openWith(`{"consent":true}`); r.status != 200 {
+		t.Fatalf("open: %d %s", r.status, r.body)
+	}
+	p.session = e.interviewSession(t, p)
+	done := p.finish()
+	ivs := e.interviewsOf(st)
+	if done.Completion == nil || len(ivs) != 1 {
+		t.Fatalf("completion %+v, %d interviews", done.Completion, len(ivs))
+	}
+	tr := e.appDo("GET", "/app/interviews/"+ivs[0].ID.String(), &owner, nil, false)
+	if tr.status != 200 || !containsAll(string(tr.body), "<dt>Consent</dt>", "I agree.\nReally.", "<dt>Completion code</dt>", done.Completion.Code) {
+		t.Fatalf("transcript page: %d %.2000s", tr.status, tr.body)
 	}
 
 	bad := url.Values{"consent_text": {"Still typed"}, "completion_redirect_url": {"http://panel.example/{code}"}}
@@ -135,4 +153,14 @@ func sendNoRedirect(t *testing.T, req *http.Request) response {
 		t.Fatal(err)
 	}
 	return response{status: resp.StatusCode, header: resp.Header, body: raw}
+}
+
+// interviewSession returns the session p's last open was given.
+func (e *testEnv) interviewSession(t *testing.T, p *participant) string {
+	t.Helper()
+	var out ParticipantSession
+	if err := json.Unmarshal([]byte(p.bodies[len(p.bodies)-1]), &out); err != nil || out.Session == nil {
+		t.Fatalf("no session in %s (%v)", p.bodies[len(p.bodies)-1], err)
+	}
+	return *out.Session
 }
