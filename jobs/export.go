@@ -141,7 +141,7 @@ func (r *Runner) buildExport(ctx context.Context, j kv.Job) (kv.ExportResult, er
 	if err := r.redactInterviews(ctx, p.Org, brief, rows); err != nil {
 		return kv.ExportResult{}, err
 	}
-	table := buildExportTable(brief, rows)
+	table := buildExportTable(brief, st.ParticipantSettings(), rows)
 	formatter, err := r.formatter(ctx, p.Org, spec.Format)
 	if err != nil {
 		return kv.ExportResult{}, err

@@ -34,7 +34,10 @@ type exportInterview struct {
 // buildExportTable lays out the (already redacted) interviews as the CSV of DECISIONS §10: fixed columns, context.<key> for
 // the union of context keys (sorted), one column per screener then verbatim question,
 // then the transcript. The interviewer note is not an input, so it cannot appear.
-func buildExportTable(brief kv.Brief, ivs []exportInterview) ExportTable {
+// After the transcript come the participant columns, only for a study that has their
+// data (exportParticipantColumns): a study without consent or completion codes exports
+// exactly the columns it always has.
+func buildExportTable(brief kv.Brief, ps kv.ParticipantSettings, ivs []exportInterview) ExportTable {
 	keys := map[string]bool{}
 	for _, iv := range ivs {
 		for k := range iv.Interview.EntryAttributes {
@@ -54,6 +57,13 @@ func buildExportTable(brief kv.Brief, ivs []exportInterview) ExportTable {
 		t.Header = append(t.Header, "context."+k)
 	}
 	t.Header = append(append(t.Header, questions...), "transcript")
+	consent, codes := exportParticipantColumns(ps, ivs)
+	if consent {
+		t.Header = append(t.Header, "consented_at", "consent_text")
+	}
+	if codes {
+		t.Header = append(t.Header, "completion_code")
+	}
 
 	for _, e := range ivs {
 		iv := e.Interview
@@ -67,9 +77,29 @@ func buildExportTable(brief kv.Brief, ivs []exportInterview) ExportTable {
 			row = append(row, answers[q])
 		}
 		row = append(row, transcriptText(e.Transcript))
+		if consent {
+			row = append(row, exportTime(iv.ConsentedAt), iv.ConsentText)
+		}
+		if codes {
+			row = append(row, iv.CompletionCode)
+		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// exportParticipantColumns says which participant columns an export has: the consent
+// columns when the study asks for consent or any interview recorded one (it may have
+// asked earlier), the completion code when it issues codes or any interview has one.
+// Deciding by the study as well as the rows keeps the columns steady for a study from
+// its first export on, even one with no rows yet.
+func exportParticipantColumns(ps kv.ParticipantSettings, ivs []exportInterview) (consent, codes bool) {
+	consent, codes = ps.ConsentText != "", ps.IssuesCompletionCode()
+	for _, e := range ivs {
+		consent = consent || e.Interview.ConsentedAt != nil
+		codes = codes || e.Interview.CompletionCode != ""
+	}
+	return consent, codes
 }
 
 // answersByQuestion pairs each scripted question with what the participant said after

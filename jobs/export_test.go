@@ -84,8 +84,40 @@ func goldenInterviews() (kv.Brief, []exportInterview) {
 }
 
 // TestExportGoldenCSV runs a fixed table through the real built-in redactor and CSV
-// formatter (through the plugin host) and pins the bytes.
+// formatter (through the plugin host) and pins the bytes. A study without consent or
+// completion codes exports exactly the columns it always had (export.golden.csv); one
+// with them adds consented_at, consent_text and completion_code after the transcript.
 func TestExportGoldenCSV(t *testing.T) {
+	consentAt := time.Date(2026, 11, 21, 8, 59, 30, 0, time.UTC)
+	for _, tc := range []struct {
+		name, golden string
+		settings     kv.ParticipantSettings
+		mark         func(ivs []exportInterview)
+	}{
+		{"OK_NoParticipantSettings", "export.golden.csv", kv.ParticipantSettings{}, func([]exportInterview) {}},
+		{"OK_ConsentAndCompletionCodes", "export.participants.golden.csv",
+			kv.ParticipantSettings{ConsentText: "I agree.", CompletionRedirectURL: "https://panel.example/done?cc={completion_code}"},
+			func(ivs []exportInterview) {
+				// The first interview consented and got a code; the second predates both.
+				ivs[0].Interview.ConsentedAt, ivs[0].Interview.ConsentText = &consentAt, "I agree, \"as written\"."
+				ivs[0].Interview.CompletionCode = "K7P2M9QX4R"
+			}},
+		{"OK_DataOutlivesSettings", "export.participants.golden.csv", kv.ParticipantSettings{},
+			func(ivs []exportInterview) {
+				ivs[0].Interview.ConsentedAt, ivs[0].Interview.ConsentText = &consentAt, "I agree, \"as written\"."
+				ivs[0].Interview.CompletionCode = "K7P2M9QX4R"
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			brief, ivs := goldenInterviews()
+			tc.mark(ivs)
+			checkExportGolden(t, brief, tc.settings, ivs, tc.golden)
+		})
+	}
+}
+
+func checkExportGolden(t *testing.T, brief kv.Brief, settings kv.ParticipantSettings, ivs []exportInterview, name string) {
+	t.Helper()
 	db := mustOpenDB(t, t.TempDir())
 	defer db.Close()
 	ctx := context.Background()
@@ -99,11 +131,10 @@ func TestExportGoldenCSV(t *testing.T) {
 	}
 	r := NewRunner(Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPlugins(t)})
 	defer r.Close(ctx)
-	brief, ivs := goldenInterviews()
 	if err := r.redactInterviews(ctx, org.ID, brief, ivs); err != nil {
 		t.Fatal(err)
 	}
-	table := buildExportTable(brief, ivs)
+	table := buildExportTable(brief, settings, ivs)
 	csvPlugin, err := r.plugins.Builtin(ctx, plugins.BuiltinCSV)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +148,7 @@ func TestExportGoldenCSV(t *testing.T) {
 	if err := csvPlugin.Format(ctx, nil, records, &got); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "export.golden.csv")
+	golden := filepath.Join("testdata", name)
 	if *update {
 		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
 			t.Fatal(err)

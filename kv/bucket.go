@@ -62,6 +62,8 @@ var (
 	bucketCreditLedger = []byte("credit_ledger") // org id + entry id (UUIDv7) → CreditEntry
 	bucketCreditAlerts = []byte("credit_alerts") // org id → creditAlert
 	bucketRoleChanges  = []byte("role_changes")  // org id + change id (UUIDv7) → RoleChange
+	// Each organisation's logo for its participant pages (org_brand.go).
+	bucketOrgLogos = []byte("org_logos") // org id → Logo
 )
 
 var allBuckets = [][]byte{
@@ -74,4 +76,5 @@ var allBuckets = [][]byte{
 	bucketLinkStats, bucketStudyQuota,
 	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
 	bucketCreditLedger, bucketCreditAlerts, bucketRoleChanges,
+	bucketOrgLogos,
 }

@@ -40,6 +40,14 @@ type Interview struct {
 	Script          []byte            `json:"script,omitempty"`         // the interview's position, owned by jobs
 	TranscriptLen   int               `json:"transcript_len,omitempty"` // messages in its transcript
 	ActiveMS        int64             `json:"active_ms,omitempty"`      // sum of the capped gaps so far
+	// ConsentedAt is when the participant ticked the study's consent before the
+	// interview started (nil: the study asked for none); ConsentText is the text they
+	// agreed to, as it read then.
+	ConsentedAt *time.Time `json:"consented_at,omitempty"`
+	ConsentText string     `json:"consent_text,omitempty"`
+	// CompletionCode is the code a panel participant quotes to be paid, issued in the
+	// transaction that completes the interview when its study asks for one.
+	CompletionCode string `json:"completion_code,omitempty"`
 }
 
 // Partition returns the interview's (organisation, environment).

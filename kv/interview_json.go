@@ -19,7 +19,7 @@ import (
 // marshalInterview returns iv's record.
 func marshalInterview(iv Interview) ([]byte, error) {
 	if !jsonTime(iv.StartedAt) || (iv.CompletedAt != nil && !jsonTime(*iv.CompletedAt)) ||
-		(iv.LastMessageAt != nil && !jsonTime(*iv.LastMessageAt)) {
+		(iv.LastMessageAt != nil && !jsonTime(*iv.LastMessageAt)) || (iv.ConsentedAt != nil && !jsonTime(*iv.ConsentedAt)) {
 		return json.Marshal(iv) // its error: a year outside 0–9999
 	}
 	b := make([]byte, 0, 512+len(iv.Script)*4/3)
@@ -79,6 +79,18 @@ func marshalInterview(iv Interview) ([]byte, error) {
 	if iv.ActiveMS != 0 {
 		b = append(b, `,"active_ms":`...)
 		b = strconv.AppendInt(b, iv.ActiveMS, 10)
+	}
+	if iv.ConsentedAt != nil {
+		b = append(b, `,"consented_at":`...)
+		b = appendJSONTime(b, *iv.ConsentedAt)
+	}
+	if iv.ConsentText != "" {
+		b = append(b, `,"consent_text":`...)
+		b = appendJSONString(b, iv.ConsentText)
+	}
+	if iv.CompletionCode != "" {
+		b = append(b, `,"completion_code":`...)
+		b = appendJSONString(b, iv.CompletionCode)
 	}
 	return append(b, '}'), nil
 }

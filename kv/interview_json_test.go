@@ -21,6 +21,7 @@ func FuzzInterviewJSON(f *testing.F) {
 			Script: script, TranscriptLen: n, ActiveMS: int64(n) * offset}
 		if set {
 			iv.CompletedAt, iv.LastMessageAt, iv.DurationSeconds, iv.InviteAudience = &at, &at, &n, &value
+			iv.ConsentedAt, iv.ConsentText, iv.CompletionCode = &at, key+value, status
 			iv.EntryAttributes = map[string]string{key: value, value: key, "z": status}
 		} else if isTest {
 			iv.EntryAttributes = map[string]string{}

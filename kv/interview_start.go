@@ -11,6 +11,9 @@ const (
 	LinkPaused      = "paused"
 	LinkClosed      = "closed"
 	LinkUnavailable = "unavailable" // live with no credits left
+	// LinkConsentRequired: the study asks for consent before an interview starts and
+	// the participant has not given it; nothing was created or spent.
+	LinkConsentRequired = "consent_required"
 )
 
 // Opened is what opening an invite link found: the link's state and, when open, the
@@ -60,7 +63,16 @@ type Opening func(brief Brief, iv Interview, link Link) Turn
 // and need not read the new interview back. EINVALID when open returns a turn
 // AppendTurn would refuse.
 func (db *DB) ResumeLinkOpening(ctx context.Context, token, presented, fresh string, open Opening) (Opened, error) {
-	prep := db.prepareOpening(ctx, token, presented, fresh, open)
+	return db.ResumeLinkConsented(ctx, token, presented, fresh, false, open)
+}
+
+// ResumeLinkConsented is ResumeLinkOpening for a participant who has (consented) or
+// has not ticked the study's consent. An interview that would start on a study asking
+// for consent starts only with it, recording when and to what text in the transaction
+// that creates it; without it the answer is LinkConsentRequired and nothing is written.
+// An interview already under way continues either way.
+func (db *DB) ResumeLinkConsented(ctx context.Context, token, presented, fresh string, consented bool, open Opening) (Opened, error) {
+	prep := db.prepareOpening(ctx, token, presented, fresh, consented, open)
 	if prep != nil && prep.resumed != nil {
 		return *prep.resumed, nil
 	}
@@ -84,7 +96,7 @@ func (db *DB) ResumeLinkOpening(ctx context.Context, token, presented, fresh str
 			}
 		}
 		var err error
-		out, err = db.openLink(tx, token, session, true)
+		out, err = db.openLink(tx, token, session, true, consented)
 		out.Session = session
 		if err != nil || open == nil || !out.Started {
 			return err
@@ -154,7 +166,7 @@ func (db *DB) OpenLink(ctx context.Context, token, session string) (Opened, erro
 	var out Opened
 	err := db.update(ctx, func(tx Tx) error {
 		var err error
-		out, err = db.openLink(tx, token, session, true)
+		out, err = db.openLink(tx, token, session, true, false)
 		return err
 	})
 	return out, err
@@ -169,14 +181,15 @@ func (db *DB) PeekLink(ctx context.Context, token, session string) (Opened, erro
 	var out Opened
 	err := db.view(ctx, func(tx Tx) error {
 		var err error
-		out, err = db.openLink(tx, token, session, false)
+		out, err = db.openLink(tx, token, session, false, false)
 		return err
 	})
 	return out, err
 }
 
 // openLink is OpenLink (create) or PeekLink (!create, in a read-only transaction).
-func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error) {
+// consented says the participant ticked the study's consent (see ResumeLinkConsented).
+func (db *DB) openLink(tx Tx, token, session string, create, consented bool) (Opened, error) {
 	var out Opened
 	sessionHash := sha256.Sum256([]byte(session))
 	ok, err := getJSON(tx.Bucket(bucketLinks), []byte(token), &out.Link)
@@ -228,6 +241,10 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 		out.State = LinkClosed
 		return out, nil
 	}
+	if create && !consented && out.Study.ParticipantSettings().ConsentText != "" {
+		out.State = LinkConsentRequired
+		return out, nil
+	}
 	isTest := out.Study.Mode == ModeTest
 	var charge *Org // the organisation to take this interview's credit from
 	if !isTest && p.Env == EnvLive {
@@ -245,7 +262,7 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 		out.State = LinkOpen
 		return out, nil
 	}
-	iv := db.newLinkInterview(token, l, out.Study, isTest)
+	iv := db.newLinkInterview(token, l, out.Study, isTest, consented)
 	if charge != nil {
 		if out.CreditAlert, err = db.spendCredit(tx, charge, out.Study, iv.ID); err != nil {
 			return Opened{}, err
@@ -277,12 +294,17 @@ func (db *DB) openLink(tx Tx, token, session string, create bool) (Opened, error
 }
 
 // newLinkInterview returns a new interview of study st through link l (stored under
-// token), not yet stored.
-func (db *DB) newLinkInterview(token string, l Link, st Study, isTest bool) Interview {
+// token), not yet stored; consented records the participant's consent when the study
+// asks for one.
+func (db *DB) newLinkInterview(token string, l Link, st Study, isTest, consented bool) Interview {
 	iv := Interview{
 		ID: db.NewID(), OrgID: l.OrgID, Env: l.Env, StudyID: l.StudyID, Status: InterviewInProgress,
 		IsTest: isTest, Modality: ModalityText, StartedAt: db.Now(), EntryAttributes: make(map[string]string, len(l.Context)),
 		LinkToken: token, DesignVersion: st.Version,
+	}
+	if text := st.ParticipantSettings().ConsentText; consented && text != "" {
+		at := iv.StartedAt
+		iv.ConsentedAt, iv.ConsentText = &at, text
 	}
 	for k, v := range l.Context {
 		iv.EntryAttributes[k] = v

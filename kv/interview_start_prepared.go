@@ -46,7 +46,7 @@ type preparedOpening struct {
 // (resumed): that open writes nothing, so it needs no commit at all. It returns nil when
 // the open would do anything else (or the records cannot be read): the commit then does
 // it all.
-func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string, open Opening) *preparedOpening {
+func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string, consented bool, open Opening) *preparedOpening {
 	p := &preparedOpening{token: token, hash: sha256.Sum256([]byte(fresh))}
 	var presentedHash [32]byte
 	if presented != "" {
@@ -101,9 +101,14 @@ func (db *DB) prepareOpening(ctx context.Context, token, presented, fresh string
 	if st.Mode == ModePaused || st.Mode == ModeClosed {
 		return nil
 	}
+	if !consented && st.ParticipantSettings().ConsentText != "" {
+		// No consent, no interview: an answer that writes nothing needs no commit.
+		p.resumed = &Opened{State: LinkConsentRequired, Link: l, Study: st, Session: fresh}
+		return p
+	}
 	isTest := st.Mode == ModeTest
 	p.charge = !isTest && l.Env == EnvLive
-	iv := db.newLinkInterview(token, l, st, isTest)
+	iv := db.newLinkInterview(token, l, st, isTest, consented)
 	if l.Audience == AudiencePerson {
 		l.InterviewID = &iv.ID
 		if p.link, err = json.Marshal(l); err != nil {

@@ -39,6 +39,9 @@ type Org struct {
 	// and the app a banner (credit_ledger.go); 0 is off.
 	CreditAlertBelow int       `json:"credit_alert_below,omitempty"`
 	CreatedAt        time.Time `json:"created_at"`
+	// Brand is how the organisation appears on its participant pages (org_brand.go);
+	// nil: its name only.
+	Brand *Brand `json:"brand,omitempty"`
 }
 
 // OrgInput creates an organisation with its owner.

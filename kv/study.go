@@ -39,6 +39,9 @@ type Study struct {
 	ThreadID   ID          `json:"thread_id"`
 	LinkToken  string      `json:"link_token"`
 	Brief      *Brief      `json:"brief"`
+	// Participant is what the study's participants are shown beside the interview
+	// (study_settings.go); nil: the defaults.
+	Participant *ParticipantSettings `json:"participant,omitempty"`
 }
 
 // Partition returns the study's (organisation, environment).

@@ -291,6 +291,9 @@ type Turn struct {
 	Status string
 	// Voice marks a spoken answer: the interview's modality becomes voice for good.
 	Voice bool
+	// CompletionCode, on a turn that completes the interview, is stored with it (see
+	// Interview.CompletionCode); ignored on any other turn.
+	CompletionCode string
 }
 
 // AppendTurn appends a turn's messages to an interview in partition p and, in the same
@@ -510,6 +513,9 @@ func (db *DB) applyTurn(iv Interview, t Turn) (Interview, [][]byte, error) {
 			done = *iv.LastMessageAt
 		}
 		iv.CompletedAt = &done
+		if t.CompletionCode != "" && iv.CompletionCode == "" {
+			iv.CompletionCode = t.CompletionCode
+		}
 	}
 	return iv, messages, nil
 }

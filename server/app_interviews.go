@@ -163,7 +163,8 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 	}
 	page := webui.TranscriptPage{ID: iv.ID.String(), StudyID: iv.StudyID.String(), Status: iv.Status, Rehearsal: iv.IsTest,
 		Modality: iv.Modality, Started: wireStamp(iv.StartedAt), Completed: wireStampPtr(iv.CompletedAt),
-		Context: sortedPairs(iv.EntryAttributes), DesignVersion: rec.DesignVersion}
+		Context: sortedPairs(iv.EntryAttributes), DesignVersion: rec.DesignVersion,
+		Consented: stampPtr(rec.ConsentedAt), ConsentText: rec.ConsentText, CompletionCode: rec.CompletionCode}
 	if iv.InviteAudience != nil {
 		page.Audience = *iv.InviteAudience
 	}

@@ -79,6 +79,7 @@ func (s *Server) appRouteSets() [][]appRoute {
 		s.appInterviewRoutes(),
 		s.appExportRoutes(),
 		s.appRedactionRoutes(),
+		s.appParticipantRoutes(),
 		s.appOAuthRoutes(),
 		s.appCreditsRoutes(),
 	}

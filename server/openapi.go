@@ -102,7 +102,7 @@ const securitySchemeName = "ApiKey"
 const (
 	tagPublicAPI = "Public API"  // the hosted service's public research API, its tag
 	tagAnalysis  = "Analysis"    // findings: an interviewd addition
-	tagStudies   = "Studies"     // a study's brief written directly: an interviewd addition
+	tagStudies   = "Studies"     // a study's brief and participant settings written directly: an interviewd addition
 	tagRecruit   = "Recruitment" // link labels, counts, disabling, batches and quotas: an interviewd addition
 	tagDownloads = "Downloads"   // the signed artifact URL: no bearer
 )
@@ -111,7 +111,7 @@ const (
 func openAPITags() []any {
 	return []any{
 		schema{"name": tagPublicAPI, "description": "The research API the hosted service publishes, under its operationIds, tag and component names."},
-		schema{"name": tagStudies, "description": "A study's brief edited directly, without an authoring job: added by interviewd, not part of the hosted service's API."},
+		schema{"name": tagStudies, "description": "A study's brief edited directly, without an authoring job, and what its participants see around the interview: added by interviewd, not part of the hosted service's API."},
 		schema{"name": tagRecruit, "description": "Participant links with labels and counts, disabled and enabled, created in batches from a CSV, and a study's quota of completed interviews: added by interviewd, not part of the hosted service's API."},
 		schema{"name": tagAnalysis, "description": "Findings from a live study's completed interviews: added by interviewd, not part of the hosted service's API."},
 		schema{"name": tagDownloads, "description": "The export artifact at a signed download_url, fetched without a bearer credential."},

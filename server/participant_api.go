@@ -68,7 +68,7 @@ func (s *Server) renderParticipantAPI(r *request, err error) {
 	if err == nil {
 		var raw []byte
 		var encErr error
-		if turn, ok := r.out.(ParticipantTurn); ok {
+		if turn, ok := r.out.(ParticipantTurn); ok && turn.Completion == nil {
 			raw, encErr = appendParticipantTurn(make([]byte, 0, 512), turn)
 		} else {
 			raw, encErr = json.MarshalNoEscape(r.out)
@@ -90,7 +90,15 @@ func (s *Server) renderParticipantAPI(r *request, err error) {
 
 func (s *Server) handleParticipantSession(r *request) error {
 	token := r.pathParam("token")
-	out, err := s.openParticipantSession(r.ctx, token, participantSession(r.c, token))
+	body, err := readBody(r.c, maxJSONBody)
+	if err != nil {
+		return err
+	}
+	consented, err := s.sessionConsent(body)
+	if err != nil {
+		return err
+	}
+	out, err := s.openParticipantSession(r.ctx, token, participantSession(r.c, token), consented)
 	if err != nil {
 		return err
 	}

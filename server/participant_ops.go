@@ -34,7 +34,7 @@ type ParticipantMessage struct {
 // ParticipantSession answers POST /i/{token}/session. Session, Status and Messages are
 // only filled when State is open.
 type ParticipantSession struct {
-	State    string               `json:"state" enum:"open,paused,closed,unavailable"`
+	State    string               `json:"state" enum:"open,paused,closed,unavailable,consent_required"`
 	Session  *string              `json:"session"`
 	Status   *string              `json:"status" enum:"in_progress,completed,failed"`
 	Messages []ParticipantMessage `json:"messages"`
@@ -42,6 +42,13 @@ type ParticipantSession struct {
 	Progress *ParticipantProgress `json:"progress"`
 	// Rehearsal marks a test-mode interview: its answers are not collected.
 	Rehearsal bool `json:"rehearsal"`
+	// Consent is the study's consent, when State is consent_required: open again with
+	// {"consent": true} once the participant has ticked it.
+	Consent *ParticipantConsent `json:"consent,omitempty"`
+	// Completion is a completed interview's code (and redirect), when its study issues one.
+	Completion *ParticipantCompletion `json:"completion,omitempty"`
+	// Organisation is who runs the research.
+	Organisation *ParticipantOrganisation `json:"organisation,omitempty"`
 }
 
 // ParticipantTurn answers POST /i/{token}/messages: the interview's status after the
@@ -50,6 +57,9 @@ type ParticipantTurn struct {
 	Status   string               `json:"status" enum:"in_progress,completed,failed"`
 	Messages []ParticipantMessage `json:"messages"`
 	Progress *ParticipantProgress `json:"progress"` // as in ParticipantSession
+	// Completion is set on the turn that completes the interview, when its study
+	// issues completion codes.
+	Completion *ParticipantCompletion `json:"completion,omitempty"`
 }
 
 // ParticipantMessageInput is the body of POST /i/{token}/messages.
@@ -114,8 +124,9 @@ var (
 // sessions: one the store does not know for this link (made up, from another link, or
 // malformed) is replaced by a fresh secret, so a client can never choose its own. A new
 // interview gets its opening messages here, before it is returned. ENOTFOUND for an
-// unknown token.
-func (s *Server) openParticipantSession(ctx context.Context, token, presented string) (ParticipantSession, error) {
+// unknown token. consented says the participant ticked the study's consent: a study
+// that asks for it starts no interview without it (State consent_required).
+func (s *Server) openParticipantSession(ctx context.Context, token, presented string, consented bool) (ParticipantSession, error) {
 	if !wellFormedToken(token) {
 		return ParticipantSession{}, errLinkNotFound
 	}
@@ -123,7 +134,7 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 		presented = ""
 	}
 	// A new interview is stored with its opening, in one commit.
-	opened, err := s.db.ResumeLinkOpening(ctx, token, presented, newSessionSecret(), s.openingTurn)
+	opened, err := s.db.ResumeLinkConsented(ctx, token, presented, newSessionSecret(), consented, s.openingTurn)
 	if err != nil {
 		return ParticipantSession{}, err
 	}
@@ -135,13 +146,20 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 		s.interviewEnded(*opened.Interview)
 	}
 	if opened.State != kv.LinkOpen {
-		return ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}, nil
+		out := ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}
+		if opened.State == kv.LinkConsentRequired {
+			out.Consent = &ParticipantConsent{Text: opened.Study.ParticipantSettings().ConsentText}
+			s.sessionExtras(ctx, token, &out, opened.Study, nil)
+		}
+		return out, nil
 	}
 	if opened.Opening != nil {
 		// Just started: the opening is the whole transcript, and nothing is read back.
 		iv := opened.Interview
-		return ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &iv.Status, Messages: participantMessages(opened.Opening),
-			Progress: participantProgress(opened.Brief, *iv), Rehearsal: iv.IsTest}, nil
+		out := ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &iv.Status, Messages: participantMessages(opened.Opening),
+			Progress: participantProgress(opened.Brief, *iv), Rehearsal: iv.IsTest}
+		s.sessionExtras(ctx, token, &out, opened.Study, iv)
+		return out, nil
 	}
 	unlock := s.part.turns.lock(opened.Interview.ID)
 	defer unlock()
@@ -155,8 +173,10 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 		}
 	}
 	status := conv.Interview.Status
-	return ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &status, Messages: participantMessages(conv.Transcript),
-		Progress: participantProgress(conv.Brief, conv.Interview), Rehearsal: conv.Interview.IsTest}, nil
+	out := ParticipantSession{State: kv.LinkOpen, Session: &session, Status: &status, Messages: participantMessages(conv.Transcript),
+		Progress: participantProgress(conv.Brief, conv.Interview), Rehearsal: conv.Interview.IsTest}
+	s.sessionExtras(ctx, token, &out, opened.Study, &conv.Interview)
+	return out, nil
 }
 
 // postParticipantMessage answers the interviewer with in, as session, and returns what
@@ -231,6 +251,10 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 			turn.Status = kv.InterviewCompleted
 		}
 	}
+	var settings kv.ParticipantSettings
+	if turn.Status == kv.InterviewCompleted { // the code is stored with the completion
+		turn.CompletionCode, settings = s.completionCode(ctx, conv.Interview)
+	}
 	before := conv.Interview.Status
 	iv, err := s.db.AppendTurnTo(ctx, &conv, turn)
 	if err != nil {
@@ -238,7 +262,8 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	}
 	s.metrics.interviewTurned(before, iv)
 	s.interviewEnded(iv)
-	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv.Brief, iv)}, nil
+	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv.Brief, iv),
+		Completion: participantCompletion(iv, settings)}, nil
 }
 
 // openInterview has the interviewer open a new interview (greeting and first question),
@@ -261,6 +286,7 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 		turn.Script = out.Script
 		if out.Done { // a brief with no questions: greeting and thank-you
 			turn.Status = kv.InterviewCompleted
+			turn.CompletionCode, _ = s.completionCode(ctx, conv.Interview)
 		}
 	}
 	before := conv.Interview.Status

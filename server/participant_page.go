@@ -126,6 +126,16 @@ func (s *Server) handleParticipantPage(r *request) error {
 	if peek.Interview != nil {
 		page.Rehearsal = peek.Interview.IsTest
 	}
+	ps := peek.Study.ParticipantSettings()
+	page.Welcome, page.ThankYou, page.CompletionCode = ps.WelcomeText, ps.ThankYouText, ps.IssuesCompletionCode()
+	if peek.Interview == nil {
+		page.Consent = ps.ConsentText // an interview already started asks for none
+	}
+	org, err := s.db.FindOrgByID(r.ctx, peek.Link.OrgID)
+	if err != nil {
+		return err
+	}
+	page.Brand = pageBrand(token, org)
 	if peek.Interview == nil && peek.Study.Mode == kv.ModeLive {
 		s.countOpen(r, token, peek.Study)
 	}

@@ -21,6 +21,7 @@ type participantSide struct {
 	// turnDeadline: the engine may hang (a model), so each turn gets participantTurnTimeout.
 	turnDeadline  bool
 	plan          *inputPlan // the message body's decoding plan
+	sessionPlan   *inputPlan // the session body's (ParticipantSessionInput)
 	secureCookies bool       // the base URL is https: session cookies are Secure
 }
 
@@ -36,6 +37,7 @@ func (s *Server) routeParticipant(r *router.Router) {
 		ui:            ui,
 		turns:         newTurnLocks(),
 		plan:          planInput(reflect.TypeFor[ParticipantMessageInput]()),
+		sessionPlan:   planInput(reflect.TypeFor[ParticipantSessionInput]()),
 		secureCookies: strings.HasPrefix(s.baseURL, "https://"),
 	}
 	if s.jobs != nil {
@@ -49,5 +51,8 @@ func (s *Server) routeParticipant(r *router.Router) {
 	api.POST("/{token}/session", s.handleParticipantSession)
 	api.POST("/{token}/messages", s.handleParticipantMessage)
 	api.POST("/{token}/skip", s.handleParticipantSkip)
+	// The organisation's colour and logo, same-origin so the pages' CSP holds.
+	handlePlain(r, "GET", "/i/{token}/brand.css", s.handleParticipantBrandCSS)
+	handlePlain(r, "GET", "/i/{token}/logo", s.handleParticipantLogo)
 	handlePlain(r, "GET", "/static/{name}", s.handleStatic)
 }

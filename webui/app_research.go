@@ -337,7 +337,12 @@ type TranscriptPage struct {
 	Completed     *Stamp
 	Duration      string
 	Context       []KeyValue
-	Messages      []Message // when Transcript is empty: the messages to show
+	// Consented is when the participant agreed to the study's consent (nil: none was
+	// asked), ConsentText what they agreed to; CompletionCode the code they were given.
+	Consented      *Stamp
+	ConsentText    string
+	CompletionCode string
+	Messages       []Message // when Transcript is empty: the messages to show
 	// Transcript is the messages already rendered (see MessagesHTML) and Count how
 	// many they are; the server keeps renders of transcripts that have not grown.
 	Transcript template.HTML

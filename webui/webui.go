@@ -50,6 +50,24 @@ type InterviewPage struct {
 	API       string // the link's path, "/i/TOKEN": the page's JSON API lives under it
 	Resume    bool   // this visitor already has an interview here: continue it at once
 	Rehearsal bool   // a test-mode interview: answers are not collected
+
+	Brand PageBrand // who is asking
+	// Consent, when set, is the study's consent text: the participant ticks it before
+	// Start (ConsentGiven: this visitor's interview already recorded it).
+	Consent string
+	// Welcome and ThankYou replace the built-in welcome introduction and thank-you.
+	Welcome, ThankYou string
+	// CompletionCode: the thank-you shows the interview's completion code (and, for a
+	// study with a redirect, a link back to the panel, filled in by the script).
+	CompletionCode bool
+}
+
+// PageBrand is the organisation running the research, as its participant pages show it.
+type PageBrand struct {
+	Name          string // the organisation's (display) name
+	LogoURL       string // same-origin URL of its logo; "" for none
+	StylesheetURL string // same-origin stylesheet of its colour; "" for the defaults
+	ContactEmail  string // whom to ask about the research; "" for no one named
 }
 
 // NoticePage is the data of a page explaining why no interview is on offer.

@@ -2,7 +2,9 @@
 //
 // The page talks to the link's JSON API (data-api="/i/TOKEN"):
 //   POST /i/TOKEN/session   start or resume: {state, session, status, messages, progress, rehearsal}
-//   POST /i/TOKEN/messages  answer: {status, messages, progress}
+//                           ({"consent": true} when the study asks for consent; state
+//                           consent_required without it; completion once completed)
+//   POST /i/TOKEN/messages  answer: {status, messages, progress} (+ completion)
 //   POST /i/TOKEN/skip      pass on the current question: as messages
 // The session secret lives in an HttpOnly cookie the server sets; the page also keeps
 // the value it was given in memory and sends it as X-Interview-Session, so the interview
@@ -20,6 +22,7 @@
   var mic = $('mic'), micLabel = $('mic-label'), speak = $('speak'), count = $('count');
   var hint = $('hint'), startError = $('start-error'), statusLine = $('status'), skip = $('skip');
   var progressText = $('progress-text'), progressBar = $('progress-bar'), rehearsal = $('rehearsal');
+  var consent = $('consent'), consentBox = $('consent-box');
 
   var MAX = 10000;
   var reduceMotion = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -143,10 +146,25 @@
     return chain;
   }
 
-  function settle(status, progress) {
+  // showCompletion fills in the completion code and the way back to the panel, when
+  // the study issues them.
+  function showCompletion(c) {
+    var box = $('completion');
+    if (!box || !c || !c.code) { return; }
+    $('completion-code').textContent = c.code;
+    var link = $('completion-link');
+    if (c.redirect_url) {
+      link.href = c.redirect_url;
+      link.hidden = false;
+    }
+    box.hidden = false;
+  }
+
+  function settle(status, progress, completion) {
     typing.hidden = true;
     showProgress(progress, status);
     if (status === 'completed') {
+      showCompletion(completion);
       composer.hidden = true;
       setStatus('Interview complete');
       $('end').hidden = false;
@@ -193,6 +211,15 @@
   }
 
   function open() {
+    // The study asks for consent first: nothing starts until the box is ticked (the
+    // server refuses too). An interview already under way was consented to.
+    if (consent && !consentBox.checked && app.getAttribute('data-resume') !== '1') {
+      consent.classList.add('missing');
+      consentBox.setAttribute('aria-invalid', 'true');
+      tell('Please tick the box to agree before you start.');
+      consentBox.focus();
+      return Promise.resolve();
+    }
     setPhase('starting');
     // Re-reading an interview already on screen (it moved on in another tab) is not
     // connecting: the conversation stays in view until the fresh copy replaces it.
@@ -200,9 +227,15 @@
     startError.hidden = true;
     start.disabled = true;
     start.textContent = 'Starting…';
-    return post('/session').then(function (res) {
+    return post('/session', consentBox && consentBox.checked ? { consent: true } : {}).then(function (res) {
       if (res.status !== 200) { backToWelcome(problem(res)); return; }
       var d = res.data;
+      if (d.state === 'consent_required') {
+        // The study began asking for consent after this page loaded: show it.
+        if (!consent) { window.location.reload(); return; }
+        backToWelcome('Please tick the box to agree before you start.');
+        return;
+      }
       if (d.state !== 'open') { showNotice(d.state); return; }
       session = d.session;
       rehearsal.hidden = !d.rehearsal;
@@ -213,11 +246,11 @@
       var fresh = msgs.length > 0 && msgs.every(function (m) { return m.speaker === 'interviewer'; });
       if (fresh && app.getAttribute('data-resume') !== '1') {
         lastProgress = d.progress;
-        return playInterviewer(msgs).then(function () { settle(d.status, d.progress); });
+        return playInterviewer(msgs).then(function () { settle(d.status, d.progress, d.completion); });
       }
       msgs.forEach(function (m) { addMessage(m); });
       lastProgress = d.progress;
-      settle(d.status, d.progress);
+      settle(d.status, d.progress, d.completion);
     }, function () {
       backToWelcome('Couldn\'t reach the interview. Check your connection and try again.');
     });
@@ -266,7 +299,7 @@
         typing.hidden = false;
         scrollDown();
         var replies = (res.data.messages || []).filter(function (m) { return m.speaker !== 'participant'; });
-        return wait(350).then(function () { return playInterviewer(replies); }).then(function () { settle(res.data.status, res.data.progress); });
+        return wait(350).then(function () { return playInterviewer(replies); }).then(function () { settle(res.data.status, res.data.progress, res.data.completion); });
       }
       if (res.status === 409) { // the interview moved on elsewhere (another tab or device)
         busy = false;
@@ -393,6 +426,14 @@
     updateCount();
   });
   start.addEventListener('click', open);
+  if (consentBox) {
+    consentBox.addEventListener('change', function () {
+      if (!consentBox.checked) { return; }
+      consent.classList.remove('missing');
+      consentBox.removeAttribute('aria-invalid');
+      startError.hidden = true;
+    });
+  }
 
   if (app.getAttribute('data-resume') === '1') { open(); }
 }());
