@@ -3,6 +3,7 @@ package analysis
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Answer is what one interview said in reply to one scripted question: the indexes
@@ -30,11 +31,13 @@ func AnswersOf(questions []Question, iv Interview) []Answer {
 		}
 	}
 	var out []Answer
+	var buf []byte
 	cur := -1
 	for mi, m := range iv.Messages {
 		switch m.Speaker {
 		case SpeakerInterviewer:
-			if qi, ok := keys[questionKey(m.Text)]; ok {
+			buf = appendQuestionKey(buf[:0], m.Text)
+			if qi, ok := keys[string(buf)]; ok {
 				out = append(out, Answer{Question: qi})
 				cur = len(out) - 1
 			}
@@ -49,9 +52,33 @@ func AnswersOf(questions []Question, iv Interview) []Answer {
 
 // questionKey folds what an interviewer's rendering may change without changing the
 // question: case, runs of space, and trailing punctuation.
-func questionKey(s string) string {
-	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
-	return strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+func questionKey(s string) string { return string(appendQuestionKey(nil, s)) }
+
+// appendQuestionKey appends s's key to buf in one pass, as
+// strings.TrimRightFunc(strings.Join(strings.Fields(strings.ToLower(s)), " "),
+// punctuation or space) would give it, without the intermediate strings: every
+// interviewer message of every interview is folded.
+func appendQuestionKey(buf []byte, s string) []byte {
+	from, space := len(buf), false
+	for _, r := range s {
+		r = unicode.ToLower(r)
+		if unicode.IsSpace(r) {
+			space = len(buf) > from
+			continue
+		}
+		if space {
+			buf, space = append(buf, ' '), false
+		}
+		buf = utf8.AppendRune(buf, r)
+	}
+	for len(buf) > from {
+		r, n := utf8.DecodeLastRune(buf[from:])
+		if !unicode.IsPunct(r) && !unicode.IsSpace(r) {
+			break
+		}
+		buf = buf[:len(buf)-n]
+	}
+	return buf
 }
 
 // nonAnswers are replies that decline to answer. "Nothing" or "I don't know" are
