@@ -88,11 +88,23 @@ func relatedTerms(c *corpus, units [][]int, keys []uint64) related {
 		if len(list) == 0 {
 			continue
 		}
-		slices.SortFunc(list, func(a, b ent) int { return cmp.Or(cmp.Compare(b.W, a.W), cmp.Compare(a.ID, b.ID)) })
+		slices.SortFunc(list, heaviestFirst)
 		list = list[:min(len(list), expandNeighbors)]
 		rel[id] = normalise(slices.Clone(list))
 	}
 	return rel
+}
+
+// heaviestFirst orders weights from the heaviest, ties by id. Weights here are
+// never NaN, so plain comparisons order them as cmp.Compare would, more cheaply.
+func heaviestFirst(a, b ent) int {
+	switch {
+	case a.W > b.W:
+		return -1
+	case a.W < b.W:
+		return 1
+	}
+	return int(a.ID - b.ID)
 }
 
 // widener widens statements with one scratch accumulator, so widening every
@@ -134,7 +146,7 @@ func (w *widener) widen(v []ent) []ent {
 	}
 	w.touched = w.touched[:0]
 	if len(out) > widenedCap {
-		slices.SortFunc(out, func(a, b ent) int { return cmp.Or(cmp.Compare(b.W, a.W), cmp.Compare(a.ID, b.ID)) })
+		slices.SortFunc(out, heaviestFirst)
 		out = slices.Clip(out[:widenedCap])
 	}
 	return normalise(out)

@@ -30,9 +30,8 @@ import (
 const (
 	refreshShare = 0.10
 	// DefaultModelBytes bounds the fitted studies the engine keeps, by an estimate
-	// of what each holds (about 250 bytes a statement: some 8 MB for 1,000
-	// interviews of 12 answers). A study larger than the whole bound is not kept,
-	// so each of its analyses is a full run.
+	// of what each holds, the readings it points into included. A study larger
+	// than the whole bound is not kept, so each of its analyses is a full run.
 	DefaultModelBytes = 64 << 20
 )
 
@@ -82,7 +81,9 @@ func newStudyModel(in Input, keys []string, c *corpus, themes themeFit, cl clust
 	size := int64(len(keys))*96 + int64(len(c.stmts))*(64+8) + int64(len(c.df.base)+len(c.marks.base)+len(c.vocab))*48 +
 		int64(c.dim)*int64(4+4*len(themes.cents)) + 1024
 	for _, s := range c.stmts {
-		size += 8 * int64(len(s.Vec))
+		// The readings the statements point into are counted too: the model keeps
+		// them even after the cache of readings lets them go.
+		size += 8*int64(len(s.Vec)) + 112 + 16*int64(cap(s.Sent.Feats)) + 8*int64(cap(s.Sent.Marks))
 	}
 	for _, r := range themes.rel {
 		size += 8*int64(len(r)) + 24
