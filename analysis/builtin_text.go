@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"hash/fnv"
 	"slices"
 	"strings"
 	"sync"
@@ -287,10 +286,10 @@ func (r *reader) readSentence(s string, stems stemMemo) (sentDoc, bool) {
 		if !toks[i].content || !toks[i+1].content {
 			continue
 		}
-		pair := toks[i].stem + " " + toks[i+1].stem
-		raw = append(raw, feat{H: hashKey("p:" + pair), W: 1})
+		pair := hashMore(hashMore(hashMore(hashMore(fnvOffset, "p:"), toks[i].stem), " "), toks[i+1].stem)
+		raw = append(raw, feat{H: pair, W: 1})
 		if i+2 < len(toks) && toks[i+2].content {
-			sd.Marks = append(sd.Marks, hashKey("p:"+pair+" "+toks[i+2].stem))
+			sd.Marks = append(sd.Marks, hashMore(hashMore(pair, " "), toks[i+2].stem))
 		}
 	}
 	// A subject, a copula and the first content word after it: the shape of a
@@ -301,7 +300,7 @@ func (r *reader) readSentence(s string, stems stemMemo) (sentDoc, bool) {
 		}
 		for k := i + 1; k < len(toks) && k <= i+4; k++ {
 			if toks[k].content && !degree[toks[k].lower] {
-				sd.Marks = append(sd.Marks, hashKey("q:"+toks[i-1].stem+" "+toks[k].stem))
+				sd.Marks = append(sd.Marks, hashMore(hashMore(hashMore(hashMore(fnvOffset, "q:"), toks[i-1].stem), " "), toks[k].stem))
 				break
 			}
 		}
@@ -432,11 +431,23 @@ func mergeFeats(fs []feat) []feat {
 
 func stemOf(s string) string { return english.Stem(s, false) }
 
-func hashKey(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
+// hashKey is the 64-bit FNV-1a hash of s (as hash/fnv's New64a gives it).
+func hashKey(s string) uint64 { return hashMore(fnvOffset, s) }
+
+// hashMore continues an FNV-1a hash h over s: hashMore(hashKey(a), b) is
+// hashKey(a + b), without building a + b (statements are hashed word by word).
+func hashMore(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
 }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 func isNoun(tag string) bool { return strings.HasPrefix(tag, "NN") }
 func isAdj(tag string) bool  { return strings.HasPrefix(tag, "JJ") }
