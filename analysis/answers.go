@@ -60,7 +60,26 @@ func questionKey(s string) string { return string(appendQuestionKey(nil, s)) }
 // interviewer message of every interview is folded.
 func appendQuestionKey(buf []byte, s string) []byte {
 	from, space := len(buf), false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII, most of every transcript: the same lower-casing and spaces as
+			// unicode's, without its tables.
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			i++
+			if c == ' ' || '\t' <= c && c <= '\r' {
+				space = len(buf) > from
+				continue
+			}
+			if space {
+				buf, space = append(buf, ' '), false
+			}
+			buf = append(buf, c)
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
 		r = unicode.ToLower(r)
 		if unicode.IsSpace(r) {
 			space = len(buf) > from

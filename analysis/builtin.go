@@ -130,9 +130,9 @@ func (b *builtin) read(ctx context.Context, r *reader, ivs []Interview) ([]*ivDo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stems := stemMemo{}
+			sc := newReadScratch()
 			for i := range next {
-				docs[i] = r.readInterview(ivs[i], stems)
+				docs[i] = r.readInterview(ivs[i], sc)
 				b.cache.put(keys[i], docs[i])
 			}
 		}()

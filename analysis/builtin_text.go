@@ -92,7 +92,7 @@ type ivDoc struct {
 }
 
 // readInterview reads every participant message of iv.
-func (r *reader) readInterview(iv Interview, stems stemMemo) *ivDoc {
+func (r *reader) readInterview(iv Interview, sc *readScratch) *ivDoc {
 	d := &ivDoc{}
 	for mi, m := range iv.Messages {
 		if m.Speaker != SpeakerParticipant {
@@ -101,7 +101,7 @@ func (r *reader) readInterview(iv Interview, stems stemMemo) *ivDoc {
 		md := msgDoc{Index: int32(mi)}
 		text := boundText(m.Text, MaxReadBytes)
 		for _, sp := range r.spans(text) {
-			if sd, ok := r.readSentence(text[sp[0]:sp[1]], stems); ok {
+			if sd, ok := r.readSentence(text[sp[0]:sp[1]], sc); ok {
 				sd.Start, sd.End = int32(sp[0]), int32(sp[1])
 				md.Sents = append(md.Sents, sd)
 			}
@@ -163,6 +163,18 @@ func (r *reader) spans(text string) [][2]int {
 // every word afresh.
 type stemMemo map[string]string
 
+// readScratch is one reading goroutine's memo of stems and the buffers each
+// statement is split into (reused statement after statement, so reading
+// allocates little besides what it keeps).
+type readScratch struct {
+	stems stemMemo
+	words []string
+	toks  []token
+	raw   []feat
+}
+
+func newReadScratch() *readScratch { return &readScratch{stems: stemMemo{}} }
+
 // maxStemMemo bounds a memo: past it, it starts again empty.
 const maxStemMemo = 1 << 16
 
@@ -196,12 +208,15 @@ type token struct {
 	word, content    bool
 }
 
-// tokens splits s into tokens. Given a memo of stems (reading), it splits with
-// words and stems through the memo; given none (labelling), prose tokenizes and
-// tags it (tagging is most of the cost of reading, so only labels use it).
-func (r *reader) tokens(s string, stems stemMemo) []token {
+// tokens splits s into tokens. Given a scratch (reading), it splits with words
+// and stems through the scratch's memo, into its buffers; given none
+// (labelling), prose tokenizes and tags it (tagging is most of the cost of
+// reading, so only labels use it).
+func (r *reader) tokens(s string, sc *readScratch) []token {
 	var texts, tags []string
-	if stems == nil {
+	var stems stemMemo
+	var toks []token
+	if sc == nil {
 		doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(r.tagger))
 		if err != nil {
 			return nil
@@ -209,10 +224,13 @@ func (r *reader) tokens(s string, stems stemMemo) []token {
 		for _, t := range doc.Tokens() {
 			texts, tags = append(texts, t.Text), append(tags, t.Tag)
 		}
+		toks = make([]token, len(texts))
 	} else {
-		texts = words(s)
+		sc.words = appendWords(sc.words[:0], s)
+		texts, stems = sc.words, sc.stems
+		toks = slices.Grow(sc.toks[:0], len(texts))[:len(texts)]
+		sc.toks = toks
 	}
-	toks := make([]token, len(texts))
 	for i, text := range texts {
 		lower := strings.ToLower(strings.ReplaceAll(text, "’", "'"))
 		tk := token{lower: lower, word: hasLetter(lower)}
@@ -235,11 +253,12 @@ func (r *reader) tokens(s string, stems stemMemo) []token {
 
 // readSentence reduces one sentence without tagging it; ok is false when it has no
 // content.
-func (r *reader) readSentence(s string, stems stemMemo) (sentDoc, bool) {
-	toks := r.tokens(s, stems)
+func (r *reader) readSentence(s string, sc *readScratch) (sentDoc, bool) {
+	toks := r.tokens(s, sc)
 
 	var sd sentDoc
-	var raw []feat
+	raw := sc.raw[:0]
+	defer func() { sc.raw = raw[:0] }()
 	negate := 0
 	for i, tk := range toks {
 		if negators[tk.lower] || strings.HasSuffix(tk.lower, "n't") {
@@ -308,7 +327,7 @@ func (r *reader) readSentence(s string, stems stemMemo) (sentDoc, bool) {
 	if len(raw) == 0 {
 		return sentDoc{}, false
 	}
-	sd.Feats = mergeFeats(raw)
+	sd.Feats = slices.Clone(mergeFeats(raw))
 	sd.labels = &labelSlot{}
 	// Every shape of a suggestion has one of these words; most sentences have none,
 	// and the expression is the dearest step of a reading.
