@@ -35,12 +35,14 @@ func (t *centroidTable) fill(cents [][]float32, dim int) {
 // nearest returns the centroid most similar to v and its score (the lowest index
 // on a tie), using acc (at least k long) as scratch.
 func (t *centroidTable) nearest(v []ent, acc []float32) (int, float32) {
-	acc = acc[:t.k]
+	k := t.k
+	acc = acc[:k]
 	clear(acc)
 	for _, e := range v {
-		row := t.w[int(e.ID)*t.k : int(e.ID)*t.k+t.k]
-		for c, x := range row {
-			acc[c] += e.W * x
+		row := t.w[int(e.ID)*k:][:k]
+		a, w := acc[:len(row)], e.W // same lengths: no bounds checks in the loop
+		for c := range a {
+			a[c] += w * row[c]
 		}
 	}
 	best, bestS := -1, float32(-1)

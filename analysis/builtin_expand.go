@@ -113,6 +113,7 @@ type widener struct {
 	rel     related
 	acc     []float64
 	touched []int32
+	weights []float32
 }
 
 func (r related) widener(dim int) *widener { return &widener{rel: r, acc: make([]float64, dim)} }
@@ -146,8 +147,37 @@ func (w *widener) widen(v []ent) []ent {
 	}
 	w.touched = w.touched[:0]
 	if len(out) > widenedCap {
-		slices.SortFunc(out, heaviestFirst)
-		out = slices.Clip(out[:widenedCap])
+		out = w.heaviest(out)
 	}
 	return normalise(out)
+}
+
+// heaviest keeps the widenedCap entries of v (in id order) that come first by
+// heaviestFirst, still in id order: the weight the last kept one has is found by
+// sorting the weights alone, and entries of exactly that weight are kept from the
+// lowest id, as far as the cap allows.
+func (w *widener) heaviest(v []ent) []ent {
+	ws := w.weights[:0]
+	for _, e := range v {
+		ws = append(ws, e.W)
+	}
+	w.weights = ws
+	slices.Sort(ws)
+	least := ws[len(ws)-widenedCap]
+	ties := widenedCap
+	for _, x := range ws {
+		if x > least {
+			ties--
+		}
+	}
+	kept := v[:0]
+	for _, e := range v {
+		if e.W > least || e.W == least && ties > 0 {
+			if e.W == least {
+				ties--
+			}
+			kept = append(kept, e)
+		}
+	}
+	return slices.Clip(kept)
 }
