@@ -37,7 +37,9 @@ func (b *builtin) reader() (*reader, error) {
 }
 
 // Analyse reads each interview (or takes its reading from the cache), then finds
-// themes, objective findings, answer groups and suggestions over the whole study.
+// themes, objective findings, answer groups and suggestions over the whole study:
+// by refreshing the study's last full run when the input only adds a little to it
+// (see studyModel), otherwise by a full run, whose fit it then keeps.
 func (b *builtin) Analyse(ctx context.Context, in Input) (*Analysis, error) {
 	a := Empty(in, b.Name())
 	if len(in.Interviews) == 0 {
@@ -57,12 +59,11 @@ func (b *builtin) Analyse(ctx context.Context, in Input) (*Analysis, error) {
 			if p, ok := m.plan(in, keys, docs); ok {
 				b.refreshes.Add(1)
 				c, cl, qs := m.refresh(in, docs, p)
-				return b.emit(a, c, m.themes, cl, qs), nil
+				return b.emit(a, c, cl, qs), nil
 			}
 		}
 	}
 	c := newCorpus(in, r, docs)
-	docs = nil
 	// Answer groups need nothing of the themes: they are found beside them, so the
 	// single-threaded parts of the theme search do not leave a core idle.
 	var qs []questionFit
@@ -89,7 +90,7 @@ func (b *builtin) Analyse(ctx context.Context, in Input) (*Analysis, error) {
 
 // emit draws an analysis from a refreshed corpus: the same steps as after a full
 // run's fit.
-func (b *builtin) emit(a *Analysis, c *corpus, fit themeFit, cl clusters, qs []questionFit) *Analysis {
+func (b *builtin) emit(a *Analysis, c *corpus, cl clusters, qs []questionFit) *Analysis {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
