@@ -20,15 +20,28 @@ type Answer struct {
 // the next scripted question. Probes in between belong to the question they follow.
 // It returns one entry per question asked; questions never asked are absent.
 func AnswersOf(questions []Question, iv Interview) []Answer {
-	if len(questions) == 0 {
-		return nil
-	}
-	keys := make(map[string]int, len(questions))
+	return questionKeys(questions).answersOf(iv)
+}
+
+// questionIndex maps each scripted question's key to its index (the first, when
+// two fold to one key).
+type questionIndex map[string]int
+
+func questionKeys(questions []Question) questionIndex {
+	keys := make(questionIndex, len(questions))
 	for i, q := range questions {
 		k := questionKey(q.Text)
 		if _, dup := keys[k]; !dup && k != "" {
 			keys[k] = i
 		}
+	}
+	return keys
+}
+
+// answersOf is AnswersOf over the questions keys was made from.
+func (keys questionIndex) answersOf(iv Interview) []Answer {
+	if len(keys) == 0 {
+		return nil
 	}
 	var out []Answer
 	var buf []byte
@@ -114,11 +127,31 @@ var nonAnswers = map[string]bool{
 	"skipped": true,
 }
 
+// maxNonAnswer is the length in bytes of the longest non-answer.
+var maxNonAnswer = func() int {
+	n := 0
+	for k := range nonAnswers {
+		n = max(n, len(k))
+	}
+	return n
+}()
+
 // IsNonAnswer reports whether a participant's reply declines the question.
 func IsNonAnswer(text string) bool {
-	k := strings.ToLower(strings.TrimFunc(text, func(r rune) bool {
+	k := strings.TrimFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || (unicode.IsPunct(r) && r != '\'' && r != '/')
-	}))
-	k = strings.ReplaceAll(k, "’", "'")
+	})
+	// Folding keeps every rune that is not space, one for one, and each is at
+	// least a byte: a reply with more of them than the longest non-answer has
+	// bytes is an answer, and most replies are (this is asked of every one).
+	n := 0
+	for _, r := range k {
+		if !unicode.IsSpace(r) {
+			if n++; n > maxNonAnswer {
+				return false
+			}
+		}
+	}
+	k = strings.ReplaceAll(strings.ToLower(k), "’", "'")
 	return nonAnswers[strings.Join(strings.Fields(k), " ")]
 }

@@ -38,8 +38,10 @@ type corpus struct {
 	marks counts
 	// df counts the statements each raw feature appears in.
 	df counts
-	// answers holds each interview's answers to the scripted questions.
+	// answers holds each interview's answers to the scripted questions, found by
+	// keys.
 	answers [][]Answer
+	keys    questionIndex
 	// short marks the messages (by interview) that are short answers.
 	short []map[int32]bool
 	// byID maps an interview id to its first index in the input.
@@ -60,6 +62,14 @@ func newCorpus(in Input, rd *reader, docs []*ivDoc) *corpus {
 	c := &corpus{in: in, rd: rd, byMsg: make([]map[int32][2]int32, len(docs)),
 		marks: counts{base: map[uint64]int32{}}, df: counts{base: map[uint64]int32{}},
 		answers: make([][]Answer, len(docs)), short: make([]map[int32]bool, len(docs))}
+	total := 0
+	for _, d := range docs {
+		for _, m := range d.Msgs {
+			total += len(m.Sents)
+		}
+	}
+	c.stmts = make([]stmt, 0, total)
+	c.keys = questionKeys(in.Questions)
 	for i, d := range docs {
 		c.add(i, d, c.df.base, c.marks.base)
 	}
@@ -90,7 +100,7 @@ func newCorpus(in Input, rd *reader, docs []*ivDoc) *corpus {
 // df and their marks into marks.
 func (c *corpus) add(i int, d *ivDoc, df, marks map[uint64]int32) {
 	in := c.in
-	c.answers[i] = AnswersOf(in.Questions, in.Interviews[i])
+	c.answers[i] = c.keys.answersOf(in.Interviews[i])
 	c.byMsg[i] = make(map[int32][2]int32, len(d.Msgs))
 	c.short[i] = map[int32]bool{}
 	for _, m := range d.Msgs {

@@ -138,7 +138,7 @@ func (m *studyModel) plan(in Input, keys []string, docs []*ivDoc) (refreshPlan, 
 // m's order, then the new interviews'), assigns the new statements and answers,
 // and returns what the analysis is drawn from.
 func (m *studyModel) refresh(in Input, docs []*ivDoc, p refreshPlan) (*corpus, clusters, []questionFit) {
-	c := &corpus{in: in, rd: m.c.rd, dim: m.c.dim, vocab: m.c.vocab, idf: m.c.idf,
+	c := &corpus{in: in, rd: m.c.rd, dim: m.c.dim, vocab: m.c.vocab, idf: m.c.idf, keys: m.c.keys,
 		df: counts{base: m.c.df.base, extra: map[uint64]int32{}}, marks: counts{base: m.c.marks.base, extra: map[uint64]int32{}},
 		byMsg: make([]map[int32][2]int32, len(docs)), answers: make([][]Answer, len(docs)), short: make([]map[int32]bool, len(docs))}
 	// The old statements keep their indexes; only their interview's index moves.
