@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // ent is one weighted dimension of a statement's TF-IDF vector.
@@ -31,8 +32,9 @@ type corpus struct {
 	idf   []float32
 	// byMsg maps interview index and message index to its statements' range.
 	byMsg []map[int32][2]int32
-	// rd tags the statements that name groups.
-	rd *reader
+	// rd tags the statements that name groups, each text once (tagged).
+	rd     *reader
+	tagged *tagMemo
 	// marks counts the statements each mark (word triple, subject–judgement pair)
 	// appears in.
 	marks counts
@@ -59,7 +61,7 @@ func (n counts) get(h uint64) int32 { return n.base[h] + n.extra[h] }
 // newCorpus weighs every statement by TF-IDF over features that occur in at least
 // two statements (a word said once links nothing).
 func newCorpus(in Input, rd *reader, docs []*ivDoc) *corpus {
-	c := &corpus{in: in, rd: rd, byMsg: make([]map[int32][2]int32, len(docs)),
+	c := &corpus{in: in, rd: rd, tagged: &tagMemo{}, byMsg: make([]map[int32][2]int32, len(docs)),
 		marks: counts{base: map[uint64]int32{}}, df: counts{base: map[uint64]int32{}},
 		answers: make([][]Answer, len(docs)), short: make([]map[int32]bool, len(docs))}
 	total := 0
@@ -220,14 +222,38 @@ func (c *corpus) interviewIDs(set map[int32]bool) []string {
 func (c *corpus) labelsOf(i int) []phrase {
 	s := c.stmts[i]
 	slot := s.Sent.labels
-	slot.once.Do(func() {
-		for _, ph := range phrases(c.rd.tokens(c.text(&s), nil)) {
-			if !slices.ContainsFunc(slot.phrases, func(o phrase) bool { return o.surface == ph.surface }) {
-				slot.phrases = append(slot.phrases, ph)
+	slot.once.Do(func() { slot.phrases = c.tagged.phrases(c.rd, c.text(&s)) })
+	return slot.phrases
+}
+
+// tagMemo shares the tagger's phrases between statements of one analysis that say
+// exactly the same thing ("It's too expensive." from forty interviews): the
+// tagger reads each text once. Safe for concurrent use.
+type tagMemo struct {
+	mu sync.Mutex
+	m  map[string]*labelSlot
+}
+
+// phrases returns text's noun and predicate phrases, each surface once.
+func (t *tagMemo) phrases(rd *reader, text string) []phrase {
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[string]*labelSlot{}
+	}
+	e := t.m[text]
+	if e == nil {
+		e = &labelSlot{}
+		t.m[text] = e
+	}
+	t.mu.Unlock()
+	e.once.Do(func() {
+		for _, ph := range phrases(rd.tokens(text, nil)) {
+			if !slices.ContainsFunc(e.phrases, func(o phrase) bool { return o.surface == ph.surface }) {
+				e.phrases = append(e.phrases, ph)
 			}
 		}
 	})
-	return slot.phrases
+	return e.phrases
 }
 
 // statementsWith estimates how many statements of the study carry phrase p, from

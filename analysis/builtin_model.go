@@ -77,6 +77,7 @@ func newStudyModel(in Input, keys []string, c *corpus, themes themeFit, cl clust
 	}
 	kept := *c
 	kept.in = Input{} // a refresh brings its own: the run's transcripts are not kept
+	kept.tagged = nil // and its own memo of tagged texts
 	m.c = &kept
 	size := int64(len(keys))*96 + int64(len(c.stmts))*(64+8) + int64(len(c.df.base)+len(c.marks.base)+len(c.vocab))*48 +
 		int64(c.dim)*int64(4+4*len(themes.cents)) + 1024
@@ -138,7 +139,7 @@ func (m *studyModel) plan(in Input, keys []string, docs []*ivDoc) (refreshPlan, 
 // m's order, then the new interviews'), assigns the new statements and answers,
 // and returns what the analysis is drawn from.
 func (m *studyModel) refresh(in Input, docs []*ivDoc, p refreshPlan) (*corpus, clusters, []questionFit) {
-	c := &corpus{in: in, rd: m.c.rd, dim: m.c.dim, vocab: m.c.vocab, idf: m.c.idf, keys: m.c.keys,
+	c := &corpus{in: in, rd: m.c.rd, tagged: &tagMemo{}, dim: m.c.dim, vocab: m.c.vocab, idf: m.c.idf, keys: m.c.keys,
 		df: counts{base: m.c.df.base, extra: map[uint64]int32{}}, marks: counts{base: m.c.marks.base, extra: map[uint64]int32{}},
 		byMsg: make([]map[int32][2]int32, len(docs)), answers: make([][]Answer, len(docs)), short: make([]map[int32]bool, len(docs))}
 	// The old statements keep their indexes; only their interview's index moves.
