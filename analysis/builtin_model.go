@@ -40,6 +40,7 @@ const (
 type studyModel struct {
 	design string           // fingerprint of the objectives and questions
 	keys   map[string]int32 // each interview's reading key → its index in the run
+	n      int              // the run's interviews (more than keys holds if one was listed twice)
 	c      *corpus          // the run's corpus, without its input
 	themes themeFit
 	cl     clusters // each statement's theme cluster
@@ -71,7 +72,7 @@ func designKey(in Input) string {
 // newStudyModel keeps what a full run over c fitted; keys are its interviews'
 // reading keys in input order.
 func newStudyModel(in Input, keys []string, c *corpus, themes themeFit, cl clusters, qs []questionFit) *studyModel {
-	m := &studyModel{design: designKey(in), keys: make(map[string]int32, len(keys)), themes: themes, cl: cl, qs: qs}
+	m := &studyModel{design: designKey(in), keys: make(map[string]int32, len(keys)), n: len(keys), themes: themes, cl: cl, qs: qs}
 	for i, k := range keys {
 		m.keys[k] = int32(i)
 	}
@@ -129,7 +130,7 @@ func (m *studyModel) plan(in Input, keys []string, docs []*ivDoc) (refreshPlan, 
 		p.old[i], last = o, o
 		found++
 	}
-	if found != len(m.keys) || float64(stmts) > refreshShare*float64(len(m.c.stmts)) {
+	if found != m.n || float64(stmts) > refreshShare*float64(len(m.c.stmts)) {
 		return refreshPlan{}, false
 	}
 	return p, true
@@ -143,7 +144,7 @@ func (m *studyModel) refresh(in Input, docs []*ivDoc, p refreshPlan) (*corpus, c
 		df: counts{base: m.c.df.base, extra: map[uint64]int32{}}, marks: counts{base: m.c.marks.base, extra: map[uint64]int32{}},
 		byMsg: make([]map[int32][2]int32, len(docs)), answers: make([][]Answer, len(docs)), short: make([]map[int32]bool, len(docs))}
 	// The old statements keep their indexes; only their interview's index moves.
-	moved := make([]int32, len(m.keys))
+	moved := make([]int32, m.n)
 	for i, o := range p.old {
 		if o >= 0 {
 			moved[o] = int32(i)

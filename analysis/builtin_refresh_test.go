@@ -220,3 +220,23 @@ func TestModelCacheBounded(t *testing.T) {
 		t.Errorf("%d bytes counted, want 400 (c alone)", mc.used)
 	}
 }
+
+// TestBuiltinRefreshTwiceListed: an interview listed twice in the fitted run (the
+// same id and transcript) cannot be matched one for one, so what follows is a full
+// run, not a refresh that miscounts it.
+func TestBuiltinRefreshTwiceListed(t *testing.T) {
+	base := refreshStudy(64)
+	before := base
+	before.Interviews = append(slices.Clone(base.Interviews[:62]), base.Interviews[61])
+	e := newBuiltin(DefaultCacheBytes)
+	analyseJSON(t, e, before)
+	for _, in := range []Input{before, base} {
+		got := analyseJSON(t, e, in)
+		if n := e.refreshes.Load(); n != 0 {
+			t.Fatalf("%d refreshes, want full runs", n)
+		}
+		if want := analyseJSON(t, newBuiltin(DefaultCacheBytes), in); !bytes.Equal(got, want) {
+			t.Error("the full run differs from a fresh engine's")
+		}
+	}
+}
