@@ -39,7 +39,14 @@ type reader struct {
 	fillers map[string]bool
 }
 
-func newReader() (*reader, error) {
+// newReader returns the process's reader, built on first use: it is read-only, so
+// every engine shares it, and an engine made for one analysis (a job's, a
+// test's) does not decode the sentence model again.
+func newReader() (*reader, error) { return sharedReader() }
+
+var sharedReader = sync.OnceValues(buildReader)
+
+func buildReader() (*reader, error) {
 	seg, err := sentenglish.NewSentenceTokenizer(nil)
 	if err != nil {
 		return nil, err
