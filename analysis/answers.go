@@ -3,6 +3,7 @@ package analysis
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Answer is what one interview said in reply to one scripted question: the indexes
@@ -19,22 +20,37 @@ type Answer struct {
 // the next scripted question. Probes in between belong to the question they follow.
 // It returns one entry per question asked; questions never asked are absent.
 func AnswersOf(questions []Question, iv Interview) []Answer {
-	if len(questions) == 0 {
-		return nil
-	}
-	keys := make(map[string]int, len(questions))
+	return questionKeys(questions).answersOf(iv)
+}
+
+// questionIndex maps each scripted question's key to its index (the first, when
+// two fold to one key).
+type questionIndex map[string]int
+
+func questionKeys(questions []Question) questionIndex {
+	keys := make(questionIndex, len(questions))
 	for i, q := range questions {
 		k := questionKey(q.Text)
 		if _, dup := keys[k]; !dup && k != "" {
 			keys[k] = i
 		}
 	}
+	return keys
+}
+
+// answersOf is AnswersOf over the questions keys was made from.
+func (keys questionIndex) answersOf(iv Interview) []Answer {
+	if len(keys) == 0 {
+		return nil
+	}
 	var out []Answer
+	var buf []byte
 	cur := -1
 	for mi, m := range iv.Messages {
 		switch m.Speaker {
 		case SpeakerInterviewer:
-			if qi, ok := keys[questionKey(m.Text)]; ok {
+			buf = appendQuestionKey(buf[:0], m.Text)
+			if qi, ok := keys[string(buf)]; ok {
 				out = append(out, Answer{Question: qi})
 				cur = len(out) - 1
 			}
@@ -49,9 +65,52 @@ func AnswersOf(questions []Question, iv Interview) []Answer {
 
 // questionKey folds what an interviewer's rendering may change without changing the
 // question: case, runs of space, and trailing punctuation.
-func questionKey(s string) string {
-	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
-	return strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+func questionKey(s string) string { return string(appendQuestionKey(nil, s)) }
+
+// appendQuestionKey appends s's key to buf in one pass, as
+// strings.TrimRightFunc(strings.Join(strings.Fields(strings.ToLower(s)), " "),
+// punctuation or space) would give it, without the intermediate strings: every
+// interviewer message of every interview is folded.
+func appendQuestionKey(buf []byte, s string) []byte {
+	from, space := len(buf), false
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII, most of every transcript: the same lower-casing and spaces as
+			// unicode's, without its tables.
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			i++
+			if c == ' ' || '\t' <= c && c <= '\r' {
+				space = len(buf) > from
+				continue
+			}
+			if space {
+				buf, space = append(buf, ' '), false
+			}
+			buf = append(buf, c)
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		r = unicode.ToLower(r)
+		if unicode.IsSpace(r) {
+			space = len(buf) > from
+			continue
+		}
+		if space {
+			buf, space = append(buf, ' '), false
+		}
+		buf = utf8.AppendRune(buf, r)
+	}
+	for len(buf) > from {
+		r, n := utf8.DecodeLastRune(buf[from:])
+		if !unicode.IsPunct(r) && !unicode.IsSpace(r) {
+			break
+		}
+		buf = buf[:len(buf)-n]
+	}
+	return buf
 }
 
 // nonAnswers are replies that decline to answer. "Nothing" or "I don't know" are
@@ -68,11 +127,31 @@ var nonAnswers = map[string]bool{
 	"skipped": true,
 }
 
+// maxNonAnswer is the length in bytes of the longest non-answer.
+var maxNonAnswer = func() int {
+	n := 0
+	for k := range nonAnswers {
+		n = max(n, len(k))
+	}
+	return n
+}()
+
 // IsNonAnswer reports whether a participant's reply declines the question.
 func IsNonAnswer(text string) bool {
-	k := strings.ToLower(strings.TrimFunc(text, func(r rune) bool {
+	k := strings.TrimFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || (unicode.IsPunct(r) && r != '\'' && r != '/')
-	}))
-	k = strings.ReplaceAll(k, "’", "'")
+	})
+	// Folding keeps every rune that is not space, one for one, and each is at
+	// least a byte: a reply with more of them than the longest non-answer has
+	// bytes is an answer, and most replies are (this is asked of every one).
+	n := 0
+	for _, r := range k {
+		if !unicode.IsSpace(r) {
+			if n++; n > maxNonAnswer {
+				return false
+			}
+		}
+	}
+	k = strings.ReplaceAll(strings.ToLower(k), "’", "'")
 	return nonAnswers[strings.Join(strings.Fields(k), " ")]
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // NewBuiltin returns the offline, deterministic engine ("builtin"): the same input
@@ -13,7 +14,7 @@ import (
 func NewBuiltin() Engine { return newBuiltin(DefaultCacheBytes) }
 
 func newBuiltin(cacheBytes int64) *builtin {
-	return &builtin{cache: newDocCache(cacheBytes), workers: max(1, runtime.GOMAXPROCS(0))}
+	return &builtin{cache: newDocCache(cacheBytes), models: newModelCache(DefaultModelBytes), workers: max(1, runtime.GOMAXPROCS(0))}
 }
 
 type builtin struct {
@@ -21,7 +22,10 @@ type builtin struct {
 	rd      *reader
 	rdErr   error
 	cache   *docCache
+	models  *modelCache // each study's last full-run fit, for refreshes
 	workers int
+	// refreshes counts the analyses drawn from a fitted model (tests read it).
+	refreshes atomic.Int64
 }
 
 func (*builtin) Name() string { return "builtin" }
@@ -33,7 +37,9 @@ func (b *builtin) reader() (*reader, error) {
 }
 
 // Analyse reads each interview (or takes its reading from the cache), then finds
-// themes, objective findings, answer groups and suggestions over the whole study.
+// themes, objective findings, answer groups and suggestions over the whole study:
+// by refreshing the study's last full run when the input only adds a little to it
+// (see studyModel), otherwise by a full run, whose fit it then keeps.
 func (b *builtin) Analyse(ctx context.Context, in Input) (*Analysis, error) {
 	a := Empty(in, b.Name())
 	if len(in.Interviews) == 0 {
@@ -44,37 +50,70 @@ func (b *builtin) Analyse(ctx context.Context, in Input) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, err := b.read(ctx, r, in.Interviews)
+	docs, keys, err := b.read(ctx, r, in.Interviews)
 	if err != nil {
 		return nil, err
 	}
+	if in.StudyID != "" {
+		if m := b.models.get(in.StudyID); m != nil {
+			if p, ok := m.plan(in, keys, docs); ok {
+				b.refreshes.Add(1)
+				c, cl, qs := m.refresh(in, docs, p)
+				return b.emit(a, c, cl, qs), nil
+			}
+		}
+	}
 	c := newCorpus(in, r, docs)
-	docs = nil
 	// Answer groups need nothing of the themes: they are found beside them, so the
-	// single-threaded theme search does not leave a core idle.
+	// single-threaded parts of the theme search do not leave a core idle.
+	var qs []questionFit
 	var questionsErr error
 	questionsDone := make(chan struct{})
 	go func() {
 		defer close(questionsDone)
-		a.Questions, questionsErr = findAnswerGroups(ctx, c, b.workers)
+		qs, a.Questions, questionsErr = findAnswerGroups(ctx, c, b.workers)
 	}()
-	th, err := findThemes(ctx, c)
+	fit, cl, err := fitThemes(ctx, c, b.workers)
 	if err == nil {
-		a.Themes = th.themes
-		a.Objectives = findObjectives(r, c, th)
-		a.Suggestions = findSuggestions(c)
+		b.drawThemes(a, c, cl)
 	}
 	<-questionsDone
 	if err = cmp.Or(err, questionsErr); err != nil {
 		return nil, err
 	}
+	if in.StudyID != "" {
+		b.models.put(in.StudyID, newStudyModel(in, keys, c, fit, cl, qs))
+	}
 	a.Summary = summarise(in, a)
 	return a, nil
 }
 
-// read returns every interview's reading in input order, reading the ones the cache
-// lacks on b.workers goroutines.
-func (b *builtin) read(ctx context.Context, r *reader, ivs []Interview) ([]*ivDoc, error) {
+// emit draws an analysis from a refreshed corpus: the same steps as after a full
+// run's fit.
+func (b *builtin) emit(a *Analysis, c *corpus, cl clusters, qs []questionFit) *Analysis {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Questions = c.emitQuestions(qs, b.workers)
+	}()
+	b.drawThemes(a, c, cl)
+	<-done
+	a.Summary = summarise(c.in, a)
+	return a
+}
+
+// drawThemes sets a's themes, objective findings and suggestions from the
+// statements' theme clusters.
+func (b *builtin) drawThemes(a *Analysis, c *corpus, cl clusters) {
+	th := c.emitThemes(cl)
+	a.Themes = th.themes
+	a.Objectives = findObjectives(b.rd, c, th)
+	a.Suggestions = findSuggestions(c)
+}
+
+// read returns every interview's reading and its key in input order, reading the
+// ones the cache lacks on b.workers goroutines.
+func (b *builtin) read(ctx context.Context, r *reader, ivs []Interview) ([]*ivDoc, []string, error) {
 	docs := make([]*ivDoc, len(ivs))
 	keys := make([]string, len(ivs))
 	var todo []int
@@ -92,9 +131,9 @@ func (b *builtin) read(ctx context.Context, r *reader, ivs []Interview) ([]*ivDo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stems := stemMemo{}
+			sc := newReadScratch()
 			for i := range next {
-				docs[i] = r.readInterview(ivs[i], stems)
+				docs[i] = r.readInterview(ivs[i], sc)
 				b.cache.put(keys[i], docs[i])
 			}
 		}()
@@ -108,7 +147,7 @@ func (b *builtin) read(ctx context.Context, r *reader, ivs []Interview) ([]*ivDo
 	}
 	close(next)
 	wg.Wait()
-	return docs, err
+	return docs, keys, err
 }
 
 // Empty returns an analysis of in with nothing found yet: every objective a gap with

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // Clustering bounds: the choice of k and the k-means runs see a sample of at most
@@ -34,6 +36,8 @@ type clusterSpec struct {
 	seed   uint64
 	// sample, when set, lowers sampleCap (silhouettes then use two thirds of it).
 	sample int
+	// workers bounds the goroutines the search and the assignment use.
+	workers int
 }
 
 // clusters is the outcome: each vector's cluster (-1 for none) and its cosine to it.
@@ -105,19 +109,39 @@ func cluster(ctx context.Context, spec clusterSpec) (clusters, error) {
 			sims[i][i] = 1
 		}
 	}
-	var best []([]float32)
-	bestScore := math.Inf(-1)
-	for _, k := range kCandidates(kmin, kmax) {
-		if err := ctx.Err(); err != nil {
-			return out, err
+	// The candidate k are tried side by side: each run writes only its own slot,
+	// and the best is then picked in candidate order, so the schedule cannot
+	// change the choice.
+	ks := kCandidates(kmin, kmax)
+	if sims == nil {
+		ks = ks[:1]
+	}
+	type tried struct {
+		cents [][]float32
+		score float64
+	}
+	runs := make([]tried, len(ks))
+	parallel(spec.workers, len(ks), func(i int) {
+		if ctx.Err() != nil {
+			return
 		}
-		cents, labels := kmeans(svecs, ldim, k, spec.seed)
+		cents, labels := kmeans(svecs, ldim, ks[i], spec.seed)
+		runs[i].cents = cents
+		if sims != nil {
+			runs[i].score = silhouette(sims, labels[:len(sims)], ks[i])
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	best := runs[0].cents
+	bestScore := math.Inf(-1)
+	for _, r := range runs {
 		if sims == nil {
-			best = cents
 			break
 		}
-		if s := silhouette(sims, labels[:len(sims)], k); s > bestScore+1e-9 {
-			best, bestScore = cents, s
+		if r.score > bestScore+1e-9 {
+			best, bestScore = r.cents, r.score
 		}
 	}
 
@@ -134,14 +158,13 @@ func cluster(ctx context.Context, spec clusterSpec) (clusters, error) {
 	for i := range next {
 		next[i] = make([]float64, spec.dim)
 	}
+	table := newCentroidTable(cents, spec.dim)
 	for pass := 0; pass <= refinePasses; pass++ {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		for _, i := range idx {
-			c, s := nearest(spec.vecs[i], cents)
-			out.assign[i], out.sim[i] = int32(c), s
-		}
+		table.fill(cents, spec.dim)
+		assignAll(spec.workers, table, idx, spec.vecs, out.assign, out.sim)
 		if pass == refinePasses {
 			break
 		}
@@ -172,6 +195,8 @@ func kmeans(vecs [][]ent, dim, k int, seed uint64) ([][]float32, []int32) {
 	var bestC [][]float32
 	var bestL []int32
 	bestObj := math.Inf(-1)
+	table := &centroidTable{}
+	acc := make([]float32, k)
 	sums := make([][]float64, k)
 	for c := range sums {
 		sums[c] = make([]float64, dim)
@@ -184,8 +209,9 @@ func kmeans(vecs [][]ent, dim, k int, seed uint64) ([][]float32, []int32) {
 		for round := range kmeansRounds {
 			changed := false
 			obj = 0
+			table.fill(cents, dim)
 			for i, v := range vecs {
-				c, s := nearest(v, cents)
+				c, s := table.nearest(v, acc)
 				if round == 0 || labels[i] != int32(c) {
 					changed = true
 				}
@@ -254,15 +280,40 @@ func seedCentroids(vecs [][]ent, dim, k int, rng *rand.Rand) [][]float32 {
 	return cents
 }
 
-// nearest returns the centroid most similar to v (the lowest index on a tie).
-func nearest(v []ent, cents [][]float32) (int, float32) {
-	best, bestS := -1, float32(-1)
-	for c, cent := range cents {
-		if s := dotDense(v, cent); s > bestS {
-			best, bestS = c, s
+// assignAll sets assign[i] and sim[i] to the centroid of table nearest vecs[i],
+// for each i in idx, on up to workers goroutines (each i is written by one).
+func assignAll(workers int, table *centroidTable, idx []int, vecs [][]ent, assign []int32, sim []float32) {
+	const chunk = 512
+	parallel(workers, (len(idx)+chunk-1)/chunk, func(part int) {
+		acc := make([]float32, table.k)
+		for _, i := range idx[part*chunk : min(len(idx), (part+1)*chunk)] {
+			c, s := table.nearest(vecs[i], acc)
+			assign[i], sim[i] = int32(c), s
 		}
+	})
+}
+
+// parallel calls f(0), ..., f(n-1) on up to workers goroutines and waits for them.
+func parallel(workers, n int, f func(i int)) {
+	workers = min(max(workers, 1), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
 	}
-	return best, bestS
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // silhouette is the mean silhouette of labels over the similarity matrix, with

@@ -65,7 +65,7 @@ func findObjectives(r *reader, c *corpus, ts themeSet) []Objective {
 	directOf := make([][]bool, len(c.in.Objectives))
 	for oi, text := range c.in.Objectives {
 		for _, h := range r.objectiveTerms(text) {
-			if float64(c.df[h]) <= genericTerm*float64(len(c.stmts)) {
+			if float64(c.df.get(h)) <= genericTerm*float64(len(c.stmts)) {
 				termsOf[oi] = append(termsOf[oi], h)
 			}
 		}
@@ -148,7 +148,7 @@ func findObjectives(r *reader, c *corpus, ts themeSet) []Objective {
 				continue
 			}
 			members := ts.groups[a.g].members
-			subject := ts.groups[a.g].label
+			subject := c.name(&ts.groups[a.g]).label
 			for j := i + 1; j < len(rel); j++ {
 				b := rel[j]
 				if used[j] || a.pol == 0 || b.pol != -a.pol || !sharesAny(a.terms, b.terms) ||
@@ -257,15 +257,16 @@ func (c *corpus) interviewsIn(members []int) int {
 // hasAny reports whether the hash-sorted features contain any of terms.
 func hasAny(fs []feat, terms []uint64) bool {
 	for _, t := range terms {
-		if _, ok := slices.BinarySearchFunc(fs, t, func(f feat, t uint64) int {
-			switch {
-			case f.H < t:
-				return -1
-			case f.H > t:
-				return 1
+		lo, hi := 0, len(fs)
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if fs[mid].H < t {
+				lo = mid + 1
+			} else {
+				hi = mid
 			}
-			return 0
-		}); ok {
+		}
+		if lo < len(fs) && fs[lo].H == t {
 			return true
 		}
 	}

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"hash/fnv"
 	"slices"
 	"strings"
 	"sync"
@@ -40,7 +39,14 @@ type reader struct {
 	fillers map[string]bool
 }
 
-func newReader() (*reader, error) {
+// newReader returns the process's reader, built on first use: it is read-only, so
+// every engine shares it, and an engine made for one analysis (a job's, a
+// test's) does not decode the sentence model again.
+func newReader() (*reader, error) { return sharedReader() }
+
+var sharedReader = sync.OnceValues(buildReader)
+
+func buildReader() (*reader, error) {
 	seg, err := sentenglish.NewSentenceTokenizer(nil)
 	if err != nil {
 		return nil, err
@@ -93,7 +99,7 @@ type ivDoc struct {
 }
 
 // readInterview reads every participant message of iv.
-func (r *reader) readInterview(iv Interview, stems stemMemo) *ivDoc {
+func (r *reader) readInterview(iv Interview, sc *readScratch) *ivDoc {
 	d := &ivDoc{}
 	for mi, m := range iv.Messages {
 		if m.Speaker != SpeakerParticipant {
@@ -102,7 +108,7 @@ func (r *reader) readInterview(iv Interview, stems stemMemo) *ivDoc {
 		md := msgDoc{Index: int32(mi)}
 		text := boundText(m.Text, MaxReadBytes)
 		for _, sp := range r.spans(text) {
-			if sd, ok := r.readSentence(text[sp[0]:sp[1]], stems); ok {
+			if sd, ok := r.readSentence(text[sp[0]:sp[1]], sc); ok {
 				sd.Start, sd.End = int32(sp[0]), int32(sp[1])
 				md.Sents = append(md.Sents, sd)
 			}
@@ -164,6 +170,18 @@ func (r *reader) spans(text string) [][2]int {
 // every word afresh.
 type stemMemo map[string]string
 
+// readScratch is one reading goroutine's memo of stems and the buffers each
+// statement is split into (reused statement after statement, so reading
+// allocates little besides what it keeps).
+type readScratch struct {
+	stems stemMemo
+	words []string
+	toks  []token
+	raw   []feat
+}
+
+func newReadScratch() *readScratch { return &readScratch{stems: stemMemo{}} }
+
 // maxStemMemo bounds a memo: past it, it starts again empty.
 const maxStemMemo = 1 << 16
 
@@ -197,12 +215,15 @@ type token struct {
 	word, content    bool
 }
 
-// tokens splits s into tokens. Given a memo of stems (reading), it splits with
-// words and stems through the memo; given none (labelling), prose tokenizes and
-// tags it (tagging is most of the cost of reading, so only labels use it).
-func (r *reader) tokens(s string, stems stemMemo) []token {
+// tokens splits s into tokens. Given a scratch (reading), it splits with words
+// and stems through the scratch's memo, into its buffers; given none
+// (labelling), prose tokenizes and tags it (tagging is most of the cost of
+// reading, so only labels use it).
+func (r *reader) tokens(s string, sc *readScratch) []token {
 	var texts, tags []string
-	if stems == nil {
+	var stems stemMemo
+	var toks []token
+	if sc == nil {
 		doc, err := prose.NewDocument(s, prose.WithSegmentation(false), prose.WithExtraction(false), prose.UsingModel(r.tagger))
 		if err != nil {
 			return nil
@@ -210,10 +231,13 @@ func (r *reader) tokens(s string, stems stemMemo) []token {
 		for _, t := range doc.Tokens() {
 			texts, tags = append(texts, t.Text), append(tags, t.Tag)
 		}
+		toks = make([]token, len(texts))
 	} else {
-		texts = words(s)
+		sc.words = appendWords(sc.words[:0], s)
+		texts, stems = sc.words, sc.stems
+		toks = slices.Grow(sc.toks[:0], len(texts))[:len(texts)]
+		sc.toks = toks
 	}
-	toks := make([]token, len(texts))
 	for i, text := range texts {
 		lower := strings.ToLower(strings.ReplaceAll(text, "’", "'"))
 		tk := token{lower: lower, word: hasLetter(lower)}
@@ -236,11 +260,12 @@ func (r *reader) tokens(s string, stems stemMemo) []token {
 
 // readSentence reduces one sentence without tagging it; ok is false when it has no
 // content.
-func (r *reader) readSentence(s string, stems stemMemo) (sentDoc, bool) {
-	toks := r.tokens(s, stems)
+func (r *reader) readSentence(s string, sc *readScratch) (sentDoc, bool) {
+	toks := r.tokens(s, sc)
 
 	var sd sentDoc
-	var raw []feat
+	raw := sc.raw[:0]
+	defer func() { sc.raw = raw[:0] }()
 	negate := 0
 	for i, tk := range toks {
 		if negators[tk.lower] || strings.HasSuffix(tk.lower, "n't") {
@@ -287,10 +312,10 @@ func (r *reader) readSentence(s string, stems stemMemo) (sentDoc, bool) {
 		if !toks[i].content || !toks[i+1].content {
 			continue
 		}
-		pair := toks[i].stem + " " + toks[i+1].stem
-		raw = append(raw, feat{H: hashKey("p:" + pair), W: 1})
+		pair := hashMore(hashMore(hashMore(hashMore(fnvOffset, "p:"), toks[i].stem), " "), toks[i+1].stem)
+		raw = append(raw, feat{H: pair, W: 1})
 		if i+2 < len(toks) && toks[i+2].content {
-			sd.Marks = append(sd.Marks, hashKey("p:"+pair+" "+toks[i+2].stem))
+			sd.Marks = append(sd.Marks, hashMore(hashMore(pair, " "), toks[i+2].stem))
 		}
 	}
 	// A subject, a copula and the first content word after it: the shape of a
@@ -301,7 +326,7 @@ func (r *reader) readSentence(s string, stems stemMemo) (sentDoc, bool) {
 		}
 		for k := i + 1; k < len(toks) && k <= i+4; k++ {
 			if toks[k].content && !degree[toks[k].lower] {
-				sd.Marks = append(sd.Marks, hashKey("q:"+toks[i-1].stem+" "+toks[k].stem))
+				sd.Marks = append(sd.Marks, hashMore(hashMore(hashMore(hashMore(fnvOffset, "q:"), toks[i-1].stem), " "), toks[k].stem))
 				break
 			}
 		}
@@ -309,7 +334,7 @@ func (r *reader) readSentence(s string, stems stemMemo) (sentDoc, bool) {
 	if len(raw) == 0 {
 		return sentDoc{}, false
 	}
-	sd.Feats = mergeFeats(raw)
+	sd.Feats = slices.Clone(mergeFeats(raw))
 	sd.labels = &labelSlot{}
 	// Every shape of a suggestion has one of these words; most sentences have none,
 	// and the expression is the dearest step of a reading.
@@ -432,11 +457,23 @@ func mergeFeats(fs []feat) []feat {
 
 func stemOf(s string) string { return english.Stem(s, false) }
 
-func hashKey(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
+// hashKey is the 64-bit FNV-1a hash of s (as hash/fnv's New64a gives it).
+func hashKey(s string) uint64 { return hashMore(fnvOffset, s) }
+
+// hashMore continues an FNV-1a hash h over s: hashMore(hashKey(a), b) is
+// hashKey(a + b), without building a + b (statements are hashed word by word).
+func hashMore(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
 }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 func isNoun(tag string) bool { return strings.HasPrefix(tag, "NN") }
 func isAdj(tag string) bool  { return strings.HasPrefix(tag, "JJ") }

@@ -42,6 +42,7 @@ type themeSet struct {
 // stmtGroup is one cluster of statements.
 type stmtGroup struct {
 	members    []int // statement indexes, by falling similarity
+	named      bool  // label and phrases are set (see corpus.name)
 	label      string
 	phrases    []string
 	interviews int
@@ -49,17 +50,31 @@ type stmtGroup struct {
 	theme      int // index into themes, or -1
 }
 
-func findThemes(ctx context.Context, c *corpus) (themeSet, error) {
+// themeFit is what a full run learns of a study's themes, kept for refreshes:
+// the theme centroids and the related terms statements are widened with.
+type themeFit struct {
+	cents [][]float32
+	table *centroidTable // nil when there are no themes
+	rel   related
+}
+
+// substantive reports whether statement i can carry a theme. A statement of one
+// content word ("It does the job.", "A friend.") says too little to.
+func (c *corpus) substantive(i int) bool {
+	s := &c.stmts[i]
+	return s.Vec != nil && s.Sent.Content >= minThemeWords && !c.shortMsg(s)
+}
+
+// fitThemes clusters the study's answers and assigns each statement to its
+// nearest theme centroid.
+func fitThemes(ctx context.Context, c *corpus, workers int) (themeFit, clusters, error) {
 	// Themes are found over answers (a participant message's substantive
 	// statements together): one answer often says the same thing two ways, and
 	// that is what ties the wordings of a theme together. Statements then join the
 	// nearest theme on their own, so an answer on two subjects splits between them.
 	substantive := make([]bool, len(c.stmts))
 	for i := range c.stmts {
-		// A statement of one content word ("It does the job.", "A friend.") says
-		// too little to carry a theme.
-		s := &c.stmts[i]
-		substantive[i] = s.Vec != nil && s.Sent.Content >= minThemeWords && !c.shortMsg(s)
+		substantive[i] = c.substantive(i)
 	}
 	var unitIdx [][]int
 	var keys []uint64
@@ -77,7 +92,8 @@ func findThemes(ctx context.Context, c *corpus) (themeSet, error) {
 	}
 	// Each statement is widened with the words related to its own (see
 	// relatedTerms), answers are clustered, and statements join the nearest cluster.
-	wd := relatedTerms(c, unitIdx, keys).widener(c.dim)
+	rel := relatedTerms(c, unitIdx, keys)
+	wd := rel.widener(c.dim)
 	repr := make([][]ent, len(c.stmts))
 	for i := range c.stmts {
 		if substantive[i] {
@@ -85,25 +101,57 @@ func findThemes(ctx context.Context, c *corpus) (themeSet, error) {
 		}
 	}
 	units := make([][]ent, len(unitIdx))
+	sum := newSummer(c.dim)
 	for u, members := range unitIdx {
-		units[u] = sumOf(repr, members)
+		units[u] = sum.of(repr, members)
 	}
-	ucl, err := cluster(ctx, clusterSpec{vecs: units, keys: keys, dim: c.dim, kmin: minThemes, kmax: maxClusters, minSim: themeMinSim, seed: 1})
+	ucl, err := cluster(ctx, clusterSpec{vecs: units, keys: keys, dim: c.dim, kmin: minThemes, kmax: maxClusters, minSim: themeMinSim, seed: 1, workers: workers})
 	if err != nil {
-		return themeSet{}, err
+		return themeFit{}, clusters{}, err
 	}
-	ucl.centroids = bisect(units, ucl, c.dim, c.unitInterviews(unitIdx))
-	ucl.k = len(ucl.centroids)
-	cl := clusters{k: ucl.k, centroids: ucl.centroids, assign: make([]int32, len(c.stmts)), sim: make([]float32, len(c.stmts))}
+	fit := themeFit{cents: bisect(units, ucl, c.dim, c.unitInterviews(unitIdx)), rel: rel}
+	cl := clusters{k: len(fit.cents), centroids: fit.cents, assign: make([]int32, len(c.stmts)), sim: make([]float32, len(c.stmts))}
+	var subst []int
 	for i := range c.stmts {
 		cl.assign[i] = -1
-		if !substantive[i] || cl.k == 0 {
+		if substantive[i] {
+			subst = append(subst, i)
+		}
+	}
+	if cl.k > 0 {
+		fit.table = newCentroidTable(cl.centroids, c.dim)
+		assignAll(workers, fit.table, subst, repr, cl.assign, cl.sim)
+		for _, i := range subst {
+			if cl.sim[i] < stmtMinSim {
+				cl.assign[i], cl.sim[i] = -1, 0
+			}
+		}
+	}
+	return fit, cl, nil
+}
+
+// assign assigns statements from on (a refresh's new ones) to the fitted themes,
+// widening them with the fitted related terms, into cl (which holds every
+// statement).
+func (f themeFit) assign(c *corpus, from int, cl *clusters) {
+	if f.table == nil {
+		return
+	}
+	wd := f.rel.widener(c.dim)
+	acc := make([]float32, f.table.k)
+	for i := from; i < len(c.stmts); i++ {
+		if !c.substantive(i) {
 			continue
 		}
-		if g, sim := nearest(repr[i], cl.centroids); sim >= stmtMinSim {
+		if g, sim := f.table.nearest(wd.widen(c.stmts[i].Vec), acc); sim >= stmtMinSim {
 			cl.assign[i], cl.sim[i] = int32(g), sim
 		}
 	}
+}
+
+// emitThemes groups the statements by their theme cluster and shows the largest
+// groups (by interviews, then cohesion) as themes.
+func (c *corpus) emitThemes(cl clusters) themeSet {
 	ts := themeSet{cl: cl, groups: c.groupsOf(cl)}
 
 	order := make([]int, 0, len(ts.groups))
@@ -122,10 +170,12 @@ func findThemes(ctx context.Context, c *corpus) (themeSet, error) {
 		grp.theme = len(ts.themes)
 		ts.themes = append(ts.themes, c.theme(len(ts.themes), grp))
 	}
-	return ts, nil
+	return ts
 }
 
-// groupsOf collects each cluster's members, most central first, and labels it.
+// groupsOf collects each cluster's members, most central first. Groups are named
+// (corpus.name) only when shown: tagging is dear, and most clusters are neither a
+// theme nor a finding.
 func (c *corpus) groupsOf(cl clusters) []stmtGroup {
 	groups := make([]stmtGroup, cl.k)
 	for i, g := range cl.assign {
@@ -147,15 +197,24 @@ func (c *corpus) groupsOf(cl clusters) []stmtGroup {
 		if len(grp.members) > 0 {
 			grp.cohesion = sum / float64(len(grp.members))
 		}
-		grp.phrases = c.topPhrases(grp.members, 4)
-		grp.label = c.labelOf(grp.phrases, grp.members)
 	}
 	return groups
+}
+
+// name sets g's label and phrases, the first time it is shown.
+func (c *corpus) name(g *stmtGroup) *stmtGroup {
+	if !g.named {
+		g.named = true
+		g.phrases = c.topPhrases(g.members, 4)
+		g.label = c.labelOf(g.phrases, g.members)
+	}
+	return g
 }
 
 // theme turns a statement group into a theme, quoting each interview's most central
 // statement in it.
 func (c *corpus) theme(i int, g *stmtGroup) Theme {
+	c.name(g)
 	total := len(c.in.Interviews)
 	quotes := c.onePerInterview(g.members, 0)
 	ids := map[string]bool{}
@@ -174,7 +233,7 @@ func (c *corpus) theme(i int, g *stmtGroup) Theme {
 		InterviewCount: len(ids),
 		Share:          share(len(ids), total),
 		Quotes:         quotes,
-		Segments:       (&grounder{in: c.in, byID: c.idIndex()}).segments(ids),
+		Segments:       (&grounder{in: c.in, byID: c.byID}).segments(ids),
 	}
 }
 
@@ -195,16 +254,6 @@ func (c *corpus) onePerInterview(members []int, limit int) []Quote {
 		}
 	}
 	return out
-}
-
-func (c *corpus) idIndex() map[string]int {
-	m := make(map[string]int, len(c.in.Interviews))
-	for i, iv := range c.in.Interviews {
-		if _, dup := m[iv.ID]; !dup {
-			m[iv.ID] = i
-		}
-	}
-	return m
 }
 
 // topPhrases returns up to n phrases that best name a group: frequent in it, rarer

@@ -13,8 +13,10 @@ import (
 // Statements are read with it and not with prose's tokenizer, whose regular
 // expressions cost more than everything else a statement's reading does; the few
 // statements that name groups are still tokenized and tagged by prose.
-func words(s string) []string {
-	var out []string
+func words(s string) []string { return appendWords(nil, s) }
+
+// appendWords appends s's words (as words splits them) to out.
+func appendWords(out []string, s string) []string {
 	for i := 0; i < len(s); {
 		c, size := utf8.DecodeRuneInString(s[i:])
 		switch {

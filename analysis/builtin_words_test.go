@@ -46,12 +46,12 @@ func TestSuggestionWordsCoverShapes(t *testing.T) {
 			continue
 		}
 		matched++
-		if sd, ok := r.readSentence(s, stemMemo{}); !ok || !sd.Suggest {
+		if sd, ok := r.readSentence(s, newReadScratch()); !ok || !sd.Suggest {
 			t.Errorf("%q matches the suggestion shape but was not read as a suggestion", s)
 		}
 	}
 	for _, s := range []string{"The price is fair.", "I like the map.", "Help was slow to answer."} {
-		if sd, _ := r.readSentence(s, stemMemo{}); sd.Suggest {
+		if sd, _ := r.readSentence(s, newReadScratch()); sd.Suggest {
 			t.Errorf("%q was read as a suggestion", s)
 		}
 	}
