@@ -20,6 +20,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/ratelimit"
 )
 
 // resourceA2A is the A2A surface's path.
@@ -191,7 +192,7 @@ type a2aCall struct {
 	p *Principal
 	// rate is the last admission decision, for the response headers; the SDK runs the
 	// handler on its own goroutines for streams, hence the atomic.
-	rate atomic.Pointer[rateDecision]
+	rate atomic.Pointer[ratelimit.Decision]
 }
 
 type a2aCallKey struct{}

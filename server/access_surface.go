@@ -223,7 +223,7 @@ func (s *Server) accessRefusalState(next handler) handler {
 // failed-credential budget, as the other surfaces count refused keys: err, or 429 once
 // the address is over budget.
 func (s *Server) accessAuthFailed(r *request, err error) error {
-	if wait := s.authFails.fail(s.now(), s.clientIP(r.c)); wait > 0 {
+	if wait := s.authFails.Fail(s.now(), s.clientIP(r.c)); wait > 0 {
 		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: wait,
 			Detail: "Too many failed authentication attempts from your address; wait before trying again."}
 	}

@@ -72,12 +72,12 @@ func (s *Server) handleAppSignInPage(r *request) error {
 // Retry-After. A refused request or attempt is not counted.
 func (s *Server) admitSignIn(r *request, email string, request bool) error {
 	now, addr := s.now(), s.clientIP(r.c).String()
-	d := s.app.signInMail.peekIP(now, email)
+	d := s.app.signInMail.PeekIP(now, email)
 	if !request || d.OK {
-		d = s.app.signIn.admit(now, email+" "+addr, addr, request)
+		d = s.app.signIn.Admit(now, email+" "+addr, addr, request)
 	}
 	if d.OK && request {
-		d = s.app.signInMail.admitIP(now, email)
+		d = s.app.signInMail.AdmitIP(now, email)
 	}
 	if d.OK {
 		return nil

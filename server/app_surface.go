@@ -15,6 +15,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/ratelimit"
 	"interviewd/webui"
 )
 
@@ -93,7 +94,7 @@ type appSide struct {
 	// classes) per email address and client address together, and per client address;
 	// signInMail caps the codes mailed to one address (its per-IP class, keyed by the
 	// email address). See app_signin.go.
-	signIn, signInMail *rateLimiter
+	signIn, signInMail *ratelimit.Limiter
 	mail               mail.Sender
 	// preKey authenticates pre-session tokens (app_pre_session.go).
 	preKey []byte
@@ -226,15 +227,15 @@ func (s *Server) appSurfaceOf() *surface {
 func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimits) {
 	s.app = &appSide{
 		mail: sender,
-		signIn: newRateLimiter(RateLimits{Off: limits.Off, Window: signInWindow,
+		signIn: ratelimit.New(RateLimits{Off: limits.Off, Window: signInWindow,
 			Write: signInRequestsPerClient, OrgWrite: signInPerAddr, Read: signInAttemptsPerClient, OrgRead: signInPerAddr}),
-		signInMail: newRateLimiter(RateLimits{Off: limits.Off, Window: signInWindow, IP: signInMailPerEmail}),
+		signInMail: ratelimit.New(RateLimits{Off: limits.Off, Window: signInWindow, IP: signInMailPerEmail}),
 		preKey:     derivedKey(s.db.Secret(), "app pre-session"),
 	}
 	if s.db.Shared() {
 		// Sign-in budgets hold across nodes like every other limit.
-		s.app.signIn.shareInAs(s.db, "signin:")
-		s.app.signInMail.shareInAs(s.db, "signin_mail:")
+		s.app.signIn.ShareInAs(s.db, "signin:")
+		s.app.signInMail.ShareInAs(s.db, "signin_mail:")
 	}
 	sf := s.appSurfaceOf()
 	public := s.appRequire(appRoute{Access: accessPublic})

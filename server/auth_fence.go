@@ -60,7 +60,7 @@ func (s *Server) fenced(r *request, next handler) error {
 // nothing, kv.DB.RateDecide), before anything else of it runs; it costs a round trip
 // only if the decision could not reach the store.
 func (s *Server) settleAfterSharedDecision(ctx context.Context) error {
-	if s.limiter == nil || s.limiter.off || s.limiter.store == nil {
+	if s.limiter == nil || !s.limiter.Shared() {
 		return nil
 	}
 	return s.db.SettleAuth(ctx)

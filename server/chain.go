@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/ratelimit"
 )
 
 // A surface is one way into interviewd (the REST research API, MCP, the participant
@@ -61,7 +62,7 @@ type request struct {
 	// call's arguments).
 	args []byte
 	// rate is the last rate-limit decision (rated says there is one), for the renderer.
-	rate  rateDecision
+	rate  ratelimit.Decision
 	rated bool
 	// trace is the research pipeline's steps the request has entered
 	// (pipeline_research.go).

@@ -29,10 +29,10 @@ func (s *Server) Maintain(ctx context.Context) {
 			}
 		}
 		s.SendCreditAlerts(ctx)
-		s.limiter.sweep(s.now())
-		s.authFails.sweep(s.now())
-		s.app.signIn.sweep(s.now())
-		s.oauth.register.sweep(s.now())
+		s.limiter.Sweep(s.now())
+		s.authFails.Sweep(s.now())
+		s.app.signIn.Sweep(s.now())
+		s.oauth.register.Sweep(s.now())
 		if n%60 == 0 {
 			s.SweepRetention(ctx)
 			if swept, err := s.db.SweepIdem(ctx); err != nil {

@@ -17,6 +17,8 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/valyala/fasthttp"
+
+	"interviewd/server/ratelimit"
 )
 
 // resourceMCP is the MCP surface's path and protected-resource path suffix.
@@ -266,7 +268,7 @@ type mcpCall struct {
 	// tool handlers run on the SDK's goroutines, hence the atomic.
 	internalErr atomic.Pointer[string]
 	// rate is the last tool call's rate-limit decision, for the response headers.
-	rate atomic.Pointer[rateDecision]
+	rate atomic.Pointer[ratelimit.Decision]
 }
 
 type mcpCallKey struct{}

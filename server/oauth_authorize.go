@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/ratelimit"
 )
 
 // The authorization endpoint. GET /v1/oauth/authorize checks the request (DECISIONS
@@ -225,7 +226,7 @@ func (s *Server) routeAuthorize(r *router.Router) {
 // document, which must not be done at a stranger's pace.
 func (s *Server) authorizeAdmit(next handler) handler {
 	return func(r *request) error {
-		d := s.limiter.admitIP(s.now(), "oauth "+addrBudgetKey(s.clientIP(r.c)).String())
+		d := s.limiter.AdmitIP(s.now(), "oauth "+ratelimit.AddrKey(s.clientIP(r.c)).String())
 		s.setRateHeaders(r.c, d)
 		if !d.OK {
 			return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,

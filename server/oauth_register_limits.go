@@ -2,6 +2,8 @@ package server
 
 import (
 	"time"
+
+	"interviewd/server/ratelimit"
 )
 
 // Client registration's limits, per client address, in two budgets:
@@ -26,7 +28,7 @@ import (
 //     decisions (its count, and the other budget's state for the headers): nothing is
 //     stored.
 //
-// On a shared store both budgets are kept there (ratelimit_shared.go), so every node
+// On a shared store both budgets are kept there (ratelimit.Store), so every node
 // counts an address's registrations together. The RateLimit headers of every
 // registration response describe both, "registration" first.
 
@@ -47,17 +49,17 @@ const (
 )
 
 // newRegistrationLimiter returns the limiter of successful registrations for l.
-func newRegistrationLimiter(l RateLimits) *rateLimiter {
+func newRegistrationLimiter(l RateLimits) *ratelimit.Limiter {
 	n := l.Registrations
 	if n <= 0 {
-		n = DefaultRateLimits().Registrations
+		n = ratelimit.Defaults().Registrations
 	}
-	return newRateLimiter(RateLimits{Off: l.Off, Window: registrationWindow, IP: n})
+	return ratelimit.New(ratelimit.Limits{Off: l.Off, Window: registrationWindow, IP: n})
 }
 
 // registerAdmit counts a refused registration against the address's refusals budget,
 // and once that is spent answers refusals 429 instead, as failed credentials are
-// (ratelimit_auth.go): only refusals are counted and only refusals are refused, so a
+// (ratelimit.Failures): only refusals are counted and only refusals are refused, so a
 // good registration still goes through from an address some broken client is looping
 // on, which matters most on the vendors' addresses all their tenants share. It sets the
 // headers of both budgets. The registration budget itself is spent by the handler
@@ -66,25 +68,25 @@ func (s *Server) registerAdmit(next handler) handler {
 	return func(r *request) error {
 		err := next(r)
 		now := s.now()
-		addr := addrBudgetKey(s.clientIP(r.c)).String()
+		addr := ratelimit.AddrKey(s.clientIP(r.c)).String()
 		var oe *oauthError
 		if err != nil {
 			oe = toOAuthError(err)
 		}
-		var refusals rateDecision
+		var refusals ratelimit.Decision
 		if oe != nil && oe.Status >= 400 && oe.Status < 500 {
-			refusals = s.limiter.admitIP(now, registerRefusedKey+addr)
+			refusals = s.limiter.AdmitIP(now, registerRefusedKey+addr)
 			if !refusals.OK {
 				err = &oauthError{Status: 429, Code: "rate_limited", RetryAfter: max(refusals.RetryAfter, oe.RetryAfter),
 					Description: "Too many refused client registrations from your address; retry after the number of seconds in Retry-After. " +
 						"This one was refused too: " + oe.Description}
 			}
 		} else {
-			refusals = s.limiter.peekIP(now, registerRefusedKey+addr)
+			refusals = s.limiter.PeekIP(now, registerRefusedKey+addr)
 		}
 		reg := r.rate
 		if !r.rated { // refused before it reached the registration budget
-			reg = s.oauth.register.peekIP(now, registerKey+addr)
+			reg = s.oauth.register.PeekIP(now, registerKey+addr)
 		}
 		s.setRateHeaders(r.c, registrationHeaders(reg, refusals))
 		return err
@@ -96,7 +98,7 @@ func (s *Server) registerAdmit(next handler) handler {
 // the registration is known good and only its storing is left, so only registrations
 // that succeed are counted (one the store then fails still spent its place).
 func (s *Server) spendRegistration(r *request) error {
-	d := s.oauth.register.admitIP(s.now(), registerKey+addrBudgetKey(s.clientIP(r.c)).String())
+	d := s.oauth.register.AdmitIP(s.now(), registerKey+ratelimit.AddrKey(s.clientIP(r.c)).String())
 	r.rate, r.rated = d, true
 	if !d.OK {
 		return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
@@ -108,14 +110,6 @@ func (s *Server) spendRegistration(r *request) error {
 
 // registrationHeaders is the decision the headers show: the registration budget's
 // window, then the refusals'. With limits off there is neither.
-func registrationHeaders(reg, refusals rateDecision) rateDecision {
-	if reg.npolicies == 0 || refusals.npolicies == 0 {
-		return rateDecision{OK: true}
-	}
-	d := reg
-	d.policies[0].name = registrationPolicy
-	d.policies[1] = refusals.policies[0]
-	d.policies[1].name = registrationRefusalsPolicy
-	d.npolicies = 2
-	return d
+func registrationHeaders(reg, refusals ratelimit.Decision) ratelimit.Decision {
+	return ratelimit.Pair(reg, registrationPolicy, refusals, registrationRefusalsPolicy)
 }

@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/ratelimit"
 )
 
 // The OAuth 2.1 authorization server at /v1/oauth: registration (RFC 7591), the token
@@ -23,7 +24,7 @@ import (
 type oauthSide struct {
 	// register limits successful registrations per client address (its per-IP class,
 	// an hour's window; oauth_register_limits.go).
-	register *rateLimiter
+	register *ratelimit.Limiter
 	// metadata fetches client ID metadata documents; nil when they are turned off.
 	metadata *clientMetadata
 }
@@ -63,10 +64,10 @@ func (s *Server) oauthSurfaceOf(admit middleware) *surface {
 // routeOAuth mounts the authorization server and its metadata.
 func (s *Server) routeOAuth(r *router.Router, cfg Config, limits RateLimits) {
 	s.oauth = &oauthSide{register: newRegistrationLimiter(limits)}
-	if s.limiter.store != nil {
+	if st := s.limiter.Store(); st != nil {
 		// Several nodes: one registration budget per address for all of them (its keys
 		// are "register <addr>", apart from every other limit's).
-		s.oauth.register.shareIn(s.limiter.store)
+		s.oauth.register.ShareIn(st)
 	}
 	if !cfg.NoClientMetadata {
 		s.oauth.metadata = newClientMetadata(cfg.allowLoopbackMetadata, cfg.metadataRoots)
@@ -85,7 +86,7 @@ func (s *Server) routeOAuth(r *router.Router, cfg Config, limits RateLimits) {
 // budget, apart from the participant pages').
 func (s *Server) oauthAdmit(next handler) handler {
 	return func(r *request) error {
-		d := s.limiter.admitIP(s.now(), "oauth "+addrBudgetKey(s.clientIP(r.c)).String())
+		d := s.limiter.AdmitIP(s.now(), "oauth "+ratelimit.AddrKey(s.clientIP(r.c)).String())
 		s.setRateHeaders(r.c, d)
 		if !d.OK {
 			return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/ratelimit"
 )
 
 // The participant JSON API under /i/{token}: public, the link token is the capability,
@@ -156,7 +157,7 @@ func (s *Server) handleParticipantSkip(r *request) error {
 // admitParticipant applies the per-client-address limit, so a leaked link cannot be
 // used to hammer the service (or to burn an organisation's credits quickly).
 func (s *Server) admitParticipant(c *fasthttp.RequestCtx) error {
-	d := s.limiter.admitIP(s.now(), addrBudgetKey(s.clientIP(c)).String())
+	d := s.limiter.AdmitIP(s.now(), ratelimit.AddrKey(s.clientIP(c)).String())
 	s.setRateHeaders(c, d)
 	if !d.OK {
 		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,

@@ -2,6 +2,8 @@ package server
 
 import (
 	"strings"
+
+	"interviewd/server/ratelimit"
 )
 
 // The research pipeline: the one sequence every operation of the research table runs
@@ -156,7 +158,7 @@ func (s *Server) scopeStep(peek bool) middleware {
 			}
 			if err := r.op.checkScope(r.p); err != nil {
 				if peek {
-					r.setRate(s.limiter.peek(s.now(), r.p.RateKey, r.p.OrgKey, r.op.Write))
+					r.setRate(s.limiter.Peek(s.now(), r.p.RateKey, r.p.OrgKey, r.op.Write))
 				}
 				return err
 			}
@@ -260,6 +262,6 @@ func (s *Server) runOperation(r *request) error {
 
 // setRate keeps the last admission decision for the renderer (REST headers, MCP's
 // and A2A's response headers).
-func (r *request) setRate(d rateDecision) {
+func (r *request) setRate(d ratelimit.Decision) {
 	r.rate, r.rated = d, true
 }

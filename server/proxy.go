@@ -56,18 +56,6 @@ func (t trustedProxies) trusts(a netip.Addr) bool {
 	return false
 }
 
-// addrBudgetKey is what a per-address limit counts against: an IPv4 address itself, an
-// IPv6 address by its /64. One IPv6 subscriber (a home line, a VPS, a phone) is given a
-// whole /64 and picks any address in it at will, so counting single IPv6 addresses
-// would give them unlimited budgets. IPv4-mapped addresses count as the IPv4 address.
-func addrBudgetKey(a netip.Addr) netip.Addr {
-	a = a.Unmap()
-	if a.Is6() {
-		return netip.PrefixFrom(a, 64).Masked().Addr()
-	}
-	return a
-}
-
 // peerAddr returns the address the connection comes from.
 func peerAddr(c *fasthttp.RequestCtx) netip.Addr {
 	a, _ := netip.AddrFromSlice(c.RemoteIP())

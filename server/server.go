@@ -34,6 +34,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/ratelimit"
 	"interviewd/sms"
 )
 
@@ -113,7 +114,7 @@ type Server struct {
 	cors      corsOrigins   // browser origins allowed on the MCP endpoint
 	now       func() time.Time
 	ops       []*Operation
-	limiter   *rateLimiter
+	limiter   *ratelimit.Limiter
 	handler   fasthttp.RequestHandler
 	http      *fasthttp.Server
 	ctx       context.Context // cancelled at shutdown; every request's context derives from it
@@ -130,7 +131,7 @@ type Server struct {
 	app        *appSide         // the web app (app_surface.go)
 	sms        sms.Sender       // texts two-step codes; nil: no provider, texts not offered
 	proxies    trustedProxies
-	authFails  *authFailures // failed credentials per client address
+	authFails  *ratelimit.Failures // failed credentials per client address
 	// creditAlerts asks Maintain to mail pending low-credit alerts now (app_credits_alert.go).
 	creditAlerts chan struct{}
 	oauth        *oauthSide // the authorization server (oauth_surface.go)
@@ -201,16 +202,16 @@ func New(cfg Config) *Server {
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
 	}
-	s.limiter = newRateLimiter(limits)
+	s.limiter = ratelimit.New(limits)
 	if cfg.DB != nil && cfg.DB.Shared() {
 		// Other nodes admit requests of the same credentials: one window for all.
-		s.limiter.shareIn(cfg.DB)
+		s.limiter.ShareIn(cfg.DB)
 	}
 	s.proxies = trustedProxies(cfg.TrustedProxies)
-	s.authFails = newAuthFailures(limits)
+	s.authFails = ratelimit.NewFailures(limits)
 	s.creditAlerts = make(chan struct{}, 1)
 	if cfg.DB != nil && cfg.DB.Shared() {
-		s.authFails.store = cfg.DB // an address's failures count on every node
+		s.authFails.ShareIn(cfg.DB) // an address's failures count on every node
 	}
 	s.ops = s.operations()
 	s.onResearch = cfg.onResearch

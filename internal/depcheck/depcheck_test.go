@@ -118,7 +118,8 @@ func graph(lines ...string) []Package {
 func goodGraph() []Package {
 	return graph(
 		"interviewd: interviewd/server interviewd/kv",
-		"interviewd/server: interviewd/jobs interviewd/kv interviewd/webui interviewd/server/rest interviewd/server/mcp",
+		"interviewd/server: interviewd/jobs interviewd/kv interviewd/webui interviewd/server/rest interviewd/server/mcp interviewd/server/ratelimit",
+		"interviewd/server/ratelimit: interviewd/kv",
 		"interviewd/server/rest: interviewd/kv interviewd/server/internal/pipeline",
 		"interviewd/server/mcp: interviewd/kv interviewd/server/internal/pipeline",
 		"interviewd/server/internal/pipeline: interviewd/kv",
@@ -185,6 +186,23 @@ func TestCheck_BadImportsAreReported(t *testing.T) {
 			func(g map[string][]string) { g["interviewd/jobs"] = append(g["interviewd/jobs"], "interviewd/server") },
 			"jobs sit below server",
 			"interviewd/jobs imports interviewd/server",
+		},
+		{
+			"the rate limiter imports server",
+			func(g map[string][]string) {
+				g["interviewd/server/ratelimit"] = append(g["interviewd/server/ratelimit"], "interviewd/server")
+			},
+			"server/ratelimit imports nothing of server",
+			"interviewd/server/ratelimit imports interviewd/server",
+		},
+		{
+			"the rate limiter reaches the pipeline through a third package",
+			func(g map[string][]string) {
+				g["interviewd/server/ratelimit"] = append(g["interviewd/server/ratelimit"], "interviewd/logbatch")
+				g["interviewd/logbatch"] = []string{"interviewd/server/internal/pipeline"}
+			},
+			"server/ratelimit imports nothing of server",
+			"interviewd/server/ratelimit imports interviewd/server/internal/pipeline (via interviewd/logbatch)",
 		},
 		{
 			"analysis imports kv",

@@ -72,6 +72,12 @@ var Rules = []Rule{
 		Deny:   []string{"interviewd/server/..."},
 	},
 	{
+		Name:  "server/ratelimit imports nothing of server: not the assembly, the pipeline or a surface",
+		From:  []string{"interviewd/server/ratelimit/..."},
+		Tests: true,
+		Deny:  []string{"interviewd/server/..."},
+	},
+	{
 		Name:   "nothing imports the binary (main) or its command line",
 		From:   []string{"interviewd/..."},
 		Unless: []string{"interviewd", "interviewd/cmd/..."},

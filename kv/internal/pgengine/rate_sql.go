@@ -1,7 +1,7 @@
 package pgengine
 
 // rateDecideSQL is interviewd_rate_decide(k1, l1, k2, l2, win, t, rec): the strict
-// sliding-window decision of the server's limiter (server/ratelimit.go, slidingLog),
+// sliding-window decision of the server's limiter (server/ratelimit, slidingLog),
 // made in the database for a credential's key (k1, limit l1) and, unless k2 is null,
 // its organisation's (k2, l2). Each key's log holds the times of its latest admissions,
 // ascending. A request at t (clamped to no earlier than the newest admission, as the

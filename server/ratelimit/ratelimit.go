@@ -1,4 +1,4 @@
-package server
+package ratelimit
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"time"
 )
 
-// RateLimits configures request admission: how many requests each credential and each
+// Limits configures request admission: how many requests each credential and each
 // organisation may make in any rolling Window, reads and writes counted apart, and how
 // many requests one client IP address may make to the unauthenticated endpoints. The
 // zero value is not "off": a non-positive limit or window means the default (see
-// newRateLimiter); set Off to admit everything.
-type RateLimits struct {
+// New); set Off to admit everything.
+type Limits struct {
 	Off      bool
 	Read     int // per credential, GET and HEAD
 	Write    int // per credential, every other method
@@ -23,36 +23,36 @@ type RateLimits struct {
 	OrgWrite int
 	IP       int // per client IP address on unauthenticated endpoints
 	// FailedAuth is how many failed credentials one client address may present; see
-	// ratelimit_auth.go.
+	// failures.go.
 	FailedAuth int
 	// Registrations is how many OAuth clients one client address may register in any
 	// rolling hour (not Window): only registrations that succeed count; see
-	// oauth_register_limits.go.
+	// server/oauth_register_limits.go.
 	Registrations int
 	Window        time.Duration
 }
 
-// DefaultRateLimits returns the limits of the API contract: per credential 120 reads and
+// Defaults returns the limits of the API contract: per credential 120 reads and
 // 20 writes, per organisation 600 and 60, per client IP 60, and 30 failed credentials
 // per client IP, in any rolling minute; and 600 OAuth client registrations per client
-// IP in any rolling hour (oauth_register_limits.go says why so many).
-func DefaultRateLimits() RateLimits {
-	return RateLimits{Read: 120, Write: 20, OrgRead: 600, OrgWrite: 60, IP: 60, FailedAuth: 30, Registrations: 600, Window: time.Minute}
+// IP in any rolling hour (server/oauth_register_limits.go says why so many).
+func Defaults() Limits {
+	return Limits{Read: 120, Write: 20, OrgRead: 600, OrgWrite: 60, IP: 60, FailedAuth: 30, Registrations: 600, Window: time.Minute}
 }
 
-// maxRateLimit bounds a configured limit: each (credential, class) keeps one timestamp
+// maxLimit bounds a configured limit: each (credential, class) keeps one timestamp
 // per admitted request in the window, so an absurd limit would be a memory bill, and a
 // limit this high is "off" in all but name.
-const maxRateLimit = 100_000_000
+const maxLimit = 100_000_000
 
-// ParseRateLimits parses a rate limit setting: "default" (or empty), "off", or a comma
+// Parse parses a rate limit setting: "default" (or empty), "off", or a comma
 // separated list of name=value overrides of the defaults, for example
 // "read=240,org_read=1200". Names are read, write, org_read, org_write, ip,
 // failed_auth (per Window) and registrations (per hour); values are whole numbers from
 // 1 to 100000000. On error it returns the defaults and an error naming
 // the offending item.
-func ParseRateLimits(s string) (RateLimits, error) {
-	l := DefaultRateLimits()
+func Parse(s string) (Limits, error) {
+	l := Defaults()
 	s = strings.TrimSpace(s)
 	switch s {
 	case "", "default":
@@ -67,7 +67,7 @@ func ParseRateLimits(s string) (RateLimits, error) {
 		name, value, ok := strings.Cut(item, "=")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 		if !ok || name == "" {
-			return DefaultRateLimits(), fmt.Errorf("rate limits: item %q is not name=value (or the whole setting \"default\" or \"off\")", item)
+			return Defaults(), fmt.Errorf("rate limits: item %q is not name=value (or the whole setting \"default\" or \"off\")", item)
 		}
 		var field *int
 		switch name {
@@ -86,15 +86,15 @@ func ParseRateLimits(s string) (RateLimits, error) {
 		case "registrations":
 			field = &l.Registrations
 		default:
-			return DefaultRateLimits(), fmt.Errorf("rate limits: unknown limit %q (want read, write, org_read, org_write, ip, failed_auth or registrations)", name)
+			return Defaults(), fmt.Errorf("rate limits: unknown limit %q (want read, write, org_read, org_write, ip, failed_auth or registrations)", name)
 		}
 		if seen[name] {
-			return DefaultRateLimits(), fmt.Errorf("rate limits: %q is given more than once", name)
+			return Defaults(), fmt.Errorf("rate limits: %q is given more than once", name)
 		}
 		seen[name] = true
 		n, err := strconv.Atoi(value)
-		if err != nil || n < 1 || n > maxRateLimit {
-			return DefaultRateLimits(), fmt.Errorf("rate limits: %s=%q is not a whole number from 1 to %d", name, value, maxRateLimit)
+		if err != nil || n < 1 || n > maxLimit {
+			return Defaults(), fmt.Errorf("rate limits: %s=%q is not a whole number from 1 to %d", name, value, maxLimit)
 		}
 		*field = n
 	}
@@ -102,7 +102,7 @@ func ParseRateLimits(s string) (RateLimits, error) {
 }
 
 // rateClass names one counted window kind. The names double as the policy identifiers
-// of the RateLimit headers and as the names ParseRateLimits accepts.
+// of the RateLimit headers and as the names Parse accepts.
 type rateClass uint8
 
 const (
@@ -208,23 +208,23 @@ type rateShard struct {
 	_    [48]byte // keep neighbouring shard locks off one cache line
 }
 
-// rateLimiter admits requests under RateLimits. It is safe for concurrent use; keys are
+// Limiter admits requests under Limits. It is safe for concurrent use; keys are
 // spread over sharded mutexes so credentials of different organisations rarely contend.
-type rateLimiter struct {
+type Limiter struct {
 	off         bool
 	limit       [numRateClasses]int
 	window      int64 // nanoseconds
 	windowSec   int   // for the headers, rounded up
 	seed        maphash.Seed
 	shards      [rateShards]rateShard
-	store       rateStore // set on a shared store: the logs live there (ratelimit_shared.go)
-	storePrefix string    // shareInAs: what this limiter's keys start with in the store
+	store       Store  // set on a shared store: the logs live there (shared.go)
+	storePrefix string // ShareInAs: what this limiter's keys start with in the store
 }
 
-// newRateLimiter returns a limiter for l. A non-positive limit or window takes its
-// default, so a partly filled RateLimits never refuses everything by accident.
-func newRateLimiter(l RateLimits) *rateLimiter {
-	d := DefaultRateLimits()
+// New returns a limiter for l. A non-positive limit or window takes its
+// default, so a partly filled Limits never refuses everything by accident.
+func New(l Limits) *Limiter {
+	d := Defaults()
 	pick := func(v, def int) int {
 		if v <= 0 {
 			return def
@@ -234,7 +234,7 @@ func newRateLimiter(l RateLimits) *rateLimiter {
 	if l.Window <= 0 {
 		l.Window = d.Window
 	}
-	r := &rateLimiter{
+	r := &Limiter{
 		off:       l.Off,
 		window:    int64(l.Window),
 		windowSec: int((l.Window + time.Second - 1) / time.Second),
@@ -251,7 +251,7 @@ func newRateLimiter(l RateLimits) *rateLimiter {
 	return r
 }
 
-func (r *rateLimiter) shardOf(id string) int {
+func (r *Limiter) shardOf(id string) int {
 	return int(maphash.String(r.seed, id) % rateShards)
 }
 
@@ -274,10 +274,10 @@ type ratePolicy struct {
 	reset     int // seconds
 }
 
-// rateDecision is the outcome of one admission. Limit, Remaining and Reset describe the
+// Decision is the outcome of one admission. Limit, Remaining and Reset describe the
 // binding window: the one that refused the request, or, when admitted, the one with the
 // fewest requests left (the credential's on a tie).
-type rateDecision struct {
+type Decision struct {
 	OK         bool
 	RetryAfter int // whole seconds, at least 1, when !OK
 	Limit      int
@@ -288,29 +288,29 @@ type rateDecision struct {
 	npolicies int
 }
 
-// admit decides one request of credential cred in organisation org at now; write is true
+// Admit decides one request of credential cred in organisation org at now; write is true
 // for every method but GET and HEAD. The request is admitted only when both the
 // credential's and the organisation's window for its class have room, and is then
 // recorded in both under their locks together; a refused request records nothing.
-func (r *rateLimiter) admit(now time.Time, cred, org string, write bool) rateDecision {
+func (r *Limiter) Admit(now time.Time, cred, org string, write bool) Decision {
 	return r.decide(context.Background(), now, cred, org, write, true)
 }
 
-// admitIn is admit for a request running under ctx: on a shared store the request's
+// AdmitIn is Admit for a request running under ctx: on a shared store the request's
 // credential check (kv's fence) rides on the decision's statement.
-func (r *rateLimiter) admitIn(ctx context.Context, now time.Time, cred, org string, write bool) rateDecision {
+func (r *Limiter) AdmitIn(ctx context.Context, now time.Time, cred, org string, write bool) Decision {
 	return r.decide(ctx, now, cred, org, write, true)
 }
 
-// peek is admit without recording anything: the state a refused-for-another-reason
+// Peek is Admit without recording anything: the state a refused-for-another-reason
 // response (a 403) reports in its RateLimit headers.
-func (r *rateLimiter) peek(now time.Time, cred, org string, write bool) rateDecision {
+func (r *Limiter) Peek(now time.Time, cred, org string, write bool) Decision {
 	return r.decide(context.Background(), now, cred, org, write, false)
 }
 
-func (r *rateLimiter) decide(ctx context.Context, now time.Time, cred, org string, write, record bool) rateDecision {
+func (r *Limiter) decide(ctx context.Context, now time.Time, cred, org string, write, record bool) Decision {
 	if r.off {
-		return rateDecision{OK: true}
+		return Decision{OK: true}
 	}
 	if r.store != nil {
 		return r.decideShared(ctx, now, cred, org, write, record)
@@ -335,7 +335,7 @@ func (r *rateLimiter) decide(ctx context.Context, now time.Time, cred, org strin
 		cl.record(t, r.limit[cc])
 		ol.record(t, r.limit[oc])
 	}
-	var d rateDecision
+	var d Decision
 	d.policies[0] = r.policy(cc, cl, t)
 	d.policies[1] = r.policy(oc, ol, t)
 	d.npolicies = 2
@@ -355,20 +355,20 @@ func (r *rateLimiter) decide(ctx context.Context, now time.Time, cred, org strin
 	return d
 }
 
-// admitIP decides one request from client address ip to an unauthenticated endpoint at
-// now, against the per-IP limit; like admit, a refused request records nothing.
-func (r *rateLimiter) admitIP(now time.Time, ip string) rateDecision {
+// AdmitIP decides one request from client address ip to an unauthenticated endpoint at
+// now, against the per-IP limit; like Admit, a refused request records nothing.
+func (r *Limiter) AdmitIP(now time.Time, ip string) Decision {
 	return r.decideIP(now, ip, true)
 }
 
-// peekIP is admitIP without recording anything.
-func (r *rateLimiter) peekIP(now time.Time, ip string) rateDecision {
+// PeekIP is AdmitIP without recording anything.
+func (r *Limiter) PeekIP(now time.Time, ip string) Decision {
 	return r.decideIP(now, ip, false)
 }
 
-func (r *rateLimiter) decideIP(now time.Time, ip string, record bool) rateDecision {
+func (r *Limiter) decideIP(now time.Time, ip string, record bool) Decision {
 	if r.off {
-		return rateDecision{OK: true}
+		return Decision{OK: true}
 	}
 	if r.store != nil {
 		return r.decideShared(context.Background(), now, ip, "", false, record)
@@ -382,7 +382,7 @@ func (r *rateLimiter) decideIP(now time.Time, ip string, record bool) rateDecisi
 	if ok && record {
 		l.record(t, r.limit[classIP])
 	}
-	var d rateDecision
+	var d Decision
 	d.policies[0] = r.policy(classIP, l, t)
 	d.npolicies = 1
 	sh.mu.Unlock()
@@ -390,7 +390,7 @@ func (r *rateLimiter) decideIP(now time.Time, ip string, record bool) rateDecisi
 	return d
 }
 
-func (r *rateLimiter) policy(c rateClass, l *slidingLog, t int64) ratePolicy {
+func (r *Limiter) policy(c rateClass, l *slidingLog, t int64) ratePolicy {
 	remaining, reset := l.state(t, r.limit[c], r.window)
 	return ratePolicy{
 		name:      rateClassNames[c],
@@ -401,7 +401,7 @@ func (r *rateLimiter) policy(c rateClass, l *slidingLog, t int64) ratePolicy {
 	}
 }
 
-func (d *rateDecision) settle(ok bool, wait int64, binding int) {
+func (d *Decision) settle(ok bool, wait int64, binding int) {
 	p := d.policies[binding]
 	d.OK = ok
 	d.Limit, d.Remaining, d.Reset = p.quota, p.remaining, p.reset
@@ -419,13 +419,29 @@ func ceilSeconds(ns int64) int {
 	return int((ns + int64(time.Second) - 1) / int64(time.Second))
 }
 
-// sweep drops the logs of keys with no admission inside the window at now, so memory
+// Pair is the decision of two one-window budgets that answer one request together, as
+// its headers show it: first's window, then second's, each under the name given, with
+// first's outcome and numbers. With limits off (either has no window) it is an admission
+// without headers.
+func Pair(first Decision, firstName string, second Decision, secondName string) Decision {
+	if first.npolicies == 0 || second.npolicies == 0 {
+		return Decision{OK: true}
+	}
+	d := first
+	d.policies[0].name = firstName
+	d.policies[1] = second.policies[0]
+	d.policies[1].name = secondName
+	d.npolicies = 2
+	return d
+}
+
+// Sweep drops the logs of keys with no admission inside the window at now, so memory
 // follows the active credentials, organisations and addresses rather than every one
 // ever seen. A dropped key starts afresh, which is exact: nothing of it was live.
-func (r *rateLimiter) sweep(now time.Time) {
+func (r *Limiter) Sweep(now time.Time) {
 	t := now.UnixNano()
 	if r.store != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), rateStoreTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 		defer cancel()
 		// The table is shared by limiters of different windows (requests: a minute;
 		// sign-in: ten): a row is dropped only once untouched for longer than any of
@@ -445,11 +461,11 @@ func (r *rateLimiter) sweep(now time.Time) {
 	}
 }
 
-// appendPolicy appends the RateLimit-Policy field value (IETF httpapi ratelimit-headers
+// AppendPolicy appends the RateLimit-Policy field value (IETF httpapi ratelimit-headers
 // draft, a Structured Fields list): one item per window that applied to the request,
 // credential first, e.g. `"read";q=120;w=60, "org_read";q=600;w=60`. It appends nothing
 // when limits are off; callers then omit the header.
-func (d rateDecision) appendPolicy(dst []byte) []byte {
+func (d Decision) AppendPolicy(dst []byte) []byte {
 	for i := range d.npolicies {
 		p := &d.policies[i]
 		if i > 0 {
@@ -464,10 +480,10 @@ func (d rateDecision) appendPolicy(dst []byte) []byte {
 	return dst
 }
 
-// appendRateLimit appends the RateLimit field value: for each window of appendPolicy, the
+// AppendRateLimit appends the RateLimit field value: for each window of AppendPolicy, the
 // requests left (r) and the seconds until one more slot frees (t), e.g.
 // `"read";r=57;t=12, "org_read";r=512;t=3`. It appends nothing when limits are off.
-func (d rateDecision) appendRateLimit(dst []byte) []byte {
+func (d Decision) AppendRateLimit(dst []byte) []byte {
 	for i := range d.npolicies {
 		p := &d.policies[i]
 		if i > 0 {
@@ -483,7 +499,8 @@ func (d rateDecision) appendRateLimit(dst []byte) []byte {
 }
 
 // appendPolicyName appends a policy identifier as a Structured Fields String. Names come
-// from rateClassNames, which need no escaping.
+// from rateClassNames or are the ones Pair is given (lower-case words), which need no
+// escaping.
 func appendPolicyName(dst []byte, name string) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, name...)

@@ -1,14 +1,11 @@
-package server
+package ratelimit
 
 import (
 	"context"
-	"errors"
 	"hash/maphash"
 	"net/netip"
 	"sync"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
 // Failed authentication is limited per client address: the first FailedAuth failures in
@@ -22,16 +19,16 @@ import (
 // being answered as if it were ordinary traffic, and make a client that loops on a
 // revoked key back off. Requests without any credential are not failures.
 
-// authFailures counts failed credentials per client address.
-type authFailures struct {
+// Failures counts failed credentials per client address.
+type Failures struct {
 	off    bool
 	limit  int
 	window int64
 	seed   maphash.Seed
 	shards [rateShards]authShard
 	// store, on a store shared by several nodes, keeps the failures instead of shards,
-	// so an address's budget is one across the nodes (ratelimit_shared.go).
-	store rateStore
+	// so an address's budget is one across the nodes (shared.go).
+	store Store
 }
 
 type authShard struct {
@@ -39,13 +36,14 @@ type authShard struct {
 	logs map[netip.Addr]*slidingLog
 }
 
-func newAuthFailures(l RateLimits) *authFailures {
-	a := &authFailures{off: l.Off, limit: l.FailedAuth, window: int64(l.Window), seed: maphash.MakeSeed()}
+// NewFailures returns the failed-credential budget of l (FailedAuth per Window).
+func NewFailures(l Limits) *Failures {
+	a := &Failures{off: l.Off, limit: l.FailedAuth, window: int64(l.Window), seed: maphash.MakeSeed()}
 	if a.limit <= 0 {
-		a.limit = DefaultRateLimits().FailedAuth
+		a.limit = Defaults().FailedAuth
 	}
 	if a.window <= 0 {
-		a.window = int64(DefaultRateLimits().Window)
+		a.window = int64(Defaults().Window)
 	}
 	for i := range a.shards {
 		a.shards[i].logs = map[netip.Addr]*slidingLog{}
@@ -53,19 +51,22 @@ func newAuthFailures(l RateLimits) *authFailures {
 	return a
 }
 
-func (a *authFailures) shard(ip netip.Addr) *authShard {
+// ShareIn makes the budget count in st, so an address's failures count on every node.
+func (a *Failures) ShareIn(st Store) { a.store = st }
+
+func (a *Failures) shard(ip netip.Addr) *authShard {
 	b := ip.As16()
 	return &a.shards[maphash.Bytes(a.seed, b[:])%rateShards]
 }
 
-// fail notes a failed credential from ip at now and returns 0 when it is to be answered
+// Fail notes a failed credential from ip at now and returns 0 when it is to be answered
 // 401, or the whole seconds to wait when the address is over its budget (the failure
 // is then refused and not counted).
-func (a *authFailures) fail(now time.Time, ip netip.Addr) int {
+func (a *Failures) Fail(now time.Time, ip netip.Addr) int {
 	if a.off {
 		return 0
 	}
-	ip = addrBudgetKey(ip)
+	ip = AddrKey(ip)
 	t := now.UnixNano()
 	if a.store != nil {
 		return a.failShared(t, ip)
@@ -85,11 +86,11 @@ func (a *authFailures) fail(now time.Time, ip netip.Addr) int {
 	return 0
 }
 
-// failShared is fail against the store's log of the address: one decision and its
+// failShared is Fail against the store's log of the address: one decision and its
 // record in one statement, as the shared request limits are. A store that cannot be
 // reached refuses nothing here: the request already failed, and is answered 401.
-func (a *authFailures) failShared(t int64, ip netip.Addr) int {
-	ctx, cancel := context.WithTimeout(context.Background(), rateStoreTimeout)
+func (a *Failures) failShared(t int64, ip netip.Addr) int {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	logs, admitted, err := a.store.RateDecide(ctx, []string{"failed_auth:" + ip.String()}, []int{a.limit}, a.window, t, true)
 	if err != nil || admitted {
@@ -98,8 +99,8 @@ func (a *authFailures) failShared(t int64, ip netip.Addr) int {
 	return max(ceilSeconds(logFrom(logs[0]).wait(t, a.limit, a.window)), 1)
 }
 
-// sweep forgets addresses with no failure inside the window.
-func (a *authFailures) sweep(now time.Time) {
+// Sweep forgets addresses with no failure inside the window.
+func (a *Failures) Sweep(now time.Time) {
 	t := now.UnixNano()
 	for i := range a.shards {
 		sh := &a.shards[i]
@@ -113,26 +114,14 @@ func (a *authFailures) sweep(now time.Time) {
 	}
 }
 
-// authenticateLimited is authenticate under the failed-credential limit.
-func (s *Server) authenticateLimited(c *fasthttp.RequestCtx, resource string) (*Principal, error) {
-	p, err := s.authenticate(c, resource)
-	if err != nil {
-		return nil, s.limitAuthFailure(c, err)
+// AddrKey is what a per-address limit counts against: an IPv4 address itself, an
+// IPv6 address by its /64. One IPv6 subscriber (a home line, a VPS, a phone) is given a
+// whole /64 and picks any address in it at will, so counting single IPv6 addresses
+// would give them unlimited budgets. IPv4-mapped addresses count as the IPv4 address.
+func AddrKey(a netip.Addr) netip.Addr {
+	a = a.Unmap()
+	if a.Is6() {
+		return netip.PrefixFrom(a, 64).Masked().Addr()
 	}
-	return p, nil
-}
-
-// limitAuthFailure counts a refused credential (a 401 for a credential that was sent)
-// against the client address's budget and returns err, or a 429 once the budget is
-// spent.
-func (s *Server) limitAuthFailure(c *fasthttp.RequestCtx, err error) error {
-	var ae *apiError
-	if !errors.As(err, &ae) || ae.Status != 401 || ae.Code == "missing_token" {
-		return err
-	}
-	if wait := s.authFails.fail(s.now(), s.clientIP(c)); wait > 0 {
-		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: wait,
-			Detail: "Too many failed authentication attempts from your address; wait before trying again."}
-	}
-	return err
+	return a
 }

@@ -1,4 +1,4 @@
-package server
+package ratelimit
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 // then derives the headers from them with the very slidingLog code the in-memory
 // limiter uses, so the decision and the headers are the same as on one node.
 
-// rateStore is the store's side: kv.DB on a shared store.
-type rateStore interface {
+// Store is the store's side: kv.DB on a shared store.
+type Store interface {
 	RateDecide(ctx context.Context, keys []string, limits []int, window, now int64, record bool) ([][]int64, bool, error)
 	SweepRateLogs(ctx context.Context, before int64) error
 }
@@ -23,15 +23,23 @@ type rateStore interface {
 // it: longer than every limiter's window (the longest, sign-in's, is ten minutes).
 const sharedRateRowsKept = time.Hour
 
-// rateStoreTimeout bounds one shared decision.
-const rateStoreTimeout = 10 * time.Second
+// storeTimeout bounds one shared decision.
+const storeTimeout = 10 * time.Second
 
-// shareIn makes the limiter decide against logs kept in st.
-func (r *rateLimiter) shareIn(st rateStore) { r.store = st }
+// ShareIn makes the limiter decide against logs kept in st.
+func (r *Limiter) ShareIn(st Store) { r.store = st }
 
-// shareInAs is shareIn for a limiter of its own kind (the app's sign-in limits): its
+// ShareInAs is ShareIn for a limiter of its own kind (the app's sign-in limits): its
 // logs are kept under prefix, apart from the request limits' logs of the same names.
-func (r *rateLimiter) shareInAs(st rateStore, prefix string) { r.store, r.storePrefix = st, prefix }
+func (r *Limiter) ShareInAs(st Store, prefix string) { r.store, r.storePrefix = st, prefix }
+
+// Store returns the store the limiter decides in, or nil when it decides in memory; a
+// limiter of another budget that is to count across the same nodes shares in it too.
+func (r *Limiter) Store() Store { return r.store }
+
+// Shared reports whether decisions are made in a shared store (and not off): only then
+// does a decision carry the request's credential check along (Store.RateDecide).
+func (r *Limiter) Shared() bool { return !r.off && r.store != nil }
 
 // logFrom makes a slidingLog of stored times (ascending).
 func logFrom(ts []int64) *slidingLog { return &slidingLog{ts: ts, n: len(ts)} }
@@ -39,7 +47,7 @@ func logFrom(ts []int64) *slidingLog { return &slidingLog{ts: ts, n: len(ts)} }
 // decideShared is decide (or decideIP when org is "") over the store's logs. When
 // the store cannot be reached the request is admitted with the limits' headers and no
 // record: it will meet the same store, and its own error, right after.
-func (r *rateLimiter) decideShared(ctx context.Context, now time.Time, cred, org string, write, record bool) rateDecision {
+func (r *Limiter) decideShared(ctx context.Context, now time.Time, cred, org string, write, record bool) Decision {
 	cc, oc := classRead, classOrgRead
 	switch {
 	case org == "":
@@ -54,7 +62,7 @@ func (r *rateLimiter) decideShared(ctx context.Context, now time.Time, cred, org
 		limits = append(limits, r.limit[oc])
 	}
 	t := now.UnixNano()
-	ctx, cancel := context.WithTimeout(ctx, rateStoreTimeout)
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	logs, admitted, err := r.store.RateDecide(ctx, keys, limits, r.window, t, record)
 	if err != nil {
@@ -76,7 +84,7 @@ func (r *rateLimiter) decideShared(ctx context.Context, now time.Time, cred, org
 			ol.record(t, r.limit[oc])
 		}
 	}
-	var d rateDecision
+	var d Decision
 	d.policies[0] = r.policy(cc, cl, t)
 	d.npolicies = 1
 	binding := 0

@@ -199,20 +199,6 @@ func TestClientScheme(t *testing.T) {
 	}
 }
 
-func TestAddrBudgetKey(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"192.0.2.1", "192.0.2.1"},
-		{"::ffff:192.0.2.1", "192.0.2.1"},
-		{"2001:db8:1:2::1", "2001:db8:1:2::"},
-		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::"},
-		{"2001:db8:1:3::1", "2001:db8:1:3::"},
-	} {
-		if got := addrBudgetKey(netip.MustParseAddr(c.in)); got.String() != c.want {
-			t.Errorf("%s: key %s, want %s", c.in, got, c.want)
-		}
-	}
-}
-
 // TestPerAddressLimitsIPv6By64: both per-address limits count an IPv6 client by its
 // /64, which one subscriber holds whole, and an IPv4-mapped address as the IPv4 one.
 func TestPerAddressLimitsIPv6By64(t *testing.T) {
