@@ -112,7 +112,7 @@ func errTagNameTaken() *Error {
 }
 
 // CreateTag adds a tag to the study. EINVALID for a bad or taken name (names are
-// compared ignoring case), ELIMIT (reason tag_limit) past TagMaxPerStudy, ENOTFOUND
+// compared ignoring case), ECONFLICT (reason tag_limit) past TagMaxPerStudy, ENOTFOUND
 // for a study outside the partition.
 func (db *DB) CreateTag(ctx context.Context, p Partition, study ID, name string) (Tag, error) {
 	name, err := ValidateTagName(name)
@@ -134,7 +134,7 @@ func (db *DB) CreateTag(ctx context.Context, p Partition, study ID, name string)
 			}
 		}
 		if len(tags) >= TagMaxPerStudy {
-			return Errorf(ELIMIT, "tag_limit", "A study has at most 200 tags; delete or merge some first.")
+			return Errorf(ECONFLICT, "tag_limit", "A study has at most 200 tags; delete or merge some first.")
 		}
 		now := db.Now()
 		out = Tag{ID: db.NewID(), StudyID: study, Name: name, CreatedAt: now, UpdatedAt: now}
@@ -241,7 +241,7 @@ type AnnotationInput struct {
 
 // CreateAnnotation validates the span against the stored message and saves the
 // annotation. EINVALID with the fields at fault (message_index, start, end, text,
-// tag_ids, note); ELIMIT (reason annotation_limit) past AnnotationMaxPerInterview;
+// tag_ids, note); ECONFLICT (reason annotation_limit) past AnnotationMaxPerInterview;
 // ENOTFOUND for an interview outside the partition.
 func (db *DB) CreateAnnotation(ctx context.Context, in AnnotationInput) (Annotation, error) {
 	note, err := validateNote(in.Note)
@@ -272,7 +272,7 @@ func (db *DB) CreateAnnotation(ctx context.Context, in AnnotationInput) (Annotat
 			count++
 		}
 		if count >= AnnotationMaxPerInterview {
-			return Errorf(ELIMIT, "annotation_limit", "An interview has at most 500 annotations.")
+			return Errorf(ECONFLICT, "annotation_limit", "An interview has at most 500 annotations.")
 		}
 		now := db.Now()
 		out = Annotation{ID: db.NewID(), StudyID: iv.StudyID, InterviewID: iv.ID, MessageIndex: in.MessageIndex, Start: in.Start, End: in.End,
@@ -316,7 +316,8 @@ func spanOf(tx Tx, iv Interview, in AnnotationInput) (string, error) {
 	return text, nil
 }
 
-// RuneSlice returns the characters [start, end) of s; start and end must lie within it.
+// RuneSlice returns the characters [start, end) of s, for 0 ≤ start ≤ end ≤ its length
+// in characters.
 func RuneSlice(s string, start, end int) string {
 	from, to, i := len(s), len(s), 0
 	for b := range s {

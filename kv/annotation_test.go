@@ -73,7 +73,7 @@ func TestTags(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.CreateTag(ctx, p, st.ID, "one too many"); ErrorCode(err) != ELIMIT {
+	if _, err := db.CreateTag(ctx, p, st.ID, "one too many"); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("tag past the limit: %v", err)
 	}
 }

@@ -100,10 +100,11 @@ const securitySchemeName = "ApiKey"
 // Operation tags: a generated client makes one class per tag, so the hosted service's
 // tag on the operations both serve is what makes the two clients the same.
 const (
-	tagPublicAPI = "Public API" // the hosted service's public research API, its tag
-	tagAnalysis  = "Analysis"   // findings: an interviewd addition
-	tagStudies   = "Studies"    // a study's brief written directly: an interviewd addition
-	tagDownloads = "Downloads"  // the signed artifact URL: no bearer
+	tagPublicAPI   = "Public API"  // the hosted service's public research API, its tag
+	tagAnalysis    = "Analysis"    // findings: an interviewd addition
+	tagStudies     = "Studies"     // a study's brief written directly: an interviewd addition
+	tagTranscripts = "Transcripts" // tags, annotations and search of transcripts: an interviewd addition
+	tagDownloads   = "Downloads"   // the signed artifact URL: no bearer
 )
 
 // openAPITags describes each tag, in the order a reader meets them.
@@ -111,6 +112,7 @@ func openAPITags() []any {
 	return []any{
 		schema{"name": tagPublicAPI, "description": "The research API the hosted service publishes, under its operationIds, tag and component names."},
 		schema{"name": tagStudies, "description": "A study's brief edited directly, without an authoring job: added by interviewd, not part of the hosted service's API."},
+		schema{"name": tagTranscripts, "description": "Working with transcripts: a study's tags, annotations of participant messages, and search across a study's transcripts: added by interviewd, not part of the hosted service's API."},
 		schema{"name": tagAnalysis, "description": "Findings from a live study's completed interviews: added by interviewd, not part of the hosted service's API."},
 		schema{"name": tagDownloads, "description": "The export artifact at a signed download_url, fetched without a bearer credential."},
 	}
