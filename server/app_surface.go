@@ -74,6 +74,7 @@ func (s *Server) appRouteSets() [][]appRoute {
 		s.appStudyRoutes(),
 		s.appAnalysisRoutes(),
 		s.appInterviewRoutes(),
+		s.appAnnotationRoutes(),
 		s.appExportRoutes(),
 		s.appRedactionRoutes(),
 		s.appOAuthRoutes(),
@@ -657,6 +658,11 @@ var appFlashes = map[string]string{
 	"email_codes_off":    "Codes by email no longer count as a second step in this organisation.",
 	"workspace":          "Workspace switched.",
 	"reverified":         "Confirmed. For the next 10 minutes you can change your two-step settings.",
+	"highlighted":        "Highlight saved.",
+	"highlight_deleted":  "Highlight deleted.",
+	"tag_added":          "Tag added.",
+	"tag_renamed":        "Tag renamed.",
+	"tag_deleted":        "Tag deleted, and taken off every highlight.",
 	"connection_ended":   "Connection ended. The app stopped working at once.",
 }
 
