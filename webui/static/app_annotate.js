@@ -120,6 +120,8 @@
   }
   quote.addEventListener("input", forget);
   message.addEventListener("change", forget);
+  // In the form, the bar has done its work (and must not cover the form's buttons).
+  form.addEventListener("focusin", clear);
 
   document.addEventListener("selectionchange", function () {
     window.clearTimeout(onSelection.timer);
