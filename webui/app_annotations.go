@@ -1,7 +1,9 @@
 package webui
 
 import (
+	"html/template"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -182,3 +184,23 @@ func writeMarked(b *strings.Builder, text string, marks []Mark) {
 
 // Number is the message's number as a person counts (from 1).
 func (h HighlightRow) Number() int { return h.MessageIndex + 1 }
+
+// OptionsHTML is the highlight form's list of participant messages, written like the
+// transcript's messages (see MessagesHTML) rather than by a template range: for a
+// long interview the range cost more than the rest of the page.
+func (n TranscriptNotes) OptionsHTML() template.HTML {
+	var b strings.Builder
+	b.Grow(len(n.Messages) * 90)
+	for _, o := range n.Messages {
+		b.WriteString(`<option value="`)
+		b.WriteString(strconv.Itoa(o.Index))
+		b.WriteByte('"')
+		if o.Selected {
+			b.WriteString(" selected")
+		}
+		b.WriteByte('>')
+		escape(&b, o.Label)
+		b.WriteString("</option>")
+	}
+	return template.HTML(b.String()) // every value above went through escape
+}
