@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func annotationWorld(t *testing.T) (*DB, Partition, Study, Interview) {
@@ -230,5 +231,41 @@ func TestInterviewNeighbours(t *testing.T) {
 	}
 	if _, next, _, _, _ := db.InterviewNeighbours(ctx, p, third.ID); next != nil {
 		t.Fatalf("the last has a next: %v", next)
+	}
+}
+
+// TestRetentionDeletesAnnotations: a retention sweep deletes the highlights of the
+// interviews it deletes, and counts them; a newer interview keeps its own.
+func TestRetentionDeletesAnnotations(t *testing.T) {
+	c := newClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	db := mustOpenDB(t, c.now)
+	ctx := context.Background()
+	org, _, _ := db.CreateOrg(ctx, OrgInput{Name: "Trims", Email: "t@example.com", Credits: 10})
+	p := Partition{Org: org.ID, Env: EnvLive}
+	st := liveStudy(t, db, p, "T")
+	if _, err := db.SetRetention(ctx, org.ID, 30); err != nil {
+		t.Fatal(err)
+	}
+	tag, _ := db.CreateTag(ctx, p, st.ID, "Old")
+	annotate := func(iv Interview) {
+		t.Helper()
+		if _, err := db.CreateAnnotation(ctx, AnnotationInput{Partition: p, InterviewID: iv.ID, MessageIndex: 1, Start: 0, End: 2, TagIDs: []ID{tag.ID}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := mustInterview(t, db, st, "old", true)
+	annotate(old)
+	annotate(old)
+	c.add(20 * 24 * time.Hour)
+	fresh := mustInterview(t, db, st, "new", true)
+	annotate(fresh)
+	c.add(11 * 24 * time.Hour)
+	sw, err := db.SweepRetention(ctx)
+	if err != nil || sw.Interviews != 1 || sw.Annotations != 2 {
+		t.Fatalf("sweep %+v %v", sw, err)
+	}
+	tags, anns, err := db.FindStudyAnnotations(ctx, p, st.ID)
+	if err != nil || len(tags) != 1 || len(anns) != 1 || anns[0].InterviewID != fresh.ID {
+		t.Fatalf("after the sweep: %+v %+v %v", tags, anns, err)
 	}
 }
