@@ -43,6 +43,7 @@ type Input struct {
 	Objectives []string
 	Questions  []Question
 	Interviews []Interview
+	Codes      []Code // the researchers' tags and annotated spans (researcher_codes.go)
 }
 
 // Question is one scripted question, asked word for word by the interviewer.
@@ -87,4 +88,7 @@ type (
 	QuestionSet = findings.QuestionSet
 	AnswerGroup = findings.AnswerGroup
 	Suggestion  = findings.Suggestion
+
+	ResearcherCode = findings.ResearcherCode
+	CodedQuote     = findings.CodedQuote
 )

@@ -74,6 +74,7 @@ func (r *Runner) runAnalysis(ctx context.Context, j kv.Job) error {
 		return err
 	}
 	analysis.Ground(in, a)
+	a.ResearcherCodes = analysis.ResearcherCodes(in)
 	a.StudyID = in.StudyID
 	a.Engine = r.analyser.Name()
 	a.InterviewsIncluded = len(in.Interviews)
@@ -153,6 +154,9 @@ func (r *Runner) analysisInput(ctx context.Context, j kv.Job) (analysis.Input, [
 		in.Interviews = append(in.Interviews, iv)
 		sources = append(sources, kv.AnalysisSource{InterviewID: row.Interview.ID, Context: iv.Context,
 			Answered: answeredQuestions(design.Questions, iv)})
+	}
+	if err := r.researcherCodes(ctx, p, st.ID, &in); err != nil {
+		return analysis.Input{}, nil, err
 	}
 	return in, sources, nil
 }

@@ -166,6 +166,9 @@ func (e *analysisEraser) erase(doc map[string]any) {
 			return true
 		})
 	}
+	if codes, ok := doc["researcher_codes"].([]any); ok {
+		doc["researcher_codes"] = keepObjects(codes, e.researcherCode)
+	}
 	// Whatever else quotes the interview (a member added after this was written).
 	e.scrub(doc)
 }

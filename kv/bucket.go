@@ -43,6 +43,10 @@ var (
 	// (analysis_wanted.go): kept so that a restart during the delay does not lose it.
 	bucketAnalysisWanted = []byte("analysis_wanted") // partition + study id → AnalysisWanted
 
+	// A study's tags and the annotations of its interviews' transcripts (annotation.go).
+	bucketTags        = []byte("annotation_tags") // partition + study id + tag id → Tag
+	bucketAnnotations = []byte("annotations")     // partition + study id + interview id + annotation id → Annotation
+
 	// How many browsers opened each study's invite pages (link_opens.go).
 	bucketLinkOpens = []byte("link_opens") // partition + study id → linkOpens
 	// Each link's counts, and each study's quota of completed interviews (link_status.go,
@@ -74,6 +78,7 @@ var allBuckets = [][]byte{
 	bucketAppSessions, bucketAppSessionHash, bucketUserSessions, bucketOutbox, bucketAccess,
 	bucketAgentTasks, bucketAnalyses, bucketAnalysisOpen, bucketAnalysisWanted, bucketLinkOpens,
 	bucketLinkStats, bucketStudyQuota,
+	bucketTags, bucketAnnotations,
 	bucketOAuthClients, bucketOAuthConnections, bucketOAuthTokens, bucketOAuthConnTokens,
 	bucketCreditLedger, bucketCreditAlerts, bucketRoleChanges,
 	bucketOrgLogos,

@@ -31,6 +31,8 @@ type EraseReceipt struct {
 	Interview          bool        `json:"interview"`
 	TranscriptMessages int         `json:"transcript_messages"`
 	Sessions           int         `json:"sessions"`
+	// Annotations counts the researchers' highlights of its transcript deleted with it.
+	Annotations int `json:"annotations"`
 	// LinksScrubbed counts person links whose context and note (which may name the
 	// person) were cleared; the link stays used, so it starts no new interview.
 	LinksScrubbed int `json:"links_scrubbed"`
@@ -110,9 +112,14 @@ func (db *DB) eraseInterviews(tx Tx, ivs []Interview, rc *EraseReceipt) ([]Erase
 		if err != nil {
 			return nil, err
 		}
+		a, err := eraseAnnotationsOf(tx, iv)
+		if err != nil {
+			return nil, err
+		}
 		if rc != nil {
 			rc.TranscriptMessages += n
 			rc.Sessions += s
+			rc.Annotations += a
 		}
 	}
 	// A person link's context and note were written about this one participant: clear

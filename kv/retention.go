@@ -33,6 +33,7 @@ type RetentionSweep struct {
 	Interviews         int              `json:"interviews"`
 	TranscriptMessages int              `json:"transcript_messages"`
 	Sessions           int              `json:"sessions"`
+	Annotations        int              `json:"annotations"` // researchers' highlights of the deleted transcripts
 	AgentTasks         int              `json:"agent_tasks"`
 	AnalysisVersions   int              `json:"analysis_versions"` // analysis versions interviews were taken out of
 	ExportArtifacts    []ErasedArtifact `json:"export_artifacts"`
@@ -100,6 +101,7 @@ func (db *DB) SweepRetention(ctx context.Context) (RetentionSweep, error) {
 		out.Interviews += n
 		out.TranscriptMessages += rc.TranscriptMessages
 		out.Sessions += rc.Sessions
+		out.Annotations += rc.Annotations
 		out.AgentTasks += rc.AgentTasks
 		out.AnalysisVersions += len(rc.AnalysisVersions)
 		out.ExportArtifacts = append(out.ExportArtifacts, arts...)

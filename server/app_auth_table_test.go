@@ -191,6 +191,7 @@ func (e *testEnv) appParamFixtures() appFixtures {
 	}
 	e.completeInterview(stB.LinkToken, []string{"Because."})
 	f.own["interview_id"], f.other["interview_id"] = e.interviewsOf(stA)[0].ID.String(), e.interviewsOf(stB)[0].ID.String()
+	e.annotationParamFixtures(&f, e.interviewsOf(stA)[0], e.interviewsOf(stB)[0])
 	return f
 }
 

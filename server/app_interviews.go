@@ -94,7 +94,7 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 	names := make(map[kv.ID]string, len(studies))
 	page := webui.InterviewsPage{Interviews: make([]webui.InterviewRow, len(list.Items)),
 		Studies:  []webui.Option{{Value: "", Label: "All studies", Selected: q.Study == ""}},
-		Filtered: q.Study != "" || q.Status != "" || q.Rehearsal != "" || q.Link != "" || q.Modality != "" || q.Context != ""}
+		Filtered: q.Study != "" || q.Status != "" || q.Rehearsal != "" || q.Link != "" || q.Modality != "" || q.Context != "", SearchStudy: q.Study}
 	for _, st := range studies {
 		names[st.ID] = st.Name
 		page.Studies = append(page.Studies, webui.Option{Value: st.ID.String(), Label: st.Name, Selected: st.ID.String() == q.Study})
@@ -182,10 +182,18 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 	}
 	// Everything the content shows but the messages is above; the messages are named
 	// by the transcript's length. A kept render of the same is the page's content.
+	notes, marks, marksKey, err := s.transcriptNotes(ctx, p, rec)
+	if err != nil {
+		return page, err
+	}
+	notes.ReadOnly = !p.mayChangeResearch()
+	page.Notes = notes
 	key := strings.Join([]string{strconv.Itoa(rec.TranscriptLen), page.Status, page.Duration, page.StudyName, page.Audience,
-		strconv.Itoa(page.DesignVersion), strconv.FormatBool(page.Rehearsal), stampText(page.Completed)}, "\x00")
-	if body, ok := s.transcripts.get(rec.ID, key); ok {
+		strconv.Itoa(page.DesignVersion), strconv.FormatBool(page.Rehearsal), stampText(page.Completed), marksKey,
+		strconv.FormatBool(notes.ReadOnly)}, "\x00")
+	if body, options, ok := s.transcripts.get(rec.ID, key); ok {
 		page.Body = body
+		notes.Messages = options
 		return page, nil
 	}
 	msgs, err := s.findTranscript(ctx, p, rec.ID)
@@ -194,8 +202,9 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 	}
 	page.Messages = make([]webui.Message, len(msgs))
 	for i, m := range msgs {
-		page.Messages[i] = webui.Message{Speaker: m.Speaker, Text: m.Text, At: stampOf(m.At), Offset: clock(m.At.Sub(rec.StartedAt))}
+		page.Messages[i] = webui.Message{Speaker: m.Speaker, Text: m.Text, At: stampOf(m.At), Offset: clock(m.At.Sub(rec.StartedAt)), Marks: marks[i]}
 	}
+	notes.Messages = messageOptions(msgs)
 	page.Transcript, page.Count = page.MessagesHTML(), len(msgs)
 	var body strings.Builder
 	if err := s.part.ui.RenderAppPart(&body, webui.PageTranscript, "interview_body", page); err != nil {
@@ -203,7 +212,7 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 	}
 	page.Body = template.HTML(body.String()) // rendered by html/template just now
 	if len(msgs) == rec.TranscriptLen {      // else the transcript grew meanwhile: keep nothing
-		s.transcripts.put(rec.ID, key, page.Body)
+		s.transcripts.put(rec.ID, key, page.Body, notes.Messages)
 	}
 	return page, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"interviewd/kv"
+	"interviewd/webui"
 )
 
 // transcriptRenders keeps the rendered content of recently read transcript pages. A
@@ -21,6 +22,9 @@ type transcriptRenders struct {
 type transcriptRender struct {
 	key  string // the facts the render was made from (see transcriptKey)
 	html template.HTML
+	// options are the participant messages the page's highlight form offers, made
+	// from the same messages, so a kept render needs no message read for them.
+	options []webui.MessageOption
 }
 
 // transcriptRendersMax bounds the renders kept (about 25 KB each for 60 messages);
@@ -32,21 +36,21 @@ func newTranscriptRenders() *transcriptRenders {
 }
 
 // get returns the render of interview id made from key, if kept.
-func (r *transcriptRenders) get(id kv.ID, key string) (template.HTML, bool) {
+func (r *transcriptRenders) get(id kv.ID, key string) (template.HTML, []webui.MessageOption, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tr, ok := r.m[id]
 	if !ok || tr.key != key {
-		return "", false
+		return "", nil, false
 	}
-	return tr.html, true
+	return tr.html, tr.options, true
 }
 
-func (r *transcriptRenders) put(id kv.ID, key string, html template.HTML) {
+func (r *transcriptRenders) put(id kv.ID, key string, html template.HTML, options []webui.MessageOption) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.m) >= transcriptRendersMax {
 		clear(r.m)
 	}
-	r.m[id] = transcriptRender{key: key, html: html}
+	r.m[id] = transcriptRender{key: key, html: html, options: options}
 }

@@ -100,11 +100,12 @@ const securitySchemeName = "ApiKey"
 // Operation tags: a generated client makes one class per tag, so the hosted service's
 // tag on the operations both serve is what makes the two clients the same.
 const (
-	tagPublicAPI = "Public API"  // the hosted service's public research API, its tag
-	tagAnalysis  = "Analysis"    // findings: an interviewd addition
-	tagStudies   = "Studies"     // a study's brief and participant settings written directly: an interviewd addition
-	tagRecruit   = "Recruitment" // link labels, counts, disabling, batches and quotas: an interviewd addition
-	tagDownloads = "Downloads"   // the signed artifact URL: no bearer
+	tagPublicAPI   = "Public API"  // the hosted service's public research API, its tag
+	tagAnalysis    = "Analysis"    // findings: an interviewd addition
+	tagStudies     = "Studies"     // a study's brief and participant settings written directly: an interviewd addition
+	tagRecruit     = "Recruitment" // link labels, counts, disabling, batches and quotas: an interviewd addition
+	tagTranscripts = "Transcripts" // tags, annotations and search of transcripts: an interviewd addition
+	tagDownloads   = "Downloads"   // the signed artifact URL: no bearer
 )
 
 // openAPITags describes each tag, in the order a reader meets them.
@@ -113,6 +114,7 @@ func openAPITags() []any {
 		schema{"name": tagPublicAPI, "description": "The research API the hosted service publishes, under its operationIds, tag and component names."},
 		schema{"name": tagStudies, "description": "A study's brief edited directly, without an authoring job, and what its participants see around the interview: added by interviewd, not part of the hosted service's API."},
 		schema{"name": tagRecruit, "description": "Participant links with labels and counts, disabled and enabled, created in batches from a CSV, and a study's quota of completed interviews: added by interviewd, not part of the hosted service's API."},
+		schema{"name": tagTranscripts, "description": "Working with transcripts: a study's tags, annotations of participant messages, and search across a study's transcripts: added by interviewd, not part of the hosted service's API."},
 		schema{"name": tagAnalysis, "description": "Findings from a live study's completed interviews: added by interviewd, not part of the hosted service's API."},
 		schema{"name": tagDownloads, "description": "The export artifact at a signed download_url, fetched without a bearer credential."},
 	}

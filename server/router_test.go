@@ -86,7 +86,7 @@ func TestRouterEdges(t *testing.T) {
 		// somewhere; any other method is refused, as only OPTIONS applies there.
 		{"ErrMethod_ServerWide", "GET /*", "", 405, "OPTIONS", "application/json", `"code":"method_not_allowed"`, "unmatched"},
 		{"ErrMethod_ServerWideAsterisk", "POST *", "", 405, "OPTIONS", "application/json", `"code":"method_not_allowed"`, "unmatched"},
-		{"OK_OptionsServerWide", "OPTIONS *", "", 204, "GET, HEAD, OPTIONS, PATCH, POST, PUT", "", "", "unmatched"},
+		{"OK_OptionsServerWide", "OPTIONS *", "", 204, "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT", "", "", "unmatched"},
 		// The MCP endpoint answers every method itself, on both of its paths; without a
 		// credential, first with the 401 that starts discovery.
 		{"ErrMethod_MCP", "OPTIONS /v1/mcp", "a_live", 405, "POST", "application/json", `"code":"method_not_allowed"`, "/v1/mcp"},

@@ -46,6 +46,9 @@ import (
 type tenancyFixture struct {
 	args     map[string]any
 	restBody func(args map[string]any) (contentType string, body []byte)
+	// fresh, for an operation that works once on an object (a delete), gives the own
+	// partition's call on each surface arguments naming a new one.
+	fresh func(t *testing.T) map[string]any
 }
 
 // tenancyWorld is the server, its objects, and a key for every credential state.
@@ -133,10 +136,12 @@ func (w *tenancyWorld) build(t *testing.T) {
 
 	p := e.participant(e.linkFor(study, "group", map[string]string{"segment": "a"}, "note"))
 	p.open()
+	p.mustSay("We plan on Sundays, together.")
 	ivs := e.interviewsOf(study)
 	if len(ivs) != 1 {
 		t.Fatalf("%d interviews, want the participant's one", len(ivs))
 	}
+	notes := w.annotationFixtures(t, study, ivs[0])
 
 	fileContent := []byte("Notes: people plan on Sundays.")
 	up := w.rest(t, "POST", "/v1/api/files", "Bearer "+e.keys["a_live"], "", func() (string, []byte) {
@@ -188,6 +193,9 @@ func (w *tenancyWorld) build(t *testing.T) {
 		"start_analysis":           {args: map[string]any{"study_id": exported.ID.String()}},
 		"get_analysis_status":      {args: map[string]any{"job_id": analysed}},
 		"get_analysis":             {args: map[string]any{"study_id": exported.ID.String()}},
+	}
+	for name, f := range notes {
+		w.fixtures[name] = f
 	}
 
 	ctx := context.Background()
@@ -472,7 +480,11 @@ func mcpAnswer(t *testing.T, status int, h http.Header, raw []byte) tenancyAnswe
 // the other tenants then reuse: their requests must not replay A's answer.
 func (w *tenancyWorld) own(t *testing.T, o *Operation, f tenancyFixture) int {
 	for _, s := range tenancySurfaces {
-		a := s.send(w, t, o, f, "Bearer "+w.e.keys["a_live"], f.args, tenancyIdemKey(o))
+		args := f.args
+		if f.fresh != nil {
+			args = f.fresh(t)
+		}
+		a := s.send(w, t, o, f, "Bearer "+w.e.keys["a_live"], args, tenancyIdemKey(o))
 		// The organisation's simultaneous-simulation limit is a wait, not a refusal:
 		// each surface starts one, and earlier ones finish (slowly on a loaded machine:
 		// six surfaces start six).

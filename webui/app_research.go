@@ -313,6 +313,9 @@ type InterviewsPage struct {
 	NextURL    string
 	FirstURL   string
 	Filtered   bool
+	// SearchStudy, when the list is narrowed to one study, is its id: the page offers
+	// a search of its transcripts.
+	SearchStudy string
 }
 
 // Message is one line of a transcript.
@@ -321,6 +324,7 @@ type Message struct {
 	Text    string
 	At      Stamp
 	Offset  string // time since the interview started, "3:05"
+	Marks   []Mark // highlights of a participant message (app_annotations.go)
 }
 
 // TranscriptPage is an interview's transcript: the permalink every interview carries.
@@ -350,6 +354,8 @@ type TranscriptPage struct {
 	// Body, when set, is the whole content already rendered (RenderAppPart with
 	// "interview_body"); the page then only wraps it in the layout.
 	Body template.HTML
+	// Notes are the tags, highlights and neighbours shown beside the transcript.
+	Notes *TranscriptNotes
 }
 
 // ExportsPage starts an export.

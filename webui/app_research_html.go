@@ -84,7 +84,7 @@ func (p TranscriptPage) MessagesHTML() template.HTML {
 		b.WriteString(`">`)
 		escape(&b, m.Offset)
 		b.WriteString(`</time><p>`)
-		escape(&b, m.Text)
+		writeMarked(&b, m.Text, m.Marks)
 		b.WriteString("</p></li>\n")
 	}
 	return template.HTML(b.String()) // every value above went through escape

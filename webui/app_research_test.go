@@ -51,7 +51,7 @@ func TestRenderResearchPages(t *testing.T) {
 	closedStudy := study
 	closedStudy.Mode = "closed"
 	transcript := TranscriptPage{ID: "i1", StudyID: "s1", StudyName: "Rotas", Status: "completed", Started: at, Duration: "4 min",
-		Context: []KeyValue{{"segment", "smb"}}, Messages: []Message{{"interviewer", "Hi <b>", at, "0:00"}, {"participant", "Hello", at, "0:12"}}}
+		Context: []KeyValue{{"segment", "smb"}}, Messages: []Message{{"interviewer", "Hi <b>", at, "0:00", nil}, {"participant", "Hello", at, "0:12", nil}}}
 	transcript.Transcript, transcript.Count = transcript.MessagesHTML(), 2
 	cases := []struct {
 		name        string

@@ -19,6 +19,9 @@ type Analysis struct {
 	Themes             []Theme       `json:"themes"`
 	Questions          []QuestionSet `json:"questions"`
 	Suggestions        []Suggestion  `json:"suggestions"`
+	// ResearcherCodes are the study's tags with the spans researchers annotated;
+	// absent when the study has none (see researcher_codes.go).
+	ResearcherCodes []ResearcherCode `json:"researcher_codes,omitempty"`
 }
 
 // Quote is an exact span of one participant message.

@@ -37,11 +37,12 @@ type Code struct {
 
 // Selection is one PlainTextSelection with the text it selects.
 type Selection struct {
-	Source     string // the TextSource's name
-	SourceGUID string
-	Start, End int
-	Text       string   // the source text's characters Start to End
-	Codes      []string // the GUIDs its codings refer to
+	Source      string // the TextSource's name
+	SourceGUID  string
+	Start, End  int
+	Text        string   // the source text's characters Start to End
+	Codes       []string // the GUIDs its codings refer to
+	Description string
 }
 
 // Source is one TextSource.
@@ -410,6 +411,9 @@ func (c *checker) source(n *node, p *Project, files map[string][]byte) {
 			}
 			sel := Selection{Source: s.Name, SourceGUID: s.GUID, Start: start, End: end, Text: string(runes[start:end])}
 			for _, cd := range ch.children {
+				if cd.name.Local == "Description" {
+					sel.Description = cd.text.String()
+				}
 				if cd.name.Local != "Coding" {
 					continue
 				}

@@ -62,6 +62,7 @@ func write(w *bufio.Writer, h analysisdoc.Head) {
 	writeThemes(r, a)
 	writeQuestions(r, a)
 	writeSuggestions(r, a)
+	writeResearcherCodes(r, a)
 	r.line("---")
 	r.blank()
 	r.line("Version ", strconv.Itoa(a.Version), " · engine ", oneLine(a.Engine), " · generated ", analysisdoc.GeneratedAtText(a),

@@ -90,3 +90,28 @@ func isPrintable(s string) bool {
 	}
 	return true
 }
+
+// TestResearcherCodes: the codes' section names each code, its share, its passages
+// and notes, escaped; a report without codes has no such section.
+func TestResearcherCodes(t *testing.T) {
+	in := `{"config":{}}
+{"study":{"id":"s1","title":"Rota"},"analysis":{"version":1,"engine":"builtin","interviews_included":2,` +
+		`"researcher_codes":[{"id":"t1","name":"Price *talk*","interview_count":1,"share":0.5,"segments":{},"quotes":[{"interview_id":"i1","message_index":1,"text":"too dear","note":"said [twice]"}]}]}}
+`
+	var out bytes.Buffer
+	if err := Run(strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"## Researcher codes", `| Price \*talk\* | 1 | 50%`, "> too dear", `*Note:* said \[twice\]`} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, out.String())
+		}
+	}
+	out.Reset()
+	if err := Run(strings.NewReader(strings.Replace(in, `"researcher_codes"`, `"no_codes"`, 1)), &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "Researcher codes") {
+		t.Fatal("a report without codes has their section")
+	}
+}

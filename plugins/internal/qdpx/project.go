@@ -48,6 +48,7 @@ type textSource struct {
 
 type selection struct {
 	GUID, Name            string
+	Description           string // researchers' notes on the span
 	Start, End            int
 	CreatingUser, Created string
 	Codings               []coding
@@ -181,6 +182,7 @@ func (s *textSource) write(x *xmlWriter) {
 	for _, sel := range s.Selections {
 		x.open("PlainTextSelection", "guid", sel.GUID, "name", sel.Name, "startPosition", strconv.Itoa(sel.Start), "endPosition", strconv.Itoa(sel.End),
 			"creatingUser", sel.CreatingUser, "creationDateTime", sel.Created)
+		x.text("Description", sel.Description, true)
 		for _, c := range sel.Codings {
 			x.open("Coding", "guid", c.GUID, "creatingUser", c.CreatingUser, "creationDateTime", c.Created)
 			x.empty("CodeRef", "targetGUID", c.CodeRef)

@@ -59,6 +59,7 @@ type quoteRef struct {
 	message int
 	text    string
 	codes   []string
+	notes   []string // researchers' notes on the span (researcher_codes.go)
 }
 
 // writer builds the project while the interviews stream past.
@@ -193,23 +194,32 @@ func (w *writer) codeBook(a *analysisdoc.Analysis) []*code {
 		}
 		top = append(top, parent)
 	}
+	if rc := w.researcherCodes(a); rc != nil {
+		top = append(top, rc)
+	}
 	return top // none leaves the code book out: the schema wants at least one code in it
 }
 
 // code records that each quote is evidence for the code codeGUID.
 func (w *writer) code(codeGUID string, quotes []analysisdoc.Quote) {
 	for _, q := range quotes {
-		key := q.InterviewID + "\x00" + strconv.Itoa(q.MessageIndex) + "\x00" + q.Text
-		qr := w.seen[key]
-		if qr == nil {
-			qr = &quoteRef{message: q.MessageIndex, text: q.Text}
-			w.seen[key] = qr
-			w.quotes[q.InterviewID] = append(w.quotes[q.InterviewID], qr)
-		}
-		if !contains(qr.codes, codeGUID) {
-			qr.codes = append(qr.codes, codeGUID)
-		}
+		w.code1(codeGUID, q)
 	}
+}
+
+// code1 records that the quote is evidence for the code and returns its span's record.
+func (w *writer) code1(codeGUID string, q analysisdoc.Quote) *quoteRef {
+	key := q.InterviewID + "\x00" + strconv.Itoa(q.MessageIndex) + "\x00" + q.Text
+	qr := w.seen[key]
+	if qr == nil {
+		qr = &quoteRef{message: q.MessageIndex, text: q.Text}
+		w.seen[key] = qr
+		w.quotes[q.InterviewID] = append(w.quotes[q.InterviewID], qr)
+	}
+	if !contains(qr.codes, codeGUID) {
+		qr.codes = append(qr.codes, codeGUID)
+	}
+	return qr
 }
 
 // addSource writes one interview's transcript to the archive and places its quotes.
@@ -256,7 +266,7 @@ func (w *writer) addSource(iv analysisdoc.Interview) error {
 		start := starts[q.message] + utf8.RuneCountInString(msg[:at])
 		end := start + utf8.RuneCountInString(q.text)
 		sel := selection{GUID: guid(w.study, "selection", iv.ID, strconv.Itoa(start), strconv.Itoa(end)), Name: name(q.text),
-			Start: start, End: end, CreatingUser: w.user, Created: w.created}
+			Start: start, End: end, CreatingUser: w.user, Created: w.created, Description: strings.Join(q.notes, "\n\n")}
 		for _, c := range q.codes {
 			sel.Codings = append(sel.Codings, coding{GUID: guid(w.study, "coding", sel.GUID, c), CreatingUser: w.user, Created: w.created, CodeRef: c})
 		}
@@ -298,6 +308,9 @@ func mergeSame(sels []selection) []selection {
 	out := sels[:0]
 	for _, s := range sels {
 		if n := len(out); n > 0 && out[n-1].GUID == s.GUID {
+			if out[n-1].Description == "" {
+				out[n-1].Description = s.Description
+			}
 			for _, c := range s.Codings {
 				if !hasCoding(out[n-1].Codings, c.GUID) {
 					out[n-1].Codings = append(out[n-1].Codings, c)

@@ -2,6 +2,7 @@ package qdpx
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -49,4 +50,53 @@ func FuzzRun(f *testing.F) {
 			t.Fatalf("input %q gave a project that does not check: %v", in, err)
 		}
 	})
+}
+
+// TestRunResearcherCodes: each tag is a code under "Researcher codes", each annotated
+// span a selection coded with it (and with a theme quoting the same span), the note
+// its description.
+func TestRunResearcherCodes(t *testing.T) {
+	in := strings.Replace(seed, `"objectives":`, `"researcher_codes":[{"id":"tag1","name":"Price talk","interview_count":1,"share":1,"segments":{},`+
+		`"quotes":[{"interview_id":"i1","message_index":1,"text":"too dear","note":"said twice"},{"interview_id":"i1","message_index":1,"text":"said"}]}],"objectives":`, 1)
+	var out bytes.Buffer
+	if err := Run(strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	p, err := qdpxcheck.Check(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codeGUID string
+	for g, c := range p.Codes {
+		if strings.Join(c.Path, "/") == "Researcher codes/Price talk" {
+			codeGUID = g
+		}
+	}
+	if codeGUID == "" {
+		t.Fatalf("no researcher code in %+v", p.Codes)
+	}
+	var got []string
+	for _, s := range p.Selections {
+		coded := false
+		for _, c := range s.Codes {
+			coded = coded || c == codeGUID
+		}
+		got = append(got, fmt.Sprintf("%s coded=%v codes=%d note=%q", s.Text, coded, len(s.Codes), s.Description))
+	}
+	want := []string{`Zoë coded=false codes=1 note=""`, `said coded=true codes=1 note=""`, `too dear coded=true codes=2 note="said twice"`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("selections\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Without researcher codes the project is byte for byte what it was.
+	var plain, again bytes.Buffer
+	if err := Run(strings.NewReader(seed), &plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(strings.NewReader(strings.Replace(seed, `"objectives":`, `"researcher_codes":[],"objectives":`, 1)), &again); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(plain.Bytes(), again.Bytes()) || bytes.Contains(plain.Bytes(), []byte("Researcher codes")) {
+		t.Fatal("an empty list of researcher codes changed the project")
+	}
 }

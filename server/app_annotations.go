@@ -1,0 +1,421 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"interviewd/kv"
+	"interviewd/webui"
+)
+
+// Working with transcripts in the app: highlights of participant messages with the
+// study's tags and a note, the tag list beside the transcript, the way to the study's
+// previous and next interviews, and the search of a study's transcripts. The pages
+// read as the transcript does (every role); changes need a role that changes research
+// (accessResearch: not a viewer); every
+// change goes through the research operations, so their rules hold here too. The app
+// is the researcher's own view: it shows spans and notes as stored, unredacted.
+
+func (s *Server) appAnnotationRoutes() []appRoute {
+	return []appRoute{
+		{"POST", "/interviews/{interview_id}/annotations", accessResearch, s.handleAppAnnotate},
+		{"POST", "/interviews/{interview_id}/annotations/{annotation_id}/delete", accessResearch, s.handleAppAnnotationDelete},
+		{"POST", "/interviews/{interview_id}/tags", accessResearch, s.handleAppTagCreate},
+		{"POST", "/interviews/{interview_id}/tags/{tag_id}", accessResearch, s.handleAppTagRename},
+		{"POST", "/interviews/{interview_id}/tags/{tag_id}/delete", accessResearch, s.handleAppTagDelete},
+		{"GET", "/studies/{study_id}/search", accessMember, s.handleAppStudySearch},
+	}
+}
+
+// messageLabelRunes is how much of a message the highlight form's list shows.
+const messageLabelRunes = 60
+
+// messageOptions lists the participant messages, each labelled with its first words.
+func messageOptions(msgs []kv.Message) []webui.MessageOption {
+	var out []webui.MessageOption
+	for i, m := range msgs {
+		if m.Speaker != kv.SpeakerParticipant {
+			continue
+		}
+		label := strings.Join(strings.Fields(m.Text), " ")
+		if utf8.RuneCountInString(label) > messageLabelRunes {
+			label = kv.RuneSlice(label, 0, messageLabelRunes-1) + "…"
+		}
+		out = append(out, webui.MessageOption{Index: i, Label: "Message " + strconv.Itoa(i+1) + ": " + label})
+	}
+	return out
+}
+
+// transcriptNotes reads what the transcript page shows beside the messages: the
+// study's tags, the interview's highlights (and the marks they put on each message),
+// and its neighbours. marksKey names the marks, for the render cache: a render with
+// other highlights is another render.
+func (s *Server) transcriptNotes(ctx context.Context, p *Principal, rec kv.Interview) (*webui.TranscriptNotes, map[int][]webui.Mark, string, error) {
+	if err := p.require(kv.ScopeExportRead); err != nil {
+		return nil, nil, "", err
+	}
+	tags, err := s.db.FindTags(ctx, p.Partition, rec.StudyID)
+	if kv.ErrorCode(err) == kv.ENOTFOUND {
+		tags, err = nil, nil // a removed study: no tags to show
+	}
+	if err != nil {
+		return nil, nil, "", err
+	}
+	anns, err := s.db.FindAnnotations(ctx, p.Partition, rec.ID)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	prev, next, at, of, err := s.db.InterviewNeighbours(ctx, p.Partition, rec.ID)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	n := &webui.TranscriptNotes{StudyID: rec.StudyID.String(), Position: at, Of: of}
+	if prev != nil {
+		n.Prev = prev.String()
+	}
+	if next != nil {
+		n.Next = next.String()
+	}
+	names := map[kv.ID]string{}
+	here := map[kv.ID]int{}
+	for _, a := range anns {
+		for _, t := range a.TagIDs {
+			here[t]++
+		}
+	}
+	for _, t := range tags {
+		names[t.ID] = t.Name
+		n.Tags = append(n.Tags, webui.TagRow{ID: t.ID.String(), Name: t.Name, Here: here[t.ID]})
+	}
+	marks := map[int][]webui.Mark{}
+	h := sha256.New()
+	for _, a := range anns {
+		row := webui.HighlightRow{ID: a.ID.String(), MessageIndex: a.MessageIndex, Text: a.Text, Note: a.Note}
+		for _, t := range a.TagIDs {
+			row.Tags = append(row.Tags, names[t])
+		}
+		n.Highlights = append(n.Highlights, row)
+		label := "highlighted"
+		if len(row.Tags) > 0 {
+			label += ": " + strings.Join(row.Tags, ", ")
+		}
+		if a.Note != "" {
+			label += "; note: " + a.Note
+		}
+		marks[a.MessageIndex] = append(marks[a.MessageIndex], webui.Mark{Start: a.Start, End: a.End, Label: label})
+		h.Write([]byte(strconv.Itoa(a.MessageIndex) + ":" + strconv.Itoa(a.Start) + ":" + strconv.Itoa(a.End) + ":" + label + "\x00"))
+	}
+	key := ""
+	if len(anns) > 0 {
+		key = hex.EncodeToString(h.Sum(nil))
+	}
+	return n, marks, key, nil
+}
+
+// interviewInPath returns the interview the path names, in the caller's partition.
+func (s *Server) interviewInPath(r *request) (kv.Interview, error) {
+	id, err := pathID(r, "interview_id")
+	if err != nil {
+		return kv.Interview{}, err
+	}
+	if _, err := appCall[Interview](r.ctx, s, r.p, "get_interview", &InterviewIDInput{InterviewID: id}); err != nil {
+		return kv.Interview{}, err
+	}
+	return s.db.FindInterviewByID(r.ctx, r.p.Partition, id)
+}
+
+func transcriptURL(id kv.ID, done, anchor string) string {
+	u := "/app/interviews/" + id.String()
+	if done != "" {
+		u += "?done=" + done
+	}
+	if anchor != "" {
+		u += "#" + anchor
+	}
+	return u
+}
+
+// handleAppAnnotate saves a highlight. The span comes from a selection (start and end,
+// in characters, with the selected words to check them against) or, without a
+// script, from the words typed: their first place in the message.
+func (s *Server) handleAppAnnotate(r *request) error {
+	iv, err := s.interviewInPath(r)
+	if err != nil {
+		return err
+	}
+	f := webui.AnnotateForm{Quote: r.formValue("quote"), Start: r.formValue("start"), End: r.formValue("end"),
+		Tags: r.formValues("tags"), NewTag: strings.TrimSpace(r.formValue("new_tag")), Note: r.formValue("note")}
+	fe := webui.FieldErrors{}
+	f.Message, err = strconv.Atoi(r.formValue("message"))
+	if err != nil {
+		fe["message"] = "Choose a message."
+		return s.annotateFormError(r, iv, f, fe)
+	}
+	in := &AnnotationInput{InterviewID: iv.ID, MessageIndex: f.Message, Note: f.Note}
+	if start, end, ok := formSpan(f.Start, f.End); ok {
+		in.Start, in.End, in.text = start, end, &f.Quote
+	} else {
+		msgs, err := s.findTranscript(r.ctx, r.p, iv.ID)
+		if err != nil {
+			return err
+		}
+		if f.Message < 0 || f.Message >= len(msgs) {
+			fe["message"] = "Choose a message."
+			return s.annotateFormError(r, iv, f, fe)
+		}
+		if in.Start, in.End, ok = findQuote(msgs[f.Message].Text, f.Quote); !ok {
+			fe["quote"] = "These words are not in the message: copy them exactly, or select them in the transcript."
+			return s.annotateFormError(r, iv, f, fe)
+		}
+	}
+	for _, t := range f.Tags {
+		id, ok := kv.ParseID(t)
+		if !ok {
+			fe["tags"] = "Choose tags from the list."
+			return s.annotateFormError(r, iv, f, fe)
+		}
+		in.TagIDs = append(in.TagIDs, id)
+	}
+	if f.NewTag != "" {
+		tag, err := s.tagNamed(r.ctx, r.p, iv.StudyID, f.NewTag)
+		if fe := formErrors(err); fe != nil {
+			return s.annotateFormError(r, iv, f, webui.FieldErrors{"new_tag": fe["name"] + fe[""]})
+		}
+		if err != nil {
+			return err
+		}
+		in.TagIDs = append(in.TagIDs, tag)
+	}
+	_, err = appCall[AnnotationOut](r.ctx, s, r.p, "create_annotation", in)
+	if fe := formErrors(err); fe != nil {
+		return s.annotateFormError(r, iv, f, annotateErrors(fe))
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: transcriptURL(iv.ID, "highlighted", "m"+strconv.Itoa(f.Message))}
+	return nil
+}
+
+// annotateErrors moves the operation's refusals onto the form's fields.
+func annotateErrors(fe webui.FieldErrors) webui.FieldErrors {
+	out := webui.FieldErrors{}
+	for k, v := range fe {
+		switch k {
+		case "message_index":
+			out["message"] = v
+		case "start", "end", "text":
+			out["quote"] = v
+		case "tag_ids":
+			out["tags"] = v
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// formSpan reads a selection's characters; ok is false when there is none.
+func formSpan(start, end string) (int, int, bool) {
+	s, err1 := strconv.Atoi(start)
+	e, err2 := strconv.Atoi(end)
+	return s, e, err1 == nil && err2 == nil
+}
+
+// findQuote returns where quote first stands in text, in characters: as typed, else
+// ignoring case.
+func findQuote(text, quote string) (int, int, bool) {
+	quote = strings.TrimSpace(quote)
+	if quote == "" {
+		return 0, 0, false
+	}
+	if i := strings.Index(text, quote); i >= 0 {
+		start := utf8.RuneCountInString(text[:i])
+		return start, start + utf8.RuneCountInString(quote), true
+	}
+	q := fold(quote)
+	if i := indexRunes(fold(text), q, 0); i >= 0 {
+		return i, i + len(q), true
+	}
+	return 0, 0, false
+}
+
+// tagNamed returns the study's tag of that name (ignoring case), made if there is none.
+func (s *Server) tagNamed(ctx context.Context, p *Principal, study kv.ID, name string) (kv.ID, error) {
+	list, err := appCall[List[TagOut]](ctx, s, p, "list_tags", &StudyIDInput{StudyID: study})
+	if err != nil {
+		return kv.ID{}, err
+	}
+	for _, t := range list.Items {
+		if strings.EqualFold(t.Name, strings.TrimSpace(name)) {
+			return t.ID, nil
+		}
+	}
+	t, err := appCall[TagOut](ctx, s, p, "create_tag", &TagInput{StudyID: study, Name: name})
+	return t.ID, err
+}
+
+// annotateFormError shows the transcript again with the form as it was sent.
+func (s *Server) annotateFormError(r *request, iv kv.Interview, f webui.AnnotateForm, fe webui.FieldErrors) error {
+	page, err := s.buildTranscriptPage(r.ctx, r.p, iv.ID)
+	if err != nil {
+		return err
+	}
+	page.Notes.Form, page.Notes.Errors = f, fe
+	page.Notes.Messages = selectMessage(page.Notes.Messages, f.Message)
+	r.out = &appPage{name: webui.PageTranscript, status: 422, title: "Interview · " + page.StudyName, nav: webui.NavInterviews, data: page}
+	return nil
+}
+
+// selectMessage returns a copy of the options with message index selected (the
+// options may be a kept render's, shared).
+func selectMessage(opts []webui.MessageOption, index int) []webui.MessageOption {
+	out := make([]webui.MessageOption, len(opts))
+	for i, o := range opts {
+		o.Selected = o.Index == index
+		out[i] = o
+	}
+	return out
+}
+
+func (s *Server) handleAppAnnotationDelete(r *request) error {
+	iv, err := s.interviewInPath(r)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(r, "annotation_id")
+	if err != nil {
+		return err
+	}
+	if _, err := appCall[AnnotationDeleted](r.ctx, s, r.p, "delete_annotation", &AnnotationIDInput{InterviewID: iv.ID, AnnotationID: id}); err != nil {
+		return err
+	}
+	r.out = appRedirect{to: transcriptURL(iv.ID, "highlight_deleted", "highlights-h")}
+	return nil
+}
+
+func (s *Server) handleAppTagCreate(r *request) error {
+	iv, err := s.interviewInPath(r)
+	if err != nil {
+		return err
+	}
+	_, err = appCall[TagOut](r.ctx, s, r.p, "create_tag", &TagInput{StudyID: iv.StudyID, Name: r.formValue("name")})
+	if fe := formErrors(err); fe != nil {
+		return s.tagFormError(r, iv, fe)
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: transcriptURL(iv.ID, "tag_added", "tags-h")}
+	return nil
+}
+
+func (s *Server) handleAppTagRename(r *request) error {
+	iv, err := s.interviewInPath(r)
+	if err != nil {
+		return err
+	}
+	tag, err := pathID(r, "tag_id")
+	if err != nil {
+		return err
+	}
+	_, err = appCall[TagOut](r.ctx, s, r.p, "rename_tag", &TagRenameInput{StudyID: iv.StudyID, TagID: tag, Name: r.formValue("name")})
+	if fe := formErrors(err); fe != nil {
+		return s.tagFormError(r, iv, fe)
+	}
+	if err != nil {
+		return err
+	}
+	r.out = appRedirect{to: transcriptURL(iv.ID, "tag_renamed", "tags-h")}
+	return nil
+}
+
+func (s *Server) handleAppTagDelete(r *request) error {
+	iv, err := s.interviewInPath(r)
+	if err != nil {
+		return err
+	}
+	tag, err := pathID(r, "tag_id")
+	if err != nil {
+		return err
+	}
+	if _, err := appCall[TagDeleted](r.ctx, s, r.p, "delete_tag", &TagIDInput{StudyID: iv.StudyID, TagID: tag}); err != nil {
+		return err
+	}
+	r.out = appRedirect{to: transcriptURL(iv.ID, "tag_deleted", "tags-h")}
+	return nil
+}
+
+// tagFormError shows the transcript again with the tag form's refusal.
+func (s *Server) tagFormError(r *request, iv kv.Interview, fe webui.FieldErrors) error {
+	page, err := s.buildTranscriptPage(r.ctx, r.p, iv.ID)
+	if err != nil {
+		return err
+	}
+	page.Notes.Errors = webui.FieldErrors{"tag": fe["name"] + fe[""]}
+	r.out = &appPage{name: webui.PageTranscript, status: 422, title: "Interview · " + page.StudyName, nav: webui.NavInterviews, data: page}
+	return nil
+}
+
+// searchPageSize is the hits a search page shows.
+const searchPageSize = 20
+
+func (s *Server) handleAppStudySearch(r *request) error {
+	id, err := pathID(r, "study_id")
+	if err != nil {
+		return err
+	}
+	st, err := appCall[StudyDetail](r.ctx, s, r.p, "get_study", &StudyIDInput{StudyID: id})
+	if err != nil {
+		return err
+	}
+	page := webui.StudySearchPage{StudyID: id.String(), StudyName: st.Name, Query: query(r, "q")}
+	if strings.TrimSpace(page.Query) != "" {
+		limit := searchPageSize
+		in := &TranscriptSearchInput{StudyID: id, Query: page.Query, Limit: &limit, Cursor: query(r, "cursor"), raw: true}
+		list, err := appCall[List[TranscriptHit]](r.ctx, s, r.p, "search_transcripts", in)
+		if fe := formErrors(err); fe != nil {
+			page.Errors = webui.FieldErrors{"q": fe["q"] + fe["cursor"] + fe["limit"] + fe[""]}
+		} else if err != nil {
+			return err
+		} else {
+			page.Searched = true
+			s.searchRows(r.ctx, r.p, &page, list)
+			if list.NextCursor != nil {
+				page.NextURL = "/app/studies/" + id.String() + "/search?q=" + url.QueryEscape(page.Query) + "&cursor=" + url.QueryEscape(*list.NextCursor)
+			}
+		}
+	}
+	r.out = &appPage{name: webui.PageStudySearch, title: "Search · " + st.Name, nav: webui.NavInterviews, data: page}
+	return nil
+}
+
+// searchRows lays the hits out, each placed by its interview's start.
+func (s *Server) searchRows(ctx context.Context, p *Principal, page *webui.StudySearchPage, list List[TranscriptHit]) {
+	started := map[kv.ID]string{}
+	for _, h := range list.Items {
+		where, ok := started[h.InterviewID]
+		if !ok {
+			where = "Interview"
+			if iv, err := s.db.FindInterviewByID(ctx, p.Partition, h.InterviewID); err == nil {
+				where = "Interview started " + stampOf(iv.StartedAt).Text
+			}
+			started[h.InterviewID] = where
+		}
+		spans := make([][2]int, len(h.Highlights))
+		for i, sp := range h.Highlights {
+			spans[i] = [2]int{sp.Start, sp.End}
+		}
+		speaker := "Participant"
+		if h.Speaker == kv.SpeakerInterviewer {
+			speaker = "Interviewer"
+		}
+		page.Hits = append(page.Hits, webui.SearchHitRow{URL: "/app/interviews/" + h.InterviewID.String() + "#m" + strconv.Itoa(h.MessageIndex),
+			Where: where + ", message " + strconv.Itoa(h.MessageIndex+1), Speaker: speaker, Rehearsal: h.IsTest, Parts: webui.SnippetParts(h.Snippet, spans)})
+	}
+}
