@@ -55,15 +55,19 @@ func (e *testEnv) mustHighlight(iv kv.Interview, tagName string) (kv.Tag, kv.Ann
 
 // TestAppAnnotations: per role, over the real app: an owner and an admin highlight
 // (from a selection's offsets, or by typing the words), tag, rename and delete; a
-// member is refused every page and post; the transcript shows marks and neighbours.
+// researcher (member) works the same way; a viewer reads the transcript and searches
+// but is refused every post and shown no control to change anything; the transcript
+// shows marks and neighbours.
 func TestAppAnnotations(t *testing.T) {
 	e := mustServe(t)
 	ctx := context.Background()
 	e.mustMember(e.orgA.ID, "admin@a.example", kv.RoleAdmin)
 	e.mustMember(e.orgA.ID, "member@a.example", kv.RoleMember)
+	e.mustMember(e.orgA.ID, "viewer@a.example", kv.RoleViewer)
 	owner := e.mustAppSession("a@example.com", e.orgA.ID, kv.EnvLive)
 	admin := e.mustAppSession("admin@a.example", e.orgA.ID, kv.EnvLive)
 	member := e.mustAppSession("member@a.example", e.orgA.ID, kv.EnvLive)
+	viewer := e.mustAppSession("viewer@a.example", e.orgA.ID, kv.EnvLive)
 	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Weeks", "How do you plan your week?"))
 	e.completeInterview(st.LinkToken, []string{"We plan on Sundays with Zoë."})
 	e.completeInterview(st.LinkToken, []string{"Mondays, mostly."})
@@ -141,19 +145,35 @@ func TestAppAnnotations(t *testing.T) {
 		t.Fatalf("the interviews list of one study offers no search: %.2000s", r.body)
 	}
 
-	// A member reads no transcript, so highlights nothing and searches nothing.
+	// A viewer reads the transcript and searches, sees no control to change anything,
+	// and is refused every change on the server.
+	r = e.appDo("GET", base, &viewer, nil, false)
+	if r.status != 200 || !strings.Contains(string(r.body), "<mark") || strings.Contains(string(r.body), `action="`+base+`/annotations"`) ||
+		strings.Contains(string(r.body), `action="`+base+`/tags"`) || strings.Contains(string(r.body), "/delete\"") {
+		t.Fatalf("viewer's transcript: %d %.3000s", r.status, r.body)
+	}
+	if r := e.appDo("GET", "/app/studies/"+st.ID.String()+"/search?q=plan", &viewer, nil, false); r.status != 200 {
+		t.Fatalf("viewer's search: %d", r.status)
+	}
 	for _, c := range []struct {
-		method, path string
-		form         url.Values
-	}{{"GET", base, nil}, {"POST", base + "/annotations", url.Values{"message": {idx}, "quote": {"We"}, "note": {"x"}}},
-		{"POST", base + "/tags", url.Values{"name": {"Mine"}}}, {"POST", base + "/tags/" + tags[0].ID.String() + "/delete", nil},
-		{"POST", base + "/annotations/" + anns[0].ID.String() + "/delete", nil}, {"GET", "/app/studies/" + st.ID.String() + "/search?q=plan", nil}} {
-		if r := e.appDo(c.method, c.path, &member, c.form, c.method == "POST"); r.status != 403 {
-			t.Fatalf("member %s %s: %d", c.method, c.path, r.status)
+		path string
+		form url.Values
+	}{{base + "/annotations", url.Values{"message": {idx}, "quote": {"We"}, "note": {"x"}}},
+		{base + "/tags", url.Values{"name": {"Mine"}}}, {base + "/tags/" + tags[0].ID.String() + "/delete", nil},
+		{base + "/annotations/" + anns[0].ID.String() + "/delete", nil}} {
+		if r := e.appDo("POST", c.path, &viewer, c.form, true); r.status != 403 {
+			t.Fatalf("viewer POST %s: %d", c.path, r.status)
 		}
 	}
 	if got, _ := e.db.FindAnnotations(ctx, st.Partition(), first.ID); len(got) != 2 {
-		t.Fatalf("a member's refused posts changed the highlights: %+v", got)
+		t.Fatalf("a viewer's refused posts changed the highlights: %+v", got)
+	}
+	// A researcher adds a tag, and sees the controls.
+	if r := e.appDo("POST", base+"/tags", &member, url.Values{"name": {"Mine"}}, true); r.status != 303 {
+		t.Fatalf("researcher's tag: %d %s", r.status, r.body)
+	}
+	if r := e.appDo("GET", base, &member, nil, false); r.status != 200 || !strings.Contains(string(r.body), `action="`+base+`/annotations"`) {
+		t.Fatalf("researcher's transcript: %d", r.status)
 	}
 
 	// Rename, then delete the tag (its highlight had a note: it stays), then a highlight.
