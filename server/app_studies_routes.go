@@ -165,6 +165,12 @@ func (s *Server) handleAppAuthoring(r *request) error {
 	if err != nil {
 		return err
 	}
+	if page.Status == "ready" && page.StudyURL != "" {
+		// Drafted before the page was asked for (a quick engine, a slow browser): go
+		// straight to the study, as the page's script would once it saw "ready".
+		r.out = appRedirect{to: page.StudyURL}
+		return nil
+	}
 	page.Refine = page.Refine || query(r, "refine") == "1"
 	r.out = studyPage("Drafting the study", 0, page, webui.PageStudyAuthoring)
 	return nil
