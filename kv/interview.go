@@ -87,8 +87,12 @@ type InterviewFilter struct {
 	// ContextHas keeps interviews with a context entry whose "key=value" contains it
 	// (compared case-insensitively).
 	ContextHas string
-	Limit      int
-	Cursor     string
+	// MinSeconds and MaxSeconds keep interviews whose duration_seconds is at least
+	// MinSeconds and under MaxSeconds (0: no bound); with either set, an interview with
+	// no duration yet is left out.
+	MinSeconds, MaxSeconds int
+	Limit                  int
+	Cursor                 string
 }
 
 // FindInterviews returns one page of interviews matching the filter. EINVALID for a
@@ -112,7 +116,7 @@ func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Inter
 			if (f.StudyID != nil && iv.StudyID != *f.StudyID) || (f.Status != "" && iv.Status != f.Status) ||
 				(f.IsTest != nil && iv.IsTest != *f.IsTest) || (f.Modality != "" && iv.Modality != f.Modality) ||
 				(f.LinkID != nil && (iv.LinkToken == "" || LinkIDOf(iv.LinkToken) != *f.LinkID)) ||
-				(f.ContextHas != "" && !contextHas(iv.EntryAttributes, f.ContextHas)) {
+				(f.ContextHas != "" && !contextHas(iv.EntryAttributes, f.ContextHas)) || !f.lasted(iv) {
 				return false, nil
 			}
 			page.Items = append(page.Items, iv)
@@ -127,6 +131,18 @@ func (db *DB) FindInterviews(ctx context.Context, f InterviewFilter) (Page[Inter
 		page.Items = page.Items[:f.Limit]
 	}
 	return page, err
+}
+
+// lasted reports whether iv's duration is within the filter's bounds.
+func (f InterviewFilter) lasted(iv Interview) bool {
+	if f.MinSeconds == 0 && f.MaxSeconds == 0 {
+		return true
+	}
+	if iv.DurationSeconds == nil {
+		return false
+	}
+	d := *iv.DurationSeconds
+	return d >= f.MinSeconds && (f.MaxSeconds == 0 || d < f.MaxSeconds)
 }
 
 // contextHas reports whether an entry "key=value" of ctx contains text, ignoring case.

@@ -26,6 +26,7 @@ type InterviewsQuery struct {
 	Link      string // a participant link's id (with Study), or ""
 	Modality  string // text, voice, or ""
 	Context   string // text a context entry ("key=value") contains, or ""
+	Length    string // one of interviewLengths' values, or ""
 	Cursor    string
 }
 
@@ -40,7 +41,7 @@ func (q InterviewsQuery) url(cursor string) string {
 	if q.Rehearsal != "" {
 		v.Set("rehearsal", q.Rehearsal)
 	}
-	for k, val := range map[string]string{"link": q.Link, "modality": q.Modality, "context": q.Context} {
+	for k, val := range map[string]string{"link": q.Link, "modality": q.Modality, "context": q.Context, "length": q.Length} {
 		if val != "" {
 			v.Set(k, val)
 		}
@@ -94,7 +95,7 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 	names := make(map[kv.ID]string, len(studies))
 	page := webui.InterviewsPage{Interviews: make([]webui.InterviewRow, len(list.Items)),
 		Studies:  []webui.Option{{Value: "", Label: "All studies", Selected: q.Study == ""}},
-		Filtered: q.Study != "" || q.Status != "" || q.Rehearsal != "" || q.Link != "" || q.Modality != "" || q.Context != "", SearchStudy: q.Study}
+		Filtered: q.Study != "" || q.Status != "" || q.Rehearsal != "" || q.Link != "" || q.Modality != "" || q.Context != "" || q.Length != "", SearchStudy: q.Study}
 	for _, st := range studies {
 		names[st.ID] = st.Name
 		page.Studies = append(page.Studies, webui.Option{Value: st.ID.String(), Label: st.Name, Selected: st.ID.String() == q.Study})

@@ -32,13 +32,35 @@ func (q InterviewsQuery) recruitmentFilters(in *ListInterviewsInput) error {
 		return kv.Invalid(kv.FieldError{Loc: []any{"query", "context"}, Type: "string_too_long", Msg: "The context filter is at most 200 characters."})
 	}
 	in.contextHas = strings.TrimSpace(q.Context)
-	return nil
+	for _, l := range interviewLengths {
+		if l.value == q.Length {
+			in.minSeconds, in.maxSeconds = l.min, l.max
+			return nil
+		}
+	}
+	return kv.Invalid(kv.FieldError{Loc: []any{"query", "length"}, Type: "enum", Msg: "Choose a length from the list."})
+}
+
+// interviewLengths are the length filter's choices: at least min and under max seconds
+// (0: no bound), by the interview's duration_seconds.
+var interviewLengths = []struct {
+	value, label string
+	min, max     int
+}{
+	{"", "Any length", 0, 0},
+	{"lt5", "Under 5 minutes", 0, 5 * 60},
+	{"5to15", "5 to 15 minutes", 5 * 60, 15 * 60},
+	{"15to30", "15 to 30 minutes", 15 * 60, 30 * 60},
+	{"gt30", "30 minutes or more", 30 * 60, 0},
 }
 
 // recruitmentOptions fills the modality filter and, with a study chosen and links:read,
 // the link filter with the study's links by label.
 func (s *Server) recruitmentOptions(ctx context.Context, p *Principal, q InterviewsQuery, page *webui.InterviewsPage) error {
 	page.ContextHas = q.Context
+	for _, l := range interviewLengths {
+		page.Lengths = append(page.Lengths, webui.Option{Value: l.value, Label: l.label, Selected: l.value == q.Length})
+	}
 	for _, o := range []webui.Option{{Value: "", Label: "Text and voice"}, {Value: kv.ModalityText, Label: "Text"}, {Value: kv.ModalityVoice, Label: "Voice"}} {
 		o.Selected = o.Value == q.Modality
 		page.Modalities = append(page.Modalities, o)

@@ -14,7 +14,7 @@ func (s *Server) appInterviewRoutes() []appRoute {
 
 func (s *Server) handleAppInterviews(r *request) error {
 	q := InterviewsQuery{Study: query(r, "study"), Status: query(r, "status"), Rehearsal: query(r, "rehearsal"),
-		Link: query(r, "link"), Modality: query(r, "modality"), Context: query(r, "context"), Cursor: query(r, "cursor")}
+		Link: query(r, "link"), Modality: query(r, "modality"), Context: query(r, "context"), Length: query(r, "length"), Cursor: query(r, "cursor")}
 	page, err := s.buildInterviewsPage(r.ctx, r.p, q)
 	if err != nil {
 		return err

@@ -59,6 +59,15 @@ func TestAppTranscriptPermalink(t *testing.T) {
 	}
 	wantPage(t, owner.get(t, "/app/interviews?status=failed"), 200, "No interviews match these filters.")
 	wantPage(t, owner.get(t, "/app/interviews?status=bogus"), 422)
+	// Length: the interview took seconds, so it is under 5 minutes and not 30 or more.
+	if d := iv.DurationSeconds; d == nil || *d >= 300 {
+		t.Fatalf("the interview's duration %v is not under 5 minutes", d)
+	}
+	wantPage(t, owner.get(t, "/app/interviews?length=lt5"), 200, "/app/interviews/"+iv.ID.String(), `<option value="lt5" selected>`)
+	if long := wantPage(t, owner.get(t, "/app/interviews?length=gt30"), 200, "No interviews match these filters."); strings.Contains(long, "/app/interviews/"+iv.ID.String()) {
+		t.Fatal("a few seconds' interview is listed as 30 minutes or more")
+	}
+	wantPage(t, owner.get(t, "/app/interviews?length=forever"), 422)
 
 	// Another organisation's interview is not found; a researcher and a viewer read it.
 	b := e.mustAppClient(t, "b@example.com", e.orgB.ID, kv.EnvLive, "")

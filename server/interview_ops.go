@@ -49,6 +49,8 @@ type ListInterviewsInput struct {
 	// modality keeps only text or only voice interviews, contextHas those with a
 	// context entry containing the text: the app's filters.
 	modality, contextHas string
+	// minSeconds and maxSeconds keep interviews of a length: the app's length filter.
+	minSeconds, maxSeconds int
 	// isTest keeps only rehearsals or only real interviews: the app's filter, not a
 	// wire parameter (the contract lists none), so it has no tag to bind from.
 	isTest *bool
@@ -56,7 +58,7 @@ type ListInterviewsInput struct {
 
 func (s *Server) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
 	page, err := s.db.FindInterviews(ctx, kv.InterviewFilter{Partition: p.Partition, StudyID: in.StudyID, Status: in.Status, IsTest: in.isTest,
-		LinkID: in.LinkID, Modality: in.modality, ContextHas: in.contextHas, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
+		LinkID: in.LinkID, Modality: in.modality, ContextHas: in.contextHas, MinSeconds: in.minSeconds, MaxSeconds: in.maxSeconds, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
 		return List[Interview]{}, err
 	}

@@ -308,6 +308,7 @@ type InterviewsPage struct {
 	Statuses   []Option
 	Rehearsals []Option
 	Modalities []Option
+	Lengths    []Option // the length filter
 	Links      []Option // the chosen study's participant links, by label; empty without a study
 	ContextHas string
 	NextURL    string
