@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -237,6 +238,9 @@ type AnnotationInput struct {
 	Text         *string // when given, must be exactly the span
 	TagIDs       []ID
 	Note         string
+	// NewTag names one more tag: the study's tag of that name (ignoring case), or a
+	// new one made in the same transaction as the annotation (the app's form).
+	NewTag string
 }
 
 // CreateAnnotation validates the span against the stored message and saves the
@@ -247,6 +251,12 @@ func (db *DB) CreateAnnotation(ctx context.Context, in AnnotationInput) (Annotat
 	note, err := validateNote(in.Note)
 	if err != nil {
 		return Annotation{}, err
+	}
+	newTag := ""
+	if in.NewTag != "" {
+		if newTag, err = ValidateTagName(in.NewTag); err != nil {
+			return Annotation{}, relocate(err, "new_tag")
+		}
 	}
 	var out Annotation
 	err = db.update(ctx, func(tx Tx) error {
@@ -261,6 +271,18 @@ func (db *DB) CreateAnnotation(ctx context.Context, in AnnotationInput) (Annotat
 		tags, err := checkTagIDs(tx, in.Partition, iv.StudyID, in.TagIDs)
 		if err != nil {
 			return err
+		}
+		if newTag != "" {
+			id, err := db.tagNamed(tx, in.Partition, iv.StudyID, newTag)
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(tags, id) {
+				tags = append(tags, id)
+			}
+			if len(tags) > AnnotationMaxTags {
+				return Invalid(FieldError{Loc: []any{"tag_ids"}, Type: "too_long", Msg: "An annotation has at most 20 tags.", Ctx: map[string]any{"max_length": AnnotationMaxTags}})
+			}
 		}
 		if len(tags) == 0 && note == "" {
 			return Invalid(FieldError{Loc: []any{"tag_ids"}, Type: "too_short", Msg: "Give the highlight a tag or a note."})
@@ -280,6 +302,42 @@ func (db *DB) CreateAnnotation(ctx context.Context, in AnnotationInput) (Annotat
 		return putJSON(tx.Bucket(bucketAnnotations), annotationKey(in.Partition, iv.StudyID, iv.ID, out.ID), out)
 	})
 	return out, err
+}
+
+// tagNamed returns the id of the study's tag named name (ignoring case), making it when
+// there is none (ECONFLICT tag_limit past TagMaxPerStudy), inside the caller's
+// transaction.
+func (db *DB) tagNamed(tx Tx, p Partition, study ID, name string) (ID, error) {
+	tags, err := tagsOf(tx, p, study)
+	if err != nil {
+		return ID{}, err
+	}
+	for _, t := range tags {
+		if strings.EqualFold(t.Name, name) {
+			return t.ID, nil
+		}
+	}
+	if len(tags) >= TagMaxPerStudy {
+		return ID{}, Errorf(ECONFLICT, "tag_limit", "A study has at most 200 tags; delete or merge some first.")
+	}
+	now := db.Now()
+	t := Tag{ID: db.NewID(), StudyID: study, Name: name, CreatedAt: now, UpdatedAt: now}
+	return t.ID, putJSON(tx.Bucket(bucketTags), tagKey(p, study, t.ID), t)
+}
+
+// relocate moves the fields of a validation error to loc (a name checked for another
+// field), leaving any other error as it is.
+func relocate(err error, loc string) error {
+	var e *Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return err
+	}
+	fields := make([]FieldError, len(e.Fields))
+	for i, f := range e.Fields {
+		f.Loc = []any{loc}
+		fields[i] = f
+	}
+	return Invalid(fields...)
 }
 
 // spanOf returns the text of the input's span of its participant message, or EINVALID.

@@ -269,3 +269,37 @@ func TestRetentionDeletesAnnotations(t *testing.T) {
 		t.Fatalf("after the sweep: %+v %+v %v", tags, anns, err)
 	}
 }
+
+// TestAnnotationNewTag: a tag named with the annotation is the study's tag of that name
+// (ignoring case) or is made in the annotation's transaction, so a refused annotation
+// leaves no tag behind; a bad name is refused at new_tag.
+func TestAnnotationNewTag(t *testing.T) {
+	db, p, st, iv := annotationWorld(t)
+	ctx := context.Background()
+	names, _ := db.CreateTag(ctx, p, st.ID, "Names")
+	count := func() int {
+		tags, err := db.FindTags(ctx, p, st.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(tags)
+	}
+	// Refused (the span is blank): no tag is made.
+	if _, err := db.CreateAnnotation(ctx, AnnotationInput{Partition: p, InterviewID: iv.ID, MessageIndex: 1, Start: 2, End: 3, NewTag: "Fresh"}); err == nil {
+		t.Fatal("a blank span was accepted")
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("a refused annotation left %d tags, want 1", n)
+	}
+	// An existing name, in another case, is that tag; a new name is made with it.
+	a, err := db.CreateAnnotation(ctx, AnnotationInput{Partition: p, InterviewID: iv.ID, MessageIndex: 1, Start: 11, End: 14, NewTag: "  nAmEs "})
+	if err != nil || len(a.TagIDs) != 1 || a.TagIDs[0] != names.ID || count() != 1 {
+		t.Fatalf("existing name: %+v %v (%d tags)", a, err, count())
+	}
+	b, err := db.CreateAnnotation(ctx, AnnotationInput{Partition: p, InterviewID: iv.ID, MessageIndex: 1, Start: 15, End: 19, TagIDs: []ID{names.ID}, NewTag: "Places"})
+	if err != nil || len(b.TagIDs) != 2 || count() != 2 {
+		t.Fatalf("new name: %+v %v (%d tags)", b, err, count())
+	}
+	_, err = db.CreateAnnotation(ctx, AnnotationInput{Partition: p, InterviewID: iv.ID, MessageIndex: 1, Start: 11, End: 14, NewTag: strings.Repeat("x", TagMaxName+1)})
+	wantField(t, err, "new_tag", "string_too_long")
+}

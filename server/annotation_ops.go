@@ -116,6 +116,9 @@ type AnnotationInput struct {
 	// guesses at redacted words), is the selection the researcher made: the span
 	// must be exactly it.
 	text *string
+	// newTag, set by the app's form, names one more tag: the study's own of that name,
+	// or one made in the annotation's transaction.
+	newTag string
 }
 
 // AnnotationUpdateInput changes an annotation's tags or note.
@@ -186,7 +189,7 @@ func (s *Server) listAnnotations(ctx context.Context, p *Principal, in *Intervie
 
 func (s *Server) createAnnotation(ctx context.Context, p *Principal, in *AnnotationInput) (AnnotationOut, error) {
 	a, err := s.db.CreateAnnotation(ctx, kv.AnnotationInput{Partition: p.Partition, InterviewID: in.InterviewID, MessageIndex: in.MessageIndex,
-		Start: in.Start, End: in.End, Text: in.text, TagIDs: in.TagIDs, Note: in.Note})
+		Start: in.Start, End: in.End, Text: in.text, TagIDs: in.TagIDs, Note: in.Note, NewTag: in.newTag})
 	return s.annotationOut(ctx, p, a, err)
 }
 

@@ -181,16 +181,9 @@ func (s *Server) handleAppAnnotate(r *request) error {
 		}
 		in.TagIDs = append(in.TagIDs, id)
 	}
-	if f.NewTag != "" {
-		tag, err := s.tagNamed(r.ctx, r.p, iv.StudyID, f.NewTag)
-		if fe := formErrors(err); fe != nil {
-			return s.annotateFormError(r, iv, f, webui.FieldErrors{"new_tag": fe["name"] + fe[""]})
-		}
-		if err != nil {
-			return err
-		}
-		in.TagIDs = append(in.TagIDs, tag)
-	}
+	// A new tag is made in the annotation's own transaction: a refused highlight leaves
+	// no tag behind.
+	in.newTag = f.NewTag
 	_, err = appCall[AnnotationOut](r.ctx, s, r.p, "create_annotation", in)
 	if fe := formErrors(err); fe != nil {
 		return s.annotateFormError(r, iv, f, annotateErrors(fe))
@@ -243,21 +236,6 @@ func findQuote(text, quote string) (int, int, bool) {
 		return i, i + len(q), true
 	}
 	return 0, 0, false
-}
-
-// tagNamed returns the study's tag of that name (ignoring case), made if there is none.
-func (s *Server) tagNamed(ctx context.Context, p *Principal, study kv.ID, name string) (kv.ID, error) {
-	list, err := appCall[List[TagOut]](ctx, s, p, "list_tags", &StudyIDInput{StudyID: study})
-	if err != nil {
-		return kv.ID{}, err
-	}
-	for _, t := range list.Items {
-		if strings.EqualFold(t.Name, strings.TrimSpace(name)) {
-			return t.ID, nil
-		}
-	}
-	t, err := appCall[TagOut](ctx, s, p, "create_tag", &TagInput{StudyID: study, Name: name})
-	return t.ID, err
 }
 
 // annotateFormError shows the transcript again with the form as it was sent.
