@@ -19,6 +19,7 @@ import (
 	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/mail/smtptest"
+	"interviewd/moderator"
 )
 
 // The web app in a real browser: a real server whose mail goes to a real SMTP server
@@ -49,6 +50,12 @@ func withMail(sender mail.Sender) serveOption {
 // (or fails under INTERVIEWD_REQUIRE_BROWSER=1) without Chromium or axe-core.
 func mustServeApp(t *testing.T, opts ...serveOption) *appBrowserEnv {
 	t.Helper()
+	return mustServeAppEngine(t, moderator.NewBuiltin(), opts...)
+}
+
+// mustServeAppEngine is mustServeApp with the moderator engine m.
+func mustServeAppEngine(t *testing.T, m moderator.Engine, opts ...serveOption) *appBrowserEnv {
+	t.Helper()
 	chromium := chromiumPath(t)
 	axeSource(t)
 	srv := smtptest.Start(t)
@@ -56,7 +63,7 @@ func mustServeApp(t *testing.T, opts ...serveOption) *appBrowserEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := mustServe(t, append(opts, withMail(sender))...)
+	e := mustServeEngine(t, m, append(opts, withMail(sender))...)
 	return &appBrowserEnv{testEnv: e, smtp: srv, chromium: chromium}
 }
 

@@ -27,7 +27,8 @@ type Gated struct {
 }
 
 // Answer is how the test answers one held request. Probes are answered "" (move on);
-// participant replies with Text, or a default sentence when Text is empty.
+// participant replies with Text, or a default sentence when Text is empty; authoring
+// requests with a fixed brief.
 type Answer struct {
 	Fail bool   // answer 400 with an OpenAI error body, which engines do not retry
 	Text string // the participant's reply
@@ -96,7 +97,10 @@ func (g *Gated) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"error":{"message":"The fake endpoint was told to fail.","type":"invalid_request_error","param":null,"code":null}}`)
 		return
 	}
-	content := map[string]any{"probe": ""}
+	var content any = map[string]any{"probe": ""}
+	if kind == "brief" { // an authoring request: the brief Holding drafts too
+		content = heldBrief
+	}
 	if kind == "reply" {
 		text := a.Text
 		if text == "" {
