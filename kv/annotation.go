@@ -134,14 +134,21 @@ func (db *DB) CreateTag(ctx context.Context, p Partition, study ID, name string)
 				return errTagNameTaken()
 			}
 		}
-		if len(tags) >= TagMaxPerStudy {
-			return Errorf(ECONFLICT, "tag_limit", "A study has at most 200 tags; delete or merge some first.")
-		}
-		now := db.Now()
-		out = Tag{ID: db.NewID(), StudyID: study, Name: name, CreatedAt: now, UpdatedAt: now}
-		return putJSON(tx.Bucket(bucketTags), tagKey(p, study, out.ID), out)
+		out, err = db.putNewTag(tx, p, study, name, len(tags))
+		return err
 	})
 	return out, err
+}
+
+// putNewTag stores a new tag of the study, which has held tags already (ECONFLICT
+// tag_limit past TagMaxPerStudy).
+func (db *DB) putNewTag(tx Tx, p Partition, study ID, name string, held int) (Tag, error) {
+	if held >= TagMaxPerStudy {
+		return Tag{}, Errorf(ECONFLICT, "tag_limit", "A study has at most 200 tags; delete or merge some first.")
+	}
+	now := db.Now()
+	t := Tag{ID: db.NewID(), StudyID: study, Name: name, CreatedAt: now, UpdatedAt: now}
+	return t, putJSON(tx.Bucket(bucketTags), tagKey(p, study, t.ID), t)
 }
 
 // RenameTag renames one of the study's tags. Errors as CreateTag; ENOTFOUND for an
@@ -317,12 +324,8 @@ func (db *DB) tagNamed(tx Tx, p Partition, study ID, name string) (ID, error) {
 			return t.ID, nil
 		}
 	}
-	if len(tags) >= TagMaxPerStudy {
-		return ID{}, Errorf(ECONFLICT, "tag_limit", "A study has at most 200 tags; delete or merge some first.")
-	}
-	now := db.Now()
-	t := Tag{ID: db.NewID(), StudyID: study, Name: name, CreatedAt: now, UpdatedAt: now}
-	return t.ID, putJSON(tx.Bucket(bucketTags), tagKey(p, study, t.ID), t)
+	t, err := db.putNewTag(tx, p, study, name, len(tags))
+	return t.ID, err
 }
 
 // relocate moves the fields of a validation error to loc (a name checked for another
