@@ -159,20 +159,3 @@ func (c *idemClaim) written(ctx context.Context, db *kv.DB, part kv.Partition) (
 	}
 	return rec, err == nil
 }
-
-// taskWrite is the task the claim's message makes from the operation's output, for
-// idemWrite; nil when the claim is not a message's.
-func (slot *idemSlot) taskWrite(output []byte) *kv.AgentTaskWrite {
-	if slot.task == nil {
-		return nil
-	}
-	w := slot.task(output)
-	if w != nil {
-		id := w.ID
-		if w.New != nil {
-			id = w.New.ID
-		}
-		slot.taskWritten.Store(&id)
-	}
-	return w
-}

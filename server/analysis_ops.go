@@ -39,7 +39,7 @@ var errAnalysisTestEnvironment = kv.Errorf(kv.EFORBIDDEN, "test_environment",
 
 // startAnalysis queues an analysis of the study, or returns the one already queued or
 // running for it: asking twice never runs two.
-func (s *Server) startAnalysis(ctx context.Context, p *Principal, in *StudyIDInput) (AnalysisJob, error) {
+func (s *Core) startAnalysis(ctx context.Context, p *Principal, in *StudyIDInput) (AnalysisJob, error) {
 	if p.Partition.Env != kv.EnvLive {
 		return AnalysisJob{}, errAnalysisTestEnvironment
 	}
@@ -59,7 +59,7 @@ func (s *Server) startAnalysis(ctx context.Context, p *Principal, in *StudyIDInp
 	return AnalysisJob{JobID: j.ID.String()}, nil
 }
 
-func (s *Server) getAnalysisStatus(ctx context.Context, p *Principal, in *JobIDInput) (AnalysisStatus, error) {
+func (s *Core) getAnalysisStatus(ctx context.Context, p *Principal, in *JobIDInput) (AnalysisStatus, error) {
 	id, err := in.id()
 	if err != nil {
 		return AnalysisStatus{}, err
@@ -90,7 +90,7 @@ func (o AnalysisStatus) jobEnded() (bool, bool) {
 }
 
 // getAnalysis returns the study's latest completed analysis, or the version asked for.
-func (s *Server) getAnalysis(ctx context.Context, p *Principal, in *GetAnalysisInput) (analysis.Analysis, error) {
+func (s *Core) getAnalysis(ctx context.Context, p *Principal, in *GetAnalysisInput) (analysis.Analysis, error) {
 	if p.Partition.Env != kv.EnvLive {
 		return analysis.Analysis{}, errAnalysisTestEnvironment
 	}
@@ -166,7 +166,7 @@ func nonNilSlice[T any](s []T) []T {
 
 // interviewEnded follows a turn that may have ended an interview: it is logged, and a
 // completed live interview asks for its study to be analysed again.
-func (s *Server) interviewEnded(iv kv.Interview) {
+func (s *Core) interviewEnded(iv kv.Interview) {
 	s.logInterviewEnded(iv)
 	if s.jobs != nil {
 		s.jobs.InterviewCompleted(iv)

@@ -53,7 +53,7 @@ type TagDeleted struct {
 	AnnotationsChanged int   `json:"annotations_changed" doc:"Annotations the tag was taken off; those left with no tag and no note were deleted."`
 }
 
-func (s *Server) listTags(ctx context.Context, p *Principal, in *StudyIDInput) (List[TagOut], error) {
+func (s *Core) listTags(ctx context.Context, p *Principal, in *StudyIDInput) (List[TagOut], error) {
 	tags, err := s.db.FindTags(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return List[TagOut]{}, err
@@ -65,17 +65,17 @@ func (s *Server) listTags(ctx context.Context, p *Principal, in *StudyIDInput) (
 	return newList(out, ""), nil
 }
 
-func (s *Server) createTag(ctx context.Context, p *Principal, in *TagInput) (TagOut, error) {
+func (s *Core) createTag(ctx context.Context, p *Principal, in *TagInput) (TagOut, error) {
 	t, err := s.db.CreateTag(ctx, p.Partition, in.StudyID, in.Name)
 	return tagOut(t), err
 }
 
-func (s *Server) renameTag(ctx context.Context, p *Principal, in *TagRenameInput) (TagOut, error) {
+func (s *Core) renameTag(ctx context.Context, p *Principal, in *TagRenameInput) (TagOut, error) {
 	t, err := s.db.RenameTag(ctx, p.Partition, in.StudyID, in.TagID, in.Name)
 	return tagOut(t), err
 }
 
-func (s *Server) deleteTag(ctx context.Context, p *Principal, in *TagIDInput) (TagDeleted, error) {
+func (s *Core) deleteTag(ctx context.Context, p *Principal, in *TagIDInput) (TagDeleted, error) {
 	n, err := s.db.DeleteTag(ctx, p.Partition, in.StudyID, in.TagID)
 	if err != nil {
 		return TagDeleted{}, err
@@ -143,7 +143,7 @@ type AnnotationDeleted struct {
 
 // annotationsOut renders annotations for the API, their text and notes redacted in
 // one pass of the organisation's chain.
-func (s *Server) annotationsOut(ctx context.Context, p *Principal, anns []kv.Annotation) ([]AnnotationOut, error) {
+func (s *Core) annotationsOut(ctx context.Context, p *Principal, anns []kv.Annotation) ([]AnnotationOut, error) {
 	texts := make([]string, 0, 2*len(anns))
 	for _, a := range anns {
 		texts = append(texts, a.Text, a.Note)
@@ -164,7 +164,7 @@ func (s *Server) annotationsOut(ctx context.Context, p *Principal, anns []kv.Ann
 	return out, nil
 }
 
-func (s *Server) annotationOut(ctx context.Context, p *Principal, a kv.Annotation, err error) (AnnotationOut, error) {
+func (s *Core) annotationOut(ctx context.Context, p *Principal, a kv.Annotation, err error) (AnnotationOut, error) {
 	if err != nil {
 		return AnnotationOut{}, err
 	}
@@ -175,7 +175,7 @@ func (s *Server) annotationOut(ctx context.Context, p *Principal, a kv.Annotatio
 	return out[0], nil
 }
 
-func (s *Server) listAnnotations(ctx context.Context, p *Principal, in *InterviewAnnotationsInput) (List[AnnotationOut], error) {
+func (s *Core) listAnnotations(ctx context.Context, p *Principal, in *InterviewAnnotationsInput) (List[AnnotationOut], error) {
 	anns, err := s.db.FindAnnotations(ctx, p.Partition, in.InterviewID)
 	if err != nil {
 		return List[AnnotationOut]{}, err
@@ -187,18 +187,18 @@ func (s *Server) listAnnotations(ctx context.Context, p *Principal, in *Intervie
 	return newList(out, ""), nil
 }
 
-func (s *Server) createAnnotation(ctx context.Context, p *Principal, in *AnnotationInput) (AnnotationOut, error) {
+func (s *Core) createAnnotation(ctx context.Context, p *Principal, in *AnnotationInput) (AnnotationOut, error) {
 	a, err := s.db.CreateAnnotation(ctx, kv.AnnotationInput{Partition: p.Partition, InterviewID: in.InterviewID, MessageIndex: in.MessageIndex,
 		Start: in.Start, End: in.End, Text: in.text, TagIDs: in.TagIDs, Note: in.Note, NewTag: in.newTag})
 	return s.annotationOut(ctx, p, a, err)
 }
 
-func (s *Server) updateAnnotation(ctx context.Context, p *Principal, in *AnnotationUpdateInput) (AnnotationOut, error) {
+func (s *Core) updateAnnotation(ctx context.Context, p *Principal, in *AnnotationUpdateInput) (AnnotationOut, error) {
 	a, err := s.db.UpdateAnnotation(ctx, p.Partition, in.InterviewID, in.AnnotationID, kv.AnnotationChange{TagIDs: in.TagIDs, Note: in.Note})
 	return s.annotationOut(ctx, p, a, err)
 }
 
-func (s *Server) deleteAnnotation(ctx context.Context, p *Principal, in *AnnotationIDInput) (AnnotationDeleted, error) {
+func (s *Core) deleteAnnotation(ctx context.Context, p *Principal, in *AnnotationIDInput) (AnnotationDeleted, error) {
 	if err := s.db.DeleteAnnotation(ctx, p.Partition, in.InterviewID, in.AnnotationID); err != nil {
 		return AnnotationDeleted{}, err
 	}

@@ -12,15 +12,6 @@ import (
 // sender died is offered again after the hold, so a crash costs a late mail, never a
 // lost one.
 
-// kickCreditAlerts asks Maintain to send pending alerts now rather than at the next
-// minute; it never blocks the participant's request that spent the credit.
-func (s *Server) kickCreditAlerts() {
-	select {
-	case s.creditAlerts <- struct{}{}:
-	default: // a send is already due
-	}
-}
-
 // SendCreditAlerts mails every pending low-credit alert to its organisation's owners
 // and forgets each one sent. An alert whose mail failed stays, to be tried again once
 // its hold ends.
@@ -34,11 +25,11 @@ func (s *Server) SendCreditAlerts(ctx context.Context) {
 		failed := false
 		for _, to := range a.Owners {
 			m := mail.CreditsLow(to, a.OrgName, a.Balance, a.Threshold, s.baseURL)
-			if s.app.mail == nil {
+			if s.mail == nil {
 				s.log.Warn().Str("org_id", a.OrgID.String()).Str("subject", m.Subject).Msg("no mail sender configured; low-credit warning not sent")
 				continue
 			}
-			if err := s.app.mail.Send(ctx, m); err != nil {
+			if err := s.mail.Send(ctx, m); err != nil {
 				s.log.Error().Err(err).Str("org_id", a.OrgID.String()).Msg("send low-credit warning")
 				failed = true
 			}

@@ -2,13 +2,11 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/subtle"
 	"errors"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
@@ -96,52 +94,8 @@ type appSide struct {
 	// signInMail caps the codes mailed to one address (its per-IP class, keyed by the
 	// email address). See app_signin.go.
 	signIn, signInMail *ratelimit.Limiter
-	mail               mail.Sender
 	// preKey authenticates pre-session tokens (app_pre_session.go).
 	preKey []byte
-	// notFound and notAllowed answer unknown /app paths and wrong methods with the
-	// app's own HTML page instead of the API's JSON (see handleNotFound).
-	notFound, notAllowed fasthttp.RequestHandler
-}
-
-// isAppPath reports whether path belongs to the app.
-func isAppPath(path []byte) bool {
-	return bytes.Equal(path, []byte("/app")) || bytes.HasPrefix(path, []byte("/app/"))
-}
-
-// Where the app's mail goes, for the pages that would otherwise say it was sent.
-const (
-	mailSent   = ""       // a mail server takes it
-	mailOutbox = "outbox" // no --smtp-url: kept in the outbox (`interviewd mail outbox`) and logged
-	mailLogged = "log"    // no sender at all (an embedded server): only logged
-)
-
-// mailWhere says where the app's mail goes: mailSent, mailOutbox or mailLogged.
-func (s *Server) mailWhere() string {
-	switch {
-	case s.app.mail == nil:
-		return mailLogged
-	case mail.KeepsInOutbox(s.app.mail):
-		return mailOutbox
-	}
-	return mailSent
-}
-
-// sendMail sends a message off the request path, so a page answers as fast whether or
-// not it sent mail (the sign-in page must not tell whether an address has an account).
-// Failures are logged: the person can ask for another code.
-func (s *Server) sendMail(m mail.Message) {
-	if s.app.mail == nil {
-		s.log.Warn().Str("subject", m.Subject).Msg("no mail sender configured; message not sent")
-		return
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
-		defer cancel()
-		if err := s.app.mail.Send(ctx, m); err != nil {
-			s.log.Error().Err(err).Msg("send mail")
-		}
-	}()
 }
 
 // Cookie names. The session cookie holds the session token; the pre-session cookie a
@@ -227,7 +181,6 @@ func (s *Server) appSurfaceOf() *surface {
 // routeApp mounts the app: GET / and every route of appRouteSets under /app.
 func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimits) {
 	s.app = &appSide{
-		mail: sender,
 		signIn: ratelimit.New(RateLimits{Off: limits.Off, Window: signInWindow,
 			Write: signInRequestsPerClient, OrgWrite: signInPerAddr, Read: signInAttemptsPerClient, OrgRead: signInPerAddr}),
 		signInMail: ratelimit.New(RateLimits{Off: limits.Off, Window: signInWindow, IP: signInMailPerEmail}),
@@ -240,10 +193,10 @@ func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimit
 	}
 	sf := s.appSurfaceOf()
 	public := s.appRequire(appRoute{Access: accessPublic})
-	s.app.notFound = sf.serve("/app/*", nil, sf.chain(func(*request) error {
+	s.appNotFound = sf.serve("/app/*", nil, sf.chain(func(*request) error {
 		return &apiError{Status: 404, Code: "not_found", Detail: "No such page."}
 	}, public))
-	s.app.notAllowed = sf.serve("/app/*", nil, sf.chain(func(*request) error {
+	s.appNotAllowed = sf.serve("/app/*", nil, sf.chain(func(*request) error {
 		return &apiError{Status: 405, Code: "method_not_allowed", Detail: "This page cannot be opened that way. Go back and use the page's own buttons."}
 	}, public))
 	root := s.group(r, "", sf)
@@ -448,9 +401,6 @@ func appPrincipal(a kv.SessionAuth) *Principal {
 		OrgKey:         a.Org.ID.String(),
 	}
 }
-
-// credentialSession marks a principal built from an app session.
-const credentialSession = "session"
 
 // handleAppRoot is GET /: the app when signed in, else the sign-in page.
 func (s *Server) handleAppRoot(r *request) error {

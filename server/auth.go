@@ -10,7 +10,7 @@ import (
 )
 
 // authenticate resolves the request's bearer credential into a Principal, or a 401.
-func (s *Server) authenticate(c *fasthttp.RequestCtx, resource string) (*Principal, error) {
+func (s *Core) authenticate(c *fasthttp.RequestCtx, resource string) (*Principal, error) {
 	h := c.Request.Header.Peek(fasthttp.HeaderAuthorization)
 	if len(h) == 0 {
 		return nil, &apiError{Status: 401, Code: "missing_token", Detail: "Send a credential as Authorization: Bearer <token>."}
@@ -28,14 +28,14 @@ func (s *Server) authenticate(c *fasthttp.RequestCtx, resource string) (*Princip
 
 // resolveToken is resolveTokenIn under the server's lifetime, for callers outside a
 // request.
-func (s *Server) resolveToken(tok, resource string) (*Principal, error) {
+func (s *Core) resolveToken(tok, resource string) (*Principal, error) {
 	return s.resolveTokenIn(s.ctx, tok, resource)
 }
 
 // resolveTokenIn is the one place a presented token becomes a Principal, whatever the
 // surface: API keys, and OAuth access tokens, which work only on the resource they
 // were issued for (resource: "/v1/api" or "/v1/mcp"; any other surface refuses them).
-func (s *Server) resolveTokenIn(ctx context.Context, tok, resource string) (*Principal, error) {
+func (s *Core) resolveTokenIn(ctx context.Context, tok, resource string) (*Principal, error) {
 	if strings.HasPrefix(tok, "jsk_") {
 		cred, err := s.db.AuthenticateShared(ctx, tok)
 		if kv.ErrorCode(err) == kv.EUNAUTHORIZED {

@@ -10,7 +10,7 @@ import (
 // says why only failures are counted and refused).
 
 // authenticateLimited is authenticate under the failed-credential limit.
-func (s *Server) authenticateLimited(c *fasthttp.RequestCtx, resource string) (*Principal, error) {
+func (s *Core) authenticateLimited(c *fasthttp.RequestCtx, resource string) (*Principal, error) {
 	p, err := s.authenticate(c, resource)
 	if err != nil {
 		return nil, s.limitAuthFailure(c, err)
@@ -21,7 +21,7 @@ func (s *Server) authenticateLimited(c *fasthttp.RequestCtx, resource string) (*
 // limitAuthFailure counts a refused credential (a 401 for a credential that was sent)
 // against the client address's budget and returns err, or a 429 once the budget is
 // spent.
-func (s *Server) limitAuthFailure(c *fasthttp.RequestCtx, err error) error {
+func (s *Core) limitAuthFailure(c *fasthttp.RequestCtx, err error) error {
 	var ae *apiError
 	if !errors.As(err, &ae) || ae.Status != 401 || ae.Code == "missing_token" {
 		return err

@@ -133,7 +133,7 @@ func TestClientIPChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{proxies: proxies}
+	s := &Server{Core: &Core{proxies: proxies}}
 	cases := []struct {
 		name, peer, xff, fwd, want string
 	}{
@@ -178,7 +178,7 @@ func requestFrom(peer string) *fasthttp.RequestCtx {
 
 func TestClientScheme(t *testing.T) {
 	proxies, _ := ParseTrustedProxies("10.0.0.0/8")
-	s := &Server{proxies: proxies}
+	s := &Server{Core: &Core{proxies: proxies}}
 	trusted, untrusted := requestFrom("10.0.0.1"), requestFrom("203.0.113.1")
 	for _, c := range []*fasthttp.RequestCtx{trusted, untrusted} {
 		c.Request.Header.Set("X-Forwarded-Proto", "https")
@@ -248,7 +248,7 @@ func FuzzClientIP(f *testing.F) {
 	f.Add("203.0.113.5", "1.2.3.4", "")
 	f.Add("10.0.0.1", "", `for="[2001:db8::1]:80", for=unknown`)
 	proxies, _ := ParseTrustedProxies("10.0.0.0/8")
-	s := &Server{proxies: proxies}
+	s := &Server{Core: &Core{proxies: proxies}}
 	f.Fuzz(func(t *testing.T, peer, xff, fwd string) {
 		a, err := netip.ParseAddr(peer)
 		if err != nil || a.Zone() != "" {

@@ -18,7 +18,7 @@ import (
 // Only reads (GET and HEAD) take it: they act on nothing but the store before they
 // answer, so every effect of theirs is behind the check. Writes check first, as
 // before.
-func (s *Server) authFenceStep(next handler) handler {
+func (s *Core) authFenceStep(next handler) handler {
 	if s.db == nil || !s.db.Shared() {
 		return next
 	}
@@ -40,7 +40,7 @@ func (s *Server) authFenceStep(next handler) handler {
 
 // fenced runs next under a fresh fence, settled when next returns and closed however
 // it ends (a panic included), with the request's context as it was.
-func (s *Server) fenced(r *request, next handler) error {
+func (s *Core) fenced(r *request, next handler) error {
 	base := r.ctx
 	ctx, f := kv.WithAuthFence(base)
 	r.ctx, r.info.ctx = ctx, ctx // authenticate reads the info's context
@@ -59,7 +59,7 @@ func (s *Server) fenced(r *request, next handler) error {
 // decision found changed (the decision checks it in its own statement and then records
 // nothing, kv.DB.RateDecide), before anything else of it runs; it costs a round trip
 // only if the decision could not reach the store.
-func (s *Server) settleAfterSharedDecision(ctx context.Context) error {
+func (s *Core) settleAfterSharedDecision(ctx context.Context) error {
 	if s.limiter == nil || !s.limiter.Shared() {
 		return nil
 	}

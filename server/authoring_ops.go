@@ -58,11 +58,11 @@ type AuthoringJob struct {
 	ThreadID kv.ID  `json:"thread_id"`
 }
 
-func (s *Server) createStudy(ctx context.Context, p *Principal, in *CreateStudyInput) (AuthoringJob, error) {
+func (s *Core) createStudy(ctx context.Context, p *Principal, in *CreateStudyInput) (AuthoringJob, error) {
 	return s.startAuthoring(ctx, p, nil, kv.NewV4(), in.Guidance, in.FileIDs)
 }
 
-func (s *Server) refineStudy(ctx context.Context, p *Principal, in *RefineStudyInput) (AuthoringJob, error) {
+func (s *Core) refineStudy(ctx context.Context, p *Principal, in *RefineStudyInput) (AuthoringJob, error) {
 	st, err := s.db.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return AuthoringJob{}, err
@@ -70,7 +70,7 @@ func (s *Server) refineStudy(ctx context.Context, p *Principal, in *RefineStudyI
 	return s.startAuthoring(ctx, p, &st.ID, st.ThreadID, in.Guidance, in.FileIDs)
 }
 
-func (s *Server) startAuthoring(ctx context.Context, p *Principal, study *kv.ID, thread kv.ID, guidance string, files []kv.ID) (AuthoringJob, error) {
+func (s *Core) startAuthoring(ctx context.Context, p *Principal, study *kv.ID, thread kv.ID, guidance string, files []kv.ID) (AuthoringJob, error) {
 	if err := s.jobs.Admit(kv.JobAuthoring); err != nil {
 		return AuthoringJob{}, err
 	}
@@ -124,7 +124,7 @@ func (o AuthoringStatus) toolNote() string {
 	return "The authoring job failed. " + o.failure
 }
 
-func (s *Server) getAuthoringStatus(ctx context.Context, p *Principal, in *JobIDInput) (AuthoringStatus, error) {
+func (s *Core) getAuthoringStatus(ctx context.Context, p *Principal, in *JobIDInput) (AuthoringStatus, error) {
 	id, err := in.id()
 	if err != nil {
 		return AuthoringStatus{}, err
@@ -188,7 +188,7 @@ func modeScope(in any) string {
 	return kv.ScopeStudiesWrite
 }
 
-func (s *Server) setStudyMode(ctx context.Context, p *Principal, in *SetModeInput) (ModeResult, error) {
+func (s *Core) setStudyMode(ctx context.Context, p *Principal, in *SetModeInput) (ModeResult, error) {
 	st, err := s.db.SetStudyMode(ctx, p.Partition, in.StudyID, in.Mode)
 	if err != nil {
 		return ModeResult{}, err

@@ -87,3 +87,7 @@ func readBody(c *fasthttp.RequestCtx, limit int) ([]byte, error) {
 	c.Request.SetBody(buf.Bytes())
 	return c.PostBody(), nil
 }
+
+func isJSONNull(raw []byte) bool {
+	return len(raw) == 4 && string(raw) == "null"
+}

@@ -190,7 +190,7 @@ type actionRoute struct {
 
 // group returns a route group of sf under prefix ("" for none). mw are steps only this
 // group's routes take, after the surface's own.
-func (s *Server) group(r *router.Router, prefix string, sf *surface, mw ...middleware) *routeGroup {
+func (s *Core) group(r *router.Router, prefix string, sf *surface, mw ...middleware) *routeGroup {
 	if sf.log == nil {
 		sf.log = &s.log
 	}

@@ -51,7 +51,7 @@ func classifyReadError(err error) readRefusal {
 }
 
 // handleReadError is the server's ErrorHandler. fasthttp closes the connection after it.
-func (s *Server) handleReadError(c *fasthttp.RequestCtx, err error) {
+func (s *Core) handleReadError(c *fasthttp.RequestCtx, err error) {
 	r := classifyReadError(err)
 	id := s.newRequestID()
 	method, path := parseHead(requestHead(c.Conn()))
@@ -75,7 +75,7 @@ func (s *Server) handleReadError(c *fasthttp.RequestCtx, err error) {
 }
 
 // newRequestID returns a fresh request id, as the pipeline gives every request.
-func (s *Server) newRequestID() string {
+func (s *Core) newRequestID() string {
 	return s.reqPrefix + strconv.FormatUint(s.reqSeq.Add(1), 36)
 }
 

@@ -141,7 +141,7 @@ func allowAnyOrigin(c *fasthttp.RequestCtx) {
 // handleOptions answers OPTIONS on a path some route serves, after the router has set
 // the Allow header: no body, so 204. On a public endpoint a preflight is allowed for any
 // origin, for the methods the path serves.
-func (s *Server) handleOptions(c *fasthttp.RequestCtx) {
+func (s *Core) handleOptions(c *fasthttp.RequestCtx) {
 	handleOptions(c)
 	if isPreflight(c) && publicCORSPath(string(c.Request.URI().PathOriginal())) {
 		h := &c.Response.Header
@@ -152,40 +152,5 @@ func (s *Server) handleOptions(c *fasthttp.RequestCtx) {
 	}
 }
 
-// cors is the MCP endpoint's first step. A preflight from a listed origin is answered
-// here (it carries no credential); one from any other origin is refused. Every other
-// request from a listed origin is answered with that origin allowed and the headers an
-// MCP client reads exposed, refusals included: a browser client must read the 401's
-// challenge to start OAuth.
-func (m *mcpEndpoint) cors(next handler) handler {
-	return func(r *request) error {
-		c := r.c
-		raw := c.Request.Header.Peek("Origin")
-		if len(raw) == 0 {
-			return next(r)
-		}
-		h := &c.Response.Header
-		if len(m.s.cors) > 0 {
-			h.Add("Vary", "Origin")
-		}
-		origin := m.s.cors.listed(raw)
-		if isPreflight(c) {
-			if origin == "" {
-				return &apiError{Status: 403, Code: "forbidden_origin",
-					Detail: "Cross-origin requests from this Origin are not allowed; the server's operator lists the origins of browser-based MCP clients in --cors-origins."}
-			}
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
-			allowRequestedHeaders(c)
-			h.Set("Access-Control-Max-Age", corsMaxAge)
-			c.SetStatusCode(fasthttp.StatusNoContent)
-			r.written = true
-			return nil
-		}
-		if origin != "" {
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Expose-Headers", mcpExposedHeaders)
-		}
-		return next(r)
-	}
-}
+// resourceMCP is the MCP surface's path and protected-resource path suffix.
+const resourceMCP = "/v1/mcp"

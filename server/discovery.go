@@ -1,7 +1,9 @@
 package server
 
 import (
+	"net"
 	"net/url"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 )
@@ -62,7 +64,7 @@ func (d discoveryBase) loopbackOrigin(host string) (origin string, ok bool) {
 
 // baseFor returns the base URL discovery answers c with: the origin c's client used
 // when discovery follows it, else the base URL.
-func (s *Server) baseFor(c *fasthttp.RequestCtx) string {
+func (s *Core) baseFor(c *fasthttp.RequestCtx) string {
 	if origin, ok := s.discovery.loopbackOrigin(string(c.Host())); ok {
 		return origin
 	}
@@ -74,7 +76,7 @@ func (s *Server) baseFor(c *fasthttp.RequestCtx) string {
 // checked with it, so a code asked for at http://127.0.0.1:8080 may be exchanged at
 // http://localhost:8080 and its tokens used at either (they are bound to the resource's
 // path, which is the same at every origin).
-func (s *Server) ownsOrigin(origin string) bool {
+func (s *Core) ownsOrigin(origin string) bool {
 	if origin == s.baseURL {
 		return true
 	}
@@ -84,4 +86,36 @@ func (s *Server) ownsOrigin(origin string) bool {
 	}
 	_, ok := s.discovery.loopbackOrigin(u.Host)
 	return ok
+}
+
+// isLoopbackHost reports whether host names this machine: localhost (and its
+// subdomains, which resolve to loopback by RFC 6761), 127.0.0.0/8 or ::1.
+func isLoopbackHost(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// canonicalOrigin returns scheme://host[:port] in lower case without the scheme's
+// default port, and whether u is an http(s) URL with a host.
+func canonicalOrigin(u *url.URL) (string, bool) {
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	if (scheme != "http" && scheme != "https") || host == "" {
+		return "", false
+	}
+	port := u.Port()
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host, true
 }

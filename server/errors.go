@@ -161,12 +161,12 @@ type validationBody struct {
 
 // writeRESTError writes err in the REST shape with its status and headers. resource
 // names the surface whose protected-resource metadata a 401 points at.
-func (s *Server) writeRESTError(c *fasthttp.RequestCtx, err error, resource string) {
+func (s *Core) writeRESTError(c *fasthttp.RequestCtx, err error, resource string) {
 	s.writeRESTAPIError(c, toAPIError(err).locatedREST(nil), resource)
 }
 
 // writeRESTAPIError is writeRESTError for an error already mapped and located.
-func (s *Server) writeRESTAPIError(c *fasthttp.RequestCtx, ae *apiError, resource string) {
+func (s *Core) writeRESTAPIError(c *fasthttp.RequestCtx, ae *apiError, resource string) {
 	h := &c.Response.Header
 	switch ae.Status {
 	case 401:

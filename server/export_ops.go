@@ -55,7 +55,7 @@ type ExportDownload struct {
 var errTestEnvironment = kv.Errorf(kv.EFORBIDDEN, "test_environment",
 	"Test-environment credentials cannot export; Test-mode rehearsals have no exports. Use a jsk_live_ key.")
 
-func (s *Server) startExport(ctx context.Context, p *Principal, in *StartExportInput) (ExportJob, error) {
+func (s *Core) startExport(ctx context.Context, p *Principal, in *StartExportInput) (ExportJob, error) {
 	if p.Partition.Env != kv.EnvLive {
 		return ExportJob{}, errTestEnvironment
 	}
@@ -88,7 +88,7 @@ func (s *Server) startExport(ctx context.Context, p *Principal, in *StartExportI
 	return out, nil
 }
 
-func (s *Server) exportJob(ctx context.Context, p *Principal, in *JobIDInput) (kv.Job, error) {
+func (s *Core) exportJob(ctx context.Context, p *Principal, in *JobIDInput) (kv.Job, error) {
 	id, err := in.id()
 	if err != nil {
 		return kv.Job{}, err
@@ -96,7 +96,7 @@ func (s *Server) exportJob(ctx context.Context, p *Principal, in *JobIDInput) (k
 	return s.db.FindJobByID(ctx, p.Partition, kv.JobExport, id)
 }
 
-func (s *Server) getExportStatus(ctx context.Context, p *Principal, in *JobIDInput) (ExportStatus, error) {
+func (s *Core) getExportStatus(ctx context.Context, p *Principal, in *JobIDInput) (ExportStatus, error) {
 	j, err := s.exportJob(ctx, p, in)
 	if err != nil {
 		return ExportStatus{}, err
@@ -104,7 +104,7 @@ func (s *Server) getExportStatus(ctx context.Context, p *Principal, in *JobIDInp
 	return ExportStatus{Status: j.Status, Ready: j.Status == kv.ExportCompleted}, nil
 }
 
-func (s *Server) getExportDownload(ctx context.Context, p *Principal, in *JobIDInput) (ExportDownload, error) {
+func (s *Core) getExportDownload(ctx context.Context, p *Principal, in *JobIDInput) (ExportDownload, error) {
 	j, err := s.exportJob(ctx, p, in)
 	if err != nil {
 		return ExportDownload{}, err
@@ -129,7 +129,7 @@ func (s *Server) getExportDownload(ctx context.Context, p *Principal, in *JobIDI
 // respondDownload serves the download over REST: the artifact inline when Accept names
 // text/csv, */* or nothing, the signed URL as JSON when it asks for application/json
 // (and not text/csv). Never a redirect.
-func (s *Server) respondDownload(c *fasthttp.RequestCtx, out any) (bool, error) {
+func (s *Core) respondDownload(c *fasthttp.RequestCtx, out any) (bool, error) {
 	d := out.(ExportDownload)
 	accept := strings.ToLower(string(c.Request.Header.Peek("Accept")))
 	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/csv") {
@@ -148,7 +148,7 @@ func blobKey(rel string) string { return filepath.ToSlash(filepath.Clean(rel)) }
 // streamArtifact answers with the blob at key, or returns why it cannot (nothing is
 // written then): export_expired when it is gone, storage_unavailable when the store
 // cannot be reached.
-func (s *Server) streamArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string) error {
+func (s *Core) streamArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string) error {
 	// fasthttp reads the body after the handler has returned, perhaps while the server
 	// is stopping (which ends ctx): a download under way is finished, not cut short.
 	body, size, err := s.db.Blobs().Get(context.WithoutCancel(ctx), key)
@@ -169,7 +169,7 @@ func (s *Server) streamArtifact(ctx context.Context, c *fasthttp.RequestCtx, key
 // redirectArtifact answers with a redirect to a presigned URL of the store, valid until
 // expires, when the server is configured for them and the store has them; it returns
 // false (having written nothing) otherwise, and the caller streams the bytes itself.
-func (s *Server) redirectArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string, expires time.Time) (bool, error) {
+func (s *Core) redirectArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string, expires time.Time) (bool, error) {
 	ttl := time.Until(expires)
 	if !s.presign || ttl < time.Second {
 		return false, nil
@@ -197,13 +197,13 @@ func (s *Server) redirectArtifact(ctx context.Context, c *fasthttp.RequestCtx, k
 
 // signedDownloadURL is an address to the artifact that needs no bearer: the job and
 // its partition, an expiry, and an HMAC over them with the instance's secret.
-func (s *Server) signedDownloadURL(p kv.Partition, job kv.ID, expires time.Time) string {
+func (s *Core) signedDownloadURL(p kv.Partition, job kv.ID, expires time.Time) string {
 	exp := strconv.FormatInt(expires.Unix(), 10)
 	return s.baseURL + "/v1/api/exports/" + job.String() + "/artifact?org=" + p.Org.String() + "&env=" + string(p.Env) +
 		"&expires=" + exp + "&sig=" + s.downloadSignature(p, job, exp)
 }
 
-func (s *Server) downloadSignature(p kv.Partition, job kv.ID, expires string) string {
+func (s *Core) downloadSignature(p kv.Partition, job kv.ID, expires string) string {
 	m := hmac.New(sha256.New, s.db.Secret())
 	m.Write([]byte("export-download\x00" + job.String() + "\x00" + p.Org.String() + "\x00" + string(p.Env) + "\x00" + expires))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
@@ -212,7 +212,7 @@ func (s *Server) downloadSignature(p kv.Partition, job kv.ID, expires string) st
 // signedDownload is the export artifact behind a signed URL: a REST route group whose
 // credential is the URL's signature and expiry, not a bearer (so the research table's
 // steps do not apply), answered in the REST shapes.
-func (s *Server) signedDownloadSurface() *surface {
+func (s *Core) signedDownloadSurface() *surface {
 	return &surface{name: "rest_signed", authenticate: s.downloadSigned, render: s.renderREST}
 }
 
@@ -225,7 +225,7 @@ type signedJob struct {
 
 // downloadSigned checks the URL's signature and expiry: any changed character or a
 // stale URL is 403.
-func (s *Server) downloadSigned(r *request) error {
+func (s *Core) downloadSigned(r *request) error {
 	args := r.c.QueryArgs()
 	job, okJob := kv.ParseID(r.pathParam("job_id"))
 	org, okOrg := kv.ParseID(string(args.Peek("org")))
@@ -243,7 +243,7 @@ func (s *Server) downloadSigned(r *request) error {
 }
 
 // handleSignedDownload serves GET /v1/api/exports/{job_id}/artifact to a signed URL.
-func (s *Server) handleSignedDownload(r *request) error {
+func (s *Core) handleSignedDownload(r *request) error {
 	sj := r.data.(signedJob)
 	j, err := s.db.FindJobByID(r.ctx, sj.p, kv.JobExport, sj.job)
 	res, ok := j.ExportResult()

@@ -10,7 +10,7 @@ const HSTSValue = "max-age=31536000"
 // secureTransport marks answers given over TLS so browsers come back over TLS only.
 // Plain-HTTP answers never carry it (browsers ignore it there, and a server reached
 // through a TLS-terminating proxy leaves the header to the proxy).
-func (s *Server) secureTransport(c *fasthttp.RequestCtx) {
+func (s *Core) secureTransport(c *fasthttp.RequestCtx) {
 	if s.hsts && c.IsTLS() {
 		c.Response.Header.Set("Strict-Transport-Security", HSTSValue)
 	}

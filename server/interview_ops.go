@@ -26,7 +26,7 @@ type Interview struct {
 	linkToken string
 }
 
-func (s *Server) interview(iv kv.Interview) Interview {
+func (s *Core) interview(iv kv.Interview) Interview {
 	attrs := iv.EntryAttributes
 	if attrs == nil {
 		attrs = map[string]string{}
@@ -56,7 +56,7 @@ type ListInterviewsInput struct {
 	isTest *bool
 }
 
-func (s *Server) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
+func (s *Core) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
 	page, err := s.db.FindInterviews(ctx, kv.InterviewFilter{Partition: p.Partition, StudyID: in.StudyID, Status: in.Status, IsTest: in.isTest,
 		LinkID: in.LinkID, Modality: in.modality, ContextHas: in.contextHas, MinSeconds: in.minSeconds, MaxSeconds: in.maxSeconds, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
@@ -74,7 +74,7 @@ type InterviewIDInput struct {
 	InterviewID kv.ID `path:"interview_id" doc:"The interview's id."`
 }
 
-func (s *Server) getInterview(ctx context.Context, p *Principal, in *InterviewIDInput) (Interview, error) {
+func (s *Core) getInterview(ctx context.Context, p *Principal, in *InterviewIDInput) (Interview, error) {
 	iv, err := s.db.FindInterviewByID(ctx, p.Partition, in.InterviewID)
 	if err != nil {
 		return Interview{}, err

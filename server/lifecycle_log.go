@@ -10,7 +10,7 @@ import (
 // logModeChange notes a study's new mode. Going live in the live environment with no
 // credits works (the researcher may add them later) but nobody can be interviewed until
 // then, so that is a warning.
-func (s *Server) logModeChange(p *Principal, st kv.Study, noCredits bool) {
+func (s *Core) logModeChange(p *Principal, st kv.Study, noCredits bool) {
 	msg := map[kv.Mode]string{kv.ModeLive: "study went live", kv.ModePaused: "study paused", kv.ModeClosed: "study closed", kv.ModeTest: "study back in test mode"}[st.Mode]
 	s.log.Info().Str("org_id", p.Partition.Org.String()).Str("environment", string(p.Partition.Env)).
 		Str("study_id", st.ID.String()).Str("mode", string(st.Mode)).Msg(msg)
@@ -22,7 +22,7 @@ func (s *Server) logModeChange(p *Principal, st kv.Study, noCredits bool) {
 
 // logOpened notes an interview that opening a link started, and the credit that was
 // the organisation's last.
-func (s *Server) logOpened(o kv.Opened) {
+func (s *Core) logOpened(o kv.Opened) {
 	if !o.Started || o.Interview == nil {
 		return
 	}
@@ -40,7 +40,7 @@ func (s *Server) logOpened(o kv.Opened) {
 
 // logInterviewEnded notes an interview that a turn completed (failures are logged
 // with their cause where the engine failed).
-func (s *Server) logInterviewEnded(iv kv.Interview) {
+func (s *Core) logInterviewEnded(iv kv.Interview) {
 	if iv.Status != kv.InterviewCompleted {
 		return
 	}

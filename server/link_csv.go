@@ -268,11 +268,11 @@ func studySuffix(study string) string {
 // sendMailBatch mails msgs one after another off the request path: one connection at
 // a time, so a thousand invitations never open a thousand connections to the mail
 // server. Failures are logged by address; the links exist whatever happens to a mail.
-func (s *Server) sendMailBatch(msgs []mail.Message) {
-	if s.app == nil || s.app.mail == nil || len(msgs) == 0 {
+func (s *Core) sendMailBatch(msgs []mail.Message) {
+	if s.mail == nil || len(msgs) == 0 {
 		return
 	}
-	sender := s.app.mail
+	sender := s.mail
 	go func() {
 		failed := 0
 		for _, m := range msgs {

@@ -21,9 +21,6 @@ import (
 	"interviewd/server/ratelimit"
 )
 
-// resourceMCP is the MCP surface's path and protected-resource path suffix.
-const resourceMCP = "/v1/mcp"
-
 // mcpMaxBody bounds a JSON-RPC request body (read through readBody, which enforces it
 // on streamed bodies too).
 const mcpMaxBody = 1 << 20

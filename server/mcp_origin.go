@@ -1,9 +1,9 @@
 package server
 
 import (
-	"net"
 	"net/url"
-	"strings"
+
+	"github.com/valyala/fasthttp"
 )
 
 // originPolicy decides which browser origins may call the MCP endpoint. A web page
@@ -43,34 +43,40 @@ func (p originPolicy) allows(origin []byte) bool {
 	return p.loopback && isLoopbackHost(u.Hostname())
 }
 
-// canonicalOrigin returns scheme://host[:port] in lower case without the scheme's
-// default port, and whether u is an http(s) URL with a host.
-func canonicalOrigin(u *url.URL) (string, bool) {
-	scheme := strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	if (scheme != "http" && scheme != "https") || host == "" {
-		return "", false
+// cors is the MCP endpoint's first step. A preflight from a listed origin is answered
+// here (it carries no credential); one from any other origin is refused. Every other
+// request from a listed origin is answered with that origin allowed and the headers an
+// MCP client reads exposed, refusals included: a browser client must read the 401's
+// challenge to start OAuth.
+func (m *mcpEndpoint) cors(next handler) handler {
+	return func(r *request) error {
+		c := r.c
+		raw := c.Request.Header.Peek("Origin")
+		if len(raw) == 0 {
+			return next(r)
+		}
+		h := &c.Response.Header
+		if len(m.s.cors) > 0 {
+			h.Add("Vary", "Origin")
+		}
+		origin := m.s.cors.listed(raw)
+		if isPreflight(c) {
+			if origin == "" {
+				return &apiError{Status: 403, Code: "forbidden_origin",
+					Detail: "Cross-origin requests from this Origin are not allowed; the server's operator lists the origins of browser-based MCP clients in --cors-origins."}
+			}
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+			allowRequestedHeaders(c)
+			h.Set("Access-Control-Max-Age", corsMaxAge)
+			c.SetStatusCode(fasthttp.StatusNoContent)
+			r.written = true
+			return nil
+		}
+		if origin != "" {
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Expose-Headers", mcpExposedHeaders)
+		}
+		return next(r)
 	}
-	port := u.Port()
-	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return scheme + "://" + host, true
-}
-
-// isLoopbackHost reports whether host names this machine: localhost (and its
-// subdomains, which resolve to loopback by RFC 6761), 127.0.0.0/8 or ::1.
-func isLoopbackHost(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

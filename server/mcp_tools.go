@@ -196,10 +196,6 @@ func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args [
 	return tc.res.raw, tc.res.isError, tc.res.cause, tc.res.note
 }
 
-func isJSONNull(raw []byte) bool {
-	return len(raw) == 4 && string(raw) == "null"
-}
-
 // toolErrorBody is a domain error as a tool result's structuredContent: the REST
 // error's code and a human detail, the validation items for validation errors, and
 // the wait for rate limits.

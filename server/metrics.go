@@ -222,7 +222,7 @@ func (m *httpMetrics) interviewTurned(before string, iv kv.Interview) {
 // bound to loopback, and then only to loopback clients whose request no reverse proxy
 // forwarded (a proxy on the same host makes every client look local); everyone else
 // gets the same 404 as any unknown path.
-func (s *Server) handleMetrics(c *fasthttp.RequestCtx) {
+func (s *Core) handleMetrics(c *fasthttp.RequestCtx) {
 	if !s.metricsOnMain || !c.RemoteIP().IsLoopback() || forwarded(&c.Request.Header) {
 		s.handleNotFound(c)
 		return
@@ -241,7 +241,7 @@ func forwarded(h *fasthttp.RequestHeader) bool {
 
 // MetricsHandler serves the exposition to anyone who reaches it: for the dedicated
 // --metrics-addr listener.
-func (s *Server) MetricsHandler() fasthttp.RequestHandler { return s.metricsServe }
+func (s *Core) MetricsHandler() fasthttp.RequestHandler { return s.metricsServe }
 
 // newMetricsHandler is the Prometheus client's own handler for reg, adapted to
 // fasthttp: it negotiates the format with the scraper (the text format unless asked

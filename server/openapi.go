@@ -14,7 +14,7 @@ import (
 // OpenAPIVersion is the research API's info.version.
 const OpenAPIVersion = "1.0.0"
 
-func (s *Server) routeDocs(r *router.Router) {
+func (s *Core) routeDocs(r *router.Router) {
 	// Rendered on first request: generating it was a fifth of a server's start-up.
 	raw := sync.OnceValue(func() []byte {
 		raw, err := json.MarshalIndent(s.openAPIDocument(), "", "  ")
@@ -34,7 +34,7 @@ func (s *Server) routeDocs(r *router.Router) {
 // Request and Response, a field's component tag) a component referenced with $ref.
 // The document is the same for every caller: export formats an organisation adds
 // with its own plugins are accepted beside the documented csv.
-func (s *Server) openAPIDocument() schema {
+func (s *Core) openAPIDocument() schema {
 	g := &schemaGen{components: schema{}}
 	errRef := g.named("Error", schema{"type": "object", "required": []any{"detail", "code"}, "additionalProperties": false,
 		"properties": schema{"detail": schema{"type": "string"}, "code": schema{"type": "string"}}})

@@ -7,7 +7,7 @@ import "interviewd/kv"
 // it in OpenAPI. OperationID, Request, Response and the tag Public API are the hosted
 // service's published names (its operationIds, component schemas and tag), so
 // generated clients match; the operations interviewd adds carry a tag of their own.
-func (s *Server) operations() []*Operation {
+func (s *Core) operations() []*Operation {
 	upload := op(Operation{Name: "upload_file", OperationID: "upload_file_v1_api_files_post", Tag: tagPublicAPI, Response: "FileUploadOut",
 		Summary: "Upload a file whose text can inform authoring", Method: "POST", Path: "/v1/api/files", Scope: "studies:write", Write: true,
 		Refusals: map[int]string{413: "payload_too_large: over 10 MB for .txt .md .csv, over 50 MB for other types."}}, s.uploadFile)

@@ -42,7 +42,7 @@ func infoOf(c *fasthttp.RequestCtx) *reqInfo {
 // recover → access log → route. From there each route runs its surface's chain
 // (chain.go): recover → authenticate → the surface's steps (for the research table,
 // the research pipeline of pipeline_research.go) → handler → the surface's renderer.
-func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler {
+func (s *Core) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
 		start := time.Now()
 		info := infoPool.Get().(*reqInfo)
@@ -64,7 +64,7 @@ func (s *Server) pipeline(route fasthttp.RequestHandler) fasthttp.RequestHandler
 // account records a finished request in the metrics and the access log. A panic here
 // must not take the process down with it (fasthttp recovers nothing): it is logged and
 // the answer already written stands.
-func (s *Server) account(c *fasthttp.RequestCtx, info *reqInfo, start time.Time) {
+func (s *Core) account(c *fasthttp.RequestCtx, info *reqInfo, start time.Time) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error().Bytes("request_id", info.id).Interface("panic", r).Msg("request accounting panicked")
@@ -79,7 +79,7 @@ func (s *Server) account(c *fasthttp.RequestCtx, info *reqInfo, start time.Time)
 // recovering runs next and turns a panic into a 500 that reveals nothing internal. A
 // surface's own recoverStep renders panics in its shape first; this one catches what
 // happens outside any surface (the router, unmatched routes, a renderer).
-func (s *Server) recovering(c *fasthttp.RequestCtx, next fasthttp.RequestHandler) {
+func (s *Core) recovering(c *fasthttp.RequestCtx, next fasthttp.RequestHandler) {
 	defer func() {
 		if r := recover(); r != nil {
 			info := infoOf(c)
@@ -93,7 +93,7 @@ func (s *Server) recovering(c *fasthttp.RequestCtx, next fasthttp.RequestHandler
 
 // logRequest writes the access log line: refusals (4xx) at info with their code,
 // server failures at error, health probes at debug so they do not drown the log.
-func (s *Server) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Duration) {
+func (s *Core) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Duration) {
 	status := c.Response.StatusCode()
 	ev := s.access.Info()
 	switch {
@@ -124,18 +124,18 @@ func (s *Server) logRequest(c *fasthttp.RequestCtx, info *reqInfo, d time.Durati
 	ev.Msg("request")
 }
 
-func (s *Server) handleNotFound(c *fasthttp.RequestCtx) {
+func (s *Core) handleNotFound(c *fasthttp.RequestCtx) {
 	if isAppPath(c.Path()) {
-		s.app.notFound(c) // the web app answers in HTML
+		s.appNotFound(c) // the web app answers in HTML
 		return
 	}
 	s.writeRESTError(c, &apiError{Status: 404, Code: "not_found", Detail: "No route matches " + string(c.Method()) + " " + string(c.Path()) + "."}, "/v1/api")
 }
 
-func (s *Server) handleMethodNotAllowed(c *fasthttp.RequestCtx) {
+func (s *Core) handleMethodNotAllowed(c *fasthttp.RequestCtx) {
 	fixAllow(c)
 	if isAppPath(c.Path()) {
-		s.app.notAllowed(c)
+		s.appNotAllowed(c)
 		return
 	}
 	s.writeRESTError(c, &apiError{Status: 405, Code: "method_not_allowed", Detail: "Method " + string(c.Method()) + " is not allowed on " + string(c.Path()) + "."}, "/v1/api")

@@ -135,7 +135,7 @@ func restIdemKey(r *request) (string, [32]byte, bool, error) {
 // new claim travels in r.ctx to the operation's transaction, which records its output
 // under it; it is held (r.claim) until the call's answer is rendered, and released
 // then unless finished, so a refused or failed request is not remembered.
-func (s *Server) idempotencyStep(w idemWire) middleware {
+func (s *Core) idempotencyStep(w idemWire) middleware {
 	return func(next handler) handler {
 		return func(r *request) error {
 			r.trace |= stepIdempotency
@@ -177,7 +177,7 @@ func (s *Server) idempotencyStep(w idemWire) middleware {
 
 // idemClaim is a key claimed for a call, held until its answer is rendered.
 type idemClaim struct {
-	s    *Server
+	s    *Core
 	slot *idemSlot
 	// kept: the claim was finished by what the call committed (an A2A message's
 	// task), so there is nothing to release.
@@ -236,4 +236,21 @@ func canonicalJSON(body []byte) []byte {
 		return body
 	}
 	return out
+}
+
+// taskWrite is the task the claim's message makes from the operation's output, for
+// idemWrite; nil when the claim is not a message's.
+func (slot *idemSlot) taskWrite(output []byte) *kv.AgentTaskWrite {
+	if slot.task == nil {
+		return nil
+	}
+	w := slot.task(output)
+	if w != nil {
+		id := w.ID
+		if w.New != nil {
+			id = w.New.ID
+		}
+		slot.taskWritten.Store(&id)
+	}
+	return w
 }

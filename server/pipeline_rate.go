@@ -14,7 +14,7 @@ import (
 // and its organisation's budgets, or returns a 429 rate_limited error when over either;
 // on a shared store the request's credential check (kv's fence) rides on the decision
 // under ctx (ratelimit.Limiter.AdmitIn).
-func (s *Server) admitCall(ctx context.Context, p *Principal, write bool) (ratelimit.Decision, error) {
+func (s *Core) admitCall(ctx context.Context, p *Principal, write bool) (ratelimit.Decision, error) {
 	d := s.limiter.AdmitIn(ctx, s.now(), p.RateKey, p.OrgKey, write)
 	if !d.OK {
 		return d, &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
@@ -25,7 +25,7 @@ func (s *Server) admitCall(ctx context.Context, p *Principal, write bool) (ratel
 
 // setRateHeaders writes an admission decision as the RateLimit-Policy and RateLimit
 // headers (IETF draft), on REST answers and on the MCP and A2A endpoints' responses.
-func (s *Server) setRateHeaders(c *fasthttp.RequestCtx, d ratelimit.Decision) {
+func (s *Core) setRateHeaders(c *fasthttp.RequestCtx, d ratelimit.Decision) {
 	var buf [160]byte
 	if v := d.AppendPolicy(buf[:0]); len(v) > 0 {
 		c.Response.Header.SetBytesV("RateLimit-Policy", v)

@@ -95,7 +95,7 @@ type researchWire struct {
 
 // researchSteps composes the research pipeline's steps for a surface, in order; the
 // surface's chain ends in runOperation (required scope → operation).
-func (s *Server) researchSteps(w researchWire) []middleware {
+func (s *Core) researchSteps(w researchWire) []middleware {
 	return []middleware{s.scopeStep(w.peekRate), s.rateStep(w.budget), s.idempotencyStep(w.idem), bindStep(w.bind)}
 }
 
@@ -111,7 +111,7 @@ type researchSurface struct {
 // newResearchSurface composes the research pipeline for a surface that has
 // authenticated its caller already (r.p is set before run): a call without a
 // principal is refused as missing_token.
-func (s *Server) newResearchSurface(name string, w researchWire, render renderer) *researchSurface {
+func (s *Core) newResearchSurface(name string, w researchWire, render renderer) *researchSurface {
 	sf := &surface{
 		name: name,
 		authenticate: func(r *request) error {
@@ -149,7 +149,7 @@ func (r *request) finish() {
 // (app_roles.go), before rate limits and decoding, so a caller that can never call the
 // operation gets 403, not a 422 about its input. With peek, a refused caller still
 // learns its budget.
-func (s *Server) scopeStep(peek bool) middleware {
+func (s *Core) scopeStep(peek bool) middleware {
 	return func(next handler) handler {
 		return func(r *request) error {
 			r.trace |= stepScope
@@ -168,7 +168,7 @@ func (s *Server) scopeStep(peek bool) middleware {
 }
 
 // rateStep admits the call against the budget the surface counts it in.
-func (s *Server) rateStep(budget callBudget) middleware {
+func (s *Core) rateStep(budget callBudget) middleware {
 	return func(next handler) handler {
 		return func(r *request) error {
 			r.trace |= stepRate
@@ -240,7 +240,7 @@ func bindBuiltInput(r *request) error {
 // runOperation is the end of every research chain: the input's own scope (setting
 // mode to live needs studies:golive), a held idempotency verdict, then the operation
 // on the request's context.
-func (s *Server) runOperation(r *request) error {
+func (s *Core) runOperation(r *request) error {
 	r.trace |= stepRequiredScope
 	if err := r.p.require(r.op.requiredScope(r.in)); err != nil {
 		return err

@@ -118,3 +118,33 @@ func bearerToken(h []byte) (string, bool) {
 	tok := strings.TrimSpace(string(h[len(prefix):]))
 	return tok, tok != ""
 }
+
+// roleAllows refuses what the session's role may not do whatever its scopes: any
+// change for a viewer, exports for anyone but owners and admins. Keys and OAuth
+// connections are held to their scopes alone.
+func (p *Principal) roleAllows(o *Operation) error {
+	if p.CredentialType != credentialSession {
+		return nil
+	}
+	switch {
+	case o.Write && !p.Role.Changes():
+		return errViewerReadOnly
+	case exportOps[o.Name] && !p.Role.Manages():
+		return errExportRole
+	}
+	return nil
+}
+
+var (
+	errViewerReadOnly = &apiError{Status: 403, Code: "role_forbidden",
+		Detail: "Viewers read studies, transcripts and findings but change nothing. Ask an owner or admin for the researcher role."}
+	errExportRole = &apiError{Status: 403, Code: "role_forbidden",
+		Detail: "Only owners and admins can export interviews."}
+)
+
+// exportOps are the operations that take data out of the service: owners and admins
+// only, in the app.
+var exportOps = map[string]bool{"start_export": true, "get_export_status": true, "get_export_download": true}
+
+// credentialSession marks a principal built from an app session.
+const credentialSession = "session"

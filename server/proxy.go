@@ -67,7 +67,7 @@ func peerAddr(c *fasthttp.RequestCtx) netip.Addr {
 // Forwarded) is walked from the nearest hop back past every trusted proxy, and
 // the first address that is not one is the client. A chain of trusted proxies only
 // gives its farthest entry; a malformed entry stops the walk at the last good address.
-func (s *Server) clientIP(c *fasthttp.RequestCtx) netip.Addr {
+func (s *Core) clientIP(c *fasthttp.RequestCtx) netip.Addr {
 	peer := peerAddr(c)
 	if len(s.proxies) == 0 || !s.proxies.trusts(peer) {
 		return peer
@@ -90,7 +90,7 @@ func (s *Server) clientIP(c *fasthttp.RequestCtx) netip.Addr {
 // clientIPText is clientIP as text, for the access log. Without trusted proxies the
 // client is the peer, the same for every request of a connection: it is formatted once
 // per connection.
-func (s *Server) clientIPText(c *fasthttp.RequestCtx) string {
+func (s *Core) clientIPText(c *fasthttp.RequestCtx) string {
 	tc := tracked(c.Conn())
 	if len(s.proxies) > 0 || tc == nil {
 		return s.clientIP(c).String()
@@ -103,7 +103,7 @@ func (s *Server) clientIPText(c *fasthttp.RequestCtx) string {
 
 // clientScheme returns "https" or "http": what the client used to reach us, as a trusted
 // proxy reports it (X-Forwarded-Proto, else Forwarded proto=), else this connection's.
-func (s *Server) clientScheme(c *fasthttp.RequestCtx) string {
+func (s *Core) clientScheme(c *fasthttp.RequestCtx) string {
 	scheme := "http"
 	if c.IsTLS() {
 		scheme = "https"

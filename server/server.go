@@ -24,7 +24,6 @@ import (
 	"net"
 	"net/netip"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -102,62 +101,35 @@ type Config struct {
 	onResearch func(researchPass)
 }
 
-// Server is the HTTP side of interviewd.
+// Server is the HTTP side of interviewd: the shared pipeline (Core) and the surfaces
+// composed over it.
 type Server struct {
-	db        *kv.DB
-	jobs      *jobs.Runner
-	log       zerolog.Logger
-	accessLog bool
-	access    zerolog.Logger // the access log's routine lines (Config.AccessLogger or log)
-	baseURL   string
-	discovery discoveryBase // which loopback origins discovery follows
-	cors      corsOrigins   // browser origins allowed on the MCP endpoint
-	now       func() time.Time
-	ops       []*Operation
-	limiter   *ratelimit.Limiter
-	handler   fasthttp.RequestHandler
-	http      *fasthttp.Server
-	ctx       context.Context // cancelled at shutdown; every request's context derives from it
-	cancel    context.CancelFunc
+	*Core
+	handler fasthttp.RequestHandler
+	http    *fasthttp.Server
+	cancel  context.CancelFunc
 	// streams is the context of event streams (A2A), which outlive their handler:
 	// cancelled when a shutdown begins, so open streams end and let it finish.
 	streams     context.Context
 	stopStreams context.CancelFunc
 	// a2aStreams counts each credential's open A2A event streams (a2a_streams.go).
 	a2aStreams *streamSlots
-	reqPrefix  string
-	reqSeq     atomic.Uint64
 	part       *participantSide // the participant pages and their API
 	app        *appSide         // the web app (app_surface.go)
 	sms        sms.Sender       // texts two-step codes; nil: no provider, texts not offered
-	proxies    trustedProxies
-	authFails  *ratelimit.Failures // failed credentials per client address
-	// creditAlerts asks Maintain to mail pending low-credit alerts now (app_credits_alert.go).
-	creditAlerts chan struct{}
-	oauth        *oauthSide // the authorization server (oauth_surface.go)
+	oauth      *oauthSide       // the authorization server (oauth_surface.go)
 
-	studyRenders *studyRenders      // get_study answers by stored record
-	transcripts  *transcriptRenders // the app's transcript pages by interview and length
+	transcripts *transcriptRenders // the app's transcript pages by interview and length
 
 	// tools, skills and appActions are the research pipeline as MCP tool calls (shared
 	// by the endpoint's fast path and the SDK's tool handlers), A2A skills and the web
 	// app's actions, composed once (pipeline_research.go).
 	tools, skills, appActions *researchSurface
-	// onResearch, when set, sees every research call that reaches its operation: the
-	// tenancy matrix checks that no surface skipped a step.
-	onResearch func(researchPass)
-
-	metricsReg    *prometheus.Registry
-	metrics       *httpMetrics
-	metricsServe  fasthttp.RequestHandler
-	metricsOnMain bool
-	hsts          bool
-	presign       bool
 }
 
 // New builds a Server and its routes.
 func New(cfg Config) *Server {
-	s := &Server{
+	s := &Server{Core: &Core{
 		db:        cfg.DB,
 		jobs:      cfg.Jobs,
 		log:       cfg.Log,
@@ -167,14 +139,13 @@ func New(cfg Config) *Server {
 		now:       cfg.Now,
 
 		studyRenders: newStudyRenders(),
-		transcripts:  newTranscriptRenders(),
 
 		metricsReg:    cfg.Metrics,
 		metricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
 		hsts:          cfg.HSTS,
-		sms:           cfg.SMS,
 		presign:       cfg.BlobsPresign,
-	}
+		mail:          cfg.Mail,
+	}, sms: cfg.SMS, transcripts: newTranscriptRenders()}
 	if s.metricsReg == nil {
 		s.metricsReg = prometheus.NewRegistry()
 	}

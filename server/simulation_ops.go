@@ -36,7 +36,7 @@ type SimulationJob struct {
 	JobID string `json:"job_id"`
 }
 
-func (s *Server) simulateStudy(ctx context.Context, p *Principal, in *SimulateStudyInput) (SimulationJob, error) {
+func (s *Core) simulateStudy(ctx context.Context, p *Principal, in *SimulateStudyInput) (SimulationJob, error) {
 	persona := ""
 	if in.Persona != nil {
 		persona = strings.TrimSpace(*in.Persona)
@@ -88,7 +88,7 @@ type SimulationTurn struct {
 	TurnNumber int    `json:"turn_number" doc:"The turn (1-based) this message belongs to: an interviewer message and the participant's reply share it."`
 }
 
-func (s *Server) getSimulationStatus(ctx context.Context, p *Principal, in *JobIDInput) (SimulationStatus, error) {
+func (s *Core) getSimulationStatus(ctx context.Context, p *Principal, in *JobIDInput) (SimulationStatus, error) {
 	id, err := in.id()
 	if err != nil {
 		return SimulationStatus{}, err

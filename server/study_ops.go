@@ -9,7 +9,7 @@ import (
 // WhoamiInput takes nothing.
 type WhoamiInput struct{}
 
-func (s *Server) whoami(ctx context.Context, p *Principal, _ *WhoamiInput) (Whoami, error) {
+func (s *Core) whoami(ctx context.Context, p *Principal, _ *WhoamiInput) (Whoami, error) {
 	w := Whoami{
 		KeyID: p.KeyID, ExpiresAt: wireTimePtr(p.ExpiresAt), OrgID: p.Partition.Org, OrgName: p.OrgName,
 		Environment: string(p.Partition.Env), Scopes: append([]string{}, p.Scopes...), CredentialType: p.CredentialType,
@@ -47,7 +47,7 @@ func pageLimit(l *int) int {
 	return *l
 }
 
-func (s *Server) listStudies(ctx context.Context, p *Principal, in *ListStudiesInput) (List[StudySummary], error) {
+func (s *Core) listStudies(ctx context.Context, p *Principal, in *ListStudiesInput) (List[StudySummary], error) {
 	page, err := s.db.FindStudies(ctx, kv.StudyFilter{Partition: p.Partition, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
 		return List[StudySummary]{}, err
@@ -66,7 +66,7 @@ type StudyIDInput struct {
 
 // getStudy serves the study's detail, rendered from its stored record only when that
 // record changed since it was last rendered (studyRenders).
-func (s *Server) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) (StudyDetail, error) {
+func (s *Core) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) (StudyDetail, error) {
 	var d StudyDetail
 	err := s.db.ViewStudyRecord(ctx, p.Partition, in.StudyID, func(raw []byte) error {
 		var err error
@@ -76,7 +76,7 @@ func (s *Server) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) (
 	return d, err
 }
 
-func (s *Server) getInterviewLink(ctx context.Context, p *Principal, in *StudyIDInput) (InviteLink, error) {
+func (s *Core) getInterviewLink(ctx context.Context, p *Principal, in *StudyIDInput) (InviteLink, error) {
 	st, err := s.db.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return InviteLink{}, err

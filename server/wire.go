@@ -116,4 +116,4 @@ func studyDetail(st kv.Study) StudyDetail {
 }
 
 // linkURL is the absolute URL of an invite link token.
-func (s *Server) linkURL(token string) string { return s.baseURL + "/i/" + token }
+func (s *Core) linkURL(token string) string { return s.baseURL + "/i/" + token }
