@@ -20,6 +20,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 )
 
@@ -50,22 +51,22 @@ type a2aEndpoint struct {
 
 func (s *Server) newA2AEndpoint(fast bool) *a2aEndpoint {
 	h := &a2aHandler{s: s}
-	e := &a2aEndpoint{s: s, handler: h, fast: fast, logs: slog.New(&zerologHandler{log: &s.log})}
+	e := &a2aEndpoint{s: s, handler: h, fast: fast, logs: slog.New(&zerologHandler{log: &s.Log})}
 	e.rpc = a2asrv.NewJSONRPCHandler(h, a2asrv.WithTransportKeepAlive(a2aKeepAlive),
 		// A panic while a stream is written would otherwise be re-raised on a goroutine
 		// nothing recovers: it is logged and answered as an internal error.
 		a2asrv.WithTransportPanicHandler(func(v any) error {
-			s.log.Error().Str("surface", "a2a").Interface("panic", v).Msg("handler panicked")
-			return a2a.NewError(a2a.ErrInternalError, errInternal)
+			s.Log.Error().Str("surface", "a2a").Interface("panic", v).Msg("handler panicked")
+			return a2a.NewError(a2a.ErrInternalError, pipeline.ErrInternal)
 		}))
-	sf := &surface{
-		name:         "a2a",
-		authenticate: s.a2aAuthenticate,
-		steps:        []middleware{readRPCBody},
-		render:       s.renderA2A,
-		log:          &s.log,
+	sf := &pipeline.Surface{
+		Name:         "a2a",
+		Authenticate: s.a2aAuthenticate,
+		Steps:        []pipeline.Middleware{readRPCBody},
+		Render:       s.renderA2A,
+		Log:          &s.Log,
 	}
-	e.serve = sf.serve(resourceA2A, nil, sf.chain(e.serveRPC))
+	e.serve = sf.Serve(resourceA2A, nil, sf.Chain(e.serveRPC))
 	return e
 }
 
@@ -79,16 +80,16 @@ func (s *Server) routeA2A(r *router.Router) {
 // a2aToken returns the API key of a request: Authorization: Bearer, else X-API-Key.
 func a2aToken(h *fasthttp.RequestHeader) (string, error) {
 	if v := h.Peek(fasthttp.HeaderAuthorization); len(v) > 0 {
-		tok, ok := bearerToken(v)
+		tok, ok := pipeline.BearerToken(v)
 		if !ok {
-			return "", &apiError{Status: 401, Code: "invalid_token", TokenSent: true, Detail: "The Authorization header must be Bearer <API key>."}
+			return "", &pipeline.APIError{Status: 401, Code: "invalid_token", TokenSent: true, Detail: "The Authorization header must be Bearer <API key>."}
 		}
 		return tok, nil
 	}
 	if v := strings.TrimSpace(string(h.Peek("X-API-Key"))); v != "" {
 		return v, nil
 	}
-	return "", &apiError{Status: 401, Code: "missing_token",
+	return "", &pipeline.APIError{Status: 401, Code: "missing_token",
 		Detail: "Send an API key holding agent:run as Authorization: Bearer <key> or in an X-API-Key header."}
 }
 
@@ -97,47 +98,47 @@ func a2aToken(h *fasthttp.RequestHeader) (string, error) {
 // OAuth token is looked up all the same: a working one is refused for what it is
 // (403), one that is unknown or ended is no credential (401, a failure counted like a
 // wrong key), so a token's shape alone never earns an answer saying it is real.
-func (s *Server) a2aAuthenticate(r *request) error {
-	tok, err := a2aToken(&r.c.Request.Header)
+func (s *Server) a2aAuthenticate(r *pipeline.Request) error {
+	tok, err := a2aToken(&r.C.Request.Header)
 	if err != nil {
-		return s.limitAuthFailure(r.c, err)
+		return s.LimitAuthFailure(r.C, err)
 	}
 	if strings.HasPrefix(tok, "svca_") || strings.HasPrefix(tok, "svcr_") {
-		live, err := s.db.OAuthTokenLive(r.ctx, tok)
+		live, err := s.DB.OAuthTokenLive(r.Ctx, tok)
 		switch {
 		case err != nil:
 			return err
 		case !live:
-			return s.limitAuthFailure(r.c, &apiError{Status: 401, Code: "invalid_token", TokenSent: true,
+			return s.LimitAuthFailure(r.C, &pipeline.APIError{Status: 401, Code: "invalid_token", TokenSent: true,
 				Detail: "The token is invalid, expired or revoked; the A2A surface takes an API key holding agent:run."})
 		}
-		return &apiError{Status: 403, Code: "oauth_token_not_accepted",
+		return &pipeline.APIError{Status: 403, Code: "oauth_token_not_accepted",
 			Detail: "OAuth tokens are not accepted by the A2A surface; use an API key holding agent:run."}
 	}
-	p, err := s.resolveTokenIn(r.ctx, tok, resourceA2A)
+	p, err := s.ResolveTokenIn(r.Ctx, tok, resourceA2A)
 	if err != nil {
-		return s.limitAuthFailure(r.c, err)
+		return s.LimitAuthFailure(r.C, err)
 	}
-	r.p = p
-	r.info.org = p.OrgKey
-	return p.require(kv.ScopeAgentRun)
+	r.P = p
+	r.Info.Org = p.OrgKey
+	return p.Require(kv.ScopeAgentRun)
 }
 
 // renderA2A writes the refusals made before JSON-RPC is spoken (method, credential,
 // body): the HTTP status an HTTP client expects, with a JSON-RPC error body an A2A
 // client can read. Answers themselves are written by the SDK's binding.
-func (s *Server) renderA2A(r *request, err error) {
-	c := r.c
+func (s *Server) renderA2A(r *pipeline.Request, err error) {
+	c := r.C
 	var pe *errRPCParse
 	if errors.As(err, &pe) {
 		writeJSONRPCError(c, 400, -32700, pe.msg)
 		return
 	}
-	ae := toAPIError(err).locatedREST(nil)
+	ae := pipeline.ToAPIError(err).LocatedREST(nil)
 	h := &c.Response.Header
 	switch ae.Status {
 	case 401:
-		v := `Bearer realm="` + s.baseURL + resourceA2A + `", scope="` + kv.ScopeAgentRun + `"`
+		v := `Bearer realm="` + s.BaseURL + resourceA2A + `", scope="` + kv.ScopeAgentRun + `"`
 		if ae.TokenSent {
 			v += `, error="invalid_token"`
 		}
@@ -149,10 +150,10 @@ func (s *Server) renderA2A(r *request, err error) {
 	case 429:
 		h.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
 	}
-	info := infoOf(c)
-	info.code = ae.Code
+	info := pipeline.InfoOf(c)
+	info.Code = ae.Code
 	if ae.Status >= 500 {
-		info.err = ae.Error()
+		info.Err = ae.Error()
 	}
 	body, _ := json.MarshalNoEscape(map[string]any{"jsonrpc": "2.0", "id": nil, "error": a2aErrorObject(ae)})
 	c.SetStatusCode(ae.Status)
@@ -162,7 +163,7 @@ func (s *Server) renderA2A(r *request, err error) {
 
 // a2aErrorObject is a refusal as a JSON-RPC error object, coded as the A2A SDKs read
 // them, with the REST error's code in the ErrorInfo metadata.
-func a2aErrorObject(ae *apiError) map[string]any {
+func a2aErrorObject(ae *pipeline.APIError) map[string]any {
 	code, reason := -32603, "INTERNAL_ERROR"
 	switch ae.Status {
 	case 401:
@@ -180,7 +181,7 @@ func a2aErrorObject(ae *apiError) map[string]any {
 	}
 	msg := ae.Detail
 	if ae.Status >= 500 {
-		msg = errInternal
+		msg = pipeline.ErrInternal
 	}
 	return map[string]any{"code": code, "message": msg, "data": []any{map[string]any{
 		"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": "a2a-protocol.org", "metadata": meta,
@@ -189,7 +190,7 @@ func a2aErrorObject(ae *apiError) map[string]any {
 
 // a2aCall is what one authenticated A2A request hands to the handler.
 type a2aCall struct {
-	p *Principal
+	p *pipeline.Principal
 	// rate is the last admission decision, for the response headers; the SDK runs the
 	// handler on its own goroutines for streams, hence the atomic.
 	rate atomic.Pointer[ratelimit.Decision]
@@ -205,10 +206,10 @@ func a2aCallFrom(ctx context.Context) *a2aCall {
 // serveRPC hands one authenticated JSON-RPC request to the SDK's binding: buffered for
 // the request/response methods, as a stream for SendStreamingMessage and
 // SubscribeToTask.
-func (e *a2aEndpoint) serveRPC(r *request) error {
-	c, s := r.c, e.s
-	r.written = true
-	call := &a2aCall{p: r.p}
+func (e *a2aEndpoint) serveRPC(r *pipeline.Request) error {
+	c, s := r.C, e.s
+	r.Written = true
+	call := &a2aCall{p: r.P}
 	env := peekRPC(c.PostBody())
 	if err := env.checkMessageText(); err != nil {
 		writeRPCRefusal(c, &env, err)
@@ -221,12 +222,12 @@ func (e *a2aEndpoint) serveRPC(r *request) error {
 		serveStreamBridge(c, e.rpc, a2alog.AttachLogger(context.WithValue(s.streams, a2aCallKey{}, call), e.logs), s.http.WriteTimeout)
 		return nil
 	}
-	ctx := a2alog.AttachLogger(context.WithValue(r.ctx, a2aCallKey{}, call), e.logs)
+	ctx := a2alog.AttachLogger(context.WithValue(r.Ctx, a2aCallKey{}, call), e.logs)
 	if !e.fast || !e.serveSendFast(c, ctx, call) {
 		serveHTTPBridge(c, e.rpc, ctx, 0)
 	}
 	if d := call.rate.Load(); d != nil {
-		s.setRateHeaders(c, *d)
+		s.SetRateHeaders(c, *d)
 	}
 	return nil
 }

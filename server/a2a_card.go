@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // agentCardPath is where A2A clients look for the agent card (A2A §8.2).
@@ -54,8 +55,8 @@ func (s *Server) routeAgentCard(r *router.Router) {
 		c.SetContentType("application/json")
 		c.SetBody(d.raw)
 	}
-	handlePlain(r, "GET", agentCardPath, h)
-	handlePlain(r, "HEAD", agentCardPath, h)
+	pipeline.HandlePlain(r, "GET", agentCardPath, h)
+	pipeline.HandlePlain(r, "HEAD", agentCardPath, h)
 }
 
 // jsonNoEscape encodes v as people read it ("<", not "\u003c"), indented by indent.
@@ -96,10 +97,10 @@ func (s *Server) agentCard() *a2a.AgentCard {
 			"those of the REST operation of the same name), or plain text such as \"create a study about ...\" or " +
 			"\"status of study ID\". Each message runs as a task whose artifact holds the same JSON as the REST API; " +
 			"authoring, simulation and export tasks stay working until their job ends.",
-		Version:             OpenAPIVersion,
-		DocumentationURL:    s.baseURL + "/v1/api/openapi.json",
-		Provider:            &a2a.AgentProvider{Org: "interviewd", URL: s.baseURL},
-		SupportedInterfaces: []*a2a.AgentInterface{{URL: s.baseURL + resourceA2A, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version}},
+		Version:             pipeline.OpenAPIVersion,
+		DocumentationURL:    s.BaseURL + "/v1/api/openapi.json",
+		Provider:            &a2a.AgentProvider{Org: "interviewd", URL: s.BaseURL},
+		SupportedInterfaces: []*a2a.AgentInterface{{URL: s.BaseURL + resourceA2A, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version}},
 		Capabilities:        a2a.AgentCapabilities{Streaming: true},
 		DefaultInputModes:   []string{"application/json", "text/plain"},
 		DefaultOutputModes:  []string{"application/json", "text/plain"},
@@ -111,7 +112,7 @@ func (s *Server) agentCard() *a2a.AgentCard {
 		},
 		SecurityRequirements: a2aSecurity(kv.ScopeAgentRun),
 	}
-	for _, o := range s.ops {
+	for _, o := range s.Ops {
 		card.Skills = append(card.Skills, agentSkill(o))
 	}
 	return card
@@ -126,7 +127,7 @@ func a2aSecurity(scopes ...string) a2a.SecurityRequirementsOptions {
 }
 
 // agentSkill describes one operation as a skill.
-func agentSkill(o *Operation) a2a.AgentSkill {
+func agentSkill(o *pipeline.Operation) a2a.AgentSkill {
 	desc := toolDescription(o)
 	if o.Awaits != "" {
 		desc += " Runs as a background job: the task stays working until it ends, then completes with the " + o.Awaits + " result as its artifact."
@@ -161,12 +162,12 @@ func agentSkill(o *Operation) a2a.AgentSkill {
 
 // skillExamples are the data part that calls the skill, its required arguments
 // filled with placeholders, and the plain-text requests the built-in engine maps to it.
-func skillExamples(o *Operation) []string {
+func skillExamples(o *pipeline.Operation) []string {
 	args := map[string]any{}
-	for i := range o.plan.fields {
-		fp := &o.plan.fields[i]
-		if fp.required {
-			args[fp.name] = "<" + fp.name + ">"
+	for i := range o.Plan.Fields {
+		fp := &o.Plan.Fields[i]
+		if fp.Required {
+			args[fp.Name] = "<" + fp.Name + ">"
 		}
 	}
 	out := []string{string(jsonNoEscape(struct {

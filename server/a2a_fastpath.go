@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // The SendMessage fast path.
@@ -51,7 +52,7 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 	}
 	data := msg.Parts[0].Data
 	intent := a2aIntent{Skill: *data.Skill}
-	if args := bytes.TrimSpace(data.Arguments); len(args) > 0 && !isJSONNull(args) {
+	if args := bytes.TrimSpace(data.Arguments); len(args) > 0 && !pipeline.IsJSONNull(args) {
 		if args[0] != '{' {
 			return false
 		}
@@ -62,14 +63,14 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 		return false
 	}
 
-	id := e.s.db.NewID()
+	id := e.s.DB.NewID()
 	ctxID := msg.ContextID
 	if ctxID == "" {
 		ctxID = a2a.NewContextID()
 	}
 	p := call.p
 	rec, err := e.handler.runSkill(ctx, call, intent, a2aMessageRef{key: messageIdemKey(msg.MessageID)}, func(run skillRun) (kv.AgentTaskWrite, error) {
-		raw, state, err := fastTaskBody(o, run, id, ctxID, msg.MessageID, msg.Role, intent.Skill, data.Arguments, e.s.now())
+		raw, state, err := fastTaskBody(o, run, id, ctxID, msg.MessageID, msg.Role, intent.Skill, data.Arguments, e.s.Now())
 		if err != nil {
 			return kv.AgentTaskWrite{}, err
 		}
@@ -87,7 +88,7 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 // fastTaskBody is the task of a quick skill's run as A2A's JSON binding writes it, and
 // its state: completed with the answer as its result artifact, or failed with the REST
 // error.
-func fastTaskBody(o *Operation, run skillRun, id kv.ID, ctxID, messageID, role, skill string, args json.RawMessage, now time.Time) ([]byte, string, error) {
+func fastTaskBody(o *pipeline.Operation, run skillRun, id kv.ID, ctxID, messageID, role, skill string, args json.RawMessage, now time.Time) ([]byte, string, error) {
 	t := wireTask{ID: id.String(), ContextID: ctxID}
 	t.History = []wireMessage{{MessageID: messageID, ContextID: t.ContextID, TaskID: t.ID, Role: role, Parts: []wirePart{{Data: dataPart(skill, args)}}}}
 	status := wireMessage{MessageID: a2a.NewMessageID(), ContextID: t.ContextID, TaskID: t.ID, Role: string(a2a.MessageRoleAgent)}

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 func a2aExchange(e *a2aEndpoint, secret, body string, headers ...string) *fasthttp.Response {
@@ -164,7 +165,7 @@ func TestA2AFastPathMatchesSDK(t *testing.T) {
 			req.SetBodyString(ownMessageID(c.body, c.name+"-took"))
 			var ctx fasthttp.RequestCtx
 			ctx.Init(&req, nil, nil)
-			p, err := e.srv.resolveToken(e.keys[c.key], resourceA2A)
+			p, err := e.srv.ResolveToken(e.keys[c.key], resourceA2A)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +186,7 @@ func TestA2AFastPathMatchesSDK(t *testing.T) {
 // answer is JSON.
 func FuzzA2AFastPath(f *testing.F) {
 	db := mustOpenDB(f)
-	off := RateLimits{Off: true} // the two endpoints share the limiter; parity of admission is the table test's
+	off := pipeline.RateLimits{Off: true} // the two endpoints share the limiter; parity of admission is the table test's
 	srv := New(Config{DB: db, BaseURL: testBaseURL, RateLimits: &off})
 	ctx := f.Context()
 	org, _, err := db.CreateOrg(ctx, kv.OrgInput{Name: "Fuzz", Email: "fuzz@example.com"})
@@ -201,7 +202,7 @@ func FuzzA2AFastPath(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	p, err := srv.resolveToken(secret, resourceA2A)
+	p, err := srv.ResolveToken(secret, resourceA2A)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // a2aBlockingWait bounds how long a SendMessage that did not ask to return
@@ -27,8 +28,8 @@ type a2aHandler struct{ s *Server }
 var _ a2asrv.RequestHandler = (*a2aHandler)(nil)
 
 // opByName returns the research operation named name, or nil.
-func (s *Server) opByName(name string) *Operation {
-	for _, o := range s.ops {
+func (s *Server) opByName(name string) *pipeline.Operation {
+	for _, o := range s.Ops {
 		if o.Name == name {
 			return o
 		}
@@ -61,7 +62,7 @@ func (h *a2aHandler) caller(ctx context.Context) (*a2aCall, error) {
 // question back) against the caller's budgets by the same admission as the research
 // pipeline's rate step.
 func (h *a2aHandler) admit(ctx context.Context, call *a2aCall, write bool) error {
-	d, err := h.s.admitCall(ctx, call.p, write)
+	d, err := h.s.AdmitCall(ctx, call.p, write)
 	call.rate.Store(&d)
 	if err != nil {
 		return a2aError(err)
@@ -77,7 +78,7 @@ func a2aError(err error) error {
 	if errors.As(err, &ae2) {
 		return err
 	}
-	ae := toAPIError(err)
+	ae := pipeline.ToAPIError(err)
 	kind := a2a.ErrInternalError
 	switch ae.Status {
 	case 401:
@@ -100,7 +101,7 @@ func a2aError(err error) error {
 	}
 	msg := ae.Detail
 	if ae.Status >= 500 {
-		msg = errInternal
+		msg = pipeline.ErrInternal
 	}
 	return a2a.NewError(kind, msg).WithErrorInfoMeta(meta)
 }
@@ -114,12 +115,12 @@ var errTaskNotFound = a2a.NewError(a2a.ErrTaskNotFound, "Task not found.").WithE
 // findTask loads a task of the caller's partition, settled: another partition's task
 // is not found, like an unknown one, and so is a task whose skill needed a scope the
 // caller does not hold (agent:run alone is no licence to read what other keys asked).
-func (h *a2aHandler) findTask(ctx context.Context, p *Principal, id a2a.TaskID) (kv.AgentTask, error) {
+func (h *a2aHandler) findTask(ctx context.Context, p *pipeline.Principal, id a2a.TaskID) (kv.AgentTask, error) {
 	tid, ok := kv.ParseID(string(id))
 	if !ok {
 		return kv.AgentTask{}, errTaskNotFound
 	}
-	rec, err := h.s.db.FindAgentTask(ctx, p.Partition, tid)
+	rec, err := h.s.DB.FindAgentTask(ctx, p.Partition, tid)
 	if kv.ErrorCode(err) == kv.ENOTFOUND || (err == nil && !h.s.taskVisible(p, &rec)) {
 		return kv.AgentTask{}, errTaskNotFound
 	}
@@ -136,7 +137,7 @@ func (h *a2aHandler) findTask(ctx context.Context, p *Principal, id a2a.TaskID) 
 // partition's, seen by any key holding one of the scopes its skill needed, so
 // agent:run alone shows a key nothing it could not have asked for itself. A task
 // recorded before tasks kept their scopes takes its skill's.
-func (s *Server) taskVisible(p *Principal, t *kv.AgentTask) bool {
+func (s *Server) taskVisible(p *pipeline.Principal, t *kv.AgentTask) bool {
 	scopes := t.Scopes
 	if len(scopes) == 0 && t.Skill != "" {
 		if o := s.opByName(t.Skill); o != nil {
@@ -199,7 +200,7 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	if err := h.settleWorking(ctx, call.p.Partition); err != nil {
 		return nil, a2aError(err)
 	}
-	page, total, err := h.s.db.FindAgentTasks(ctx, f)
+	page, total, err := h.s.DB.FindAgentTasks(ctx, f)
 	if kv.ErrorCode(err) == kv.EINVALID {
 		return nil, invalidParams("cursor_invalid", "pageToken is not valid; pass the nextPageToken of the previous page unchanged.")
 	}
@@ -230,7 +231,7 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 func (h *a2aHandler) settleWorking(ctx context.Context, part kv.Partition) error {
 	cursor := ""
 	for settled := 0; settled < a2aSettleMax; {
-		page, _, err := h.s.db.FindAgentTasks(ctx, kv.AgentTaskFilter{Partition: part, State: string(a2a.TaskStateWorking),
+		page, _, err := h.s.DB.FindAgentTasks(ctx, kv.AgentTaskFilter{Partition: part, State: string(a2a.TaskStateWorking),
 			Cursor: cursor, Limit: 100, NoTotal: true})
 		if err != nil {
 			return err
@@ -273,7 +274,7 @@ func (h *a2aHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest)
 		return nil, notCancelable(rec.State)
 	}
 	if rec.JobID != nil {
-		err := h.s.jobs.Cancel(ctx, rec.Partition(), rec.JobKind, *rec.JobID)
+		err := h.s.Jobs.Cancel(ctx, rec.Partition(), rec.JobKind, *rec.JobID)
 		if kv.ErrorCode(err) == kv.ECONFLICT { // the job ended first: the task ends as it did
 			if rec, err = h.settle(ctx, rec); err != nil {
 				return nil, a2aError(err)
@@ -285,7 +286,7 @@ func (h *a2aHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest)
 			return nil, a2aError(err)
 		}
 	}
-	now := h.s.now()
+	now := h.s.Now()
 	rec, err = h.changeTask(ctx, rec, func(t *a2a.Task) error {
 		setStatus(t, a2a.TaskStateCanceled, now, "Cancelled at the caller's request.", nil)
 		return nil

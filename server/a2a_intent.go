@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/pipeline"
 	"regexp"
 	"strings"
 	"sync"
@@ -53,7 +54,7 @@ func messageIntent(msg *a2a.Message) (in a2aIntent, text string, ok bool, err er
 	return in, text, ok, nil
 }
 
-var errArgumentsNotObject = &apiError{Status: 422, Code: "validation_error", Detail: `The data part's "arguments" must be a JSON object.`}
+var errArgumentsNotObject = &pipeline.APIError{Status: 422, Code: "validation_error", Detail: `The data part's "arguments" must be a JSON object.`}
 
 // The built-in engine's plain-text requests: deliberately few and literal, so what it
 // understands is predictable; anything else asks back naming the skills. They compile on

@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // A message's id is its idempotency key. A2A clients give every message a fresh
@@ -33,7 +34,7 @@ func messageIdemKey(messageID string) string {
 	switch {
 	case messageID == "":
 		return ""
-	case validIdemKey([]byte(messageID)):
+	case pipeline.ValidIdemKey([]byte(messageID)):
 		return "a2a:" + messageID
 	}
 	sum := sha256.Sum256([]byte(messageID))
@@ -47,16 +48,16 @@ func (r a2aMessageRef) fingerprint(skill string, args []byte) [32]byte {
 	if r.taskID != "" {
 		surface += " " + r.taskID
 	}
-	return requestFingerprint([]byte(surface), []byte(skill), args)
+	return pipeline.RequestFingerprint([]byte(surface), []byte(skill), args)
 }
 
-var errMessageReused = &apiError{Status: 422, Code: "idempotency_key_reused",
+var errMessageReused = &pipeline.APIError{Status: 422, Code: "idempotency_key_reused",
 	Detail: "This messageId was sent before with a different request; give a new message a new messageId."}
 
 // record commits a message's task w with its key, and returns it; a message sent
 // before is answered with the task it made then.
-func (h *a2aHandler) record(ctx context.Context, p *Principal, key string, fp [32]byte, w kv.AgentTaskWrite) (kv.AgentTask, error) {
-	rec, outcome, err := h.s.db.RecordAgentTask(ctx, p.Partition, key, fp, w)
+func (h *a2aHandler) record(ctx context.Context, p *pipeline.Principal, key string, fp [32]byte, w kv.AgentTaskWrite) (kv.AgentTask, error) {
+	rec, outcome, err := h.s.DB.RecordAgentTask(ctx, p.Partition, key, fp, w)
 	if err != nil {
 		if refusal := taskRefusal(err); refusal != nil {
 			return kv.AgentTask{}, refusal
@@ -115,16 +116,16 @@ func taskHasMessage(rec kv.AgentTask, messageID string) bool {
 // idempotency_key_in_flight, a server error to retry. DECISIONS §13's 409 for both is
 // the Idempotency-Key header's, which A2A does not read. The verdict is late: a
 // message whose input needs a scope its sender lacks is refused for that first.
-var a2aIdem = idemWire{key: a2aIdemKey, reused: errMessageReused, inFlight: errMessageInFlight, slot: a2aIdemSlot, late: true}
+var a2aIdem = pipeline.IdemWire{Key: a2aIdemKey, Reused: errMessageReused, InFlight: errMessageInFlight, Slot: a2aIdemSlot, Late: true}
 
-var errMessageInFlight = &apiError{Status: 409, Code: "idempotency_key_in_flight",
+var errMessageInFlight = &pipeline.APIError{Status: 409, Code: "idempotency_key_in_flight",
 	Detail: "A message with this messageId is still running; send it again once it has finished."}
 
 // a2aIdemKey is a write's messageId key; reads have none (their task is remembered
 // with the messageId when it is recorded).
-func a2aIdemKey(r *request) (string, [32]byte, bool, error) {
-	sk := r.data.(*skillCall)
-	if !r.op.Write || sk.ref.key == "" {
+func a2aIdemKey(r *pipeline.Request) (string, [32]byte, bool, error) {
+	sk := r.Data.(*skillCall)
+	if !r.Op.Write || sk.ref.key == "" {
 		return "", [32]byte{}, false, nil
 	}
 	return sk.ref.key, sk.fp, true, nil
@@ -132,30 +133,13 @@ func a2aIdemKey(r *request) (string, [32]byte, bool, error) {
 
 // a2aIdemSlot gives the claim the message's task, made from the operation's output
 // when its transaction records it.
-func a2aIdemSlot(r *request, slot *idemSlot) {
-	sk := r.data.(*skillCall)
-	slot.task = func(output []byte) *kv.AgentTaskWrite {
+func a2aIdemSlot(r *pipeline.Request, slot *pipeline.IdemSlot) {
+	sk := r.Data.(*skillCall)
+	slot.Task = func(output []byte) *kv.AgentTaskWrite {
 		w, err := sk.build(skillRunOf(r).withOutput(output))
 		if err != nil {
 			return nil // recorded after the operation instead
 		}
 		return &w
 	}
-}
-
-// written returns the task the operation wrote with its result under the claim, when
-// it did, and marks the claim finished.
-func (c *idemClaim) written(ctx context.Context, db *kv.DB, part kv.Partition) (kv.AgentTask, bool) {
-	if c == nil {
-		return kv.AgentTask{}, false
-	}
-	id := c.slot.taskWritten.Load()
-	if id == nil {
-		return kv.AgentTask{}, false
-	}
-	rec, err := db.FindAgentTask(ctx, part, *id)
-	if err == nil {
-		c.kept = true
-	}
-	return rec, err == nil
 }

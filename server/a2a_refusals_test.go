@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // rpcAnswer is one JSON-RPC answer as it came over the wire.
@@ -207,7 +208,7 @@ func wantInvalidToken(t *testing.T, a rpcAnswer) {
 func TestA2ARefusesRealOAuthToken(t *testing.T) {
 	e := mustServe(t)
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
-	conn := e.mustConnect(t, owner, resourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
+	conn := e.mustConnect(t, owner, pipeline.ResourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
 	if me := e.do("GET", "/v1/api/me", "Bearer "+conn.access, ""); me.status != 200 {
 		t.Fatalf("the token does not work on REST: %d %s", me.status, me.body)
 	}
@@ -235,7 +236,7 @@ func TestA2ARefusesRealOAuthToken(t *testing.T) {
 // OAuth-shaped tokens that are no credential count toward the failed-credential limit
 // like wrong API keys: past the budget the address is answered 429 with the wait.
 func TestA2AUnknownOAuthTokensCountAsFailures(t *testing.T) {
-	limits := RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 1000, FailedAuth: 3, Window: time.Minute}
+	limits := pipeline.RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 1000, FailedAuth: 3, Window: time.Minute}
 	e := mustServe(t, withRateLimits(limits))
 	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
 	whoami := sendBody(`{"skill":"whoami"}`)
@@ -258,7 +259,7 @@ func TestA2AUnknownOAuthTokensCountAsFailures(t *testing.T) {
 // answers carry the rate-limit headers.
 func TestA2ARateLimited(t *testing.T) {
 	clock := &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-	e := mustServe(t, withClock(clock), withRateLimits(DefaultRateLimits()))
+	e := mustServe(t, withClock(clock), withRateLimits(pipeline.DefaultRateLimits()))
 	e.mustKey("agent", e.orgA.ID, kv.EnvLive, allScopes)
 	for i := 0; i < 60; i++ {
 		if r := e.do("GET", "/v1/api/me", "agent", ""); r.status != 200 {

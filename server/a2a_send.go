@@ -11,6 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // SendMessage runs the message's skill as a task. Unless the client asked to return
@@ -112,7 +113,7 @@ func (h *a2aHandler) start(ctx context.Context, call *a2aCall, req *a2a.SendMess
 	})
 }
 
-func completedText(o *Operation) string {
+func completedText(o *pipeline.Operation) string {
 	return "Done: the result artifact holds the " + o.Name + " answer."
 }
 
@@ -120,7 +121,7 @@ func completedText(o *Operation) string {
 // job, the handle its start returned, and the job's id), or the REST error it ended
 // with.
 type skillRun struct {
-	o      *Operation
+	o      *pipeline.Operation
 	scopes []string // the scopes the task is visible with (kv.AgentTask.Scopes)
 	raw    []byte
 	jobID  *kv.ID
@@ -147,7 +148,7 @@ type taskBuild func(run skillRun) (kv.AgentTaskWrite, error)
 
 // a2aWire is the research pipeline as A2A skills: input from the data part's
 // arguments, and a write's messageId as its idempotency key (a2aIdem).
-var a2aWire = researchWire{budget: budgetCredential, idem: a2aIdem, bind: bindArgsInput}
+var a2aWire = pipeline.ResearchWire{Budget: pipeline.BudgetCredential, Idem: a2aIdem, Bind: pipeline.BindArgsInput}
 
 // skillCall is one message's skill on its way through the research pipeline (the
 // request's data): what identifies the message, how its task is made, and the task
@@ -183,10 +184,10 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 	}()
 	sk, r := &pc.sk, &pc.r
 	*sk = skillCall{h: h, ref: ref, fp: ref.fingerprint(o.Name, intent.Arguments), build: build}
-	*r = request{ctx: ctx, op: o, p: call.p, args: intent.Arguments, data: sk}
-	h.s.skills.run(r)
-	if r.rated {
-		d := r.rate
+	*r = pipeline.Request{Ctx: ctx, Op: o, P: call.p, Args: intent.Arguments, Data: sk}
+	h.s.skills.Run(r)
+	if r.Rated {
+		d := r.Rate
 		call.rate.Store(&d)
 	}
 	return sk.rec, sk.err
@@ -196,7 +197,7 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 // keeps either once runSkill returns (the claim's task is made inside the operation's
 // transaction).
 type pooledSkillCall struct {
-	r  request
+	r  pipeline.Request
 	sk skillCall
 }
 
@@ -204,8 +205,8 @@ var pooledSkillCalls = sync.Pool{New: func() any { return new(pooledSkillCall) }
 
 // skillRunOf is what a skill's run is so far: its operation, and the scopes its task
 // is visible with (those its bound input needed, when it bound).
-func skillRunOf(r *request) skillRun {
-	return skillRun{o: r.op, scopes: taskScopes(r.op, r.in)}
+func skillRunOf(r *pipeline.Request) skillRun {
+	return skillRun{o: r.Op, scopes: taskScopes(r.Op, r.In)}
 }
 
 // renderSkill makes the message's task from the call's outcome and commits it (the
@@ -213,25 +214,25 @@ func skillRunOf(r *request) skillRun {
 // message itself (any step before binding, or the input's own scope) as an A2A error;
 // otherwise the task, failed with what binding or the operation refused, or with the
 // operation's answer.
-func renderSkill(r *request, err error) {
-	sk := r.data.(*skillCall)
+func renderSkill(r *pipeline.Request, err error) {
+	sk := r.Data.(*skillCall)
 	sk.rec, sk.err = sk.h.finishSkill(r, sk, err)
 }
 
-func (h *a2aHandler) finishSkill(r *request, sk *skillCall, err error) (kv.AgentTask, error) {
-	o, p := r.op, r.p
-	if err == nil && r.replayTask != nil { // this message, sent again: the task it made
-		return h.findTask(r.ctx, p, a2a.TaskID(r.replayTask.String()))
+func (h *a2aHandler) finishSkill(r *pipeline.Request, sk *skillCall, err error) (kv.AgentTask, error) {
+	o, p := r.Op, r.P
+	if err == nil && r.ReplayTask != nil { // this message, sent again: the task it made
+		return h.findTask(r.Ctx, p, a2a.TaskID(r.ReplayTask.String()))
 	}
-	if last := r.trace.last(); err != nil && last != stepBind && last != stepOperation {
+	if last := r.Trace.Last(); err != nil && last != pipeline.StepBind && last != pipeline.StepOperation {
 		return kv.AgentTask{}, a2aError(err)
 	}
 	run := skillRunOf(r)
 	var raw []byte
-	if replay, ok := r.out.(replayedOutput); ok && err == nil {
+	if replay, ok := r.Out.(pipeline.ReplayedOutput); ok && err == nil {
 		raw = replay
 	} else if err == nil {
-		raw, err = encodeOutput(r.out)
+		raw, err = pipeline.EncodeOutput(r.Out)
 	}
 	if refusal := taskRefusal(err); refusal != nil { // the task it continues has moved on: nothing was done
 		return kv.AgentTask{}, refusal
@@ -239,15 +240,15 @@ func (h *a2aHandler) finishSkill(r *request, sk *skillCall, err error) (kv.Agent
 	if err != nil {
 		body, cause := toolErrorBodyOf(o, err)
 		if cause != "" {
-			h.s.log.Error().Str("surface", "a2a").Str("skill", o.Name).Msg(cause)
+			h.s.Log.Error().Str("surface", "a2a").Str("skill", o.Name).Msg(cause)
 		}
 		run.failed = &body
 	} else {
 		run = run.withOutput(raw)
-		if l, isList := r.out.(listResult); isList && o.Awaits == "" {
-			run.raw = mustRawJSON(map[string]any{"items": stdjson.RawMessage(mustRawJSON(l.restItems())), "next_cursor": cursorOrNull(l.nextCursor())})
+		if l, isList := r.Out.(pipeline.ListResult); isList && o.Awaits == "" {
+			run.raw = mustRawJSON(map[string]any{"items": stdjson.RawMessage(mustRawJSON(l.RESTItems())), "next_cursor": cursorOrNull(l.NextCursor())})
 		}
-		if rec, ok := r.claim.written(r.ctx, h.s.db, p.Partition); ok {
+		if rec, ok := r.Claim.Written(r.Ctx, h.s.DB, p.Partition); ok {
 			return rec, nil
 		}
 	}
@@ -255,9 +256,9 @@ func (h *a2aHandler) finishSkill(r *request, sk *skillCall, err error) (kv.Agent
 	if err != nil {
 		return kv.AgentTask{}, a2aError(err)
 	}
-	rec, err := h.record(r.ctx, p, sk.ref.key, sk.fp, w)
-	if err == nil && r.claim != nil {
-		r.claim.kept = true // the task's record finished the claim
+	rec, err := h.record(r.Ctx, p, sk.ref.key, sk.fp, w)
+	if err == nil && r.Claim != nil {
+		r.Claim.Kept = true // the task's record finished the claim
 	}
 	return rec, err
 }
@@ -265,7 +266,7 @@ func (h *a2aHandler) finishSkill(r *request, sk *skillCall, err error) (kv.Agent
 // taskScopes are the scopes a task of o (for input in, when it bound) is visible
 // with: the one the input needed (going live: studies:golive), else those of which
 // the operation takes any, else its scope.
-func taskScopes(o *Operation, in any) []string {
+func taskScopes(o *pipeline.Operation, in any) []string {
 	if in != nil && o.ScopeFor != nil {
 		if sc := o.ScopeFor(in); sc != "" {
 			return []string{sc}
@@ -291,7 +292,7 @@ func cursorOrNull(s string) any {
 // are fixed once (a write may be made more than once, in a transaction run again), or
 // prev continued with the message.
 type taskWriter struct {
-	p     *Principal
+	p     *pipeline.Principal
 	prev  *kv.AgentTask
 	msg   *a2a.Message
 	id    kv.ID
@@ -299,10 +300,10 @@ type taskWriter struct {
 	now   func() time.Time // the status time: when the task reached its state
 }
 
-func (h *a2aHandler) newTaskWriter(p *Principal, prev *kv.AgentTask, msg *a2a.Message) *taskWriter {
-	w := &taskWriter{p: p, prev: prev, msg: msg, now: h.s.now, ctxID: msg.ContextID}
+func (h *a2aHandler) newTaskWriter(p *pipeline.Principal, prev *kv.AgentTask, msg *a2a.Message) *taskWriter {
+	w := &taskWriter{p: p, prev: prev, msg: msg, now: h.s.Now, ctxID: msg.ContextID}
 	if prev == nil {
-		w.id = h.s.db.NewID()
+		w.id = h.s.DB.NewID()
 		if w.ctxID == "" {
 			w.ctxID = a2a.NewContextID()
 		}
@@ -353,8 +354,8 @@ func (h *a2aHandler) askBack() string {
 }
 
 func (h *a2aHandler) skillNames() string {
-	names := make([]string, len(h.s.ops))
-	for i, o := range h.s.ops {
+	names := make([]string, len(h.s.Ops))
+	for i, o := range h.s.Ops {
 		names[i] = o.Name
 	}
 	return strings.Join(names, ", ")

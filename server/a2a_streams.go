@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/pipeline"
 	"strconv"
 	"sync"
 )
@@ -26,7 +27,7 @@ func (s *streamSlots) take(key string) (release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open[key] >= a2aMaxStreams {
-		return nil, &apiError{Status: 429, Code: "rate_limited", RetryAfter: 1,
+		return nil, &pipeline.APIError{Status: 429, Code: "rate_limited", RetryAfter: 1,
 			Detail: "This key has " + strconv.Itoa(a2aMaxStreams) + " event streams open, the most it may; close one (or read tasks with GetTask) and retry."}
 	}
 	s.open[key]++

@@ -10,6 +10,7 @@ import (
 
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Artifact ids of a task: the operation's answer (for a background job, the handle
@@ -18,33 +19,6 @@ const (
 	artifactAccepted = "accepted"
 	artifactResult   = "result"
 )
-
-// jobOutcome is implemented by the outputs of the operations that poll a job: whether
-// the job has ended, and whether it failed.
-type jobOutcome interface {
-	jobEnded() (ended, failed bool)
-}
-
-func (o AuthoringStatus) jobEnded() (bool, bool) {
-	return o.Status != kv.AuthoringWorking, o.Status == kv.AuthoringFailed
-}
-
-func (o SimulationStatus) jobEnded() (bool, bool) {
-	return o.Status == kv.SimulationCompleted || o.Status == kv.SimulationFailed, o.Status == kv.SimulationFailed
-}
-
-// jobNotice is said in the task's status message when the job ended: a simulation its
-// turn limit stopped says where.
-func (o SimulationStatus) jobNotice() string {
-	if o.Notice == nil {
-		return ""
-	}
-	return *o.Notice
-}
-
-func (o ExportStatus) jobEnded() (bool, bool) {
-	return o.Status == kv.ExportCompleted || o.Status == kv.ExportFailed, o.Status == kv.ExportFailed
-}
 
 // newTask is a task for a message: its id, its context (the one the client named, or
 // a new one) and the message as its history.
@@ -109,7 +83,7 @@ func decodeTask(rec kv.AgentTask) (*a2a.Task, error) {
 // changeTask applies change to the stored task in one transaction, from the task as
 // stored (never a copy read earlier). A task that is final already is left alone.
 func (h *a2aHandler) changeTask(ctx context.Context, rec kv.AgentTask, change func(t *a2a.Task) error) (kv.AgentTask, error) {
-	out, _, err := h.s.db.UpdateAgentTask(ctx, rec.Partition(), rec.ID, func(stored *kv.AgentTask) error {
+	out, _, err := h.s.DB.UpdateAgentTask(ctx, rec.Partition(), rec.ID, func(stored *kv.AgentTask) error {
 		t, err := decodeTask(*stored)
 		if err != nil {
 			return err
@@ -147,7 +121,7 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 	}
 	poll := h.s.opByName(start.Awaits)
 	part := rec.Partition()
-	out, err := poll.call(ctx, &Principal{Partition: part}, &JobIDInput{JobID: rec.JobID.String()})
+	out, err := poll.Call(ctx, &pipeline.Principal{Partition: part}, &pipeline.JobIDInput{JobID: rec.JobID.String()})
 	var raw []byte
 	failed := false
 	detail := ""
@@ -159,10 +133,10 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 		raw, _ = stdjson.Marshal(body)
 		failed, detail = true, body.Detail
 	} else {
-		if raw, err = encodeOutput(out); err != nil {
+		if raw, err = pipeline.EncodeOutput(out); err != nil {
 			return rec, nil, err
 		}
-		ended, jobFailed := out.(jobOutcome).jobEnded()
+		ended, jobFailed := out.(pipeline.JobOutcome).JobEnded()
 		if !ended {
 			return rec, raw, nil
 		}
@@ -177,7 +151,7 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 		state = a2a.TaskStateFailed
 		if detail == "" {
 			detail = "The " + string(start.Job) + " job failed."
-			if j, err := h.s.db.FindJobByID(ctx, part, rec.JobKind, *rec.JobID); err == nil && j.Error != "" {
+			if j, err := h.s.DB.FindJobByID(ctx, part, rec.JobKind, *rec.JobID); err == nil && j.Error != "" {
 				detail = j.Error
 			}
 		}
@@ -187,7 +161,7 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 		text = detail
 		data = toolErrorBody{Code: "job_failed", Detail: detail}
 	}
-	now := h.s.now()
+	now := h.s.Now()
 	updated, err := h.changeTask(ctx, rec, func(t *a2a.Task) error {
 		if t.Status.State != a2a.TaskStateWorking {
 			return errTaskMoved
@@ -197,7 +171,7 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 		return nil
 	})
 	if errors.Is(err, errTaskMoved) {
-		rec, err = h.s.db.FindAgentTask(ctx, part, rec.ID)
+		rec, err = h.s.DB.FindAgentTask(ctx, part, rec.ID)
 		return rec, nil, err
 	}
 	return updated, nil, err

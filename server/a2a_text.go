@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"interviewd/server/pipeline"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -56,13 +57,13 @@ func (env *rpcEnvelope) checkMessageText() error {
 		loc := "message.parts[" + strconv.Itoa(i) + "]"
 		var members map[string]json.RawMessage
 		if json.Unmarshal(part, &members) == nil {
-			for _, name := range sortedKeys(members) {
+			for _, name := range pipeline.SortedKeys(members) {
 				if err := checkPartMember(loc+"."+name, name, members[name]); err != nil {
 					return err
 				}
 			}
 		}
-		if !utf8.Valid(part) || loneSurrogate(part) { // a member's name
+		if !utf8.Valid(part) || pipeline.LoneSurrogate(part) { // a member's name
 			return textRefusal(loc, "Input should be valid UTF-8.", "string_unicode")
 		}
 	}
@@ -87,7 +88,7 @@ func plainPart(part json.RawMessage) bool {
 // checkPartMember checks one member of a part: any text in it is valid UTF-8, and a
 // text part's text follows the whole rule.
 func checkPartMember(loc, name string, raw json.RawMessage) error {
-	if !utf8.Valid(raw) || loneSurrogate(raw) {
+	if !utf8.Valid(raw) || pipeline.LoneSurrogate(raw) {
 		return textRefusal(loc, "Input should be valid UTF-8.", "string_unicode")
 	}
 	if !strings.EqualFold(name, "text") { // as JSON decoders match member names
@@ -97,7 +98,7 @@ func checkPartMember(loc, name string, raw json.RawMessage) error {
 	if json.Unmarshal(raw, &s) != nil {
 		return nil // not a string: the binding refuses the part
 	}
-	if fe := checkText(s, nil); fe != nil {
+	if fe := pipeline.CheckText(s, nil); fe != nil {
 		return textRefusal(loc, fe.Msg, fe.Type)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // A message part holding text that is not valid UTF-8 (raw bytes that are not UTF-8, or
@@ -121,7 +122,7 @@ func FuzzA2AMessageText(f *testing.F) {
 			}
 			text := *p.Text
 			sent := string(part)
-			if checkText(text, nil) != nil || (strings.ContainsRune(text, utf8.RuneError) && !strings.Contains(sent, "\uFFFD") && !strings.Contains(strings.ToLower(sent), `\ufffd`)) {
+			if pipeline.CheckText(text, nil) != nil || (strings.ContainsRune(text, utf8.RuneError) && !strings.Contains(sent, "\uFFFD") && !strings.Contains(strings.ToLower(sent), `\ufffd`)) {
 				t.Fatalf("let through %q (decoded %q)", sent, text)
 			}
 		}

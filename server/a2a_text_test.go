@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 func textMessage(text string) *a2a.Message {
@@ -49,7 +50,7 @@ func TestA2APlainText(t *testing.T) {
 	c := e.mustA2A(t, "agent")
 
 	created := mustSend(t, c, textMessage("Create a study about why shoppers abandon checkout on mobile, interviewing people who left in the last month"), false)
-	var authoring AuthoringStatus
+	var authoring pipeline.AuthoringStatus
 	artifactJSON(t, created, "result", &authoring)
 	if created.Status.State != a2a.TaskStateCompleted || authoring.StudyID == nil {
 		t.Fatalf("create by text: %s %+v", created.Status.State, authoring)

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // FuzzAccessDecoders feeds every access step's decoder the same bodies: none may
@@ -27,13 +28,13 @@ func FuzzAccessDecoders(f *testing.F) {
 	}
 	table := (&accessSide{}).routes()
 	for _, rt := range table {
-		rt.plan = planInput(rt.In)
+		rt.plan = pipeline.PlanInput(rt.In)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, rt := range table {
 			in := reflect.New(rt.In).Interface()
-			if err := rt.plan.bindArgs(in, body); err != nil {
-				if ae := toAPIError(err); ae.Status != 422 || len(ae.Fields) == 0 {
+			if err := rt.plan.BindArgs(in, body); err != nil {
+				if ae := pipeline.ToAPIError(err); ae.Status != 422 || len(ae.Fields) == 0 {
 					t.Fatalf("%s: refusal %d %+v", rt.OperationID, ae.Status, ae)
 				}
 				continue

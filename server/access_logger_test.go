@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestAccessLoggerTakesRoutineLines: with Config.AccessLogger set, answered and
@@ -22,12 +23,12 @@ func TestAccessLoggerTakesRoutineLines(t *testing.T) {
 		l := zerolog.New(access)
 		c.AccessLogger = &l
 	}, func(s *Server, r *router.Router) {
-		g := s.group(r, "/t", testSurface())
-		g.GET("/{id}", func(r *request) error {
-			if r.pathParam("id") == "panic" {
+		g := s.Group(r, "/t", testSurface())
+		g.GET("/{id}", func(r *pipeline.Request) error {
+			if r.PathParam("id") == "panic" {
 				panic("the handler broke")
 			}
-			r.out = "hello"
+			r.Out = "hello"
 			return nil
 		})
 	})
@@ -86,7 +87,7 @@ func TestAccessLineClientPerRequest(t *testing.T) {
 			e := mustServe(t, func(c *Config, _ *kv.Options) {
 				c.Log = zerolog.New(logs)
 				if tc.proxies != "" {
-					p, err := ParseTrustedProxies(tc.proxies)
+					p, err := pipeline.ParseTrustedProxies(tc.proxies)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // accessOpenAPIVersion is the account access API's info.version.
@@ -27,65 +28,65 @@ Codes: emailed codes work for the transaction's life, two-step challenges for 10
 
 // accessOpenAPI generates the account access API's OpenAPI 3.1 document from its
 // route table.
-func (s *Server) accessOpenAPI(table []*accessRoute) schema {
-	g := &schemaGen{components: schema{}}
-	errRef := g.named("AccessError", schema{"type": "object", "required": []any{"detail", "code"},
-		"properties": schema{
-			"detail":         schema{"type": "string"},
-			"code":           schema{"type": "string"},
-			"transaction_id": schema{"type": "string", "format": "uuid", "description": "Present once the proof opened the transaction."},
-			"state":          schema{"type": "string", "description": "Present once the proof opened the transaction."},
-			"next_action":    schema{"type": "string", "description": "Present once the proof opened the transaction: the step due."},
+func (s *Server) accessOpenAPI(table []*accessRoute) pipeline.Schema {
+	g := &pipeline.SchemaGen{Components: pipeline.Schema{}}
+	errRef := g.Named("AccessError", pipeline.Schema{"type": "object", "required": []any{"detail", "code"},
+		"properties": pipeline.Schema{
+			"detail":         pipeline.Schema{"type": "string"},
+			"code":           pipeline.Schema{"type": "string"},
+			"transaction_id": pipeline.Schema{"type": "string", "format": "uuid", "description": "Present once the proof opened the transaction."},
+			"state":          pipeline.Schema{"type": "string", "description": "Present once the proof opened the transaction."},
+			"next_action":    pipeline.Schema{"type": "string", "description": "Present once the proof opened the transaction: the step due."},
 		}})
-	item := g.named("ValidationError", schema{
+	item := g.Named("ValidationError", pipeline.Schema{
 		"type": "object", "required": []any{"loc", "msg", "type"},
-		"properties": schema{
-			"loc":  schema{"type": "array", "items": schema{"type": []any{"string", "integer"}}},
-			"msg":  schema{"type": "string"},
-			"type": schema{"type": "string"},
-			"ctx":  schema{"type": "object"},
+		"properties": pipeline.Schema{
+			"loc":  pipeline.Schema{"type": "array", "items": pipeline.Schema{"type": []any{"string", "integer"}}},
+			"msg":  pipeline.Schema{"type": "string"},
+			"type": pipeline.Schema{"type": "string"},
+			"ctx":  pipeline.Schema{"type": "object"},
 		}})
-	validation := g.named("AccessValidationError", schema{"type": "object", "required": []any{"detail"},
-		"properties": schema{
-			"detail":         schema{"type": "array", "items": item},
-			"transaction_id": schema{"type": "string", "format": "uuid"},
-			"state":          schema{"type": "string"},
-			"next_action":    schema{"type": "string"},
+	validation := g.Named("AccessValidationError", pipeline.Schema{"type": "object", "required": []any{"detail"},
+		"properties": pipeline.Schema{
+			"detail":         pipeline.Schema{"type": "array", "items": item},
+			"transaction_id": pipeline.Schema{"type": "string", "format": "uuid"},
+			"state":          pipeline.Schema{"type": "string"},
+			"next_action":    pipeline.Schema{"type": "string"},
 		}})
-	refusal := func(desc string) schema {
-		return schema{"description": desc, "content": schema{"application/json": schema{"schema": errRef}}}
+	refusal := func(desc string) pipeline.Schema {
+		return pipeline.Schema{"description": desc, "content": pipeline.Schema{"application/json": pipeline.Schema{"schema": errRef}}}
 	}
-	paths := schema{}
+	paths := pipeline.Schema{}
 	for _, rt := range table {
-		in := g.inputSchema(rt.plan, srcBody)
+		in := g.InputSchema(rt.plan, pipeline.SrcBody)
 		accessSchemaFixups(in)
-		op := schema{
+		op := pipeline.Schema{
 			"operationId": rt.OperationID,
 			"summary":     rt.Summary,
 			"description": rt.Description,
-			"requestBody": schema{"required": true, "content": schema{"application/json": schema{
-				"schema": g.named(accessComponent(rt.In.Name()), in)}}},
+			"requestBody": pipeline.Schema{"required": true, "content": pipeline.Schema{"application/json": pipeline.Schema{
+				"schema": g.Named(accessComponent(rt.In.Name()), in)}}},
 		}
 		var params []any
 		if rt.PathParam != "" {
-			params = append(params, schema{"name": rt.PathParam, "in": "path", "required": true, "schema": schema{"type": "string", "format": "uuid"}})
+			params = append(params, pipeline.Schema{"name": rt.PathParam, "in": "path", "required": true, "schema": pipeline.Schema{"type": "string", "format": "uuid"}})
 		}
 		if rt.Idempotent {
-			params = append(params, schema{"name": "Idempotency-Key", "in": "header", "required": true,
+			params = append(params, pipeline.Schema{"name": "Idempotency-Key", "in": "header", "required": true,
 				"description": "A new UUID per request; send the same one to retry: the answer is replayed with secret null.",
-				"schema":      schema{"type": "string", "format": "uuid"}})
+				"schema":      pipeline.Schema{"type": "string", "format": "uuid"}})
 		}
 		if params != nil {
 			op["parameters"] = params
 		}
-		responses := schema{
-			strconv.Itoa(rt.Status): schema{"description": rt.Summary, "content": schema{"application/json": schema{
-				"schema": g.named(accessComponent(rt.Out.Name()), g.typeSchema(rt.Out))}}},
+		responses := pipeline.Schema{
+			strconv.Itoa(rt.Status): pipeline.Schema{"description": rt.Summary, "content": pipeline.Schema{"application/json": pipeline.Schema{
+				"schema": g.Named(accessComponent(rt.Out.Name()), g.TypeSchema(rt.Out))}}},
 			"401": refusal("Missing or malformed proof, or not this transaction's proof (an unknown transaction reads the same)."),
 			"409": refusal("wrong_step: the transaction is waiting for another step (next_action says which)."),
 			"410": refusal("transaction_expired or transaction_failed: start a new transaction."),
-			"422": schema{"description": "Validation failure, or a wrong code (type invalid_code, ctx.attempts_left).",
-				"content": schema{"application/json": schema{"schema": validation}}},
+			"422": pipeline.Schema{"description": "Validation failure, or a wrong code (type invalid_code, ctx.attempts_left).",
+				"content": pipeline.Schema{"application/json": pipeline.Schema{"schema": validation}}},
 			"429": refusal("Too many attempts; see Retry-After."),
 		}
 		if rt.Path == "/v1/access/transactions" {
@@ -100,27 +101,27 @@ func (s *Server) accessOpenAPI(table []*accessRoute) schema {
 			responses[strconv.Itoa(status)] = refusal(desc)
 		}
 		op["responses"] = responses
-		item, _ := paths[rt.Path].(schema)
+		item, _ := paths[rt.Path].(pipeline.Schema)
 		if item == nil {
-			item = schema{}
+			item = pipeline.Schema{}
 			paths[rt.Path] = item
 		}
 		item[strings.ToLower(rt.Method)] = op
 	}
-	return schema{
+	return pipeline.Schema{
 		"openapi": "3.1.0",
-		"info": schema{
+		"info": pipeline.Schema{
 			"title":       "interviewd account access API",
 			"version":     accessOpenAPIVersion,
 			"description": accessFlow,
 		},
-		"servers":  []any{schema{"url": s.baseURL}},
-		"security": []any{schema{"AccessProof": []any{}}},
+		"servers":  []any{pipeline.Schema{"url": s.BaseURL}},
+		"security": []any{pipeline.Schema{"AccessProof": []any{}}},
 		"paths":    paths,
-		"components": schema{
-			"securitySchemes": schema{"AccessProof": schema{"type": "http", "scheme": "bearer",
+		"components": pipeline.Schema{
+			"securitySchemes": pipeline.Schema{"AccessProof": pipeline.Schema{"type": "http", "scheme": "bearer",
 				"description": "The transaction's proof: jmg_ followed by 32 random bytes in base64url (43 characters), made by the caller."}},
-			"schemas": g.components,
+			"schemas": g.Components,
 		},
 	}
 }
@@ -132,17 +133,17 @@ func accessComponent(goName string) string {
 
 // accessSchemaFixups adds what struct tags cannot say: the scope and expiry choices
 // of a key request.
-func accessSchemaFixups(in schema) {
-	props, _ := in["properties"].(schema)
-	if sc, ok := props["scopes"].(schema); ok {
+func accessSchemaFixups(in pipeline.Schema) {
+	props, _ := in["properties"].(pipeline.Schema)
+	if sc, ok := props["scopes"].(pipeline.Schema); ok {
 		enum := make([]any, len(kv.AllScopes))
 		for i, s := range kv.AllScopes {
 			enum[i] = s
 		}
-		sc["items"] = schema{"type": "string", "enum": enum}
+		sc["items"] = pipeline.Schema{"type": "string", "enum": enum}
 		sc["minItems"] = 1
 	}
-	if exp, ok := props["expires_in_days"].(schema); ok {
+	if exp, ok := props["expires_in_days"].(pipeline.Schema); ok {
 		enum := []any{}
 		for _, d := range kv.KeyExpiryDays {
 			enum = append(enum, d)

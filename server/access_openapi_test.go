@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestAccessOpenAPIGolden pins the account access API's document: a change to a step,
@@ -87,7 +88,7 @@ func TestAccessOpenAPIValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs := strings.ReplaceAll(string(components), `"`+componentRefPrefix, `"#/$defs/`)
+	defs := strings.ReplaceAll(string(components), `"`+pipeline.ComponentRefPrefix, `"#/$defs/`)
 	validate := func(name string, body []byte) {
 		t.Helper()
 		var v any

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestAccessRefusals: every refusal the account access API makes, with its status,
@@ -240,7 +241,7 @@ func TestAccessOneKeyPerTransaction(t *testing.T) {
 // the app's code requests (5 in 10 minutes), with the same answers for an address with
 // and without an account; over the limit is 429 with Retry-After.
 func TestAccessLimits(t *testing.T) {
-	e, smtp := mustServeMail(t, withRateLimits(DefaultRateLimits()))
+	e, smtp := mustServeMail(t, withRateLimits(pipeline.DefaultRateLimits()))
 	shape := func(out map[string]any) string {
 		delete(out, "transaction_id")
 		delete(out, "expires_at")
@@ -274,7 +275,7 @@ func TestAccessLimits(t *testing.T) {
 // transaction's own 5 wrong codes; proofs that open nothing count against the address's
 // failed-credential budget.
 func TestAccessAttemptLimits(t *testing.T) {
-	limits := DefaultRateLimits()
+	limits := pipeline.DefaultRateLimits()
 	limits.FailedAuth = 3
 	e, smtp := mustServeMail(t, withRateLimits(limits))
 	for i := 0; i < 3; i++ { // three transactions, four wrong codes each: 12 attempts

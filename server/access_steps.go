@@ -5,6 +5,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/pipeline"
 )
 
 // The handlers of the account access steps: each binds, applies the sign-in limits
@@ -12,8 +13,8 @@ import (
 // and text messages go out off the request path, so an answer takes as long whether
 // or not anything was sent.
 
-func (a *accessSide) handleStart(r *request) error {
-	in := r.in.(*accessStartIn)
+func (a *accessSide) handleStart(r *pipeline.Request) error {
+	in := r.In.(*accessStartIn)
 	// A transaction start is a code request, limited as the app's sign-in (per address
 	// and client address, per client address, and mail per address).
 	if email, ok := kv.NormalizeEmail(in.Email); ok {
@@ -21,23 +22,23 @@ func (a *accessSide) handleStart(r *request) error {
 			return err
 		}
 	}
-	st, err := a.s.db.StartAccess(r.ctx, kv.AccessStartInput{Email: in.Email, ClientName: in.ClientName, Proof: r.access().proof})
+	st, err := a.s.DB.StartAccess(r.Ctx, kv.AccessStartInput{Email: in.Email, ClientName: in.ClientName, Proof: accessOf(r).proof})
 	if err != nil {
 		return err
 	}
-	a.s.sendMail(mail.AccessCode(st.Access.Email, st.Code, st.Access.ClientName))
+	a.s.SendMail(mail.AccessCode(st.Access.Email, st.Code, st.Access.ClientName))
 	acc := st.Access
-	r.out = accessStartOut{TransactionID: acc.ID, ClientName: acc.ClientName, State: string(acc.State),
-		NextAction: acc.State.NextAction(), ExpiresAt: wireTime(acc.ExpiresAt)}
-	r.status = 201
+	r.Out = accessStartOut{TransactionID: acc.ID, ClientName: acc.ClientName, State: string(acc.State),
+		NextAction: acc.State.NextAction(), ExpiresAt: pipeline.WireTime(acc.ExpiresAt)}
+	r.Status = 201
 	return nil
 }
 
 // admit opens transaction id with the request's proof (401 when it does not) and
 // applies the sign-in limits to the code request (request true) or attempt it is.
-func (a *accessSide) admit(r *request, id kv.ID, request bool) error {
-	call := r.access()
-	acc, err := a.s.db.FindAccess(r.ctx, id, call.proof)
+func (a *accessSide) admit(r *pipeline.Request, id kv.ID, request bool) error {
+	call := accessOf(r)
+	acc, err := a.s.DB.FindAccess(r.Ctx, id, call.proof)
 	if err != nil {
 		return err
 	}
@@ -47,20 +48,20 @@ func (a *accessSide) admit(r *request, id kv.ID, request bool) error {
 
 // methods lists the two-step methods open to the transaction's person while
 // verify_mfa is due (nil otherwise).
-func (a *accessSide) methods(r *request, acc kv.Access) ([]kv.TwoStepMethod, error) {
+func (a *accessSide) methods(r *pipeline.Request, acc kv.Access) ([]kv.TwoStepMethod, error) {
 	if acc.State != kv.AccessAwaitingMFA {
 		return nil, nil
 	}
-	return a.s.db.FindAccessMethods(r.ctx, acc.ID, r.access().proof, a.sms != nil)
+	return a.s.DB.FindAccessMethods(r.Ctx, acc.ID, accessOf(r).proof, a.sms != nil)
 }
 
-func (a *accessSide) handleVerifyEmail(r *request) error {
-	in := r.in.(*accessVerifyEmailIn)
+func (a *accessSide) handleVerifyEmail(r *pipeline.Request) error {
+	in := r.In.(*accessVerifyEmailIn)
 	if err := a.admit(r, in.TransactionID, false); err != nil {
 		return err
 	}
-	acc, err := a.s.db.VerifyAccessEmail(r.ctx, in.TransactionID, r.access().proof, in.Token)
-	r.access().opened(acc)
+	acc, err := a.s.DB.VerifyAccessEmail(r.Ctx, in.TransactionID, accessOf(r).proof, in.Token)
+	accessOf(r).opened(acc)
 	if err != nil {
 		return err
 	}
@@ -68,23 +69,23 @@ func (a *accessSide) handleVerifyEmail(r *request) error {
 	if err != nil {
 		return err
 	}
-	r.out = accessStep(acc, methods)
+	r.Out = accessStep(acc, methods)
 	return nil
 }
 
-func (a *accessSide) handleMFA(r *request) error {
-	in := r.in.(*accessMFAIn)
-	call := r.access()
+func (a *accessSide) handleMFA(r *pipeline.Request) error {
+	in := r.In.(*accessMFAIn)
+	call := accessOf(r)
 	if in.Method == "" {
 		if err := a.admit(r, in.TransactionID, false); err != nil {
 			return err
 		}
-		acc, err := a.s.db.VerifyAccessChallenge(r.ctx, in.TransactionID, call.proof, *in.ChallengeID, in.Code)
+		acc, err := a.s.DB.VerifyAccessChallenge(r.Ctx, in.TransactionID, call.proof, *in.ChallengeID, in.Code)
 		call.opened(acc)
 		if err != nil {
 			return err
 		}
-		r.out = accessMFAOut{TransactionID: acc.ID, State: string(acc.State), NextAction: acc.State.NextAction(), ExpiresAt: wireTime(acc.ExpiresAt)}
+		r.Out = accessMFAOut{TransactionID: acc.ID, State: string(acc.State), NextAction: acc.State.NextAction(), ExpiresAt: pipeline.WireTime(acc.ExpiresAt)}
 		return nil
 	}
 	// A challenge by email or text message sends a code: a code request. A TOTP
@@ -94,7 +95,7 @@ func (a *accessSide) handleMFA(r *request) error {
 			return err
 		}
 	}
-	ch, err := a.s.db.RequestAccessChallenge(r.ctx, kv.AccessChallengeInput{ID: in.TransactionID, Proof: call.proof,
+	ch, err := a.s.DB.RequestAccessChallenge(r.Ctx, kv.AccessChallengeInput{ID: in.TransactionID, Proof: call.proof,
 		Method: kv.TwoStepMethod(in.Method), SMS: a.sms != nil})
 	call.opened(ch.Access)
 	if err != nil {
@@ -102,33 +103,33 @@ func (a *accessSide) handleMFA(r *request) error {
 	}
 	switch ch.Method {
 	case kv.MethodEmail:
-		a.s.sendMail(mail.TwoStepCode(ch.To, ch.Code))
+		a.s.SendMail(mail.TwoStepCode(ch.To, ch.Code))
 	case kv.MethodSMS:
 		a.sendSMS(ch.To, "Your interviewd verification code: "+ch.Code+". It works once, for 10 minutes. Do not share it with anyone you did not ask to sign in for you.")
 	}
-	exp := wireTime(ch.ExpiresAt)
+	exp := pipeline.WireTime(ch.ExpiresAt)
 	acc := ch.Access
-	r.out = accessMFAOut{TransactionID: acc.ID, State: string(acc.State), NextAction: acc.State.NextAction(), ExpiresAt: wireTime(acc.ExpiresAt),
+	r.Out = accessMFAOut{TransactionID: acc.ID, State: string(acc.State), NextAction: acc.State.NextAction(), ExpiresAt: pipeline.WireTime(acc.ExpiresAt),
 		MFAMethods: methodStrings(ch.Methods), ChallengeID: &ch.ChallengeID, Method: string(ch.Method), ChallengeExpiresAt: &exp}
 	return nil
 }
 
-func (a *accessSide) handleWorkspace(r *request) error {
-	in := r.in.(*accessWorkspaceIn)
-	call := r.access()
+func (a *accessSide) handleWorkspace(r *pipeline.Request) error {
+	in := r.In.(*accessWorkspaceIn)
+	call := accessOf(r)
 	var (
 		chosen kv.AccessChosen
 		err    error
 	)
 	switch in.Action {
 	case "list":
-		list, err := a.s.db.ListAccessWorkspaces(r.ctx, in.TransactionID, call.proof)
+		list, err := a.s.DB.ListAccessWorkspaces(r.Ctx, in.TransactionID, call.proof)
 		call.opened(list.Access)
 		if err != nil {
 			return err
 		}
 		out := accessWorkspaceOut{TransactionID: list.Access.ID, State: string(list.Access.State),
-			NextAction: list.Access.State.NextAction(), ExpiresAt: wireTime(list.Access.ExpiresAt)}
+			NextAction: list.Access.State.NextAction(), ExpiresAt: pipeline.WireTime(list.Access.ExpiresAt)}
 		ws := make([]accessWorkspace, 0, len(list.Workspaces))
 		for _, uo := range list.Workspaces {
 			ws = append(ws, accessWorkspaceOf(uo))
@@ -136,17 +137,17 @@ func (a *accessSide) handleWorkspace(r *request) error {
 		invs := make([]accessInvitation, 0, len(list.Invitations))
 		for _, inv := range list.Invitations {
 			invs = append(invs, accessInvitation{InvitationID: inv.ID, OrgID: inv.OrgID, OrgName: inv.OrgName,
-				Role: string(inv.Role), ExpiresAt: wireTime(inv.ExpiresAt)})
+				Role: string(inv.Role), ExpiresAt: pipeline.WireTime(inv.ExpiresAt)})
 		}
 		out.Workspaces, out.Invitations = &ws, &invs
-		r.out = out
+		r.Out = out
 		return nil
 	case "select":
-		chosen, err = a.s.db.SelectAccessWorkspace(r.ctx, in.TransactionID, call.proof, *in.OrgID)
+		chosen, err = a.s.DB.SelectAccessWorkspace(r.Ctx, in.TransactionID, call.proof, *in.OrgID)
 	case "accept_invitation":
-		chosen, err = a.s.db.AcceptAccessInvitation(r.ctx, in.TransactionID, call.proof, *in.InvitationID)
+		chosen, err = a.s.DB.AcceptAccessInvitation(r.Ctx, in.TransactionID, call.proof, *in.InvitationID)
 	case "create":
-		chosen, err = a.s.db.CreateAccessWorkspace(r.ctx, in.TransactionID, call.proof, in.Name)
+		chosen, err = a.s.DB.CreateAccessWorkspace(r.Ctx, in.TransactionID, call.proof, in.Name)
 	}
 	call.opened(chosen.Access)
 	if err != nil {
@@ -159,16 +160,16 @@ func (a *accessSide) handleWorkspace(r *request) error {
 	acc := chosen.Access
 	ws := accessWorkspaceOf(chosen.Workspace)
 	out := accessWorkspaceOut{TransactionID: acc.ID, State: string(acc.State), NextAction: acc.State.NextAction(),
-		ExpiresAt: wireTime(acc.ExpiresAt), Workspace: &ws}
+		ExpiresAt: pipeline.WireTime(acc.ExpiresAt), Workspace: &ws}
 	if methods != nil {
 		out.MFAMethods = methodStrings(methods)
 	}
-	r.out = out
+	r.Out = out
 	return nil
 }
 
-func (a *accessSide) handleKey(r *request) error {
-	in := r.in.(*accessKeyIn)
+func (a *accessSide) handleKey(r *pipeline.Request) error {
+	in := r.In.(*accessKeyIn)
 	idem, err := accessIdem(r)
 	if err != nil {
 		return err
@@ -182,31 +183,31 @@ func (a *accessSide) handleKey(r *request) error {
 			days = -1
 		}
 	}
-	k, err := a.s.db.IssueAccessKey(r.ctx, kv.AccessKeyInput{ID: in.TransactionID, Proof: r.access().proof, Name: in.Name,
+	k, err := a.s.DB.IssueAccessKey(r.Ctx, kv.AccessKeyInput{ID: in.TransactionID, Proof: accessOf(r).proof, Name: in.Name,
 		Scopes: in.Scopes, Environment: kv.Environment(in.Environment), ExpiresDays: days, Idem: idem})
 	return a.keyAnswer(r, k, renameField(err, "expires_days", "expires_in_days"), 201)
 }
 
-func (a *accessSide) handleReplace(r *request) error {
-	in := r.in.(*accessReplaceIn)
+func (a *accessSide) handleReplace(r *pipeline.Request) error {
+	in := r.In.(*accessReplaceIn)
 	idem, err := accessIdem(r)
 	if err != nil {
 		return err
 	}
-	keyID, _ := kv.ParseID(r.pathParam("key_id")) // checked by accessBind
-	k, err := a.s.db.ReplaceAccessKey(r.ctx, kv.AccessReplaceInput{ID: in.TransactionID, Proof: r.access().proof, KeyID: keyID, Idem: idem})
+	keyID, _ := kv.ParseID(r.PathParam("key_id")) // checked by accessBind
+	k, err := a.s.DB.ReplaceAccessKey(r.Ctx, kv.AccessReplaceInput{ID: in.TransactionID, Proof: accessOf(r).proof, KeyID: keyID, Idem: idem})
 	return a.keyAnswer(r, k, err, 200)
 }
 
 // keyAnswer answers a key step: the key with its secret, or a replay without it.
-func (a *accessSide) keyAnswer(r *request, k kv.AccessKeyIssued, err error, status int) error {
-	call := r.access()
+func (a *accessSide) keyAnswer(r *pipeline.Request, k kv.AccessKeyIssued, err error, status int) error {
+	call := accessOf(r)
 	call.opened(k.Access)
 	if err != nil {
 		return err
 	}
 	call.replayed = k.Replayed
-	r.out, r.status = accessKeyOutOf(k), status
+	r.Out, r.Status = accessKeyOutOf(k), status
 	return nil
 }
 
@@ -220,7 +221,7 @@ func renameField(err error, from, to string) error {
 	out := *ke
 	out.Fields = make([]kv.FieldError, len(ke.Fields))
 	for i, f := range ke.Fields {
-		if name, ok := firstName(f.Loc); ok && name == from {
+		if name, ok := pipeline.FirstName(f.Loc); ok && name == from {
 			f.Loc = append([]any{to}, f.Loc[1:]...)
 		}
 		out.Fields[i] = f

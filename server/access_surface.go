@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/sms"
 )
 
@@ -38,8 +39,8 @@ type accessRoute struct {
 	// PathParam is the route's path parameter (a UUID), if any.
 	PathParam string
 	Refusals  map[int]string // statuses beyond the ones every step can answer
-	handle    func(a *accessSide, r *request) error
-	plan      *inputPlan
+	handle    func(a *accessSide, r *pipeline.Request) error
+	plan      *pipeline.InputPlan
 }
 
 // accessSide is what the access routes need beside the server: the text-message
@@ -58,11 +59,11 @@ type accessCall struct {
 	replayed bool
 }
 
-func (r *request) access() *accessCall {
-	c, _ := r.data.(*accessCall)
+func accessOf(r *pipeline.Request) *accessCall {
+	c, _ := r.Data.(*accessCall)
 	if c == nil {
 		c = &accessCall{}
-		r.data = c
+		r.Data = c
 	}
 	return c
 }
@@ -117,12 +118,12 @@ func (a *accessSide) routes() []*accessRoute {
 }
 
 // accessSurface: the proof, then the step's bind; JSON answers.
-func (s *Server) accessSurface() *surface {
-	return &surface{
-		name:         "access",
-		authenticate: s.accessAuthenticate,
-		steps:        []middleware{s.accessAuthFailures, s.accessRefusalState},
-		render:       s.renderAccess,
+func (s *Server) accessSurface() *pipeline.Surface {
+	return &pipeline.Surface{
+		Name:         "access",
+		Authenticate: s.accessAuthenticate,
+		Steps:        []pipeline.Middleware{s.accessAuthFailures, s.accessRefusalState},
+		Render:       s.renderAccess,
 	}
 }
 
@@ -131,10 +132,10 @@ func (s *Server) accessSurface() *surface {
 func (s *Server) routeAccess(r *router.Router, smsSender sms.Sender) {
 	a := &accessSide{s: s, sms: smsSender}
 	table := a.routes()
-	g := s.group(r, "", s.accessSurface())
+	g := s.Group(r, "", s.accessSurface())
 	for _, rt := range table {
-		rt.plan = planInput(rt.In)
-		g.handle(rt.Method, rt.Path, func(r *request) error { return rt.handle(a, r) }, accessBind(rt))
+		rt.plan = pipeline.PlanInput(rt.In)
+		g.Handle(rt.Method, rt.Path, func(r *pipeline.Request) error { return rt.handle(a, r) }, accessBind(rt))
 	}
 	// Rendered on first request, as the research API's document is: start-up stays fast.
 	raw := sync.OnceValue(func() []byte {
@@ -144,7 +145,7 @@ func (s *Server) routeAccess(r *router.Router, smsSender sms.Sender) {
 		}
 		return raw
 	})
-	handlePlain(r, "GET", "/v1/access/openapi.json", func(c *fasthttp.RequestCtx) {
+	pipeline.HandlePlain(r, "GET", "/v1/access/openapi.json", func(c *fasthttp.RequestCtx) {
 		c.SetContentType("application/json")
 		c.SetBody(raw())
 	})
@@ -152,33 +153,33 @@ func (s *Server) routeAccess(r *router.Router, smsSender sms.Sender) {
 
 // Refusals of the proof.
 var (
-	errAccessNoProof = &apiError{Status: 401, Code: "missing_token",
+	errAccessNoProof = &pipeline.APIError{Status: 401, Code: "missing_token",
 		Detail: "Send your transaction's proof as Authorization: Bearer jmg_<43 base64url characters>."}
-	errAccessBadProof = &apiError{Status: 401, Code: "invalid_token", TokenSent: true,
+	errAccessBadProof = &pipeline.APIError{Status: 401, Code: "invalid_token", TokenSent: true,
 		Detail: "The account access API takes only a transaction proof: Bearer jmg_ followed by 32 random bytes in base64url (43 characters). API keys and OAuth tokens are not accepted here."}
 )
 
 // accessAuthenticate takes the bearer proof. Whether it opens a transaction is the
 // step's own check, in the step's transaction.
-func (s *Server) accessAuthenticate(r *request) error {
-	h := r.c.Request.Header.Peek(fasthttp.HeaderAuthorization)
+func (s *Server) accessAuthenticate(r *pipeline.Request) error {
+	h := r.C.Request.Header.Peek(fasthttp.HeaderAuthorization)
 	if len(h) == 0 {
 		return errAccessNoProof
 	}
-	tok, ok := bearerToken(h)
+	tok, ok := pipeline.BearerToken(h)
 	if !ok || !kv.ParseAccessProof(tok) {
 		return s.accessAuthFailed(r, errAccessBadProof)
 	}
-	r.access().proof = tok
+	accessOf(r).proof = tok
 	return nil
 }
 
 // accessAuthFailures counts proofs that open no transaction (the steps' kv check) as
 // accessAuthenticate counts malformed ones.
-func (s *Server) accessAuthFailures(next handler) handler {
-	return func(r *request) error {
+func (s *Server) accessAuthFailures(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
 		err := next(r)
-		var ae *apiError
+		var ae *pipeline.APIError
 		if kv.ErrorCode(err) == kv.EUNAUTHORIZED || (errors.As(err, &ae) && ae.Status == 401) {
 			return s.accessAuthFailed(r, err)
 		}
@@ -190,17 +191,17 @@ func (s *Server) accessAuthFailures(next handler) handler {
 // 422 of the body, a key request kv refused before opening the transaction) the
 // transaction's state, when the body names one the proof opens: every answer the proof
 // has earned says what is due next.
-func (s *Server) accessRefusalState(next handler) handler {
-	return func(r *request) error {
+func (s *Server) accessRefusalState(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
 		err := next(r)
-		call := r.access()
+		call := accessOf(r)
 		if err == nil || call.view != nil || call.proof == "" {
 			return err
 		}
-		if st := toAPIError(err).Status; st == 401 || st == 429 || st >= 500 {
+		if st := pipeline.ToAPIError(err).Status; st == 401 || st == 429 || st >= 500 {
 			return err
 		}
-		body, rerr := readBody(r.c, maxJSONBody)
+		body, rerr := pipeline.ReadBody(r.C, pipeline.MaxJSONBody)
 		if rerr != nil {
 			return err
 		}
@@ -211,7 +212,7 @@ func (s *Server) accessRefusalState(next handler) handler {
 			return err
 		}
 		if id, ok := kv.ParseID(named.TransactionID); ok {
-			if acc, ferr := s.db.FindAccess(r.ctx, id, call.proof); ferr == nil {
+			if acc, ferr := s.DB.FindAccess(r.Ctx, id, call.proof); ferr == nil {
 				call.opened(acc)
 			}
 		}
@@ -222,9 +223,9 @@ func (s *Server) accessRefusalState(next handler) handler {
 // accessAuthFailed counts a refused proof against the client address's
 // failed-credential budget, as the other surfaces count refused keys: err, or 429 once
 // the address is over budget.
-func (s *Server) accessAuthFailed(r *request, err error) error {
-	if wait := s.authFails.Fail(s.now(), s.clientIP(r.c)); wait > 0 {
-		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: wait,
+func (s *Server) accessAuthFailed(r *pipeline.Request, err error) error {
+	if wait := s.AuthFails.Fail(s.Now(), s.ClientIP(r.C)); wait > 0 {
+		return &pipeline.APIError{Status: 429, Code: "rate_limited", RetryAfter: wait,
 			Detail: "Too many failed authentication attempts from your address; wait before trying again."}
 	}
 	return err
@@ -232,35 +233,35 @@ func (s *Server) accessAuthFailed(r *request, err error) error {
 
 // accessBind decodes the route's JSON body (and path parameter) into r.in, and checks
 // the Idempotency-Key of the routes that require one.
-func accessBind(rt *accessRoute) middleware {
-	return func(next handler) handler {
-		return func(r *request) error {
-			body, err := readBody(r.c, maxJSONBody)
+func accessBind(rt *accessRoute) pipeline.Middleware {
+	return func(next pipeline.Handler) pipeline.Handler {
+		return func(r *pipeline.Request) error {
+			body, err := pipeline.ReadBody(r.C, pipeline.MaxJSONBody)
 			if err != nil {
 				return err
 			}
 			in := reflect.New(rt.In).Interface()
 			var errs []kv.FieldError
 			if rt.Idempotent {
-				if fe := accessIdemKeyError(r.c.Request.Header.Peek("Idempotency-Key")); fe != nil {
+				if fe := accessIdemKeyError(r.C.Request.Header.Peek("Idempotency-Key")); fe != nil {
 					errs = append(errs, *fe)
 				}
 			}
 			if rt.PathParam != "" {
-				if _, ok := kv.ParseID(r.pathParam(rt.PathParam)); !ok {
+				if _, ok := kv.ParseID(r.PathParam(rt.PathParam)); !ok {
 					errs = append(errs, kv.FieldError{Loc: []any{"path", rt.PathParam}, Msg: "Input should be a valid UUID.", Type: "uuid_parsing"})
 				}
 			}
-			if err := rt.plan.bindArgs(in, body); err != nil {
+			if err := rt.plan.BindArgs(in, body); err != nil {
 				if len(errs) == 0 {
 					return err
 				}
-				errs = append(errs, toAPIError(err).locatedREST(nil).Fields...)
+				errs = append(errs, pipeline.ToAPIError(err).LocatedREST(nil).Fields...)
 			}
 			if len(errs) > 0 {
-				return wireInvalid(errs...)
+				return pipeline.WireInvalid(errs...)
 			}
-			r.in = in
+			r.In = in
 			return next(r)
 		}
 	}
@@ -279,13 +280,13 @@ func accessIdemKeyError(raw []byte) *kv.FieldError {
 }
 
 // accessIdem is the request's Idempotency-Key and fingerprint.
-func accessIdem(r *request) (kv.AccessIdem, error) {
-	body, err := readBody(r.c, maxJSONBody)
+func accessIdem(r *pipeline.Request) (kv.AccessIdem, error) {
+	body, err := pipeline.ReadBody(r.C, pipeline.MaxJSONBody)
 	if err != nil {
 		return kv.AccessIdem{}, err
 	}
-	return kv.AccessIdem{Key: string(r.c.Request.Header.Peek("Idempotency-Key")),
-		Fingerprint: requestFingerprint(r.c.Method(), r.c.Path(), body)}, nil
+	return kv.AccessIdem{Key: string(r.C.Request.Header.Peek("Idempotency-Key")),
+		Fingerprint: pipeline.RequestFingerprint(r.C.Method(), r.C.Path(), body)}, nil
 }
 
 // accessErrorBody is an error with the transaction's state, for a caller whose proof
@@ -302,24 +303,24 @@ type accessErrorBody struct {
 // and state); refusals are in the contract's shape, with the transaction's state and
 // next action once the proof opened it (never for a 401: a wrong proof learns
 // nothing).
-func (s *Server) renderAccess(r *request, err error) {
-	c := r.c
+func (s *Server) renderAccess(r *pipeline.Request, err error) {
+	c := r.C
 	c.Response.Header.Set("Cache-Control", "no-store")
-	call := r.access()
+	call := accessOf(r)
 	if err == nil {
-		raw, merr := encodeOutput(r.out)
+		raw, merr := pipeline.EncodeOutput(r.Out)
 		if merr == nil {
 			if call.replayed {
 				c.Response.Header.Set("Idempotent-Replayed", "true")
 			}
-			c.SetStatusCode(max(r.status, 200))
+			c.SetStatusCode(max(r.Status, 200))
 			c.SetContentType("application/json")
 			c.SetBody(raw)
 			return
 		}
 		err = merr
 	}
-	ae := toAPIError(err).locatedREST(nil)
+	ae := pipeline.ToAPIError(err).LocatedREST(nil)
 	if ae.Status == 401 {
 		v := `Bearer realm="interviewd-access"`
 		if ae.TokenSent || len(c.Request.Header.Peek(fasthttp.HeaderAuthorization)) > 0 {
@@ -327,7 +328,7 @@ func (s *Server) renderAccess(r *request, err error) {
 		}
 		c.Response.Header.Set("WWW-Authenticate", v)
 	}
-	writeErrorBody(c, ae)
+	pipeline.WriteErrorBody(c, ae)
 	if call.view == nil || ae.Status == 401 || ae.Status >= 500 {
 		return
 	}
@@ -346,10 +347,10 @@ func (a *accessSide) sendSMS(to, body string) {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(a.s.ctx, time.Minute)
+		ctx, cancel := context.WithTimeout(a.s.Ctx, time.Minute)
 		defer cancel()
 		if err := a.sms.Send(ctx, to, body); err != nil {
-			a.s.log.Error().Err(err).Msg("send text message")
+			a.s.Log.Error().Err(err).Msg("send text message")
 		}
 	}()
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // The account access API's request and response bodies. Requests bind through the
@@ -17,11 +18,11 @@ type accessStartIn struct {
 }
 
 type accessStartOut struct {
-	TransactionID kv.ID  `json:"transaction_id"`
-	ClientName    string `json:"client_name"`
-	State         string `json:"state" enum:"awaiting_email"`
-	NextAction    string `json:"next_action" enum:"verify_email"`
-	ExpiresAt     Time   `json:"expires_at" doc:"The transaction's end: 30 minutes after it started."`
+	TransactionID kv.ID         `json:"transaction_id"`
+	ClientName    string        `json:"client_name"`
+	State         string        `json:"state" enum:"awaiting_email"`
+	NextAction    string        `json:"next_action" enum:"verify_email"`
+	ExpiresAt     pipeline.Time `json:"expires_at" doc:"The transaction's end: 30 minutes after it started."`
 }
 
 type accessVerifyEmailIn struct {
@@ -31,10 +32,10 @@ type accessVerifyEmailIn struct {
 
 // accessStepOut is the answer of a step that moves the transaction on.
 type accessStepOut struct {
-	TransactionID kv.ID  `json:"transaction_id"`
-	State         string `json:"state" enum:"awaiting_email,awaiting_mfa,awaiting_workspace,awaiting_key,completed,failed,expired"`
-	NextAction    string `json:"next_action" enum:"verify_email,verify_mfa,select_workspace,issue_key,none"`
-	ExpiresAt     Time   `json:"expires_at"`
+	TransactionID kv.ID         `json:"transaction_id"`
+	State         string        `json:"state" enum:"awaiting_email,awaiting_mfa,awaiting_workspace,awaiting_key,completed,failed,expired"`
+	NextAction    string        `json:"next_action" enum:"verify_email,verify_mfa,select_workspace,issue_key,none"`
+	ExpiresAt     pipeline.Time `json:"expires_at"`
 	// MFAMethods are the two-step methods the person can use, while verify_mfa is due.
 	MFAMethods []string `json:"mfa_methods,omitempty" doc:"While next_action is verify_mfa: the two-step methods this person can use (totp, sms, email)."`
 }
@@ -58,22 +59,22 @@ func (in *accessMFAIn) validate() []kv.FieldError {
 		return []kv.FieldError{{Loc: []any{"method"}, Type: "missing",
 			Msg: "Send {method} to request a challenge, or {challenge_id, code} to submit one."}}
 	case in.ChallengeID == nil:
-		return []kv.FieldError{missing([]any{"challenge_id"})}
+		return []kv.FieldError{pipeline.Missing([]any{"challenge_id"})}
 	case in.Code == "":
-		return []kv.FieldError{missing([]any{"code"})}
+		return []kv.FieldError{pipeline.Missing([]any{"code"})}
 	}
 	return nil
 }
 
 type accessMFAOut struct {
-	TransactionID      kv.ID    `json:"transaction_id"`
-	State              string   `json:"state" enum:"awaiting_email,awaiting_mfa,awaiting_workspace,awaiting_key,completed,failed,expired"`
-	NextAction         string   `json:"next_action" enum:"verify_email,verify_mfa,select_workspace,issue_key,none"`
-	ExpiresAt          Time     `json:"expires_at"`
-	MFAMethods         []string `json:"mfa_methods,omitempty" doc:"While next_action is verify_mfa: the two-step methods this person can use."`
-	ChallengeID        *kv.ID   `json:"challenge_id,omitempty" doc:"A requested challenge: submit its code with it."`
-	Method             string   `json:"method,omitempty" doc:"A requested challenge's method."`
-	ChallengeExpiresAt *Time    `json:"challenge_expires_at,omitempty" doc:"A requested challenge's code works until then (10 minutes)."`
+	TransactionID      kv.ID          `json:"transaction_id"`
+	State              string         `json:"state" enum:"awaiting_email,awaiting_mfa,awaiting_workspace,awaiting_key,completed,failed,expired"`
+	NextAction         string         `json:"next_action" enum:"verify_email,verify_mfa,select_workspace,issue_key,none"`
+	ExpiresAt          pipeline.Time  `json:"expires_at"`
+	MFAMethods         []string       `json:"mfa_methods,omitempty" doc:"While next_action is verify_mfa: the two-step methods this person can use."`
+	ChallengeID        *kv.ID         `json:"challenge_id,omitempty" doc:"A requested challenge: submit its code with it."`
+	Method             string         `json:"method,omitempty" doc:"A requested challenge's method."`
+	ChallengeExpiresAt *pipeline.Time `json:"challenge_expires_at,omitempty" doc:"A requested challenge's code works until then (10 minutes)."`
 }
 
 type accessWorkspaceIn struct {
@@ -91,7 +92,7 @@ func (in *accessWorkspaceIn) validate() []kv.FieldError {
 	for name, set := range map[string]bool{"org_id": in.OrgID != nil, "invitation_id": in.InvitationID != nil, "name": in.Name != ""} {
 		switch {
 		case name == need && !set:
-			errs = append(errs, missing([]any{name}))
+			errs = append(errs, pipeline.Missing([]any{name}))
 		case name != need && set:
 			errs = append(errs, kv.FieldError{Loc: []any{name}, Type: "extra_forbidden", Msg: "Not used by action " + in.Action + "."})
 		}
@@ -108,18 +109,18 @@ type accessWorkspace struct {
 }
 
 type accessInvitation struct {
-	InvitationID kv.ID  `json:"invitation_id"`
-	OrgID        kv.ID  `json:"org_id"`
-	OrgName      string `json:"org_name"`
-	Role         string `json:"role" enum:"owner,admin,member,viewer"`
-	ExpiresAt    Time   `json:"expires_at"`
+	InvitationID kv.ID         `json:"invitation_id"`
+	OrgID        kv.ID         `json:"org_id"`
+	OrgName      string        `json:"org_name"`
+	Role         string        `json:"role" enum:"owner,admin,member,viewer"`
+	ExpiresAt    pipeline.Time `json:"expires_at"`
 }
 
 type accessWorkspaceOut struct {
 	TransactionID kv.ID               `json:"transaction_id"`
 	State         string              `json:"state" enum:"awaiting_email,awaiting_mfa,awaiting_workspace,awaiting_key,completed,failed,expired"`
 	NextAction    string              `json:"next_action" enum:"verify_email,verify_mfa,select_workspace,issue_key,none"`
-	ExpiresAt     Time                `json:"expires_at"`
+	ExpiresAt     pipeline.Time       `json:"expires_at"`
 	MFAMethods    []string            `json:"mfa_methods,omitempty" doc:"When the chosen workspace requires two-step first: the methods this person can use."`
 	Workspace     *accessWorkspace    `json:"workspace,omitempty" doc:"select, accept_invitation, create: the chosen workspace."`
 	Workspaces    *[]accessWorkspace  `json:"workspaces,omitempty" doc:"list: the person's workspaces."`
@@ -139,19 +140,19 @@ type accessReplaceIn struct {
 }
 
 type accessKeyOut struct {
-	TransactionID kv.ID    `json:"transaction_id"`
-	State         string   `json:"state" enum:"completed"`
-	NextAction    string   `json:"next_action" enum:"none"`
-	KeyID         kv.ID    `json:"key_id"`
-	Name          string   `json:"name"`
-	Scopes        []string `json:"scopes"`
-	Environment   string   `json:"environment" enum:"test,live"`
-	ExpiresAt     *Time    `json:"expires_at" doc:"The key's expiry; null for none."`
-	Secret        *string  `json:"secret" doc:"The key's secret, in this answer only; null when the request is replayed."`
+	TransactionID kv.ID          `json:"transaction_id"`
+	State         string         `json:"state" enum:"completed"`
+	NextAction    string         `json:"next_action" enum:"none"`
+	KeyID         kv.ID          `json:"key_id"`
+	Name          string         `json:"name"`
+	Scopes        []string       `json:"scopes"`
+	Environment   string         `json:"environment" enum:"test,live"`
+	ExpiresAt     *pipeline.Time `json:"expires_at" doc:"The key's expiry; null for none."`
+	Secret        *string        `json:"secret" doc:"The key's secret, in this answer only; null when the request is replayed."`
 }
 
 func accessStep(a kv.Access, methods []kv.TwoStepMethod) accessStepOut {
-	out := accessStepOut{TransactionID: a.ID, State: string(a.State), NextAction: a.State.NextAction(), ExpiresAt: wireTime(a.ExpiresAt)}
+	out := accessStepOut{TransactionID: a.ID, State: string(a.State), NextAction: a.State.NextAction(), ExpiresAt: pipeline.WireTime(a.ExpiresAt)}
 	if a.State == kv.AccessAwaitingMFA {
 		out.MFAMethods = methodStrings(methods)
 	}
@@ -173,7 +174,7 @@ func accessWorkspaceOf(uo kv.UserOrg) accessWorkspace {
 func accessKeyOutOf(k kv.AccessKeyIssued) accessKeyOut {
 	out := accessKeyOut{TransactionID: k.Access.ID, State: string(k.Access.State), NextAction: k.Access.State.NextAction(),
 		KeyID: k.Key.KeyID, Name: k.Key.Name, Scopes: k.Key.Scopes, Environment: string(k.Key.Environment),
-		ExpiresAt: wireTimePtr(k.Key.ExpiresAt)}
+		ExpiresAt: pipeline.WireTimePtr(k.Key.ExpiresAt)}
 	if k.Secret != "" {
 		secret := k.Secret
 		out.Secret = &secret

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -55,22 +56,22 @@ func messageOptions(msgs []kv.Message) []webui.MessageOption {
 // study's tags, the interview's highlights (and the marks they put on each message),
 // and its neighbours. marksKey names the marks, for the render cache: a render with
 // other highlights is another render.
-func (s *Server) transcriptNotes(ctx context.Context, p *Principal, rec kv.Interview) (*webui.TranscriptNotes, map[int][]webui.Mark, string, error) {
-	if err := p.require(kv.ScopeExportRead); err != nil {
+func (s *Server) transcriptNotes(ctx context.Context, p *pipeline.Principal, rec kv.Interview) (*webui.TranscriptNotes, map[int][]webui.Mark, string, error) {
+	if err := p.Require(kv.ScopeExportRead); err != nil {
 		return nil, nil, "", err
 	}
-	tags, err := s.db.FindTags(ctx, p.Partition, rec.StudyID)
+	tags, err := s.DB.FindTags(ctx, p.Partition, rec.StudyID)
 	if kv.ErrorCode(err) == kv.ENOTFOUND {
 		tags, err = nil, nil // a removed study: no tags to show
 	}
 	if err != nil {
 		return nil, nil, "", err
 	}
-	anns, err := s.db.FindAnnotations(ctx, p.Partition, rec.ID)
+	anns, err := s.DB.FindAnnotations(ctx, p.Partition, rec.ID)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	prev, next, at, of, err := s.db.InterviewNeighbours(ctx, p.Partition, rec.ID)
+	prev, next, at, of, err := s.DB.InterviewNeighbours(ctx, p.Partition, rec.ID)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -118,15 +119,15 @@ func (s *Server) transcriptNotes(ctx context.Context, p *Principal, rec kv.Inter
 }
 
 // interviewInPath returns the interview the path names, in the caller's partition.
-func (s *Server) interviewInPath(r *request) (kv.Interview, error) {
+func (s *Server) interviewInPath(r *pipeline.Request) (kv.Interview, error) {
 	id, err := pathID(r, "interview_id")
 	if err != nil {
 		return kv.Interview{}, err
 	}
-	if _, err := appCall[Interview](r.ctx, s, r.p, "get_interview", &InterviewIDInput{InterviewID: id}); err != nil {
+	if _, err := appCall[pipeline.Interview](r.Ctx, s, r.P, "get_interview", &pipeline.InterviewIDInput{InterviewID: id}); err != nil {
 		return kv.Interview{}, err
 	}
-	return s.db.FindInterviewByID(r.ctx, r.p.Partition, id)
+	return s.DB.FindInterviewByID(r.Ctx, r.P.Partition, id)
 }
 
 func transcriptURL(id kv.ID, done, anchor string) string {
@@ -143,24 +144,24 @@ func transcriptURL(id kv.ID, done, anchor string) string {
 // handleAppAnnotate saves a highlight. The span comes from a selection (start and end,
 // in characters, with the selected words to check them against) or, without a
 // script, from the words typed: their first place in the message.
-func (s *Server) handleAppAnnotate(r *request) error {
+func (s *Server) handleAppAnnotate(r *pipeline.Request) error {
 	iv, err := s.interviewInPath(r)
 	if err != nil {
 		return err
 	}
-	f := webui.AnnotateForm{Quote: r.formValue("quote"), Start: r.formValue("start"), End: r.formValue("end"),
-		Tags: r.formValues("tags"), NewTag: strings.TrimSpace(r.formValue("new_tag")), Note: r.formValue("note")}
+	f := webui.AnnotateForm{Quote: formValue(r, "quote"), Start: formValue(r, "start"), End: formValue(r, "end"),
+		Tags: formValues(r, "tags"), NewTag: strings.TrimSpace(formValue(r, "new_tag")), Note: formValue(r, "note")}
 	fe := webui.FieldErrors{}
-	f.Message, err = strconv.Atoi(r.formValue("message"))
+	f.Message, err = strconv.Atoi(formValue(r, "message"))
 	if err != nil {
 		fe["message"] = "Choose a message."
 		return s.annotateFormError(r, iv, f, fe)
 	}
-	in := &AnnotationInput{InterviewID: iv.ID, MessageIndex: f.Message, Note: f.Note}
+	in := &pipeline.AnnotationInput{InterviewID: iv.ID, MessageIndex: f.Message, Note: f.Note}
 	if start, end, ok := formSpan(f.Start, f.End); ok {
-		in.Start, in.End, in.text = start, end, &f.Quote
+		in.Start, in.End, in.Text = start, end, &f.Quote
 	} else {
-		msgs, err := s.findTranscript(r.ctx, r.p, iv.ID)
+		msgs, err := s.findTranscript(r.Ctx, r.P, iv.ID)
 		if err != nil {
 			return err
 		}
@@ -183,15 +184,15 @@ func (s *Server) handleAppAnnotate(r *request) error {
 	}
 	// A new tag is made in the annotation's own transaction: a refused highlight leaves
 	// no tag behind.
-	in.newTag = f.NewTag
-	_, err = appCall[AnnotationOut](r.ctx, s, r.p, "create_annotation", in)
+	in.NewTag = f.NewTag
+	_, err = appCall[pipeline.AnnotationOut](r.Ctx, s, r.P, "create_annotation", in)
 	if fe := formErrors(err); fe != nil {
 		return s.annotateFormError(r, iv, f, annotateErrors(fe))
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: transcriptURL(iv.ID, "highlighted", "m"+strconv.Itoa(f.Message))}
+	r.Out = appRedirect{to: transcriptURL(iv.ID, "highlighted", "m"+strconv.Itoa(f.Message))}
 	return nil
 }
 
@@ -231,22 +232,22 @@ func findQuote(text, quote string) (int, int, bool) {
 		start := utf8.RuneCountInString(text[:i])
 		return start, start + utf8.RuneCountInString(quote), true
 	}
-	q := fold(quote)
-	if i := indexRunes(fold(text), q, 0); i >= 0 {
+	q := pipeline.Fold(quote)
+	if i := pipeline.IndexRunes(pipeline.Fold(text), q, 0); i >= 0 {
 		return i, i + len(q), true
 	}
 	return 0, 0, false
 }
 
 // annotateFormError shows the transcript again with the form as it was sent.
-func (s *Server) annotateFormError(r *request, iv kv.Interview, f webui.AnnotateForm, fe webui.FieldErrors) error {
-	page, err := s.buildTranscriptPage(r.ctx, r.p, iv.ID)
+func (s *Server) annotateFormError(r *pipeline.Request, iv kv.Interview, f webui.AnnotateForm, fe webui.FieldErrors) error {
+	page, err := s.buildTranscriptPage(r.Ctx, r.P, iv.ID)
 	if err != nil {
 		return err
 	}
 	page.Notes.Form, page.Notes.Errors = f, fe
 	page.Notes.Messages = selectMessage(page.Notes.Messages, f.Message)
-	r.out = &appPage{name: webui.PageTranscript, status: 422, title: "Interview · " + page.StudyName, nav: webui.NavInterviews, data: page}
+	r.Out = &appPage{name: webui.PageTranscript, status: 422, title: "Interview · " + page.StudyName, nav: webui.NavInterviews, data: page}
 	return nil
 }
 
@@ -261,7 +262,7 @@ func selectMessage(opts []webui.MessageOption, index int) []webui.MessageOption 
 	return out
 }
 
-func (s *Server) handleAppAnnotationDelete(r *request) error {
+func (s *Server) handleAppAnnotationDelete(r *pipeline.Request) error {
 	iv, err := s.interviewInPath(r)
 	if err != nil {
 		return err
@@ -270,30 +271,30 @@ func (s *Server) handleAppAnnotationDelete(r *request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := appCall[AnnotationDeleted](r.ctx, s, r.p, "delete_annotation", &AnnotationIDInput{InterviewID: iv.ID, AnnotationID: id}); err != nil {
+	if _, err := appCall[pipeline.AnnotationDeleted](r.Ctx, s, r.P, "delete_annotation", &pipeline.AnnotationIDInput{InterviewID: iv.ID, AnnotationID: id}); err != nil {
 		return err
 	}
-	r.out = appRedirect{to: transcriptURL(iv.ID, "highlight_deleted", "highlights-h")}
+	r.Out = appRedirect{to: transcriptURL(iv.ID, "highlight_deleted", "highlights-h")}
 	return nil
 }
 
-func (s *Server) handleAppTagCreate(r *request) error {
+func (s *Server) handleAppTagCreate(r *pipeline.Request) error {
 	iv, err := s.interviewInPath(r)
 	if err != nil {
 		return err
 	}
-	_, err = appCall[TagOut](r.ctx, s, r.p, "create_tag", &TagInput{StudyID: iv.StudyID, Name: r.formValue("name")})
+	_, err = appCall[pipeline.TagOut](r.Ctx, s, r.P, "create_tag", &pipeline.TagInput{StudyID: iv.StudyID, Name: formValue(r, "name")})
 	if fe := formErrors(err); fe != nil {
 		return s.tagFormError(r, iv, fe)
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: transcriptURL(iv.ID, "tag_added", "tags-h")}
+	r.Out = appRedirect{to: transcriptURL(iv.ID, "tag_added", "tags-h")}
 	return nil
 }
 
-func (s *Server) handleAppTagRename(r *request) error {
+func (s *Server) handleAppTagRename(r *pipeline.Request) error {
 	iv, err := s.interviewInPath(r)
 	if err != nil {
 		return err
@@ -302,18 +303,18 @@ func (s *Server) handleAppTagRename(r *request) error {
 	if err != nil {
 		return err
 	}
-	_, err = appCall[TagOut](r.ctx, s, r.p, "rename_tag", &TagRenameInput{StudyID: iv.StudyID, TagID: tag, Name: r.formValue("name")})
+	_, err = appCall[pipeline.TagOut](r.Ctx, s, r.P, "rename_tag", &pipeline.TagRenameInput{StudyID: iv.StudyID, TagID: tag, Name: formValue(r, "name")})
 	if fe := formErrors(err); fe != nil {
 		return s.tagFormError(r, iv, fe)
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: transcriptURL(iv.ID, "tag_renamed", "tags-h")}
+	r.Out = appRedirect{to: transcriptURL(iv.ID, "tag_renamed", "tags-h")}
 	return nil
 }
 
-func (s *Server) handleAppTagDelete(r *request) error {
+func (s *Server) handleAppTagDelete(r *pipeline.Request) error {
 	iv, err := s.interviewInPath(r)
 	if err != nil {
 		return err
@@ -322,65 +323,65 @@ func (s *Server) handleAppTagDelete(r *request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := appCall[TagDeleted](r.ctx, s, r.p, "delete_tag", &TagIDInput{StudyID: iv.StudyID, TagID: tag}); err != nil {
+	if _, err := appCall[pipeline.TagDeleted](r.Ctx, s, r.P, "delete_tag", &pipeline.TagIDInput{StudyID: iv.StudyID, TagID: tag}); err != nil {
 		return err
 	}
-	r.out = appRedirect{to: transcriptURL(iv.ID, "tag_deleted", "tags-h")}
+	r.Out = appRedirect{to: transcriptURL(iv.ID, "tag_deleted", "tags-h")}
 	return nil
 }
 
 // tagFormError shows the transcript again with the tag form's refusal.
-func (s *Server) tagFormError(r *request, iv kv.Interview, fe webui.FieldErrors) error {
-	page, err := s.buildTranscriptPage(r.ctx, r.p, iv.ID)
+func (s *Server) tagFormError(r *pipeline.Request, iv kv.Interview, fe webui.FieldErrors) error {
+	page, err := s.buildTranscriptPage(r.Ctx, r.P, iv.ID)
 	if err != nil {
 		return err
 	}
 	page.Notes.Errors = webui.FieldErrors{"tag": fe["name"] + fe[""]}
-	r.out = &appPage{name: webui.PageTranscript, status: 422, title: "Interview · " + page.StudyName, nav: webui.NavInterviews, data: page}
+	r.Out = &appPage{name: webui.PageTranscript, status: 422, title: "Interview · " + page.StudyName, nav: webui.NavInterviews, data: page}
 	return nil
 }
 
 // searchPageSize is the hits a search page shows.
 const searchPageSize = 20
 
-func (s *Server) handleAppStudySearch(r *request) error {
+func (s *Server) handleAppStudySearch(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
 	}
-	st, err := appCall[StudyDetail](r.ctx, s, r.p, "get_study", &StudyIDInput{StudyID: id})
+	st, err := appCall[pipeline.StudyDetail](r.Ctx, s, r.P, "get_study", &pipeline.StudyIDInput{StudyID: id})
 	if err != nil {
 		return err
 	}
 	page := webui.StudySearchPage{StudyID: id.String(), StudyName: st.Name, Query: query(r, "q")}
 	if strings.TrimSpace(page.Query) != "" {
 		limit := searchPageSize
-		in := &TranscriptSearchInput{StudyID: id, Query: page.Query, Limit: &limit, Cursor: query(r, "cursor"), raw: true}
-		list, err := appCall[List[TranscriptHit]](r.ctx, s, r.p, "search_transcripts", in)
+		in := &pipeline.TranscriptSearchInput{StudyID: id, Query: page.Query, Limit: &limit, Cursor: query(r, "cursor"), Raw: true}
+		list, err := appCall[pipeline.List[pipeline.TranscriptHit]](r.Ctx, s, r.P, "search_transcripts", in)
 		if fe := formErrors(err); fe != nil {
 			page.Errors = webui.FieldErrors{"q": fe["q"] + fe["cursor"] + fe["limit"] + fe[""]}
 		} else if err != nil {
 			return err
 		} else {
 			page.Searched = true
-			s.searchRows(r.ctx, r.p, &page, list)
+			s.searchRows(r.Ctx, r.P, &page, list)
 			if list.NextCursor != nil {
 				page.NextURL = "/app/studies/" + id.String() + "/search?q=" + url.QueryEscape(page.Query) + "&cursor=" + url.QueryEscape(*list.NextCursor)
 			}
 		}
 	}
-	r.out = &appPage{name: webui.PageStudySearch, title: "Search · " + st.Name, nav: webui.NavInterviews, data: page}
+	r.Out = &appPage{name: webui.PageStudySearch, title: "Search · " + st.Name, nav: webui.NavInterviews, data: page}
 	return nil
 }
 
 // searchRows lays the hits out, each placed by its interview's start.
-func (s *Server) searchRows(ctx context.Context, p *Principal, page *webui.StudySearchPage, list List[TranscriptHit]) {
+func (s *Server) searchRows(ctx context.Context, p *pipeline.Principal, page *webui.StudySearchPage, list pipeline.List[pipeline.TranscriptHit]) {
 	started := map[kv.ID]string{}
 	for _, h := range list.Items {
 		where, ok := started[h.InterviewID]
 		if !ok {
 			where = "Interview"
-			if iv, err := s.db.FindInterviewByID(ctx, p.Partition, h.InterviewID); err == nil {
+			if iv, err := s.DB.FindInterviewByID(ctx, p.Partition, h.InterviewID); err == nil {
 				where = "Interview started " + stampOf(iv.StartedAt).Text
 			}
 			started[h.InterviewID] = where

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // appUser is a signed-in browser of the app as a test holds it: the session cookie's
@@ -162,12 +163,12 @@ func (e *testEnv) appParamFixtures() appFixtures {
 	// connection_id: an OAuth connection approved by A's member; one of B's owner.
 	fixtureClient := kv.OAuthClient{ID: "svcc_fixture", Name: "Fixture app"}
 	connA, _, err := e.db.Approve(ctx, kv.ApproveInput{UserID: f.member.user, OrgID: e.orgA.ID, Environment: kv.EnvLive,
-		Client: fixtureClient, Scopes: []string{kv.ScopeStudiesRead}, Resource: resourceMCP})
+		Client: fixtureClient, Scopes: []string{kv.ScopeStudiesRead}, Resource: pipeline.ResourceMCP})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	connB, _, err := e.db.Approve(ctx, kv.ApproveInput{UserID: b.user, OrgID: e.orgB.ID, Environment: kv.EnvLive,
-		Client: fixtureClient, Scopes: []string{kv.ScopeStudiesRead}, Resource: resourceMCP})
+		Client: fixtureClient, Scopes: []string{kv.ScopeStudiesRead}, Resource: pipeline.ResourceMCP})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // "Connect an assistant", on Settings → Connected apps: the MCP address clients must be
@@ -64,9 +65,9 @@ type (
 const mcpServerName = "interviewd"
 
 // connectSection builds the section for the request r by a person of role.
-func (s *Server) connectSection(r *request, role kv.Role) appConnectSection {
-	mcpURL := s.baseFor(r.c) + resourceMCP
-	sec := appConnectSection{MCPURL: mcpURL, Derived: s.discovery.follow}
+func (s *Server) connectSection(r *pipeline.Request, role kv.Role) appConnectSection {
+	mcpURL := s.BaseFor(r.C) + pipeline.ResourceMCP
+	sec := appConnectSection{MCPURL: mcpURL, Derived: s.Discovery.Follow}
 	sec.Clients = []appClientConfig{
 		{ID: "claude", Name: "Claude Desktop", File: "claude_desktop_config.json",
 			Note: "In Claude Desktop open Settings → Developer → Edit Config, add this entry to mcpServers, and restart Claude. It runs mcp-remote with npx, so Node.js must be installed.",

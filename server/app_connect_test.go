@@ -13,6 +13,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // getAs fetches an app page with u's session, addressed to host (the Host header a
@@ -124,7 +125,7 @@ func TestAppConnectAssistant(t *testing.T) {
 	e := mustServe(t)
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	member := e.mustAppClient(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
-	e.mustConnect(t, owner, resourceMCP, e.orgA.ID, kv.EnvLive, "studies:read")
+	e.mustConnect(t, owner, pipeline.ResourceMCP, e.orgA.ID, kv.EnvLive, "studies:read")
 
 	r := e.do("GET", "/.well-known/oauth-protected-resource/v1/mcp", "", "")
 	var prm struct {

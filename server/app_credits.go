@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -49,19 +50,19 @@ type appCreditsPage struct {
 // creditRowsShown is a history page's length.
 const creditRowsShown = 50
 
-func (s *Server) creditsPage(r *request, form string) (*appCreditsPage, error) {
-	a := r.app()
-	org, err := s.db.FindOrgByID(r.ctx, a.auth.Org.ID)
+func (s *Server) creditsPage(r *pipeline.Request, form string) (*appCreditsPage, error) {
+	a := appOf(r)
+	org, err := s.DB.FindOrgByID(r.Ctx, a.auth.Org.ID)
 	if err != nil {
 		return nil, err
 	}
 	cursor := query(r, "after")
-	hist, err := s.db.FindCreditEntries(r.ctx, kv.CreditFilter{OrgID: org.ID, Limit: creditRowsShown, Cursor: cursor})
+	hist, err := s.DB.FindCreditEntries(r.Ctx, kv.CreditFilter{OrgID: org.ID, Limit: creditRowsShown, Cursor: cursor})
 	if err != nil {
 		return nil, err
 	}
 	page := &appCreditsPage{Balance: org.Credits, AlertBelow: org.CreditAlertBelow, Low: org.LowCredits(),
-		CanSetAlert: a.auth.Role == kv.RoleOwner, MailWhere: s.mailWhere(), Later: cursor != "", Form: form}
+		CanSetAlert: a.auth.Role == kv.RoleOwner, MailWhere: s.MailWhere(), Later: cursor != "", Form: form}
 	if form == "" {
 		page.Form = strconv.Itoa(org.CreditAlertBelow)
 	}
@@ -91,37 +92,37 @@ func signed(n int) string {
 	return "+" + strconv.Itoa(n)
 }
 
-func (s *Server) handleAppCredits(r *request) error {
+func (s *Server) handleAppCredits(r *pipeline.Request) error {
 	page, err := s.creditsPage(r, "")
 	if err != nil {
 		return err
 	}
-	r.out = &appPage{name: "app_settings_credits", title: "Credits", nav: webui.NavSettings, sub: "credits", data: page}
+	r.Out = &appPage{name: "app_settings_credits", title: "Credits", nav: webui.NavSettings, sub: "credits", data: page}
 	return nil
 }
 
 // handleAppCreditAlert sets the balance under which owners are mailed and every page
 // warns (0: never).
-func (s *Server) handleAppCreditAlert(r *request) error {
-	a := r.app()
-	raw := r.formValue("below")
+func (s *Server) handleAppCreditAlert(r *pipeline.Request) error {
+	a := appOf(r)
+	raw := formValue(r, "below")
 	below, convErr := strconv.Atoi(raw)
 	if convErr != nil {
 		below = -1 // not a whole number: the store's range message says what is wanted
 	}
-	_, err := s.db.SetCreditAlert(r.ctx, kv.CreditAlertInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, Below: below})
+	_, err := s.DB.SetCreditAlert(r.Ctx, kv.CreditAlertInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, Below: below})
 	if kv.ErrorCode(err) == kv.EINVALID {
 		page, perr := s.creditsPage(r, raw)
 		if perr != nil {
 			return perr
 		}
 		page.Errors = appFieldMessages(err, map[string]string{"below": "Warn below"})
-		r.out = &appPage{name: "app_settings_credits", status: 422, title: "Credits", nav: webui.NavSettings, sub: "credits", data: page}
+		r.Out = &appPage{name: "app_settings_credits", status: 422, title: "Credits", nav: webui.NavSettings, sub: "credits", data: page}
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/settings/credits?done=credit_alert_saved"}
+	r.Out = appRedirect{to: "/app/settings/credits?done=credit_alert_saved"}
 	return nil
 }

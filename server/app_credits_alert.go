@@ -16,31 +16,31 @@ import (
 // and forgets each one sent. An alert whose mail failed stays, to be tried again once
 // its hold ends.
 func (s *Server) SendCreditAlerts(ctx context.Context) {
-	alerts, err := s.db.ClaimCreditAlerts(ctx)
+	alerts, err := s.DB.ClaimCreditAlerts(ctx)
 	if err != nil {
-		s.log.Error().Err(err).Msg("claim low-credit alerts")
+		s.Log.Error().Err(err).Msg("claim low-credit alerts")
 		return
 	}
 	for _, a := range alerts {
 		failed := false
 		for _, to := range a.Owners {
-			m := mail.CreditsLow(to, a.OrgName, a.Balance, a.Threshold, s.baseURL)
-			if s.mail == nil {
-				s.log.Warn().Str("org_id", a.OrgID.String()).Str("subject", m.Subject).Msg("no mail sender configured; low-credit warning not sent")
+			m := mail.CreditsLow(to, a.OrgName, a.Balance, a.Threshold, s.BaseURL)
+			if s.Mail == nil {
+				s.Log.Warn().Str("org_id", a.OrgID.String()).Str("subject", m.Subject).Msg("no mail sender configured; low-credit warning not sent")
 				continue
 			}
-			if err := s.mail.Send(ctx, m); err != nil {
-				s.log.Error().Err(err).Str("org_id", a.OrgID.String()).Msg("send low-credit warning")
+			if err := s.Mail.Send(ctx, m); err != nil {
+				s.Log.Error().Err(err).Str("org_id", a.OrgID.String()).Msg("send low-credit warning")
 				failed = true
 			}
 		}
 		if failed {
 			continue
 		}
-		s.log.Info().Str("org_id", a.OrgID.String()).Int("credits", a.Balance).Int("threshold", a.Threshold).
+		s.Log.Info().Str("org_id", a.OrgID.String()).Int("credits", a.Balance).Int("threshold", a.Threshold).
 			Int("owners", len(a.Owners)).Msg("low-credit warning sent to owners")
-		if err := s.db.DoneCreditAlert(ctx, a); err != nil {
-			s.log.Error().Err(err).Msg("forget sent low-credit alert")
+		if err := s.DB.DoneCreditAlert(ctx, a); err != nil {
+			s.Log.Error().Err(err).Msg("forget sent low-credit alert")
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"interviewd/analysis"
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -23,7 +24,7 @@ const dashboardPage = 200
 
 // findStudyInterviews returns every real (not rehearsal) interview of study, under
 // export:read as list_interviews.
-func (s *Server) findStudyInterviews(ctx context.Context, p *Principal, study kv.ID) ([]kv.Interview, error) {
+func (s *Server) findStudyInterviews(ctx context.Context, p *pipeline.Principal, study kv.ID) ([]kv.Interview, error) {
 	if err := s.appMay(p, "list_interviews", nil); err != nil {
 		return nil, err
 	}
@@ -31,7 +32,7 @@ func (s *Server) findStudyInterviews(ctx context.Context, p *Principal, study kv
 	f := kv.InterviewFilter{Partition: p.Partition, StudyID: &study, IsTest: &rehearsals, Limit: dashboardPage}
 	var out []kv.Interview
 	for {
-		page, err := s.db.FindInterviews(ctx, f)
+		page, err := s.DB.FindInterviews(ctx, f)
 		if err != nil {
 			return nil, err
 		}
@@ -43,11 +44,11 @@ func (s *Server) findStudyInterviews(ctx context.Context, p *Principal, study kv
 	}
 }
 
-func (s *Server) buildDashboardPage(ctx context.Context, p *Principal, study kv.ID) (webui.DashboardPage, error) {
+func (s *Server) buildDashboardPage(ctx context.Context, p *pipeline.Principal, study kv.ID) (webui.DashboardPage, error) {
 	if err := s.appMay(p, "list_interviews", nil); err != nil {
 		return webui.DashboardPage{}, err
 	}
-	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})
+	d, err := appCall[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.DashboardPage{}, err
 	}
@@ -68,7 +69,7 @@ func (s *Server) buildDashboardPage(ctx context.Context, p *Principal, study kv.
 		current = *d.Brief
 	}
 	stats := countStudy(ivs, briefs, current)
-	if stats.Opened, err = s.db.FindLinkOpens(ctx, p.Partition, study); err != nil {
+	if stats.Opened, err = s.DB.FindLinkOpens(ctx, p.Partition, study); err != nil {
 		return webui.DashboardPage{}, err
 	}
 	page := webui.DashboardPage{Tabs: studyTabs(p, study, webui.TabDashboard), StudyID: study.String(), StudyName: d.Name, Total: stats.Started}
@@ -82,12 +83,12 @@ func (s *Server) buildDashboardPage(ctx context.Context, p *Principal, study kv.
 	case d.LaunchedAt == nil:
 		page.NotLive = true
 	default:
-		_, open, err := s.db.FindOpenAnalysis(ctx, p.Partition, study)
+		_, open, err := s.DB.FindOpenAnalysis(ctx, p.Partition, study)
 		if err != nil {
 			return page, err
 		}
 		page.AnalysisRunning = open
-		a, err := appCall[analysis.Analysis](ctx, s, p, "get_analysis", &GetAnalysisInput{StudyID: study})
+		a, err := appCall[analysis.Analysis](ctx, s, p, "get_analysis", &pipeline.GetAnalysisInput{StudyID: study})
 		switch {
 		case errorReason(err) == "analysis_not_found":
 			page.SkipsNone = true
@@ -127,7 +128,7 @@ func fillFunnel(page *webui.DashboardPage, s studyStats) {
 		pct := percentOf(st.count, base)
 		page.Funnel = append(page.Funnel, webui.FunnelStep{Label: st.label, Count: st.count, Percent: pct})
 		page.FunnelChart.Bars = append(page.FunnelChart.Bars, webui.Bar{Label: st.label, Kind: "accent", Share: share(st.count, base),
-			Detail: fmt.Sprintf("%d %s (%d%% of %s)", st.count, plural(st.count, st.unit), pct, page.FunnelBase)})
+			Detail: fmt.Sprintf("%d %s (%d%% of %s)", st.count, pipeline.Plural(st.count, st.unit), pct, page.FunnelBase)})
 	}
 }
 
@@ -138,7 +139,7 @@ func fillStops(page *webui.DashboardPage, s studyStats) {
 		page.Unfinished += st.InProgress + st.Failed
 	}
 	page.DropOffChart = webui.BarChart{ID: "drop-chart", Title: "Where participants stop",
-		Desc: fmt.Sprintf("%d unfinished %s, by the scripted question each last reached.", page.Unfinished, plural(page.Unfinished, "interview"))}
+		Desc: fmt.Sprintf("%d unfinished %s, by the scripted question each last reached.", page.Unfinished, pipeline.Plural(page.Unfinished, "interview"))}
 	for _, st := range s.Stops {
 		total := st.InProgress + st.Failed
 		page.DropOff = append(page.DropOff, webui.DropOffRow{Question: st.Question, InProgress: st.InProgress, Failed: st.Failed, Total: total})
@@ -175,7 +176,7 @@ func fillDays(page *webui.DashboardPage, s studyStats) {
 		page.DaysChart.Columns = append(page.DaysChart.Columns, webui.Column{Label: d.Day.Format("2 Jan"), Total: d.Started, Part: d.Completed})
 	}
 	if len(days) > 0 {
-		page.DaysChart.Desc = "Over " + strconv.Itoa(len(days)) + " " + plural(len(days), "day") + " from " + days[0].Day.Format("2 Jan 2006") +
+		page.DaysChart.Desc = "Over " + strconv.Itoa(len(days)) + " " + pipeline.Plural(len(days), "day") + " from " + days[0].Day.Format("2 Jan 2006") +
 			": " + strconv.Itoa(started) + " interviews started, " + strconv.Itoa(completed) + " of them completed."
 	}
 }

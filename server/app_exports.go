@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -11,7 +12,7 @@ import (
 // export operations, so the rules are the API's: export:read, live environment only,
 // a format the organisation has.
 
-func (s *Server) buildExportsPage(ctx context.Context, p *Principal, study string) (webui.ExportsPage, error) {
+func (s *Server) buildExportsPage(ctx context.Context, p *pipeline.Principal, study string) (webui.ExportsPage, error) {
 	if err := s.appMay(p, "start_export", nil); err != nil {
 		return webui.ExportsPage{}, err
 	}
@@ -30,7 +31,7 @@ func (s *Server) buildExportsPage(ctx context.Context, p *Principal, study strin
 		{Value: "analysis-html", Label: "Findings report, printable HTML (built in; needs a completed analysis)"},
 		{Value: "qdpx", Label: "REFI-QDA project for NVivo, ATLAS.ti, MAXQDA (built in; needs a completed analysis)"},
 	}
-	plugins, err := s.db.FindPlugins(ctx, p.Partition.Org)
+	plugins, err := s.DB.FindPlugins(ctx, p.Partition.Org)
 	if err != nil {
 		return page, err
 	}
@@ -43,17 +44,17 @@ func (s *Server) buildExportsPage(ctx context.Context, p *Principal, study strin
 }
 
 // appStartExport starts an export of study in format; it returns the job's id.
-func (s *Server) appStartExport(ctx context.Context, p *Principal, study, format string) (string, error) {
+func (s *Server) appStartExport(ctx context.Context, p *pipeline.Principal, study, format string) (string, error) {
 	id, ok := kv.ParseID(study)
 	if !ok {
 		return "", kv.Invalid(kv.FieldError{Loc: []any{"body", "study_id"}, Type: "uuid_parsing", Msg: "Choose a study to export."})
 	}
-	job, err := appCall[ExportJob](ctx, s, p, "start_export", &StartExportInput{StudyID: id, Format: format})
+	job, err := appCall[pipeline.ExportJob](ctx, s, p, "start_export", &pipeline.StartExportInput{StudyID: id, Format: format})
 	return job.JobID, err
 }
 
-func (s *Server) buildExportPage(ctx context.Context, p *Principal, jobID string) (webui.ExportPage, error) {
-	st, err := appCall[ExportStatus](ctx, s, p, "get_export_status", &JobIDInput{JobID: jobID})
+func (s *Server) buildExportPage(ctx context.Context, p *pipeline.Principal, jobID string) (webui.ExportPage, error) {
+	st, err := appCall[pipeline.ExportStatus](ctx, s, p, "get_export_status", &pipeline.JobIDInput{JobID: jobID})
 	if err != nil {
 		return webui.ExportPage{}, err
 	}
@@ -70,10 +71,10 @@ type appExportFile struct {
 	Key, MediaType, Filename string
 }
 
-func (s *Server) appExportDownload(ctx context.Context, p *Principal, jobID string) (appExportFile, error) {
-	d, err := appCall[ExportDownload](ctx, s, p, "get_export_download", &JobIDInput{JobID: jobID})
+func (s *Server) appExportDownload(ctx context.Context, p *pipeline.Principal, jobID string) (appExportFile, error) {
+	d, err := appCall[pipeline.ExportDownload](ctx, s, p, "get_export_download", &pipeline.JobIDInput{JobID: jobID})
 	if err != nil {
 		return appExportFile{}, err
 	}
-	return appExportFile{Key: d.artifact, MediaType: d.mediaType, Filename: d.filename}, nil
+	return appExportFile{Key: d.Artifact, MediaType: d.MediaType, Filename: d.Filename}, nil
 }

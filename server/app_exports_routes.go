@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -20,45 +21,45 @@ func exportsPage(title string, status int, name string, data any) *appPage {
 	return &appPage{name: name, status: status, title: title, nav: webui.NavExports, data: data}
 }
 
-func (s *Server) handleAppExports(r *request) error {
-	page, err := s.buildExportsPage(r.ctx, r.p, query(r, "study"))
+func (s *Server) handleAppExports(r *pipeline.Request) error {
+	page, err := s.buildExportsPage(r.Ctx, r.P, query(r, "study"))
 	if err != nil {
 		return err
 	}
-	r.out = exportsPage("Exports", 0, webui.PageExports, page)
+	r.Out = exportsPage("Exports", 0, webui.PageExports, page)
 	return nil
 }
 
-func (s *Server) handleAppExportStart(r *request) error {
-	study, format := r.formValue("study_id"), r.formValue("format")
-	job, err := s.appStartExport(r.ctx, r.p, study, format)
+func (s *Server) handleAppExportStart(r *pipeline.Request) error {
+	study, format := formValue(r, "study_id"), formValue(r, "format")
+	job, err := s.appStartExport(r.Ctx, r.P, study, format)
 	if fe := formErrors(err); fe != nil {
-		page, perr := s.buildExportsPage(r.ctx, r.p, study)
+		page, perr := s.buildExportsPage(r.Ctx, r.P, study)
 		if perr != nil {
 			return perr
 		}
 		page.Errors = fe
-		r.out = exportsPage("Exports", 422, webui.PageExports, page)
+		r.Out = exportsPage("Exports", 422, webui.PageExports, page)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/exports/" + job}
+	r.Out = appRedirect{to: "/app/exports/" + job}
 	return nil
 }
 
-func (s *Server) handleAppExport(r *request) error {
-	page, err := s.buildExportPage(r.ctx, r.p, pathString(r, "job_id"))
+func (s *Server) handleAppExport(r *pipeline.Request) error {
+	page, err := s.buildExportPage(r.Ctx, r.P, pathString(r, "job_id"))
 	if err != nil {
 		return err
 	}
-	r.out = exportsPage("Export", 0, webui.PageExport, page)
+	r.Out = exportsPage("Export", 0, webui.PageExport, page)
 	return nil
 }
 
-func (s *Server) handleAppExportStatus(r *request) error {
-	st, err := appCall[ExportStatus](r.ctx, s, r.p, "get_export_status", &JobIDInput{JobID: pathString(r, "job_id")})
+func (s *Server) handleAppExportStatus(r *pipeline.Request) error {
+	st, err := appCall[pipeline.ExportStatus](r.Ctx, s, r.P, "get_export_status", &pipeline.JobIDInput{JobID: pathString(r, "job_id")})
 	if err != nil {
 		return err
 	}
@@ -67,20 +68,20 @@ func (s *Server) handleAppExportStatus(r *request) error {
 
 // handleAppExportDownload streams a finished export as an attachment (never cached:
 // the app's headers say no-store).
-func (s *Server) handleAppExportDownload(r *request) error {
-	f, err := s.appExportDownload(r.ctx, r.p, pathString(r, "job_id"))
+func (s *Server) handleAppExportDownload(r *pipeline.Request) error {
+	f, err := s.appExportDownload(r.Ctx, r.P, pathString(r, "job_id"))
 	if err != nil {
 		return err
 	}
-	sent, err := s.redirectArtifact(r.ctx, r.c, f.Key, f.MediaType, f.Filename, s.now().Add(downloadURLLifetime))
+	sent, err := s.RedirectArtifact(r.Ctx, r.C, f.Key, f.MediaType, f.Filename, s.Now().Add(pipeline.DownloadURLLifetime))
 	if err != nil {
 		return err
 	}
 	if !sent {
-		if err := s.streamArtifact(r.ctx, r.c, f.Key, f.MediaType, f.Filename); err != nil {
+		if err := s.StreamArtifact(r.Ctx, r.C, f.Key, f.MediaType, f.Filename); err != nil {
 			return err
 		}
 	}
-	r.written = true
+	r.Written = true
 	return nil
 }

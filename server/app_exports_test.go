@@ -12,6 +12,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/plugins/plugintest"
+	"interviewd/server/pipeline"
 )
 
 // TestAppExportStartProgressDownload: an export started from the page, followed to
@@ -27,7 +28,9 @@ func TestAppExportStartProgressDownload(t *testing.T) {
 	wantPage(t, owner.post(t, "/app/exports", url.Values{"study_id": {st.ID.String()}, "format": {"parquet"}}), 422, "Unknown export format")
 	loc := wantRedirect(t, owner.post(t, "/app/exports", url.Values{"study_id": {st.ID.String()}, "format": {"csv"}}), "/app/exports/")
 	wantPage(t, owner.get(t, loc), 200, "<h1>Export</h1>")
-	got := pollJSON(t, owner, loc+"/status", func(s ExportStatus) bool { return s.Status == kv.ExportCompleted || s.Status == kv.ExportFailed })
+	got := pollJSON(t, owner, loc+"/status", func(s pipeline.ExportStatus) bool {
+		return s.Status == kv.ExportCompleted || s.Status == kv.ExportFailed
+	})
 	if !got.Ready {
 		t.Fatalf("export ended %+v", got)
 	}
@@ -40,7 +43,7 @@ func TestAppExportStartProgressDownload(t *testing.T) {
 	// The one RFC 6266 header every download carries: an ASCII name and a UTF-8 one.
 	if cd := d.header.Get("Content-Disposition"); !strings.Contains(cd, "filename*=UTF-8''interviews-") {
 		t.Fatalf("download's Content-Disposition %q", cd)
-	} else if _, params, err := mime.ParseMediaType(cd); err != nil || cd != attachmentDisposition(params["filename"]) {
+	} else if _, params, err := mime.ParseMediaType(cd); err != nil || cd != pipeline.AttachmentDisposition(params["filename"]) {
 		t.Fatalf("download's Content-Disposition %q: %v", cd, err)
 	}
 

@@ -9,6 +9,7 @@ import (
 
 	"interviewd/analysis"
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -28,7 +29,7 @@ type FindingsQuery struct {
 
 // studyTabs is a study's own navigation, with the analysis tabs for a principal who
 // reads interviews.
-func studyTabs(p *Principal, study kv.ID, active string) webui.StudyTabs {
+func studyTabs(p *pipeline.Principal, study kv.ID, active string) webui.StudyTabs {
 	return webui.StudyTabs{ID: study.String(), Active: active, Analysis: p.Has(kv.ScopeExportRead)}
 }
 
@@ -43,34 +44,34 @@ func findingsURL(study kv.ID, job string) string {
 
 // appStartAnalysis starts (or finds running) the study's analysis; it returns the
 // job's id.
-func (s *Server) appStartAnalysis(ctx context.Context, p *Principal, study kv.ID) (string, error) {
-	job, err := appCall[AnalysisJob](ctx, s, p, "start_analysis", &StudyIDInput{StudyID: study})
+func (s *Server) appStartAnalysis(ctx context.Context, p *pipeline.Principal, study kv.ID) (string, error) {
+	job, err := appCall[pipeline.AnalysisJob](ctx, s, p, "start_analysis", &pipeline.StudyIDInput{StudyID: study})
 	return job.JobID, err
 }
 
 // appAnalysisStatus returns the analysis job's state when it is one of study's, and
 // ENOTFOUND otherwise (another study's job is not this page's to show).
-func (s *Server) appAnalysisStatus(ctx context.Context, p *Principal, study kv.ID, job string) (AnalysisStatus, error) {
-	st, err := appCall[AnalysisStatus](ctx, s, p, "get_analysis_status", &JobIDInput{JobID: job})
+func (s *Server) appAnalysisStatus(ctx context.Context, p *pipeline.Principal, study kv.ID, job string) (pipeline.AnalysisStatus, error) {
+	st, err := appCall[pipeline.AnalysisStatus](ctx, s, p, "get_analysis_status", &pipeline.JobIDInput{JobID: job})
 	if err != nil {
 		return st, err
 	}
 	if st.StudyID != study.String() {
-		return AnalysisStatus{}, kv.Errorf(kv.ENOTFOUND, "not_found", "Job not found.")
+		return pipeline.AnalysisStatus{}, kv.Errorf(kv.ENOTFOUND, "not_found", "Job not found.")
 	}
 	return st, nil
 }
 
 // openAnalysisView returns the study's analysis that is queued or running, however it
 // was started, as get_analysis_status reports it; nil when there is none.
-func (s *Server) openAnalysisView(ctx context.Context, p *Principal, study kv.ID) (*webui.AnalysisJobView, error) {
-	j, ok, err := s.db.FindOpenAnalysis(ctx, p.Partition, study)
+func (s *Server) openAnalysisView(ctx context.Context, p *pipeline.Principal, study kv.ID) (*webui.AnalysisJobView, error) {
+	j, ok, err := s.DB.FindOpenAnalysis(ctx, p.Partition, study)
 	if err != nil || !ok {
 		return nil, err
 	}
 	st, err := s.appAnalysisStatus(ctx, p, study, j.ID.String())
 	if err != nil {
-		if toAPIError(err).Status == 404 {
+		if pipeline.ToAPIError(err).Status == 404 {
 			return nil, nil // gone between the two reads
 		}
 		return nil, err
@@ -82,7 +83,7 @@ func (s *Server) openAnalysisView(ctx context.Context, p *Principal, study kv.ID
 	return v, nil
 }
 
-func jobView(study kv.ID, st AnalysisStatus) *webui.AnalysisJobView {
+func jobView(study kv.ID, st pipeline.AnalysisStatus) *webui.AnalysisJobView {
 	v := &webui.AnalysisJobView{ID: st.JobID, Status: st.Status}
 	if st.Error != nil {
 		v.Error = *st.Error
@@ -98,16 +99,16 @@ func errorReason(err error) string {
 	if err == nil {
 		return ""
 	}
-	return toAPIError(err).Code
+	return pipeline.ToAPIError(err).Code
 }
 
 // buildFindingsPage gathers the findings page: the explanation of why there are none,
 // or the version asked for with the job's state beside it.
-func (s *Server) buildFindingsPage(ctx context.Context, p *Principal, study kv.ID, q FindingsQuery) (webui.FindingsPage, error) {
+func (s *Server) buildFindingsPage(ctx context.Context, p *pipeline.Principal, study kv.ID, q FindingsQuery) (webui.FindingsPage, error) {
 	if err := s.appMay(p, "get_analysis", nil); err != nil {
 		return webui.FindingsPage{}, err
 	}
-	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})
+	d, err := appCall[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.FindingsPage{}, err
 	}
@@ -120,13 +121,13 @@ func (s *Server) buildFindingsPage(ctx context.Context, p *Principal, study kv.I
 		page.NotLive = true
 		return page, nil
 	}
-	page.CanRun = p.mayChangeResearch() // export:read, live data, a study that has been live: start_analysis's rules
+	page.CanRun = p.MayChangeResearch() // export:read, live data, a study that has been live: start_analysis's rules
 	if q.Job != "" {
 		st, err := s.appAnalysisStatus(ctx, p, study, q.Job)
 		switch {
 		case err == nil:
 			page.Job = jobView(study, st)
-		case toAPIError(err).Status != 404:
+		case pipeline.ToAPIError(err).Status != 404:
 			return page, err
 		} // a job that is gone or not this study's: the page simply shows no job
 	}
@@ -141,7 +142,7 @@ func (s *Server) buildFindingsPage(ctx context.Context, p *Principal, study kv.I
 			page.Job = open
 		}
 	}
-	in := &GetAnalysisInput{StudyID: study}
+	in := &pipeline.GetAnalysisInput{StudyID: study}
 	if q.Version > 0 {
 		in.Version = &q.Version
 	}
@@ -153,11 +154,11 @@ func (s *Server) buildFindingsPage(ctx context.Context, p *Principal, study kv.I
 	if err != nil {
 		return page, err
 	}
-	stored, err := s.db.FindAnalysis(ctx, p.Partition, study, a.Version)
+	stored, err := s.DB.FindAnalysis(ctx, p.Partition, study, a.Version)
 	if err != nil {
 		return page, err
 	}
-	versions, err := s.db.FindAnalysisVersions(ctx, p.Partition, study)
+	versions, err := s.DB.FindAnalysisVersions(ctx, p.Partition, study)
 	if err != nil {
 		return page, err
 	}
@@ -203,7 +204,7 @@ func fillFindings(page *webui.FindingsPage, a analysis.Analysis, stored kv.Analy
 			Count: th.InterviewCount, Of: of, Percent: int(math.Round(share * 100)), Quotes: quoteViews(th.Quotes)}
 		page.Themes = append(page.Themes, tv)
 		page.ThemeChart.Bars = append(page.ThemeChart.Bars, webui.Bar{Label: th.Label, Share: share, Kind: tv.Sentiment,
-			Detail: fmt.Sprintf("%s · %d of %d %s (%d%%)", tv.Sentiment, th.InterviewCount, of, plural(of, "interview"), tv.Percent)})
+			Detail: fmt.Sprintf("%s · %d of %d %s (%d%%)", tv.Sentiment, th.InterviewCount, of, pipeline.Plural(of, "interview"), tv.Percent)})
 	}
 	fillSegments(page, a, stored, segment)
 	for _, qs := range a.Questions {

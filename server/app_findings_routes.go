@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -20,7 +21,7 @@ func (s *Server) appAnalysisRoutes() []appRoute {
 	}
 }
 
-func (s *Server) handleAppFindings(r *request) error {
+func (s *Server) handleAppFindings(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
@@ -29,46 +30,46 @@ func (s *Server) handleAppFindings(r *request) error {
 	if raw := query(r, "version"); raw != "" {
 		n, convErr := strconv.Atoi(raw)
 		if convErr != nil || n < 1 {
-			return &apiError{Status: 422, Code: "validation_error", Detail: "Version is a whole number from 1: choose one from the list."}
+			return &pipeline.APIError{Status: 422, Code: "validation_error", Detail: "Version is a whole number from 1: choose one from the list."}
 		}
 		q.Version = n
 	}
-	page, err := s.buildFindingsPage(r.ctx, r.p, id, q)
+	page, err := s.buildFindingsPage(r.Ctx, r.P, id, q)
 	if err != nil {
 		return err
 	}
-	r.out = studyPage("Findings · "+page.StudyName, 0, page, webui.PageFindings)
+	r.Out = studyPage("Findings · "+page.StudyName, 0, page, webui.PageFindings)
 	return nil
 }
 
 // handleAppAnalysisStart is the Run analysis / Refresh button: the study's analysis
 // starts (or the one already under way is found) and the page watches it.
-func (s *Server) handleAppAnalysisStart(r *request) error {
+func (s *Server) handleAppAnalysisStart(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
-	job, err := s.appStartAnalysis(r.ctx, r.p, id)
+	job, err := s.appStartAnalysis(r.Ctx, r.P, id)
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: findingsURL(id, job)}
+	r.Out = appRedirect{to: findingsURL(id, job)}
 	return nil
 }
 
 // analysisStatusJSON is what the findings page's script polls: the operation's own
 // answer and, once completed, the page to show.
 type analysisStatusJSON struct {
-	AnalysisStatus
+	pipeline.AnalysisStatus
 	FindingsURL string `json:"findings_url,omitempty"`
 }
 
-func (s *Server) handleAppAnalysisStatus(r *request) error {
+func (s *Server) handleAppAnalysisStatus(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
-	st, err := s.appAnalysisStatus(r.ctx, r.p, id, query(r, "job"))
+	st, err := s.appAnalysisStatus(r.Ctx, r.P, id, query(r, "job"))
 	if err != nil {
 		return err
 	}
@@ -79,15 +80,15 @@ func (s *Server) handleAppAnalysisStatus(r *request) error {
 	return writeAppJSON(r, out)
 }
 
-func (s *Server) handleAppDashboard(r *request) error {
+func (s *Server) handleAppDashboard(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
 	}
-	page, err := s.buildDashboardPage(r.ctx, r.p, id)
+	page, err := s.buildDashboardPage(r.Ctx, r.P, id)
 	if err != nil {
 		return err
 	}
-	r.out = studyPage("Dashboard · "+page.StudyName, 0, page, webui.PageDashboard)
+	r.Out = studyPage("Dashboard · "+page.StudyName, 0, page, webui.PageDashboard)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -57,15 +58,15 @@ func (q InterviewsQuery) url(cursor string) string {
 
 // studyNames lists the partition's newest studies for filters and row labels: at most
 // the API's largest page, which is as many as a select can usefully offer.
-func (s *Server) studyNames(ctx context.Context, p *Principal) ([]StudySummary, error) {
+func (s *Server) studyNames(ctx context.Context, p *pipeline.Principal) ([]pipeline.StudySummary, error) {
 	limit := 200
-	list, err := appCall[List[StudySummary]](ctx, s, p, "list_studies", &ListStudiesInput{Limit: &limit})
+	list, err := appCall[pipeline.List[pipeline.StudySummary]](ctx, s, p, "list_studies", &pipeline.ListStudiesInput{Limit: &limit})
 	return list.Items, err
 }
 
-func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q InterviewsQuery) (webui.InterviewsPage, error) {
+func (s *Server) buildInterviewsPage(ctx context.Context, p *pipeline.Principal, q InterviewsQuery) (webui.InterviewsPage, error) {
 	limit := interviewsPageSize
-	in := &ListInterviewsInput{Status: q.Status, Limit: &limit, Cursor: q.Cursor}
+	in := &pipeline.ListInterviewsInput{Status: q.Status, Limit: &limit, Cursor: q.Cursor}
 	if q.Study != "" {
 		id, ok := kv.ParseID(q.Study)
 		if !ok {
@@ -76,7 +77,7 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 	switch q.Rehearsal {
 	case "yes", "no":
 		v := q.Rehearsal == "yes"
-		in.isTest = &v
+		in.IsTest = &v
 	case "":
 	default:
 		return webui.InterviewsPage{}, kv.Invalid(kv.FieldError{Loc: []any{"query", "rehearsal"}, Type: "enum", Msg: "Rehearsal is yes, no or empty."})
@@ -84,7 +85,7 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 	if err := q.recruitmentFilters(in); err != nil {
 		return webui.InterviewsPage{}, err
 	}
-	list, err := appCall[List[Interview]](ctx, s, p, "list_interviews", in)
+	list, err := appCall[pipeline.List[pipeline.Interview]](ctx, s, p, "list_interviews", in)
 	if err != nil {
 		return webui.InterviewsPage{}, err
 	}
@@ -128,7 +129,7 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 		if iv.InviteAudience != nil {
 			row.Audience = *iv.InviteAudience
 		}
-		row.Modality, row.LinkLabel, row.Context = iv.Modality, labels[iv.linkToken], sortedPairs(iv.EntryAttributes)
+		row.Modality, row.LinkLabel, row.Context = iv.Modality, labels[iv.LinkToken], sortedPairs(iv.EntryAttributes)
 		page.Interviews[i] = row
 	}
 	if list.NextCursor != nil {
@@ -143,22 +144,22 @@ func (s *Server) buildInterviewsPage(ctx context.Context, p *Principal, q Interv
 // findTranscript returns an interview's messages under export:read: the scope that
 // reads interviews at all (no operation serves transcripts; exports carry them
 // redacted, and this page is the researcher's own view of their data).
-func (s *Server) findTranscript(ctx context.Context, p *Principal, id kv.ID) ([]kv.Message, error) {
+func (s *Server) findTranscript(ctx context.Context, p *pipeline.Principal, id kv.ID) ([]kv.Message, error) {
 	if err := s.appMay(p, "get_interview", nil); err != nil {
 		return nil, err
 	}
-	return s.db.FindTranscript(ctx, p.Partition, id)
+	return s.DB.FindTranscript(ctx, p.Partition, id)
 }
 
 // buildTranscriptPage is the permalink's page: the interview as the API shows it, its
 // record (design version, transcript length, start instant for offsets), its study's
 // name, and its transcript unless a render of the same content is kept.
-func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID) (webui.TranscriptPage, error) {
-	iv, err := appCall[Interview](ctx, s, p, "get_interview", &InterviewIDInput{InterviewID: id})
+func (s *Server) buildTranscriptPage(ctx context.Context, p *pipeline.Principal, id kv.ID) (webui.TranscriptPage, error) {
+	iv, err := appCall[pipeline.Interview](ctx, s, p, "get_interview", &pipeline.InterviewIDInput{InterviewID: id})
 	if err != nil {
 		return webui.TranscriptPage{}, err
 	}
-	rec, err := s.db.FindInterviewByID(ctx, p.Partition, id)
+	rec, err := s.DB.FindInterviewByID(ctx, p.Partition, id)
 	if err != nil {
 		return webui.TranscriptPage{}, err
 	}
@@ -172,7 +173,7 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 	if iv.DurationSeconds != nil {
 		page.Duration = spoken(*iv.DurationSeconds)
 	}
-	st, err := s.db.FindStudyByID(ctx, p.Partition, iv.StudyID)
+	st, err := s.DB.FindStudyByID(ctx, p.Partition, iv.StudyID)
 	switch {
 	case err == nil:
 		page.StudyName = st.Name
@@ -187,7 +188,7 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *Principal, id kv.ID
 	if err != nil {
 		return page, err
 	}
-	notes.ReadOnly = !p.mayChangeResearch()
+	notes.ReadOnly = !p.MayChangeResearch()
 	page.Notes = notes
 	key := strings.Join([]string{strconv.Itoa(rec.TranscriptLen), page.Status, page.Duration, page.StudyName, page.Audience,
 		strconv.Itoa(page.DesignVersion), strconv.FormatBool(page.Rehearsal), stampText(page.Completed), marksKey,

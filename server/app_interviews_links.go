@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -14,7 +15,7 @@ import (
 // the enterprise customer?" is a filter, not a page per interview.
 
 // recruitmentFilters moves the query's link, modality and context filters into in.
-func (q InterviewsQuery) recruitmentFilters(in *ListInterviewsInput) error {
+func (q InterviewsQuery) recruitmentFilters(in *pipeline.ListInterviewsInput) error {
 	if q.Link != "" {
 		id, ok := kv.ParseID(q.Link)
 		if !ok {
@@ -24,17 +25,17 @@ func (q InterviewsQuery) recruitmentFilters(in *ListInterviewsInput) error {
 	}
 	switch q.Modality {
 	case "", kv.ModalityText, kv.ModalityVoice:
-		in.modality = q.Modality
+		in.Modality = q.Modality
 	default:
 		return kv.Invalid(kv.FieldError{Loc: []any{"query", "modality"}, Type: "enum", Msg: "Modality is text, voice or empty."})
 	}
 	if utf8.RuneCountInString(q.Context) > 200 {
 		return kv.Invalid(kv.FieldError{Loc: []any{"query", "context"}, Type: "string_too_long", Msg: "The context filter is at most 200 characters."})
 	}
-	in.contextHas = strings.TrimSpace(q.Context)
+	in.ContextHas = strings.TrimSpace(q.Context)
 	for _, l := range interviewLengths {
 		if l.value == q.Length {
-			in.minSeconds, in.maxSeconds = l.min, l.max
+			in.MinSeconds, in.MaxSeconds = l.min, l.max
 			return nil
 		}
 	}
@@ -56,7 +57,7 @@ var interviewLengths = []struct {
 
 // recruitmentOptions fills the modality filter and, with a study chosen and links:read,
 // the link filter with the study's links by label.
-func (s *Server) recruitmentOptions(ctx context.Context, p *Principal, q InterviewsQuery, page *webui.InterviewsPage) error {
+func (s *Server) recruitmentOptions(ctx context.Context, p *pipeline.Principal, q InterviewsQuery, page *webui.InterviewsPage) error {
 	page.ContextHas = q.Context
 	for _, l := range interviewLengths {
 		page.Lengths = append(page.Lengths, webui.Option{Value: l.value, Label: l.label, Selected: l.value == q.Length})
@@ -69,7 +70,7 @@ func (s *Server) recruitmentOptions(ctx context.Context, p *Principal, q Intervi
 	if !ok || !p.Has(kv.ScopeLinksRead) {
 		return nil
 	}
-	links, err := appCall[List[ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &StudyIDInput{StudyID: id})
+	links, err := appCall[pipeline.List[pipeline.ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &pipeline.StudyIDInput{StudyID: id})
 	if err != nil {
 		return err
 	}
@@ -86,25 +87,25 @@ func (s *Server) recruitmentOptions(ctx context.Context, p *Principal, q Intervi
 
 // linkLabels returns the labels of the links the interviews came through, by token;
 // nothing without links:read (a link's label is part of reading links).
-func (s *Server) linkLabels(ctx context.Context, p *Principal, ivs []Interview) (map[string]string, error) {
+func (s *Server) linkLabels(ctx context.Context, p *pipeline.Principal, ivs []pipeline.Interview) (map[string]string, error) {
 	labels := map[string]string{}
 	if !p.Has(kv.ScopeLinksRead) {
 		return labels, nil
 	}
 	for _, iv := range ivs {
-		if iv.linkToken == "" {
+		if iv.LinkToken == "" {
 			continue
 		}
-		if _, seen := labels[iv.linkToken]; seen {
+		if _, seen := labels[iv.LinkToken]; seen {
 			continue
 		}
-		l, err := s.db.FindLinkByToken(ctx, iv.linkToken)
+		l, err := s.DB.FindLinkByToken(ctx, iv.LinkToken)
 		switch {
 		case kv.ErrorCode(err) == kv.ENOTFOUND:
 		case err != nil:
 			return nil, err
 		case l.OrgID == p.Partition.Org && l.Env == p.Partition.Env:
-			labels[iv.linkToken] = l.Label
+			labels[iv.LinkToken] = l.Label
 		}
 	}
 	return labels, nil

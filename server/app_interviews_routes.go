@@ -1,6 +1,9 @@
 package server
 
-import "interviewd/webui"
+import (
+	"interviewd/server/pipeline"
+	"interviewd/webui"
+)
 
 // The interviews pages read interviews, which needs export:read: only owners and
 // admins hold it (a member gets the 403 page), so the routes are admin-only and the
@@ -12,27 +15,27 @@ func (s *Server) appInterviewRoutes() []appRoute {
 	}
 }
 
-func (s *Server) handleAppInterviews(r *request) error {
+func (s *Server) handleAppInterviews(r *pipeline.Request) error {
 	q := InterviewsQuery{Study: query(r, "study"), Status: query(r, "status"), Rehearsal: query(r, "rehearsal"),
 		Link: query(r, "link"), Modality: query(r, "modality"), Context: query(r, "context"), Length: query(r, "length"), Cursor: query(r, "cursor")}
-	page, err := s.buildInterviewsPage(r.ctx, r.p, q)
+	page, err := s.buildInterviewsPage(r.Ctx, r.P, q)
 	if err != nil {
 		return err
 	}
-	r.out = &appPage{name: webui.PageInterviews, title: "Interviews", nav: webui.NavInterviews, data: page}
+	r.Out = &appPage{name: webui.PageInterviews, title: "Interviews", nav: webui.NavInterviews, data: page}
 	return nil
 }
 
 // handleAppTranscript is the permalink every interview carries.
-func (s *Server) handleAppTranscript(r *request) error {
+func (s *Server) handleAppTranscript(r *pipeline.Request) error {
 	id, err := pathID(r, "interview_id")
 	if err != nil {
 		return err
 	}
-	page, err := s.buildTranscriptPage(r.ctx, r.p, id)
+	page, err := s.buildTranscriptPage(r.Ctx, r.P, id)
 	if err != nil {
 		return err
 	}
-	r.out = &appPage{name: webui.PageTranscript, title: "Interview · " + page.StudyName, nav: webui.NavInterviews, data: page}
+	r.Out = &appPage{name: webui.PageTranscript, title: "Interview · " + page.StudyName, nav: webui.NavInterviews, data: page}
 	return nil
 }

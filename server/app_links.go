@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -33,14 +34,14 @@ var linksNotices = map[string]string{
 	"quota":   "Quota saved.",
 }
 
-func (s *Server) buildLinksPage(ctx context.Context, p *Principal, study kv.ID) (webui.LinksPage, error) {
-	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})
+func (s *Server) buildLinksPage(ctx context.Context, p *pipeline.Principal, study kv.ID) (webui.LinksPage, error) {
+	d, err := appCall[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.LinksPage{}, err
 	}
 	page := webui.LinksPage{Tabs: studyTabs(p, study, webui.TabLinks), ID: d.ID.String(), Name: d.Name, Mode: string(d.Mode),
-		CanLinks: p.Has(kv.ScopeLinksWrite), CanQuota: p.Has(kv.ScopeStudiesWrite), MailReady: s.mailWhere() == mailSent}
-	q, err := appCall[StudyQuota](ctx, s, p, "get_study_quota", &StudyIDInput{StudyID: study})
+		CanLinks: p.Has(kv.ScopeLinksWrite), CanQuota: p.Has(kv.ScopeStudiesWrite), MailReady: s.MailWhere() == pipeline.MailSent}
+	q, err := appCall[pipeline.StudyQuota](ctx, s, p, "get_study_quota", &pipeline.StudyIDInput{StudyID: study})
 	if err != nil {
 		return page, err
 	}
@@ -48,7 +49,7 @@ func (s *Server) buildLinksPage(ctx context.Context, p *Principal, study kv.ID) 
 	if !p.Has(kv.ScopeLinksRead) {
 		return page, nil
 	}
-	links, err := appCall[List[ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &StudyIDInput{StudyID: study})
+	links, err := appCall[pipeline.List[pipeline.ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &pipeline.StudyIDInput{StudyID: study})
 	if err != nil {
 		return page, err
 	}
@@ -68,12 +69,12 @@ func linksPage(page webui.LinksPage, status int) *appPage {
 	return &appPage{name: webui.PageStudyLinks, status: status, title: "Recruitment", nav: webui.NavStudies, data: page}
 }
 
-func (s *Server) handleAppLinks(r *request) error {
+func (s *Server) handleAppLinks(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
 	}
-	page, err := s.buildLinksPage(r.ctx, r.p, id)
+	page, err := s.buildLinksPage(r.Ctx, r.P, id)
 	if err != nil {
 		return err
 	}
@@ -84,40 +85,40 @@ func (s *Server) handleAppLinks(r *request) error {
 			page.Notice = strconv.Itoa(n) + " links created; " + strconv.Itoa(m) + " invitations are on their way through the mail server."
 		}
 	}
-	r.out = linksPage(page, 0)
+	r.Out = linksPage(page, 0)
 	return nil
 }
 
 // handleAppLinksCSV downloads the study's links with their URLs, labels, context and
 // counts, under list_participant_links' scope.
-func (s *Server) handleAppLinksCSV(r *request) error {
+func (s *Server) handleAppLinksCSV(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
 	}
-	links, err := appCall[List[ParticipantLinkStatus]](r.ctx, s, r.p, "list_participant_links", &StudyIDInput{StudyID: id})
+	links, err := appCall[pipeline.List[pipeline.ParticipantLinkStatus]](r.Ctx, s, r.P, "list_participant_links", &pipeline.StudyIDInput{StudyID: id})
 	if err != nil {
 		return err
 	}
-	r.c.SetStatusCode(200)
-	r.c.Response.Header.Set("Content-Type", "text/csv; charset=utf-8")
-	r.c.Response.Header.Set("Content-Disposition", `attachment; filename="links-`+id.String()[:8]+`.csv"`)
-	r.c.Response.Header.Set("Cache-Control", "no-store") // the URLs are the links' secrets
-	r.c.SetBody(linksCSV(links.Items))
-	r.written = true
+	r.C.SetStatusCode(200)
+	r.C.Response.Header.Set("Content-Type", "text/csv; charset=utf-8")
+	r.C.Response.Header.Set("Content-Disposition", `attachment; filename="links-`+id.String()[:8]+`.csv"`)
+	r.C.Response.Header.Set("Cache-Control", "no-store") // the URLs are the links' secrets
+	r.C.SetBody(pipeline.LinksCSV(links.Items))
+	r.Written = true
 	return nil
 }
 
 // handleAppLinksBatch takes the CSV form (multipart: a file, or pasted text) through
 // create_participant_links. A refused CSV comes back as the page with every problem
 // listed by row and column, and the pasted text kept.
-func (s *Server) handleAppLinksBatch(r *request) error {
+func (s *Server) handleAppLinksBatch(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
-	in := &CreateParticipantLinksInput{StudyID: id}
-	form, ferr := r.c.MultipartForm()
+	in := &pipeline.CreateParticipantLinksInput{StudyID: id}
+	form, ferr := r.C.MultipartForm()
 	if ferr != nil {
 		return kv.Invalid(kv.FieldError{Loc: []any{"csv"}, Type: "multipart_expected", Msg: "Send the form with a CSV file or pasted text."})
 	}
@@ -126,14 +127,14 @@ func (s *Server) handleAppLinksBatch(r *request) error {
 	in.SendEmail = firstValue(form.Value["send_email"]) == "yes"
 	in.SenderName = firstValue(form.Value["sender_name"])
 	if files := form.File["file"]; len(files) > 0 && files[0].Size > 0 {
-		if files[0].Size > linksCSVMaxBytes {
-			in.CSV = string(make([]byte, linksCSVMaxBytes+1)) // refused by the operation, in its words
+		if files[0].Size > pipeline.LinksCSVMaxBytes {
+			in.CSV = string(make([]byte, pipeline.LinksCSVMaxBytes+1)) // refused by the operation, in its words
 		} else {
 			f, err := files[0].Open()
 			if err != nil {
 				return err
 			}
-			raw, err := io.ReadAll(io.LimitReader(f, linksCSVMaxBytes+1))
+			raw, err := io.ReadAll(io.LimitReader(f, pipeline.LinksCSVMaxBytes+1))
 			_ = f.Close()
 			if err != nil {
 				return err
@@ -141,9 +142,9 @@ func (s *Server) handleAppLinksBatch(r *request) error {
 			in.CSV = string(raw)
 		}
 	}
-	out, err := appCall[ParticipantLinksBatch](r.ctx, s, r.p, "create_participant_links", in)
-	if ae := toAPIError(err); err != nil && (ae.Status == 422 || ae.Status == 409) {
-		page, perr := s.buildLinksPage(r.ctx, r.p, id)
+	out, err := appCall[pipeline.ParticipantLinksBatch](r.Ctx, s, r.P, "create_participant_links", in)
+	if ae := pipeline.ToAPIError(err); err != nil && (ae.Status == 422 || ae.Status == 409) {
+		page, perr := s.buildLinksPage(r.Ctx, r.P, id)
 		if perr != nil {
 			return perr
 		}
@@ -154,13 +155,13 @@ func (s *Server) handleAppLinksBatch(r *request) error {
 		if len(ae.Fields) == 0 {
 			page.Problems = []string{ae.Detail}
 		}
-		r.out = linksPage(page, ae.Status)
+		r.Out = linksPage(page, ae.Status)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/studies/" + id.String() + "/links?created=" + strconv.Itoa(len(out.Links)) + "&emailed=" + strconv.Itoa(out.Emailed)}
+	r.Out = appRedirect{to: "/app/studies/" + id.String() + "/links?created=" + strconv.Itoa(len(out.Links)) + "&emailed=" + strconv.Itoa(out.Emailed)}
 	return nil
 }
 
@@ -172,7 +173,7 @@ func firstValue(vs []string) string {
 }
 
 // handleAppLinkUpdate serves a link's buttons: disable, enable, and save its label.
-func (s *Server) handleAppLinkUpdate(r *request) error {
+func (s *Server) handleAppLinkUpdate(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
@@ -181,60 +182,60 @@ func (s *Server) handleAppLinkUpdate(r *request) error {
 	if err != nil {
 		return err
 	}
-	in := &UpdateParticipantLinkInput{StudyID: id, LinkID: link}
-	op := r.formValue("op")
+	in := &pipeline.UpdateParticipantLinkInput{StudyID: id, LinkID: link}
+	op := formValue(r, "op")
 	switch op {
 	case "disable", "enable":
 		v := op == "disable"
 		in.Disabled = &v
 	case "label":
-		label := r.formValue("label")
+		label := formValue(r, "label")
 		in.Label = &label
 	default:
 		return kv.Invalid(kv.FieldError{Loc: []any{"op"}, Type: "enum", Msg: "Choose disable, enable or save label."})
 	}
-	_, err = appCall[ParticipantLinkStatus](r.ctx, s, r.p, "update_participant_link", in)
+	_, err = appCall[pipeline.ParticipantLinkStatus](r.Ctx, s, r.P, "update_participant_link", in)
 	if fe := formErrors(err); fe != nil {
-		page, perr := s.buildLinksPage(r.ctx, r.p, id)
+		page, perr := s.buildLinksPage(r.Ctx, r.P, id)
 		if perr != nil {
 			return perr
 		}
 		page.Problems = fe.List()
-		r.out = linksPage(page, 422)
+		r.Out = linksPage(page, 422)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/studies/" + id.String() + "/links?done=" + op}
+	r.Out = appRedirect{to: "/app/studies/" + id.String() + "/links?done=" + op}
 	return nil
 }
 
-func (s *Server) handleAppQuota(r *request) error {
+func (s *Server) handleAppQuota(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
-	n, convErr := strconv.Atoi(r.formValue("quota"))
+	n, convErr := strconv.Atoi(formValue(r, "quota"))
 	if convErr == nil {
-		_, err = appCall[StudyQuota](r.ctx, s, r.p, "set_study_quota", &StudyQuotaInput{StudyID: id, Quota: &n})
+		_, err = appCall[pipeline.StudyQuota](r.Ctx, s, r.P, "set_study_quota", &pipeline.StudyQuotaInput{StudyID: id, Quota: &n})
 	}
 	fe := formErrors(err)
 	if convErr != nil {
 		fe = webui.FieldErrors{"quota": "The quota is a whole number from 0 to 100000."}
 	}
 	if fe != nil {
-		page, perr := s.buildLinksPage(r.ctx, r.p, id)
+		page, perr := s.buildLinksPage(r.Ctx, r.P, id)
 		if perr != nil {
 			return perr
 		}
 		page.Errors = fe
-		r.out = linksPage(page, 422)
+		r.Out = linksPage(page, 422)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/studies/" + id.String() + "/links?done=quota"}
+	r.Out = appRedirect{to: "/app/studies/" + id.String() + "/links?done=quota"}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/idna"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -48,9 +49,9 @@ type appConsentPage struct {
 
 // consentPage builds the consent page for req in the workspace and environment the
 // browser chose (org, env; "" for the session's own).
-func (s *Server) consentPage(r *request, req *authzRequest, org, env string) (*appPage, error) {
-	a := r.app()
-	orgs, err := s.db.FindUserOrgs(r.ctx, a.auth.User.ID)
+func (s *Server) consentPage(r *pipeline.Request, req *authzRequest, org, env string) (*appPage, error) {
+	a := appOf(r)
+	orgs, err := s.DB.FindUserOrgs(r.Ctx, a.auth.User.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func (s *Server) consentPage(r *request, req *authzRequest, org, env string) (*a
 	}
 	// The approval's answer redirects to the client: a form may only lead where the
 	// page's form-action allows, so the client's address is added to it.
-	r.c.Response.Header.Set("Content-Security-Policy", strings.Replace(appCSP, "form-action 'self'",
+	r.C.Response.Header.Set("Content-Security-Policy", strings.Replace(appCSP, "form-action 'self'",
 		"form-action 'self' "+cspSource(req.q.RedirectURI), 1))
 	return &appPage{name: "app_oauth_consent", title: "Connect " + req.client.Name, bare: true, data: page}, nil
 }
@@ -152,34 +153,34 @@ func returnToLabel(redirectURI string) string {
 }
 
 func resourceLabel(resource string) string {
-	if resource == resourceAPI {
+	if resource == pipeline.ResourceAPI {
 		return "the interviewd REST API"
 	}
 	return "the interviewd MCP server"
 }
 
-func (s *Server) handleConsentPage(r *request) error {
-	q, err := decodeAuthorize(string(r.c.URI().QueryString()))
+func (s *Server) handleConsentPage(r *pipeline.Request) error {
+	q, err := decodeAuthorize(string(r.C.URI().QueryString()))
 	if err != nil {
 		return s.authorizeRefused(r, pageRefusal(400, "The authorization request's query is not validly encoded."))
 	}
-	req, refusal := s.checkAuthorize(r.ctx, q)
+	req, refusal := s.checkAuthorize(r.Ctx, q)
 	if refusal != nil {
 		return s.authorizeRefused(r, refusal)
 	}
-	args := r.c.QueryArgs()
+	args := r.C.QueryArgs()
 	page, err := s.consentPage(r, req, string(args.Peek("org")), string(args.Peek("env")))
 	if err != nil {
 		return err
 	}
-	r.out = page
+	r.Out = page
 	return nil
 }
 
 // handleConsent is the person's answer: deny (access_denied back to the client) or
 // approve the ticked scopes in the chosen workspace (a code back to the client).
-func (s *Server) handleConsent(r *request) error {
-	form, err := r.form()
+func (s *Server) handleConsent(r *pipeline.Request) error {
+	form, err := formOf(r)
 	if err != nil {
 		return err
 	}
@@ -190,20 +191,20 @@ func (s *Server) handleConsent(r *request) error {
 		}
 	}
 	q := authzFromValues(vals)
-	req, refusal := s.checkAuthorize(r.ctx, q)
+	req, refusal := s.checkAuthorize(r.Ctx, q)
 	if refusal != nil {
 		return s.authorizeRefused(r, refusal)
 	}
-	if r.formValue("decision") != "approve" {
-		r.info.code = "access_denied"
-		r.out = appRedirect{to: s.refusalRedirect(r.c, &authzRefusal{q: q, code: "access_denied", desc: "The person denied the request."})}
+	if formValue(r, "decision") != "approve" {
+		r.Info.Code = "access_denied"
+		r.Out = appRedirect{to: s.refusalRedirect(r.C, &authzRefusal{q: q, code: "access_denied", desc: "The person denied the request."})}
 		return nil
 	}
-	a := r.app()
-	orgID, _ := kv.ParseID(r.formValue("org"))
-	env := kv.Environment(r.formValue("env"))
+	a := appOf(r)
+	orgID, _ := kv.ParseID(formValue(r, "org"))
+	env := kv.Environment(formValue(r, "env"))
 	var grant []string
-	for _, sc := range r.formValues("grant") {
+	for _, sc := range formValues(r, "grant") {
 		if slices.Contains(req.scopes, sc) { // never more than the client asked for
 			grant = append(grant, sc)
 		}
@@ -215,38 +216,38 @@ func (s *Server) handleConsent(r *request) error {
 		}
 		page.data = withConsentError(page.data, msg)
 		page.status = status
-		r.out = page
+		r.Out = page
 		return nil
 	}
 	if len(grant) == 0 {
 		return again("Tick at least one permission to allow, or deny the request.", 422)
 	}
-	_, code, err := s.db.Approve(r.ctx, kv.ApproveInput{UserID: a.auth.User.ID, TwoStepPassed: a.auth.Session.TwoStepPassed,
+	_, code, err := s.DB.Approve(r.Ctx, kv.ApproveInput{UserID: a.auth.User.ID, TwoStepPassed: a.auth.Session.TwoStepPassed,
 		TwoStepByEmail: a.auth.Session.TwoStepByEmail, OrgID: orgID, Environment: env, Client: req.client, Scopes: grant, Resource: req.resource,
 		RedirectURI: q.RedirectURI, Challenge: q.Challenge})
 	switch {
 	case err == nil:
-	case toAPIError(err).Code == "two_step_required":
+	case pipeline.ToAPIError(err).Code == "two_step_required":
 		// The workspace requires two-step: make it the session's, pass the check, and
 		// come back here.
-		if _, err := s.db.ChooseWorkspace(r.ctx, kv.WorkspaceInput{Token: a.token, OrgID: orgID, Environment: env}); err != nil {
+		if _, err := s.DB.ChooseWorkspace(r.Ctx, kv.WorkspaceInput{Token: a.token, OrgID: orgID, Environment: env}); err != nil {
 			return err
 		}
 		next := "/app/oauth/authorize?" + q.encode() + "&" + url.Values{"org": {orgID.String()}, "env": {string(env)}}.Encode()
-		r.out = appRedirect{to: "/app/twostep" + nextQuery(safeNext(next))}
+		r.Out = appRedirect{to: "/app/twostep" + nextQuery(safeNext(next))}
 		return nil
 	case kv.ErrorCode(err) == kv.EFORBIDDEN || kv.ErrorCode(err) == kv.EINVALID:
-		return again(toAPIError(err).Detail, toAPIError(err).Status)
+		return again(pipeline.ToAPIError(err).Detail, pipeline.ToAPIError(err).Status)
 	default:
 		return err
 	}
 	// iss is the issuer the client discovered: the consent page is at the origin the
 	// authorization endpoint was reached at, which discovery named (discovery.go).
-	v := url.Values{"code": {code}, "iss": {s.baseFor(r.c)}}
+	v := url.Values{"code": {code}, "iss": {s.BaseFor(r.C)}}
 	if q.State != "" {
 		v.Set("state", q.State)
 	}
-	r.out = appRedirect{to: clientRedirect(q.RedirectURI, v)}
+	r.Out = appRedirect{to: clientRedirect(q.RedirectURI, v)}
 	return nil
 }
 
@@ -271,9 +272,9 @@ type appConnectedAppsPage struct {
 
 // handleConnectedApps is Settings → Connected apps: owners and admins see the
 // organisation's connections, members their own, and everyone how to connect one.
-func (s *Server) handleConnectedApps(r *request) error {
-	a := r.app()
-	conns, err := s.db.FindConnectionsFor(r.ctx, a.auth.Org.ID, a.auth.User.ID)
+func (s *Server) handleConnectedApps(r *pipeline.Request) error {
+	a := appOf(r)
+	conns, err := s.DB.FindConnectionsFor(r.Ctx, a.auth.Org.ID, a.auth.User.ID)
 	if err != nil {
 		return err
 	}
@@ -281,35 +282,35 @@ func (s *Server) handleConnectedApps(r *request) error {
 	page := appConnectedAppsPage{SeesAll: a.auth.Role.Manages(), Connect: s.connectSection(r, a.auth.Role)}
 	for _, c := range conns {
 		if _, ok := emails[c.UserID]; !ok {
-			u, err := s.db.FindUserByID(r.ctx, c.UserID)
+			u, err := s.DB.FindUserByID(r.Ctx, c.UserID)
 			if err == nil {
 				emails[c.UserID] = u.Email
 			}
 		}
 		row := appConnectionRow{ID: c.ID.String(), ClientName: c.ClientName, Env: string(c.Environment),
 			Resource: strings.TrimPrefix(resourceLabel(c.Resource), "the interviewd "), Scopes: c.Scopes,
-			Approved: appDate(c.ApprovedAt), Ends: appDate(c.EndsAt), Approver: orDefault(emails[c.UserID], "former member")}
+			Approved: appDate(c.ApprovedAt), Ends: appDate(c.EndsAt), Approver: pipeline.OrDefault(emails[c.UserID], "former member")}
 		if c.LastUsedAt != nil {
 			row.LastUsed = appDateTime(*c.LastUsedAt)
 		}
 		page.Connections = append(page.Connections, row)
 	}
-	r.out = &appPage{name: "app_settings_apps", title: "Connected apps", nav: webui.NavSettings, sub: "apps", data: page}
+	r.Out = &appPage{name: "app_settings_apps", title: "Connected apps", nav: webui.NavSettings, sub: "apps", data: page}
 	return nil
 }
 
 // appDateTime formats a moment for a page, to the minute, in UTC.
 func appDateTime(t time.Time) string { return t.UTC().Format("2 Jan 2006 15:04 UTC") }
 
-func (s *Server) handleConnectedAppEnd(r *request) error {
-	a := r.app()
-	id, ok := kv.ParseID(r.pathParam("connection_id"))
+func (s *Server) handleConnectedAppEnd(r *pipeline.Request) error {
+	a := appOf(r)
+	id, ok := kv.ParseID(r.PathParam("connection_id"))
 	if !ok {
-		return &apiError{Status: 404, Code: "not_found", Detail: "Connection not found."}
+		return &pipeline.APIError{Status: 404, Code: "not_found", Detail: "Connection not found."}
 	}
-	if err := s.db.EndConnection(r.ctx, kv.EndConnectionInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, ConnectionID: id}); err != nil {
+	if err := s.DB.EndConnection(r.Ctx, kv.EndConnectionInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, ConnectionID: id}); err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/settings/apps?done=connection_ended"}
+	r.Out = appRedirect{to: "/app/settings/apps?done=connection_ended"}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -32,12 +33,12 @@ func (s *Server) appParticipantRoutes() []appRoute {
 }
 
 // buildStudyParticipantsPage reads the study's settings through the operation.
-func (s *Server) buildStudyParticipantsPage(ctx context.Context, p *Principal, study kv.ID) (webui.StudyParticipantsPage, error) {
-	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})
+func (s *Server) buildStudyParticipantsPage(ctx context.Context, p *pipeline.Principal, study kv.ID) (webui.StudyParticipantsPage, error) {
+	d, err := appCall[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.StudyParticipantsPage{}, err
 	}
-	ps, err := appCall[ParticipantSettingsOut](ctx, s, p, "get_participant_settings", &GetParticipantSettingsInput{StudyID: study})
+	ps, err := appCall[pipeline.ParticipantSettingsOut](ctx, s, p, "get_participant_settings", &pipeline.GetParticipantSettingsInput{StudyID: study})
 	if err != nil {
 		return webui.StudyParticipantsPage{}, err
 	}
@@ -46,7 +47,7 @@ func (s *Server) buildStudyParticipantsPage(ctx context.Context, p *Principal, s
 		MaxConsent: kv.MaxConsentText, MaxWelcome: kv.MaxWelcomeText, MaxThankYou: kv.MaxThankYouText, MaxRedirect: kv.MaxRedirectURL}
 	page.Consent, page.Welcome, page.ThankYou, page.Redirect = deref(ps.ConsentText), deref(ps.WelcomeText), deref(ps.ThankYouText), deref(ps.CompletionRedirectURL)
 	if p.Has(kv.ScopeLinksRead) {
-		if l, err := appCall[InviteLink](ctx, s, p, "get_interview_link", &StudyIDInput{StudyID: study}); err == nil {
+		if l, err := appCall[pipeline.InviteLink](ctx, s, p, "get_interview_link", &pipeline.StudyIDInput{StudyID: study}); err == nil {
 			page.InviteURL = l.URL
 		}
 	}
@@ -60,19 +61,19 @@ func deref(s *string) string {
 	return *s
 }
 
-func (s *Server) handleAppStudyParticipants(r *request) error {
+func (s *Server) handleAppStudyParticipants(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
 	}
-	page, err := s.buildStudyParticipantsPage(r.ctx, r.p, id)
+	page, err := s.buildStudyParticipantsPage(r.Ctx, r.P, id)
 	if err != nil {
 		return err
 	}
 	if query(r, "done") == "saved" {
 		page.Notice = "Saved. Interviews from now on follow these settings."
 	}
-	r.out = studyPage("Participant pages", 0, page, webui.PageStudyParticipants)
+	r.Out = studyPage("Participant pages", 0, page, webui.PageStudyParticipants)
 	return nil
 }
 
@@ -82,35 +83,35 @@ var participantFormFields = []struct{ field, id string }{
 	{"completion_redirect_url", "redirect-url"},
 }
 
-func (s *Server) handleAppStudyParticipantsSave(r *request) error {
+func (s *Server) handleAppStudyParticipantsSave(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
 	}
 	// Browsers send a textarea's line breaks as CR LF; the settings keep LF, as the API takes them.
 	text := func(name string) *string {
-		v := strings.ReplaceAll(r.formValue(name), "\r\n", "\n")
+		v := strings.ReplaceAll(formValue(r, name), "\r\n", "\n")
 		return &v
 	}
-	code := r.formValue("completion_code") == "on"
-	in := &UpdateParticipantSettingsInput{StudyID: id, ConsentText: text("consent_text"), WelcomeText: text("welcome_text"),
+	code := formValue(r, "completion_code") == "on"
+	in := &pipeline.UpdateParticipantSettingsInput{StudyID: id, ConsentText: text("consent_text"), WelcomeText: text("welcome_text"),
 		ThankYouText: text("thank_you_text"), CompletionCode: &code, CompletionRedirectURL: text("completion_redirect_url")}
-	_, err = appCall[ParticipantSettingsOut](r.ctx, s, r.p, "update_participant_settings", in)
+	_, err = appCall[pipeline.ParticipantSettingsOut](r.Ctx, s, r.P, "update_participant_settings", in)
 	if fe := briefFormErrors(err); fe != nil {
-		page, perr := s.buildStudyParticipantsPage(r.ctx, r.p, id)
+		page, perr := s.buildStudyParticipantsPage(r.Ctx, r.P, id)
 		if perr != nil {
 			return perr
 		}
 		page.Consent, page.Welcome, page.ThankYou, page.Redirect, page.CompletionCode = *in.ConsentText, *in.WelcomeText, *in.ThankYouText, *in.CompletionRedirectURL, code
 		page.Errors = fe
 		page.Problems = problemsIn(fe, participantFormFields)
-		r.out = studyPage("Participant pages", 422, page, webui.PageStudyParticipants)
+		r.Out = studyPage("Participant pages", 422, page, webui.PageStudyParticipants)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/studies/" + id.String() + "/participants?done=saved"}
+	r.Out = appRedirect{to: "/app/studies/" + id.String() + "/participants?done=saved"}
 	return nil
 }
 
@@ -139,8 +140,8 @@ var brandNotices = map[string]string{
 	"logo_removed": "Logo removed.",
 }
 
-func (s *Server) buildBrandPage(ctx context.Context, p *Principal, canEdit bool) (webui.BrandPage, error) {
-	org, err := s.db.FindOrgByID(ctx, p.Partition.Org)
+func (s *Server) buildBrandPage(ctx context.Context, p *pipeline.Principal, canEdit bool) (webui.BrandPage, error) {
+	org, err := s.DB.FindOrgByID(ctx, p.Partition.Org)
 	if err != nil {
 		return webui.BrandPage{}, err
 	}
@@ -155,13 +156,13 @@ func (s *Server) buildBrandPage(ctx context.Context, p *Principal, canEdit bool)
 	return page, nil
 }
 
-func (s *Server) handleAppBrand(r *request) error {
-	page, err := s.buildBrandPage(r.ctx, r.p, r.app().auth.Role.Manages())
+func (s *Server) handleAppBrand(r *pipeline.Request) error {
+	page, err := s.buildBrandPage(r.Ctx, r.P, appOf(r).auth.Role.Manages())
 	if err != nil {
 		return err
 	}
 	page.Notice = brandNotices[query(r, "done")]
-	r.out = brandAppPage(0, page)
+	r.Out = brandAppPage(0, page)
 	return nil
 }
 
@@ -169,38 +170,38 @@ var brandFormFields = []struct{ field, id string }{
 	{"display_name", "brand-name"}, {"accent_color", "brand-accent"}, {"contact_email", "brand-contact"}, {"logo", "logo-file"},
 }
 
-func (s *Server) handleAppBrandSave(r *request) error {
-	b := kv.Brand{DisplayName: r.formValue("display_name"), AccentColor: r.formValue("accent_color"), ContactEmail: r.formValue("contact_email")}
-	_, err := s.db.SetBrand(r.ctx, r.p.Partition.Org, b)
+func (s *Server) handleAppBrandSave(r *pipeline.Request) error {
+	b := kv.Brand{DisplayName: formValue(r, "display_name"), AccentColor: formValue(r, "accent_color"), ContactEmail: formValue(r, "contact_email")}
+	_, err := s.DB.SetBrand(r.Ctx, r.P.Partition.Org, b)
 	if fe := formErrors(err); fe != nil {
-		page, perr := s.buildBrandPage(r.ctx, r.p, true)
+		page, perr := s.buildBrandPage(r.Ctx, r.P, true)
 		if perr != nil {
 			return perr
 		}
 		page.DisplayName, page.Accent, page.ContactEmail = b.DisplayName, b.AccentColor, b.ContactEmail
 		page.Errors, page.Problems = fe, problemsIn(fe, brandFormFields)
-		r.out = brandAppPage(422, page)
+		r.Out = brandAppPage(422, page)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	s.log.Info().Str("org_id", r.p.Partition.Org.String()).Msg("participant page brand changed")
-	r.out = appRedirect{to: "/app/settings/brand?done=saved"}
+	s.Log.Info().Str("org_id", r.P.Partition.Org.String()).Msg("participant page brand changed")
+	r.Out = appRedirect{to: "/app/settings/brand?done=saved"}
 	return nil
 }
 
 // handleAppBrandLogo shows the logo to the app's own pages (the participant pages
 // serve it under their link's path).
-func (s *Server) handleAppBrandLogo(r *request) error {
-	logo, err := s.db.FindLogo(r.ctx, r.p.Partition.Org)
+func (s *Server) handleAppBrandLogo(r *pipeline.Request) error {
+	logo, err := s.DB.FindLogo(r.Ctx, r.P.Partition.Org)
 	if err != nil {
 		return err
 	}
-	r.c.Response.Header.Set("X-Content-Type-Options", "nosniff")
-	r.c.SetContentType(logo.MediaType)
-	r.c.SetBody(logo.Data)
-	r.written = true
+	r.C.Response.Header.Set("X-Content-Type-Options", "nosniff")
+	r.C.SetContentType(logo.MediaType)
+	r.C.SetBody(logo.Data)
+	r.Written = true
 	return nil
 }
 
@@ -208,12 +209,12 @@ func (s *Server) handleAppBrandLogo(r *request) error {
 var errLogoMissing = kv.Invalid(kv.FieldError{Loc: []any{"logo"}, Type: "missing", Msg: "Choose a PNG or JPEG image to upload."})
 
 // readLogoUpload reads the "logo" part of a multipart body, at most kv.MaxLogoBytes.
-func readLogoUpload(r *request) ([]byte, error) {
-	mediaType, params, err := mime.ParseMediaType(string(r.c.Request.Header.ContentType()))
+func readLogoUpload(r *pipeline.Request) ([]byte, error) {
+	mediaType, params, err := mime.ParseMediaType(string(r.C.Request.Header.ContentType()))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, errLogoMissing
 	}
-	body := io.LimitReader(bodyStream(r.c), kv.MaxLogoBytes+maxFormOverhead)
+	body := io.LimitReader(pipeline.BodyStream(r.C), kv.MaxLogoBytes+pipeline.MaxFormOverhead)
 	mr := multipart.NewReader(body, params["boundary"])
 	unreadable := kv.Invalid(kv.FieldError{Loc: []any{"logo"}, Type: "multipart_invalid", Msg: "The upload could not be read; try again."})
 	for {
@@ -222,7 +223,7 @@ func readLogoUpload(r *request) ([]byte, error) {
 			return nil, errLogoMissing
 		}
 		if err != nil {
-			r.c.SetConnectionClose()
+			r.C.SetConnectionClose()
 			return nil, unreadable
 		}
 		if part.FormName() != "logo" {
@@ -230,11 +231,11 @@ func readLogoUpload(r *request) ([]byte, error) {
 		}
 		data, err := io.ReadAll(io.LimitReader(part, kv.MaxLogoBytes+1))
 		if err != nil {
-			r.c.SetConnectionClose()
+			r.C.SetConnectionClose()
 			return nil, unreadable
 		}
 		if _, err := io.Copy(io.Discard, body); err != nil { // leave the connection at the next request
-			r.c.SetConnectionClose()
+			r.C.SetConnectionClose()
 		}
 		if len(data) == 0 {
 			return nil, errLogoMissing
@@ -243,13 +244,13 @@ func readLogoUpload(r *request) ([]byte, error) {
 	}
 }
 
-func (s *Server) handleAppBrandLogoUpload(r *request) error {
+func (s *Server) handleAppBrandLogoUpload(r *pipeline.Request) error {
 	data, err := readLogoUpload(r)
 	if err == nil {
-		_, err = s.db.SetLogo(r.ctx, r.p.Partition.Org, data)
+		_, err = s.DB.SetLogo(r.Ctx, r.P.Partition.Org, data)
 	}
 	if fe := formErrors(err); fe != nil {
-		page, perr := s.buildBrandPage(r.ctx, r.p, true)
+		page, perr := s.buildBrandPage(r.Ctx, r.P, true)
 		if perr != nil {
 			return perr
 		}
@@ -257,21 +258,21 @@ func (s *Server) handleAppBrandLogoUpload(r *request) error {
 			fe = webui.FieldErrors{"logo": fe.List()[0]}
 		}
 		page.Errors, page.Problems = fe, problemsIn(fe, brandFormFields)
-		r.out = brandAppPage(422, page)
+		r.Out = brandAppPage(422, page)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	s.log.Info().Str("org_id", r.p.Partition.Org.String()).Msg("participant page logo changed")
-	r.out = appRedirect{to: "/app/settings/brand?done=logo"}
+	s.Log.Info().Str("org_id", r.P.Partition.Org.String()).Msg("participant page logo changed")
+	r.Out = appRedirect{to: "/app/settings/brand?done=logo"}
 	return nil
 }
 
-func (s *Server) handleAppBrandLogoRemove(r *request) error {
-	if err := s.db.RemoveLogo(r.ctx, r.p.Partition.Org); err != nil {
+func (s *Server) handleAppBrandLogoRemove(r *pipeline.Request) error {
+	if err := s.DB.RemoveLogo(r.Ctx, r.P.Partition.Org); err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/settings/brand?done=logo_removed"}
+	r.Out = appRedirect{to: "/app/settings/brand?done=logo_removed"}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/plugins"
+	"interviewd/server/pipeline"
 )
 
 // An organisation's own plugins, added and removed from Settings → Redaction and
@@ -56,7 +57,7 @@ func RemoveOrgPlugin(ctx context.Context, db *kv.DB, org kv.ID, kind, name strin
 		return p, err
 	}
 	if !blobStillUsed(ctx, db, p.Blob) {
-		_ = db.Blobs().Delete(context.WithoutCancel(ctx), blobKey(p.Blob))
+		_ = db.Blobs().Delete(context.WithoutCancel(ctx), pipeline.BlobKey(p.Blob))
 	}
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"interviewd/server/pipeline"
 )
 
 // The pre-session token is the CSRF token of the sign-in forms and names the browser a
@@ -60,8 +61,8 @@ func (s *Server) validPre(tok string) bool {
 // setPreCookie gives the browser a pre-session token (for the sign-in forms), unless
 // it already holds a valid one (kept, so a code asked for with it stays usable), and
 // returns it.
-func (s *Server) setPreCookie(r *request) string {
-	a := r.app()
+func (s *Server) setPreCookie(r *pipeline.Request) string {
+	a := appOf(r)
 	if a.pre != "" {
 		return a.pre
 	}

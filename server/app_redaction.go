@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -15,14 +16,14 @@ import (
 // redactionBlankRows is how many empty custom-pattern rows the form offers.
 const redactionBlankRows = 2
 
-func (s *Server) buildRedactionPage(ctx context.Context, p *Principal, canEdit bool) (webui.RedactionPage, error) {
-	r, err := s.db.FindRedaction(ctx, p.Partition.Org)
+func (s *Server) buildRedactionPage(ctx context.Context, p *pipeline.Principal, canEdit bool) (webui.RedactionPage, error) {
+	r, err := s.DB.FindRedaction(ctx, p.Partition.Org)
 	if err != nil {
 		return webui.RedactionPage{}, err
 	}
 	page := redactionPage(r)
 	page.CanEdit = canEdit
-	list, err := s.db.FindPlugins(ctx, p.Partition.Org)
+	list, err := s.DB.FindPlugins(ctx, p.Partition.Org)
 	if err != nil {
 		return page, err
 	}
@@ -71,9 +72,9 @@ func (f RedactionForm) redaction() kv.Redaction {
 
 // appSetRedaction replaces the organisation's redaction settings. On a refusal it
 // returns the page as posted with the refusal beside its row.
-func (s *Server) appSetRedaction(ctx context.Context, p *Principal, f RedactionForm) (webui.RedactionPage, error) {
+func (s *Server) appSetRedaction(ctx context.Context, p *pipeline.Principal, f RedactionForm) (webui.RedactionPage, error) {
 	r := f.redaction()
-	saved, err := s.db.SetRedaction(ctx, p.Partition.Org, r)
+	saved, err := s.DB.SetRedaction(ctx, p.Partition.Org, r)
 	if err != nil {
 		page := redactionPage(r)
 		page.CanEdit = true
@@ -91,7 +92,7 @@ func (s *Server) appSetRedaction(ctx context.Context, p *Principal, f RedactionF
 // redactionErrors puts each refusal beside its pattern row, or on the form.
 func redactionErrors(err error, page *webui.RedactionPage) bool {
 	var ke *kv.Error
-	if !asKV(err, &ke) || ke.Code != kv.EINVALID {
+	if !pipeline.AsKV(err, &ke) || ke.Code != kv.EINVALID {
 		return false
 	}
 	page.Errors = webui.FieldErrors{}

@@ -7,6 +7,7 @@ import (
 	"mime/multipart"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -31,21 +32,21 @@ var redactionNotices = map[string]string{
 	"plugin_removed": "Plugin removed.",
 }
 
-func (s *Server) handleAppRedaction(r *request) error {
-	page, err := s.buildRedactionPage(r.ctx, r.p, r.app().auth.Role.Manages())
+func (s *Server) handleAppRedaction(r *pipeline.Request) error {
+	page, err := s.buildRedactionPage(r.Ctx, r.P, appOf(r).auth.Role.Manages())
 	if err != nil {
 		return err
 	}
 	page.Notice = redactionNotices[query(r, "done")]
-	r.out = redactionAppPage(0, page)
+	r.Out = redactionAppPage(0, page)
 	return nil
 }
 
-func (s *Server) handleAppRedactionSave(r *request) error {
-	on := func(name string) bool { return r.formValue(name) == "on" }
+func (s *Server) handleAppRedactionSave(r *pipeline.Request) error {
+	on := func(name string) bool { return formValue(r, name) == "on" }
 	f := RedactionForm{Email: on("email"), Phone: on("phone"), Card: on("card"), IP: on("ip"),
-		Names: r.formValues("pattern_name"), Regexes: r.formValues("pattern_regex")}
-	page, err := s.appSetRedaction(r.ctx, r.p, f)
+		Names: formValues(r, "pattern_name"), Regexes: formValues(r, "pattern_regex")}
+	page, err := s.appSetRedaction(r.Ctx, r.P, f)
 	if err != nil {
 		return err
 	}
@@ -53,12 +54,12 @@ func (s *Server) handleAppRedactionSave(r *request) error {
 	if page.Notice == "" {
 		status = 422
 	}
-	plugins, err := s.buildRedactionPage(r.ctx, r.p, true)
+	plugins, err := s.buildRedactionPage(r.Ctx, r.P, true)
 	if err != nil {
 		return err
 	}
 	page.Plugins = plugins.Plugins
-	r.out = redactionAppPage(status, page)
+	r.Out = redactionAppPage(status, page)
 	return nil
 }
 
@@ -66,12 +67,12 @@ func (s *Server) handleAppRedactionSave(r *request) error {
 var errPluginMissing = kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "missing", Msg: "Choose a .wasm file to upload."})
 
 // readPluginUpload reads the "file" part of a multipart body, at most maxPluginBytes.
-func readPluginUpload(r *request) ([]byte, error) {
-	mediaType, params, err := mime.ParseMediaType(string(r.c.Request.Header.ContentType()))
+func readPluginUpload(r *pipeline.Request) ([]byte, error) {
+	mediaType, params, err := mime.ParseMediaType(string(r.C.Request.Header.ContentType()))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, errPluginMissing
 	}
-	body := io.LimitReader(bodyStream(r.c), maxPluginBytes+maxFormOverhead)
+	body := io.LimitReader(pipeline.BodyStream(r.C), maxPluginBytes+pipeline.MaxFormOverhead)
 	mr := multipart.NewReader(body, params["boundary"])
 	for {
 		part, err := mr.NextPart()
@@ -79,7 +80,7 @@ func readPluginUpload(r *request) ([]byte, error) {
 			return nil, errPluginMissing
 		}
 		if err != nil {
-			r.c.SetConnectionClose()
+			r.C.SetConnectionClose()
 			return nil, kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "multipart_invalid", Msg: "The upload could not be read; try again."})
 		}
 		if part.FormName() != "file" {
@@ -87,16 +88,16 @@ func readPluginUpload(r *request) ([]byte, error) {
 		}
 		wasm, err := io.ReadAll(io.LimitReader(part, maxPluginBytes+1))
 		if err != nil {
-			r.c.SetConnectionClose()
+			r.C.SetConnectionClose()
 			return nil, kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "multipart_invalid", Msg: "The upload could not be read; try again."})
 		}
 		if len(wasm) > maxPluginBytes {
-			r.c.SetConnectionClose()
-			return nil, &apiError{Status: 413, Code: "payload_too_large", Detail: "A plugin may be at most 32 MB."}
+			r.C.SetConnectionClose()
+			return nil, &pipeline.APIError{Status: 413, Code: "payload_too_large", Detail: "A plugin may be at most 32 MB."}
 		}
 		// Read the closing boundary, so the connection is left at the next request.
 		if _, err := io.Copy(io.Discard, body); err != nil {
-			r.c.SetConnectionClose()
+			r.C.SetConnectionClose()
 		}
 		if len(wasm) == 0 {
 			return nil, errPluginMissing
@@ -105,13 +106,13 @@ func readPluginUpload(r *request) ([]byte, error) {
 	}
 }
 
-func (s *Server) handleAppPluginAdd(r *request) error {
+func (s *Server) handleAppPluginAdd(r *pipeline.Request) error {
 	wasm, err := readPluginUpload(r)
 	if err == nil {
-		_, err = AddOrgPlugin(r.ctx, s.db, s.jobs.PluginHost(), r.p.Partition.Org, wasm)
+		_, err = AddOrgPlugin(r.Ctx, s.DB, s.Jobs.PluginHost(), r.P.Partition.Org, wasm)
 	}
 	if fe := formErrors(err); fe != nil {
-		page, perr := s.buildRedactionPage(r.ctx, r.p, true)
+		page, perr := s.buildRedactionPage(r.Ctx, r.P, true)
 		if perr != nil {
 			return perr
 		}
@@ -119,20 +120,20 @@ func (s *Server) handleAppPluginAdd(r *request) error {
 			fe = webui.FieldErrors{"file": fe.List()[0]}
 		}
 		page.Errors = fe
-		r.out = redactionAppPage(422, page)
+		r.Out = redactionAppPage(422, page)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/settings/redaction?done=plugin_added"}
+	r.Out = appRedirect{to: "/app/settings/redaction?done=plugin_added"}
 	return nil
 }
 
-func (s *Server) handleAppPluginRemove(r *request) error {
-	if _, err := RemoveOrgPlugin(r.ctx, s.db, r.p.Partition.Org, r.formValue("kind"), r.formValue("name")); err != nil {
+func (s *Server) handleAppPluginRemove(r *pipeline.Request) error {
+	if _, err := RemoveOrgPlugin(r.Ctx, s.DB, r.P.Partition.Org, formValue(r, "kind"), formValue(r, "name")); err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/settings/redaction?done=plugin_removed"}
+	r.Out = appRedirect{to: "/app/settings/redaction?done=plugin_removed"}
 	return nil
 }

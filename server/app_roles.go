@@ -1,8 +1,6 @@
 package server
 
 import (
-	"slices"
-
 	"interviewd/kv"
 )
 
@@ -22,42 +20,6 @@ import (
 // anything. Keys and OAuth grants follow kv.Role.MayHoldScope, which the contract
 // fixes for members (never studies:golive or export:read) and which gives a viewer
 // studies:read and links:read only.
-
-// appSessionScopes returns the research scopes a role works with in the app, sorted.
-// A researcher and a viewer read transcripts and findings here (export:read), which a
-// member's key or grant can never carry; what export:read also allows, exports, the
-// routes and roleAllows keep to owners and admins.
-func appSessionScopes(role kv.Role) []string {
-	var out []string
-	for _, sc := range kv.AllScopes {
-		switch {
-		case sc == kv.ScopeAgentRun:
-		case role.MayHoldScope(sc), sc == kv.ScopeExportRead && role.Valid():
-			out = append(out, sc)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// mayChangeResearch reports whether the principal may change research at all: a key or
-// grant by its scopes, a session unless it is a viewer's.
-func (p *Principal) mayChangeResearch() bool {
-	return p.CredentialType != credentialSession || p.Role.Changes()
-}
-
-// mayExport reports whether the principal may export: export:read, and in the app an
-// owner's or admin's session.
-func (p *Principal) mayExport() bool {
-	return p.Has(kv.ScopeExportRead) && (p.CredentialType != credentialSession || p.Role.Manages())
-}
-
-// mayChangeMode reports whether the principal may pause, close or return a study to
-// test: studies:write, and in the app an owner's or admin's session (what becomes of
-// collection is theirs, as going live is).
-func (p *Principal) mayChangeMode() bool {
-	return p.Has(kv.ScopeStudiesWrite) && (p.CredentialType != credentialSession || p.Role.Manages())
-}
 
 // roleRefusal is the app's 403 for a route the session's role does not reach, or nil.
 func roleRefusal(access appAccess, role kv.Role, org string) error {

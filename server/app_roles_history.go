@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/pipeline"
 	"time"
 )
 
@@ -13,8 +14,8 @@ type appRoleChangeRow struct {
 const roleChangesShown = 50
 
 // roleChangeRows returns the organisation's latest role changes for the members page.
-func (s *Server) roleChangeRows(r *request) ([]appRoleChangeRow, error) {
-	changes, err := s.db.FindRoleChanges(r.ctx, r.app().auth.Org.ID, roleChangesShown)
+func (s *Server) roleChangeRows(r *pipeline.Request) ([]appRoleChangeRow, error) {
+	changes, err := s.DB.FindRoleChanges(r.Ctx, appOf(r).auth.Org.ID, roleChangesShown)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // roleReaches reports whether a session of role passes a route's access step.
@@ -135,16 +136,16 @@ func TestAppRolesActions(t *testing.T) {
 // researcher's every export by the operation itself, whatever route called it.
 func TestAppRolesOperationGuard(t *testing.T) {
 	e := mustServe(t)
-	viewer := appPrincipal(kv.SessionAuth{Org: e.orgA, Role: kv.RoleViewer, Session: kv.Session{Environment: kv.EnvLive}})
-	researcher := appPrincipal(kv.SessionAuth{Org: e.orgA, Role: kv.RoleMember, Session: kv.Session{Environment: kv.EnvLive}})
-	admin := appPrincipal(kv.SessionAuth{Org: e.orgA, Role: kv.RoleAdmin, Session: kv.Session{Environment: kv.EnvLive}})
-	for _, o := range e.srv.ops {
+	viewer := pipeline.AppPrincipal(kv.SessionAuth{Org: e.orgA, Role: kv.RoleViewer, Session: kv.Session{Environment: kv.EnvLive}})
+	researcher := pipeline.AppPrincipal(kv.SessionAuth{Org: e.orgA, Role: kv.RoleMember, Session: kv.Session{Environment: kv.EnvLive}})
+	admin := pipeline.AppPrincipal(kv.SessionAuth{Org: e.orgA, Role: kv.RoleAdmin, Session: kv.Session{Environment: kv.EnvLive}})
+	for _, o := range e.srv.Ops {
 		for _, tc := range []struct {
 			name string
-			p    *Principal
+			p    *pipeline.Principal
 			want bool // refused
-		}{{"viewer", viewer, o.Write || exportOps[o.Name]}, {"researcher", researcher, exportOps[o.Name]}, {"admin", admin, false}} {
-			err := tc.p.roleAllows(o)
+		}{{"viewer", viewer, o.Write || pipeline.ExportOps[o.Name]}, {"researcher", researcher, pipeline.ExportOps[o.Name]}, {"admin", admin, false}} {
+			err := tc.p.RoleAllows(o)
 			if (err != nil) != tc.want {
 				t.Errorf("%s on %s: %v, want refused=%v", tc.name, o.Name, err, tc.want)
 			}
@@ -156,8 +157,8 @@ func TestAppRolesOperationGuard(t *testing.T) {
 	if researcher.Has(kv.ScopeStudiesGoLive) || !researcher.Has(kv.ScopeExportRead) {
 		t.Fatalf("researcher scopes %v", researcher.Scopes)
 	}
-	key := principalFromKey(kv.Credential{Key: kv.Key{Scopes: []string{kv.ScopeStudiesWrite}}, Org: e.orgA})
-	if err := key.roleAllows(e.srv.appOp("create_study")); err != nil {
+	key := pipeline.PrincipalFromKey(kv.Credential{Key: kv.Key{Scopes: []string{kv.ScopeStudiesWrite}}, Org: e.orgA})
+	if err := key.RoleAllows(e.srv.appOp("create_study")); err != nil {
 		t.Fatalf("a key is held to its scopes alone: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -68,16 +69,16 @@ type appDeveloperPage struct {
 func appDate(t time.Time) string { return t.UTC().Format("2 Jan 2006") }
 
 // developerPage builds the page for the session: its keys and the create form.
-func (s *Server) developerPage(r *request, form appKeyForm) (appDeveloperPage, error) {
-	a := r.app()
-	keys, err := s.db.FindKeysFor(r.ctx, a.auth.Org.ID, a.auth.User.ID)
+func (s *Server) developerPage(r *pipeline.Request, form appKeyForm) (appDeveloperPage, error) {
+	a := appOf(r)
+	keys, err := s.DB.FindKeysFor(r.Ctx, a.auth.Org.ID, a.auth.User.ID)
 	if err != nil {
 		return appDeveloperPage{}, err
 	}
 	page := appDeveloperPage{SeesAll: a.auth.Role.Manages(), Form: form}
 	emails := map[kv.ID]string{}
 	if page.SeesAll {
-		members, err := s.db.FindMembers(r.ctx, a.auth.Org.ID)
+		members, err := s.DB.FindMembers(r.Ctx, a.auth.Org.ID)
 		if err != nil {
 			return appDeveloperPage{}, err
 		}
@@ -89,7 +90,7 @@ func (s *Server) developerPage(r *request, form appKeyForm) (appDeveloperPage, e
 	for i := len(keys) - 1; i >= 0; i-- {
 		k := keys[i]
 		row := appKeyRow{ID: k.ID.String(), Name: k.Name, Env: string(k.Environment), Hint: k.Hint,
-			Scopes: k.Scopes, Owner: orDefault(emails[k.UserID], "former member"), CanRevoke: true}
+			Scopes: k.Scopes, Owner: pipeline.OrDefault(emails[k.UserID], "former member"), CanRevoke: true}
 		if k.ExpiresAt != nil {
 			row.Expires = appDate(*k.ExpiresAt)
 		}
@@ -106,24 +107,24 @@ func (s *Server) developerPage(r *request, form appKeyForm) (appDeveloperPage, e
 	return page, nil
 }
 
-func (s *Server) handleAppDeveloper(r *request) error {
-	page, err := s.developerPage(r, appKeyForm{Env: string(r.app().auth.Session.Environment), Expiry: "90"})
+func (s *Server) handleAppDeveloper(r *pipeline.Request) error {
+	page, err := s.developerPage(r, appKeyForm{Env: string(appOf(r).auth.Session.Environment), Expiry: "90"})
 	if err != nil {
 		return err
 	}
-	r.out = &appPage{name: "app_settings_developer", title: "Developer", nav: webui.NavSettings, sub: "developer", data: page}
+	r.Out = &appPage{name: "app_settings_developer", title: "Developer", nav: webui.NavSettings, sub: "developer", data: page}
 	return nil
 }
 
-func (s *Server) handleAppKeyCreate(r *request) error {
-	a := r.app()
-	form := appKeyForm{Name: r.formValue("name"), Env: r.formValue("environment"),
-		Expiry: r.formValue("expires_in_days"), Scopes: r.formValues("scopes")}
-	days, err := strconv.Atoi(orDefault(form.Expiry, "0"))
+func (s *Server) handleAppKeyCreate(r *pipeline.Request) error {
+	a := appOf(r)
+	form := appKeyForm{Name: formValue(r, "name"), Env: formValue(r, "environment"),
+		Expiry: formValue(r, "expires_in_days"), Scopes: formValues(r, "scopes")}
+	days, err := strconv.Atoi(pipeline.OrDefault(form.Expiry, "0"))
 	if err != nil {
 		days = -1 // kv names the rule
 	}
-	key, secret, err := s.db.CreateKey(r.ctx, kv.KeyInput{OrgID: a.auth.Org.ID, UserID: a.auth.User.ID,
+	key, secret, err := s.DB.CreateKey(r.Ctx, kv.KeyInput{OrgID: a.auth.Org.ID, UserID: a.auth.User.ID,
 		Name: form.Name, Environment: kv.Environment(form.Env), Scopes: form.Scopes, ExpiresDays: days,
 		TwoStepPassed: a.auth.Session.PassedTwoStepFor(a.auth.Org)})
 	page, perr := s.developerPage(r, form)
@@ -138,12 +139,12 @@ func (s *Server) handleAppKeyCreate(r *request) error {
 		out.status = 201
 	case kv.EINVALID, kv.EFORBIDDEN:
 		page.Errors = appFieldMessages(err, appKeyFields)
-		out.status = toAPIError(err).Status
-		r.info.code = toAPIError(err).Code
+		out.status = pipeline.ToAPIError(err).Status
+		r.Info.Code = pipeline.ToAPIError(err).Code
 	default:
 		return err
 	}
-	r.out = out
+	r.Out = out
 	return nil
 }
 
@@ -153,7 +154,7 @@ var appKeyFields = map[string]string{"name": "Name", "environment": "Environment
 // appFieldMessages turns a kv error into sentences for a form: "Name: Key name must be
 // 1 to 100 characters." Fields the form does not name are given as kv wrote them.
 func appFieldMessages(err error, fields map[string]string) []string {
-	ae := toAPIError(err)
+	ae := pipeline.ToAPIError(err)
 	if len(ae.Fields) == 0 {
 		return []string{ae.Detail}
 	}
@@ -174,17 +175,17 @@ func appFieldMessages(err error, fields map[string]string) []string {
 	return out
 }
 
-func (s *Server) handleAppKeyRevoke(r *request) error {
-	a := r.app()
-	id, ok := kv.ParseID(r.pathParam("key_id"))
+func (s *Server) handleAppKeyRevoke(r *pipeline.Request) error {
+	a := appOf(r)
+	id, ok := kv.ParseID(r.PathParam("key_id"))
 	if !ok {
-		return &apiError{Status: 404, Code: "not_found", Detail: "Key not found."}
+		return &pipeline.APIError{Status: 404, Code: "not_found", Detail: "Key not found."}
 	}
 	// Members revoke only their own keys; any other is not found, as is another
 	// organisation's.
-	if _, err := s.db.RevokeKeyAs(r.ctx, kv.RevokeKeyInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, KeyID: id}); err != nil {
+	if _, err := s.DB.RevokeKeyAs(r.Ctx, kv.RevokeKeyInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, KeyID: id}); err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/settings/developer?done=key_revoked"}
+	r.Out = appRedirect{to: "/app/settings/developer?done=key_revoked"}
 	return nil
 }

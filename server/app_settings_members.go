@@ -7,6 +7,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -66,9 +67,9 @@ func assignable(actor kv.Role) []roleOption {
 	return roleOptions([]string{"viewer", "member", "admin"})
 }
 
-func (s *Server) membersPage(r *request, form appInviteForm) (*appMembersPage, error) {
-	a := r.app()
-	members, err := s.db.FindMembers(r.ctx, a.auth.Org.ID)
+func (s *Server) membersPage(r *pipeline.Request, form appInviteForm) (*appMembersPage, error) {
+	a := appOf(r)
+	members, err := s.DB.FindMembers(r.Ctx, a.auth.Org.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,7 @@ func (s *Server) membersPage(r *request, form appInviteForm) (*appMembersPage, e
 		page.Members = append(page.Members, row)
 	}
 	if page.CanManage {
-		invs, err := s.db.FindInvitations(r.ctx, a.auth.Org.ID)
+		invs, err := s.DB.FindInvitations(r.Ctx, a.auth.Org.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -105,30 +106,30 @@ func (s *Server) membersPage(r *request, form appInviteForm) (*appMembersPage, e
 	return page, nil
 }
 
-func (s *Server) handleAppMembers(r *request) error {
+func (s *Server) handleAppMembers(r *pipeline.Request) error {
 	page, err := s.membersPage(r, appInviteForm{Role: "member"})
 	if err != nil {
 		return err
 	}
-	r.out = &appPage{name: "app_settings_members", title: "Members", nav: webui.NavSettings, sub: "members", data: page}
+	r.Out = &appPage{name: "app_settings_members", title: "Members", nav: webui.NavSettings, sub: "members", data: page}
 	return nil
 }
 
-func (s *Server) handleAppInvite(r *request) error {
-	a := r.app()
-	form := appInviteForm{Email: r.formValue("email"), Role: r.formValue("role")}
-	inv, token, err := s.db.CreateInvitation(r.ctx, kv.InvitationInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID,
+func (s *Server) handleAppInvite(r *pipeline.Request) error {
+	a := appOf(r)
+	form := appInviteForm{Email: formValue(r, "email"), Role: formValue(r, "role")}
+	inv, token, err := s.DB.CreateInvitation(r.Ctx, kv.InvitationInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID,
 		Email: form.Email, Role: kv.Role(form.Role)})
 	switch kv.ErrorCode(err) {
 	case "":
-		accept := s.baseURL + "/app/invitations/" + url.PathEscape(token)
-		s.sendMail(mail.Invitation(inv.Email, a.auth.Org.Name, a.auth.User.Email, strings.ToLower(inv.Role.Label()), accept, inv.ExpiresAt))
+		accept := s.BaseURL + "/app/invitations/" + url.PathEscape(token)
+		s.SendMail(mail.Invitation(inv.Email, a.auth.Org.Name, a.auth.User.Email, strings.ToLower(inv.Role.Label()), accept, inv.ExpiresAt))
 		flash := "No mail server is configured: the invitation is in the outbox (interviewd mail outbox). Copy the link below and send it to " + inv.Email + " yourself."
-		switch s.mailWhere() {
-		case mailSent:
-			r.out = appRedirect{to: "/app/settings/members?done=invited"}
+		switch s.MailWhere() {
+		case pipeline.MailSent:
+			r.Out = appRedirect{to: "/app/settings/members?done=invited"}
 			return nil
-		case mailLogged:
+		case pipeline.MailLogged:
 			flash = "No mail server is configured: the invitation was not sent. Copy the link below and send it to " + inv.Email + " yourself."
 		}
 		// Not sent, so not "sent": the link is on this page, this once (never in an
@@ -138,7 +139,7 @@ func (s *Server) handleAppInvite(r *request) error {
 			return err
 		}
 		page.Unsent = &appUnsentInvitation{Email: inv.Email, Link: accept}
-		r.out = &appPage{name: "app_settings_members", title: "Members", nav: webui.NavSettings, sub: "members", flash: flash, data: page}
+		r.Out = &appPage{name: "app_settings_members", title: "Members", nav: webui.NavSettings, sub: "members", flash: flash, data: page}
 		return nil
 	case kv.EINVALID, kv.ECONFLICT, kv.EFORBIDDEN:
 		page, perr := s.membersPage(r, form)
@@ -146,39 +147,39 @@ func (s *Server) handleAppInvite(r *request) error {
 			return perr
 		}
 		page.Errors = appFieldMessages(err, map[string]string{"email": "Email", "role": "Role"})
-		ae := toAPIError(err)
-		r.info.code = ae.Code
-		r.out = &appPage{name: "app_settings_members", status: ae.Status, title: "Members", nav: webui.NavSettings, sub: "members", data: page}
+		ae := pipeline.ToAPIError(err)
+		r.Info.Code = ae.Code
+		r.Out = &appPage{name: "app_settings_members", status: ae.Status, title: "Members", nav: webui.NavSettings, sub: "members", data: page}
 		return nil
 	}
 	return err
 }
 
-func (s *Server) handleAppInvitationRevoke(r *request) error {
-	a := r.app()
-	id, ok := kv.ParseID(r.pathParam("invitation_id"))
+func (s *Server) handleAppInvitationRevoke(r *pipeline.Request) error {
+	a := appOf(r)
+	id, ok := kv.ParseID(r.PathParam("invitation_id"))
 	if !ok {
-		return &apiError{Status: 404, Code: "not_found", Detail: "Invitation not found."}
+		return &pipeline.APIError{Status: 404, Code: "not_found", Detail: "Invitation not found."}
 	}
-	if err := s.db.RevokeInvitation(r.ctx, kv.RevokeInvitationInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, ID: id}); err != nil {
+	if err := s.DB.RevokeInvitation(r.Ctx, kv.RevokeInvitationInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, ID: id}); err != nil {
 		return s.memberActionError(r, err)
 	}
-	r.out = appRedirect{to: "/app/settings/members?done=invitation_revoked"}
+	r.Out = appRedirect{to: "/app/settings/members?done=invitation_revoked"}
 	return nil
 }
 
 // memberTarget is the user a member action names, or a 404.
-func memberTarget(r *request) (kv.ID, error) {
-	id, ok := kv.ParseID(r.pathParam("user_id"))
+func memberTarget(r *pipeline.Request) (kv.ID, error) {
+	id, ok := kv.ParseID(r.PathParam("user_id"))
 	if !ok {
-		return kv.ID{}, &apiError{Status: 404, Code: "not_found", Detail: "Member not found."}
+		return kv.ID{}, &pipeline.APIError{Status: 404, Code: "not_found", Detail: "Member not found."}
 	}
 	return id, nil
 }
 
 // memberActionError shows a refused member action (last owner, owner only) on the
 // members page itself, where the person can see why.
-func (s *Server) memberActionError(r *request, err error) error {
+func (s *Server) memberActionError(r *pipeline.Request, err error) error {
 	switch kv.ErrorCode(err) {
 	case kv.EINVALID, kv.ECONFLICT, kv.EFORBIDDEN:
 	default:
@@ -188,39 +189,39 @@ func (s *Server) memberActionError(r *request, err error) error {
 	if perr != nil {
 		return perr
 	}
-	ae := toAPIError(err)
-	r.info.code = ae.Code
-	r.out = &appPage{name: "app_settings_members", status: ae.Status, title: "Members", nav: webui.NavSettings,
+	ae := pipeline.ToAPIError(err)
+	r.Info.Code = ae.Code
+	r.Out = &appPage{name: "app_settings_members", status: ae.Status, title: "Members", nav: webui.NavSettings,
 		sub: "members", flash: ae.Detail, bad: true, data: page}
 	return nil
 }
 
-func (s *Server) handleAppMemberRole(r *request) error {
-	a := r.app()
+func (s *Server) handleAppMemberRole(r *pipeline.Request) error {
+	a := appOf(r)
 	user, err := memberTarget(r)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateMemberRole(r.ctx, kv.MemberRoleInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID,
-		UserID: user, Role: kv.Role(r.formValue("role"))})
+	_, err = s.DB.UpdateMemberRole(r.Ctx, kv.MemberRoleInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID,
+		UserID: user, Role: kv.Role(formValue(r, "role"))})
 	if err != nil {
 		return s.memberActionError(r, err)
 	}
-	r.out = appRedirect{to: "/app/settings/members?done=role_changed"}
+	r.Out = appRedirect{to: "/app/settings/members?done=role_changed"}
 	return nil
 }
 
-func (s *Server) handleAppMemberRemove(r *request) error {
-	a := r.app()
+func (s *Server) handleAppMemberRemove(r *pipeline.Request) error {
+	a := appOf(r)
 	user, err := memberTarget(r)
 	if err != nil {
 		return err
 	}
-	err = s.db.RemoveMember(r.ctx, kv.RemoveMemberInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, UserID: user})
+	err = s.DB.RemoveMember(r.Ctx, kv.RemoveMemberInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, UserID: user})
 	if err != nil {
 		return s.memberActionError(r, err)
 	}
-	r.out = appRedirect{to: "/app/settings/members?done=member_removed"}
+	r.Out = appRedirect{to: "/app/settings/members?done=member_removed"}
 	return nil
 }
 
@@ -235,25 +236,25 @@ type appInvitationPage struct {
 // invitationProblem is what the accept page says about a link that cannot be used.
 const invitationProblem = "The link is wrong, has expired (invitations last 7 days), was cancelled or has been used. Ask whoever invited you for a new one."
 
-func (s *Server) handleAppInvitationPage(r *request) error {
-	token := r.pathParam("token")
+func (s *Server) handleAppInvitationPage(r *pipeline.Request) error {
+	token := r.PathParam("token")
 	page := appInvitationPage{Token: token}
-	view, err := s.db.FindInvitation(r.ctx, token)
+	view, err := s.DB.FindInvitation(r.Ctx, token)
 	switch kv.ErrorCode(err) {
 	case "":
 		page.OrgName, page.Role, page.Email = view.OrgName, string(view.Role), view.Email
-		if a := r.app(); a.signed && a.auth.User.Email != view.Email {
+		if a := appOf(r); a.signed && a.auth.User.Email != view.Email {
 			page.SignedInAs = a.auth.User.Email
 		}
 	case kv.ENOTFOUND, kv.EINVALID:
 		page.Problem = invitationProblem
-		r.info.code = "invitation_invalid"
-		r.out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true, data: page}
+		r.Info.Code = "invitation_invalid"
+		r.Out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true, data: page}
 		return nil
 	default:
 		return err
 	}
-	r.out = &appPage{name: "app_invitation", title: "Join " + view.OrgName, bare: true, data: page}
+	r.Out = &appPage{name: "app_invitation", title: "Join " + view.OrgName, bare: true, data: page}
 	return nil
 }
 
@@ -262,28 +263,28 @@ func (s *Server) handleAppInvitationPage(r *request) error {
 // would), in the invitation's organisation. Two-step still applies when due. A browser
 // signed in as another address is refused (kv checks the actor) and shown the page
 // that offers to sign out.
-func (s *Server) handleAppInvitationAccept(r *request) error {
-	a := r.app()
-	in := kv.AcceptInput{Token: r.pathParam("token"), Previous: a.token,
-		UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()}
+func (s *Server) handleAppInvitationAccept(r *pipeline.Request) error {
+	a := appOf(r)
+	in := kv.AcceptInput{Token: r.PathParam("token"), Previous: a.token,
+		UserAgent: string(r.C.UserAgent()), IP: s.ClientIP(r.C).String()}
 	if a.signed {
 		in.Actor = a.auth.User.ID
 	}
-	acc, err := s.db.AcceptInvitation(r.ctx, in)
+	acc, err := s.DB.AcceptInvitation(r.Ctx, in)
 	switch kv.ErrorCode(err) {
 	case "":
 	case kv.EFORBIDDEN:
 		if err := s.handleAppInvitationPage(r); err != nil {
 			return err
 		}
-		if p, ok := r.out.(*appPage); ok && p.status == 0 {
+		if p, ok := r.Out.(*appPage); ok && p.status == 0 {
 			p.status = 403
-			r.info.code = toAPIError(err).Code
+			r.Info.Code = pipeline.ToAPIError(err).Code
 		}
 		return nil
 	case kv.ENOTFOUND, kv.EINVALID:
-		r.info.code = "invitation_invalid"
-		r.out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true,
+		r.Info.Code = "invitation_invalid"
+		r.Out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true,
 			data: appInvitationPage{Problem: invitationProblem}}
 		return nil
 	default:
@@ -291,10 +292,10 @@ func (s *Server) handleAppInvitationAccept(r *request) error {
 	}
 	s.setAppCookie(r, appSessionCookie, acc.Token, int(kv.SessionIdleTTL/time.Second))
 	if kv.NeedsTwoStep(acc.User, acc.Org) {
-		r.out = appRedirect{to: "/app/twostep"}
+		r.Out = appRedirect{to: "/app/twostep"}
 		return nil
 	}
-	r.out = appRedirect{to: "/app/settings/members?done=joined"}
+	r.Out = appRedirect{to: "/app/settings/members?done=joined"}
 	return nil
 }
 
@@ -302,26 +303,26 @@ func (s *Server) handleAppInvitationAccept(r *request) error {
 // signed in as another address: it signs this browser out and sends it to sign in as
 // the invited address, coming back to the invitation. Joining as the invited address
 // then takes that address's own sign-in code (or, signed out, the link as always).
-func (s *Server) handleAppInvitationSwitch(r *request) error {
-	token := r.pathParam("token")
-	view, err := s.db.FindInvitation(r.ctx, token)
+func (s *Server) handleAppInvitationSwitch(r *pipeline.Request) error {
+	token := r.PathParam("token")
+	view, err := s.DB.FindInvitation(r.Ctx, token)
 	switch kv.ErrorCode(err) {
 	case "":
 	case kv.ENOTFOUND, kv.EINVALID:
-		r.info.code = "invitation_invalid"
-		r.out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true,
+		r.Info.Code = "invitation_invalid"
+		r.Out = &appPage{name: "app_invitation", status: 404, title: "Invitation", bare: true,
 			data: appInvitationPage{Problem: invitationProblem}}
 		return nil
 	default:
 		return err
 	}
-	if a := r.app(); a.signed {
-		if err := s.db.SignOut(r.ctx, a.token); err != nil {
+	if a := appOf(r); a.signed {
+		if err := s.DB.SignOut(r.Ctx, a.token); err != nil {
 			return err
 		}
 		s.setAppCookie(r, appSessionCookie, "", -1)
 	}
-	r.out = appRedirect{to: "/app/signin?email=" + url.QueryEscape(view.Email) +
+	r.Out = appRedirect{to: "/app/signin?email=" + url.QueryEscape(view.Email) +
 		"&next=" + url.QueryEscape("/app/invitations/"+url.PathEscape(token))}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/sms"
 )
 
@@ -28,20 +29,20 @@ type appPhoneSection struct {
 	Typed   string // what the person typed, shown again after a refusal
 }
 
-func (s *Server) phoneSection(r *request) appPhoneSection {
-	return appPhoneSection{Offered: s.sms != nil, Number: r.app().auth.User.Phone}
+func (s *Server) phoneSection(r *pipeline.Request) appPhoneSection {
+	return appPhoneSection{Offered: s.sms != nil, Number: appOf(r).auth.User.Phone}
 }
 
 // errSMSUnavailable refuses a text-message action on a server without a provider.
-var errSMSUnavailable = &apiError{Status: 422, Code: "sms_unavailable",
+var errSMSUnavailable = &pipeline.APIError{Status: 422, Code: "sms_unavailable",
 	Detail: "Text messages are not available: this server has no SMS provider."}
 
 // sendSMS texts a code to the number on the request path, so a refusal (a number the
 // provider will not text) can be shown to the person; nil when the provider took it.
-func (s *Server) sendSMS(r *request, to, code string) error {
-	err := s.sms.Send(r.ctx, to, sms.CodeText(code, kv.PhoneCodeTTL, s.baseURL))
+func (s *Server) sendSMS(r *pipeline.Request, to, code string) error {
+	err := s.sms.Send(r.Ctx, to, sms.CodeText(code, kv.PhoneCodeTTL, s.BaseURL))
 	if err != nil {
-		s.log.Warn().Err(err).Msg("send text message")
+		s.Log.Warn().Err(err).Msg("send text message")
 	}
 	return err
 }
@@ -57,7 +58,7 @@ func smsRefusal(err error) (int, string, string) {
 
 // renderPhone shows the Security page with the text-message section in state phone,
 // and problem, if any, above it.
-func (s *Server) renderPhone(r *request, phone appPhoneSection, status int, code, problem string) error {
+func (s *Server) renderPhone(r *pipeline.Request, phone appPhoneSection, status int, code, problem string) error {
 	page, err := s.securityPage(r)
 	if err != nil {
 		return err
@@ -67,24 +68,24 @@ func (s *Server) renderPhone(r *request, phone appPhoneSection, status int, code
 	case problem == "":
 	case !phone.Offered && phone.Number == "":
 		// No section to show it in: above the page's first section instead.
-		page.Errors, r.info.code = []string{problem}, code
+		page.Errors, r.Info.Code = []string{problem}, code
 	default:
-		page.PhoneErrors, r.info.code = []string{problem}, code
+		page.PhoneErrors, r.Info.Code = []string{problem}, code
 	}
 	s.renderSecurity(r, page, status, "", false)
 	return nil
 }
 
-func (s *Server) handleAppPhoneBegin(r *request) error {
+func (s *Server) handleAppPhoneBegin(r *pipeline.Request) error {
 	phone := s.phoneSection(r)
-	phone.Typed = r.formValue("phone")
+	phone.Typed = formValue(r, "phone")
 	if s.sms == nil {
 		return s.renderPhone(r, phone, errSMSUnavailable.Status, errSMSUnavailable.Code, errSMSUnavailable.Detail)
 	}
 	if err := s.admitTwoStep(r, true); err != nil {
 		return err
 	}
-	code, err := s.db.BeginPhone(r.ctx, r.app().token, phone.Typed)
+	code, err := s.DB.BeginPhone(r.Ctx, appOf(r).token, phone.Typed)
 	switch kv.ErrorCode(err) {
 	case "":
 	case kv.EINVALID:
@@ -100,21 +101,21 @@ func (s *Server) handleAppPhoneBegin(r *request) error {
 	return s.renderPhone(r, phone, 0, "", "")
 }
 
-func (s *Server) handleAppPhoneConfirm(r *request) error {
+func (s *Server) handleAppPhoneConfirm(r *pipeline.Request) error {
 	phone := s.phoneSection(r)
 	if err := s.admitTwoStep(r, false); err != nil {
 		return err
 	}
-	_, err := s.db.ConfirmPhone(r.ctx, r.app().token, r.formValue("code"))
+	_, err := s.DB.ConfirmPhone(r.Ctx, appOf(r).token, formValue(r, "code"))
 	if err == nil {
-		r.out = appRedirect{to: "/app/settings/security?done=phone_added"}
+		r.Out = appRedirect{to: "/app/settings/security?done=phone_added"}
 		return nil
 	}
-	ae := toAPIError(err)
+	ae := pipeline.ToAPIError(err)
 	switch {
 	case ae.Code == "invalid_code":
 		// The same number's form again, so the person can retry with the code they have.
-		if p, ok := kv.NormalizePhone(r.formValue("phone")); ok {
+		if p, ok := kv.NormalizePhone(formValue(r, "phone")); ok {
 			phone.Pending = p
 		}
 		return s.renderPhone(r, phone, 422, ae.Code, ae.Detail)
@@ -126,15 +127,15 @@ func (s *Server) handleAppPhoneConfirm(r *request) error {
 	return s.securityRefusal(r, err)
 }
 
-func (s *Server) handleAppPhoneRemove(r *request) error {
-	if _, err := s.db.RemovePhone(r.ctx, r.app().token); err != nil {
+func (s *Server) handleAppPhoneRemove(r *pipeline.Request) error {
+	if _, err := s.DB.RemovePhone(r.Ctx, appOf(r).token); err != nil {
 		if kv.ErrorCode(err) == kv.ECONFLICT {
-			ae := toAPIError(err)
+			ae := pipeline.ToAPIError(err)
 			return s.renderPhone(r, s.phoneSection(r), ae.Status, ae.Code, ae.Detail)
 		}
 		return s.securityRefusal(r, err)
 	}
-	r.out = appRedirect{to: "/app/settings/security?done=phone_removed"}
+	r.Out = appRedirect{to: "/app/settings/security?done=phone_removed"}
 	return nil
 }
 

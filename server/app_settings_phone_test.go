@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/sms"
 	"interviewd/sms/smstest"
 )
@@ -203,7 +204,7 @@ func TestAppSMSProviderRefuses(t *testing.T) {
 // TestAppSMSRateLimit: texts are admitted by the sign-in limits, keyed by the
 // person's email: enrolment texts and two-step texts draw on one allowance.
 func TestAppSMSRateLimit(t *testing.T) {
-	e, texts := mustServeSMS(t, withRateLimits(DefaultRateLimits()))
+	e, texts := mustServeSMS(t, withRateLimits(pipeline.DefaultRateLimits()))
 	owner := e.mustAppSession("a@example.com", e.orgA.ID, kv.EnvLive)
 	for i := range signInRequestsPerClient - 1 {
 		r := e.appDo("POST", "/app/settings/security/phone", &owner, url.Values{"phone": {"+447700900123"}}, true)

@@ -3,6 +3,7 @@ package server
 import (
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/pipeline"
 )
 
 // Re-verification on Settings → Security: a change that weakens two-step (turning it
@@ -32,12 +33,12 @@ func (s *Server) appReverifyRoutes() []appRoute {
 }
 
 // verifiedRecently reports whether the request's session may weaken security now.
-func (s *Server) verifiedRecently(r *request) bool {
-	return r.app().auth.Session.VerifiedRecently(s.now())
+func (s *Server) verifiedRecently(r *pipeline.Request) bool {
+	return appOf(r).auth.Session.VerifiedRecently(s.Now())
 }
 
 // reverifyPage is the security page asking for a code, with problems (if any).
-func (s *Server) reverifyPage(r *request, status int, form *appReverify, problems ...string) error {
+func (s *Server) reverifyPage(r *pipeline.Request, status int, form *appReverify, problems ...string) error {
 	page, err := s.securityPage(r)
 	if err != nil {
 		return err
@@ -47,31 +48,31 @@ func (s *Server) reverifyPage(r *request, status int, form *appReverify, problem
 	return nil
 }
 
-func (s *Server) handleAppReverify(r *request) error {
-	a := r.app()
+func (s *Server) handleAppReverify(r *pipeline.Request) error {
+	a := appOf(r)
 	if err := s.admitTwoStep(r, false); err != nil {
 		return err
 	}
-	method := kv.TwoStepMethod(r.formValue("method"))
-	_, err := s.db.Reverify(r.ctx, kv.ReverifyInput{Token: a.token, Method: method, Code: r.formValue("code")})
+	method := kv.TwoStepMethod(formValue(r, "method"))
+	_, err := s.DB.Reverify(r.Ctx, kv.ReverifyInput{Token: a.token, Method: method, Code: formValue(r, "code")})
 	form := reverifyFor(a.auth.User, a.auth.Org)
 	form.EmailSent = method == kv.MethodEmail
 	switch {
 	case err == nil:
-		r.out = appRedirect{to: "/app/settings/security?done=reverified"}
+		r.Out = appRedirect{to: "/app/settings/security?done=reverified"}
 		return nil
-	case kv.ErrorCode(err) == kv.EUNAUTHORIZED && toAPIError(err).Code == "invalid_code":
-		r.info.code = "invalid_code"
-		return s.reverifyPage(r, 422, form, toAPIError(err).Detail)
+	case kv.ErrorCode(err) == kv.EUNAUTHORIZED && pipeline.ToAPIError(err).Code == "invalid_code":
+		r.Info.Code = "invalid_code"
+		return s.reverifyPage(r, 422, form, pipeline.ToAPIError(err).Detail)
 	case kv.ErrorCode(err) == kv.EUNAUTHORIZED:
 		// Too many wrong codes: this session is over.
 		s.setAppCookie(r, appSessionCookie, "", -1)
-		r.info.code = toAPIError(err).Code
-		r.out = appRedirect{to: "/app/signin"}
+		r.Info.Code = pipeline.ToAPIError(err).Code
+		r.Out = appRedirect{to: "/app/signin"}
 		return nil
 	case kv.ErrorCode(err) == kv.EINVALID || kv.ErrorCode(err) == kv.ECONFLICT || kv.ErrorCode(err) == kv.EFORBIDDEN:
-		ae := toAPIError(err)
-		r.info.code = ae.Code
+		ae := pipeline.ToAPIError(err)
+		r.Info.Code = ae.Code
 		form.EmailSent = false
 		msg := ae.Detail
 		if kv.ErrorCode(err) == kv.EINVALID {
@@ -82,21 +83,21 @@ func (s *Server) handleAppReverify(r *request) error {
 	return err
 }
 
-func (s *Server) handleAppReverifyEmail(r *request) error {
-	a := r.app()
+func (s *Server) handleAppReverifyEmail(r *pipeline.Request) error {
+	a := appOf(r)
 	if err := s.admitTwoStep(r, true); err != nil {
 		return err
 	}
-	code, err := s.db.RequestReverifyEmailCode(r.ctx, a.token)
+	code, err := s.DB.RequestReverifyEmailCode(r.Ctx, a.token)
 	form := reverifyFor(a.auth.User, a.auth.Org)
 	switch kv.ErrorCode(err) {
 	case "":
-		s.sendMail(mail.TwoStepCode(code.Email, code.Code))
+		s.SendMail(mail.TwoStepCode(code.Email, code.Code))
 		form.EmailSent = true
 		return s.reverifyPage(r, 0, form)
 	case kv.EFORBIDDEN:
-		ae := toAPIError(err)
-		r.info.code = ae.Code
+		ae := pipeline.ToAPIError(err)
+		r.Info.Code = ae.Code
 		return s.reverifyPage(r, ae.Status, form, ae.Detail)
 	}
 	return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -77,9 +78,9 @@ type appSecurityPage struct {
 	Reverify      *appReverify // a refused change asks for a current code (app_settings_reverify.go)
 }
 
-func (s *Server) securityPage(r *request) (*appSecurityPage, error) {
-	a := r.app()
-	sessions, err := s.db.FindSessions(r.ctx, a.auth.User.ID)
+func (s *Server) securityPage(r *pipeline.Request) (*appSecurityPage, error) {
+	a := appOf(r)
+	sessions, err := s.DB.FindSessions(r.Ctx, a.auth.User.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,7 @@ func (s *Server) securityPage(r *request) (*appSecurityPage, error) {
 		Phone:      s.phoneSection(r)}
 	for _, ss := range sessions {
 		page.Sessions = append(page.Sessions, appSessionRow{ID: ss.ID.String(), Agent: browserName(ss.UserAgent),
-			IP: orDefault(ss.IP, "unknown address"), Created: appDate(ss.CreatedAt), LastSeen: appDate(ss.LastSeenAt),
+			IP: pipeline.OrDefault(ss.IP, "unknown address"), Created: appDate(ss.CreatedAt), LastSeen: appDate(ss.LastSeenAt),
 			Current: ss.ID == a.auth.Session.ID})
 	}
 	return page, nil
@@ -132,12 +133,12 @@ func browserName(ua string) string {
 	return "Unknown browser"
 }
 
-func (s *Server) renderSecurity(r *request, page *appSecurityPage, status int, flash string, bad bool) {
-	r.out = &appPage{name: "app_settings_security", status: status, title: "Security", nav: webui.NavSettings,
+func (s *Server) renderSecurity(r *pipeline.Request, page *appSecurityPage, status int, flash string, bad bool) {
+	r.Out = &appPage{name: "app_settings_security", status: status, title: "Security", nav: webui.NavSettings,
 		sub: "security", flash: flash, bad: bad, data: page}
 }
 
-func (s *Server) handleAppSecurity(r *request) error {
+func (s *Server) handleAppSecurity(r *pipeline.Request) error {
 	page, err := s.securityPage(r)
 	if err != nil {
 		return err
@@ -148,7 +149,7 @@ func (s *Server) handleAppSecurity(r *request) error {
 
 // securityRefusal shows a refused security action on the page, or returns err when it
 // is not the person's to fix.
-func (s *Server) securityRefusal(r *request, err error) error {
+func (s *Server) securityRefusal(r *pipeline.Request, err error) error {
 	switch kv.ErrorCode(err) {
 	case kv.EINVALID, kv.ECONFLICT, kv.EFORBIDDEN, kv.EUNAUTHORIZED:
 	default:
@@ -158,11 +159,11 @@ func (s *Server) securityRefusal(r *request, err error) error {
 	if perr != nil {
 		return perr
 	}
-	ae := toAPIError(err)
-	r.info.code = ae.Code
+	ae := pipeline.ToAPIError(err)
+	r.Info.Code = ae.Code
 	page.Errors = []string{ae.Detail}
 	if ae.Code == "reverify_required" {
-		page.Reverify = reverifyFor(r.app().auth.User, r.app().auth.Org)
+		page.Reverify = reverifyFor(appOf(r).auth.User, appOf(r).auth.Org)
 	}
 	status := ae.Status
 	if status == 401 {
@@ -172,8 +173,8 @@ func (s *Server) securityRefusal(r *request, err error) error {
 	return nil
 }
 
-func (s *Server) handleAppTOTPBegin(r *request) error {
-	setup, err := s.db.BeginTOTP(r.ctx, r.app().token)
+func (s *Server) handleAppTOTPBegin(r *pipeline.Request) error {
+	setup, err := s.DB.BeginTOTP(r.Ctx, appOf(r).token)
 	if err != nil {
 		return s.securityRefusal(r, err)
 	}
@@ -190,11 +191,11 @@ func (s *Server) handleAppTOTPBegin(r *request) error {
 	return nil
 }
 
-func (s *Server) handleAppTOTPConfirm(r *request) error {
-	a := r.app()
-	codes, err := s.db.ConfirmTOTP(r.ctx, a.token, r.formValue("code"))
+func (s *Server) handleAppTOTPConfirm(r *pipeline.Request) error {
+	a := appOf(r)
+	codes, err := s.DB.ConfirmTOTP(r.Ctx, a.token, formValue(r, "code"))
 	if err != nil {
-		setup, ok := totpSetupOf(r.formValue("setup"))
+		setup, ok := totpSetupOf(formValue(r, "setup"))
 		if code := kv.ErrorCode(err); ok && (code == kv.EUNAUTHORIZED || code == kv.EINVALID) {
 			// The same QR code again with the problem, so the person can retry.
 			page, perr := s.securityPage(r)
@@ -203,7 +204,7 @@ func (s *Server) handleAppTOTPConfirm(r *request) error {
 			}
 			page.Setup = setup
 			page.Errors = []string{"That code didn't match. Check the time on your phone and try the newest code."}
-			r.info.code = "invalid_code"
+			r.Info.Code = "invalid_code"
 			s.renderSecurity(r, page, 422, "", false)
 			return nil
 		}
@@ -220,9 +221,9 @@ func (s *Server) handleAppTOTPConfirm(r *request) error {
 	return nil
 }
 
-func (s *Server) handleAppRecoveryCodes(r *request) error {
-	a := r.app()
-	codes, err := s.db.RegenerateRecoveryCodes(r.ctx, a.token)
+func (s *Server) handleAppRecoveryCodes(r *pipeline.Request) error {
+	a := appOf(r)
+	codes, err := s.DB.RegenerateRecoveryCodes(r.Ctx, a.token)
 	if err != nil {
 		return s.securityRefusal(r, err)
 	}
@@ -236,73 +237,73 @@ func (s *Server) handleAppRecoveryCodes(r *request) error {
 	return nil
 }
 
-func (s *Server) handleAppEmailFallback(r *request) error {
-	on := r.formValue("email_fallback") == "on"
-	if _, err := s.db.SetEmailFallback(r.ctx, r.app().token, on); err != nil {
+func (s *Server) handleAppEmailFallback(r *pipeline.Request) error {
+	on := formValue(r, "email_fallback") == "on"
+	if _, err := s.DB.SetEmailFallback(r.Ctx, appOf(r).token, on); err != nil {
 		return s.securityRefusal(r, err)
 	}
 	done := "fallback_off"
 	if on {
 		done = "fallback_on"
 	}
-	r.out = appRedirect{to: "/app/settings/security?done=" + done}
+	r.Out = appRedirect{to: "/app/settings/security?done=" + done}
 	return nil
 }
 
-func (s *Server) handleAppTOTPDisable(r *request) error {
-	if _, err := s.db.DisableTOTP(r.ctx, r.app().token); err != nil {
+func (s *Server) handleAppTOTPDisable(r *pipeline.Request) error {
+	if _, err := s.DB.DisableTOTP(r.Ctx, appOf(r).token); err != nil {
 		return s.securityRefusal(r, err)
 	}
-	r.out = appRedirect{to: "/app/settings/security?done=totp_off"}
+	r.Out = appRedirect{to: "/app/settings/security?done=totp_off"}
 	return nil
 }
 
-func (s *Server) handleAppSessionRevoke(r *request) error {
-	a := r.app()
-	id, ok := kv.ParseID(r.pathParam("session_id"))
+func (s *Server) handleAppSessionRevoke(r *pipeline.Request) error {
+	a := appOf(r)
+	id, ok := kv.ParseID(r.PathParam("session_id"))
 	if !ok {
-		return &apiError{Status: 404, Code: "not_found", Detail: "Session not found."}
+		return &pipeline.APIError{Status: 404, Code: "not_found", Detail: "Session not found."}
 	}
-	if err := s.db.RevokeSession(r.ctx, a.auth.User.ID, id); err != nil {
+	if err := s.DB.RevokeSession(r.Ctx, a.auth.User.ID, id); err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/settings/security?done=session_revoked"}
+	r.Out = appRedirect{to: "/app/settings/security?done=session_revoked"}
 	return nil
 }
 
-func (s *Server) handleAppSessionsRevokeOthers(r *request) error {
-	a := r.app()
-	if _, err := s.db.RevokeOtherSessions(r.ctx, a.auth.User.ID, a.auth.Session.ID); err != nil {
+func (s *Server) handleAppSessionsRevokeOthers(r *pipeline.Request) error {
+	a := appOf(r)
+	if _, err := s.DB.RevokeOtherSessions(r.Ctx, a.auth.User.ID, a.auth.Session.ID); err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/settings/security?done=sessions_revoked"}
+	r.Out = appRedirect{to: "/app/settings/security?done=sessions_revoked"}
 	return nil
 }
 
-func (s *Server) handleAppRequireMFA(r *request) error {
-	a := r.app()
-	on := r.formValue("require_mfa") == "on"
+func (s *Server) handleAppRequireMFA(r *pipeline.Request) error {
+	a := appOf(r)
+	on := formValue(r, "require_mfa") == "on"
 	if !on && a.auth.Org.RequireMFA && !s.verifiedRecently(r) {
 		return s.securityRefusal(r, kv.ErrReverifyRequired)
 	}
-	_, err := s.db.SetRequireMFA(r.ctx, kv.RequireMFAInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, On: on})
+	_, err := s.DB.SetRequireMFA(r.Ctx, kv.RequireMFAInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, On: on})
 	if err != nil {
 		return s.securityRefusal(r, err)
 	}
-	r.out = appRedirect{to: "/app/settings/security?done=policy_saved"}
+	r.Out = appRedirect{to: "/app/settings/security?done=policy_saved"}
 	return nil
 }
 
 // handleAppEmailCodes sets whether the organisation accepts codes by email as a second
 // step. Accepting them weakens two-step, so it needs a recent second step, as turning
 // require_mfa off does.
-func (s *Server) handleAppEmailCodes(r *request) error {
-	a := r.app()
-	on := r.formValue("email_codes") == "on"
+func (s *Server) handleAppEmailCodes(r *pipeline.Request) error {
+	a := appOf(r)
+	on := formValue(r, "email_codes") == "on"
 	if on && !a.auth.Org.TwoStepEmail && !s.verifiedRecently(r) {
 		return s.securityRefusal(r, kv.ErrReverifyRequired)
 	}
-	_, err := s.db.SetTwoStepEmail(r.ctx, kv.TwoStepEmailInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, On: on})
+	_, err := s.DB.SetTwoStepEmail(r.Ctx, kv.TwoStepEmailInput{OrgID: a.auth.Org.ID, Actor: a.auth.User.ID, On: on})
 	if err != nil {
 		return s.securityRefusal(r, err)
 	}
@@ -310,6 +311,6 @@ func (s *Server) handleAppEmailCodes(r *request) error {
 	if on {
 		done = "email_codes_on"
 	}
-	r.out = appRedirect{to: "/app/settings/security?done=" + done}
+	r.Out = appRedirect{to: "/app/settings/security?done=" + done}
 	return nil
 }

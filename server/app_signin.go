@@ -8,6 +8,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/pipeline"
 )
 
 // Sign-in: an emailed six-digit code, no passwords. The pages answer the same whether
@@ -53,25 +54,25 @@ type appSignInPage struct {
 }
 
 func (s *Server) newAppSignInPage(email, next string) appSignInPage {
-	return appSignInPage{Email: email, Next: next, Invitation: invitationOf(next), Mail: s.mailWhere()}
+	return appSignInPage{Email: email, Next: next, Invitation: invitationOf(next), Mail: s.MailWhere()}
 }
 
-func (s *Server) handleAppSignInPage(r *request) error {
-	next := safeNext(string(r.c.QueryArgs().Peek("next")))
-	if a := r.app(); a.signed && !a.auth.TwoStepDue() {
-		r.out = appRedirect{to: orDefault(next, "/app")}
+func (s *Server) handleAppSignInPage(r *pipeline.Request) error {
+	next := safeNext(string(r.C.QueryArgs().Peek("next")))
+	if a := appOf(r); a.signed && !a.auth.TwoStepDue() {
+		r.Out = appRedirect{to: pipeline.OrDefault(next, "/app")}
 		return nil
 	}
-	email := string(r.c.QueryArgs().Peek("email")) // an accepted invitation's address
-	r.out = &appPage{name: "app_signin", title: "Sign in", bare: true, data: s.newAppSignInPage(email, next)}
+	email := string(r.C.QueryArgs().Peek("email")) // an accepted invitation's address
+	r.Out = &appPage{name: "app_signin", title: "Sign in", bare: true, data: s.newAppSignInPage(email, next)}
 	return nil
 }
 
 // admitSignIn applies the sign-in limits to a code request (request true) or a code
 // attempt for email from the request's client address; a refusal is a 429 page with
 // Retry-After. A refused request or attempt is not counted.
-func (s *Server) admitSignIn(r *request, email string, request bool) error {
-	now, addr := s.now(), s.clientIP(r.c).String()
+func (s *Server) admitSignIn(r *pipeline.Request, email string, request bool) error {
+	now, addr := s.Now(), s.ClientIP(r.C).String()
 	d := s.app.signInMail.PeekIP(now, email)
 	if !request || d.OK {
 		d = s.app.signIn.Admit(now, email+" "+addr, addr, request)
@@ -82,51 +83,51 @@ func (s *Server) admitSignIn(r *request, email string, request bool) error {
 	if d.OK {
 		return nil
 	}
-	return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+	return &pipeline.APIError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
 		Detail: "Too many sign-in attempts. Wait " + strconv.Itoa(d.RetryAfter) + " seconds, then try again."}
 }
 
-func (s *Server) handleAppSignInRequest(r *request) error {
-	page := s.newAppSignInPage(r.formValue("email"), safeNext(r.formValue("next")))
+func (s *Server) handleAppSignInRequest(r *pipeline.Request) error {
+	page := s.newAppSignInPage(formValue(r, "email"), safeNext(formValue(r, "next")))
 	email, ok := kv.NormalizeEmail(page.Email)
 	if !ok {
 		page.Errors = []string{"Enter an email address like name@example.com."}
-		r.out = &appPage{name: "app_signin", status: 422, title: "Sign in", bare: true, data: page}
+		r.Out = &appPage{name: "app_signin", status: 422, title: "Sign in", bare: true, data: page}
 		return nil
 	}
 	if err := s.admitSignIn(r, email, true); err != nil {
 		return err
 	}
-	code, err := s.db.RequestSignInCode(r.ctx, email, r.app().browser())
+	code, err := s.DB.RequestSignInCode(r.Ctx, email, appOf(r).browser())
 	if err != nil {
 		return err
 	}
 	if code.Send {
-		s.sendMail(mail.SignInCode(code.Email, code.Code, s.baseURL))
+		s.SendMail(mail.SignInCode(code.Email, code.Code, s.BaseURL))
 	}
 	page.Email = email
-	r.out = &appPage{name: "app_signin_code", title: "Enter your code", bare: true, data: page}
+	r.Out = &appPage{name: "app_signin_code", title: "Enter your code", bare: true, data: page}
 	return nil
 }
 
-func (s *Server) handleAppSignInCode(r *request) error {
-	page := s.newAppSignInPage(r.formValue("email"), safeNext(r.formValue("next")))
+func (s *Server) handleAppSignInCode(r *pipeline.Request) error {
+	page := s.newAppSignInPage(formValue(r, "email"), safeNext(formValue(r, "next")))
 	email, ok := kv.NormalizeEmail(page.Email)
 	if !ok {
-		r.out = appRedirect{to: "/app/signin"}
+		r.Out = appRedirect{to: "/app/signin"}
 		return nil
 	}
 	if err := s.admitSignIn(r, email, false); err != nil {
 		return err
 	}
-	a := r.app()
-	start, err := s.db.SignIn(r.ctx, kv.SignInInput{Email: email, Code: r.formValue("code"), Browser: a.browser(),
-		Previous: a.token, UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String(), OnlyWorkspace: true})
+	a := appOf(r)
+	start, err := s.DB.SignIn(r.Ctx, kv.SignInInput{Email: email, Code: formValue(r, "code"), Browser: a.browser(),
+		Previous: a.token, UserAgent: string(r.C.UserAgent()), IP: s.ClientIP(r.C).String(), OnlyWorkspace: true})
 	if kv.ErrorCode(err) == kv.EUNAUTHORIZED {
 		// The same words for a wrong code and an unknown address.
-		page.Errors = []string{toAPIError(err).Detail}
-		r.info.code = "invalid_code"
-		r.out = &appPage{name: "app_signin_code", status: 401, title: "Enter your code", bare: true, data: page}
+		page.Errors = []string{pipeline.ToAPIError(err).Detail}
+		r.Info.Code = "invalid_code"
+		r.Out = &appPage{name: "app_signin_code", status: 401, title: "Enter your code", bare: true, data: page}
 		return nil
 	}
 	if err != nil {
@@ -136,13 +137,13 @@ func (s *Server) handleAppSignInCode(r *request) error {
 	switch {
 	case page.Invitation != "":
 		// Accepting an invitation chooses its workspace; none need be chosen first.
-		r.out = appRedirect{to: page.Next}
+		r.Out = appRedirect{to: page.Next}
 	case !start.Session.OrgID.IsZero():
 		// The person's only workspace is open already: straight in (by way of the
 		// two-step check when one is due, which the page's access step asks for).
-		r.out = appRedirect{to: orDefault(page.Next, "/app")}
+		r.Out = appRedirect{to: pipeline.OrDefault(page.Next, "/app")}
 	default:
-		r.out = appRedirect{to: "/app/workspace" + nextQuery(page.Next)}
+		r.Out = appRedirect{to: "/app/workspace" + nextQuery(page.Next)}
 	}
 	return nil
 }
@@ -156,13 +157,13 @@ func nextQuery(next string) string {
 	return "?next=" + url.QueryEscape(next)
 }
 
-func (s *Server) handleAppSignOut(r *request) error {
-	a := r.app()
-	if err := s.db.SignOut(r.ctx, a.token); err != nil {
+func (s *Server) handleAppSignOut(r *pipeline.Request) error {
+	a := appOf(r)
+	if err := s.DB.SignOut(r.Ctx, a.token); err != nil {
 		return err
 	}
 	s.setAppCookie(r, appSessionCookie, "", -1)
-	r.out = appRedirect{to: "/app/signin"}
+	r.Out = appRedirect{to: "/app/signin"}
 	return nil
 }
 
@@ -181,41 +182,41 @@ type appWorkspacePage struct {
 	Errors  []string
 }
 
-func (s *Server) handleAppWorkspacePage(r *request) error {
-	a := r.app()
-	orgs, err := s.db.FindUserOrgs(r.ctx, a.auth.User.ID)
+func (s *Server) handleAppWorkspacePage(r *pipeline.Request) error {
+	a := appOf(r)
+	orgs, err := s.DB.FindUserOrgs(r.Ctx, a.auth.User.ID)
 	if err != nil {
 		return err
 	}
-	page := appWorkspacePage{Next: safeNext(string(r.c.QueryArgs().Peek("next")))}
+	page := appWorkspacePage{Next: safeNext(string(r.C.QueryArgs().Peek("next")))}
 	for _, o := range orgs {
 		page.Choices = append(page.Choices, appWorkspaceChoice{OrgID: o.Org.ID.String(), Name: o.Org.Name,
 			Role: string(o.Role), Credits: o.Org.Credits, Current: o.Org.ID == a.auth.Org.ID})
 	}
-	r.out = &appPage{name: "app_workspace", title: "Choose a workspace", bare: true, data: page}
+	r.Out = &appPage{name: "app_workspace", title: "Choose a workspace", bare: true, data: page}
 	return nil
 }
 
-func (s *Server) handleAppWorkspaceChoose(r *request) error {
-	a := r.app()
-	org, ok := kv.ParseID(r.formValue("org"))
+func (s *Server) handleAppWorkspaceChoose(r *pipeline.Request) error {
+	a := appOf(r)
+	org, ok := kv.ParseID(formValue(r, "org"))
 	if !ok {
-		return &apiError{Status: 404, Code: "not_found", Detail: "No such workspace."}
+		return &pipeline.APIError{Status: 404, Code: "not_found", Detail: "No such workspace."}
 	}
-	auth, err := s.db.ChooseWorkspace(r.ctx, kv.WorkspaceInput{Token: a.token, OrgID: org,
-		Environment: kv.Environment(r.formValue("env"))})
+	auth, err := s.DB.ChooseWorkspace(r.Ctx, kv.WorkspaceInput{Token: a.token, OrgID: org,
+		Environment: kv.Environment(formValue(r, "env"))})
 	if err != nil {
 		return err
 	}
 	a.auth = auth
-	next := safeNext(r.formValue("next"))
+	next := safeNext(formValue(r, "next"))
 	if strings.HasPrefix(next, "/app/workspace") {
 		next = ""
 	}
 	if auth.TwoStepDue() {
-		r.out = appRedirect{to: "/app/twostep" + nextQuery(next)}
+		r.Out = appRedirect{to: "/app/twostep" + nextQuery(next)}
 		return nil
 	}
-	r.out = appRedirect{to: orDefault(next, "/app")}
+	r.Out = appRedirect{to: pipeline.OrDefault(next, "/app")}
 	return nil
 }

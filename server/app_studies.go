@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -20,9 +21,9 @@ import (
 // studiesPageSize is the studies list's page: a screenful, not the API's 50.
 const studiesPageSize = 25
 
-func (s *Server) buildStudiesPage(ctx context.Context, p *Principal, cursor string) (webui.StudiesPage, error) {
+func (s *Server) buildStudiesPage(ctx context.Context, p *pipeline.Principal, cursor string) (webui.StudiesPage, error) {
 	limit := studiesPageSize
-	list, err := appCall[List[StudySummary]](ctx, s, p, "list_studies", &ListStudiesInput{Limit: &limit, Cursor: cursor})
+	list, err := appCall[pipeline.List[pipeline.StudySummary]](ctx, s, p, "list_studies", &pipeline.ListStudiesInput{Limit: &limit, Cursor: cursor})
 	if err != nil {
 		return webui.StudiesPage{}, err
 	}
@@ -42,16 +43,16 @@ func (s *Server) buildStudiesPage(ctx context.Context, p *Principal, cursor stri
 
 // buildStudyNewPage is the authoring form with the files already attached (by id, as
 // the upload redirect names them); ids of other partitions are simply not found.
-func (s *Server) buildStudyNewPage(ctx context.Context, p *Principal, guidance string, fileIDs []string) (webui.StudyNewPage, error) {
+func (s *Server) buildStudyNewPage(ctx context.Context, p *pipeline.Principal, guidance string, fileIDs []string) (webui.StudyNewPage, error) {
 	if err := s.appMay(p, "create_study", nil); err != nil {
 		return webui.StudyNewPage{}, err
 	}
 	page := webui.StudyNewPage{Guidance: guidance}
 	ids := parseIDs(fileIDs)
-	if len(ids) > maxFileIDs {
-		ids = ids[:maxFileIDs]
+	if len(ids) > pipeline.MaxFileIDs {
+		ids = ids[:pipeline.MaxFileIDs]
 	}
-	files, err := s.db.FindFilesByID(ctx, p.Partition, ids)
+	files, err := s.DB.FindFilesByID(ctx, p.Partition, ids)
 	if err != nil && kv.ErrorCode(err) != kv.ENOTFOUND {
 		return page, err
 	}
@@ -68,23 +69,23 @@ func (s *Server) buildStudyNewPage(ctx context.Context, p *Principal, guidance s
 }
 
 // appCreateStudy starts authoring; it returns the job's id.
-func (s *Server) appCreateStudy(ctx context.Context, p *Principal, guidance string, fileIDs []string) (string, error) {
-	in := &CreateStudyInput{Guidance: guidance, FileIDs: parseIDs(fileIDs)}
-	job, err := appCall[AuthoringJob](ctx, s, p, "create_study", in)
+func (s *Server) appCreateStudy(ctx context.Context, p *pipeline.Principal, guidance string, fileIDs []string) (string, error) {
+	in := &pipeline.CreateStudyInput{Guidance: guidance, FileIDs: parseIDs(fileIDs)}
+	job, err := appCall[pipeline.AuthoringJob](ctx, s, p, "create_study", in)
 	return job.JobID, err
 }
 
 // appRefineStudy starts a refine of study; it returns the job's id.
-func (s *Server) appRefineStudy(ctx context.Context, p *Principal, study kv.ID, guidance string) (string, error) {
-	job, err := appCall[AuthoringJob](ctx, s, p, "refine_study", &RefineStudyInput{StudyID: study, Guidance: guidance})
+func (s *Server) appRefineStudy(ctx context.Context, p *pipeline.Principal, study kv.ID, guidance string) (string, error) {
+	job, err := appCall[pipeline.AuthoringJob](ctx, s, p, "refine_study", &pipeline.RefineStudyInput{StudyID: study, Guidance: guidance})
 	return job.JobID, err
 }
 
 // buildAuthoringPage is an authoring job's page. A failed job's page says why and puts
 // the guidance the researcher typed back in a form (refine for a study, create for a
 // new one, with its files), so nothing they wrote is lost.
-func (s *Server) buildAuthoringPage(ctx context.Context, p *Principal, jobID string) (webui.AuthoringPage, error) {
-	st, err := appCall[AuthoringStatus](ctx, s, p, "get_authoring_status", &JobIDInput{JobID: jobID})
+func (s *Server) buildAuthoringPage(ctx context.Context, p *pipeline.Principal, jobID string) (webui.AuthoringPage, error) {
+	st, err := appCall[pipeline.AuthoringStatus](ctx, s, p, "get_authoring_status", &pipeline.JobIDInput{JobID: jobID})
 	if err != nil {
 		return webui.AuthoringPage{}, err
 	}
@@ -98,7 +99,7 @@ func (s *Server) buildAuthoringPage(ctx context.Context, p *Principal, jobID str
 	// The job was just found in this partition under the operation's scope; its
 	// guidance is the caller's own words.
 	id, _ := kv.ParseID(jobID)
-	j, err := s.db.FindJobByID(ctx, p.Partition, kv.JobAuthoring, id)
+	j, err := s.DB.FindJobByID(ctx, p.Partition, kv.JobAuthoring, id)
 	if err != nil {
 		return page, err
 	}
@@ -121,35 +122,35 @@ func (s *Server) buildAuthoringPage(ctx context.Context, p *Principal, jobID str
 // findDesignVersions returns a study's design versions, oldest first: kept for the app,
 // not on the wire (DECISIONS §4), so no operation serves them. studies:read, as
 // get_study.
-func (s *Server) findDesignVersions(ctx context.Context, p *Principal, study kv.ID) ([]kv.BriefVersion, error) {
+func (s *Server) findDesignVersions(ctx context.Context, p *pipeline.Principal, study kv.ID) ([]kv.BriefVersion, error) {
 	if err := s.appMay(p, "get_study", nil); err != nil {
 		return nil, err
 	}
-	return s.db.FindBriefVersions(ctx, p.Partition, study)
+	return s.DB.FindBriefVersions(ctx, p.Partition, study)
 }
 
 // findParticipantLinks returns a study's participant links, oldest first, under
 // links:read as the study's invite link.
-func (s *Server) findParticipantLinks(ctx context.Context, p *Principal, study kv.ID) ([]kv.Link, error) {
+func (s *Server) findParticipantLinks(ctx context.Context, p *pipeline.Principal, study kv.ID) ([]kv.Link, error) {
 	if err := s.appMay(p, "get_interview_link", nil); err != nil {
 		return nil, err
 	}
-	return s.db.FindParticipantLinks(ctx, p.Partition, study)
+	return s.DB.FindParticipantLinks(ctx, p.Partition, study)
 }
 
 // buildStudyPage gathers a study's page. Parts the principal may not read (links
 // without links:read) are left out rather than refused: a member still sees the brief.
-func (s *Server) buildStudyPage(ctx context.Context, p *Principal, study kv.ID) (webui.StudyPage, error) {
-	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})
+func (s *Server) buildStudyPage(ctx context.Context, p *pipeline.Principal, study kv.ID) (webui.StudyPage, error) {
+	d, err := appCall[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.StudyPage{}, err
 	}
 	page := webui.StudyPage{Tabs: studyTabs(p, study, webui.TabStudy), ID: d.ID.String(), Name: d.Name, Mode: string(d.Mode), Launched: wireStampPtr(d.LaunchedAt),
 		Created: wireStamp(d.CreatedAt), Updated: wireStamp(d.UpdatedAt),
 		CanRead: p.Has(kv.ScopeLinksRead), CanLinks: p.Has(kv.ScopeLinksWrite), CanWrite: p.Has(kv.ScopeStudiesWrite),
-		CanGoLive: p.Has(kv.ScopeStudiesGoLive), CanExport: p.mayExport(), CanTranscripts: p.Has(kv.ScopeExportRead),
-		CanMode:  p.mayChangeMode(),
-		MaxTurns: fullSimulationTurns(d.Brief), LinkForm: blankLinkForm()}
+		CanGoLive: p.Has(kv.ScopeStudiesGoLive), CanExport: p.MayExport(), CanTranscripts: p.Has(kv.ScopeExportRead),
+		CanMode:  p.MayChangeMode(),
+		MaxTurns: pipeline.FullSimulationTurns(d.Brief), LinkForm: blankLinkForm()}
 	if d.Brief != nil {
 		page.Brief = briefView(*d.Brief)
 	}
@@ -159,7 +160,7 @@ func (s *Server) buildStudyPage(ctx context.Context, p *Principal, study kv.ID) 
 	}
 	page.Versions = designVersions(versions)
 	if page.CanRead {
-		link, err := appCall[InviteLink](ctx, s, p, "get_interview_link", &StudyIDInput{StudyID: study})
+		link, err := appCall[pipeline.InviteLink](ctx, s, p, "get_interview_link", &pipeline.StudyIDInput{StudyID: study})
 		if err != nil {
 			return page, err
 		}
@@ -174,7 +175,7 @@ func (s *Server) buildStudyPage(ctx context.Context, p *Principal, study kv.ID) 
 		page.Links = linkRows(s, links)
 	}
 	if p.Partition.Env == kv.EnvLive {
-		org, err := s.db.FindOrgByID(ctx, p.Partition.Org)
+		org, err := s.DB.FindOrgByID(ctx, p.Partition.Org)
 		if err != nil {
 			return page, err
 		}
@@ -284,7 +285,7 @@ func listDiff(a, b []string) (added, removed []string) {
 func linkRows(s *Server, links []kv.Link) []webui.LinkRow {
 	out := make([]webui.LinkRow, len(links))
 	for i, l := range links {
-		row := webui.LinkRow{Label: l.Label, URL: s.linkURL(l.Token), Audience: l.Audience, Note: l.Note, Created: stampOf(l.CreatedAt),
+		row := webui.LinkRow{Label: l.Label, URL: s.LinkURL(l.Token), Audience: l.Audience, Note: l.Note, Created: stampOf(l.CreatedAt),
 			Claimed: l.InterviewID != nil, Context: sortedPairs(l.Context)}
 		if row.Audience == "" {
 			row.Audience = "group"
@@ -312,8 +313,8 @@ func blankLinkForm() webui.LinkForm {
 
 // appCreateParticipantLink mints a participant link from the form's context rows
 // (blank rows are skipped; a key given twice is the operation's to refuse).
-func (s *Server) appCreateParticipantLink(ctx context.Context, p *Principal, study kv.ID, f webui.LinkForm) (ParticipantLink, error) {
-	in := &ParticipantLinkInput{StudyID: study, Audience: f.Audience, Note: f.Note, Label: f.Label}
+func (s *Server) appCreateParticipantLink(ctx context.Context, p *pipeline.Principal, study kv.ID, f webui.LinkForm) (pipeline.ParticipantLink, error) {
+	in := &pipeline.ParticipantLinkInput{StudyID: study, Audience: f.Audience, Note: f.Note, Label: f.Label}
 	for _, row := range f.Rows {
 		k := strings.TrimSpace(row.Key)
 		if k == "" && row.Value == "" {
@@ -323,7 +324,7 @@ func (s *Server) appCreateParticipantLink(ctx context.Context, p *Principal, stu
 			in.Context = map[string]string{}
 		}
 		if _, dup := in.Context[k]; dup {
-			return ParticipantLink{}, kv.Invalid(kv.FieldError{Loc: []any{"body", "context", k}, Type: "duplicate_key",
+			return pipeline.ParticipantLink{}, kv.Invalid(kv.FieldError{Loc: []any{"body", "context", k}, Type: "duplicate_key",
 				Msg: "The context key " + strconv.Quote(k) + " is given twice."})
 		}
 		in.Context[k] = row.Value
@@ -331,26 +332,26 @@ func (s *Server) appCreateParticipantLink(ctx context.Context, p *Principal, stu
 	if in.Audience == "" {
 		in.Audience = "group"
 	}
-	return appCall[ParticipantLink](ctx, s, p, "create_participant_link", in)
+	return appCall[pipeline.ParticipantLink](ctx, s, p, "create_participant_link", in)
 }
 
 // appSetMode moves a study to target. Go live needs the confirmation the page asks
 // for; the operation checks the scope (studies:golive for live) and the validation.
-func (s *Server) appSetMode(ctx context.Context, p *Principal, study kv.ID, target string) (ModeResult, error) {
-	return appCall[ModeResult](ctx, s, p, "set_study_mode", &SetModeInput{StudyID: study, Mode: kv.Mode(target)})
+func (s *Server) appSetMode(ctx context.Context, p *pipeline.Principal, study kv.ID, target string) (pipeline.ModeResult, error) {
+	return appCall[pipeline.ModeResult](ctx, s, p, "set_study_mode", &pipeline.SetModeInput{StudyID: study, Mode: kv.Mode(target)})
 }
 
-func (s *Server) buildGoLivePage(ctx context.Context, p *Principal, study kv.ID) (webui.GoLivePage, error) {
-	if err := s.appMay(p, "set_study_mode", &SetModeInput{StudyID: study, Mode: kv.ModeLive}); err != nil {
+func (s *Server) buildGoLivePage(ctx context.Context, p *pipeline.Principal, study kv.ID) (webui.GoLivePage, error) {
+	if err := s.appMay(p, "set_study_mode", &pipeline.SetModeInput{StudyID: study, Mode: kv.ModeLive}); err != nil {
 		return webui.GoLivePage{}, err
 	}
-	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})
+	d, err := appCall[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.GoLivePage{}, err
 	}
 	page := webui.GoLivePage{ID: d.ID.String(), Name: d.Name, FirstTime: d.LaunchedAt == nil}
 	if p.Partition.Env == kv.EnvLive {
-		org, err := s.db.FindOrgByID(ctx, p.Partition.Org)
+		org, err := s.DB.FindOrgByID(ctx, p.Partition.Org)
 		if err != nil {
 			return page, err
 		}
@@ -360,17 +361,17 @@ func (s *Server) buildGoLivePage(ctx context.Context, p *Principal, study kv.ID)
 }
 
 // appSimulate starts a simulation; it returns the job's id.
-func (s *Server) appSimulate(ctx context.Context, p *Principal, study kv.ID, persona string, maxTurns *int) (string, error) {
-	in := &SimulateStudyInput{StudyID: study, MaxTurns: maxTurns}
+func (s *Server) appSimulate(ctx context.Context, p *pipeline.Principal, study kv.ID, persona string, maxTurns *int) (string, error) {
+	in := &pipeline.SimulateStudyInput{StudyID: study, MaxTurns: maxTurns}
 	if persona = strings.TrimSpace(persona); persona != "" {
 		in.Persona = &persona
 	}
-	job, err := appCall[SimulationJob](ctx, s, p, "simulate_study", in)
+	job, err := appCall[pipeline.SimulationJob](ctx, s, p, "simulate_study", in)
 	return job.JobID, err
 }
 
-func (s *Server) buildSimulationPage(ctx context.Context, p *Principal, jobID string) (webui.SimulationPage, error) {
-	st, err := appCall[SimulationStatus](ctx, s, p, "get_simulation_status", &JobIDInput{JobID: jobID})
+func (s *Server) buildSimulationPage(ctx context.Context, p *pipeline.Principal, jobID string) (webui.SimulationPage, error) {
+	st, err := appCall[pipeline.SimulationStatus](ctx, s, p, "get_simulation_status", &pipeline.JobIDInput{JobID: jobID})
 	if err != nil {
 		return webui.SimulationPage{}, err
 	}
@@ -388,7 +389,7 @@ func (s *Server) buildSimulationPage(ctx context.Context, p *Principal, jobID st
 	// The simulation's study, for the way back; the job was just found in this
 	// partition, so a miss here is only a study erased since.
 	if id, ok := kv.ParseID(jobID); ok {
-		if j, err := s.db.FindJobByID(ctx, p.Partition, kv.JobSimulation, id); err == nil && j.StudyID != nil {
+		if j, err := s.DB.FindJobByID(ctx, p.Partition, kv.JobSimulation, id); err == nil && j.StudyID != nil {
 			page.StudyID = j.StudyID.String()
 		}
 	}

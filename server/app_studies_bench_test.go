@@ -83,14 +83,14 @@ func benchAppRequest(b *testing.B, h fasthttp.RequestHandler, session, uri strin
 // owner, through the app surface with the access log on.
 func BenchmarkAppStudiesPage(b *testing.B) {
 	srv, _, studies := benchServer(b, 60)
-	session := benchAppSession(b, srv.db, studies[0].OrgID)
+	session := benchAppSession(b, srv.DB, studies[0].OrgID)
 	benchAppRequest(b, srv.Handler(), session, "/app/studies")
 }
 
 // BenchmarkAppTranscriptPage renders the transcript page of a 60-message interview.
 func BenchmarkAppTranscriptPage(b *testing.B) {
 	srv, _, studies := benchServer(b, 3)
-	session := benchAppSession(b, srv.db, studies[0].OrgID)
-	iv := benchInterview(b, srv.db, studies[1], 60)
+	session := benchAppSession(b, srv.DB, studies[0].OrgID)
+	iv := benchInterview(b, srv.DB, studies[1], 60)
 	benchAppRequest(b, srv.Handler(), session, "/app/interviews/"+iv.String())
 }

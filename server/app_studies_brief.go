@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -52,12 +53,12 @@ func briefFormOf(b kv.Brief, version int) briefForm {
 
 // readBriefForm reads the posted form. Browsers send a textarea's line breaks as CR
 // LF; the brief keeps them as LF, as the API takes them.
-func readBriefForm(r *request) briefForm {
-	f := briefForm{title: r.formValue("title"), minutes: strings.TrimSpace(r.formValue("estimated_duration_minutes"))}
-	f.version, _ = strconv.Atoi(r.formValue("version"))
+func readBriefForm(r *pipeline.Request) briefForm {
+	f := briefForm{title: formValue(r, "title"), minutes: strings.TrimSpace(formValue(r, "estimated_duration_minutes"))}
+	f.version, _ = strconv.Atoi(formValue(r, "version"))
 	for _, l := range briefLists {
 		items := []string{}
-		for _, v := range r.formValues(l.field) {
+		for _, v := range formValues(r, l.field) {
 			items = append(items, strings.ReplaceAll(v, "\r\n", "\n"))
 		}
 		f.lists = append(f.lists, items)
@@ -132,9 +133,9 @@ func (f *briefForm) layoutChange(op string) (focus, notice string, ok bool) {
 
 // input is the operation's input for f, or the refusal of a duration that is not a
 // whole number (kept apart: it never reaches the operation).
-func (f briefForm) input(study kv.ID) (*UpdateBriefInput, *kv.FieldError) {
-	in := &UpdateBriefInput{StudyID: study, Title: f.title, Objectives: f.lists[0], PreInterviewQuestions: f.lists[1],
-		VerbatimQuestions: f.lists[2], baseVersion: f.version}
+func (f briefForm) input(study kv.ID) (*pipeline.UpdateBriefInput, *kv.FieldError) {
+	in := &pipeline.UpdateBriefInput{StudyID: study, Title: f.title, Objectives: f.lists[0], PreInterviewQuestions: f.lists[1],
+		VerbatimQuestions: f.lists[2], BaseVersion: f.version}
 	if f.minutes == "" {
 		return in, nil
 	}
@@ -171,7 +172,7 @@ func briefFieldKey(loc []any) string {
 // briefFormErrors turns a refusal of the brief into messages by form field (the first
 // for each), or returns nil when err is not a validation failure.
 func briefFormErrors(err error) webui.FieldErrors {
-	ae := toAPIError(err)
+	ae := pipeline.ToAPIError(err)
 	if ae.Status != 422 {
 		return nil
 	}
@@ -189,11 +190,11 @@ func briefFormErrors(err error) webui.FieldErrors {
 
 // buildBriefEditPage gathers the brief form for study, filled from f (nil: from the
 // current brief). It needs studies:write, as saving does.
-func (s *Server) buildBriefEditPage(ctx context.Context, p *Principal, study kv.ID, f *briefForm) (webui.BriefEditPage, error) {
+func (s *Server) buildBriefEditPage(ctx context.Context, p *pipeline.Principal, study kv.ID, f *briefForm) (webui.BriefEditPage, error) {
 	if err := s.appMay(p, "update_study_brief", nil); err != nil {
 		return webui.BriefEditPage{}, err
 	}
-	d, err := appCall[StudyDetail](ctx, s, p, "get_study", &StudyIDInput{StudyID: study})
+	d, err := appCall[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.BriefEditPage{}, err
 	}
@@ -203,7 +204,7 @@ func (s *Server) buildBriefEditPage(ctx context.Context, p *Principal, study kv.
 	if f == nil {
 		// The version and the brief come from one read, so the form's version is the
 		// one its text shows.
-		st, err := s.db.FindStudyByID(ctx, p.Partition, study)
+		st, err := s.DB.FindStudyByID(ctx, p.Partition, study)
 		if err != nil {
 			return page, err
 		}
@@ -257,32 +258,32 @@ func setProblems(page *webui.BriefEditPage, fe webui.FieldErrors) {
 // on the form (nil when saved) with their status (422, or 409 for a conflict), the
 // version the form should carry from now on, and an error for anything else (not
 // found, forbidden, a failure).
-func (s *Server) appSaveBrief(ctx context.Context, p *Principal, study kv.ID, f briefForm) (webui.FieldErrors, int, int, error) {
+func (s *Server) appSaveBrief(ctx context.Context, p *pipeline.Principal, study kv.ID, f briefForm) (webui.FieldErrors, int, int, error) {
 	in, durationErr := f.input(study)
 	if durationErr != nil {
 		// Check the rest without saving, so every refusal shows at once.
 		o := s.appOp("update_study_brief")
-		if err := o.checkScope(p); err != nil {
+		if err := o.CheckScope(p); err != nil {
 			return nil, 0, f.version, err
 		}
-		fe := briefFormErrors(o.plan.finish(in, nil))
+		fe := briefFormErrors(o.Plan.Finish(in, nil))
 		if fe == nil {
 			fe = webui.FieldErrors{}
 		}
 		fe["estimated_duration_minutes"] = durationErr.Msg
 		return fe, 422, f.version, nil
 	}
-	_, err := appCall[StudyDetail](ctx, s, p, "update_study_brief", in)
+	_, err := appCall[pipeline.StudyDetail](ctx, s, p, "update_study_brief", in)
 	if fe := briefFormErrors(err); fe != nil {
 		return fe, 422, f.version, nil
 	}
 	var ke *kv.Error
-	if asKV(err, &ke) && ke.Code == kv.ECONFLICT {
+	if pipeline.AsKV(err, &ke) && ke.Code == kv.ECONFLICT {
 		version, msg := f.version, ke.Message
 		if ke.Reason == "brief_changed" {
 			// From now on the form is a proposal over the current version: saving it
 			// again replaces that version, knowingly.
-			if st, ferr := s.db.FindStudyByID(ctx, p.Partition, study); ferr == nil {
+			if st, ferr := s.DB.FindStudyByID(ctx, p.Partition, study); ferr == nil {
 				version = st.Version
 			}
 			msg += " Nothing was saved. Compare with the study page, then save again to replace it with what you see here."

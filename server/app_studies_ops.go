@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
 // appOp returns the operation named name from the research table. The research pages
 // run operations through it, so a page can never apply a rule the API does not.
-func (s *Server) appOp(name string) *Operation {
-	for _, o := range s.ops {
+func (s *Server) appOp(name string) *pipeline.Operation {
+	for _, o := range s.Ops {
 		if o.Name == name {
 			return o
 		}
@@ -25,7 +26,7 @@ func (s *Server) appOp(name string) *Operation {
 // appWire is the research pipeline as the web app's actions: the input is built from
 // a form and checked as binding checks any other; no idempotency key; and no API
 // budget (budgetNone: people are limited where they sign in).
-var appWire = researchWire{budget: budgetNone, bind: bindBuiltInput}
+var appWire = pipeline.ResearchWire{Budget: pipeline.BudgetNone, Bind: pipeline.BindBuiltInput}
 
 // appAction is the outcome of one app action, for the page that ran it (the request's
 // data).
@@ -36,16 +37,16 @@ type appAction struct {
 
 // renderAppAction hands an action's outcome back to its page, which renders it with
 // everything else it shows.
-func renderAppAction(r *request, err error) {
-	a := r.data.(*appAction)
-	a.out, a.err = r.out, err
+func renderAppAction(r *pipeline.Request, err error) {
+	a := r.Data.(*appAction)
+	a.out, a.err = r.Out, err
 }
 
 // appCalls pools the requests of app actions: a page may run several.
 var appCalls = sync.Pool{New: func() any { return new(appCallState) }}
 
 type appCallState struct {
-	r   request
+	r   pipeline.Request
 	res appAction
 }
 
@@ -53,15 +54,15 @@ type appCallState struct {
 // the API runs it: the scope check, the input's declarative rules and its own
 // validation, the scope the input needs, then the operation. Only binding differs
 // (forms instead of JSON).
-func appCall[Out any](ctx context.Context, s *Server, p *Principal, name string, in any) (Out, error) {
+func appCall[Out any](ctx context.Context, s *Server, p *pipeline.Principal, name string, in any) (Out, error) {
 	var zero Out
 	st := appCalls.Get().(*appCallState)
 	defer func() {
 		*st = appCallState{}
 		appCalls.Put(st)
 	}()
-	st.r = request{ctx: ctx, op: s.appOp(name), p: p, in: in, data: &st.res}
-	s.appActions.run(&st.r)
+	st.r = pipeline.Request{Ctx: ctx, Op: s.appOp(name), P: p, In: in, Data: &st.res}
+	s.appActions.Run(&st.r)
 	if st.res.err != nil {
 		return zero, st.res.err
 	}
@@ -71,18 +72,18 @@ func appCall[Out any](ctx context.Context, s *Server, p *Principal, name string,
 // appMay applies the research pipeline's scope rules of operation name (its scope
 // step, and with in its required-scope step) without running it: for a page that leads
 // to the operation, or shows what it would, so the page asks what the API would.
-func (s *Server) appMay(p *Principal, name string, in any) error {
+func (s *Server) appMay(p *pipeline.Principal, name string, in any) error {
 	o := s.appOp(name)
-	if err := p.roleAllows(o); err != nil {
+	if err := p.RoleAllows(o); err != nil {
 		return err
 	}
-	if err := o.checkScope(p); err != nil {
+	if err := o.CheckScope(p); err != nil {
 		return err
 	}
 	if in == nil {
 		return nil
 	}
-	return p.require(o.requiredScope(in))
+	return p.Require(o.RequiredScope(in))
 }
 
 // formErrors turns a validation refusal into messages by form field, or returns nil
@@ -93,7 +94,7 @@ func formErrors(err error) webui.FieldErrors {
 	if err == nil {
 		return nil
 	}
-	ae := toAPIError(err)
+	ae := pipeline.ToAPIError(err)
 	if ae.Status != 422 {
 		return nil
 	}
@@ -171,7 +172,7 @@ func stampPtr(t *time.Time) *webui.Stamp {
 }
 
 // wireStamp formats a wire time the operations return.
-func wireStamp(t Time) webui.Stamp {
+func wireStamp(t pipeline.Time) webui.Stamp {
 	at, err := t.Parse()
 	if err != nil {
 		return webui.Stamp{ISO: string(t), Text: string(t)}
@@ -179,7 +180,7 @@ func wireStamp(t Time) webui.Stamp {
 	return stampOf(at)
 }
 
-func wireStampPtr(t *Time) *webui.Stamp {
+func wireStampPtr(t *pipeline.Time) *webui.Stamp {
 	if t == nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -36,8 +37,8 @@ func (s *Server) appStudyRoutes() []appRoute {
 
 // pathID returns the id in path parameter name; a malformed one is simply not found,
 // as an unknown one is.
-func pathID(r *request, name string) (kv.ID, error) {
-	raw, _ := r.c.UserValue(name).(string)
+func pathID(r *pipeline.Request, name string) (kv.ID, error) {
+	raw, _ := r.C.UserValue(name).(string)
 	id, ok := kv.ParseID(raw)
 	if !ok {
 		return kv.ID{}, kv.Errorf(kv.ENOTFOUND, "not_found", "Not found.")
@@ -48,41 +49,41 @@ func pathID(r *request, name string) (kv.ID, error) {
 // studyInPath returns the study named by the path, after checking that the caller may
 // read it in their partition: a post about another organisation's study is not found
 // before anything in its form is looked at.
-func (s *Server) studyInPath(r *request) (kv.ID, error) {
+func (s *Server) studyInPath(r *pipeline.Request) (kv.ID, error) {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return id, err
 	}
-	_, err = appCall[StudyDetail](r.ctx, s, r.p, "get_study", &StudyIDInput{StudyID: id})
+	_, err = appCall[pipeline.StudyDetail](r.Ctx, s, r.P, "get_study", &pipeline.StudyIDInput{StudyID: id})
 	return id, err
 }
 
-func pathString(r *request, name string) string {
-	v, _ := r.c.UserValue(name).(string)
+func pathString(r *pipeline.Request, name string) string {
+	v, _ := r.C.UserValue(name).(string)
 	return v
 }
 
 // query returns a query parameter of the request.
-func query(r *request, name string) string { return string(r.c.QueryArgs().Peek(name)) }
+func query(r *pipeline.Request, name string) string { return string(r.C.QueryArgs().Peek(name)) }
 
-func queryAll(r *request, name string) []string {
+func queryAll(r *pipeline.Request, name string) []string {
 	var out []string
-	for _, v := range r.c.QueryArgs().PeekMulti(name) {
+	for _, v := range r.C.QueryArgs().PeekMulti(name) {
 		out = append(out, string(v))
 	}
 	return out
 }
 
 // writeAppJSON answers a page's script (a job's status) with v as JSON.
-func writeAppJSON(r *request, v any) error {
+func writeAppJSON(r *pipeline.Request, v any) error {
 	body, err := json.MarshalNoEscape(v)
 	if err != nil {
 		return err
 	}
-	r.c.SetStatusCode(200)
-	r.c.SetContentType("application/json")
-	r.c.SetBody(body)
-	r.written = true
+	r.C.SetStatusCode(200)
+	r.C.SetContentType("application/json")
+	r.C.SetBody(body)
+	r.Written = true
 	return nil
 }
 
@@ -90,55 +91,55 @@ func studyPage(title string, status int, data any, name string) *appPage {
 	return &appPage{name: name, status: status, title: title, nav: webui.NavStudies, data: data}
 }
 
-func (s *Server) handleAppStudies(r *request) error {
-	page, err := s.buildStudiesPage(r.ctx, r.p, query(r, "cursor"))
+func (s *Server) handleAppStudies(r *pipeline.Request) error {
+	page, err := s.buildStudiesPage(r.Ctx, r.P, query(r, "cursor"))
 	if err != nil {
 		return err
 	}
-	r.out = studyPage("Studies", 0, page, webui.PageStudies)
+	r.Out = studyPage("Studies", 0, page, webui.PageStudies)
 	return nil
 }
 
-func (s *Server) handleAppStudyNew(r *request) error {
-	page, err := s.buildStudyNewPage(r.ctx, r.p, "", queryAll(r, "file"))
+func (s *Server) handleAppStudyNew(r *pipeline.Request) error {
+	page, err := s.buildStudyNewPage(r.Ctx, r.P, "", queryAll(r, "file"))
 	if err != nil {
 		return err
 	}
-	r.out = studyPage("New study", 0, page, webui.PageStudyNew)
+	r.Out = studyPage("New study", 0, page, webui.PageStudyNew)
 	return nil
 }
 
-func (s *Server) handleAppStudyCreate(r *request) error {
-	guidance, files := r.formValue("guidance"), r.formValues("file_ids")
-	job, err := s.appCreateStudy(r.ctx, r.p, guidance, files)
+func (s *Server) handleAppStudyCreate(r *pipeline.Request) error {
+	guidance, files := formValue(r, "guidance"), formValues(r, "file_ids")
+	job, err := s.appCreateStudy(r.Ctx, r.P, guidance, files)
 	if fe := formErrors(err); fe != nil {
-		page, perr := s.buildStudyNewPage(r.ctx, r.p, guidance, files)
+		page, perr := s.buildStudyNewPage(r.Ctx, r.P, guidance, files)
 		if perr != nil {
 			return perr
 		}
 		page.Errors = fe
-		r.out = studyPage("New study", 422, page, webui.PageStudyNew)
+		r.Out = studyPage("New study", 422, page, webui.PageStudyNew)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/studies/jobs/" + job}
+	r.Out = appRedirect{to: "/app/studies/jobs/" + job}
 	return nil
 }
 
 // handleAppStudyFile takes one document for a study being created (multipart, part
 // "file", through the upload operation) and returns to the form with it attached.
 // A refused file comes back as the form with the reason beside the file field.
-func (s *Server) handleAppStudyFile(r *request) error {
+func (s *Server) handleAppStudyFile(r *pipeline.Request) error {
 	keep := queryAll(r, "file_ids") // the files attached so far ride in the action's query
-	in, err := s.bindUpload(r.c)
-	var fh FileHandle
+	in, err := s.BindUpload(r.C)
+	var fh pipeline.FileHandle
 	if err == nil {
-		fh, err = appCall[FileHandle](r.ctx, s, r.p, "upload_file", in)
+		fh, err = appCall[pipeline.FileHandle](r.Ctx, s, r.P, "upload_file", in)
 	}
 	if fe := formErrors(err); fe != nil {
-		page, perr := s.buildStudyNewPage(r.ctx, r.p, "", keep)
+		page, perr := s.buildStudyNewPage(r.Ctx, r.P, "", keep)
 		if perr != nil {
 			return perr
 		}
@@ -146,7 +147,7 @@ func (s *Server) handleAppStudyFile(r *request) error {
 			fe = webui.FieldErrors{"file": fe.List()[0]}
 		}
 		page.Errors = fe
-		r.out = studyPage("New study", 422, page, webui.PageStudyNew)
+		r.Out = studyPage("New study", 422, page, webui.PageStudyNew)
 		return nil
 	}
 	if err != nil {
@@ -156,23 +157,23 @@ func (s *Server) handleAppStudyFile(r *request) error {
 	for _, id := range append(keep, fh.FileID.String()) {
 		v.Add("file", id)
 	}
-	r.out = appRedirect{to: "/app/studies/new?" + v.Encode()}
+	r.Out = appRedirect{to: "/app/studies/new?" + v.Encode()}
 	return nil
 }
 
-func (s *Server) handleAppAuthoring(r *request) error {
-	page, err := s.buildAuthoringPage(r.ctx, r.p, pathString(r, "job_id"))
+func (s *Server) handleAppAuthoring(r *pipeline.Request) error {
+	page, err := s.buildAuthoringPage(r.Ctx, r.P, pathString(r, "job_id"))
 	if err != nil {
 		return err
 	}
 	if page.Status == "ready" && page.StudyURL != "" {
 		// Drafted before the page was asked for (a quick engine, a slow browser): go
 		// straight to the study, as the page's script would once it saw "ready".
-		r.out = appRedirect{to: page.StudyURL}
+		r.Out = appRedirect{to: page.StudyURL}
 		return nil
 	}
 	page.Refine = page.Refine || query(r, "refine") == "1"
-	r.out = studyPage("Drafting the study", 0, page, webui.PageStudyAuthoring)
+	r.Out = studyPage("Drafting the study", 0, page, webui.PageStudyAuthoring)
 	return nil
 }
 
@@ -182,25 +183,25 @@ type authoringStatusJSON struct {
 	StudyURL string `json:"study_url,omitempty"`
 }
 
-func (s *Server) handleAppAuthoringStatus(r *request) error {
-	page, err := s.buildAuthoringPage(r.ctx, r.p, pathString(r, "job_id"))
+func (s *Server) handleAppAuthoringStatus(r *pipeline.Request) error {
+	page, err := s.buildAuthoringPage(r.Ctx, r.P, pathString(r, "job_id"))
 	if err != nil {
 		return err
 	}
 	return writeAppJSON(r, authoringStatusJSON{Status: page.Status, StudyURL: page.StudyURL})
 }
 
-func (s *Server) handleAppStudy(r *request) error {
+func (s *Server) handleAppStudy(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
 	}
-	page, err := s.buildStudyPage(r.ctx, r.p, id)
+	page, err := s.buildStudyPage(r.Ctx, r.P, id)
 	if err != nil {
 		return err
 	}
 	page.Notice = studyNotices[query(r, "done")]
-	r.out = studyPage(page.Name, 0, page, webui.PageStudy)
+	r.Out = studyPage(page.Name, 0, page, webui.PageStudy)
 	return nil
 }
 
@@ -217,8 +218,8 @@ var studyNotices = map[string]string{
 }
 
 // studyFormError re-renders the study page with a form's refusal beside its field.
-func (s *Server) studyFormError(r *request, id kv.ID, fe webui.FieldErrors, keep func(*webui.StudyPage)) error {
-	page, err := s.buildStudyPage(r.ctx, r.p, id)
+func (s *Server) studyFormError(r *pipeline.Request, id kv.ID, fe webui.FieldErrors, keep func(*webui.StudyPage)) error {
+	page, err := s.buildStudyPage(r.Ctx, r.P, id)
 	if err != nil {
 		return err
 	}
@@ -226,44 +227,44 @@ func (s *Server) studyFormError(r *request, id kv.ID, fe webui.FieldErrors, keep
 	if keep != nil {
 		keep(&page)
 	}
-	r.out = studyPage(page.Name, 422, page, webui.PageStudy)
+	r.Out = studyPage(page.Name, 422, page, webui.PageStudy)
 	return nil
 }
 
-func (s *Server) handleAppGoLive(r *request) error {
+func (s *Server) handleAppGoLive(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
 	}
-	page, err := s.buildGoLivePage(r.ctx, r.p, id)
+	page, err := s.buildGoLivePage(r.Ctx, r.P, id)
 	if err != nil {
 		return err
 	}
-	r.out = studyPage("Go live", 0, page, webui.PageStudyGoLive)
+	r.Out = studyPage("Go live", 0, page, webui.PageStudyGoLive)
 	return nil
 }
 
 // handleAppStudyMode sets a study's mode. Going live needs the confirmation page's
 // "confirm" field, so no single click on the study page can spend credits.
-func (s *Server) handleAppStudyMode(r *request) error {
+func (s *Server) handleAppStudyMode(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
-	target := r.formValue("mode")
-	if target == string(kv.ModeLive) && r.formValue("confirm") != "yes" {
-		r.out = appRedirect{to: "/app/studies/" + id.String() + "/golive"}
+	target := formValue(r, "mode")
+	if target == string(kv.ModeLive) && formValue(r, "confirm") != "yes" {
+		r.Out = appRedirect{to: "/app/studies/" + id.String() + "/golive"}
 		return nil
 	}
-	res, err := s.appSetMode(r.ctx, r.p, id, target)
+	res, err := s.appSetMode(r.Ctx, r.P, id, target)
 	if fe := formErrors(err); fe != nil {
 		if target == string(kv.ModeLive) {
-			page, perr := s.buildGoLivePage(r.ctx, r.p, id)
+			page, perr := s.buildGoLivePage(r.Ctx, r.P, id)
 			if perr != nil {
 				return perr
 			}
 			page.Errors = fe
-			r.out = studyPage("Go live", 422, page, webui.PageStudyGoLive)
+			r.Out = studyPage("Go live", 422, page, webui.PageStudyGoLive)
 			return nil
 		}
 		return s.studyFormError(r, id, fe, nil)
@@ -271,86 +272,86 @@ func (s *Server) handleAppStudyMode(r *request) error {
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/studies/" + id.String() + "?done=" + string(res.Mode)}
+	r.Out = appRedirect{to: "/app/studies/" + id.String() + "?done=" + string(res.Mode)}
 	return nil
 }
 
-func (s *Server) handleAppStudyRefine(r *request) error {
+func (s *Server) handleAppStudyRefine(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
-	guidance := r.formValue("guidance")
-	job, err := s.appRefineStudy(r.ctx, r.p, id, guidance)
+	guidance := formValue(r, "guidance")
+	job, err := s.appRefineStudy(r.Ctx, r.P, id, guidance)
 	if fe := formErrors(err); fe != nil {
 		return s.studyFormError(r, id, fe, func(p *webui.StudyPage) { p.RefineGuidance = guidance })
 	}
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/studies/jobs/" + job + "?refine=1"}
+	r.Out = appRedirect{to: "/app/studies/jobs/" + job + "?refine=1"}
 	return nil
 }
 
-func (s *Server) handleAppStudyBrief(r *request) error {
+func (s *Server) handleAppStudyBrief(r *pipeline.Request) error {
 	id, err := pathID(r, "study_id")
 	if err != nil {
 		return err
 	}
-	page, err := s.buildBriefEditPage(r.ctx, r.p, id, nil)
+	page, err := s.buildBriefEditPage(r.Ctx, r.P, id, nil)
 	if err != nil {
 		return err
 	}
-	r.out = studyPage("Edit brief", 0, page, webui.PageStudyBrief)
+	r.Out = studyPage("Edit brief", 0, page, webui.PageStudyBrief)
 	return nil
 }
 
 // handleAppStudyBriefPost serves every button of the brief form: a layout button
 // comes back as the form with its change made (nothing saved), "save" saves.
-func (s *Server) handleAppStudyBriefPost(r *request) error {
+func (s *Server) handleAppStudyBriefPost(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
 	f := readBriefForm(r)
-	if op := r.formValue("op"); op != "" && op != "save" {
+	if op := formValue(r, "op"); op != "" && op != "save" {
 		focus, notice, _ := f.layoutChange(op)
-		page, err := s.buildBriefEditPage(r.ctx, r.p, id, &f)
+		page, err := s.buildBriefEditPage(r.Ctx, r.P, id, &f)
 		if err != nil {
 			return err
 		}
 		page.Focus, page.Notice = focus, notice
-		r.out = studyPage("Edit brief", 0, page, webui.PageStudyBrief)
+		r.Out = studyPage("Edit brief", 0, page, webui.PageStudyBrief)
 		return nil
 	}
-	fe, status, version, err := s.appSaveBrief(r.ctx, r.p, id, f)
+	fe, status, version, err := s.appSaveBrief(r.Ctx, r.P, id, f)
 	if err != nil {
 		return err
 	}
 	if fe != nil {
 		f.version = version
-		page, err := s.buildBriefEditPage(r.ctx, r.p, id, &f)
+		page, err := s.buildBriefEditPage(r.Ctx, r.P, id, &f)
 		if err != nil {
 			return err
 		}
 		setProblems(&page, fe)
-		r.out = studyPage("Edit brief", status, page, webui.PageStudyBrief)
+		r.Out = studyPage("Edit brief", status, page, webui.PageStudyBrief)
 		return nil
 	}
 	done := "brief"
-	if st, err := s.db.FindStudyByID(r.ctx, r.p.Partition, id); err == nil && f.version > 0 && st.Version == f.version {
+	if st, err := s.DB.FindStudyByID(r.Ctx, r.P.Partition, id); err == nil && f.version > 0 && st.Version == f.version {
 		done = "same"
 	}
-	r.out = appRedirect{to: "/app/studies/" + id.String() + "?done=" + done + "#brief-h"}
+	r.Out = appRedirect{to: "/app/studies/" + id.String() + "?done=" + done + "#brief-h"}
 	return nil
 }
 
-func (s *Server) handleAppStudySimulate(r *request) error {
+func (s *Server) handleAppStudySimulate(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
-	persona, turnsRaw := r.formValue("persona"), r.formValue("max_turns")
+	persona, turnsRaw := formValue(r, "persona"), formValue(r, "max_turns")
 	var turns *int
 	if turnsRaw != "" {
 		n, convErr := strconv.Atoi(turnsRaw)
@@ -360,7 +361,7 @@ func (s *Server) handleAppStudySimulate(r *request) error {
 		}
 		turns = &n
 	}
-	job, err := s.appSimulate(r.ctx, r.p, id, persona, turns)
+	job, err := s.appSimulate(r.Ctx, r.P, id, persona, turns)
 	if fe := formErrors(err); fe != nil {
 		return s.studyFormError(r, id, fe, func(p *webui.StudyPage) {
 			p.Persona = persona
@@ -372,17 +373,17 @@ func (s *Server) handleAppStudySimulate(r *request) error {
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/simulations/" + job}
+	r.Out = appRedirect{to: "/app/simulations/" + job}
 	return nil
 }
 
-func (s *Server) handleAppStudyLink(r *request) error {
+func (s *Server) handleAppStudyLink(r *pipeline.Request) error {
 	id, err := s.studyInPath(r)
 	if err != nil {
 		return err
 	}
-	f := webui.LinkForm{Label: r.formValue("label"), Audience: r.formValue("audience"), Note: r.formValue("note")}
-	keys, values := r.formValues("context_key"), r.formValues("context_value")
+	f := webui.LinkForm{Label: formValue(r, "label"), Audience: formValue(r, "audience"), Note: formValue(r, "note")}
+	keys, values := formValues(r, "context_key"), formValues(r, "context_value")
 	for i := range max(len(keys), len(values)) {
 		var kv webui.KeyValue
 		if i < len(keys) {
@@ -393,7 +394,7 @@ func (s *Server) handleAppStudyLink(r *request) error {
 		}
 		f.Rows = append(f.Rows, kv)
 	}
-	_, err = s.appCreateParticipantLink(r.ctx, r.p, id, f)
+	_, err = s.appCreateParticipantLink(r.Ctx, r.P, id, f)
 	if fe := formErrors(err); fe != nil {
 		for len(f.Rows) < linkFormRows {
 			f.Rows = append(f.Rows, webui.KeyValue{})
@@ -403,23 +404,23 @@ func (s *Server) handleAppStudyLink(r *request) error {
 	if err != nil {
 		return err
 	}
-	r.out = appRedirect{to: "/app/studies/" + id.String() + "?done=link#links-h"}
+	r.Out = appRedirect{to: "/app/studies/" + id.String() + "?done=link#links-h"}
 	return nil
 }
 
-func (s *Server) handleAppSimulation(r *request) error {
-	page, err := s.buildSimulationPage(r.ctx, r.p, pathString(r, "job_id"))
+func (s *Server) handleAppSimulation(r *pipeline.Request) error {
+	page, err := s.buildSimulationPage(r.Ctx, r.P, pathString(r, "job_id"))
 	if err != nil {
 		return err
 	}
-	r.out = studyPage("Simulation", 0, page, webui.PageSimulation)
+	r.Out = studyPage("Simulation", 0, page, webui.PageSimulation)
 	return nil
 }
 
 // simulationStatusJSON is what the simulation page's script polls: the operation's
 // own answer, so the page and the API show the same transcript.
-func (s *Server) handleAppSimulationStatus(r *request) error {
-	st, err := appCall[SimulationStatus](r.ctx, s, r.p, "get_simulation_status", &JobIDInput{JobID: pathString(r, "job_id")})
+func (s *Server) handleAppSimulationStatus(r *pipeline.Request) error {
+	st, err := appCall[pipeline.SimulationStatus](r.Ctx, s, r.P, "get_simulation_status", &pipeline.JobIDInput{JobID: pathString(r, "job_id")})
 	if err != nil {
 		return err
 	}

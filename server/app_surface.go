@@ -13,6 +13,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 	"interviewd/webui"
 )
@@ -58,7 +59,7 @@ type appRoute struct {
 	Method  string // GET or POST
 	Path    string
 	Access  appAccess
-	Handler handler
+	Handler pipeline.Handler
 }
 
 // appRouteSets lists the app's routes, one set per page file. A new page file adds its
@@ -125,11 +126,11 @@ type appSession struct {
 }
 
 // app returns the request's app state.
-func (r *request) app() *appSession {
-	a, _ := r.data.(*appSession)
+func appOf(r *pipeline.Request) *appSession {
+	a, _ := r.Data.(*appSession)
 	if a == nil {
 		a = &appSession{}
-		r.data = a
+		r.Data = a
 	}
 	return a
 }
@@ -161,50 +162,50 @@ var (
 // appForbidden is the 403 of a role that may not do something, or a form without its
 // CSRF token.
 func appForbidden(detail string) error {
-	return &apiError{Status: 403, Code: "forbidden", Detail: detail}
+	return &pipeline.APIError{Status: 403, Code: "forbidden", Detail: detail}
 }
 
-var errAppCSRF = &apiError{Status: 403, Code: "csrf_failed",
+var errAppCSRF = &pipeline.APIError{Status: 403, Code: "csrf_failed",
 	Detail: "This form has expired or did not come from this app. Go back, reload the page and try again."}
 
 // appSurfaceOf builds the app surface: the session is loaded for every route (never
 // refused here: access is the route's own step), then the security headers.
-func (s *Server) appSurfaceOf() *surface {
-	return &surface{
-		name:         "app",
-		authenticate: s.appAuthenticate,
-		steps:        []middleware{appHeaders},
-		render:       s.appRender,
+func (s *Server) appSurfaceOf() *pipeline.Surface {
+	return &pipeline.Surface{
+		Name:         "app",
+		Authenticate: s.appAuthenticate,
+		Steps:        []pipeline.Middleware{appHeaders},
+		Render:       s.appRender,
 	}
 }
 
 // routeApp mounts the app: GET / and every route of appRouteSets under /app.
-func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimits) {
+func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits pipeline.RateLimits) {
 	s.app = &appSide{
-		signIn: ratelimit.New(RateLimits{Off: limits.Off, Window: signInWindow,
+		signIn: ratelimit.New(pipeline.RateLimits{Off: limits.Off, Window: signInWindow,
 			Write: signInRequestsPerClient, OrgWrite: signInPerAddr, Read: signInAttemptsPerClient, OrgRead: signInPerAddr}),
-		signInMail: ratelimit.New(RateLimits{Off: limits.Off, Window: signInWindow, IP: signInMailPerEmail}),
-		preKey:     derivedKey(s.db.Secret(), "app pre-session"),
+		signInMail: ratelimit.New(pipeline.RateLimits{Off: limits.Off, Window: signInWindow, IP: signInMailPerEmail}),
+		preKey:     derivedKey(s.DB.Secret(), "app pre-session"),
 	}
-	if s.db.Shared() {
+	if s.DB.Shared() {
 		// Sign-in budgets hold across nodes like every other limit.
-		s.app.signIn.ShareInAs(s.db, "signin:")
-		s.app.signInMail.ShareInAs(s.db, "signin_mail:")
+		s.app.signIn.ShareInAs(s.DB, "signin:")
+		s.app.signInMail.ShareInAs(s.DB, "signin_mail:")
 	}
 	sf := s.appSurfaceOf()
 	public := s.appRequire(appRoute{Access: accessPublic})
-	s.appNotFound = sf.serve("/app/*", nil, sf.chain(func(*request) error {
-		return &apiError{Status: 404, Code: "not_found", Detail: "No such page."}
+	s.AppNotFound = sf.Serve("/app/*", nil, sf.Chain(func(*pipeline.Request) error {
+		return &pipeline.APIError{Status: 404, Code: "not_found", Detail: "No such page."}
 	}, public))
-	s.appNotAllowed = sf.serve("/app/*", nil, sf.chain(func(*request) error {
-		return &apiError{Status: 405, Code: "method_not_allowed", Detail: "This page cannot be opened that way. Go back and use the page's own buttons."}
+	s.AppNotAllowed = sf.Serve("/app/*", nil, sf.Chain(func(*pipeline.Request) error {
+		return &pipeline.APIError{Status: 405, Code: "method_not_allowed", Detail: "This page cannot be opened that way. Go back and use the page's own buttons."}
 	}, public))
-	root := s.group(r, "", sf)
+	root := s.Group(r, "", sf)
 	root.GET("/", s.handleAppRoot)
-	g := s.group(r, "/app", sf)
+	g := s.Group(r, "/app", sf)
 	for _, set := range s.appRouteSets() {
 		for _, rt := range set {
-			mw := []middleware{s.appRequire(rt)}
+			mw := []pipeline.Middleware{s.appRequire(rt)}
 			if rt.Method != "GET" {
 				mw = append(mw, s.appCSRF)
 			}
@@ -221,9 +222,9 @@ func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits RateLimit
 
 // appHeaders sets the security headers of every app answer. Every app page is about
 // one person's data, so none may sit in a cache.
-func appHeaders(next handler) handler {
-	return func(r *request) error {
-		h := &r.c.Response.Header
+func appHeaders(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		h := &r.C.Response.Header
 		h.Set("Content-Security-Policy", appCSP)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
@@ -236,17 +237,17 @@ func appHeaders(next handler) handler {
 
 // appAuthenticate loads the session named by the cookie, if any. A bad or expired
 // cookie is the same as none (the route's access step decides what that means).
-func (s *Server) appAuthenticate(r *request) error {
-	a := r.app()
+func (s *Server) appAuthenticate(r *pipeline.Request) error {
+	a := appOf(r)
 	// A pre-session token the server did not issue is no token (app_pre_session.go).
-	if pre := string(r.c.Request.Header.Cookie(appPreCookie)); s.validPre(pre) {
+	if pre := string(r.C.Request.Header.Cookie(appPreCookie)); s.validPre(pre) {
 		a.pre = pre
 	}
-	tok := string(r.c.Request.Header.Cookie(appSessionCookie))
+	tok := string(r.C.Request.Header.Cookie(appSessionCookie))
 	if tok == "" {
 		return nil
 	}
-	auth, err := s.db.AuthenticateSession(r.ctx, tok, string(r.c.UserAgent()), s.clientIP(r.c).String())
+	auth, err := s.DB.AuthenticateSession(r.Ctx, tok, string(r.C.UserAgent()), s.ClientIP(r.C).String())
 	switch {
 	case kv.ErrorCode(err) == kv.EUNAUTHORIZED:
 		return nil
@@ -255,17 +256,17 @@ func (s *Server) appAuthenticate(r *request) error {
 	}
 	a.auth, a.token, a.signed = auth, tok, true
 	if !auth.Org.ID.IsZero() {
-		r.p = appPrincipal(auth)
-		r.info.org = r.p.OrgKey
+		r.P = pipeline.AppPrincipal(auth)
+		r.Info.Org = r.P.OrgKey
 	}
 	return nil
 }
 
 // appRequire is a route's access step.
-func (s *Server) appRequire(rt appRoute) middleware {
-	return func(next handler) handler {
-		return func(r *request) error {
-			a := r.app()
+func (s *Server) appRequire(rt appRoute) pipeline.Middleware {
+	return func(next pipeline.Handler) pipeline.Handler {
+		return func(r *pipeline.Request) error {
+			a := appOf(r)
 			a.route = rt
 			if rt.Access == accessPublic {
 				return next(r)
@@ -296,12 +297,12 @@ func (s *Server) appRequire(rt appRoute) middleware {
 // appCSRF refuses a state-changing request whose token does not match: the session's
 // CSRF secret, or before sign-in the pre-session cookie. The token comes from the form
 // field "csrf" (urlencoded forms) or the X-CSRF-Token header (scripts, uploads).
-func (s *Server) appCSRF(next handler) handler {
-	return func(r *request) error {
-		a := r.app()
-		presented := string(r.c.Request.Header.Peek("X-CSRF-Token"))
-		if presented == "" && isURLEncoded(r.c) {
-			form, err := r.form()
+func (s *Server) appCSRF(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		a := appOf(r)
+		presented := string(r.C.Request.Header.Peek("X-CSRF-Token"))
+		if presented == "" && isURLEncoded(r.C) {
+			form, err := formOf(r)
 			if err != nil {
 				return err
 			}
@@ -346,16 +347,16 @@ func isURLEncoded(c *fasthttp.RequestCtx) bool {
 }
 
 // form returns the posted urlencoded form, read once (at most maxAppForm bytes).
-func (r *request) form() (*fasthttp.Args, error) {
-	a := r.app()
+func formOf(r *pipeline.Request) (*fasthttp.Args, error) {
+	a := appOf(r)
 	if a.form != nil {
 		return a.form, nil
 	}
 	a.form = &fasthttp.Args{}
-	if !isURLEncoded(r.c) {
+	if !isURLEncoded(r.C) {
 		return a.form, nil
 	}
-	body, err := readBody(r.c, maxAppForm)
+	body, err := pipeline.ReadBody(r.C, maxAppForm)
 	if err != nil {
 		return nil, err
 	}
@@ -364,8 +365,8 @@ func (r *request) form() (*fasthttp.Args, error) {
 }
 
 // formValue returns a posted form field, trimmed.
-func (r *request) formValue(name string) string {
-	f, err := r.form()
+func formValue(r *pipeline.Request, name string) string {
+	f, err := formOf(r)
 	if err != nil {
 		return ""
 	}
@@ -373,8 +374,8 @@ func (r *request) formValue(name string) string {
 }
 
 // formValues returns every value of a repeated form field (checkboxes).
-func (r *request) formValues(name string) []string {
-	f, err := r.form()
+func formValues(r *pipeline.Request, name string) []string {
+	f, err := formOf(r)
 	if err != nil {
 		return nil
 	}
@@ -385,29 +386,12 @@ func (r *request) formValues(name string) []string {
 	return out
 }
 
-// appPrincipal is the research principal of a session with a chosen workspace: the
-// scopes its role works with in the app (appSessionScopes) and the role itself, in the
-// chosen organisation and data environment.
-func appPrincipal(a kv.SessionAuth) *Principal {
-	scopes := appSessionScopes(a.Role)
-	return &Principal{
-		Partition:      kv.Partition{Org: a.Org.ID, Env: a.Session.Environment},
-		OrgName:        a.Org.Name,
-		Scopes:         scopes,
-		scopes:         newScopeSet(scopes),
-		CredentialType: credentialSession,
-		Role:           a.Role,
-		RateKey:        "session:" + a.Session.ID.String(),
-		OrgKey:         a.Org.ID.String(),
-	}
-}
-
 // handleAppRoot is GET /: the app when signed in, else the sign-in page.
-func (s *Server) handleAppRoot(r *request) error {
-	if r.app().signed {
-		r.out = appRedirect{to: "/app"}
+func (s *Server) handleAppRoot(r *pipeline.Request) error {
+	if appOf(r).signed {
+		r.Out = appRedirect{to: "/app"}
 	} else {
-		r.out = appRedirect{to: "/app/signin"}
+		r.Out = appRedirect{to: "/app/signin"}
 	}
 	return nil
 }
@@ -432,29 +416,29 @@ func safeNext(next string) string {
 
 // returnPath is where a refused GET should come back to after sign-in: its own path
 // and query. A refused post returns to the app's start.
-func returnPath(r *request) string {
-	if !r.c.IsGet() {
+func returnPath(r *pipeline.Request) string {
+	if !r.C.IsGet() {
 		return ""
 	}
-	return safeNext(string(r.c.RequestURI()))
+	return safeNext(string(r.C.RequestURI()))
 }
 
 // appRender writes an app request's outcome: a page, a redirect, or an error page.
-func (s *Server) appRender(r *request, err error) {
+func (s *Server) appRender(r *pipeline.Request, err error) {
 	if err == nil {
-		switch out := r.out.(type) {
+		switch out := r.Out.(type) {
 		case *appPage:
 			s.renderAppPage(r, out)
 		case appRedirect:
 			s.appRedirectTo(r, out.to)
 		default:
-			s.renderAppError(r, &apiError{Status: 500, Code: "internal_error", Detail: errInternal})
+			s.renderAppError(r, &pipeline.APIError{Status: 500, Code: "internal_error", Detail: pipeline.ErrInternal})
 		}
 		return
 	}
 	switch {
 	case errors.Is(err, errAppSignIn):
-		r.info.code = "signed_out"
+		r.Info.Code = "signed_out"
 		to := "/app/signin"
 		if next := returnPath(r); next != "" {
 			to += "?next=" + url.QueryEscape(next)
@@ -462,7 +446,7 @@ func (s *Server) appRender(r *request, err error) {
 		s.appRedirectTo(r, to)
 		return
 	case errors.Is(err, errAppTwoStep):
-		r.info.code = "two_step_due"
+		r.Info.Code = "two_step_due"
 		to := "/app/twostep"
 		if next := returnPath(r); next != "" {
 			to += "?next=" + url.QueryEscape(next)
@@ -470,7 +454,7 @@ func (s *Server) appRender(r *request, err error) {
 		s.appRedirectTo(r, to)
 		return
 	case errors.Is(err, errAppWorkspace):
-		r.info.code = "no_workspace"
+		r.Info.Code = "no_workspace"
 		to := "/app/workspace"
 		if next := returnPath(r); next != "" {
 			to += "?next=" + url.QueryEscape(next)
@@ -478,19 +462,19 @@ func (s *Server) appRender(r *request, err error) {
 		s.appRedirectTo(r, to)
 		return
 	}
-	ae := toAPIError(err)
+	ae := pipeline.ToAPIError(err)
 	if ae.Status == 401 {
 		// A session that ended between the authenticator and the operation.
-		r.info.code = ae.Code
+		r.Info.Code = ae.Code
 		s.appRedirectTo(r, "/app/signin")
 		return
 	}
 	s.renderAppError(r, ae)
 }
 
-func (s *Server) appRedirectTo(r *request, to string) {
-	r.c.Response.Header.Set("Location", to)
-	r.c.SetStatusCode(fasthttp.StatusSeeOther)
+func (s *Server) appRedirectTo(r *pipeline.Request, to string) {
+	r.C.Response.Header.Set("Location", to)
+	r.C.SetStatusCode(fasthttp.StatusSeeOther)
 }
 
 // appErrorPage is the data of app_error.
@@ -500,10 +484,10 @@ type appErrorPage struct {
 
 // renderAppError writes an error page in the app's layout. Internal errors say nothing
 // but the request id, which the log line carries with the cause.
-func (s *Server) renderAppError(r *request, ae *apiError) {
-	r.info.code = ae.Code
+func (s *Server) renderAppError(r *pipeline.Request, ae *pipeline.APIError) {
+	r.Info.Code = ae.Code
 	if ae.Status >= 500 {
-		r.info.err = ae.Error()
+		r.Info.Err = ae.Error()
 	}
 	heading, msg := "Something went wrong", "We couldn't complete that. Please try again in a moment."
 	switch ae.Status {
@@ -518,30 +502,30 @@ func (s *Server) renderAppError(r *request, ae *apiError) {
 	case 429:
 		heading, msg = "Slow down a little", ae.Detail
 		if ae.RetryAfter > 0 {
-			r.c.Response.Header.Set("Retry-After", strconv.Itoa(ae.RetryAfter))
+			r.C.Response.Header.Set("Retry-After", strconv.Itoa(ae.RetryAfter))
 		}
 	case 503:
 		if ae.Code == "storage_unavailable" { // a sentence written for people, and when to retry
 			heading, msg = "Files are out of reach", ae.Detail
-			r.c.Response.Header.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
+			r.C.Response.Header.Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
 		}
 	}
 	page := &appPage{name: "app_error", status: ae.Status, title: heading,
-		bare: !r.app().signed || r.app().auth.Org.ID.IsZero(),
+		bare: !appOf(r).signed || appOf(r).auth.Org.ID.IsZero(),
 		data: appErrorPage{Heading: heading, Message: msg}}
 	if ae.Status >= 500 {
-		page.data = appErrorPage{Heading: heading, Message: msg, RequestID: string(r.info.id)}
+		page.data = appErrorPage{Heading: heading, Message: msg, RequestID: string(r.Info.ID)}
 	}
 	s.renderAppPage(r, page)
 }
 
 // renderAppPage renders p in the layout, with the shell filled from the session.
-func (s *Server) renderAppPage(r *request, p *appPage) {
-	a := r.app()
+func (s *Server) renderAppPage(r *pipeline.Request, p *appPage) {
+	a := appOf(r)
 	shell := webui.AppShell{
 		Title: p.title, Nav: p.nav, Sub: p.sub, Bare: p.bare,
 		SignedIn: a.signed, CSRF: a.csrf(), Flash: p.flash, FlashError: p.bad,
-		Path: string(r.c.Path()),
+		Path: string(r.C.Path()),
 	}
 	if a.signed {
 		shell.Email = a.auth.User.Email
@@ -559,24 +543,24 @@ func (s *Server) renderAppPage(r *request, p *appPage) {
 		// A first visit to a sign-in page: give the browser its pre-session token.
 		shell.CSRF = s.setPreCookie(r)
 	}
-	if flash := string(r.c.QueryArgs().Peek("done")); flash != "" && shell.Flash == "" {
+	if flash := string(r.C.QueryArgs().Peek("done")); flash != "" && shell.Flash == "" {
 		shell.Flash = appFlashes[flash]
 	}
 	// RenderApp writes the page in one piece or not at all, straight into the body.
-	r.c.Response.ResetBody()
-	if err := s.part.ui.RenderApp(r.c, p.name, webui.AppPage{Shell: shell, Data: p.data}); err != nil {
-		r.info.err = err.Error()
-		r.c.SetStatusCode(fasthttp.StatusInternalServerError)
-		r.c.SetContentType("text/plain; charset=utf-8")
-		r.c.SetBodyString("Internal error.")
+	r.C.Response.ResetBody()
+	if err := s.part.ui.RenderApp(r.C, p.name, webui.AppPage{Shell: shell, Data: p.data}); err != nil {
+		r.Info.Err = err.Error()
+		r.C.SetStatusCode(fasthttp.StatusInternalServerError)
+		r.C.SetContentType("text/plain; charset=utf-8")
+		r.C.SetBodyString("Internal error.")
 		return
 	}
 	status := p.status
 	if status == 0 {
 		status = fasthttp.StatusOK
 	}
-	r.c.SetStatusCode(status)
-	r.c.SetContentType("text/html; charset=utf-8")
+	r.C.SetStatusCode(status)
+	r.C.SetContentType("text/html; charset=utf-8")
 }
 
 // appFlashes are the confirmations a redirect may ask for with ?done=NAME: a fixed
@@ -611,7 +595,7 @@ var appFlashes = map[string]string{
 
 // setAppCookie sets an app cookie: HttpOnly, SameSite=Lax, Secure under https, for
 // the whole site. maxAge < 0 deletes it; 0 makes it last for the browser's session.
-func (s *Server) setAppCookie(r *request, name, value string, maxAge int) {
+func (s *Server) setAppCookie(r *pipeline.Request, name, value string, maxAge int) {
 	ck := fasthttp.AcquireCookie()
 	defer fasthttp.ReleaseCookie(ck)
 	ck.SetKey(name)
@@ -627,7 +611,7 @@ func (s *Server) setAppCookie(r *request, name, value string, maxAge int) {
 	case maxAge > 0:
 		ck.SetMaxAge(maxAge)
 	}
-	r.c.Response.Header.SetCookie(ck)
+	r.C.Response.Header.SetCookie(ck)
 }
 
 // appShellRoutes are the app's own entry points.
@@ -639,18 +623,18 @@ func (s *Server) appShellRoutes() []appRoute {
 }
 
 // handleAppHome is /app: the first section of the navigation that exists.
-func (s *Server) handleAppHome(r *request) error {
+func (s *Server) handleAppHome(r *pipeline.Request) error {
 	for _, to := range []string{"/studies", "/settings/developer"} {
 		if s.hasAppRoute("GET", to) {
-			r.out = appRedirect{to: "/app" + to}
+			r.Out = appRedirect{to: "/app" + to}
 			return nil
 		}
 	}
 	return nil
 }
 
-func (s *Server) handleAppSettings(r *request) error {
-	r.out = appRedirect{to: "/app/settings/developer"}
+func (s *Server) handleAppSettings(r *pipeline.Request) error {
+	r.Out = appRedirect{to: "/app/settings/developer"}
 	return nil
 }
 

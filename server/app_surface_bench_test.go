@@ -17,19 +17,19 @@ func BenchmarkAppSettingsPage(b *testing.B) {
 		b.Run(path[len("/app"):], func(b *testing.B) {
 			srv, _, _ := benchServer(b, 0)
 			ctx := context.Background()
-			orgs, err := srv.db.FindOrgs(ctx)
+			orgs, err := srv.DB.FindOrgs(ctx)
 			if err != nil || len(orgs) != 1 {
 				b.Fatal(orgs, err)
 			}
-			code, err := srv.db.RequestSignInCode(ctx, "b@example.com", "")
+			code, err := srv.DB.RequestSignInCode(ctx, "b@example.com", "")
 			if err != nil {
 				b.Fatal(err)
 			}
-			start, err := srv.db.SignIn(ctx, kv.SignInInput{Email: "b@example.com", Code: code.Code})
+			start, err := srv.DB.SignIn(ctx, kv.SignInInput{Email: "b@example.com", Code: code.Code})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := srv.db.ChooseWorkspace(ctx, kv.WorkspaceInput{Token: start.Token, OrgID: orgs[0].ID, Environment: kv.EnvLive}); err != nil {
+			if _, err := srv.DB.ChooseWorkspace(ctx, kv.WorkspaceInput{Token: start.Token, OrgID: orgs[0].ID, Environment: kv.EnvLive}); err != nil {
 				b.Fatal(err)
 			}
 			h := srv.Handler()

@@ -19,6 +19,7 @@ import (
 	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/mail/smtptest"
+	"interviewd/server/pipeline"
 )
 
 // appBrowserless is a signed-out browser as plain HTTP: its pre-session cookie.
@@ -211,7 +212,7 @@ func TestAppSignInDoesNotTell(t *testing.T) {
 // client address together and per client address, with Retry-After; a refused request
 // sends no mail; each 429 is counted under the app surface and the server lives on.
 func TestAppSignInRateLimit(t *testing.T) {
-	e, smtp := mustServeMail(t, withRateLimits(DefaultRateLimits()), withMetrics(prometheus.NewRegistry(), false))
+	e, smtp := mustServeMail(t, withRateLimits(pipeline.DefaultRateLimits()), withMetrics(prometheus.NewRegistry(), false))
 	b := newSignedOut(e)
 	for i := range signInRequestsPerClient {
 		if r := b.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 200 {
@@ -260,7 +261,7 @@ func TestAppSignInRateLimit(t *testing.T) {
 // code you hold, and uses up none of your allowance; the mail one address receives has
 // its own cap.
 func TestAppSignInStrangerCannotVoidCode(t *testing.T) {
-	e, smtp := mustServeMail(t, withRateLimits(DefaultRateLimits()), withTrustedProxies("127.0.0.0/8"))
+	e, smtp := mustServeMail(t, withRateLimits(pipeline.DefaultRateLimits()), withTrustedProxies("127.0.0.0/8"))
 	owner := newSignedOut(e)
 	owner.ip = "192.0.2.10"
 	if r := owner.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 200 {
@@ -503,14 +504,14 @@ func TestAppPrincipal(t *testing.T) {
 		{kv.RoleViewer, []string{"export:read", "links:read", "studies:read"}},
 	} {
 		org, sess := kv.NewV4(), kv.NewV4()
-		p := appPrincipal(kv.SessionAuth{Session: kv.Session{ID: sess, Environment: kv.EnvTest}, Org: kv.Org{ID: org, Name: "O"}, Role: c.role})
+		p := pipeline.AppPrincipal(kv.SessionAuth{Session: kv.Session{ID: sess, Environment: kv.EnvTest}, Org: kv.Org{ID: org, Name: "O"}, Role: c.role})
 		if strings.Join(p.Scopes, " ") != strings.Join(c.want, " ") {
 			t.Errorf("%s: scopes %v, want %v", c.role, p.Scopes, c.want)
 		}
 		if p.Has(kv.ScopeAgentRun) || p.Partition != (kv.Partition{Org: org, Env: kv.EnvTest}) || p.CredentialType != "session" {
 			t.Errorf("%s: principal %+v", c.role, p)
 		}
-		if c.role == kv.RoleMember && (p.require(kv.ScopeStudiesGoLive) == nil || p.mayExport() || p.mayChangeMode()) {
+		if c.role == kv.RoleMember && (p.Require(kv.ScopeStudiesGoLive) == nil || p.MayExport() || p.MayChangeMode()) {
 			t.Errorf("a member's principal passes golive, exports or mode changes")
 		}
 		if p.Role != c.role {

@@ -5,6 +5,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/pipeline"
 )
 
 // The two-step check after sign-in: a code from an authenticator app, a recovery code,
@@ -48,10 +49,10 @@ type appTwoStepPage struct {
 
 // twoStepPage is the check's page for method (one the person can use, or the best
 // they have). An error is one reading the store.
-func (s *Server) twoStepPage(r *request, method, next string) (*appTwoStepPage, error) {
-	a := r.app()
+func (s *Server) twoStepPage(r *pipeline.Request, method, next string) (*appTwoStepPage, error) {
+	a := appOf(r)
 	u := a.auth.User
-	emailErr := s.db.EmailSecondStep(r.ctx, a.token)
+	emailErr := s.DB.EmailSecondStep(r.Ctx, a.token)
 	if code := kv.ErrorCode(emailErr); emailErr != nil && code != kv.EFORBIDDEN {
 		return nil, emailErr
 	}
@@ -81,18 +82,18 @@ func (s *Server) twoStepPage(r *request, method, next string) (*appTwoStepPage, 
 }
 
 // renderTwoStep shows the check's page with status (0: 200).
-func renderTwoStep(r *request, page *appTwoStepPage, status int) {
-	r.out = &appPage{name: "app_twostep", status: status, title: "Two-step verification", bare: true, data: page}
+func renderTwoStep(r *pipeline.Request, page *appTwoStepPage, status int) {
+	r.Out = &appPage{name: "app_twostep", status: status, title: "Two-step verification", bare: true, data: page}
 }
 
-func (s *Server) handleAppTwoStepPage(r *request) error {
-	a := r.app()
-	next := safeNext(string(r.c.QueryArgs().Peek("next")))
+func (s *Server) handleAppTwoStepPage(r *pipeline.Request) error {
+	a := appOf(r)
+	next := safeNext(string(r.C.QueryArgs().Peek("next")))
 	if !a.auth.TwoStepDue() {
-		r.out = appRedirect{to: orDefault(next, "/app")}
+		r.Out = appRedirect{to: pipeline.OrDefault(next, "/app")}
 		return nil
 	}
-	page, err := s.twoStepPage(r, string(r.c.QueryArgs().Peek("method")), next)
+	page, err := s.twoStepPage(r, string(r.C.QueryArgs().Peek("method")), next)
 	if err != nil {
 		return err
 	}
@@ -102,39 +103,39 @@ func (s *Server) handleAppTwoStepPage(r *request) error {
 
 // admitTwoStep applies the sign-in limits for the session's user to a code request
 // (an emailed code) or a code attempt.
-func (s *Server) admitTwoStep(r *request, request bool) error {
-	return s.admitSignIn(r, r.app().auth.User.Email, request)
+func (s *Server) admitTwoStep(r *pipeline.Request, request bool) error {
+	return s.admitSignIn(r, appOf(r).auth.User.Email, request)
 }
 
-func (s *Server) handleAppTwoStep(r *request) error {
-	a := r.app()
-	next := safeNext(r.formValue("next"))
-	method := r.formValue("method")
+func (s *Server) handleAppTwoStep(r *pipeline.Request) error {
+	a := appOf(r)
+	next := safeNext(formValue(r, "next"))
+	method := formValue(r, "method")
 	if method == string(kv.MethodSMS) && s.sms == nil {
 		return s.refuseTwoStepSMS(r, next)
 	}
 	if err := s.admitTwoStep(r, false); err != nil {
 		return err
 	}
-	passed, err := s.db.PassTwoStep(r.ctx, kv.PassTwoStepInput{Token: a.token, Method: kv.TwoStepMethod(method),
-		Code: r.formValue("code"), UserAgent: string(r.c.UserAgent()), IP: s.clientIP(r.c).String()})
+	passed, err := s.DB.PassTwoStep(r.Ctx, kv.PassTwoStepInput{Token: a.token, Method: kv.TwoStepMethod(method),
+		Code: formValue(r, "code"), UserAgent: string(r.C.UserAgent()), IP: s.ClientIP(r.C).String()})
 	switch {
-	case kv.ErrorCode(err) == kv.EUNAUTHORIZED && toAPIError(err).Code == "invalid_code":
+	case kv.ErrorCode(err) == kv.EUNAUTHORIZED && pipeline.ToAPIError(err).Code == "invalid_code":
 		page, perr := s.twoStepPage(r, method, next)
 		if perr != nil {
 			return perr
 		}
 		page.EmailSent = method == string(kv.MethodEmail)
 		page.SMSSent = method == string(kv.MethodSMS)
-		page.Errors = []string{toAPIError(err).Detail}
-		r.info.code = "invalid_code"
+		page.Errors = []string{pipeline.ToAPIError(err).Detail}
+		r.Info.Code = "invalid_code"
 		renderTwoStep(r, page, 401)
 		return nil
 	case kv.ErrorCode(err) == kv.EUNAUTHORIZED:
 		// Too many wrong codes: the session is gone; start again.
 		s.setAppCookie(r, appSessionCookie, "", -1)
-		r.info.code = toAPIError(err).Code
-		r.out = appRedirect{to: "/app/signin"}
+		r.Info.Code = pipeline.ToAPIError(err).Code
+		r.Out = appRedirect{to: "/app/signin"}
 		return nil
 	case kv.ErrorCode(err) == kv.EINVALID:
 		page, perr := s.twoStepPage(r, method, next)
@@ -146,13 +147,13 @@ func (s *Server) handleAppTwoStep(r *request) error {
 		return nil
 	case kv.ErrorCode(err) == kv.EFORBIDDEN || kv.ErrorCode(err) == kv.ECONFLICT:
 		// A method this person cannot use (now): say so on the page, with the others.
-		ae := toAPIError(err)
+		ae := pipeline.ToAPIError(err)
 		page, perr := s.twoStepPage(r, method, next)
 		if perr != nil {
 			return perr
 		}
 		page.Errors = []string{ae.Detail}
-		r.info.code = ae.Code
+		r.Info.Code = ae.Code
 		renderTwoStep(r, page, ae.Status)
 		return nil
 	case err != nil:
@@ -160,20 +161,20 @@ func (s *Server) handleAppTwoStep(r *request) error {
 	}
 	s.setAppCookie(r, appSessionCookie, passed.Token, int(kv.SessionIdleTTL/time.Second))
 	if passed.Session.OrgID.IsZero() {
-		r.out = appRedirect{to: "/app/workspace" + nextQuery(next)}
+		r.Out = appRedirect{to: "/app/workspace" + nextQuery(next)}
 		return nil
 	}
-	r.out = appRedirect{to: orDefault(next, "/app")}
+	r.Out = appRedirect{to: pipeline.OrDefault(next, "/app")}
 	return nil
 }
 
-func (s *Server) handleAppTwoStepEmail(r *request) error {
-	a := r.app()
-	next := safeNext(r.formValue("next"))
+func (s *Server) handleAppTwoStepEmail(r *pipeline.Request) error {
+	a := appOf(r)
+	next := safeNext(formValue(r, "next"))
 	if err := s.admitTwoStep(r, true); err != nil {
 		return err
 	}
-	code, err := s.db.RequestTwoStepEmailCode(r.ctx, a.token)
+	code, err := s.DB.RequestTwoStepEmailCode(r.Ctx, a.token)
 	page, perr := s.twoStepPage(r, string(kv.MethodEmail), next)
 	if perr != nil {
 		return perr
@@ -181,12 +182,12 @@ func (s *Server) handleAppTwoStepEmail(r *request) error {
 	status := 0
 	switch kv.ErrorCode(err) {
 	case "":
-		s.sendMail(mail.TwoStepCode(code.Email, code.Code))
+		s.SendMail(mail.TwoStepCode(code.Email, code.Code))
 		page.EmailSent = true
 	case kv.EFORBIDDEN, kv.ECONFLICT:
-		ae := toAPIError(err)
+		ae := pipeline.ToAPIError(err)
 		page.Errors = []string{ae.Detail}
-		status, r.info.code = ae.Status, ae.Code
+		status, r.Info.Code = ae.Status, ae.Code
 	default:
 		return err
 	}
@@ -194,16 +195,16 @@ func (s *Server) handleAppTwoStepEmail(r *request) error {
 	return nil
 }
 
-func (s *Server) handleAppTwoStepSMS(r *request) error {
-	a := r.app()
-	next := safeNext(r.formValue("next"))
+func (s *Server) handleAppTwoStepSMS(r *pipeline.Request) error {
+	a := appOf(r)
+	next := safeNext(formValue(r, "next"))
 	if s.sms == nil {
 		return s.refuseTwoStepSMS(r, next)
 	}
 	if err := s.admitTwoStep(r, true); err != nil {
 		return err
 	}
-	code, err := s.db.RequestTwoStepSMSCode(r.ctx, a.token)
+	code, err := s.DB.RequestTwoStepSMSCode(r.Ctx, a.token)
 	page, perr := s.twoStepPage(r, string(kv.MethodSMS), next)
 	if perr != nil {
 		return perr
@@ -212,15 +213,15 @@ func (s *Server) handleAppTwoStepSMS(r *request) error {
 	switch kv.ErrorCode(err) {
 	case "":
 		if err := s.sendSMS(r, code.Phone, code.Code); err != nil {
-			status, r.info.code, _ = smsRefusal(err)
+			status, r.Info.Code, _ = smsRefusal(err)
 			page.Errors = []string{"The text could not be sent just now. Try again in a few minutes, or verify another way."}
 			break
 		}
 		page.SMSSent = true
 	case kv.ECONFLICT:
-		ae := toAPIError(err)
+		ae := pipeline.ToAPIError(err)
 		page.Errors = []string{ae.Detail}
-		status, r.info.code = ae.Status, ae.Code
+		status, r.Info.Code = ae.Status, ae.Code
 	default:
 		return err
 	}
@@ -230,7 +231,7 @@ func (s *Server) handleAppTwoStepSMS(r *request) error {
 
 // refuseTwoStepSMS answers a request for a texted code on a server without an SMS
 // provider: 422, naming the methods this person can use instead.
-func (s *Server) refuseTwoStepSMS(r *request, next string) error {
+func (s *Server) refuseTwoStepSMS(r *pipeline.Request, next string) error {
 	page, err := s.twoStepPage(r, "", next)
 	if err != nil {
 		return err
@@ -247,7 +248,7 @@ func (s *Server) refuseTwoStepSMS(r *request, next string) error {
 		msg += "Codes by email are not accepted here either: ask whoever runs the server to set up text messages, or an owner or admin to accept codes by email."
 	}
 	page.Errors = []string{msg}
-	r.info.code = errSMSUnavailable.Code
+	r.Info.Code = errSMSUnavailable.Code
 	renderTwoStep(r, page, errSMSUnavailable.Status)
 	return nil
 }

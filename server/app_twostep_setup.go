@@ -2,6 +2,7 @@ package server
 
 import (
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Setting up an authenticator app at the two-step check. An organisation that requires
@@ -14,14 +15,14 @@ const appMethodSetup = "setup"
 
 // handleAppTwoStepSetup begins the set-up: the page shows the QR code and asks for the
 // app's first code.
-func (s *Server) handleAppTwoStepSetup(r *request) error {
-	next := safeNext(r.formValue("next"))
+func (s *Server) handleAppTwoStepSetup(r *pipeline.Request) error {
+	next := safeNext(formValue(r, "next"))
 	page, err := s.twoStepPage(r, appMethodSetup, next)
 	if err != nil {
 		return err
 	}
 	page.Method = appMethodSetup
-	setup, err := s.db.BeginTOTP(r.ctx, r.app().token)
+	setup, err := s.DB.BeginTOTP(r.Ctx, appOf(r).token)
 	if err != nil {
 		return s.twoStepSetupRefusal(r, page, err)
 	}
@@ -36,43 +37,43 @@ func (s *Server) handleAppTwoStepSetup(r *request) error {
 
 // handleAppTwoStepSetupConfirm checks the app's first code: right, two-step is on, the
 // check is passed and the recovery codes are shown once; wrong, the same QR code again.
-func (s *Server) handleAppTwoStepSetupConfirm(r *request) error {
-	a := r.app()
-	next := safeNext(r.formValue("next"))
+func (s *Server) handleAppTwoStepSetupConfirm(r *pipeline.Request) error {
+	a := appOf(r)
+	next := safeNext(formValue(r, "next"))
 	page, err := s.twoStepPage(r, appMethodSetup, next)
 	if err != nil {
 		return err
 	}
 	page.Method = appMethodSetup
-	codes, err := s.db.ConfirmTOTP(r.ctx, a.token, r.formValue("code"))
+	codes, err := s.DB.ConfirmTOTP(r.Ctx, a.token, formValue(r, "code"))
 	if err != nil {
-		setup, ok := totpSetupOf(r.formValue("setup"))
+		setup, ok := totpSetupOf(formValue(r, "setup"))
 		if code := kv.ErrorCode(err); ok && (code == kv.EUNAUTHORIZED || code == kv.EINVALID) {
 			page.Setup = setup
 			page.Errors = []string{"That code didn't match. Check the time on your phone and try the newest code."}
-			r.info.code = "invalid_code"
+			r.Info.Code = "invalid_code"
 			renderTwoStep(r, page, 422)
 			return nil
 		}
 		return s.twoStepSetupRefusal(r, page, err)
 	}
 	page.Required, page.Errors = "", nil
-	page.RecoveryCodes, page.Continue = codes, orDefault(next, "/app")
+	page.RecoveryCodes, page.Continue = codes, pipeline.OrDefault(next, "/app")
 	renderTwoStep(r, page, 0)
 	return nil
 }
 
 // twoStepSetupRefusal shows a refused set-up (one already on, too many wrong codes) on
 // the check's page, or returns err when it is not the person's to fix.
-func (s *Server) twoStepSetupRefusal(r *request, page *appTwoStepPage, err error) error {
+func (s *Server) twoStepSetupRefusal(r *pipeline.Request, page *appTwoStepPage, err error) error {
 	switch kv.ErrorCode(err) {
 	case kv.EFORBIDDEN, kv.ECONFLICT:
 	default:
 		return err
 	}
-	ae := toAPIError(err)
+	ae := pipeline.ToAPIError(err)
 	page.Errors = []string{ae.Detail}
-	r.info.code = ae.Code
+	r.Info.Code = ae.Code
 	renderTwoStep(r, page, ae.Status)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 func withTrustedProxies(cidrs ...string) serveOption {
@@ -26,7 +27,7 @@ func withTrustedProxies(cidrs ...string) serveOption {
 // are not failures, and another address has its own budget.
 func TestFailedAuthLimitedPerAddress(t *testing.T) {
 	clock := &testClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
-	limits := RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 1000, FailedAuth: 3, Window: time.Minute}
+	limits := pipeline.RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 1000, FailedAuth: 3, Window: time.Minute}
 	e := mustServe(t, withClock(clock), withRateLimits(limits), withTrustedProxies("127.0.0.1/32"))
 	from := func(ip string) []string { return []string{"X-Forwarded-For", ip} }
 	wrong := "Bearer jsk_live_" + strings.Repeat("x", 49)
@@ -74,7 +75,7 @@ func TestFailedAuthLimitedPerAddress(t *testing.T) {
 // the 31st is 429.
 func TestFailedAuthDefault(t *testing.T) {
 	clock := &testClock{now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
-	e := mustServe(t, withClock(clock), withRateLimits(DefaultRateLimits()))
+	e := mustServe(t, withClock(clock), withRateLimits(pipeline.DefaultRateLimits()))
 	wrong := "Bearer jsk_live_" + strings.Repeat("x", 49)
 	for i := range 30 {
 		if r := e.do("GET", "/v1/api/me", wrong, ""); r.status != 401 {
@@ -93,7 +94,7 @@ func TestFailedAuthDefault(t *testing.T) {
 // cannot pick its own address (and budget) with X-Forwarded-For; behind a trusted
 // proxy, each client forwarded has its own participant budget.
 func TestForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
-	limits := RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 2, FailedAuth: 1000, Window: time.Minute}
+	limits := pipeline.RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 2, FailedAuth: 1000, Window: time.Minute}
 	open := func(e *testEnv, token, xff string) int {
 		return e.do("POST", "/i/"+token+"/session", "", "", "X-Forwarded-For", xff).status
 	}
@@ -129,11 +130,11 @@ func TestForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
 }
 
 func TestClientIPChain(t *testing.T) {
-	proxies, err := ParseTrustedProxies("10.0.0.0/8, 192.0.2.7 ,::1")
+	proxies, err := pipeline.ParseTrustedProxies("10.0.0.0/8, 192.0.2.7 ,::1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Core: &Core{proxies: proxies}}
+	s := &Server{Core: &pipeline.Core{Proxies: proxies}}
 	cases := []struct {
 		name, peer, xff, fwd, want string
 	}{
@@ -156,13 +157,13 @@ func TestClientIPChain(t *testing.T) {
 			if c.fwd != "" {
 				ctx.Request.Header.Set("Forwarded", c.fwd)
 			}
-			if got := s.clientIP(ctx).String(); got != c.want {
+			if got := s.ClientIP(ctx).String(); got != c.want {
 				t.Fatalf("client %s, want %s", got, c.want)
 			}
 		})
 	}
 	for _, bad := range []string{"10.0.0.0/33", "nope", "fe80::1%eth0"} {
-		if _, err := ParseTrustedProxies(bad); err == nil {
+		if _, err := pipeline.ParseTrustedProxies(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -177,24 +178,24 @@ func requestFrom(peer string) *fasthttp.RequestCtx {
 }
 
 func TestClientScheme(t *testing.T) {
-	proxies, _ := ParseTrustedProxies("10.0.0.0/8")
-	s := &Server{Core: &Core{proxies: proxies}}
+	proxies, _ := pipeline.ParseTrustedProxies("10.0.0.0/8")
+	s := &Server{Core: &pipeline.Core{Proxies: proxies}}
 	trusted, untrusted := requestFrom("10.0.0.1"), requestFrom("203.0.113.1")
 	for _, c := range []*fasthttp.RequestCtx{trusted, untrusted} {
 		c.Request.Header.Set("X-Forwarded-Proto", "https")
 	}
-	if s.clientScheme(trusted) != "https" || s.clientScheme(untrusted) != "http" {
-		t.Fatalf("trusted %s, untrusted %s", s.clientScheme(trusted), s.clientScheme(untrusted))
+	if s.ClientScheme(trusted) != "https" || s.ClientScheme(untrusted) != "http" {
+		t.Fatalf("trusted %s, untrusted %s", s.ClientScheme(trusted), s.ClientScheme(untrusted))
 	}
 	both := requestFrom("10.0.0.1") // the client's own Forwarded, passed through
 	both.Request.Header.Set("Forwarded", "for=192.0.2.1;proto=https")
 	both.Request.Header.Set("X-Forwarded-Proto", "http")
-	if got := s.clientScheme(both); got != "http" {
+	if got := s.ClientScheme(both); got != "http" {
 		t.Fatalf("with X-Forwarded-Proto http and Forwarded proto=https: %s", got)
 	}
 	fwdOnly := requestFrom("10.0.0.1")
 	fwdOnly.Request.Header.Set("Forwarded", "for=192.0.2.1;proto=https")
-	if got := s.clientScheme(fwdOnly); got != "https" {
+	if got := s.ClientScheme(fwdOnly); got != "https" {
 		t.Fatalf("Forwarded alone: %s", got)
 	}
 }
@@ -202,7 +203,7 @@ func TestClientScheme(t *testing.T) {
 // TestPerAddressLimitsIPv6By64: both per-address limits count an IPv6 client by its
 // /64, which one subscriber holds whole, and an IPv4-mapped address as the IPv4 one.
 func TestPerAddressLimitsIPv6By64(t *testing.T) {
-	limits := RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 2, FailedAuth: 2, Window: time.Hour}
+	limits := pipeline.RateLimits{Read: 1000, Write: 1000, OrgRead: 1000, OrgWrite: 1000, IP: 2, FailedAuth: 2, Window: time.Hour}
 	e := mustServe(t, withRateLimits(limits), withTrustedProxies("127.0.0.0/8"))
 	st := e.mustStudy(e.orgA.ID, kv.EnvTest, "Slash64")
 	wrong := "Bearer jsk_live_" + strings.Repeat("x", 49)
@@ -247,8 +248,8 @@ func FuzzClientIP(f *testing.F) {
 	f.Add("10.0.0.1", "198.51.100.1, 10.0.0.2", `for=192.0.2.1;proto=https`)
 	f.Add("203.0.113.5", "1.2.3.4", "")
 	f.Add("10.0.0.1", "", `for="[2001:db8::1]:80", for=unknown`)
-	proxies, _ := ParseTrustedProxies("10.0.0.0/8")
-	s := &Server{Core: &Core{proxies: proxies}}
+	proxies, _ := pipeline.ParseTrustedProxies("10.0.0.0/8")
+	s := &Server{Core: &pipeline.Core{Proxies: proxies}}
 	f.Fuzz(func(t *testing.T, peer, xff, fwd string) {
 		a, err := netip.ParseAddr(peer)
 		if err != nil || a.Zone() != "" {
@@ -257,20 +258,20 @@ func FuzzClientIP(f *testing.F) {
 		ctx := requestFrom(a.String())
 		ctx.Request.Header.Set("X-Forwarded-For", xff)
 		ctx.Request.Header.Set("Forwarded", fwd)
-		got := s.clientIP(ctx)
+		got := s.ClientIP(ctx)
 		if !got.IsValid() {
 			t.Fatalf("no client address for peer %s", peer)
 		}
-		if !trustedProxies(proxies).trusts(a) && got != a.Unmap() {
+		if !pipeline.TrustedProxies(proxies).Trusts(a) && got != a.Unmap() {
 			t.Fatalf("untrusted peer %s overridden by %s", a, got)
 		}
 		if got != a.Unmap() && !strings.Contains(xff+fwd, got.String()) && !strings.Contains(strings.ToLower(xff+fwd), got.String()) {
 			// a parsed hop may be spelt differently (leading zeros dropped, IPv4-mapped)
-			if _, ok := parseHop(got.String()); !ok {
+			if _, ok := pipeline.ParseHop(got.String()); !ok {
 				t.Fatalf("client %s is neither the peer nor a forwarded hop", got)
 			}
 		}
-		_ = s.clientScheme(ctx)
+		_ = s.ClientScheme(ctx)
 	})
 }
 
@@ -280,7 +281,7 @@ func FuzzParseTrustedProxies(f *testing.F) {
 	f.Add(" , 2001:db8::/32 ")
 	f.Add("::ffff:10.0.0.1")
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := ParseTrustedProxies(s)
+		got, err := pipeline.ParseTrustedProxies(s)
 		if err != nil {
 			return
 		}

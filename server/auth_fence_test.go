@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // withStore puts the server on store (a PostgreSQL URL), whatever the suite runs on.
@@ -21,7 +22,7 @@ func withStore(store string) serveOption {
 // listener, as another interviewd process would have. It returns e seen through it.
 func serveNode(t *testing.T, e *testEnv, store string, opts ...serveOption) *testEnv {
 	t.Helper()
-	off := RateLimits{Off: true}
+	off := pipeline.RateLimits{Off: true}
 	cfg := Config{Log: zerolog.Nop(), BaseURL: testBaseURL, RateLimits: &off, LoopbackListener: true}
 	kopts := kv.Options{Store: store}
 	for _, o := range opts {
@@ -116,7 +117,7 @@ func TestSharedCachedKeyChangedOnAnotherNode(t *testing.T) {
 func TestSharedCachedKeyChangedUnderRateLimits(t *testing.T) {
 	url := postgresURL(t)
 	a := mustServe(t, withStore(url))
-	limits := RateLimits{Read: 50, Write: 10, OrgRead: 100, OrgWrite: 20, IP: 50, Window: time.Hour}
+	limits := pipeline.RateLimits{Read: 50, Write: 10, OrgRead: 100, OrgWrite: 20, IP: 50, Window: time.Hour}
 	b := serveNode(t, a, url, withRateLimits(limits))
 	st := a.mustStudy(a.orgA.ID, kv.EnvLive, "Limited")
 	path := "/v1/api/studies/" + st.ID.String()

@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // benchServer is a server with seeded studies, driven in-process (no sockets) so the
@@ -21,7 +22,7 @@ import (
 func benchServer(b *testing.B, studies int) (*Server, string, []kv.Study) {
 	b.Helper()
 	db := mustOpenDB(b)
-	off := RateLimits{Off: true}
+	off := pipeline.RateLimits{Off: true}
 	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true, RateLimits: &off})
 	ctx := context.Background()
 	org, _, err := db.CreateOrg(ctx, kv.OrgInput{Name: "Bench", Email: "b@example.com"})
@@ -79,7 +80,7 @@ func BenchmarkListStudies50(b *testing.B) {
 // upper bound of memory growth; the goal is under 3).
 func BenchmarkUpload10MBText(b *testing.B) {
 	db := mustOpenDB(b)
-	off := RateLimits{Off: true}
+	off := pipeline.RateLimits{Off: true}
 	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: testBaseURL, RateLimits: &off})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestBrokenChunkedBodyIs400: a chunked body whose framing is broken is the client's
@@ -49,7 +50,7 @@ func TestBrokenChunkedBodyIs400(t *testing.T) {
 				}
 				return
 			}
-			var out errorBody
+			var out pipeline.ErrorBody
 			if json.Unmarshal(resp.Body(), &out) != nil || out.Code != "malformed_body" || out.Detail == "" {
 				t.Fatalf("not {detail, code: malformed_body}: %s", resp.Body())
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // syncLog is a log sink safe for the server's goroutines.
@@ -72,11 +73,11 @@ func mustServeRoutesWith(t *testing.T, configure func(*Config), register func(s 
 	cfg := Config{DB: mustOpenDB(t), Log: zerolog.New(logs), AccessLog: true, BaseURL: testBaseURL}
 	configure(&cfg)
 	srv := New(cfg)
-	r := newRouter()
-	r.NotFound = srv.handleNotFound
-	r.MethodNotAllowed = srv.handleMethodNotAllowed
+	r := pipeline.NewRouter()
+	r.NotFound = srv.HandleNotFound
+	r.MethodNotAllowed = srv.HandleMethodNotAllowed
 	register(srv, r)
-	hs := &fasthttp.Server{Handler: srv.pipeline(r.Handler)}
+	hs := &fasthttp.Server{Handler: srv.Pipeline(r.Handler)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -98,10 +99,10 @@ type chainTrace struct {
 	steps []string
 }
 
-func tracing(name string) middleware {
-	return func(next handler) handler {
-		return func(r *request) error {
-			tr := r.data.(*chainTrace)
+func tracing(name string) pipeline.Middleware {
+	return func(next pipeline.Handler) pipeline.Handler {
+		return func(r *pipeline.Request) error {
+			tr := r.Data.(*chainTrace)
 			tr.steps = append(tr.steps, name)
 			return next(r)
 		}
@@ -111,66 +112,66 @@ func tracing(name string) middleware {
 // testSurface records its way through the chain: a pre step creates the trace, the
 // authenticator wants X-Who, two steps, a group step, a route step; the renderer writes
 // the trace, the error's code and its (domain) fields, and counts itself.
-func testSurface() *surface {
-	return &surface{
-		name: "test",
-		pre: []middleware{func(next handler) handler {
-			return func(r *request) error {
-				r.data = &chainTrace{steps: []string{"pre"}}
+func testSurface() *pipeline.Surface {
+	return &pipeline.Surface{
+		Name: "test",
+		Pre: []pipeline.Middleware{func(next pipeline.Handler) pipeline.Handler {
+			return func(r *pipeline.Request) error {
+				r.Data = &chainTrace{steps: []string{"pre"}}
 				return next(r)
 			}
 		}},
-		authenticate: func(r *request) error {
-			tr := r.data.(*chainTrace)
+		Authenticate: func(r *pipeline.Request) error {
+			tr := r.Data.(*chainTrace)
 			tr.steps = append(tr.steps, "authenticate")
-			tr.who = string(r.c.Request.Header.Peek("X-Who"))
+			tr.who = string(r.C.Request.Header.Peek("X-Who"))
 			if tr.who == "" {
-				return &apiError{Status: 401, Code: "missing_token", Detail: "Say who you are."}
+				return &pipeline.APIError{Status: 401, Code: "missing_token", Detail: "Say who you are."}
 			}
 			return nil
 		},
-		steps: []middleware{tracing("step1"), tracing("step2")},
-		render: func(r *request, err error) {
-			tr := r.data.(*chainTrace)
-			body := map[string]any{"steps": tr.steps, "route": r.route}
-			r.c.Response.Header.Add("X-Rendered", "1")
+		Steps: []pipeline.Middleware{tracing("step1"), tracing("step2")},
+		Render: func(r *pipeline.Request, err error) {
+			tr := r.Data.(*chainTrace)
+			body := map[string]any{"steps": tr.steps, "route": r.Route}
+			r.C.Response.Header.Add("X-Rendered", "1")
 			status := 200
 			if err != nil {
-				ae := toAPIError(err)
+				ae := pipeline.ToAPIError(err)
 				status = ae.Status
 				body["code"], body["fields"], body["detail"] = ae.Code, ae.Fields, ae.Detail
-				r.info.code = ae.Code
+				r.Info.Code = ae.Code
 				if ae.Status >= 500 {
-					r.info.err = ae.Error()
+					r.Info.Err = ae.Error()
 				}
 			} else {
-				body["out"] = r.out
+				body["out"] = r.Out
 			}
 			raw, _ := json.Marshal(body)
-			r.c.SetStatusCode(status)
-			r.c.SetContentType("application/json")
-			r.c.SetBody(raw)
+			r.C.SetStatusCode(status)
+			r.C.SetContentType("application/json")
+			r.C.SetBody(raw)
 		},
 	}
 }
 
 func TestSurfaceChain(t *testing.T) {
 	url, logs := mustServeRoutes(t, func(s *Server, r *router.Router) {
-		g := s.group(r, "/t", testSurface(), tracing("group"))
-		g.GET("/{id}", func(r *request) error {
-			tr := r.data.(*chainTrace)
+		g := s.Group(r, "/t", testSurface(), tracing("group"))
+		g.GET("/{id}", func(r *pipeline.Request) error {
+			tr := r.Data.(*chainTrace)
 			tr.steps = append(tr.steps, "handler")
-			switch r.pathParam("id") {
+			switch r.PathParam("id") {
 			case "panic":
 				panic("the handler broke")
 			case "invalid":
 				return kv.Invalid(kv.FieldError{Loc: []any{"context", "k"}, Msg: "Too long.", Type: "string_too_long"})
 			case "written":
-				r.c.SetStatusCode(204)
-				r.written = true
+				r.C.SetStatusCode(204)
+				r.Written = true
 				return nil
 			}
-			r.out = "hello " + tr.who
+			r.Out = "hello " + tr.who
 			return nil
 		}, tracing("route"))
 	})
@@ -224,7 +225,7 @@ func TestSurfaceChain(t *testing.T) {
 	})
 	t.Run("ErrPanicRenderedBySurface", func(t *testing.T) {
 		status, a, _ := get(t, "GET", "/t/panic", "ada")
-		if status != 500 || a.Code != "internal_error" || a.Detail != errInternal || !reflect.DeepEqual(a.Steps, all) {
+		if status != 500 || a.Code != "internal_error" || a.Detail != pipeline.ErrInternal || !reflect.DeepEqual(a.Steps, all) {
 			t.Fatalf("%d %+v", status, a)
 		}
 	})
@@ -270,9 +271,9 @@ func TestSurfaceChain(t *testing.T) {
 // front of kv's domain path; failures found on the wire keep theirs.
 func TestLocatedREST(t *testing.T) {
 	srv := New(Config{DB: mustOpenDB(t), Log: zerolog.Nop(), BaseURL: testBaseURL})
-	plans := map[string]*inputPlan{}
+	plans := map[string]*pipeline.InputPlan{}
 	for _, o := range srv.Operations() {
-		plans[o.Name] = o.plan
+		plans[o.Name] = o.Plan
 	}
 	tests := []struct {
 		name string
@@ -285,19 +286,19 @@ func TestLocatedREST(t *testing.T) {
 		{"OK_QueryField", "list_studies", kv.Invalid(kv.FieldError{Loc: []any{"cursor"}, Type: "t"}), []any{"query", "cursor"}},
 		{"OK_WholeInput", "list_studies", kv.Errorf(kv.EINVALID, "", "Bad."), []any{"body"}},
 		{"OK_NoOperation", "", kv.Invalid(kv.FieldError{Loc: []any{"file_ids", 2}, Type: "t"}), []any{"body", "file_ids", 2}},
-		{"OK_WireErrorKept", "list_studies", wireInvalid(kv.FieldError{Loc: []any{"header", "Idempotency-Key"}, Type: "t"}), []any{"header", "Idempotency-Key"}},
+		{"OK_WireErrorKept", "list_studies", pipeline.WireInvalid(kv.FieldError{Loc: []any{"header", "Idempotency-Key"}, Type: "t"}), []any{"header", "Idempotency-Key"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if kv.ErrorCode(tc.err) != kv.EINVALID { // wire failures are coded kv errors too
 				t.Fatalf("code %q, want EINVALID", kv.ErrorCode(tc.err))
 			}
-			ae := toAPIError(tc.err)
-			got := ae.locatedREST(plans[tc.op])
+			ae := pipeline.ToAPIError(tc.err)
+			got := ae.LocatedREST(plans[tc.op])
 			if got.Status != 422 || len(got.Fields) != 1 || !reflect.DeepEqual(got.Fields[0].Loc, tc.want) {
 				t.Fatalf("located %+v, want loc %v", got.Fields, tc.want)
 			}
-			if ae.domain && ae.Fields[0].Loc != nil && len(ae.Fields[0].Loc) == len(tc.want) {
+			if ae.Domain && ae.Fields[0].Loc != nil && len(ae.Fields[0].Loc) == len(tc.want) {
 				t.Fatalf("locating changed the domain error: %v", ae.Fields[0].Loc)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // rawExchange writes raw to a fresh connection to the server and reads one response.
@@ -151,10 +152,10 @@ func TestLongBearerIs401(t *testing.T) {
 
 func TestFasthttpLoggerPrintsNoRequest(t *testing.T) {
 	var buf bytes.Buffer
-	l := fasthttpLogger{zerolog.New(&buf).Level(zerolog.DebugLevel)}
+	l := pipeline.FasthttpLogger(zerolog.New(&buf).Level(zerolog.DebugLevel))
 	secret := "jsk_live_secretsecret"
 	addr := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}
-	l.Printf(connErrorFormat, addr, addr, io.ErrUnexpectedEOF)
+	l.Printf(pipeline.ConnErrorFormat, addr, addr, io.ErrUnexpectedEOF)
 	l.Printf("some other line %s %q %v %d", secret, []byte(secret), struct{ S string }{secret}, 7)
 	out := buf.String()
 	if strings.Contains(out, "secret") || !strings.Contains(out, "192.0.2.1") || !strings.Contains(out, " 7") {

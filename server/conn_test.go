@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestShutdownAnswersEveryStartedRequest stops the server while clients write as fast
@@ -47,7 +48,7 @@ func shutdownTrial(t *testing.T) {
 	// and whose closes land late, as on a busy machine: this widens the moments between
 	// a request arriving, the server marking its connection busy and a close from the
 	// shutdown taking effect, which is where a stop used to cut answers off.
-	off := RateLimits{Off: true}
+	off := pipeline.RateLimits{Off: true}
 	srv := New(Config{DB: e.db, Jobs: e.runner, Log: zerolog.Nop(), BaseURL: testBaseURL, RateLimits: &off})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/server/pipeline"
 )
 
 // Where the hosted service's own client and the published contract meet: authoring
@@ -36,7 +37,7 @@ func TestAuthoringRefusedAnswersFailed(t *testing.T) {
 		{name: "OK_Harmful", path: "/v1/api/studies", guidance: "Interview users and ask them for their passwords"},
 		{name: "OK_RefusedRefineKeepsSavedStudy", path: "/v1/api/studies/" + saved.ID.String() + ":refine", guidance: "Write me a poem",
 			want: func(t *testing.T, r response) {
-				var st AuthoringStatus
+				var st pipeline.AuthoringStatus
 				r.json(t, &st)
 				if st.Status != "failed" || st.StudyID == nil || *st.StudyID != saved.ID || st.Brief == nil || *st.Brief.Title != "Saved before" {
 					t.Fatalf("a refused refine reports the saved study: %s", r.body)
@@ -52,7 +53,7 @@ func TestAuthoringRefusedAnswersFailed(t *testing.T) {
 				if r.status != 202 {
 					t.Fatalf("start: %d %s", r.status, r.body)
 				}
-				var h AuthoringJob
+				var h pipeline.AuthoringJob
 				r.json(t, &h)
 				done := e.pollAuthoring("a_live", h.JobID)
 				if done.status != 200 {
@@ -80,7 +81,7 @@ func TestAuthoringRefusedAnswersFailed(t *testing.T) {
 // secret) the caller created there.
 func serveStore(t *testing.T, db *kv.DB, keys map[string]string) *testEnv {
 	t.Helper()
-	off := RateLimits{Off: true}
+	off := pipeline.RateLimits{Off: true}
 	runner := jobs.NewRunner(jobs.Config{DB: db, Moderator: moderator.NewBuiltin(), Log: zerolog.Nop(), Plugins: mustPluginHost(t)})
 	t.Cleanup(func() { _ = runner.Close(context.Background()) })
 	srv := New(Config{DB: db, Jobs: runner, Log: zerolog.Nop(), BaseURL: testBaseURL, RateLimits: &off})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 func TestParseCORSOrigins(t *testing.T) {
@@ -25,7 +26,7 @@ func TestParseCORSOrigins(t *testing.T) {
 		{"ErrQuery", "https://inspector.example.com?x=1", "", "is not an origin"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := ParseCORSOrigins(c.in)
+			got, err := pipeline.ParseCORSOrigins(c.in)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("ParseCORSOrigins(%q) = %v, %v; want an error with %q", c.in, got, err, c.err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // listenerPort is the port the test server listens on.
@@ -26,9 +27,9 @@ func listenerPort(t *testing.T, e *testEnv) string {
 func checkDiscoveryAt(t *testing.T, e *testEnv, host, base string) {
 	t.Helper()
 	for _, p := range []struct{ method, probe, resource string }{
-		{"POST", "/v1/mcp", resourceMCP},
-		{"GET", "/v1/mcp", resourceMCP},
-		{"GET", "/v1/api/me", resourceAPI},
+		{"POST", "/v1/mcp", pipeline.ResourceMCP},
+		{"GET", "/v1/mcp", pipeline.ResourceMCP},
+		{"GET", "/v1/api/me", pipeline.ResourceAPI},
 	} {
 		r := e.do(p.method, p.probe, "", "", "Host", host)
 		want := `Bearer resource_metadata="` + base + "/.well-known/oauth-protected-resource" + p.resource + `"`
@@ -103,16 +104,16 @@ func TestResourceIndicatorOrigins(t *testing.T) {
 		resource string
 		want     string
 	}{
-		{"OK_Base", e.srv, "http://localhost:" + port + "/v1/mcp", resourceMCP},
-		{"OK_IPv4Loopback", e.srv, "http://127.0.0.1:" + port + "/v1/mcp/", resourceMCP},
-		{"OK_IPv6Loopback", e.srv, "http://[::1]:" + port + "/v1/api", resourceAPI},
+		{"OK_Base", e.srv, "http://localhost:" + port + "/v1/mcp", pipeline.ResourceMCP},
+		{"OK_IPv4Loopback", e.srv, "http://127.0.0.1:" + port + "/v1/mcp/", pipeline.ResourceMCP},
+		{"OK_IPv6Loopback", e.srv, "http://[::1]:" + port + "/v1/api", pipeline.ResourceAPI},
 		{"ErrOtherPort", e.srv, "http://127.0.0.1:1/v1/mcp", ""},
 		{"ErrOtherScheme", e.srv, "https://127.0.0.1:" + port + "/v1/mcp", ""},
 		{"ErrOtherHost", e.srv, "http://research.example:" + port + "/v1/mcp", ""},
 		{"ErrUserInfo", e.srv, "http://u@127.0.0.1:" + port + "/v1/mcp", ""},
 		{"ErrPathBefore", e.srv, "http://127.0.0.1:" + port + "/x/v1/mcp", ""},
 		{"ErrOtherSurface", e.srv, "http://127.0.0.1:" + port + "/v1/a2a", ""},
-		{"OK_Configured", conf.srv, conf.url + "/v1/mcp", resourceMCP},
+		{"OK_Configured", conf.srv, conf.url + "/v1/mcp", pipeline.ResourceMCP},
 		{"ErrConfiguredOtherLoopbackName", conf.srv, "http://localhost:" + confPort + "/v1/mcp", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -133,12 +134,12 @@ func TestOAuthAtLoopbackOrigin(t *testing.T) {
 	u := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	clientID := e.mustPublicClient(t)
 	verifier, challenge := newVerifier()
-	back := e.mustApprove(t, u, authorizeQuery(clientID, challenge, "", e.url+resourceMCP, "st-1"), e.orgA.ID, kv.EnvLive, nil)
+	back := e.mustApprove(t, u, authorizeQuery(clientID, challenge, "", e.url+pipeline.ResourceMCP, "st-1"), e.orgA.ID, kv.EnvLive, nil)
 	if back.Get("iss") != e.url || back.Get("code") == "" {
 		t.Fatalf("redirect back: %v, want iss %s", back, e.url)
 	}
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {back.Get("code")}, "redirect_uri": {testRedirect},
-		"code_verifier": {verifier}, "client_id": {clientID}, "resource": {"http://" + localhost + resourceMCP}}
+		"code_verifier": {verifier}, "client_id": {clientID}, "resource": {"http://" + localhost + pipeline.ResourceMCP}}
 	r := e.do("POST", "/v1/oauth/token", "", form.Encode(), "Content-Type", "application/x-www-form-urlencoded", "Host", localhost)
 	var tok map[string]any
 	r.json(t, &tok)
@@ -155,7 +156,7 @@ func TestOAuthAtLoopbackOrigin(t *testing.T) {
 	}
 	t.Run("ErrForeignResource", func(t *testing.T) {
 		_, challenge := newVerifier()
-		q := authorizeQuery(clientID, challenge, "", "http://research.example:"+listenerPort(t, e)+resourceMCP, "st-2")
+		q := authorizeQuery(clientID, challenge, "", "http://research.example:"+listenerPort(t, e)+pipeline.ResourceMCP, "st-2")
 		loc := wantRedirect(t, u.get(t, "/v1/oauth/authorize?"+q.Encode()), testRedirect+"?")
 		back, err := url.Parse(loc)
 		if err != nil || back.Query().Get("error") != "invalid_target" || back.Query().Get("iss") != e.url {

@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
+	"interviewd/server/pipeline"
 )
 
 // Health probes for load balancers and orchestrators: unauthenticated, outside the
@@ -14,18 +15,18 @@ import (
 //	              {"status":"ready"}; otherwise 503 {"status":"unavailable","reason":…}
 func (s *Server) routeHealth(r *router.Router) {
 	for _, m := range []string{"GET", "HEAD"} {
-		handlePlain(r, m, "/healthz", s.handleHealthz)
-		handlePlain(r, m, "/readyz", s.handleReadyz)
+		pipeline.HandlePlain(r, m, "/healthz", s.handleHealthz)
+		pipeline.HandlePlain(r, m, "/readyz", s.handleReadyz)
 	}
 }
 
 func (s *Server) handleHealthz(c *fasthttp.RequestCtx) {
-	infoOf(c).quiet = true
+	pipeline.InfoOf(c).Quiet = true
 	writeHealth(c, 200, `{"status":"ok"}`)
 }
 
 func (s *Server) handleReadyz(c *fasthttp.RequestCtx) {
-	infoOf(c).quiet = true
+	pipeline.InfoOf(c).Quiet = true
 	if reason := s.notReady(); reason != "" {
 		writeHealth(c, 503, `{"status":"unavailable","reason":"`+reason+`"}`)
 		return
@@ -35,16 +36,16 @@ func (s *Server) handleReadyz(c *fasthttp.RequestCtx) {
 
 // notReady names what is not ready, or returns "".
 func (s *Server) notReady() string {
-	if s.ctx.Err() != nil {
+	if s.Ctx.Err() != nil {
 		return "shutting_down"
 	}
-	if _, err := s.db.Empty(s.ctx); err != nil { // a read transaction: the file is open and readable
+	if _, err := s.DB.Empty(s.Ctx); err != nil { // a read transaction: the file is open and readable
 		return "database_unavailable"
 	}
-	if err := s.db.Blobs().Ping(s.ctx); err != nil { // the bucket (or DATA/blobs) answers
+	if err := s.DB.Blobs().Ping(s.Ctx); err != nil { // the bucket (or DATA/blobs) answers
 		return "storage_unavailable"
 	}
-	if s.jobs == nil || !s.jobs.Running() {
+	if s.Jobs == nil || !s.Jobs.Running() {
 		return "jobs_stopped"
 	}
 	return ""

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // logBuffer collects log lines written by the server's goroutines.
@@ -117,7 +118,7 @@ func TestLifecycleLog(t *testing.T) {
 		if r.status != 202 {
 			t.Fatalf("export: %d %s", r.status, r.body)
 		}
-		var job ExportJob
+		var job pipeline.ExportJob
 		r.json(t, &job)
 		if got := e.pollExport("a_live", job.JobID); got.Status != kv.ExportCompleted {
 			t.Fatalf("export %+v", got)
@@ -137,7 +138,7 @@ func TestLifecycleLog(t *testing.T) {
 		if r.status != 202 {
 			t.Fatalf("create: %d %s", r.status, r.body)
 		}
-		var job AuthoringJob
+		var job pipeline.AuthoringJob
 		r.json(t, &job)
 		m := logs.waitFor(t, "authoring request refused")
 		if m["level"] != "info" || m["job_id"] != job.JobID {
@@ -172,7 +173,7 @@ func TestLifecycleLog(t *testing.T) {
 // busy server) is logged at info with its code, like an API refusal.
 func TestParticipantPageRefusalsLogged(t *testing.T) {
 	logs := &logBuffer{}
-	e := mustServe(t, withLog(logs, zerolog.InfoLevel), withRateLimits(RateLimits{Read: 100, Write: 100, OrgRead: 100, OrgWrite: 100, IP: 1}))
+	e := mustServe(t, withLog(logs, zerolog.InfoLevel), withRateLimits(pipeline.RateLimits{Read: 100, Write: 100, OrgRead: 100, OrgWrite: 100, IP: 1}))
 	statuses := map[int]bool{}
 	for i := 0; i < 3; i++ { // the first is admitted (404), the rest are over the limit (429)
 		statuses[e.do("GET", "/i/"+kv.NewLinkToken(), "", "").status] = true
@@ -199,7 +200,7 @@ func TestParticipantPageRefusalsLogged(t *testing.T) {
 
 func TestHealthProbes(t *testing.T) {
 	logs := &logBuffer{}
-	e := mustServe(t, withLog(logs, zerolog.InfoLevel), withRateLimits(RateLimits{Read: 1, Write: 1, OrgRead: 1, OrgWrite: 1, IP: 1}))
+	e := mustServe(t, withLog(logs, zerolog.InfoLevel), withRateLimits(pipeline.RateLimits{Read: 1, Write: 1, OrgRead: 1, OrgWrite: 1, IP: 1}))
 	for i := 0; i < 20; i++ { // far over every limit: probes are not limited
 		if r := e.do("GET", "/healthz", "", ""); r.status != 200 || string(r.body) != `{"status":"ok"}` {
 			t.Fatalf("healthz #%d: %d %s", i, r.status, r.body)

@@ -22,44 +22,44 @@ func (s *Server) Maintain(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
-			case <-s.creditAlerts:
+			case <-s.CreditAlerts:
 				s.SendCreditAlerts(ctx)
 			case <-minute.C:
 				break wait
 			}
 		}
 		s.SendCreditAlerts(ctx)
-		s.limiter.Sweep(s.now())
-		s.authFails.Sweep(s.now())
-		s.app.signIn.Sweep(s.now())
-		s.oauth.register.Sweep(s.now())
+		s.Limiter.Sweep(s.Now())
+		s.AuthFails.Sweep(s.Now())
+		s.app.signIn.Sweep(s.Now())
+		s.oauth.register.Sweep(s.Now())
 		if n%60 == 0 {
 			s.SweepRetention(ctx)
-			if swept, err := s.db.SweepIdem(ctx); err != nil {
-				s.log.Error().Err(err).Msg("sweep idempotency keys")
+			if swept, err := s.DB.SweepIdem(ctx); err != nil {
+				s.Log.Error().Err(err).Msg("sweep idempotency keys")
 			} else if swept > 0 {
-				s.log.Info().Int("swept", swept).Msg("forgot expired idempotency keys")
+				s.Log.Info().Int("swept", swept).Msg("forgot expired idempotency keys")
 			}
-			if swept, err := s.db.SweepAgentTasks(ctx); err != nil {
-				s.log.Error().Err(err).Msg("sweep ended A2A tasks")
+			if swept, err := s.DB.SweepAgentTasks(ctx); err != nil {
+				s.Log.Error().Err(err).Msg("sweep ended A2A tasks")
 			} else if swept > 0 {
-				s.log.Info().Int("swept", swept).Msg("deleted A2A tasks ended more than 30 days ago")
+				s.Log.Info().Int("swept", swept).Msg("deleted A2A tasks ended more than 30 days ago")
 			}
-			if swept, err := s.db.SweepAccess(ctx); err != nil {
-				s.log.Error().Err(err).Msg("sweep expired account access transactions")
+			if swept, err := s.DB.SweepAccess(ctx); err != nil {
+				s.Log.Error().Err(err).Msg("sweep expired account access transactions")
 			} else if swept > 0 {
-				s.log.Info().Int("swept", swept).Msg("deleted expired account access transactions")
+				s.Log.Info().Int("swept", swept).Msg("deleted expired account access transactions")
 			}
-			if swept, err := s.db.SweepOAuth(ctx); err != nil {
-				s.log.Error().Err(err).Msg("sweep expired OAuth codes, tokens and connections")
+			if swept, err := s.DB.SweepOAuth(ctx); err != nil {
+				s.Log.Error().Err(err).Msg("sweep expired OAuth codes, tokens and connections")
 			} else if swept != (kv.OAuthSwept{}) {
-				s.log.Info().Int("tokens", swept.Tokens).Int("connections", swept.Connections).
+				s.Log.Info().Int("tokens", swept.Tokens).Int("connections", swept.Connections).
 					Msg("deleted expired OAuth codes, tokens and connections")
 			}
-			if swept, err := s.db.SweepPeople(ctx); err != nil {
-				s.log.Error().Err(err).Msg("sweep expired sign-in codes, sessions and invitations")
+			if swept, err := s.DB.SweepPeople(ctx); err != nil {
+				s.Log.Error().Err(err).Msg("sweep expired sign-in codes, sessions and invitations")
 			} else if swept != (kv.PeopleSwept{}) {
-				s.log.Info().Int("signin_codes", swept.SignInCodes).Int("sessions", swept.Sessions).
+				s.Log.Info().Int("signin_codes", swept.SignInCodes).Int("sessions", swept.Sessions).
 					Int("invitations", swept.Invitations).Msg("deleted expired sign-in codes, sessions and invitations")
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/valyala/fasthttp"
 
+	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 )
 
@@ -38,7 +39,7 @@ type mcpEndpoint struct {
 	// tool to the SDK resolves its schemas, which was a third of a server's start-up.
 	sdk     func() http.Handler
 	origins originPolicy
-	tools   map[string]*Operation
+	tools   map[string]*pipeline.Operation
 	// serverInfo is the Implementation as JSON, for results of the 2026-07-28 era.
 	serverInfo func() []byte
 	// fast turns the tools/call fast path on; off, every request goes to the SDK.
@@ -61,18 +62,18 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 				DisableLocalhostProtection: true,
 			})
 		}),
-		origins:    newOriginPolicy(s.baseURL),
-		tools:      make(map[string]*Operation, len(s.ops)),
+		origins:    newOriginPolicy(s.BaseURL),
+		tools:      make(map[string]*pipeline.Operation, len(s.Ops)),
 		serverInfo: lazyJSON(func() any { return mcpImplementation() }),
 		fast:       fast,
 	}
-	m.origins.listed = s.cors
-	for _, o := range s.ops {
+	m.origins.listed = s.CORS
+	for _, o := range s.Ops {
 		m.tools[o.Name] = o
 	}
 	sf := m.surface()
-	sf.log = &s.log
-	m.serve = sf.serve(resourceMCP, nil, sf.chain(m.serveRPC))
+	sf.Log = &s.Log
+	m.serve = sf.Serve(pipeline.ResourceMCP, nil, sf.Chain(m.serveRPC))
 	return m
 }
 
@@ -80,13 +81,13 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 // metadata its 401s point at.
 func (s *Server) routeMCP(r *router.Router) {
 	m := s.newMCPEndpoint(true)
-	r.ANY(resourceMCP, m.serve)
+	r.ANY(pipeline.ResourceMCP, m.serve)
 	// "/v1/mcp/" is the same endpoint. The router keeps it only as a trailing-slash
 	// twin of "/v1/mcp" (it takes no second handler and, with redirects off, sends it
 	// to NotFound), so it is served on its way to NotFound: before any not-found answer.
 	notFound := r.NotFound
 	r.NotFound = func(c *fasthttp.RequestCtx) {
-		if string(c.Path()) == resourceMCP+"/" {
+		if string(c.Path()) == pipeline.ResourceMCP+"/" {
 			m.serve(c)
 			return
 		}
@@ -101,32 +102,32 @@ func (s *Server) routeMCP(r *router.Router) {
 // discovery. Errors before JSON-RPC is spoken are REST-shaped (a client that is refused
 // at the door reads them like any HTTP API), a body that is not JSON at all is a
 // JSON-RPC parse error. Each tool call runs the research pipeline (Server.tools).
-func (m *mcpEndpoint) surface() *surface {
-	return &surface{
-		name:         "mcp",
-		pre:          []middleware{m.cors, m.checkOrigin},
-		authenticate: m.s.bearerAuthenticator(resourceMCP),
-		steps:        []middleware{checkMCPMethod, readRPCBody},
-		render:       m.s.renderMCP,
+func (m *mcpEndpoint) surface() *pipeline.Surface {
+	return &pipeline.Surface{
+		Name:         "mcp",
+		Pre:          []pipeline.Middleware{m.cors, m.checkOrigin},
+		Authenticate: m.s.BearerAuthenticator(pipeline.ResourceMCP),
+		Steps:        []pipeline.Middleware{checkMCPMethod, readRPCBody},
+		Render:       m.s.renderMCP,
 	}
 }
 
-func (m *mcpEndpoint) checkOrigin(next handler) handler {
-	return func(r *request) error {
-		if !m.origins.allows(r.c.Request.Header.Peek("Origin")) {
-			return &apiError{Status: 403, Code: "forbidden_origin",
+func (m *mcpEndpoint) checkOrigin(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		if !m.origins.allows(r.C.Request.Header.Peek("Origin")) {
+			return &pipeline.APIError{Status: 403, Code: "forbidden_origin",
 				Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + m.origins.origin + " or from an origin the operator lists in --cors-origins."}
 		}
 		return next(r)
 	}
 }
 
-func checkMCPMethod(next handler) handler {
-	return func(r *request) error {
-		if !r.c.IsPost() {
+func checkMCPMethod(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		if !r.C.IsPost() {
 			// Stateless and JSON-only: there is no stream to GET and no session to DELETE.
-			r.c.Response.Header.Set("Allow", "POST")
-			return &apiError{Status: 405, Code: "method_not_allowed",
+			r.C.Response.Header.Set("Allow", "POST")
+			return &pipeline.APIError{Status: 405, Code: "method_not_allowed",
 				Detail: "The MCP endpoint accepts only POST (Streamable HTTP, stateless, JSON responses)."}
 		}
 		return next(r)
@@ -138,11 +139,11 @@ type errRPCParse struct{ msg string }
 
 func (e *errRPCParse) Error() string { return e.msg }
 
-func readRPCBody(next handler) handler {
-	return func(r *request) error {
-		if _, err := readBody(r.c, mcpMaxBody); err != nil {
-			if err == errMalformedBody { // a JSON-RPC client reads a parse error
-				return &errRPCParse{errMalformedBody.Detail}
+func readRPCBody(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		if _, err := pipeline.ReadBody(r.C, mcpMaxBody); err != nil {
+			if err == pipeline.ErrMalformedBody { // a JSON-RPC client reads a parse error
+				return &errRPCParse{pipeline.ErrMalformedBody.Detail}
 			}
 			return err
 		}
@@ -152,29 +153,29 @@ func readRPCBody(next handler) handler {
 
 // renderMCP writes the refusals made before JSON-RPC is spoken; answers themselves are
 // written by the fast path or the SDK.
-func (s *Server) renderMCP(r *request, err error) {
+func (s *Server) renderMCP(r *pipeline.Request, err error) {
 	var pe *errRPCParse
 	if errors.As(err, &pe) {
-		writeJSONRPCError(r.c, 400, -32700, pe.msg)
+		writeJSONRPCError(r.C, 400, -32700, pe.msg)
 		return
 	}
-	s.writeRESTError(r.c, err, resourceMCP)
-	addDefaultScope(r.c)
+	s.WriteRESTError(r.C, err, pipeline.ResourceMCP)
+	addDefaultScope(r.C)
 }
 
 // serveRPC answers one authenticated JSON-RPC request: the fast path or the SDK.
-func (m *mcpEndpoint) serveRPC(r *request) error {
-	c, s := r.c, m.s
-	r.written = true
+func (m *mcpEndpoint) serveRPC(r *pipeline.Request) error {
+	c, s := r.C, m.s
+	r.Written = true
 	acceptJSON(&c.Request.Header)
-	call := &mcpCall{principal: r.p}
-	ctx := context.WithValue(r.ctx, mcpCallKey{}, call)
+	call := &mcpCall{principal: r.P}
+	ctx := context.WithValue(r.Ctx, mcpCallKey{}, call)
 	defer func() {
 		if d := call.rate.Load(); d != nil {
-			s.setRateHeaders(c, *d)
+			s.SetRateHeaders(c, *d)
 		}
 	}()
-	if m.fast && m.serveToolCall(c, ctx, r.p) {
+	if m.fast && m.serveToolCall(c, ctx, r.P) {
 		return nil
 	}
 	refused, isBatch := refuseLargeBatch(c, c.PostBody())
@@ -197,7 +198,7 @@ func (m *mcpEndpoint) serveRPC(r *request) error {
 		return nil
 	}
 	if e := call.internalErr.Load(); e != nil {
-		r.info.err = *e
+		r.Info.Err = *e
 	}
 	transportErrorAsJSONRPC(c)
 	return nil
@@ -260,7 +261,7 @@ func writeJSONRPCError(c *fasthttp.RequestCtx, status, code int, msg string) {
 
 // mcpCall is what one authenticated MCP request hands to its tool handlers.
 type mcpCall struct {
-	principal *Principal
+	principal *pipeline.Principal
 	// internalErr carries an internal failure's cause back to the access log line;
 	// tool handlers run on the SDK's goroutines, hence the atomic.
 	internalErr atomic.Pointer[string]

@@ -3,6 +3,7 @@ package server
 import (
 	stdjson "encoding/json"
 	"fmt"
+	"interviewd/server/pipeline"
 	"io"
 	"net/http"
 	"runtime"
@@ -31,7 +32,7 @@ func whoamiBatch(n int) string {
 // requests runs (the credential's read budget is untouched); one at the cap is answered
 // item by item.
 func TestMCPBatchCap(t *testing.T) {
-	limits := DefaultRateLimits()
+	limits := pipeline.DefaultRateLimits()
 	limits.Read, limits.OrgRead = 10*mcpMaxBatch, 10*mcpMaxBatch
 	e := mustServe(t, withRateLimits(limits))
 	post := func(body string) response {

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // benchEnv is a real server on a loopback socket with one key and one study.
@@ -26,7 +27,7 @@ type benchEnv struct {
 func mustBenchServe(b *testing.B) benchEnv {
 	b.Helper()
 	db := mustOpenDB(b)
-	off := RateLimits{Off: true} // measure the request path, not the limiter
+	off := pipeline.RateLimits{Off: true} // measure the request path, not the limiter
 	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true, RateLimits: &off})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

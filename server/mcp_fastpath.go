@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"interviewd/server/pipeline"
 	"mime"
 	"slices"
 
@@ -37,7 +38,7 @@ const (
 
 // serveToolCall answers c when it holds a tools/call the fast path recognises, and
 // reports whether it did; when it returns false it has written nothing.
-func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, ctx context.Context, p *Principal) bool {
+func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, ctx context.Context, p *pipeline.Principal) bool {
 	h := &c.Request.Header
 	if mt, _, err := mime.ParseMediaType(string(h.ContentType())); err != nil || mt != "application/json" {
 		return false
@@ -73,7 +74,7 @@ func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, ctx context.Context,
 
 	raw, isError, cause, note := m.s.runTool(ctx, o, p, params["arguments"])
 	if cause != "" {
-		infoOf(c).err = cause
+		pipeline.InfoOf(c).Err = cause
 	}
 	res := fastResult{
 		Content:           []fastText{{Type: "text", Text: string(raw)}},

@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // mcpExchange sends one request straight to an endpoint's handler (the same handler
@@ -132,7 +133,7 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 			req.SetBodyString(c.body)
 			var ctx fasthttp.RequestCtx
 			ctx.Init(&req, nil, nil)
-			p, err := e.srv.resolveToken(e.keys[c.key], resourceMCP)
+			p, err := e.srv.ResolveToken(e.keys[c.key], pipeline.ResourceMCP)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +155,7 @@ func FuzzMCPFastPath(f *testing.F) {
 	// Limits off: the two endpoints share the server's limiter, so with limits on the
 	// fuzzer soon runs the credential out and the two answers are 429s whose
 	// Retry-After moved between the calls. Admission parity is TestMCPFastPathMatchesSDK's.
-	off := RateLimits{Off: true}
+	off := pipeline.RateLimits{Off: true}
 	srv := New(Config{DB: db, BaseURL: testBaseURL, RateLimits: &off})
 	ctx := f.Context()
 	org, _, err := db.CreateOrg(ctx, kv.OrgInput{Name: "Fuzz", Email: "fuzz@example.com"})
@@ -170,7 +171,7 @@ func FuzzMCPFastPath(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	p, err := srv.resolveToken(secret, resourceMCP)
+	p, err := srv.ResolveToken(secret, pipeline.ResourceMCP)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	stdjson "encoding/json"
 	"fmt"
+	"interviewd/server/pipeline"
 	"strings"
 	"testing"
 )
@@ -377,7 +378,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 }
 
 func TestMCPBodyLimitAndRateHeaders(t *testing.T) {
-	e := mustServe(t, withRateLimits(DefaultRateLimits()))
+	e := mustServe(t, withRateLimits(pipeline.DefaultRateLimits()))
 	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{"pad":"` + strings.Repeat("a", 2<<20) + `"}}}`
 	r := e.do("POST", "/v1/mcp", "a_live", big, "Content-Type", "application/json", "Accept", acceptBoth, "Mcp-Protocol-Version", "2025-11-25")
 	if r.status != 413 || !strings.Contains(string(r.body), "payload_too_large") {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/pipeline"
 	"net/url"
 
 	"github.com/valyala/fasthttp"
@@ -15,7 +16,7 @@ import (
 type originPolicy struct {
 	origin   string // canonical scheme://host[:port] of the base URL
 	loopback bool
-	listed   corsOrigins
+	listed   pipeline.CORSOrigins
 }
 
 func newOriginPolicy(baseURL string) originPolicy {
@@ -23,8 +24,8 @@ func newOriginPolicy(baseURL string) originPolicy {
 	if err != nil {
 		return originPolicy{}
 	}
-	origin, _ := canonicalOrigin(u)
-	return originPolicy{origin: origin, loopback: isLoopbackHost(u.Hostname())}
+	origin, _ := pipeline.CanonicalOrigin(u)
+	return originPolicy{origin: origin, loopback: pipeline.IsLoopbackHost(u.Hostname())}
 }
 
 // allows reports whether a request with this Origin header value may proceed.
@@ -32,7 +33,7 @@ func (p originPolicy) allows(origin []byte) bool {
 	if len(origin) == 0 {
 		return true
 	}
-	got, ok := parseOrigin(string(origin))
+	got, ok := pipeline.ParseOrigin(string(origin))
 	if !ok {
 		return false // "null", "file://", or something that is not an origin at all
 	}
@@ -40,7 +41,7 @@ func (p originPolicy) allows(origin []byte) bool {
 		return true
 	}
 	u, _ := url.Parse(got)
-	return p.loopback && isLoopbackHost(u.Hostname())
+	return p.loopback && pipeline.IsLoopbackHost(u.Hostname())
 }
 
 // cors is the MCP endpoint's first step. A preflight from a listed origin is answered
@@ -48,34 +49,34 @@ func (p originPolicy) allows(origin []byte) bool {
 // request from a listed origin is answered with that origin allowed and the headers an
 // MCP client reads exposed, refusals included: a browser client must read the 401's
 // challenge to start OAuth.
-func (m *mcpEndpoint) cors(next handler) handler {
-	return func(r *request) error {
-		c := r.c
+func (m *mcpEndpoint) cors(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		c := r.C
 		raw := c.Request.Header.Peek("Origin")
 		if len(raw) == 0 {
 			return next(r)
 		}
 		h := &c.Response.Header
-		if len(m.s.cors) > 0 {
+		if len(m.s.CORS) > 0 {
 			h.Add("Vary", "Origin")
 		}
-		origin := m.s.cors.listed(raw)
-		if isPreflight(c) {
+		origin := m.s.CORS.Listed(raw)
+		if pipeline.IsPreflight(c) {
 			if origin == "" {
-				return &apiError{Status: 403, Code: "forbidden_origin",
+				return &pipeline.APIError{Status: 403, Code: "forbidden_origin",
 					Detail: "Cross-origin requests from this Origin are not allowed; the server's operator lists the origins of browser-based MCP clients in --cors-origins."}
 			}
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
-			allowRequestedHeaders(c)
-			h.Set("Access-Control-Max-Age", corsMaxAge)
+			pipeline.AllowRequestedHeaders(c)
+			h.Set("Access-Control-Max-Age", pipeline.CORSMaxAge)
 			c.SetStatusCode(fasthttp.StatusNoContent)
-			r.written = true
+			r.Written = true
 			return nil
 		}
 		if origin != "" {
 			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Expose-Headers", mcpExposedHeaders)
+			h.Set("Access-Control-Expose-Headers", pipeline.MCPExposedHeaders)
 		}
 		return next(r)
 	}

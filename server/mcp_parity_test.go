@@ -13,12 +13,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // parityCase is one refusal both surfaces must agree on.
 type parityCase struct {
 	name       string
-	op         *Operation
+	op         *pipeline.Operation
 	key        string
 	args       map[string]any
 	wantStatus int // the REST status; 0 when only agreement is checked
@@ -28,16 +29,16 @@ type parityCase struct {
 // refuse alike on REST and MCP: a missing scope, a malformed uuid, another
 // organisation's object, a limit out of range and a forged cursor. Operations added
 // later are covered with no change here.
-func parityCases(ops []*Operation, mine, theirs kv.ID, cursor func(kind byte, last kv.ID) string) []parityCase {
+func parityCases(ops []*pipeline.Operation, mine, theirs kv.ID, cursor func(kind byte, last kv.ID) string) []parityCase {
 	var cases []parityCase
 	for _, o := range ops {
 		base := map[string]any{}
 		simple := true // no required body field this test cannot fill
-		for _, fp := range o.plan.fields {
+		for _, fp := range o.Plan.Fields {
 			switch {
-			case fp.typ == idType && fp.required:
-				base[fp.name] = mine.String()
-			case fp.required:
+			case fp.Typ == pipeline.IDType && fp.Required:
+				base[fp.Name] = mine.String()
+			case fp.Required:
 				simple = false
 			}
 		}
@@ -65,18 +66,18 @@ func parityCases(ops []*Operation, mine, theirs kv.ID, cursor func(kind byte, la
 			}
 			add("ErrScopeMissing", key, base, 403)
 		}
-		for _, fp := range o.plan.fields {
-			if fp.typ == idType || (fp.typ.Kind() == reflect.Pointer && fp.typ.Elem() == idType) {
-				add("ErrBadUUID_"+fp.name, "a_live", with(fp.name, "not-a-uuid"), 422)
-				if fp.src == srcPath {
+		for _, fp := range o.Plan.Fields {
+			if fp.Typ == pipeline.IDType || (fp.Typ.Kind() == reflect.Pointer && fp.Typ.Elem() == pipeline.IDType) {
+				add("ErrBadUUID_"+fp.Name, "a_live", with(fp.Name, "not-a-uuid"), 422)
+				if fp.Src == pipeline.SrcPath {
 					id := kv.NewV4().String()
-					if fp.name == "study_id" {
+					if fp.Name == "study_id" {
 						id = theirs.String()
 					}
-					add("ErrOtherOrg_"+fp.name, "a_live", with(fp.name, id), status(404))
+					add("ErrOtherOrg_"+fp.Name, "a_live", with(fp.Name, id), status(404))
 				}
 			}
-			switch fp.name {
+			switch fp.Name {
 			case "limit":
 				add("ErrLimit0", "a_live", with("limit", 0), 422)
 				add("ErrLimit201", "a_live", with("limit", 201), 422)
@@ -94,28 +95,28 @@ func parityCases(ops []*Operation, mine, theirs kv.ID, cursor func(kind byte, la
 }
 
 // restRequest renders tool arguments as the operation's REST request.
-func restRequest(o *Operation, args map[string]any) (path, body string) {
+func restRequest(o *pipeline.Operation, args map[string]any) (path, body string) {
 	path = o.Path
 	query := url.Values{}
 	bodyArgs := map[string]any{}
-	for _, fp := range o.plan.fields {
-		v, ok := args[fp.name]
+	for _, fp := range o.Plan.Fields {
+		v, ok := args[fp.Name]
 		if !ok {
 			continue
 		}
-		switch fp.src {
-		case srcPath:
-			path = strings.Replace(path, "{"+fp.name+"}", url.PathEscape(fmt.Sprint(v)), 1)
-		case srcQuery:
-			query.Set(fp.name, fmt.Sprint(v))
+		switch fp.Src {
+		case pipeline.SrcPath:
+			path = strings.Replace(path, "{"+fp.Name+"}", url.PathEscape(fmt.Sprint(v)), 1)
+		case pipeline.SrcQuery:
+			query.Set(fp.Name, fmt.Sprint(v))
 		default:
-			bodyArgs[fp.name] = v
+			bodyArgs[fp.Name] = v
 		}
 	}
 	if len(query) > 0 {
 		path += "?" + query.Encode()
 	}
-	if o.plan.hasBody {
+	if o.Plan.HasBody {
 		raw, _ := stdjson.Marshal(bodyArgs)
 		body = string(raw)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"interviewd/server/pipeline"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,7 +48,7 @@ const notGrantedNote = " This connection was not granted that permission: a call
 // An OAuth connection sees every tool; those it lacks the scope for say so at the end of
 // their description, so the model can tell the person what to approve rather than
 // silently lacking a capability the person expects.
-func toolsForCredential(ops map[string]*Operation) mcp.Middleware {
+func toolsForCredential(ops map[string]*pipeline.Operation) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -62,9 +63,9 @@ func toolsForCredential(ops map[string]*Operation) mcp.Middleware {
 			for _, t := range list.Tools {
 				o := ops[t.Name]
 				switch {
-				case o == nil || o.checkScope(p) == nil:
+				case o == nil || o.CheckScope(p) == nil:
 					view.Tools = append(view.Tools, t)
-				case p.CredentialType == credentialOAuth:
+				case p.CredentialType == pipeline.CredentialOAuth:
 					marked := *t
 					marked.Description += notGrantedNote
 					view.Tools = append(view.Tools, &marked)

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 var challengeParam = regexp.MustCompile(`^([a-z_]+)="([^"\\]*)"(?:, |$)`)
@@ -64,13 +65,13 @@ func TestMCPUnauthorizedNamesScope(t *testing.T) {
 func TestMCPToolListForCredential(t *testing.T) {
 	e := mustServe(t)
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
-	reader := e.mustConnect(t, owner, resourceMCP, e.orgA.ID, kv.EnvLive, "studies:read")
-	full := e.mustConnect(t, owner, resourceMCP, e.orgA.ID, kv.EnvLive, "")
-	ops := map[string]*Operation{}
+	reader := e.mustConnect(t, owner, pipeline.ResourceMCP, e.orgA.ID, kv.EnvLive, "studies:read")
+	full := e.mustConnect(t, owner, pipeline.ResourceMCP, e.orgA.ID, kv.EnvLive, "")
+	ops := map[string]*pipeline.Operation{}
 	for _, o := range e.srv.Operations() {
 		ops[o.Name] = o
 	}
-	narrowKey, err := e.srv.resolveToken(e.keys["a_studies_only"], resourceMCP)
+	narrowKey, err := e.srv.ResolveToken(e.keys["a_studies_only"], pipeline.ResourceMCP)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +100,8 @@ func TestMCPToolListForCredential(t *testing.T) {
 				t.Fatalf("%d tools of %d, marked %v", len(res.Tools), len(ops), marked)
 			}
 			for _, tool := range res.Tools {
-				p := &Principal{scopes: newScopeSet([]string{"studies:read"})}
-				if lacks := ops[tool.Name].checkScope(p) != nil; lacks != slices.Contains(marked, tool.Name) {
+				p := pipeline.PrincipalFromKey(kv.Credential{Key: kv.Key{Scopes: []string{"studies:read"}}})
+				if lacks := ops[tool.Name].CheckScope(p) != nil; lacks != slices.Contains(marked, tool.Name) {
 					t.Fatalf("%s: the connection lacks its scope: %v; marked: %v", tool.Name, lacks, !lacks)
 				}
 			}
@@ -116,7 +117,7 @@ func TestMCPToolListForCredential(t *testing.T) {
 			var names []string
 			for _, tool := range list(t, e.keys["a_studies_only"], era).Tools {
 				names = append(names, tool.Name)
-				if strings.Contains(tool.Description, notGrantedNote) || ops[tool.Name].checkScope(narrowKey) != nil {
+				if strings.Contains(tool.Description, notGrantedNote) || ops[tool.Name].CheckScope(narrowKey) != nil {
 					t.Fatalf("%s listed for a key that cannot call it", tool.Name)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // The two protocol eras: initialize (up to 2025-11-25) and server/discover (2026-07-28).
@@ -180,8 +181,8 @@ func TestMCPToolsList(t *testing.T) {
 					t.Fatalf("%s input schema %v: want a closed object", o.Name, in)
 				}
 				props, _ := in["properties"].(map[string]any)
-				if len(props) != len(o.plan.fields) {
-					t.Fatalf("%s input schema has %d properties for %d fields", o.Name, len(props), len(o.plan.fields))
+				if len(props) != len(o.Plan.Fields) {
+					t.Fatalf("%s input schema has %d properties for %d fields", o.Name, len(props), len(o.Plan.Fields))
 				}
 				// The output schema is the operation's output or the error body.
 				out, _ := tool.OutputSchema.(map[string]any)
@@ -189,7 +190,7 @@ func TestMCPToolsList(t *testing.T) {
 				if out["type"] != "object" || len(alts) != 2 {
 					t.Fatalf("%s output schema %v", o.Name, out)
 				}
-				if want := mustGeneric(t, o.outputSchema()); !reflect.DeepEqual(alts[0], want) {
+				if want := mustGeneric(t, o.OutputSchema()); !reflect.DeepEqual(alts[0], want) {
 					t.Fatalf("%s output schema %v, want the operation's %v", o.Name, alts[0], want)
 				}
 				if req := fmt.Sprint(alts[1].(map[string]any)["required"]); req != "[code detail]" {
@@ -434,7 +435,7 @@ func TestArgumentName(t *testing.T) {
 // TestMCPRateLimited: tool calls count against the same windows as REST requests.
 func TestMCPRateLimited(t *testing.T) {
 	clock := &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-	e := mustServe(t, withClock(clock), withRateLimits(DefaultRateLimits()))
+	e := mustServe(t, withClock(clock), withRateLimits(pipeline.DefaultRateLimits()))
 	for i := 0; i < 60; i++ { // half the read window over REST …
 		if r := e.do("GET", "/v1/api/me", "a_live", ""); r.status != 200 {
 			t.Fatalf("REST read %d: %d", i, r.status)

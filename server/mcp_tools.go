@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // newMCPServer builds the SDK server with one tool per operation of the table: a new
@@ -20,15 +21,15 @@ func (s *Server) newMCPServer() *mcp.Server {
 		&mcp.ServerOptions{
 			Instructions: "Run AI-moderated research interviews: author studies from plain-language guidance, " +
 				"rehearse them, hand out invite links and export transcripts. Every tool mirrors one REST " +
-				"operation of " + s.baseURL + "/v1/api/openapi.json; lists return {items, next_cursor}: pass " +
+				"operation of " + s.BaseURL + "/v1/api/openapi.json; lists return {items, next_cursor}: pass " +
 				"next_cursor back as cursor for the next page.",
 			// Tools only, and a fixed list: no listChanged, so no client opens a
 			// subscription stream this stateless, JSON-only endpoint could not serve.
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 			SetCacheable: privateToolList,
 		})
-	ops := make(map[string]*Operation, len(s.ops))
-	for _, o := range s.ops {
+	ops := make(map[string]*pipeline.Operation, len(s.Ops))
+	for _, o := range s.Ops {
 		srv.AddTool(mcpTool(o), s.mcpToolHandler(o))
 		ops[o.Name] = o
 	}
@@ -38,17 +39,17 @@ func (s *Server) newMCPServer() *mcp.Server {
 
 // mcpImplementation is how the server names itself to clients.
 func mcpImplementation() *mcp.Implementation {
-	return &mcp.Implementation{Name: "interviewd", Title: "interviewd research interviews", Version: OpenAPIVersion}
+	return &mcp.Implementation{Name: "interviewd", Title: "interviewd research interviews", Version: pipeline.OpenAPIVersion}
 }
 
 // mcpTool describes an operation as a tool. Schemas are encoded once, here.
-func mcpTool(o *Operation) *mcp.Tool {
+func mcpTool(o *pipeline.Operation) *mcp.Tool {
 	closedWorld := false
 	return &mcp.Tool{
 		Name:         o.Name,
 		Title:        o.Summary,
 		Description:  toolDescription(o),
-		InputSchema:  mustRawJSON(o.plan.inputSchema(srcPath, srcQuery, srcBody)),
+		InputSchema:  mustRawJSON(o.Plan.InputSchema(pipeline.SrcPath, pipeline.SrcQuery, pipeline.SrcBody)),
 		OutputSchema: mustRawJSON(toolOutputSchema(o)),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:   o.Method == "GET",
@@ -63,28 +64,28 @@ func mcpTool(o *Operation) *mcp.Tool {
 // TypeScript SDK's 1.x line, the MCP Inspector) do so for error results too: a
 // schema naming only the success shape would turn every domain error into their
 // own schema-mismatch failure and hide the error's detail.
-func toolOutputSchema(o *Operation) schema {
-	return schema{"type": "object", "anyOf": []any{o.outputSchema(), toolErrorSchema()}}
+func toolOutputSchema(o *pipeline.Operation) pipeline.Schema {
+	return pipeline.Schema{"type": "object", "anyOf": []any{o.OutputSchema(), toolErrorSchema()}}
 }
 
 // toolErrorSchema describes toolErrorBody; the items are those of a REST 422.
-func toolErrorSchema() schema {
-	item := schema{"type": "object", "required": []any{"loc", "msg", "type"}, "properties": schema{
-		"loc":  schema{"type": "array", "items": schema{"anyOf": []any{schema{"type": "string"}, schema{"type": "integer"}}}},
-		"msg":  schema{"type": "string"},
-		"type": schema{"type": "string"},
-		"ctx":  schema{"type": "object"},
+func toolErrorSchema() pipeline.Schema {
+	item := pipeline.Schema{"type": "object", "required": []any{"loc", "msg", "type"}, "properties": pipeline.Schema{
+		"loc":  pipeline.Schema{"type": "array", "items": pipeline.Schema{"anyOf": []any{pipeline.Schema{"type": "string"}, pipeline.Schema{"type": "integer"}}}},
+		"msg":  pipeline.Schema{"type": "string"},
+		"type": pipeline.Schema{"type": "string"},
+		"ctx":  pipeline.Schema{"type": "object"},
 	}}
-	return schema{"type": "object", "required": []any{"code", "detail"}, "additionalProperties": false, "properties": schema{
-		"code":                schema{"type": "string", "description": "The REST error code: validation_error, not_found, insufficient_scope, rate_limited, ..."},
-		"detail":              schema{"type": "string", "description": "What went wrong, in a sentence."},
-		"errors":              schema{"type": "array", "items": item, "description": "validation_error only: each refused argument, as REST reports it."},
-		"retry_after_seconds": schema{"type": "integer", "minimum": 1, "description": "rate_limited only: seconds to wait before retrying."},
-		"scope":               schema{"type": "string", "description": "insufficient_scope only: the scope the credential lacks."},
+	return pipeline.Schema{"type": "object", "required": []any{"code", "detail"}, "additionalProperties": false, "properties": pipeline.Schema{
+		"code":                pipeline.Schema{"type": "string", "description": "The REST error code: validation_error, not_found, insufficient_scope, rate_limited, ..."},
+		"detail":              pipeline.Schema{"type": "string", "description": "What went wrong, in a sentence."},
+		"errors":              pipeline.Schema{"type": "array", "items": item, "description": "validation_error only: each refused argument, as REST reports it."},
+		"retry_after_seconds": pipeline.Schema{"type": "integer", "minimum": 1, "description": "rate_limited only: seconds to wait before retrying."},
+		"scope":               pipeline.Schema{"type": "string", "description": "insufficient_scope only: the scope the credential lacks."},
 	}}
 }
 
-func toolDescription(o *Operation) string {
+func toolDescription(o *pipeline.Operation) string {
 	d := strings.TrimSuffix(o.Summary, ".") + "."
 	switch {
 	case o.ScopeDoc != "":
@@ -112,11 +113,11 @@ func mustRawJSON(v any) stdjson.RawMessage {
 }
 
 // mcpToolHandler runs one operation as a tool call for the SDK.
-func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
+func (s *Server) mcpToolHandler(o *pipeline.Operation) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// The endpoint authenticates before the SDK runs, so call is never nil there.
 		call := mcpCallFrom(ctx)
-		var p *Principal
+		var p *pipeline.Principal
 		if call != nil {
 			p = call.principal
 		}
@@ -130,7 +131,7 @@ func (s *Server) mcpToolHandler(o *Operation) mcp.ToolHandler {
 
 // mcpWire is the research pipeline as MCP tool calls: input from one arguments
 // object, and no idempotency key (the contract gives MCP no equivalent).
-var mcpWire = researchWire{budget: budgetCredential, bind: bindArgsInput}
+var mcpWire = pipeline.ResearchWire{Budget: pipeline.BudgetCredential, Bind: pipeline.BindArgsInput}
 
 // toolOutcome is a rendered tool call: the result's JSON (the output, or the error
 // body when isError), for an internal failure its cause for the log, and a note said
@@ -149,20 +150,20 @@ type toolNoter interface {
 }
 
 // renderTool renders a tool call into its toolOutcome (r.data).
-func renderTool(r *request, err error) {
-	res := r.data.(*toolOutcome)
+func renderTool(r *pipeline.Request, err error) {
+	res := r.Data.(*toolOutcome)
 	if err == nil {
-		raw, encErr := encodeOutput(r.out)
+		raw, encErr := pipeline.EncodeOutput(r.Out)
 		if encErr == nil {
 			*res = toolOutcome{raw: raw}
-			if n, ok := r.out.(toolNoter); ok {
+			if n, ok := r.Out.(toolNoter); ok {
 				res.note = n.toolNote()
 			}
 			return
 		}
 		err = encErr
 	}
-	body, cause := toolErrorBodyOf(r.op, err)
+	body, cause := toolErrorBodyOf(r.Op, err)
 	raw, _ := json.MarshalNoEscape(body)
 	*res = toolOutcome{raw: raw, isError: true, cause: cause}
 }
@@ -170,7 +171,7 @@ func renderTool(r *request, err error) {
 // pooledToolCall is one tool call's request and its rendered outcome, pooled: tool calls
 // are most of an agent's traffic.
 type pooledToolCall struct {
-	r   request
+	r   pipeline.Request
 	res toolOutcome
 }
 
@@ -180,17 +181,17 @@ var pooledToolCalls = sync.Pool{New: func() any { return new(pooledToolCall) }}
 // result's JSON (the output, or the error body when isError) and, for an internal
 // failure, its cause for the log. Tool calls run on the SDK's goroutines as well as
 // the fast path's, so each has its own request, never the HTTP request's.
-func (s *Server) runTool(ctx context.Context, o *Operation, p *Principal, args []byte) (raw []byte, isError bool, cause, note string) {
+func (s *Server) runTool(ctx context.Context, o *pipeline.Operation, p *pipeline.Principal, args []byte) (raw []byte, isError bool, cause, note string) {
 	tc := pooledToolCalls.Get().(*pooledToolCall)
 	defer func() {
 		*tc = pooledToolCall{}
 		pooledToolCalls.Put(tc)
 	}()
 	r := &tc.r
-	*r = request{ctx: ctx, op: o, p: p, args: args, data: &tc.res}
-	s.tools.run(r)
-	if call := mcpCallFrom(ctx); call != nil && r.rated {
-		d := r.rate
+	*r = pipeline.Request{Ctx: ctx, Op: o, P: p, Args: args, Data: &tc.res}
+	s.tools.Run(r)
+	if call := mcpCallFrom(ctx); call != nil && r.Rated {
+		d := r.Rate
 		call.rate.Store(&d)
 	}
 	return tc.res.raw, tc.res.isError, tc.res.cause, tc.res.note
@@ -210,8 +211,8 @@ type toolErrorBody struct {
 
 // toolErrorBodyOf maps err to the error body of an isError result, and returns an
 // internal failure's cause, which is logged and never sent.
-func toolErrorBodyOf(o *Operation, err error) (toolErrorBody, string) {
-	ae := toAPIError(err).locatedREST(o.plan)
+func toolErrorBodyOf(o *pipeline.Operation, err error) (toolErrorBody, string) {
+	ae := pipeline.ToAPIError(err).LocatedREST(o.Plan)
 	body := toolErrorBody{Code: ae.Code, Detail: ae.Detail}
 	cause := ""
 	switch {
@@ -219,7 +220,7 @@ func toolErrorBodyOf(o *Operation, err error) (toolErrorBody, string) {
 		body.RetryAfterSeconds = ae.RetryAfter
 		cause = "tool " + o.Name + ": " + ae.Error()
 	case ae.Status >= 500:
-		body.Detail = errInternal
+		body.Detail = pipeline.ErrInternal
 		cause = "tool " + o.Name + ": " + ae.Error()
 	case ae.Status == 422:
 		body.Errors = ae.Fields
@@ -233,7 +234,7 @@ func toolErrorBodyOf(o *Operation, err error) (toolErrorBody, string) {
 }
 
 // validationDetail is one sentence naming every refused field, for a model to read.
-func validationDetail(ae *apiError) string {
+func validationDetail(ae *pipeline.APIError) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSuffix(ae.Detail, "."))
 	for i, f := range ae.Fields {

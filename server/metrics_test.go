@@ -18,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttputil"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 func withMetrics(reg *prometheus.Registry, elsewhere bool) serveOption {
@@ -80,7 +81,7 @@ func seriesValues(families map[string]*dto.MetricFamily) map[string]float64 {
 }
 
 func TestMetricsEndToEnd(t *testing.T) {
-	e := mustServe(t, withMetrics(prometheus.NewRegistry(), false), withRateLimits(RateLimits{Read: 2, Write: 100, OrgRead: 1000, OrgWrite: 1000, IP: 1000, Window: time.Hour}))
+	e := mustServe(t, withMetrics(prometheus.NewRegistry(), false), withRateLimits(pipeline.RateLimits{Read: 2, Write: 100, OrgRead: 1000, OrgWrite: 1000, IP: 1000, Window: time.Hour}))
 	brief := plainBrief("Metered", "How do you plan the rota?")
 	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, brief)
 	e.completeInterview(st.LinkToken, []string{"By hand."})
@@ -95,7 +96,7 @@ func TestMetricsEndToEnd(t *testing.T) {
 	if r.status != 202 {
 		t.Fatalf("export: %d %s", r.status, r.body)
 	}
-	var job ExportJob
+	var job pipeline.ExportJob
 	r.json(t, &job)
 	// The job's end is counted after its record is written: poll the metrics (the
 	// API's read limit is spent on purpose above).
@@ -228,15 +229,15 @@ func TestMetricsNotForTheInternet(t *testing.T) {
 // metricsOnRoutes is request metrics with series on n route templates besides
 // /v1/api/studies/{study_id}, as a running server has after its first requests, and a
 // GET answered 200 to observe.
-func metricsOnRoutes(n int) (*httpMetrics, *fasthttp.RequestCtx) {
-	m := newHTTPMetrics(prometheus.NewRegistry())
+func metricsOnRoutes(n int) (*pipeline.HTTPMetrics, *fasthttp.RequestCtx) {
+	m := pipeline.NewHTTPMetrics(prometheus.NewRegistry())
 	c := &fasthttp.RequestCtx{}
 	c.Request.Header.SetMethod("GET")
 	c.Response.SetStatusCode(200)
 	for i := range n {
-		m.observe(c, "/v1/api/route"+strconv.Itoa(i)+"/{id}", 0.001)
+		m.Observe(c, "/v1/api/route"+strconv.Itoa(i)+"/{id}", 0.001)
 	}
-	m.observe(c, "/v1/api/studies/{study_id}", 0.001)
+	m.Observe(c, "/v1/api/studies/{study_id}", 0.001)
 	return m, c
 }
 
@@ -244,11 +245,11 @@ func metricsOnRoutes(n int) (*httpMetrics, *fasthttp.RequestCtx) {
 // request allocates nothing (the request path runs at some 100k requests a second).
 func TestMetricsObserveAllocatesNothing(t *testing.T) {
 	m, c := metricsOnRoutes(150)
-	if allocs := testing.AllocsPerRun(1000, func() { m.observe(c, "/v1/api/studies/{study_id}", 0.001) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(1000, func() { m.Observe(c, "/v1/api/studies/{study_id}", 0.001) }); allocs != 0 {
 		t.Fatalf("%v allocations per observation, want 0", allocs)
 	}
 	var got dto.Metric
-	if err := m.duration.WithLabelValues("rest", "GET", "/v1/api/studies/{study_id}", "2xx").(prometheus.Histogram).Write(&got); err != nil {
+	if err := m.Duration.WithLabelValues("rest", "GET", "/v1/api/studies/{study_id}", "2xx").(prometheus.Histogram).Write(&got); err != nil {
 		t.Fatal(err)
 	}
 	if n := got.GetHistogram().GetSampleCount(); n < 1001 {
@@ -266,14 +267,14 @@ func BenchmarkMetricsObserve(b *testing.B) {
 		m, c := metricsOnRoutes(150)
 		b.ReportAllocs()
 		for b.Loop() {
-			m.observe(c, route, 0.001)
+			m.Observe(c, route, 0.001)
 		}
 	})
 	b.Run("WithLabelValues", func(b *testing.B) {
 		m, c := metricsOnRoutes(150)
 		b.ReportAllocs()
 		for b.Loop() {
-			m.duration.WithLabelValues(surfaceOf(route), metricMethods[methodIndex(c.Method())], route, "2xx").Observe(0.001)
+			m.Duration.WithLabelValues(pipeline.SurfaceOf(route), pipeline.MetricMethods[pipeline.MethodIndex(c.Method())], route, "2xx").Observe(0.001)
 		}
 	})
 	b.Run("Parallel", func(b *testing.B) {
@@ -284,7 +285,7 @@ func BenchmarkMetricsObserve(b *testing.B) {
 			c.Request.Header.SetMethod("GET")
 			c.Response.SetStatusCode(200)
 			for pb.Next() {
-				m.observe(&c, route, 0.001)
+				m.Observe(&c, route, 0.001)
 			}
 		})
 	})

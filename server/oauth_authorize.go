@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 )
 
@@ -128,7 +129,7 @@ func (s *Server) checkAuthorize(ctx context.Context, q authzQuery) (*authzReques
 		if kv.ErrorCode(err) == kv.ENOTFOUND {
 			return nil, pageRefusal(400, "The app that sent you here is not known to this server (unknown client_id). Go back to it and connect again.")
 		}
-		return nil, &authzRefusal{pageStatus: 500, code: "server_error", desc: errInternal}
+		return nil, &authzRefusal{pageStatus: 500, code: "server_error", desc: pipeline.ErrInternal}
 	}
 	if q.RedirectURI == "" {
 		return nil, pageRefusal(400, "The authorization request has no redirect_uri; it must always be sent.")
@@ -168,10 +169,10 @@ func (s *Server) checkAuthorize(ctx context.Context, q authzQuery) (*authzReques
 	if len(scopes) == 0 {
 		scopes = client.Scopes // no scope, or only ones this server does not offer
 	}
-	resource := resourceMCP // clients of the 2025-03-26 MCP revision send none
+	resource := pipeline.ResourceMCP // clients of the 2025-03-26 MCP revision send none
 	if q.Resource != "" {
 		if resource = s.resourcePath(q.Resource); resource == "" {
-			return back("invalid_target", "resource must be "+s.baseURL+resourceMCP+" (the MCP server) or "+s.baseURL+resourceAPI+" (the REST API).")
+			return back("invalid_target", "resource must be "+s.BaseURL+pipeline.ResourceMCP+" (the MCP server) or "+s.BaseURL+pipeline.ResourceAPI+" (the REST API).")
 		}
 	}
 	return &authzRequest{q: q, client: client, scopes: scopes, resource: resource}, nil
@@ -207,7 +208,7 @@ func clientRedirect(redirectURI string, params url.Values) string {
 // refusalRedirect is where a refusal sends the browser back to the client (RFC 6749
 // §4.1.2.1, RFC 9207's iss: the issuer the client discovered, at the origin it used).
 func (s *Server) refusalRedirect(c *fasthttp.RequestCtx, e *authzRefusal) string {
-	v := url.Values{"error": {e.code}, "error_description": {e.desc}, "iss": {s.baseFor(c)}}
+	v := url.Values{"error": {e.code}, "error_description": {e.desc}, "iss": {s.BaseFor(c)}}
 	if e.q.State != "" {
 		v.Set("state", e.q.State)
 	}
@@ -217,31 +218,31 @@ func (s *Server) refusalRedirect(c *fasthttp.RequestCtx, e *authzRefusal) string
 // routeAuthorize mounts GET /v1/oauth/authorize on the app's surface: its refusals are
 // pages of the app, and a good request goes on to the consent page.
 func (s *Server) routeAuthorize(r *router.Router) {
-	g := s.group(r, "/v1/oauth", s.appSurfaceOf())
+	g := s.Group(r, "/v1/oauth", s.appSurfaceOf())
 	g.GET("/authorize", s.handleAuthorize, s.appRequire(appRoute{Access: accessPublic}), s.authorizeAdmit)
 }
 
 // authorizeAdmit puts the authorization endpoint under the per-address budget of the
 // other OAuth endpoints: a request may make this server fetch a client metadata
 // document, which must not be done at a stranger's pace.
-func (s *Server) authorizeAdmit(next handler) handler {
-	return func(r *request) error {
-		d := s.limiter.AdmitIP(s.now(), "oauth "+ratelimit.AddrKey(s.clientIP(r.c)).String())
-		s.setRateHeaders(r.c, d)
+func (s *Server) authorizeAdmit(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		d := s.Limiter.AdmitIP(s.Now(), "oauth "+ratelimit.AddrKey(s.ClientIP(r.C)).String())
+		s.SetRateHeaders(r.C, d)
 		if !d.OK {
-			return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+			return &pipeline.APIError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
 				Detail: "Too many authorization requests from your network; wait a moment and try again."}
 		}
 		return next(r)
 	}
 }
 
-func (s *Server) handleAuthorize(r *request) error {
-	q, err := decodeAuthorize(string(r.c.URI().QueryString()))
+func (s *Server) handleAuthorize(r *pipeline.Request) error {
+	q, err := decodeAuthorize(string(r.C.URI().QueryString()))
 	if err != nil {
 		return s.authorizeRefused(r, pageRefusal(400, "The authorization request's query is not validly encoded."))
 	}
-	if _, refusal := s.checkAuthorize(r.ctx, q); refusal != nil {
+	if _, refusal := s.checkAuthorize(r.Ctx, q); refusal != nil {
 		return s.authorizeRefused(r, refusal)
 	}
 	to := "/app/oauth/authorize?" + q.encode()
@@ -250,16 +251,16 @@ func (s *Server) handleAuthorize(r *request) error {
 		// return path, which is bounded; a request past that would be lost on the way.
 		return s.authorizeRefused(r, pageRefusal(400, "The authorization request is too long (its parameters exceed 2000 characters)."))
 	}
-	r.out = appRedirect{to: to}
+	r.Out = appRedirect{to: to}
 	return nil
 }
 
 // authorizeRefused answers a refusal: back to the client, or the app's error page.
-func (s *Server) authorizeRefused(r *request, e *authzRefusal) error {
-	r.info.code = e.code
+func (s *Server) authorizeRefused(r *pipeline.Request, e *authzRefusal) error {
+	r.Info.Code = e.code
 	if e.toClient {
-		r.out = appRedirect{to: s.refusalRedirect(r.c, e)}
+		r.Out = appRedirect{to: s.refusalRedirect(r.C, e)}
 		return nil
 	}
-	return &apiError{Status: e.pageStatus, Code: e.code, Detail: e.desc}
+	return &pipeline.APIError{Status: e.pageStatus, Code: e.code, Detail: e.desc}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestOAuthAuthorizeRefusals is DECISIONS §15's table: a bad client or redirect URI is
@@ -17,7 +18,7 @@ func TestOAuthAuthorizeRefusals(t *testing.T) {
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	clientID := e.mustPublicClient(t)
 	_, challenge := newVerifier()
-	good := authorizeQuery(clientID, challenge, "studies:read", testBaseURL+resourceMCP, "xyz")
+	good := authorizeQuery(clientID, challenge, "studies:read", testBaseURL+pipeline.ResourceMCP, "xyz")
 	with := func(k, v string) string {
 		q := url.Values{}
 		for kk, vv := range good {
@@ -89,7 +90,7 @@ func TestOAuthAuthorizeRefusals(t *testing.T) {
 		}
 	})
 	t.Run("OK_TrailingSlashResource", func(t *testing.T) {
-		consentScopes(t, with("resource", testBaseURL+resourceAPI+"/"))
+		consentScopes(t, with("resource", testBaseURL+pipeline.ResourceAPI+"/"))
 	})
 	t.Run("OK_ConsentFormMayLeadToTheClient", func(t *testing.T) {
 		loc := wantRedirect(t, owner.get(t, "/v1/oauth/authorize?"+good.Encode()), "/app/oauth/authorize?")
@@ -125,7 +126,7 @@ func TestOAuthConsentRules(t *testing.T) {
 	member := e.mustAppClient(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
 	clientID := e.mustPublicClient(t)
 	_, challenge := newVerifier()
-	q := authorizeQuery(clientID, challenge, "studies:read export:read studies:golive", testBaseURL+resourceMCP, "s")
+	q := authorizeQuery(clientID, challenge, "studies:read export:read studies:golive", testBaseURL+pipeline.ResourceMCP, "s")
 	loc := wantRedirect(t, member.get(t, "/v1/oauth/authorize?"+q.Encode()), "/app/oauth/authorize?")
 	page := wantPage(t, member.get(t, loc), 200, "owners and admins only")
 	if !strings.Contains(page, `value="export:read" disabled`) || !strings.Contains(page, `value="studies:read" checked`) {

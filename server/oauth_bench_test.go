@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // BenchmarkMCPGetStudyOAuth is BenchmarkMCPGetStudy's legacy-era call with an OAuth
@@ -27,7 +28,7 @@ func BenchmarkMCPGetStudyOAuth(b *testing.B) {
 	sum := sha256.Sum256([]byte(verifier))
 	client := kv.OAuthClient{ID: "svcc_bench", Name: "bench"}
 	_, code, err := e.db.Approve(ctx, kv.ApproveInput{UserID: owner.ID, OrgID: e.study.OrgID, Environment: kv.EnvLive,
-		Client: client, Scopes: []string{kv.ScopeStudiesRead}, Resource: resourceMCP, RedirectURI: testRedirect,
+		Client: client, Scopes: []string{kv.ScopeStudiesRead}, Resource: pipeline.ResourceMCP, RedirectURI: testRedirect,
 		Challenge: base64.RawURLEncoding.EncodeToString(sum[:])})
 	if err != nil {
 		b.Fatal(err)

@@ -28,7 +28,7 @@ import (
 func (e *testEnv) consentAt(t *testing.T, u *appClient, authURL string, org kv.ID, env kv.Environment) url.Values {
 	t.Helper()
 	au, err := url.Parse(authURL)
-	if err != nil || !strings.HasPrefix(authURL, e.srv.baseURL+"/v1/oauth/authorize?") {
+	if err != nil || !strings.HasPrefix(authURL, e.srv.BaseURL+"/v1/oauth/authorize?") {
 		t.Errorf("authorization URL %q is not this server's", authURL)
 		return nil
 	}
@@ -54,7 +54,7 @@ func (e *testEnv) consentAt(t *testing.T, u *appClient, authURL string, org kv.I
 
 func TestOAuthXOAuth2RESTClient(t *testing.T) {
 	e := mustServe(t, withListenerBaseURL())
-	base := e.srv.baseURL
+	base := e.srv.BaseURL
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	ctx := context.Background()
 	for _, style := range []struct {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 var fuzzNow = time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
@@ -55,7 +56,7 @@ func FuzzDecodeRegistration(f *testing.F) {
 		}
 		// What a person is shown follows the text rule.
 		for _, text := range append([]string{c.Name, c.URI}, c.RedirectURIs...) {
-			if fe := checkLabel(text, nil); fe != nil {
+			if fe := pipeline.CheckLabel(text, nil); fe != nil {
 				t.Fatalf("accepted %q: %s", text, fe.Msg)
 			}
 		}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"interviewd/server/pipeline"
 	"net/url"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // token endpoint's may still register, and registration's RateLimit headers describe
 // registration's budget, not the other one.
 func TestOAuthRegistrationBudget(t *testing.T) {
-	limits := DefaultRateLimits()
+	limits := pipeline.DefaultRateLimits()
 	limits.Registrations = 5
 	e := mustServe(t, withRateLimits(limits))
 	const body = `{"client_name":"Budget tool","redirect_uris":["http://127.0.0.1:19299/cb"],"token_endpoint_auth_method":"none"}`

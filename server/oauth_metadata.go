@@ -5,6 +5,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // authServerMetadata is the authorization server's discovery document (RFC 8414), which
@@ -51,10 +52,10 @@ func (s *Server) routeAuthServerMetadata(r *router.Router) {
 		}
 	}
 	// Encoded on the first request, not at start-up (the encoder is built on first use).
-	raw := lazyJSON(func() any { return doc(s.baseURL) })
+	raw := lazyJSON(func() any { return doc(s.BaseURL) })
 	// The issuer is the base URL discovery answers the request with (discovery.go), so
 	// a client that found the server at a loopback origin finds its issuer there too.
-	handlePlain(r, "GET", "/.well-known/oauth-authorization-server", func(c *fasthttp.RequestCtx) {
-		serveDiscoveryDoc(c, s.baseFor(c), s.baseURL, raw, doc)
+	pipeline.HandlePlain(r, "GET", "/.well-known/oauth-authorization-server", func(c *fasthttp.RequestCtx) {
+		serveDiscoveryDoc(c, s.BaseFor(c), s.BaseURL, raw, doc)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestOAuthAuthorizeRedirectRules: the authorization endpoint holds a presented
@@ -21,7 +22,7 @@ func TestOAuthAuthorizeRedirectRules(t *testing.T) {
 	clientID := out["client_id"].(string)
 	_, challenge := newVerifier()
 	query := func(redirect string) url.Values {
-		q := authorizeQuery(clientID, challenge, "studies:read", testBaseURL+resourceMCP, "xyz")
+		q := authorizeQuery(clientID, challenge, "studies:read", testBaseURL+pipeline.ResourceMCP, "xyz")
 		q.Set("redirect_uri", redirect)
 		return q
 	}

@@ -8,6 +8,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // maxRegistrationBody bounds a registration request: ten redirect URIs of 2000
@@ -79,19 +80,19 @@ func checkClientText(body []byte) (code, desc string) {
 		return "invalid_client_metadata", "The client metadata is not a JSON object."
 	}
 	for _, name := range clientLabels {
-		if fe := checkRawLabel(members[name], nil); fe != nil {
+		if fe := pipeline.CheckRawLabel(members[name], nil); fe != nil {
 			return "invalid_client_metadata", strings.Replace(fe.Msg, "Input", name, 1)
 		}
 	}
 	var uris []json.RawMessage
 	if json.Unmarshal(members["redirect_uris"], &uris) == nil {
 		for _, u := range uris {
-			if fe := checkRawLabel(u, nil); fe != nil {
+			if fe := pipeline.CheckRawLabel(u, nil); fe != nil {
 				return "invalid_redirect_uri", strings.Replace(fe.Msg, "Input", "A redirect URI in redirect_uris", 1)
 			}
 		}
 	}
-	if !utf8.Valid(body) || loneSurrogate(body) {
+	if !utf8.Valid(body) || pipeline.LoneSurrogate(body) {
 		return "invalid_client_metadata", "The client metadata must be valid UTF-8 text throughout, ignored members included."
 	}
 	return "", ""
@@ -99,8 +100,8 @@ func checkClientText(body []byte) (code, desc string) {
 
 // handleOAuthRegister is POST /v1/oauth/register (RFC 7591): no credential, limited
 // per client address (registerAdmit, spendRegistration).
-func (s *Server) handleOAuthRegister(r *request) error {
-	body, err := readBody(r.c, maxRegistrationBody)
+func (s *Server) handleOAuthRegister(r *pipeline.Request) error {
+	body, err := pipeline.ReadBody(r.C, maxRegistrationBody)
 	if err != nil {
 		return err
 	}
@@ -109,13 +110,13 @@ func (s *Server) handleOAuthRegister(r *request) error {
 		return err
 	}
 	// Checked before it is counted: a refused registration spends no registration.
-	if _, err := kv.NewClient("", in, s.now()); err != nil {
+	if _, err := kv.NewClient("", in, s.Now()); err != nil {
 		return err
 	}
 	if err := s.spendRegistration(r); err != nil {
 		return err
 	}
-	c, secret, err := s.db.RegisterClient(r.ctx, in)
+	c, secret, err := s.DB.RegisterClient(r.Ctx, in)
 	if err != nil {
 		return err
 	}
@@ -126,6 +127,6 @@ func (s *Server) handleOAuthRegister(r *request) error {
 		never := int64(0)
 		out.ClientSecretExpiresAt = &never
 	}
-	r.out, r.status = out, 201
+	r.Out, r.Status = out, 201
 	return nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"interviewd/server/pipeline"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func wantRegistrationLimit(t *testing.T, r response, registrations, refusals int
 // refusals budget instead, past which refusals are 429 while good registrations still
 // go through until the registration budget, at its number, is spent.
 func TestOAuthRegistrationCountsSuccesses(t *testing.T) {
-	limits := DefaultRateLimits()
+	limits := pipeline.DefaultRateLimits()
 	limits.Registrations, limits.IP = 3, len(registrationRefusals)
 	e := mustServe(t, withRateLimits(limits))
 	wantPolicy := fmt.Sprintf(`"registration";q=3;w=3600, "registration_refusals";q=%d;w=60`, limits.IP)
@@ -82,12 +83,12 @@ func TestOAuthRegistrationCountsSuccesses(t *testing.T) {
 // DefaultRateLimits().Registrations clients in an hour, whatever it was refused
 // before, and an hour after the first it may register again.
 func TestOAuthRegistrationDefaultLimit(t *testing.T) {
-	n := DefaultRateLimits().Registrations
+	n := pipeline.DefaultRateLimits().Registrations
 	if n != 600 {
 		t.Fatalf("the default registration limit is %d; docs/oauth.md and the help say 600", n)
 	}
 	clock := &testClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-	e := mustServe(t, withRateLimits(DefaultRateLimits()), withClock(clock))
+	e := mustServe(t, withRateLimits(pipeline.DefaultRateLimits()), withClock(clock))
 	for i := range 20 {
 		if r := e.do("POST", "/v1/oauth/register", "", registrationRefusals[i%5].body); r.status != 400 {
 			t.Fatalf("refusal %d: %d %s", i, r.status, r.body)

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 )
 
@@ -49,7 +50,7 @@ const (
 )
 
 // newRegistrationLimiter returns the limiter of successful registrations for l.
-func newRegistrationLimiter(l RateLimits) *ratelimit.Limiter {
+func newRegistrationLimiter(l pipeline.RateLimits) *ratelimit.Limiter {
 	n := l.Registrations
 	if n <= 0 {
 		n = ratelimit.Defaults().Registrations
@@ -64,31 +65,31 @@ func newRegistrationLimiter(l RateLimits) *ratelimit.Limiter {
 // on, which matters most on the vendors' addresses all their tenants share. It sets the
 // headers of both budgets. The registration budget itself is spent by the handler
 // (spendRegistration), once the registration is known good.
-func (s *Server) registerAdmit(next handler) handler {
-	return func(r *request) error {
+func (s *Server) registerAdmit(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
 		err := next(r)
-		now := s.now()
-		addr := ratelimit.AddrKey(s.clientIP(r.c)).String()
+		now := s.Now()
+		addr := ratelimit.AddrKey(s.ClientIP(r.C)).String()
 		var oe *oauthError
 		if err != nil {
 			oe = toOAuthError(err)
 		}
 		var refusals ratelimit.Decision
 		if oe != nil && oe.Status >= 400 && oe.Status < 500 {
-			refusals = s.limiter.AdmitIP(now, registerRefusedKey+addr)
+			refusals = s.Limiter.AdmitIP(now, registerRefusedKey+addr)
 			if !refusals.OK {
 				err = &oauthError{Status: 429, Code: "rate_limited", RetryAfter: max(refusals.RetryAfter, oe.RetryAfter),
 					Description: "Too many refused client registrations from your address; retry after the number of seconds in Retry-After. " +
 						"This one was refused too: " + oe.Description}
 			}
 		} else {
-			refusals = s.limiter.PeekIP(now, registerRefusedKey+addr)
+			refusals = s.Limiter.PeekIP(now, registerRefusedKey+addr)
 		}
-		reg := r.rate
-		if !r.rated { // refused before it reached the registration budget
+		reg := r.Rate
+		if !r.Rated { // refused before it reached the registration budget
 			reg = s.oauth.register.PeekIP(now, registerKey+addr)
 		}
-		s.setRateHeaders(r.c, registrationHeaders(reg, refusals))
+		s.SetRateHeaders(r.C, registrationHeaders(reg, refusals))
 		return err
 	}
 }
@@ -97,9 +98,9 @@ func (s *Server) registerAdmit(next handler) handler {
 // when the hour's are spent; the decision is kept on r for the headers. Called once
 // the registration is known good and only its storing is left, so only registrations
 // that succeed are counted (one the store then fails still spent its place).
-func (s *Server) spendRegistration(r *request) error {
-	d := s.oauth.register.AdmitIP(s.now(), registerKey+ratelimit.AddrKey(s.clientIP(r.c)).String())
-	r.rate, r.rated = d, true
+func (s *Server) spendRegistration(r *pipeline.Request) error {
+	d := s.oauth.register.AdmitIP(s.Now(), registerKey+ratelimit.AddrKey(s.ClientIP(r.C)).String())
+	r.Rate, r.Rated = d, true
 	if !d.OK {
 		return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
 			Description: "Too many client registrations from your address this hour; retry after the number of seconds in Retry-After, " +

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/pipeline"
 	"testing"
 )
 
@@ -8,7 +9,7 @@ import (
 // registrations, and its refusals, together: what one node spent, the other sees.
 func TestSharedRegistrationBudget(t *testing.T) {
 	url := postgresURL(t)
-	limits := DefaultRateLimits()
+	limits := pipeline.DefaultRateLimits()
 	limits.Registrations, limits.IP = 4, 3
 	a := mustServe(t, withStore(url), withRateLimits(limits))
 	b := serveNode(t, a, url, withRateLimits(limits))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestOAuthRegisterText: client registration applies the text rule of every other
@@ -83,7 +84,7 @@ func TestOAuthConsentShowsClient(t *testing.T) {
 	_, challenge := newVerifier()
 	consent := func(t *testing.T, clientID, redirect string) string {
 		t.Helper()
-		q := authorizeQuery(clientID, challenge, "studies:read", testBaseURL+resourceMCP, "s")
+		q := authorizeQuery(clientID, challenge, "studies:read", testBaseURL+pipeline.ResourceMCP, "s")
 		q.Set("redirect_uri", redirect)
 		loc := wantRedirect(t, owner.get(t, "/v1/oauth/authorize?"+q.Encode()), "/app/oauth/authorize?")
 		return wantPage(t, owner.get(t, loc), 200)

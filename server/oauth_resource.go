@@ -5,6 +5,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // protectedResource is an OAuth 2.0 Protected Resource Metadata document (RFC 9728):
@@ -35,8 +36,8 @@ func oauthScopes() []string {
 // with (discovery.go): encoded once for the base URL, per request for another origin.
 func (s *Server) routeResourceMetadata(r *router.Router) {
 	for _, res := range []struct{ path, name string }{
-		{resourceAPI, "interviewd research API"},
-		{resourceMCP, "interviewd MCP server"},
+		{pipeline.ResourceAPI, "interviewd research API"},
+		{pipeline.ResourceMCP, "interviewd MCP server"},
 	} {
 		route := "/.well-known/oauth-protected-resource" + res.path
 		doc := func(base string) any {
@@ -48,9 +49,9 @@ func (s *Server) routeResourceMetadata(r *router.Router) {
 				ResourceName:           res.name,
 			}
 		}
-		raw := lazyJSON(func() any { return doc(s.baseURL) })
-		handlePlain(r, "GET", route, func(c *fasthttp.RequestCtx) {
-			serveDiscoveryDoc(c, s.baseFor(c), s.baseURL, raw, doc)
+		raw := lazyJSON(func() any { return doc(s.BaseURL) })
+		pipeline.HandlePlain(r, "GET", route, func(c *fasthttp.RequestCtx) {
+			serveDiscoveryDoc(c, s.BaseFor(c), s.BaseURL, raw, doc)
 		})
 	}
 }
@@ -62,7 +63,7 @@ func serveDiscoveryDoc(c *fasthttp.RequestCtx, base, baseURL string, raw func() 
 	if base != baseURL {
 		body = mustRawJSON(doc(base))
 	}
-	allowAnyOrigin(c)
+	pipeline.AllowAnyOrigin(c)
 	c.Response.Header.Set("Cache-Control", "public, max-age=3600")
 	c.SetContentType("application/json")
 	c.SetBody(body)

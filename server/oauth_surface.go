@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 )
 
@@ -57,14 +58,14 @@ type oauthBody struct {
 
 // oauthSurfaceOf: public (the client authenticates inside the handler, as RFC 6749
 // lets it choose Basic or the form), limited per address by admit, no-store answers.
-func (s *Server) oauthSurfaceOf(admit middleware) *surface {
-	return &surface{name: "oauth", steps: []middleware{admit}, render: s.renderOAuth}
+func (s *Server) oauthSurfaceOf(admit pipeline.Middleware) *pipeline.Surface {
+	return &pipeline.Surface{Name: "oauth", Steps: []pipeline.Middleware{admit}, Render: s.renderOAuth}
 }
 
 // routeOAuth mounts the authorization server and its metadata.
-func (s *Server) routeOAuth(r *router.Router, cfg Config, limits RateLimits) {
+func (s *Server) routeOAuth(r *router.Router, cfg Config, limits pipeline.RateLimits) {
 	s.oauth = &oauthSide{register: newRegistrationLimiter(limits)}
-	if st := s.limiter.Store(); st != nil {
+	if st := s.Limiter.Store(); st != nil {
 		// Several nodes: one registration budget per address for all of them (its keys
 		// are "register <addr>", apart from every other limit's).
 		s.oauth.register.ShareIn(st)
@@ -75,8 +76,8 @@ func (s *Server) routeOAuth(r *router.Router, cfg Config, limits RateLimits) {
 	s.routeAuthServerMetadata(r)
 	// Registration counts against its own budget only: a client that spent the token
 	// endpoint's may still register, and registrations do not spend the token budget.
-	s.group(r, "/v1/oauth", s.oauthSurfaceOf(s.registerAdmit)).POST("/register", s.handleOAuthRegister)
-	g := s.group(r, "/v1/oauth", s.oauthSurfaceOf(s.oauthAdmit))
+	s.Group(r, "/v1/oauth", s.oauthSurfaceOf(s.registerAdmit)).POST("/register", s.handleOAuthRegister)
+	g := s.Group(r, "/v1/oauth", s.oauthSurfaceOf(s.oauthAdmit))
 	g.POST("/token", s.handleOAuthToken)
 	g.POST("/revoke", s.handleOAuthRevoke)
 	s.routeAuthorize(r)
@@ -84,10 +85,10 @@ func (s *Server) routeOAuth(r *router.Router, cfg Config, limits RateLimits) {
 
 // oauthAdmit applies the per-address limit of unauthenticated endpoints (its own
 // budget, apart from the participant pages').
-func (s *Server) oauthAdmit(next handler) handler {
-	return func(r *request) error {
-		d := s.limiter.AdmitIP(s.now(), "oauth "+ratelimit.AddrKey(s.clientIP(r.c)).String())
-		s.setRateHeaders(r.c, d)
+func (s *Server) oauthAdmit(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		d := s.Limiter.AdmitIP(s.Now(), "oauth "+ratelimit.AddrKey(s.ClientIP(r.C)).String())
+		s.SetRateHeaders(r.C, d)
 		if !d.OK {
 			return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
 				Description: "Too many requests from your address; retry after the number of seconds in Retry-After."}
@@ -98,21 +99,21 @@ func (s *Server) oauthAdmit(next handler) handler {
 
 // renderOAuth writes r.out as JSON (nil: an empty 200, as revocation answers) or the
 // error in RFC 6749's shape. Nothing the authorization server says may be cached.
-func (s *Server) renderOAuth(r *request, err error) {
-	c := r.c
-	allowAnyOrigin(c) // public by design: browser-based clients register and get tokens too
+func (s *Server) renderOAuth(r *pipeline.Request, err error) {
+	c := r.C
+	pipeline.AllowAnyOrigin(c) // public by design: browser-based clients register and get tokens too
 	c.Response.Header.Set("Cache-Control", "no-store")
 	c.Response.Header.Set("Pragma", "no-cache")
 	if err == nil {
-		status := r.status
+		status := r.Status
 		if status == 0 {
 			status = 200
 		}
 		c.SetStatusCode(status)
-		if r.out == nil {
+		if r.Out == nil {
 			return
 		}
-		body, mErr := json.MarshalNoEscape(r.out)
+		body, mErr := json.MarshalNoEscape(r.Out)
 		if mErr != nil {
 			err = mErr
 		} else {
@@ -122,9 +123,9 @@ func (s *Server) renderOAuth(r *request, err error) {
 		}
 	}
 	oe := toOAuthError(err)
-	r.info.code = oe.Code
+	r.Info.Code = oe.Code
 	if oe.Status >= 500 {
-		r.info.err = err.Error()
+		r.Info.Err = err.Error()
 	}
 	if oe.Status == 401 {
 		if oe.Basic {
@@ -153,7 +154,7 @@ func toOAuthError(err error) *oauthError {
 	if errors.As(err, &ke) {
 		switch ke.Code {
 		case kv.EUNAUTHORIZED:
-			return oauthRefusal(400, orDefault(ke.Reason, "invalid_grant"), ke.Message)
+			return oauthRefusal(400, pipeline.OrDefault(ke.Reason, "invalid_grant"), ke.Message)
 		case kv.EINVALID:
 			reason := ke.Reason
 			if reason == "" || reason == "validation_error" {
@@ -164,7 +165,7 @@ func toOAuthError(err error) *oauthError {
 			return errOAuthClient
 		}
 	}
-	ae := toAPIError(err)
+	ae := pipeline.ToAPIError(err)
 	switch ae.Status {
 	case 413:
 		return oauthRefusal(413, "invalid_request", ae.Detail)
@@ -173,7 +174,7 @@ func toOAuthError(err error) *oauthError {
 	case 400, 422:
 		return oauthRefusal(400, "invalid_request", ae.Detail)
 	}
-	return oauthRefusal(500, "server_error", errInternal)
+	return oauthRefusal(500, "server_error", pipeline.ErrInternal)
 }
 
 // findOAuthClient returns the client id names: a registered svcc_ client, or when
@@ -182,9 +183,9 @@ func toOAuthError(err error) *oauthError {
 // oauthError naming why.
 func (s *Server) findOAuthClient(ctx context.Context, id string) (kv.OAuthClient, error) {
 	if strings.HasPrefix(id, "https://") && s.oauth.metadata != nil {
-		return s.oauth.metadata.client(ctx, id, s.now())
+		return s.oauth.metadata.client(ctx, id, s.Now())
 	}
-	return s.db.FindClient(ctx, id)
+	return s.DB.FindClient(ctx, id)
 }
 
 // resourcePath returns the protected resource a resource parameter names ("/v1/mcp"
@@ -192,8 +193,8 @@ func (s *Server) findOAuthClient(ctx context.Context, id string) (kv.OAuthClient
 // it names neither.
 func (s *Server) resourcePath(resource string) string {
 	resource = strings.TrimSuffix(resource, "/")
-	for _, path := range []string{resourceMCP, resourceAPI} {
-		if origin, ok := strings.CutSuffix(resource, path); ok && s.ownsOrigin(origin) {
+	for _, path := range []string{pipeline.ResourceMCP, pipeline.ResourceAPI} {
+		if origin, ok := strings.CutSuffix(resource, path); ok && s.OwnsOrigin(origin) {
 			return path
 		}
 	}

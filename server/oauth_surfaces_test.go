@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestOAuthTokenSurfaces: an access token works on the resource it was issued for and
@@ -15,7 +16,7 @@ import (
 func TestOAuthTokenSurfaces(t *testing.T) {
 	e := mustServe(t)
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
-	mcpConn := e.mustConnect(t, owner, resourceMCP, e.orgA.ID, kv.EnvLive, "")
+	mcpConn := e.mustConnect(t, owner, pipeline.ResourceMCP, e.orgA.ID, kv.EnvLive, "")
 	mcpCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
 	accept := []string{"Accept", "application/json, text/event-stream"}
 	if r := e.do("POST", "/v1/mcp", "Bearer "+mcpConn.access, mcpCall, accept...); r.status != 200 || !strings.Contains(string(r.body), `"credential_type":"oauth"`) {
@@ -44,10 +45,10 @@ func TestOAuthTokenSurfaces(t *testing.T) {
 // TestOAuthRateLimits: each connection has its own budget, as a key does, and the
 // token endpoint is limited per client address in RFC 6749's shape.
 func TestOAuthRateLimits(t *testing.T) {
-	e := mustServe(t, withRateLimits(RateLimits{Read: 3, Write: 20, OrgRead: 100, OrgWrite: 100, IP: 5, FailedAuth: 100, Window: time.Minute}))
+	e := mustServe(t, withRateLimits(pipeline.RateLimits{Read: 3, Write: 20, OrgRead: 100, OrgWrite: 100, IP: 5, FailedAuth: 100, Window: time.Minute}))
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
-	one := e.mustConnect(t, owner, resourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
-	two := e.mustConnect(t, owner, resourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
+	one := e.mustConnect(t, owner, pipeline.ResourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
+	two := e.mustConnect(t, owner, pipeline.ResourceAPI, e.orgA.ID, kv.EnvLive, "studies:read")
 	for i := range 3 {
 		if r := e.do("GET", "/v1/api/me", "Bearer "+one.access, ""); r.status != 200 || r.header.Get("RateLimit") == "" {
 			t.Fatalf("read %d: %d %v", i, r.status, r.header)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 func TestOAuthMetadata(t *testing.T) {
@@ -36,7 +37,7 @@ func TestOAuthMetadata(t *testing.T) {
 			t.Errorf("%s = %v, want %s", field, got, want)
 		}
 	}
-	for _, res := range []string{resourceMCP, resourceAPI} {
+	for _, res := range []string{pipeline.ResourceMCP, pipeline.ResourceAPI} {
 		r := e.do("GET", "/.well-known/oauth-protected-resource"+res, "", "")
 		var pr map[string]any
 		r.json(t, &pr)
@@ -92,7 +93,7 @@ func TestOAuthRegister(t *testing.T) {
 		})
 	}
 	t.Run("ErrRateLimitedPerAddress", func(t *testing.T) {
-		limits := DefaultRateLimits()
+		limits := pipeline.DefaultRateLimits()
 		limits.Registrations = 5
 		limited := mustServe(t, withRateLimits(limits))
 		body := `{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"none"}`
@@ -113,7 +114,7 @@ func TestOAuthRegister(t *testing.T) {
 func TestOAuthEndToEndHTTP(t *testing.T) {
 	e := mustServe(t)
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
-	conn := e.mustConnect(t, owner, resourceAPI, e.orgA.ID, kv.EnvLive, "studies:read export:read offline_access")
+	conn := e.mustConnect(t, owner, pipeline.ResourceAPI, e.orgA.ID, kv.EnvLive, "studies:read export:read offline_access")
 	if conn.token["token_type"] != "Bearer" || conn.token["expires_in"] != float64(600) || conn.token["scope"] != "export:read studies:read" ||
 		!strings.HasPrefix(conn.access, "svca_") || !strings.HasPrefix(conn.refresh, "svcr_") {
 		t.Fatalf("token answer %v", conn.token)
@@ -159,7 +160,7 @@ func TestOAuthEndToEndHTTP(t *testing.T) {
 func TestOAuthRevokeEndsConnection(t *testing.T) {
 	e := mustServe(t)
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvTest, "")
-	conn := e.mustConnect(t, owner, resourceMCP, e.orgA.ID, kv.EnvTest, "")
+	conn := e.mustConnect(t, owner, pipeline.ResourceMCP, e.orgA.ID, kv.EnvTest, "")
 	for _, tok := range []string{"svcr_unknown", "nonsense"} {
 		if r, _ := e.tokenCall(t, "/v1/oauth/revoke", url.Values{"token": {tok}, "client_id": {conn.clientID}}, ""); r.status != 200 {
 			t.Fatalf("unknown token: %d %s", r.status, r.body)
@@ -183,8 +184,8 @@ func TestOAuthConnectedApps(t *testing.T) {
 	e := mustServe(t)
 	owner := e.mustAppClient(t, "a@example.com", e.orgA.ID, kv.EnvLive, "")
 	member := e.mustAppClient(t, "m@example.com", e.orgA.ID, kv.EnvLive, kv.RoleMember)
-	mine := e.mustConnect(t, member, resourceMCP, e.orgA.ID, kv.EnvLive, "studies:read")
-	ownerConn := e.mustConnect(t, owner, resourceAPI, e.orgA.ID, kv.EnvTest, "studies:read links:read")
+	mine := e.mustConnect(t, member, pipeline.ResourceMCP, e.orgA.ID, kv.EnvLive, "studies:read")
+	ownerConn := e.mustConnect(t, owner, pipeline.ResourceAPI, e.orgA.ID, kv.EnvTest, "studies:read links:read")
 	if r := e.do("POST", "/v1/mcp", "Bearer "+mine.access, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Accept", "application/json, text/event-stream"); r.status != 200 {
 		t.Fatalf("MCP with its token: %d %s", r.status, r.body)
 	}
@@ -225,7 +226,7 @@ func TestOAuthTokenRefusals(t *testing.T) {
 	confID, confSecret := conf["client_id"].(string), conf["client_secret"].(string)
 	newCode := func(id string) (code, verifier string) {
 		verifier, challenge := newVerifier()
-		back := e.mustApprove(t, owner, authorizeQuery(id, challenge, "studies:read", testBaseURL+resourceAPI, "s"), e.orgA.ID, kv.EnvLive, nil)
+		back := e.mustApprove(t, owner, authorizeQuery(id, challenge, "studies:read", testBaseURL+pipeline.ResourceAPI, "s"), e.orgA.ID, kv.EnvLive, nil)
 		return back.Get("code"), verifier
 	}
 	exchange := func(code, verifier, id string) url.Values {
@@ -262,7 +263,7 @@ func TestOAuthTokenRefusals(t *testing.T) {
 		{"ErrWrongVerifier", with(good, "code_verifier", strings.Repeat("x", 43)), "", 400, "invalid_grant"},
 		{"ErrOtherRedirect", with(good, "redirect_uri", "http://127.0.0.1:5555/other"), "", 400, "invalid_grant"},
 		{"ErrUnknownCode", with(good, "code", "svco_x"), "", 400, "invalid_grant"},
-		{"ErrOtherResource", with(good, "resource", testBaseURL+resourceMCP), "", 400, "invalid_target"},
+		{"ErrOtherResource", with(good, "resource", testBaseURL+pipeline.ResourceMCP), "", 400, "invalid_target"},
 		{"ErrForeignResource", with(good, "resource", "https://elsewhere.example/v1/api"), "", 400, "invalid_target"},
 		{"ErrConfidentialWithoutSecret", exchange(code, verifier, confID), "", 401, "invalid_client"},
 		{"ErrConfidentialWrongSecret", with(exchange(code, verifier, ""), "client_id", ""), confID + ":" + confSecret + "x", 401, "invalid_client"},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // maxTokenForm bounds a token or revocation request body.
@@ -110,17 +111,17 @@ type tokenOut struct {
 	Scope        string `json:"scope"`
 }
 
-func (s *Server) readTokenForm(r *request) (tokenForm, error) {
-	body, err := readBody(r.c, maxTokenForm)
+func (s *Server) readTokenForm(r *pipeline.Request) (tokenForm, error) {
+	body, err := pipeline.ReadBody(r.C, maxTokenForm)
 	if err != nil {
 		return tokenForm{}, err
 	}
-	return decodeTokenForm(r.c.Request.Header.ContentType(), body, r.c.Request.Header.Peek("Authorization"))
+	return decodeTokenForm(r.C.Request.Header.ContentType(), body, r.C.Request.Header.Peek("Authorization"))
 }
 
 // handleOAuthToken is POST /v1/oauth/token: the authorization_code and refresh_token
 // grants.
-func (s *Server) handleOAuthToken(r *request) error {
+func (s *Server) handleOAuthToken(r *pipeline.Request) error {
 	f, err := s.readTokenForm(r)
 	if err != nil {
 		return err
@@ -131,7 +132,7 @@ func (s *Server) handleOAuthToken(r *request) error {
 	if f.GrantType != kv.GrantAuthCode && f.GrantType != kv.GrantRefresh {
 		return oauthRefusal(400, "unsupported_grant_type", "Only the authorization_code and refresh_token grants are supported.")
 	}
-	client, err := s.authenticateClient(r.ctx, f)
+	client, err := s.authenticateClient(r.Ctx, f)
 	if err != nil {
 		return err
 	}
@@ -141,7 +142,7 @@ func (s *Server) handleOAuthToken(r *request) error {
 	resource := ""
 	if f.Resource != "" {
 		if resource = s.resourcePath(f.Resource); resource == "" {
-			return errInvalidTarget(s.baseFor(r.c))
+			return errInvalidTarget(s.BaseFor(r.C))
 		}
 	}
 	var pair kv.TokenPair
@@ -152,7 +153,7 @@ func (s *Server) handleOAuthToken(r *request) error {
 				return oauthRefusal(400, "invalid_request", p[0]+" is required for the authorization_code grant.")
 			}
 		}
-		pair, err = s.db.ExchangeCode(r.ctx, kv.ExchangeInput{Code: f.Code, Client: client, RedirectURI: f.RedirectURI,
+		pair, err = s.DB.ExchangeCode(r.Ctx, kv.ExchangeInput{Code: f.Code, Client: client, RedirectURI: f.RedirectURI,
 			Verifier: f.Verifier, Resource: resource})
 	case kv.GrantRefresh:
 		if f.RefreshToken == "" {
@@ -160,7 +161,7 @@ func (s *Server) handleOAuthToken(r *request) error {
 		}
 		// A refresh may not widen the grant (RFC 6749 §6); scopes this server does not
 		// offer (offline_access) are dropped as at the authorization endpoint.
-		pair, err = s.db.Refresh(r.ctx, kv.RefreshInput{Token: f.RefreshToken, Client: client, Resource: resource,
+		pair, err = s.DB.Refresh(r.Ctx, kv.RefreshInput{Token: f.RefreshToken, Client: client, Resource: resource,
 			Scopes: kv.GrantableScopes(f.Scope)})
 	}
 	if err != nil {
@@ -170,28 +171,28 @@ func (s *Server) handleOAuthToken(r *request) error {
 	if !client.AllowsGrant(kv.GrantRefresh) {
 		refresh = "" // the client said it will not refresh; the token is never handed out
 	}
-	r.out = tokenOut{AccessToken: pair.Access, TokenType: "Bearer", ExpiresIn: pair.ExpiresIn, RefreshToken: refresh,
+	r.Out = tokenOut{AccessToken: pair.Access, TokenType: "Bearer", ExpiresIn: pair.ExpiresIn, RefreshToken: refresh,
 		Scope: strings.Join(pair.Connection.Scopes, " ")}
 	return nil
 }
 
 func errInvalidTarget(base string) error {
-	return oauthRefusal(400, "invalid_target", "resource must be "+base+resourceMCP+" (the MCP server) or "+base+resourceAPI+" (the REST API).")
+	return oauthRefusal(400, "invalid_target", "resource must be "+base+pipeline.ResourceMCP+" (the MCP server) or "+base+pipeline.ResourceAPI+" (the REST API).")
 }
 
 // handleOAuthRevoke is POST /v1/oauth/revoke (RFC 7009): any code or token of a
 // connection ends the whole connection. Unknown tokens get 200 too.
-func (s *Server) handleOAuthRevoke(r *request) error {
+func (s *Server) handleOAuthRevoke(r *pipeline.Request) error {
 	f, err := s.readTokenForm(r)
 	if err != nil {
 		return err
 	}
-	client, err := s.authenticateClient(r.ctx, f)
+	client, err := s.authenticateClient(r.Ctx, f)
 	if err != nil {
 		return err
 	}
 	if f.Token == "" {
 		return oauthRefusal(400, "invalid_request", "token is required.")
 	}
-	return s.db.RevokeToken(r.ctx, f.Token, client.ID)
+	return s.DB.RevokeToken(r.Ctx, f.Token, client.ID)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -45,7 +46,7 @@ func TestOpenAPIGolden(t *testing.T) {
 // TestOpenAPIMatchesTable checks the document's promises against the live table.
 func TestOpenAPIMatchesTable(t *testing.T) {
 	s := New(Config{DB: mustOpenDB(t), Log: zerolog.Nop(), BaseURL: testBaseURL})
-	raw, _ := json.Marshal(s.openAPIDocument())
+	raw, _ := json.Marshal(s.OpenAPIDocument())
 	var doc struct {
 		OpenAPI string `json:"openapi"`
 		Info    struct {
@@ -77,13 +78,13 @@ func TestOpenAPIMatchesTable(t *testing.T) {
 			t.Fatalf("operation %s (%s %s) missing from the document", o.Name, o.Method, o.Path)
 		}
 		n++
-		if item.OperationID != o.OperationID || item.RequiredScope == nil || *item.RequiredScope != orDefault(o.ScopeDoc, o.Scope) {
+		if item.OperationID != o.OperationID || item.RequiredScope == nil || *item.RequiredScope != pipeline.OrDefault(o.ScopeDoc, o.Scope) {
 			t.Fatalf("%s: operationId %q scope %v", o.Name, item.OperationID, item.RequiredScope)
 		}
-		if o.plan.hasBody && o.restBind == nil {
+		if o.Plan.HasBody && o.RESTBind == nil {
 			sc := item.RequestBody.Content["application/json"].Schema
 			if ref, ok := sc["$ref"].(string); ok {
-				sc = doc.Components.Schemas[strings.TrimPrefix(ref, componentRefPrefix)]
+				sc = doc.Components.Schemas[strings.TrimPrefix(ref, pipeline.ComponentRefPrefix)]
 			}
 			if sc["additionalProperties"] != false {
 				t.Fatalf("%s: request schema allows unknown fields", o.Name)
@@ -157,7 +158,7 @@ func docAt(v any, keys ...string) any {
 func TestOpenAPIHostedNames(t *testing.T) {
 	doc := servedDocument(t)
 	components, _ := docAt(doc, "components", "schemas").(map[string]any)
-	ref := func(name string) map[string]any { return map[string]any{"$ref": componentRefPrefix + name} }
+	ref := func(name string) map[string]any { return map[string]any{"$ref": pipeline.ComponentRefPrefix + name} }
 
 	operations := map[string]map[string]any{} // operationId → operation object
 	for _, item := range doc["paths"].(map[string]any) {
@@ -210,7 +211,7 @@ func TestOpenAPIHostedNames(t *testing.T) {
 			switch v := v.(type) {
 			case map[string]any:
 				if r, ok := v["$ref"].(string); ok {
-					name := strings.TrimPrefix(r, componentRefPrefix)
+					name := strings.TrimPrefix(r, pipeline.ComponentRefPrefix)
 					if _, ok := components[name]; !ok {
 						t.Errorf("%s: $ref %s resolves to nothing", path, r)
 					}
@@ -242,7 +243,7 @@ func TestOpenAPIHostedNames(t *testing.T) {
 		}
 		walk("#/paths", doc["paths"], "")
 		for name, sc := range components {
-			walk(componentRefPrefix+name, sc, name)
+			walk(pipeline.ComponentRefPrefix+name, sc, name)
 		}
 		for name := range components {
 			if !referenced[name] {
@@ -286,7 +287,7 @@ func TestOpenAPIHostedNames(t *testing.T) {
 			{"max_turns default", docAt(components, "SimulationRequest", "properties", "max_turns", "default"), float64(12)},
 			{"persona maxLength", docAt(components, "SimulationRequest", "properties", "persona", "maxLength"), float64(10000)},
 			{"format default", docAt(components, "ExportRequest", "properties", "format", "default"), "csv"},
-			{"format is ExportFormat", docAt(components, "ExportRequest", "properties", "format", "$ref"), componentRefPrefix + "ExportFormat"},
+			{"format is ExportFormat", docAt(components, "ExportRequest", "properties", "format", "$ref"), pipeline.ComponentRefPrefix + "ExportFormat"},
 			{"ExportFormat enum", docAt(components, "ExportFormat", "enum"), []any{"csv", "analysis-md", "analysis-html", "qdpx"}},
 			{"ExportFormat default", docAt(components, "ExportFormat", "default"), "csv"},
 			{"guidance minLength", docAt(components, "StudyGuidanceRequest", "properties", "guidance", "minLength"), float64(1)},
@@ -389,7 +390,7 @@ func TestOpenAPIUploadBody(t *testing.T) {
 	if len(content) != 1 {
 		t.Fatalf("upload body media types %v, want multipart/form-data alone", content)
 	}
-	if got, want := docAt(content, "multipart/form-data", "schema"), map[string]any{"$ref": componentRefPrefix + name}; !reflect.DeepEqual(got, want) {
+	if got, want := docAt(content, "multipart/form-data", "schema"), map[string]any{"$ref": pipeline.ComponentRefPrefix + name}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("upload body schema %v, want %v", got, want)
 	}
 	want := map[string]any{
@@ -466,7 +467,7 @@ func TestOpenAPIValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs := strings.ReplaceAll(string(components), `"`+componentRefPrefix, `"#/$defs/`)
+	defs := strings.ReplaceAll(string(components), `"`+pipeline.ComponentRefPrefix, `"#/$defs/`)
 	component := func(name string) *jsonschema.Resolved {
 		return resolveSchema(t, []byte(`{"$defs":`+defs+`,"$ref":"#/$defs/`+name+`"}`), true)
 	}
@@ -481,7 +482,7 @@ func TestOpenAPIValidates(t *testing.T) {
 	live := e.mustStudy(e.orgB.ID, kv.EnvLive, "No credits")
 	e.mustStudy(e.orgA.ID, kv.EnvLive, "Listed")
 	start := e.do("POST", "/v1/api/studies", "a_live", `{"guidance":"hello"}`)
-	var job AuthoringJob
+	var job pipeline.AuthoringJob
 	start.json(t, &job)
 	cases := []struct {
 		name      string

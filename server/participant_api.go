@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 )
 
@@ -37,25 +38,25 @@ func participantSession(c *fasthttp.RequestCtx, token string) string {
 // participantAPISurface is the participant JSON API: no credential (the link token is
 // the capability, the session secret picks the interview), private and inert headers,
 // the per-address limit, REST-shaped JSON answers.
-func (s *Server) participantAPISurface() *surface {
-	return &surface{
-		name:   "participant",
-		steps:  []middleware{participantAPIHeaders, s.participantLimit},
-		render: s.renderParticipantAPI,
+func (s *Server) participantAPISurface() *pipeline.Surface {
+	return &pipeline.Surface{
+		Name:   "participant",
+		Steps:  []pipeline.Middleware{participantAPIHeaders, s.participantLimit},
+		Render: s.renderParticipantAPI,
 	}
 }
 
-func participantAPIHeaders(next handler) handler {
-	return func(r *request) error {
-		setAPIHeaders(r.c)
+func participantAPIHeaders(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		setAPIHeaders(r.C)
 		return next(r)
 	}
 }
 
 // participantLimit is admitParticipant as a step.
-func (s *Server) participantLimit(next handler) handler {
-	return func(r *request) error {
-		if err := s.admitParticipant(r.c); err != nil {
+func (s *Server) participantLimit(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		if err := s.admitParticipant(r.C); err != nil {
 			return err
 		}
 		return next(r)
@@ -64,15 +65,15 @@ func (s *Server) participantLimit(next handler) handler {
 
 // renderParticipantAPI writes the output as JSON, or the error in the REST shapes. A
 // 401 challenges for the session, not a bearer: this API takes no credential.
-func (s *Server) renderParticipantAPI(r *request, err error) {
-	c := r.c
+func (s *Server) renderParticipantAPI(r *pipeline.Request, err error) {
+	c := r.C
 	if err == nil {
 		var raw []byte
 		var encErr error
-		if turn, ok := r.out.(ParticipantTurn); ok && turn.Completion == nil {
+		if turn, ok := r.Out.(ParticipantTurn); ok && turn.Completion == nil {
 			raw, encErr = appendParticipantTurn(make([]byte, 0, 512), turn)
 		} else {
-			raw, encErr = json.MarshalNoEscape(r.out)
+			raw, encErr = json.MarshalNoEscape(r.Out)
 		}
 		if encErr == nil {
 			c.SetStatusCode(fasthttp.StatusOK)
@@ -82,16 +83,16 @@ func (s *Server) renderParticipantAPI(r *request, err error) {
 		}
 		err = encErr
 	}
-	ae := toAPIError(err).locatedREST(s.part.plan)
+	ae := pipeline.ToAPIError(err).LocatedREST(s.part.plan)
 	if ae.Status == 401 {
 		c.Response.Header.Set("WWW-Authenticate", `Session realm="interview"`)
 	}
-	writeErrorBody(c, ae)
+	pipeline.WriteErrorBody(c, ae)
 }
 
-func (s *Server) handleParticipantSession(r *request) error {
-	token := r.pathParam("token")
-	body, err := readBody(r.c, maxJSONBody)
+func (s *Server) handleParticipantSession(r *pipeline.Request) error {
+	token := r.PathParam("token")
+	body, err := pipeline.ReadBody(r.C, pipeline.MaxJSONBody)
 	if err != nil {
 		return err
 	}
@@ -99,68 +100,68 @@ func (s *Server) handleParticipantSession(r *request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.openParticipantSession(r.ctx, token, participantSession(r.c, token), consented)
+	out, err := s.openParticipantSession(r.Ctx, token, participantSession(r.C, token), consented)
 	if err != nil {
 		return err
 	}
 	if out.Session != nil {
-		s.setSessionCookie(r.c, token, *out.Session)
+		s.setSessionCookie(r.C, token, *out.Session)
 	}
-	r.out = out
+	r.Out = out
 	return nil
 }
 
-func (s *Server) handleParticipantMessage(r *request) error {
-	token := r.pathParam("token")
-	session := participantSession(r.c, token)
+func (s *Server) handleParticipantMessage(r *pipeline.Request) error {
+	token := r.PathParam("token")
+	session := participantSession(r.C, token)
 	if !wellFormedSession(session) { // refuse before reading a body for nobody
 		return errNoSession
 	}
 	var in ParticipantMessageInput
-	body, err := readBody(r.c, maxJSONBody)
+	body, err := pipeline.ReadBody(r.C, pipeline.MaxJSONBody)
 	if err != nil {
 		return err
 	}
 	plan := s.part.plan
 	var errs []kv.FieldError
 	if !quickMessageInput(body, &in) {
-		errs = plan.bindBody(reflect.ValueOf(&in).Elem(), body)
+		errs = plan.BindBody(reflect.ValueOf(&in).Elem(), body)
 	}
-	if err := plan.finish(&in, errs); err != nil {
+	if err := plan.Finish(&in, errs); err != nil {
 		return err
 	}
-	out, err := s.postParticipantMessage(r.ctx, token, session, &in)
+	out, err := s.postParticipantMessage(r.Ctx, token, session, &in)
 	if err != nil {
 		return err
 	}
-	r.out = out
+	r.Out = out
 	return nil
 }
 
 // handleParticipantSkip passes on the current question: the transcript records
 // moderator.SkippedAnswer and the interviewer moves to the next scripted question with no
 // follow-up. It takes no body and answers as POST /i/{token}/messages does.
-func (s *Server) handleParticipantSkip(r *request) error {
-	token := r.pathParam("token")
-	session := participantSession(r.c, token)
+func (s *Server) handleParticipantSkip(r *pipeline.Request) error {
+	token := r.PathParam("token")
+	session := participantSession(r.C, token)
 	if !wellFormedSession(session) {
 		return errNoSession
 	}
-	out, err := s.postParticipantTurn(r.ctx, token, session, &ParticipantMessageInput{}, true)
+	out, err := s.postParticipantTurn(r.Ctx, token, session, &ParticipantMessageInput{}, true)
 	if err != nil {
 		return err
 	}
-	r.out = out
+	r.Out = out
 	return nil
 }
 
 // admitParticipant applies the per-client-address limit, so a leaked link cannot be
 // used to hammer the service (or to burn an organisation's credits quickly).
 func (s *Server) admitParticipant(c *fasthttp.RequestCtx) error {
-	d := s.limiter.AdmitIP(s.now(), ratelimit.AddrKey(s.clientIP(c)).String())
-	s.setRateHeaders(c, d)
+	d := s.Limiter.AdmitIP(s.Now(), ratelimit.AddrKey(s.ClientIP(c)).String())
+	s.SetRateHeaders(c, d)
 	if !d.OK {
-		return &apiError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+		return &pipeline.APIError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
 			Detail: "Too many requests from your network; please wait a moment."}
 	}
 	return nil

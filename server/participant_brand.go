@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -27,7 +28,7 @@ type ParticipantOrganisation struct {
 
 func participantOrganisation(token string, org kv.Org) *ParticipantOrganisation {
 	b := org.BrandOrZero()
-	out := &ParticipantOrganisation{Name: org.ShownName(), AccentColor: nilIfEmpty(b.AccentColor), ContactEmail: nilIfEmpty(b.ContactEmail)}
+	out := &ParticipantOrganisation{Name: org.ShownName(), AccentColor: pipeline.NilIfEmpty(b.AccentColor), ContactEmail: pipeline.NilIfEmpty(b.ContactEmail)}
 	if u := logoPath(token, b); u != "" {
 		out.LogoURL = &u
 	}
@@ -63,11 +64,11 @@ func (s *Server) linkOrg(ctx context.Context, token string) (kv.Org, error) {
 	if !wellFormedToken(token) {
 		return kv.Org{}, errLinkNotFound
 	}
-	l, err := s.db.FindLinkByToken(ctx, token)
+	l, err := s.DB.FindLinkByToken(ctx, token)
 	if err != nil {
 		return kv.Org{}, err
 	}
-	return s.db.FindOrgByID(ctx, l.OrgID)
+	return s.DB.FindOrgByID(ctx, l.OrgID)
 }
 
 // brandCSS is the organisation's colour as custom properties over interview.css's, in
@@ -107,7 +108,7 @@ func (s *Server) handleParticipantLogo(c *fasthttp.RequestCtx) {
 	}
 	var logo kv.Logo
 	if err == nil {
-		logo, err = s.db.FindLogo(ctx, org.ID)
+		logo, err = s.DB.FindLogo(ctx, org.ID)
 	}
 	if err != nil {
 		s.participantAssetMissing(c, err)
@@ -119,7 +120,7 @@ func (s *Server) handleParticipantLogo(c *fasthttp.RequestCtx) {
 // plainContext is the request's context for a handler outside a surface's pipeline:
 // it ends when the server stops, never with c (which must not go below server).
 func plainContext(c *fasthttp.RequestCtx) context.Context {
-	if ctx := infoOf(c).ctx; ctx != nil {
+	if ctx := pipeline.InfoOf(c).Ctx; ctx != nil {
 		return ctx
 	}
 	return context.Background()
@@ -130,8 +131,8 @@ func plainContext(c *fasthttp.RequestCtx) context.Context {
 func (s *Server) participantAssetMissing(c *fasthttp.RequestCtx, err error) {
 	setAPIHeaders(c)
 	status := fasthttp.StatusNotFound
-	if err != nil && toAPIError(err).Status != fasthttp.StatusNotFound {
-		infoOf(c).err = err.Error()
+	if err != nil && pipeline.ToAPIError(err).Status != fasthttp.StatusNotFound {
+		pipeline.InfoOf(c).Err = err.Error()
 		status = fasthttp.StatusInternalServerError
 	}
 	c.SetStatusCode(status)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/pipeline"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,14 +17,14 @@ func FuzzParticipantMessageBody(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	plan := planInput(reflect.TypeFor[ParticipantMessageInput]())
+	plan := pipeline.PlanInput(reflect.TypeFor[ParticipantMessageInput]())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var in ParticipantMessageInput
-		err := plan.finish(&in, plan.bindBody(reflect.ValueOf(&in).Elem(), body))
+		err := plan.Finish(&in, plan.BindBody(reflect.ValueOf(&in).Elem(), body))
 		if err != nil {
 			// As the participant API sends it: every refusal a 422 with its fields
 			// located in the body.
-			ae := toAPIError(err).locatedREST(plan)
+			ae := pipeline.ToAPIError(err).LocatedREST(plan)
 			if ae.Status != 422 || len(ae.Fields) == 0 {
 				t.Fatalf("refusal without field errors: %v", err)
 			}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/pipeline"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,14 +18,14 @@ func FuzzQuickMessageInput(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	plan := planInput(reflect.TypeFor[ParticipantMessageInput]())
+	plan := pipeline.PlanInput(reflect.TypeFor[ParticipantMessageInput]())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var quick ParticipantMessageInput
 		if !quickMessageInput(body, &quick) {
 			return
 		}
 		var general ParticipantMessageInput
-		if errs := plan.bindBody(reflect.ValueOf(&general).Elem(), body); errs != nil || general != quick {
+		if errs := plan.BindBody(reflect.ValueOf(&general).Elem(), body); errs != nil || general != quick {
 			t.Fatalf("%q: quick %+v, general %+v %+v", body, quick, general, errs)
 		}
 	})

@@ -17,6 +17,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/server/pipeline"
 )
 
 // Questions with typography a careless engine would "fix": they must reach the
@@ -99,7 +100,7 @@ func TestParticipantFullInterview(t *testing.T) {
 	})
 	t.Run("OK_InterviewsAPIShowsItCompleted", func(t *testing.T) {
 		r := e.do("GET", "/v1/api/interviews?study_id="+st.ID.String(), "a_live", "")
-		var got []Interview
+		var got []pipeline.Interview
 		r.json(t, &got)
 		// Every answer came 7 s after the question before it, one of them after a further
 		// 10-minute pause (that gap counts 120 s); interviewer replies are instant.
@@ -421,7 +422,7 @@ func TestParticipantSecureCookie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	off := RateLimits{Off: true}
+	off := pipeline.RateLimits{Off: true}
 	srv := New(Config{DB: db, Log: zerolog.Nop(), BaseURL: "https://interviews.example.com", RateLimits: &off})
 	defer srv.Shutdown(context.Background())
 	var c fasthttp.RequestCtx

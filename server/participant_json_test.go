@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"interviewd/server/pipeline"
 	"testing"
 
 	json "github.com/goccy/go-json"
@@ -19,7 +20,7 @@ func FuzzParticipantTurnJSON(f *testing.F) {
 			{Status: status},
 			{Status: status, Messages: []ParticipantMessage{}},
 			{Status: status, Messages: []ParticipantMessage{{Speaker: "participant", Text: text, At: "2026-11-27T07:03:42.123Z"},
-				{Speaker: "interviewer", Text: "Could you tell me more about that?", At: Time(text)}}},
+				{Speaker: "interviewer", Text: "Could you tell me more about that?", At: pipeline.Time(text)}}},
 		}
 		if progress {
 			for i := range turns {

@@ -11,6 +11,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/server/pipeline"
 )
 
 // The participant's side of an interview: opening a link and answering. A link token is
@@ -26,9 +27,9 @@ const MaxAnswerChars = 10_000
 
 // ParticipantMessage is one line of the conversation as the participant sees it.
 type ParticipantMessage struct {
-	Speaker string `json:"speaker" enum:"interviewer,participant"`
-	Text    string `json:"text"`
-	At      Time   `json:"at"`
+	Speaker string        `json:"speaker" enum:"interviewer,participant"`
+	Text    string        `json:"text"`
+	At      pipeline.Time `json:"at"`
 }
 
 // ParticipantSession answers POST /i/{token}/session. Session, Status and Messages are
@@ -113,10 +114,10 @@ func wellFormedToken(s string) bool {
 }
 
 var (
-	errLinkNotFound = &apiError{Status: 404, Code: "not_found", Detail: "This interview link does not exist."}
-	errNoSession    = &apiError{Status: 401, Code: "invalid_session",
+	errLinkNotFound = &pipeline.APIError{Status: 404, Code: "not_found", Detail: "This interview link does not exist."}
+	errNoSession    = &pipeline.APIError{Status: 401, Code: "invalid_session",
 		Detail: "Send the session from opening the link (cookie or X-Interview-Session header); open the link again to get one."}
-	errShuttingDown = &apiError{Status: 503, Code: "unavailable", Detail: "The service is restarting; please send your answer again in a moment."}
+	errShuttingDown = &pipeline.APIError{Status: 503, Code: "unavailable", Detail: "The service is restarting; please send your answer again in a moment."}
 )
 
 // openParticipantSession opens the link for the presented session and returns the
@@ -134,16 +135,16 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 		presented = ""
 	}
 	// A new interview is stored with its opening, in one commit.
-	opened, err := s.db.ResumeLinkConsented(ctx, token, presented, newSessionSecret(), consented, s.openingTurn)
+	opened, err := s.DB.ResumeLinkConsented(ctx, token, presented, newSessionSecret(), consented, s.openingTurn)
 	if err != nil {
 		return ParticipantSession{}, err
 	}
-	s.metrics.interviewOpened(opened)
+	s.Metrics.InterviewOpened(opened)
 	session := opened.Session
-	s.logOpened(opened)
+	s.LogOpened(opened)
 	if opened.Opening != nil {
-		s.metrics.interviewTurned(kv.InterviewInProgress, *opened.Interview)
-		s.interviewEnded(*opened.Interview)
+		s.Metrics.InterviewTurned(kv.InterviewInProgress, *opened.Interview)
+		s.InterviewEnded(*opened.Interview)
 	}
 	if opened.State != kv.LinkOpen {
 		out := ParticipantSession{State: opened.State, Messages: []ParticipantMessage{}}
@@ -163,7 +164,7 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 	}
 	unlock := s.part.turns.lock(opened.Interview.ID)
 	defer unlock()
-	conv, err := s.db.FindConversation(ctx, token, session)
+	conv, err := s.DB.FindConversation(ctx, token, session)
 	if err != nil {
 		return ParticipantSession{}, err
 	}
@@ -198,9 +199,9 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	if !wellFormedSession(session) {
 		return ParticipantTurn{}, errNoSession
 	}
-	read := s.db.FindConversationHead
+	read := s.DB.FindConversationHead
 	if s.part.transcripts {
-		read = s.db.FindConversation
+		read = s.DB.FindConversation
 	}
 	mark := s.part.turns.mark()
 	conv, err := read(ctx, token, session)
@@ -212,7 +213,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	// Another turn may have landed since the read (while this one waited, or just
 	// before it came to wait): one record read tells.
 	if s.part.turns.endedSince(conv.Interview.ID, mark) {
-		if conv, err = s.db.CurrentConversation(ctx, token, session, conv); err != nil {
+		if conv, err = s.DB.CurrentConversation(ctx, token, session, conv); err != nil {
 			return ParticipantTurn{}, err
 		}
 	}
@@ -232,18 +233,18 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 	if skip {
 		text, voice = moderator.SkippedAnswer, false
 	}
-	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: text, At: s.now()}
+	answer := kv.Message{Speaker: kv.SpeakerParticipant, Text: text, At: s.Now()}
 	turn := kv.Turn{Session: session, ExpectLen: conv.Interview.TranscriptLen, Status: kv.InterviewInProgress, Voice: voice}
 	out, err := s.conduct(ctx, conv, text, skip)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ParticipantTurn{}, errShuttingDown
 		}
-		s.log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer failed; the interview ends failed")
+		s.Log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer failed; the interview ends failed")
 		turn.Status, turn.Messages = kv.InterviewFailed, []kv.Message{answer}
 	} else {
 		turn.Messages, turn.Script = append(make([]kv.Message, 0, len(out.Messages)+1), answer), out.Script
-		now := s.now()
+		now := s.Now()
 		for _, m := range out.Messages {
 			turn.Messages = append(turn.Messages, kv.Message{Speaker: kv.SpeakerInterviewer, Text: m, At: now})
 		}
@@ -256,12 +257,12 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 		turn.CompletionCode, settings = s.completionCode(ctx, conv.Interview)
 	}
 	before := conv.Interview.Status
-	iv, err := s.db.AppendTurnTo(ctx, &conv, turn)
+	iv, err := s.DB.AppendTurnTo(ctx, &conv, turn)
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
-	s.metrics.interviewTurned(before, iv)
-	s.interviewEnded(iv)
+	s.Metrics.InterviewTurned(before, iv)
+	s.InterviewEnded(iv)
 	return ParticipantTurn{Status: iv.Status, Messages: participantMessages(added, turn.Messages), Progress: participantProgress(conv.Brief, iv),
 		Completion: participantCompletion(iv, settings)}, nil
 }
@@ -276,10 +277,10 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 	case err != nil && ctx.Err() != nil:
 		return conv, nil, errShuttingDown
 	case err != nil:
-		s.log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer could not open; the interview ends failed")
+		s.Log.Error().Err(err).Str("interview_id", conv.Interview.ID.String()).Msg("interviewer could not open; the interview ends failed")
 		turn.Status = kv.InterviewFailed
 	default:
-		now := s.now()
+		now := s.Now()
 		for _, m := range out.Messages {
 			turn.Messages = append(turn.Messages, kv.Message{Speaker: kv.SpeakerInterviewer, Text: m, At: now})
 		}
@@ -290,12 +291,12 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 		}
 	}
 	before := conv.Interview.Status
-	iv, err := s.db.AppendTurnTo(ctx, &conv, turn)
+	iv, err := s.DB.AppendTurnTo(ctx, &conv, turn)
 	if err != nil {
 		return conv, nil, err
 	}
-	s.metrics.interviewTurned(before, iv)
-	s.interviewEnded(iv)
+	s.Metrics.InterviewTurned(before, iv)
+	s.InterviewEnded(iv)
 	conv.Transcript = append(conv.Transcript, turn.Messages...)
 	return conv, turn.Messages, nil
 }
@@ -305,7 +306,7 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 func (s *Server) openingTurn(brief kv.Brief, iv kv.Interview, _ kv.Link) kv.Turn {
 	out := moderator.Opening(brief, iv.EntryAttributes)
 	turn := kv.Turn{Status: kv.InterviewInProgress, Script: out.Script}
-	now := s.now()
+	now := s.Now()
 	for _, m := range out.Messages {
 		turn.Messages = append(turn.Messages, kv.Message{Speaker: kv.SpeakerInterviewer, Text: m, At: now})
 	}

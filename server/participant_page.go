@@ -8,6 +8,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -31,26 +32,26 @@ func setPageHeaders(c *fasthttp.RequestCtx) {
 
 // participantPageSurface is the participant pages: no credential, the pages' security
 // headers, the per-address limit, and HTML answers (renderParticipantPage).
-func (s *Server) participantPageSurface() *surface {
-	return &surface{
-		name:   "participant_page",
-		steps:  []middleware{pageHeaders, s.pageLimit},
-		render: s.renderParticipantPage,
+func (s *Server) participantPageSurface() *pipeline.Surface {
+	return &pipeline.Surface{
+		Name:   "participant_page",
+		Steps:  []pipeline.Middleware{pageHeaders, s.pageLimit},
+		Render: s.renderParticipantPage,
 	}
 }
 
-func pageHeaders(next handler) handler {
-	return func(r *request) error {
-		setPageHeaders(r.c)
+func pageHeaders(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		setPageHeaders(r.C)
 		return next(r)
 	}
 }
 
 // pageLimit is admitParticipant for pages: a busy notice asks to come back in a minute.
-func (s *Server) pageLimit(next handler) handler {
-	return func(r *request) error {
-		if err := s.admitParticipant(r.c); err != nil {
-			r.c.Response.Header.Set("Retry-After", "60")
+func (s *Server) pageLimit(next pipeline.Handler) pipeline.Handler {
+	return func(r *pipeline.Request) error {
+		if err := s.admitParticipant(r.C); err != nil {
+			r.C.Response.Header.Set("Retry-After", "60")
 			return err
 		}
 		return next(r)
@@ -68,23 +69,23 @@ type pageOut struct {
 // 404, too many requests 429 (busy), anything else 500. The access line carries the
 // refusal's code, as the API's refusals do, so an operator can tell a bad link from a
 // busy server.
-func (s *Server) renderParticipantPage(r *request, err error) {
+func (s *Server) renderParticipantPage(r *pipeline.Request, err error) {
 	if err == nil {
-		out := r.out.(pageOut)
-		s.renderPage(r.c, out.status, out.page, out.data)
+		out := r.Out.(pageOut)
+		s.renderPage(r.C, out.status, out.page, out.data)
 		return
 	}
-	ae := toAPIError(err)
+	ae := pipeline.ToAPIError(err)
 	switch ae.Status {
 	case fasthttp.StatusNotFound:
-		r.info.code = "not_found"
-		s.renderPage(r.c, ae.Status, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeNotFound})
+		r.Info.Code = "not_found"
+		s.renderPage(r.C, ae.Status, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeNotFound})
 	case fasthttp.StatusTooManyRequests:
-		r.info.code = "rate_limited"
-		s.renderPage(r.c, ae.Status, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeBusy})
+		r.Info.Code = "rate_limited"
+		s.renderPage(r.C, ae.Status, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeBusy})
 	default:
-		r.info.err = ae.Error()
-		s.renderPage(r.c, fasthttp.StatusInternalServerError, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeError})
+		r.Info.Err = ae.Error()
+		s.renderPage(r.C, fasthttp.StatusInternalServerError, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeError})
 	}
 }
 
@@ -93,16 +94,16 @@ func (s *Server) renderParticipantPage(r *request, err error) {
 // It only looks: nothing is created or spent until the page asks to start (a link
 // preview or a crawler that fetches the URL costs nothing), except that a browser's
 // first sight of a live study's welcome is counted as the link opened (countOpen).
-func (s *Server) handleParticipantPage(r *request) error {
-	token := r.pathParam("token")
+func (s *Server) handleParticipantPage(r *pipeline.Request) error {
+	token := r.PathParam("token")
 	if !wellFormedToken(token) {
 		return errLinkNotFound
 	}
-	session := string(r.c.Request.Header.Cookie(sessionCookieName(token)))
+	session := string(r.C.Request.Header.Cookie(sessionCookieName(token)))
 	if !wellFormedSession(session) {
 		session = ""
 	}
-	peek, err := s.db.PeekLink(r.ctx, token, session)
+	peek, err := s.DB.PeekLink(r.Ctx, token, session)
 	if err != nil {
 		return err
 	}
@@ -112,13 +113,13 @@ func (s *Server) handleParticipantPage(r *request) error {
 	}
 	switch peek.State {
 	case kv.LinkPaused:
-		r.out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: s.pausedKind(r, peek.Study), Title: title}}
+		r.Out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: s.PausedKind(r, peek.Study), Title: title}}
 		return nil
 	case kv.LinkClosed:
-		r.out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeClosed, Title: title}}
+		r.Out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeClosed, Title: title}}
 		return nil
 	case kv.LinkUnavailable:
-		r.out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeUnavailable, Title: title}}
+		r.Out = pageOut{fasthttp.StatusOK, webui.PageNotice, webui.NoticePage{Kind: webui.NoticeUnavailable, Title: title}}
 		return nil
 	}
 	page := webui.InterviewPage{API: "/i/" + token, Resume: peek.Interview != nil, Title: title,
@@ -131,7 +132,7 @@ func (s *Server) handleParticipantPage(r *request) error {
 	if peek.Interview == nil {
 		page.Consent = ps.ConsentText // an interview already started asks for none
 	}
-	org, err := s.db.FindOrgByID(r.ctx, peek.Link.OrgID)
+	org, err := s.DB.FindOrgByID(r.Ctx, peek.Link.OrgID)
 	if err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func (s *Server) handleParticipantPage(r *request) error {
 		// researcher's own figure for their plans, and stays theirs.
 		page.Questions, page.Minutes = moderator.PlannedLength(*b, peek.Link.Context)
 	}
-	r.out = pageOut{fasthttp.StatusOK, webui.PageInterview, page}
+	r.Out = pageOut{fasthttp.StatusOK, webui.PageInterview, page}
 	return nil
 }
 
@@ -159,13 +160,13 @@ func openedCookieName(token string) string { return "ivo_" + token[:min(8, len(t
 // write to the study's counter, never a record per visit, and the page's per-address
 // limit bounds how fast anyone can make it. A failed count costs the participant
 // nothing: the page is served all the same.
-func (s *Server) countOpen(r *request, token string, st kv.Study) {
-	h := &r.c.Request.Header
+func (s *Server) countOpen(r *pipeline.Request, token string, st kv.Study) {
+	h := &r.C.Request.Header
 	if len(h.Cookie(openedCookieName(token))) > 0 || wellFormedSession(string(h.Cookie(sessionCookieName(token)))) {
 		return
 	}
-	if err := s.db.CountLinkOpen(r.ctx, st.Partition(), st.ID, token); err != nil {
-		r.info.err = "count the link opened: " + err.Error()
+	if err := s.DB.CountLinkOpen(r.Ctx, st.Partition(), st.ID, token); err != nil {
+		r.Info.Err = "count the link opened: " + err.Error()
 		return
 	}
 	ck := fasthttp.AcquireCookie()
@@ -177,13 +178,13 @@ func (s *Server) countOpen(r *request, token string, st kv.Study) {
 	ck.SetHTTPOnly(true)
 	ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
 	ck.SetSecure(s.part.secureCookies)
-	r.c.Response.Header.SetCookie(ck)
+	r.C.Response.Header.SetCookie(ck)
 }
 
 func (s *Server) renderPage(c *fasthttp.RequestCtx, status int, page string, data any) {
 	var buf bytes.Buffer
 	if err := s.part.ui.Render(&buf, page, data); err != nil {
-		infoOf(c).err = err.Error()
+		pipeline.InfoOf(c).Err = err.Error()
 		c.SetStatusCode(fasthttp.StatusInternalServerError)
 		c.SetContentType("text/plain; charset=utf-8")
 		c.SetBodyString("Internal error.")
@@ -201,7 +202,7 @@ func (s *Server) handleStatic(c *fasthttp.RequestCtx) {
 	name, _ := c.UserValue("name").(string)
 	a, ok := s.part.ui.Asset(name)
 	if !ok {
-		s.handleNotFound(c)
+		s.HandleNotFound(c)
 		return
 	}
 	h := &c.Response.Header

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -172,7 +173,7 @@ func TestParticipantStatic(t *testing.T) {
 }
 
 func TestParticipantRateLimit(t *testing.T) {
-	e := mustServe(t, withRateLimits(RateLimits{IP: 3, Window: time.Minute}))
+	e := mustServe(t, withRateLimits(pipeline.RateLimits{IP: 3, Window: time.Minute}))
 	st := e.studyWith(e.orgA.ID, kv.EnvTest, kv.ModeTest, plainBrief("Limits", "Q1?", "Q2?"))
 	p := e.participant(st.LinkToken)
 	p.open()

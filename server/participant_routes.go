@@ -7,6 +7,7 @@ import (
 	"github.com/fasthttp/router"
 
 	"interviewd/moderator"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -20,9 +21,9 @@ type participantSide struct {
 	transcripts bool
 	// turnDeadline: the engine may hang (a model), so each turn gets participantTurnTimeout.
 	turnDeadline  bool
-	plan          *inputPlan // the message body's decoding plan
-	sessionPlan   *inputPlan // the session body's (ParticipantSessionInput)
-	secureCookies bool       // the base URL is https: session cookies are Secure
+	plan          *pipeline.InputPlan // the message body's decoding plan
+	sessionPlan   *pipeline.InputPlan // the session body's (ParticipantSessionInput)
+	secureCookies bool                // the base URL is https: session cookies are Secure
 }
 
 // routeParticipant mounts the participant pages, their JSON API and the static files.
@@ -36,23 +37,23 @@ func (s *Server) routeParticipant(r *router.Router) {
 		moderator:     moderator.NewBuiltin(),
 		ui:            ui,
 		turns:         newTurnLocks(),
-		plan:          planInput(reflect.TypeFor[ParticipantMessageInput]()),
-		sessionPlan:   planInput(reflect.TypeFor[ParticipantSessionInput]()),
-		secureCookies: strings.HasPrefix(s.baseURL, "https://"),
+		plan:          pipeline.PlanInput(reflect.TypeFor[ParticipantMessageInput]()),
+		sessionPlan:   pipeline.PlanInput(reflect.TypeFor[ParticipantSessionInput]()),
+		secureCookies: strings.HasPrefix(s.BaseURL, "https://"),
 	}
-	if s.jobs != nil {
-		s.part.moderator = s.jobs.Moderator()
+	if s.Jobs != nil {
+		s.part.moderator = s.Jobs.Moderator()
 	}
 	s.part.transcripts = moderator.ProbesFromTranscript(s.part.moderator)
 	s.part.turnDeadline = !moderator.Bounded(s.part.moderator)
-	pages := s.group(r, "/i", s.participantPageSurface())
-	pages.handle("GET", "/{token}", s.handleParticipantPage)
-	api := s.group(r, "/i", s.participantAPISurface())
+	pages := s.Group(r, "/i", s.participantPageSurface())
+	pages.Handle("GET", "/{token}", s.handleParticipantPage)
+	api := s.Group(r, "/i", s.participantAPISurface())
 	api.POST("/{token}/session", s.handleParticipantSession)
 	api.POST("/{token}/messages", s.handleParticipantMessage)
 	api.POST("/{token}/skip", s.handleParticipantSkip)
 	// The organisation's colour and logo, same-origin so the pages' CSP holds.
-	handlePlain(r, "GET", "/i/{token}/brand.css", s.handleParticipantBrandCSS)
-	handlePlain(r, "GET", "/i/{token}/logo", s.handleParticipantLogo)
-	handlePlain(r, "GET", "/static/{name}", s.handleStatic)
+	pipeline.HandlePlain(r, "GET", "/i/{token}/brand.css", s.handleParticipantBrandCSS)
+	pipeline.HandlePlain(r, "GET", "/i/{token}/logo", s.handleParticipantLogo)
+	pipeline.HandlePlain(r, "GET", "/static/{name}", s.handleStatic)
 }

@@ -36,8 +36,8 @@ func (s *Server) sessionConsent(body []byte) (bool, error) {
 	}
 	var in ParticipantSessionInput
 	plan := s.part.sessionPlan
-	errs := plan.bindBody(reflect.ValueOf(&in).Elem(), body)
-	if err := plan.finish(&in, errs); err != nil {
+	errs := plan.BindBody(reflect.ValueOf(&in).Elem(), body)
+	if err := plan.Finish(&in, errs); err != nil {
 		return false, err
 	}
 	return in.Consent != nil && *in.Consent, nil
@@ -60,9 +60,9 @@ func participantCompletion(iv kv.Interview, ps kv.ParticipantSettings) *Particip
 // study issues them (read now: the settings at completion decide), else "". A failed
 // read issues none rather than failing the participant's last answer.
 func (s *Server) completionCode(ctx context.Context, iv kv.Interview) (string, kv.ParticipantSettings) {
-	st, err := s.db.FindStudyByID(ctx, iv.Partition(), iv.StudyID)
+	st, err := s.DB.FindStudyByID(ctx, iv.Partition(), iv.StudyID)
 	if err != nil {
-		s.log.Error().Err(err).Str("interview_id", iv.ID.String()).Msg("read the study's participant settings at completion; no completion code")
+		s.Log.Error().Err(err).Str("interview_id", iv.ID.String()).Msg("read the study's participant settings at completion; no completion code")
 		return "", kv.ParticipantSettings{}
 	}
 	ps := st.ParticipantSettings()
@@ -76,7 +76,7 @@ func (s *Server) completionCode(ctx context.Context, iv kv.Interview) (string, k
 // completion to a session answer. They are courtesies: a failed read leaves them out
 // rather than failing the participant's page.
 func (s *Server) sessionExtras(ctx context.Context, token string, out *ParticipantSession, st kv.Study, iv *kv.Interview) {
-	if org, err := s.db.FindOrgByID(ctx, st.OrgID); err == nil {
+	if org, err := s.DB.FindOrgByID(ctx, st.OrgID); err == nil {
 		out.Organisation = participantOrganisation(token, org)
 	}
 	if iv != nil {

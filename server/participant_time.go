@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Every participant answer carries the time of each message it shows. They are written
@@ -31,7 +32,7 @@ func participantMessages(parts ...[]kv.Message) []ParticipantMessage {
 	for _, p := range parts {
 		for _, m := range p {
 			end := strings.IndexByte(all, 'Z') + 1 // a time's only Z is its last byte
-			out = append(out, ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: Time(all[:end])})
+			out = append(out, ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: pipeline.Time(all[:end])})
 			all = all[end:]
 		}
 	}
@@ -43,7 +44,7 @@ func writeWireTime(b *strings.Builder, t time.Time) {
 	t = t.UTC()
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
-		b.WriteString(string(wireTime(t)))
+		b.WriteString(string(pipeline.WireTime(t)))
 		return
 	}
 	hour, minute, sec := t.Clock()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // FuzzParticipantMessageTimes: the times a participant is shown are wireTime's, whatever
@@ -27,7 +28,7 @@ func FuzzParticipantMessageTimes(f *testing.F) {
 			t.Fatalf("%d messages", len(got))
 		}
 		for i, m := range msgs {
-			if want := (ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: wireTime(m.At)}); got[i] != want {
+			if want := (ParticipantMessage{Speaker: m.Speaker, Text: m.Text, At: pipeline.WireTime(m.At)}); got[i] != want {
 				t.Fatalf("%v: %+v, want %+v", m.At, got[i], want)
 			}
 		}

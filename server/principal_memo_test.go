@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // TestPrincipalFollowsItsCredential: a key's principal is made once and reused while
@@ -24,11 +25,11 @@ func TestPrincipalFollowsItsCredential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := s.resolveTokenIn(ctx, secret, resourceAPI)
+	first, err := s.ResolveTokenIn(ctx, secret, pipeline.ResourceAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := s.resolveTokenIn(ctx, secret, resourceAPI)
+	again, err := s.ResolveTokenIn(ctx, secret, pipeline.ResourceAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestPrincipalFollowsItsCredential(t *testing.T) {
 	if _, err := db.AddCredits(ctx, org.ID, 5); err != nil {
 		t.Fatal(err)
 	}
-	after, err := s.resolveTokenIn(ctx, secret, resourceAPI)
+	after, err := s.ResolveTokenIn(ctx, secret, pipeline.ResourceAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestPrincipalFollowsItsCredential(t *testing.T) {
 	if _, err := db.RevokeKey(ctx, key.ID); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := s.resolveTokenIn(ctx, secret, resourceAPI); err == nil {
+	if p, err := s.ResolveTokenIn(ctx, secret, pipeline.ResourceAPI); err == nil {
 		t.Fatalf("a revoked key still resolves to %+v", p)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // briefBody is a PUT brief body: a valid brief, with fields replaced or removed
@@ -58,7 +59,7 @@ func TestRESTStudyBriefPut(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("PUT brief: %d %s", r.status, r.body)
 	}
-	var d StudyDetail
+	var d pipeline.StudyDetail
 	r.json(t, &d)
 	if d.Name != "Weekly planning" || d.Brief == nil || *d.Brief.Title != "Weekly planning" || d.Brief.VerbatimQuestions[1] != "What got in the way?" ||
 		*d.Brief.EstimatedDurationMinutes != 20 || d.ID != st.ID || d.Mode != kv.ModeTest {
@@ -257,12 +258,12 @@ func TestMCPUpdateStudyBrief(t *testing.T) {
 // MCP tool alike) are the ones kv.ValidateBrief enforces.
 func TestBriefLimitsDocumented(t *testing.T) {
 	e := mustServe(t)
-	sc := e.srv.appOp("update_study_brief").plan.inputSchema(srcPath, srcQuery, srcBody)
-	props := sc["properties"].(schema)
+	sc := e.srv.appOp("update_study_brief").Plan.InputSchema(pipeline.SrcPath, pipeline.SrcQuery, pipeline.SrcBody)
+	props := sc["properties"].(pipeline.Schema)
 	at := func(field string, keys ...string) any {
 		var v any = props[field]
 		for _, k := range keys {
-			v = v.(schema)[k]
+			v = v.(pipeline.Schema)[k]
 		}
 		return v
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 func TestParticipantLinks(t *testing.T) {
@@ -217,7 +218,7 @@ func TestIdempotency(t *testing.T) {
 
 func TestRateLimitsOverHTTP(t *testing.T) {
 	clock := &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-	e := mustServe(t, withClock(clock), withRateLimits(DefaultRateLimits()))
+	e := mustServe(t, withClock(clock), withRateLimits(pipeline.DefaultRateLimits()))
 	for i := 1; i <= 120; i++ {
 		r := e.do("GET", "/v1/api/me", "a_live", "")
 		if r.status != 200 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 type scenario struct {
@@ -206,7 +207,7 @@ func TestListStudiesPagingOverHTTP(t *testing.T) {
 		if r.status != 200 {
 			t.Fatalf("page %d: %d %s", pages, r.status, r.body)
 		}
-		var items []StudySummary
+		var items []pipeline.StudySummary
 		r.json(t, &items)
 		for _, it := range items {
 			got = append(got, it.ID.String())

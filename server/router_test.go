@@ -135,7 +135,7 @@ func TestRouterAllowEveryOperation(t *testing.T) {
 	method := regexp.MustCompile(`^[A-Z]+$`)
 	paths := map[string][]string{} // path → its operations' methods
 	for _, o := range e.srv.Operations() {
-		tmpl, _ := o.restPathAction()
+		tmpl, _ := o.RESTPathAction()
 		p := param.ReplaceAllString(tmpl, "x")
 		paths[p] = append(paths[p], o.Method)
 		if o.Method == "GET" {

@@ -33,6 +33,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 	"interviewd/sms"
 )
@@ -58,7 +59,7 @@ type Config struct {
 	// and every other line go to Log.
 	AccessLogger *zerolog.Logger
 	// RateLimits configures admission; the zero value means DefaultRateLimits.
-	RateLimits *RateLimits
+	RateLimits *pipeline.RateLimits
 	// Metrics is the Prometheus registry the request metrics are registered on and
 	// /metrics serves; nil keeps a private one.
 	Metrics *prometheus.Registry
@@ -98,13 +99,13 @@ type Config struct {
 	metadataRoots         *x509.CertPool
 	// onResearch sees every research call that reaches its operation (Server.onResearch):
 	// for the tenancy matrix.
-	onResearch func(researchPass)
+	onResearch func(pipeline.ResearchPass)
 }
 
 // Server is the HTTP side of interviewd: the shared pipeline (Core) and the surfaces
 // composed over it.
 type Server struct {
-	*Core
+	*pipeline.Core
 	handler fasthttp.RequestHandler
 	http    *fasthttp.Server
 	cancel  context.CancelFunc
@@ -124,108 +125,108 @@ type Server struct {
 	// tools, skills and appActions are the research pipeline as MCP tool calls (shared
 	// by the endpoint's fast path and the SDK's tool handlers), A2A skills and the web
 	// app's actions, composed once (pipeline_research.go).
-	tools, skills, appActions *researchSurface
+	tools, skills, appActions *pipeline.ResearchSurface
 }
 
 // New builds a Server and its routes.
 func New(cfg Config) *Server {
-	s := &Server{Core: &Core{
-		db:        cfg.DB,
-		jobs:      cfg.Jobs,
-		log:       cfg.Log,
-		accessLog: cfg.AccessLog,
-		access:    cfg.Log,
-		baseURL:   strings.TrimRight(cfg.BaseURL, "/"),
-		now:       cfg.Now,
+	s := &Server{Core: &pipeline.Core{
+		DB:        cfg.DB,
+		Jobs:      cfg.Jobs,
+		Log:       cfg.Log,
+		AccessLog: cfg.AccessLog,
+		Access:    cfg.Log,
+		BaseURL:   strings.TrimRight(cfg.BaseURL, "/"),
+		Now:       cfg.Now,
 
-		studyRenders: newStudyRenders(),
+		StudyRenders: pipeline.NewStudyRenders(),
 
-		metricsReg:    cfg.Metrics,
-		metricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
-		hsts:          cfg.HSTS,
-		presign:       cfg.BlobsPresign,
-		mail:          cfg.Mail,
+		MetricsReg:    cfg.Metrics,
+		MetricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
+		HSTS:          cfg.HSTS,
+		Presign:       cfg.BlobsPresign,
+		Mail:          cfg.Mail,
 	}, sms: cfg.SMS, transcripts: newTranscriptRenders()}
-	if s.metricsReg == nil {
-		s.metricsReg = prometheus.NewRegistry()
+	if s.MetricsReg == nil {
+		s.MetricsReg = prometheus.NewRegistry()
 	}
-	s.metrics = newHTTPMetrics(s.metricsReg)
-	s.metricsServe = newMetricsHandler(s.metricsReg, &s.log)
+	s.Metrics = pipeline.NewHTTPMetrics(s.MetricsReg)
+	s.MetricsServe = pipeline.NewMetricsHandler(s.MetricsReg, &s.Log)
 	derived := cfg.DerivedBaseURL
-	if s.baseURL == "" {
-		s.baseURL, derived = "http://localhost:8080", true
+	if s.BaseURL == "" {
+		s.BaseURL, derived = "http://localhost:8080", true
 	}
-	s.discovery = newDiscoveryBase(s.baseURL, derived)
-	s.cors = newCORSOrigins(cfg.CORSOrigins)
-	if s.now == nil {
-		s.now = time.Now
+	s.Discovery = pipeline.NewDiscoveryBase(s.BaseURL, derived)
+	s.CORS = pipeline.NewCORSOrigins(cfg.CORSOrigins)
+	if s.Now == nil {
+		s.Now = time.Now
 	}
 	if cfg.AccessLogger != nil {
-		s.access = *cfg.AccessLogger
+		s.Access = *cfg.AccessLogger
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	s.reqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.streams, s.stopStreams = context.WithCancel(s.ctx)
+	s.ReqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
+	s.Ctx, s.cancel = context.WithCancel(context.Background())
+	s.streams, s.stopStreams = context.WithCancel(s.Ctx)
 	s.a2aStreams = newStreamSlots()
-	limits := DefaultRateLimits()
+	limits := pipeline.DefaultRateLimits()
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
 	}
-	s.limiter = ratelimit.New(limits)
+	s.Limiter = ratelimit.New(limits)
 	if cfg.DB != nil && cfg.DB.Shared() {
 		// Other nodes admit requests of the same credentials: one window for all.
-		s.limiter.ShareIn(cfg.DB)
+		s.Limiter.ShareIn(cfg.DB)
 	}
-	s.proxies = trustedProxies(cfg.TrustedProxies)
-	s.authFails = ratelimit.NewFailures(limits)
-	s.creditAlerts = make(chan struct{}, 1)
+	s.Proxies = pipeline.TrustedProxies(cfg.TrustedProxies)
+	s.AuthFails = ratelimit.NewFailures(limits)
+	s.CreditAlerts = make(chan struct{}, 1)
 	if cfg.DB != nil && cfg.DB.Shared() {
-		s.authFails.ShareIn(cfg.DB) // an address's failures count on every node
+		s.AuthFails.ShareIn(cfg.DB) // an address's failures count on every node
 	}
-	s.ops = s.operations()
-	s.onResearch = cfg.onResearch
-	s.tools = s.newResearchSurface("mcp_tool", mcpWire, renderTool)
-	s.skills = s.newResearchSurface("a2a_skill", a2aWire, renderSkill)
-	s.appActions = s.newResearchSurface("app_action", appWire, renderAppAction)
-	r := newRouter()
-	r.NotFound = s.handleNotFound
-	r.MethodNotAllowed = s.handleMethodNotAllowed
-	r.GlobalOPTIONS = s.handleOptions
+	s.Ops = s.Operations()
+	s.OnResearch = cfg.onResearch
+	s.tools = s.NewResearchSurface("mcp_tool", mcpWire, renderTool)
+	s.skills = s.NewResearchSurface("a2a_skill", a2aWire, renderSkill)
+	s.appActions = s.NewResearchSurface("app_action", appWire, renderAppAction)
+	r := pipeline.NewRouter()
+	r.NotFound = s.HandleNotFound
+	r.MethodNotAllowed = s.HandleMethodNotAllowed
+	r.GlobalOPTIONS = s.HandleOptions
 	s.routeREST(r)
 	s.routeMCP(r)
 	s.routeA2A(r)
-	s.routeDocs(r)
+	s.RouteDocs(r)
 	s.routeParticipant(r)
 	s.routeApp(r, cfg.Mail, limits)
 	s.routeAccess(r, cfg.SMS)    // after the app: it shares the app's sign-in limits and mail
 	s.routeOAuth(r, cfg, limits) // after the app: the authorization endpoint is one of its pages
-	handlePlain(r, "GET", metricsPath, s.handleMetrics)
+	pipeline.HandlePlain(r, "GET", pipeline.MetricsPath, s.HandleMetrics)
 	s.routeHealth(r)
-	s.handler = s.pipeline(r.Handler)
+	s.handler = s.Pipeline(r.Handler)
 	s.http = &fasthttp.Server{
 		Handler:            s.handler,
 		Name:               "interviewd",
 		ReadTimeout:        60 * time.Second,
 		WriteTimeout:       cmp.Or(cfg.WriteTimeout, 60*time.Second),
 		IdleTimeout:        120 * time.Second,
-		MaxRequestBodySize: maxJSONBody,
+		MaxRequestBodySize: pipeline.MaxJSONBody,
 		// Uploads stream to disk under their own limits; JSON bodies are read through
 		// readBody, which enforces maxJSONBody on streamed bodies too.
 		StreamRequestBody:            true,
 		DisablePreParseMultipartForm: true,
 		NoDefaultDate:                false,
-		ReadBufferSize:               maxHeaderBytes,
+		ReadBufferSize:               pipeline.MaxHeaderBytes,
 		// fasthttp's errors quote the request they failed on (keys, sessions, link
 		// tokens); its remaining lines go through a logger that prints none of it.
 		SecureErrorLogMessage: true,
-		Logger:                fasthttpLogger{s.log},
-		ErrorHandler:          s.handleReadError,
+		Logger:                pipeline.FasthttpLogger(s.Log),
+		ErrorHandler:          s.HandleReadError,
 		// Graceful stop: answers written during a shutdown say Connection: close, and
 		// connections decide what the shutdown's close means (see conn.go).
 		CloseOnShutdown: true,
-		ConnState:       connState,
+		ConnState:       pipeline.ConnState,
 	}
 	return s
 }
@@ -234,10 +235,12 @@ func New(cfg Config) *Server {
 func (s *Server) Handler() fasthttp.RequestHandler { return s.handler }
 
 // Operations returns the operations table.
-func (s *Server) Operations() []*Operation { return s.ops }
+func (s *Server) Operations() []*pipeline.Operation { return s.Ops }
 
 // Serve answers requests on ln until Shutdown; it returns nil after a clean shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(trackedListener{ln}) }
+func (s *Server) Serve(ln net.Listener) error {
+	return s.http.Serve(pipeline.TrackedListener{Listener: ln})
+}
 
 // Shutdown stops accepting connections and waits for in-flight requests until ctx ends,
 // then cancels whatever operations remain. It returns ctx's error if time ran out.

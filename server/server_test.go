@@ -20,6 +20,7 @@ import (
 	"interviewd/kv/pgtest"
 	"interviewd/moderator"
 	"interviewd/plugins"
+	"interviewd/server/pipeline"
 )
 
 // testEnv is a real server over a real loopback socket on a real bbolt file.
@@ -104,7 +105,7 @@ func withClock(clock *testClock) serveOption {
 }
 
 // withRateLimits sets the server's limits (the default for tests is off).
-func withRateLimits(l RateLimits) serveOption {
+func withRateLimits(l pipeline.RateLimits) serveOption {
 	return func(c *Config, _ *kv.Options) { c.RateLimits = &l }
 }
 
@@ -118,7 +119,7 @@ func mustServe(t *testing.T, opts ...serveOption) *testEnv {
 // mustServeEngine is mustServe with background jobs run by engine m.
 func mustServeEngine(t *testing.T, m moderator.Engine, opts ...serveOption) *testEnv {
 	t.Helper()
-	off := RateLimits{Off: true}
+	off := pipeline.RateLimits{Off: true}
 	// The listener below is bound to 127.0.0.1.
 	cfg := Config{Log: zerolog.Nop(), BaseURL: testBaseURL, AccessLog: true, RateLimits: &off, LoopbackListener: true}
 	var kopts kv.Options

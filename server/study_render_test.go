@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // decodeEncodeDetail is the reference: the study read through kv's decoder and its
@@ -20,7 +21,7 @@ func decodeEncodeDetail(t *testing.T, db *kv.DB, p kv.Partition, id kv.ID) []byt
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := json.MarshalNoEscape(plainStudyDetail(studyDetail(st)))
+	raw, err := json.MarshalNoEscape(pipeline.PlainStudyDetail(pipeline.NewStudyDetail(st)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +69,9 @@ func TestGetStudy_RenderedMatchesDecodePath(t *testing.T) {
 				}
 			}
 			err := e.db.ViewStudyRecord(context.Background(), p, st.ID, func(raw []byte) error {
-				e.srv.studyRenders.mu.RLock()
-				defer e.srv.studyRenders.mu.RUnlock()
-				if k := e.srv.studyRenders.m[st.ID]; k == nil || !bytes.Equal(k.record, raw) {
+				e.srv.StudyRenders.Mu.RLock()
+				defer e.srv.StudyRenders.Mu.RUnlock()
+				if k := e.srv.StudyRenders.M[st.ID]; k == nil || !bytes.Equal(k.Record, raw) {
 					t.Error("no rendering kept for the stored record after two reads")
 				}
 				return nil
@@ -79,9 +80,9 @@ func TestGetStudy_RenderedMatchesDecodePath(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Every encoder of the detail gives the same bytes.
-			var d StudyDetail
+			var d pipeline.StudyDetail
 			_ = e.db.ViewStudyRecord(context.Background(), p, st.ID, func(raw []byte) error {
-				d, err = e.srv.studyRenders.detail(st.ID, raw)
+				d, err = e.srv.StudyRenders.Detail(st.ID, raw)
 				return err
 			})
 			if viaMarshaler, err := json.MarshalNoEscape(d); err != nil || !bytes.Equal(viaMarshaler, want) {

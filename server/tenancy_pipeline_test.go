@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // The research pipeline under the tenancy matrix: the A2A and app surfaces' senders,
@@ -22,23 +23,23 @@ import (
 var researchSurfaceNames = []string{"rest", "mcp_tool", "a2a_skill", "app_action"}
 
 // withResearchTrace hands every research call that reaches its operation to fn.
-func withResearchTrace(fn func(researchPass)) serveOption {
+func withResearchTrace(fn func(pipeline.ResearchPass)) serveOption {
 	return func(c *Config, _ *kv.Options) { c.onResearch = fn }
 }
 
 // researchPasses collects the steps research calls passed, by surface and operation.
 type researchPasses struct {
 	mu     sync.Mutex
-	passes []researchPass
+	passes []pipeline.ResearchPass
 }
 
-func (rp *researchPasses) add(p researchPass) {
+func (rp *researchPasses) add(p pipeline.ResearchPass) {
 	rp.mu.Lock()
 	rp.passes = append(rp.passes, p)
 	rp.mu.Unlock()
 }
 
-func (rp *researchPasses) all() []researchPass {
+func (rp *researchPasses) all() []pipeline.ResearchPass {
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	return slices.Clone(rp.passes)
@@ -47,19 +48,19 @@ func (rp *researchPasses) all() []researchPass {
 // checkResearchPasses returns a problem for every surface of researchSurfaceNames that
 // never ran an operation of ops, and for every call, on any surface, that reached its
 // operation without passing every step of the pipeline before it.
-func checkResearchPasses(passes []researchPass, ops []*Operation) []string {
+func checkResearchPasses(passes []pipeline.ResearchPass, ops []*pipeline.Operation) []string {
 	seen := map[string]map[string]bool{}
 	var problems []string
 	for _, p := range passes {
-		if seen[p.surface] == nil {
-			seen[p.surface] = map[string]bool{}
+		if seen[p.Surface] == nil {
+			seen[p.Surface] = map[string]bool{}
 		}
-		if p.passed != researchSequence && !seen[p.surface]["skipped "+p.op] {
-			seen[p.surface]["skipped "+p.op] = true
+		if p.Passed != pipeline.ResearchSequence && !seen[p.Surface]["skipped "+p.Op] {
+			seen[p.Surface]["skipped "+p.Op] = true
 			problems = append(problems, fmt.Sprintf("surface %s ran %s without its %s step(s): it passed %s",
-				p.surface, p.op, researchSequence&^p.passed, p.passed))
+				p.Surface, p.Op, pipeline.ResearchSequence&^p.Passed, p.Passed))
 		}
-		seen[p.surface][p.op] = true
+		seen[p.Surface][p.Op] = true
 	}
 	for _, sf := range researchSurfaceNames {
 		for _, o := range ops {
@@ -109,12 +110,12 @@ func (w *tenancyWorld) twin(t *testing.T, secret string, org kv.ID, env kv.Envir
 		}
 		w.sessions[part] = auth
 	}
-	p := appPrincipal(auth)
+	p := pipeline.AppPrincipal(auth)
 	if p.Partition != part {
 		t.Fatalf("the app session's partition is %v, want %v %s", p.Partition, org, env)
 	}
 	held := slices.DeleteFunc(slices.Clone(scopes), func(sc string) bool { return sc == kv.ScopeAgentRun })
-	p.Scopes, p.scopes = held, newScopeSet(held)
+	p.SetScopes(held)
 	w.app[secret] = p
 }
 
@@ -128,7 +129,7 @@ func bearerSecret(auth string) string {
 // idem, when set, is the messageId (other tenants reuse organisation A's), else each
 // message has its own. A skill that starts a background job returns at once, its task
 // working.
-func (w *tenancyWorld) sendA2A(t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer {
+func (w *tenancyWorld) sendA2A(t *testing.T, o *pipeline.Operation, _ tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer {
 	t.Helper()
 	if twin, ok := w.agent[bearerSecret(auth)]; ok {
 		auth = "Bearer " + twin
@@ -245,26 +246,26 @@ func a2aTenancyAnswer(t *testing.T, status int, h http.Header, raw []byte) tenan
 
 // sendApp runs the operation as an app action, with the app principal standing for
 // the key, on the input the app's form would have built (the fixture's arguments).
-func (w *tenancyWorld) sendApp(t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
+func (w *tenancyWorld) sendApp(t *testing.T, o *pipeline.Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
 	t.Helper()
 	p, ok := w.app[bearerSecret(auth)]
 	if !ok {
 		t.Fatalf("no app principal stands for %q", auth)
 	}
-	in := o.newInput()
+	in := o.NewInput()
 	raw, _ := stdjson.Marshal(args)
-	if err := o.plan.bindArgs(in, raw); err != nil {
+	if err := o.Plan.BindArgs(in, raw); err != nil {
 		t.Fatalf("arguments of %s do not make its input: %v", o.Name, err)
 	}
 	out, err := appCall[any](context.Background(), w.e.srv, p, o.Name, in)
 	if err == nil {
-		body, merr := encodeOutput(out)
+		body, merr := pipeline.EncodeOutput(out)
 		if merr != nil {
 			t.Fatal(merr)
 		}
 		return tenancyAnswer{status: 200, body: body, ok: true}
 	}
-	ae := toAPIError(err).locatedREST(o.plan)
+	ae := pipeline.ToAPIError(err).LocatedREST(o.Plan)
 	body, _ := stdjson.Marshal(map[string]any{"code": ae.Code, "detail": ae.Detail, "fields": ae.Fields})
 	return tenancyAnswer{status: ae.Status, body: body, code: ae.Code}
 }
@@ -275,27 +276,27 @@ func TestResearchPipelineSkippedStep(t *testing.T) {
 	passes := &researchPasses{}
 	e := mustServe(t, withResearchTrace(passes.add))
 	s := e.srv
-	p, err := s.resolveTokenIn(context.Background(), e.keys["a_live"], resourceAPI)
+	p, err := s.ResolveTokenIn(context.Background(), e.keys["a_live"], pipeline.ResourceAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
 	whoami := s.opByName("whoami")
-	full := s.researchSteps(mcpWire)
+	full := s.ResearchSteps(mcpWire)
 	if len(full) != 4 {
 		t.Fatalf("the pipeline composes %d steps before the operation, want scope, rate limit, idempotency and bind", len(full))
 	}
-	for i, skipped := range []researchStep{stepScope, stepRate, stepIdempotency, stepBind} {
+	for i, skipped := range []pipeline.ResearchStep{pipeline.StepScope, pipeline.StepRate, pipeline.StepIdempotency, pipeline.StepBind} {
 		t.Run("Err_Without_"+strings.ReplaceAll(skipped.String(), " ", "_"), func(t *testing.T) {
 			steps := slices.Delete(slices.Clone(full), i, i+1)
-			sf := &surface{name: "skipping", steps: steps, render: func(*request, error) {}}
+			sf := &pipeline.Surface{Name: "skipping", Steps: steps, Render: func(*pipeline.Request, error) {}}
 			// in is what a skipped bind leaves for the operation.
-			r := &request{ctx: context.Background(), sf: sf, op: whoami, p: p, args: []byte(`{}`), in: whoami.newInput()}
-			if err := sf.chain(s.runOperation)(r); err != nil {
+			r := &pipeline.Request{Ctx: context.Background(), SF: sf, Op: whoami, P: p, Args: []byte(`{}`), In: whoami.NewInput()}
+			if err := sf.Chain(s.RunOperation)(r); err != nil {
 				t.Fatalf("whoami without its %s step: %v", skipped, err)
 			}
-			var mine []researchPass
+			var mine []pipeline.ResearchPass
 			for _, pass := range passes.all() {
-				if pass.surface == "skipping" {
+				if pass.Surface == "skipping" {
 					mine = append(mine, pass)
 				}
 			}
@@ -309,12 +310,12 @@ func TestResearchPipelineSkippedStep(t *testing.T) {
 		})
 	}
 	t.Run("OK_Whole", func(t *testing.T) {
-		rs := s.newResearchSurface("whole", mcpWire, func(*request, error) {})
-		r := &request{ctx: context.Background(), op: whoami, p: p, args: []byte(`{}`)}
-		rs.run(r)
-		var mine []researchPass
+		rs := s.NewResearchSurface("whole", mcpWire, func(*pipeline.Request, error) {})
+		r := &pipeline.Request{Ctx: context.Background(), Op: whoami, P: p, Args: []byte(`{}`)}
+		rs.Run(r)
+		var mine []pipeline.ResearchPass
 		for _, pass := range passes.all() {
-			if pass.surface == "whole" {
+			if pass.Surface == "whole" {
 				mine = append(mine, pass)
 			}
 		}
@@ -332,7 +333,7 @@ func TestResearchPipelineSkippedStep(t *testing.T) {
 // each in its own wire shape. The app's actions count against no API budget
 // (budgetNone): three in a row all run.
 func TestResearchPipelineRateEverySurface(t *testing.T) {
-	limits := DefaultRateLimits()
+	limits := pipeline.DefaultRateLimits()
 	limits.Read, limits.Window = 1, time.Hour
 	e := mustServe(t, withRateLimits(limits))
 	ctx := context.Background()
@@ -343,7 +344,7 @@ func TestResearchPipelineRateEverySurface(t *testing.T) {
 		}
 		return secret
 	}
-	w := &tenancyWorld{e: e, agent: map[string]string{}, app: map[string]*Principal{}}
+	w := &tenancyWorld{e: e, agent: map[string]string{}, app: map[string]*pipeline.Principal{}}
 	whoami := e.srv.opByName("whoami")
 	for _, s := range tenancySurfaces {
 		if s.name == "MCP-SDK" {

@@ -20,6 +20,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // The tenancy matrix: every operation of the table × every credential state, over every
@@ -66,7 +67,7 @@ type tenancyWorld struct {
 	agent map[string]string
 	// app is the web app's principal standing for a key (secret → principal): a real
 	// session's, in the key's organisation and environment, with the key's scopes.
-	app      map[string]*Principal
+	app      map[string]*pipeline.Principal
 	sessions map[kv.Partition]kv.SessionAuth // the app's sessions by partition
 }
 
@@ -75,7 +76,7 @@ func TestTenancyMatrix(t *testing.T) {
 	passes := &researchPasses{}
 	e := mustServe(t, withClock(clock), withResearchTrace(passes.add))
 	w := &tenancyWorld{e: e, clock: clock, scoped: map[string]string{}, sdk: e.srv.newMCPEndpoint(false),
-		agent: map[string]string{}, app: map[string]*Principal{}}
+		agent: map[string]string{}, app: map[string]*pipeline.Principal{}}
 	w.build(t)
 
 	ops := e.srv.Operations()
@@ -85,7 +86,7 @@ func TestTenancyMatrix(t *testing.T) {
 		}
 	}
 	for name := range w.fixtures {
-		if !slices.ContainsFunc(ops, func(o *Operation) bool { return o.Name == name }) {
+		if !slices.ContainsFunc(ops, func(o *pipeline.Operation) bool { return o.Name == name }) {
 			t.Errorf("tenancy fixture %s names no operation of the table", name)
 		}
 	}
@@ -147,7 +148,7 @@ func (w *tenancyWorld) build(t *testing.T) {
 	up := w.rest(t, "POST", "/v1/api/files", "Bearer "+e.keys["a_live"], "", func() (string, []byte) {
 		return uploadBody(t, "notes.txt", fileContent)
 	})
-	var file FileHandle
+	var file pipeline.FileHandle
 	mustJSON(t, up, &file)
 
 	authoring := w.mustJob(t, "POST", "/v1/api/studies", `{"guidance":"Learn how teams plan."}`, "/v1/api/studies/jobs/", "ready")
@@ -289,7 +290,7 @@ type tenancySurface struct {
 	// when a credential was sent); nil for a surface without bearer credentials (the
 	// app: its sessions have their own tests).
 	challenge string
-	send      func(w *tenancyWorld, t *testing.T, o *Operation, f tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer
+	send      func(w *tenancyWorld, t *testing.T, o *pipeline.Operation, f tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer
 }
 
 func resourceChallenge(resource string) string {
@@ -297,17 +298,17 @@ func resourceChallenge(resource string) string {
 }
 
 var tenancySurfaces = []tenancySurface{
-	{name: "REST", pipeline: "rest", challenge: resourceChallenge(resourceAPI), send: (*tenancyWorld).sendREST},
-	{name: "MCP-" + eraLegacy, pipeline: "mcp_tool", inBand: true, challenge: resourceChallenge(resourceMCP),
-		send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
+	{name: "REST", pipeline: "rest", challenge: resourceChallenge(pipeline.ResourceAPI), send: (*tenancyWorld).sendREST},
+	{name: "MCP-" + eraLegacy, pipeline: "mcp_tool", inBand: true, challenge: resourceChallenge(pipeline.ResourceMCP),
+		send: func(w *tenancyWorld, t *testing.T, o *pipeline.Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
 			return w.sendMCP(t, o, auth, args, eraLegacy)
 		}},
-	{name: "MCP-" + eraModern, pipeline: "mcp_tool", inBand: true, challenge: resourceChallenge(resourceMCP),
-		send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
+	{name: "MCP-" + eraModern, pipeline: "mcp_tool", inBand: true, challenge: resourceChallenge(pipeline.ResourceMCP),
+		send: func(w *tenancyWorld, t *testing.T, o *pipeline.Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
 			return w.sendMCP(t, o, auth, args, eraModern)
 		}},
-	{name: "MCP-SDK", pipeline: "mcp_tool", inBand: true, challenge: resourceChallenge(resourceMCP),
-		send: func(w *tenancyWorld, t *testing.T, o *Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
+	{name: "MCP-SDK", pipeline: "mcp_tool", inBand: true, challenge: resourceChallenge(pipeline.ResourceMCP),
+		send: func(w *tenancyWorld, t *testing.T, o *pipeline.Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
 			return w.sendMCPSDK(t, o, auth, args)
 		}},
 	{name: "A2A", pipeline: "a2a_skill", inBand: true, challenge: `Bearer realm="` + testBaseURL + resourceA2A + `", scope="` + kv.ScopeAgentRun + `"`,
@@ -366,11 +367,11 @@ func (w *tenancyWorld) rest(t *testing.T, method, path, auth, body string, mkBod
 
 // sendREST sends the operation over REST; idem, when set and the operation takes one,
 // is its Idempotency-Key (MCP has no equivalent).
-func (w *tenancyWorld) sendREST(t *testing.T, o *Operation, f tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer {
+func (w *tenancyWorld) sendREST(t *testing.T, o *pipeline.Operation, f tenancyFixture, auth string, args map[string]any, idem string) tenancyAnswer {
 	t.Helper()
 	path, body := restRequest(o, args)
 	var mk func() (string, []byte)
-	if o.restBind != nil {
+	if o.RESTBind != nil {
 		if f.restBody == nil {
 			t.Fatalf("operation %s takes no JSON over REST: its tenancy fixture needs restBody", o.Name)
 		}
@@ -384,7 +385,7 @@ func (w *tenancyWorld) sendREST(t *testing.T, o *Operation, f tenancyFixture, au
 }
 
 // toolCall is a tools/call of either era, as a client sends it by hand.
-func toolCall(o *Operation, args map[string]any, era string) (string, []string) {
+func toolCall(o *pipeline.Operation, args map[string]any, era string) (string, []string) {
 	rawArgs, _ := stdjson.Marshal(args)
 	headers := []string{"Accept", acceptBoth, "Mcp-Protocol-Version", era}
 	meta := ""
@@ -395,7 +396,7 @@ func toolCall(o *Operation, args map[string]any, era string) (string, []string) 
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, o.Name, rawArgs, meta), headers
 }
 
-func (w *tenancyWorld) sendMCP(t *testing.T, o *Operation, auth string, args map[string]any, era string) tenancyAnswer {
+func (w *tenancyWorld) sendMCP(t *testing.T, o *pipeline.Operation, auth string, args map[string]any, era string) tenancyAnswer {
 	t.Helper()
 	body, headers := toolCall(o, args, era)
 	req, err := http.NewRequest("POST", w.e.url+"/v1/mcp", strings.NewReader(body))
@@ -423,7 +424,7 @@ func (w *tenancyWorld) sendMCP(t *testing.T, o *Operation, auth string, args map
 
 // sendMCPSDK sends the legacy-era call to an endpoint without the fast path, so the
 // SDK answers it: both ways to a tool must keep tenants apart.
-func (w *tenancyWorld) sendMCPSDK(t *testing.T, o *Operation, auth string, args map[string]any) tenancyAnswer {
+func (w *tenancyWorld) sendMCPSDK(t *testing.T, o *pipeline.Operation, auth string, args map[string]any) tenancyAnswer {
 	t.Helper()
 	body, headers := toolCall(o, args, eraLegacy)
 	var req fasthttp.Request
@@ -478,7 +479,7 @@ func mcpAnswer(t *testing.T, status int, h http.Header, raw []byte) tenancyAnswe
 // own: organisation A's live key with every scope, on A's live objects, succeeds. Over
 // REST an idempotent operation carries the Idempotency-Key (over A2A, the messageId)
 // the other tenants then reuse: their requests must not replay A's answer.
-func (w *tenancyWorld) own(t *testing.T, o *Operation, f tenancyFixture) int {
+func (w *tenancyWorld) own(t *testing.T, o *pipeline.Operation, f tenancyFixture) int {
 	for _, s := range tenancySurfaces {
 		args := f.args
 		if f.fresh != nil {
@@ -507,19 +508,19 @@ func (w *tenancyWorld) own(t *testing.T, o *Operation, f tenancyFixture) int {
 
 // tenancyIdemKey is the Idempotency-Key organisation A uses for o, and other tenants
 // reuse with the same body.
-func tenancyIdemKey(o *Operation) string { return "tenancy-" + o.Name }
+func tenancyIdemKey(o *pipeline.Operation) string { return "tenancy-" + o.Name }
 
 // refFields are the operation's fields that name objects, by the API's naming rule
 // (study_id, job_id, interview_id, file_ids). path says whether one is in the path;
 // filter whether all are query filters (a list narrowed to another tenant's study is
 // the list narrowed to a study that does not exist: empty, not refused).
-func refFields(o *Operation) (names []string, path, filter bool) {
+func refFields(o *pipeline.Operation) (names []string, path, filter bool) {
 	filter = true
-	for _, fp := range o.plan.fields {
-		if strings.HasSuffix(fp.name, "_id") || strings.HasSuffix(fp.name, "_ids") {
-			names = append(names, fp.name)
-			path = path || fp.src == srcPath
-			filter = filter && fp.src == srcQuery
+	for _, fp := range o.Plan.Fields {
+		if strings.HasSuffix(fp.Name, "_id") || strings.HasSuffix(fp.Name, "_ids") {
+			names = append(names, fp.Name)
+			path = path || fp.Src == pipeline.SrcPath
+			filter = filter && fp.Src == pipeline.SrcQuery
 		}
 	}
 	return names, path, filter && len(names) > 0
@@ -577,7 +578,7 @@ func normalised(a tenancyAnswer, sent []string) string {
 // otherTenant: another organisation's key (or A's other environment's) on A's objects
 // answers exactly what it answers for objects that do not exist, and no answer names
 // any of A's live objects.
-func (w *tenancyWorld) otherTenant(t *testing.T, o *Operation, f tenancyFixture, name, key string) int {
+func (w *tenancyWorld) otherTenant(t *testing.T, o *pipeline.Operation, f tenancyFixture, name, key string) int {
 	refs, inPath, filter := refFields(o)
 	missing, sent := withMissing(f.args, refs)
 	for _, s := range tenancySurfaces {
@@ -639,15 +640,15 @@ func (w *tenancyWorld) scopeKey(t *testing.T, without ...string) (string, []stri
 // anything about the object is known: the same answer for an existing object and a
 // missing one. The scopes come from the table: Scope, AnyScope, and ScopeFor on the
 // fixture's input (setting mode live needs studies:golive even with studies:write).
-func (w *tenancyWorld) scope(t *testing.T, o *Operation, f tenancyFixture) int {
+func (w *tenancyWorld) scope(t *testing.T, o *pipeline.Operation, f tenancyFixture) int {
 	gates := [][]string{append([]string{o.Scope}, o.AnyScope...)}
 	if o.ScopeFor != nil {
-		in := o.newInput()
+		in := o.NewInput()
 		raw, _ := stdjson.Marshal(f.args)
-		if err := o.plan.bindArgs(in, raw); err != nil {
+		if err := o.Plan.BindArgs(in, raw); err != nil {
 			t.Fatalf("fixture arguments of %s do not bind: %v", o.Name, err)
 		}
-		if need := o.requiredScope(in); need != "" && !slices.Contains(gates[0], need) {
+		if need := o.RequiredScope(in); need != "" && !slices.Contains(gates[0], need) {
 			gates = append(gates, []string{need})
 		}
 	}
@@ -689,7 +690,7 @@ func (w *tenancyWorld) scope(t *testing.T, o *Operation, f tenancyFixture) int {
 // credentials: every bad credential is 401 with a challenge naming the surface; a
 // revoked key, an expired key and a key that never existed are indistinguishable.
 // With expired set, only the expiring key is tried (the clock has moved past it).
-func (w *tenancyWorld) credentials(t *testing.T, o *Operation, f tenancyFixture, expired bool) int {
+func (w *tenancyWorld) credentials(t *testing.T, o *pipeline.Operation, f tenancyFixture, expired bool) int {
 	good := w.e.keys["a_live"]
 	last := "A"
 	if strings.HasSuffix(good, "A") {

@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // truncatedUploads are multipart bodies cut off before their closing boundary: a file
@@ -43,7 +44,7 @@ func TestUploadTruncatedMultipart(t *testing.T) {
 			if r.status != 422 {
 				t.Fatalf("%d %s", r.status, r.body)
 			}
-			var got validationBody
+			var got pipeline.ValidationBody
 			r.json(t, &got)
 			if len(got.Detail) != 1 || got.Detail[0].Type != "multipart_invalid" || got.Detail[0].Msg == "" {
 				t.Fatalf("body %s", r.body)

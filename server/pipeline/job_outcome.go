@@ -1,0 +1,34 @@
+package pipeline
+
+import "interviewd/kv"
+
+func (o ExportStatus) jobEnded() (bool, bool) {
+	return o.Status == kv.ExportCompleted || o.Status == kv.ExportFailed, o.Status == kv.ExportFailed
+}
+
+// jobNotice is said in the task's status message when the job ended: a simulation its
+// turn limit stopped says where.
+func (o SimulationStatus) jobNotice() string {
+	if o.Notice == nil {
+		return ""
+	}
+	return *o.Notice
+}
+
+func (o SimulationStatus) jobEnded() (bool, bool) {
+	return o.Status == kv.SimulationCompleted || o.Status == kv.SimulationFailed, o.Status == kv.SimulationFailed
+}
+
+func (o AuthoringStatus) jobEnded() (bool, bool) {
+	return o.Status != kv.AuthoringWorking, o.Status == kv.AuthoringFailed
+}
+
+// jobOutcome is implemented by the outputs of the operations that poll a job: whether
+// the job has ended, and whether it failed.
+type JobOutcome interface {
+	JobEnded() (ended, failed bool)
+}
+
+func (o AnalysisStatus) jobEnded() (bool, bool) {
+	return o.Status == kv.AnalysisCompleted || o.Status == kv.AnalysisFailed, o.Status == kv.AnalysisFailed
+}
