@@ -185,7 +185,7 @@ func New(cfg Config) *Server {
 	if cfg.DB != nil && cfg.DB.Shared() {
 		s.AuthFails.ShareIn(cfg.DB) // an address's failures count on every node
 	}
-	s.Ops = s.Operations()
+	s.Ops = s.OperationTable()
 	s.OnResearch = cfg.onResearch
 	s.tools = s.NewResearchSurface("mcp_tool", mcpWire, renderTool)
 	s.skills = s.NewResearchSurface("a2a_skill", a2aWire, renderSkill)

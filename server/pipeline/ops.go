@@ -2,12 +2,12 @@ package pipeline
 
 import "interviewd/kv"
 
-// operations is the table of research operations. Every surface binds from it; adding
+// OperationTable is the table of research operations. Every surface binds from it; adding
 // an operation here is all it takes to expose it over REST, MCP and A2A and to document
 // it in OpenAPI. OperationID, Request, Response and the tag Public API are the hosted
 // service's published names (its operationIds, component schemas and tag), so
 // generated clients match; the operations interviewd adds carry a tag of their own.
-func (s *Core) Operations() []*Operation {
+func (s *Core) OperationTable() []*Operation {
 	upload := op(Operation{Name: "upload_file", OperationID: "upload_file_v1_api_files_post", Tag: tagPublicAPI, Response: "FileUploadOut",
 		Summary: "Upload a file whose text can inform authoring", Method: "POST", Path: "/v1/api/files", Scope: "studies:write", Write: true,
 		Refusals: map[int]string{413: "payload_too_large: over 10 MB for .txt .md .csv, over 50 MB for other types."}}, s.uploadFile)
