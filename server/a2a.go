@@ -62,7 +62,7 @@ func (s *Server) newA2AEndpoint(fast bool) *a2aEndpoint {
 	sf := &pipeline.Surface{
 		Name:         "a2a",
 		Authenticate: s.a2aAuthenticate,
-		Steps:        []pipeline.Middleware{readRPCBody},
+		Steps:        []pipeline.Middleware{pipeline.ReadRPCBody},
 		Render:       s.renderA2A,
 		Log:          &s.Log,
 	}
@@ -129,9 +129,9 @@ func (s *Server) a2aAuthenticate(r *pipeline.Request) error {
 // client can read. Answers themselves are written by the SDK's binding.
 func (s *Server) renderA2A(r *pipeline.Request, err error) {
 	c := r.C
-	var pe *errRPCParse
+	var pe *pipeline.ErrRPCParse
 	if errors.As(err, &pe) {
-		writeJSONRPCError(c, 400, -32700, pe.msg)
+		pipeline.WriteJSONRPCError(c, 400, -32700, pe.Msg)
 		return
 	}
 	ae := pipeline.ToAPIError(err).LocatedREST(nil)
@@ -224,7 +224,7 @@ func (e *a2aEndpoint) serveRPC(r *pipeline.Request) error {
 	}
 	ctx := a2alog.AttachLogger(context.WithValue(r.Ctx, a2aCallKey{}, call), e.logs)
 	if !e.fast || !e.serveSendFast(c, ctx, call) {
-		serveHTTPBridge(c, e.rpc, ctx, 0)
+		pipeline.ServeHTTPBridge(c, e.rpc, ctx, 0)
 	}
 	if d := call.rate.Load(); d != nil {
 		s.SetRateHeaders(c, *d)
@@ -239,7 +239,7 @@ func (e *a2aEndpoint) serveRPC(r *pipeline.Request) error {
 // fail, which cancels the handler's context: the stream stops, and nothing it was
 // watching (a task, its job) is cancelled.
 func serveStreamBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context, writeTimeout time.Duration) {
-	req := bridgeRequest(c, ctx)
+	req := pipeline.BridgeRequest(c, ctx)
 	conn := c.Conn()
 	c.SetStatusCode(fasthttp.StatusOK)
 	c.SetContentType("text/event-stream")

@@ -128,7 +128,7 @@ func a2aSecurity(scopes ...string) a2a.SecurityRequirementsOptions {
 
 // agentSkill describes one operation as a skill.
 func agentSkill(o *pipeline.Operation) a2a.AgentSkill {
-	desc := toolDescription(o)
+	desc := pipeline.ToolDescription(o)
 	if o.Awaits != "" {
 		desc += " Runs as a background job: the task stays working until it ends, then completes with the " + o.Awaits + " result as its artifact."
 	}

@@ -43,7 +43,7 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 	var req fastSend
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	if dec.Decode(&req) != nil || dec.More() || req.JSONRPC != "2.0" || req.Method != "SendMessage" || !plainID(req.ID) {
+	if dec.Decode(&req) != nil || dec.More() || req.JSONRPC != "2.0" || req.Method != "SendMessage" || !pipeline.PlainID(req.ID) {
 		return false
 	}
 	msg := req.Params.Message
@@ -78,7 +78,7 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 			Skill: o.Name, Scopes: run.scopes, CreatedBy: p.KeyID, State: state, Final: true, Body: raw}}, nil
 	})
 	if err != nil {
-		writeRPCResponse(c, req.ID, "error", mustRawJSON(rpcErrorOf(err)))
+		writeRPCResponse(c, req.ID, "error", pipeline.MustRawJSON(rpcErrorOf(err)))
 		return true
 	}
 	writeRPCResponse(c, req.ID, "result", append(append([]byte(`{"task":`), rec.Body...), '}'))
@@ -96,7 +96,7 @@ func fastTaskBody(o *pipeline.Operation, run skillRun, id kv.ID, ctxID, messageI
 	if run.failed != nil {
 		t.Status.State = string(a2a.TaskStateFailed)
 		detail := run.failed.Detail
-		status.Parts = []wirePart{{Text: &detail}, {Data: mustRawJSON(run.failed)}}
+		status.Parts = []wirePart{{Text: &detail}, {Data: pipeline.MustRawJSON(run.failed)}}
 	} else {
 		t.Status.State = string(a2a.TaskStateCompleted)
 		text := completedText(o)
@@ -129,7 +129,7 @@ type fastSend struct {
 
 // dataPart is the data part as the message carried it, for the task's history.
 func dataPart(skill string, args json.RawMessage) json.RawMessage {
-	b := append([]byte(`{"skill":`), mustRawJSON(skill)...)
+	b := append([]byte(`{"skill":`), pipeline.MustRawJSON(skill)...)
 	if len(args) > 0 {
 		b = append(append(b, `,"arguments":`...), args...)
 	}

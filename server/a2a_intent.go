@@ -84,11 +84,11 @@ func plainIntent(text string) (a2aIntent, bool) {
 	plain := plainPatterns()
 	if m := plain.create.FindStringSubmatch(text); m != nil {
 		// The whole request is the guidance: the author reads the goal in its words.
-		return a2aIntent{Skill: "create_study", Arguments: mustRawJSON(map[string]string{"guidance": text})}, true
+		return a2aIntent{Skill: "create_study", Arguments: pipeline.MustRawJSON(map[string]string{"guidance": text})}, true
 	}
 	for _, re := range []*regexp.Regexp{plain.status, plain.get} {
 		if m := re.FindStringSubmatch(text); m != nil {
-			return a2aIntent{Skill: "get_study", Arguments: mustRawJSON(map[string]string{"study_id": strings.ToLower(m[1])})}, true
+			return a2aIntent{Skill: "get_study", Arguments: pipeline.MustRawJSON(map[string]string{"study_id": strings.ToLower(m[1])})}, true
 		}
 	}
 	if plain.list.MatchString(text) {

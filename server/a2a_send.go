@@ -125,7 +125,7 @@ type skillRun struct {
 	scopes []string // the scopes the task is visible with (kv.AgentTask.Scopes)
 	raw    []byte
 	jobID  *kv.ID
-	failed *toolErrorBody
+	failed *pipeline.ToolErrorBody
 }
 
 // withOutput is run with the operation's answer raw (as JSON), and for a background
@@ -238,7 +238,7 @@ func (h *a2aHandler) finishSkill(r *pipeline.Request, sk *skillCall, err error) 
 		return kv.AgentTask{}, refusal
 	}
 	if err != nil {
-		body, cause := toolErrorBodyOf(o, err)
+		body, cause := pipeline.ToolErrorBodyOf(o, err)
 		if cause != "" {
 			h.s.Log.Error().Str("surface", "a2a").Str("skill", o.Name).Msg(cause)
 		}
@@ -246,7 +246,7 @@ func (h *a2aHandler) finishSkill(r *pipeline.Request, sk *skillCall, err error) 
 	} else {
 		run = run.withOutput(raw)
 		if l, isList := r.Out.(pipeline.ListResult); isList && o.Awaits == "" {
-			run.raw = mustRawJSON(map[string]any{"items": stdjson.RawMessage(mustRawJSON(l.RESTItems())), "next_cursor": cursorOrNull(l.NextCursor())})
+			run.raw = pipeline.MustRawJSON(map[string]any{"items": stdjson.RawMessage(pipeline.MustRawJSON(l.RESTItems())), "next_cursor": cursorOrNull(l.NextCursor())})
 		}
 		if rec, ok := r.Claim.Written(r.Ctx, h.s.DB, p.Partition); ok {
 			return rec, nil

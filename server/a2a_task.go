@@ -126,7 +126,7 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 	failed := false
 	detail := ""
 	if err != nil {
-		body, cause := toolErrorBodyOf(poll, err)
+		body, cause := pipeline.ToolErrorBodyOf(poll, err)
 		if cause != "" {
 			return rec, nil, err // an internal failure: the task stays as it is
 		}
@@ -159,7 +159,7 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 			state = a2a.TaskStateCanceled
 		}
 		text = detail
-		data = toolErrorBody{Code: "job_failed", Detail: detail}
+		data = pipeline.ToolErrorBody{Code: "job_failed", Detail: detail}
 	}
 	now := h.s.Now()
 	updated, err := h.changeTask(ctx, rec, func(t *a2a.Task) error {

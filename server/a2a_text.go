@@ -119,7 +119,7 @@ func writeRPCRefusal(c *fasthttp.RequestCtx, env *rpcEnvelope, err error) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	writeRPCResponse(c, id, "error", mustRawJSON(rpcErrorOf(err)))
+	writeRPCResponse(c, id, "error", pipeline.MustRawJSON(rpcErrorOf(err)))
 	if env.streaming() {
 		c.SetContentType("text/event-stream")
 		c.Response.Header.Set("Cache-Control", "no-cache")

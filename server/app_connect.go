@@ -79,7 +79,7 @@ func (s *Server) connectSection(r *pipeline.Request, role kv.Role) appConnectSec
 			Note: "Put this in ~/.cursor/mcp.json (or .cursor/mcp.json in a project), then turn the server on in Cursor's MCP settings.",
 			JSON: snippetJSON(cursorConfig{MCPServers: map[string]cursorServer{mcpServerName: {URL: mcpURL}}})},
 	}
-	for _, sc := range oauthScopes() {
+	for _, sc := range pipeline.OAuthScopes() {
 		sec.Scopes = append(sec.Scopes, appScopeOption{Name: sc, Desc: appScopeDescs[sc], Allowed: role.MayHoldScope(sc)})
 	}
 	return sec

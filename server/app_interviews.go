@@ -209,7 +209,7 @@ func (s *Server) buildTranscriptPage(ctx context.Context, p *pipeline.Principal,
 	notes.Messages = messageOptions(msgs)
 	page.Transcript, page.Count = page.MessagesHTML(), len(msgs)
 	var body strings.Builder
-	if err := s.part.ui.RenderAppPart(&body, webui.PageTranscript, "interview_body", page); err != nil {
+	if err := s.UI.RenderAppPart(&body, webui.PageTranscript, "interview_body", page); err != nil {
 		return page, err
 	}
 	page.Body = template.HTML(body.String()) // rendered by html/template just now

@@ -548,7 +548,7 @@ func (s *Server) renderAppPage(r *pipeline.Request, p *appPage) {
 	}
 	// RenderApp writes the page in one piece or not at all, straight into the body.
 	r.C.Response.ResetBody()
-	if err := s.part.ui.RenderApp(r.C, p.name, webui.AppPage{Shell: shell, Data: p.data}); err != nil {
+	if err := s.UI.RenderApp(r.C, p.name, webui.AppPage{Shell: shell, Data: p.data}); err != nil {
 		r.Info.Err = err.Error()
 		r.C.SetStatusCode(fasthttp.StatusInternalServerError)
 		r.C.SetContentType("text/plain; charset=utf-8")
@@ -603,7 +603,7 @@ func (s *Server) setAppCookie(r *pipeline.Request, name, value string, maxAge in
 	ck.SetPath("/")
 	ck.SetHTTPOnly(true)
 	ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
-	ck.SetSecure(s.part.secureCookies)
+	ck.SetSecure(s.SecureCookies)
 	switch {
 	case maxAge < 0:
 		ck.SetValue("")

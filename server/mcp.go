@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,10 +19,6 @@ import (
 	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 )
-
-// mcpMaxBody bounds a JSON-RPC request body (read through readBody, which enforces it
-// on streamed bodies too).
-const mcpMaxBody = 1 << 20
 
 // mcpEndpoint is the MCP server: Streamable HTTP, stateless, JSON responses only.
 //
@@ -56,7 +50,7 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return sdk }, &mcp.StreamableHTTPOptions{
 				Stateless:           true,
 				JSONResponse:        true,
-				MaxRequestBodyBytes: mcpMaxBody,
+				MaxRequestBodyBytes: pipeline.MCPMaxBody,
 				// The bridge gives the SDK no local address, so its own Host-header check
 				// never runs; the Origin check is what stops a foreign web page.
 				DisableLocalhostProtection: true,
@@ -64,7 +58,7 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 		}),
 		origins:    newOriginPolicy(s.BaseURL),
 		tools:      make(map[string]*pipeline.Operation, len(s.Ops)),
-		serverInfo: lazyJSON(func() any { return mcpImplementation() }),
+		serverInfo: pipeline.LazyJSON(func() any { return mcpImplementation() }),
 		fast:       fast,
 	}
 	m.origins.listed = s.CORS
@@ -93,7 +87,7 @@ func (s *Server) routeMCP(r *router.Router) {
 		}
 		notFound(c)
 	}
-	s.routeResourceMetadata(r)
+	pipeline.RouteResourceMetadata(s.Core, r)
 }
 
 // surface is the MCP endpoint as a route: CORS → Origin → bearer credential → method →
@@ -107,7 +101,7 @@ func (m *mcpEndpoint) surface() *pipeline.Surface {
 		Name:         "mcp",
 		Pre:          []pipeline.Middleware{m.cors, m.checkOrigin},
 		Authenticate: m.s.BearerAuthenticator(pipeline.ResourceMCP),
-		Steps:        []pipeline.Middleware{checkMCPMethod, readRPCBody},
+		Steps:        []pipeline.Middleware{checkMCPMethod, pipeline.ReadRPCBody},
 		Render:       m.s.renderMCP,
 	}
 }
@@ -134,29 +128,12 @@ func checkMCPMethod(next pipeline.Handler) pipeline.Handler {
 	}
 }
 
-// errRPCParse is a body the endpoint cannot read as JSON-RPC at all.
-type errRPCParse struct{ msg string }
-
-func (e *errRPCParse) Error() string { return e.msg }
-
-func readRPCBody(next pipeline.Handler) pipeline.Handler {
-	return func(r *pipeline.Request) error {
-		if _, err := pipeline.ReadBody(r.C, mcpMaxBody); err != nil {
-			if err == pipeline.ErrMalformedBody { // a JSON-RPC client reads a parse error
-				return &errRPCParse{pipeline.ErrMalformedBody.Detail}
-			}
-			return err
-		}
-		return next(r)
-	}
-}
-
 // renderMCP writes the refusals made before JSON-RPC is spoken; answers themselves are
 // written by the fast path or the SDK.
 func (s *Server) renderMCP(r *pipeline.Request, err error) {
-	var pe *errRPCParse
+	var pe *pipeline.ErrRPCParse
 	if errors.As(err, &pe) {
-		writeJSONRPCError(r.C, 400, -32700, pe.msg)
+		pipeline.WriteJSONRPCError(r.C, 400, -32700, pe.Msg)
 		return
 	}
 	s.WriteRESTError(r.C, err, pipeline.ResourceMCP)
@@ -185,15 +162,15 @@ func (m *mcpEndpoint) serveRPC(r *pipeline.Request) error {
 	if !utf8.Valid(c.PostBody()) {
 		// The SDK would decode it replacing the bad bytes; a tools/call the fast path
 		// took has had its arguments refused by the same rule as REST (checkText).
-		writeJSONRPCError(c, 400, -32700, "The request body is not valid UTF-8.")
+		pipeline.WriteJSONRPCError(c, 400, -32700, "The request body is not valid UTF-8.")
 		return nil
 	}
 	limit := 0
 	if isBatch {
 		limit = mcpMaxBatchAnswer
 	}
-	if !serveHTTPBridge(c, m.sdk(), ctx, limit) {
-		writeJSONRPCError(c, 400, -32600, fmt.Sprintf(
+	if !pipeline.ServeHTTPBridge(c, m.sdk(), ctx, limit) {
+		pipeline.WriteJSONRPCError(c, 400, -32600, fmt.Sprintf(
 			"Invalid Request: the answers to this batch together exceed %d MiB; send its requests in smaller batches or one at a time.", mcpMaxBatchAnswer>>20))
 		return nil
 	}
@@ -247,16 +224,7 @@ func transportErrorAsJSONRPC(c *fasthttp.RequestCtx) {
 		msg = strings.ToValidUTF8(msg[:200], "") + "…" // the SDK may quote the whole body back
 	}
 	c.Response.Header.Del("X-Content-Type-Options")
-	writeJSONRPCError(c, c.Response.StatusCode(), code, msg)
-}
-
-// writeJSONRPCError answers with status and a JSON-RPC error object for no request id:
-// the shape for a request the endpoint could not take as JSON-RPC at all.
-func writeJSONRPCError(c *fasthttp.RequestCtx, status, code int, msg string) {
-	body, _ := json.MarshalNoEscape(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
-	c.SetStatusCode(status)
-	c.SetContentType("application/json")
-	c.SetBody(body)
+	pipeline.WriteJSONRPCError(c, c.Response.StatusCode(), code, msg)
 }
 
 // mcpCall is what one authenticated MCP request hands to its tool handlers.
@@ -275,87 +243,4 @@ type mcpCallKey struct{}
 func mcpCallFrom(ctx context.Context) *mcpCall {
 	call, _ := ctx.Value(mcpCallKey{}).(*mcpCall)
 	return call
-}
-
-// serveHTTPBridge runs a net/http handler for one fasthttp request, synchronously.
-//
-// fasthttpadaptor.NewFastHTTPHandler is not used on purpose: it hands the RequestCtx
-// itself to the handler as its context (RequestCtx is a context.Context), runs the
-// handler on another goroutine, and aliases fasthttp's reused buffers through unsafe
-// strings. Here the request owns copies of everything it carries, its context is ours
-// (cancelled at shutdown), and the handler has returned before the RequestCtx is
-// touched again. The MCP handler never streams (JSON responses), so buffering the
-// response whole loses nothing. With limit > 0 an answer of more than limit bytes is
-// not kept, and serveHTTPBridge reports false having written nothing to c.
-func serveHTTPBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context, limit int) bool {
-	req := bridgeRequest(c, ctx)
-	w := &bufferedResponse{header: make(http.Header, 4), limit: limit}
-	h.ServeHTTP(w, req)
-	if w.over {
-		return false
-	}
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	c.SetStatusCode(w.status)
-	for k, vv := range w.header {
-		for _, v := range vv {
-			c.Response.Header.Add(k, v)
-		}
-	}
-	c.SetBody(w.body.Bytes())
-	return true
-}
-
-// bridgeRequest is a net/http request owning copies of everything c's request
-// carries, under ctx.
-func bridgeRequest(c *fasthttp.RequestCtx, ctx context.Context) *http.Request {
-	body := bytes.Clone(c.PostBody())
-	req := (&http.Request{
-		Method:        string(c.Method()),
-		URL:           &url.URL{Path: string(c.Path()), RawQuery: string(c.QueryArgs().QueryString())},
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        make(http.Header, 12),
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)),
-		Host:          string(c.Host()),
-		RemoteAddr:    c.RemoteAddr().String(),
-		RequestURI:    string(c.RequestURI()),
-	}).WithContext(ctx)
-	for k, v := range c.Request.Header.All() {
-		req.Header.Add(string(k), string(v))
-	}
-	return req
-}
-
-// bufferedResponse is an http.ResponseWriter that keeps the whole response, or with
-// limit > 0 at most limit bytes of it (over says more was written).
-type bufferedResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-	limit  int
-	over   bool
-}
-
-func (w *bufferedResponse) Header() http.Header { return w.header }
-
-func (w *bufferedResponse) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-}
-
-func (w *bufferedResponse) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	if w.over || (w.limit > 0 && w.body.Len()+len(p) > w.limit) {
-		w.over = true
-		w.body.Reset()
-		return 0, errAnswerTooLarge
-	}
-	return w.body.Write(p)
 }

@@ -2,8 +2,8 @@ package server
 
 import (
 	stdjson "encoding/json"
-	"errors"
 	"fmt"
+	"interviewd/server/pipeline"
 
 	"github.com/valyala/fasthttp"
 )
@@ -21,9 +21,6 @@ const mcpMaxBatch = 32
 // instead of answered, whatever its requests returned.
 const mcpMaxBatchAnswer = 8 << 20
 
-// errAnswerTooLarge stops the SDK writing an answer past mcpMaxBatchAnswer.
-var errAnswerTooLarge = errors.New("the answer is over its limit")
-
 // refuseLargeBatch answers a batch of more than mcpMaxBatch requests with a JSON-RPC
 // Invalid Request, before any of its requests runs, and reports whether it did. It
 // reports in isBatch whether body is a batch at all.
@@ -35,7 +32,7 @@ func refuseLargeBatch(c *fasthttp.RequestCtx, body []byte) (refused, isBatch boo
 	if !stdjson.Valid(body) { // not JSON at all: the SDK answers a parse error
 		return false, isBatch
 	}
-	writeJSONRPCError(c, 400, -32600, fmt.Sprintf(
+	pipeline.WriteJSONRPCError(c, 400, -32600, fmt.Sprintf(
 		"Invalid Request: a JSON-RPC batch may hold at most %d requests; send the rest in further batches or one at a time.", mcpMaxBatch))
 	return true, true
 }

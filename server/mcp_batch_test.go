@@ -88,8 +88,8 @@ func TestMCPBatchCap(t *testing.T) {
 func TestMCPBatchAttackAllocation(t *testing.T) {
 	e := mustServe(t)
 	body := whoamiBatch(13585)
-	if len(body) > mcpMaxBody {
-		t.Fatalf("the attack body is %d bytes, over the %d limit", len(body), mcpMaxBody)
+	if len(body) > pipeline.MCPMaxBody {
+		t.Fatalf("the attack body is %d bytes, over the %d limit", len(body), pipeline.MCPMaxBody)
 	}
 	post := func() response { return e.do("POST", "/v1/mcp", "a_live", body, "Accept", acceptBoth) }
 	post() // warm: the SDK, pools and buffers are built once
@@ -154,7 +154,7 @@ func TestBridgeAnswerCap(t *testing.T) {
 					}
 				}
 			})
-			ok := serveHTTPBridge(&c, h, t.Context(), limit)
+			ok := pipeline.ServeHTTPBridge(&c, h, t.Context(), limit)
 			if ok != tc.ok || (ok && string(c.Response.Body()) != chunk) || (!ok && len(c.Response.Body()) != 0) {
 				t.Fatalf("ok %v, body %d bytes", ok, len(c.Response.Body()))
 			}

@@ -52,7 +52,7 @@ func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, ctx context.Context,
 	}
 	var msg map[string]json.RawMessage
 	if json.Unmarshal(body, &msg) != nil || !onlyKeys(msg, "jsonrpc", "id", "method", "params") ||
-		string(msg["jsonrpc"]) != `"2.0"` || string(msg["method"]) != `"tools/call"` || !plainID(msg["id"]) {
+		string(msg["jsonrpc"]) != `"2.0"` || string(msg["method"]) != `"tools/call"` || !pipeline.PlainID(msg["id"]) {
 		return false
 	}
 	var params map[string]json.RawMessage
@@ -138,31 +138,6 @@ func callEra(h *fasthttp.RequestHeader, rawMeta json.RawMessage, name string) (m
 func onlyKeys(m map[string]json.RawMessage, names ...string) bool {
 	for k := range m {
 		if !slices.Contains(names, k) {
-			return false
-		}
-	}
-	return true
-}
-
-// plainID reports whether a JSON-RPC id is one the fast path echoes byte for byte: a
-// string, or an integer small enough to survive any decoder.
-func plainID(id json.RawMessage) bool {
-	if len(id) == 0 {
-		return false
-	}
-	if id[0] == '"' {
-		var s string
-		return json.Unmarshal(id, &s) == nil
-	}
-	digits := id
-	if digits[0] == '-' {
-		digits = digits[1:]
-	}
-	if len(digits) == 0 || len(digits) > 15 || (len(digits) > 1 && digits[0] == '0') {
-		return false
-	}
-	for _, d := range digits {
-		if d < '0' || d > '9' {
 			return false
 		}
 	}

@@ -22,7 +22,7 @@ import (
 // mcpDefaultScope is the scope the 401 challenge names, what a client asks for when it
 // first connects: every scope an OAuth client may hold, as the protected-resource
 // metadata lists them. The consent page shows them ticked, and the person may untick any.
-func mcpDefaultScope() string { return strings.Join(oauthScopes(), " ") }
+func mcpDefaultScope() string { return strings.Join(pipeline.OAuthScopes(), " ") }
 
 // addDefaultScope adds the scope a connection asks for to a 401's challenge.
 func addDefaultScope(c *fasthttp.RequestCtx) {

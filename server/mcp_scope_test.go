@@ -42,7 +42,7 @@ func parseChallenge(tb testing.TB, v string) map[string]string {
 // default, which are those the protected-resource metadata lists.
 func TestMCPUnauthorizedNamesScope(t *testing.T) {
 	e := mustServe(t)
-	var doc protectedResource
+	var doc pipeline.ProtectedResource
 	e.do("GET", "/.well-known/oauth-protected-resource/v1/mcp", "", "").json(t, &doc)
 	if len(doc.ScopesSupported) < 2 {
 		t.Fatalf("metadata %+v", doc)

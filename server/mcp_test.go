@@ -425,7 +425,7 @@ func TestArgumentName(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.want, func(t *testing.T) {
-			if got := argumentName(c.loc); got != c.want {
+			if got := pipeline.ArgumentName(c.loc); got != c.want {
 				t.Fatalf("argumentName(%v) = %q, want %q", c.loc, got, c.want)
 			}
 		})

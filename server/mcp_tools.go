@@ -3,14 +3,11 @@ package server
 import (
 	"context"
 	stdjson "encoding/json"
-	"strconv"
-	"strings"
 	"sync"
 
 	json "github.com/goccy/go-json"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"interviewd/kv"
 	"interviewd/server/pipeline"
 )
 
@@ -48,9 +45,9 @@ func mcpTool(o *pipeline.Operation) *mcp.Tool {
 	return &mcp.Tool{
 		Name:         o.Name,
 		Title:        o.Summary,
-		Description:  toolDescription(o),
-		InputSchema:  mustRawJSON(o.Plan.InputSchema(pipeline.SrcPath, pipeline.SrcQuery, pipeline.SrcBody)),
-		OutputSchema: mustRawJSON(toolOutputSchema(o)),
+		Description:  pipeline.ToolDescription(o),
+		InputSchema:  pipeline.MustRawJSON(o.Plan.InputSchema(pipeline.SrcPath, pipeline.SrcQuery, pipeline.SrcBody)),
+		OutputSchema: pipeline.MustRawJSON(toolOutputSchema(o)),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:   o.Method == "GET",
 			IdempotentHint: o.Method == "GET" || o.Method == "PUT",
@@ -83,33 +80,6 @@ func toolErrorSchema() pipeline.Schema {
 		"retry_after_seconds": pipeline.Schema{"type": "integer", "minimum": 1, "description": "rate_limited only: seconds to wait before retrying."},
 		"scope":               pipeline.Schema{"type": "string", "description": "insufficient_scope only: the scope the credential lacks."},
 	}}
-}
-
-func toolDescription(o *pipeline.Operation) string {
-	d := strings.TrimSuffix(o.Summary, ".") + "."
-	switch {
-	case o.ScopeDoc != "":
-		d += " Needs " + o.ScopeDoc + "."
-	case o.Scope == "":
-		d += " Needs no particular scope."
-	default:
-		d += " Needs the " + o.Scope + " scope."
-	}
-	return d
-}
-
-// lazyJSON encodes what doc returns once, on the first call: documents a server may
-// never be asked for cost nothing at start-up.
-func lazyJSON(doc func() any) func() []byte {
-	return sync.OnceValue(func() []byte { return mustRawJSON(doc()) })
-}
-
-func mustRawJSON(v any) stdjson.RawMessage {
-	raw, err := json.MarshalNoEscape(v)
-	if err != nil {
-		panic(err)
-	}
-	return raw
 }
 
 // mcpToolHandler runs one operation as a tool call for the SDK.
@@ -163,7 +133,7 @@ func renderTool(r *pipeline.Request, err error) {
 		}
 		err = encErr
 	}
-	body, cause := toolErrorBodyOf(r.Op, err)
+	body, cause := pipeline.ToolErrorBodyOf(r.Op, err)
 	raw, _ := json.MarshalNoEscape(body)
 	*res = toolOutcome{raw: raw, isError: true, cause: cause}
 }
@@ -195,86 +165,6 @@ func (s *Server) runTool(ctx context.Context, o *pipeline.Operation, p *pipeline
 		call.rate.Store(&d)
 	}
 	return tc.res.raw, tc.res.isError, tc.res.cause, tc.res.note
-}
-
-// toolErrorBody is a domain error as a tool result's structuredContent: the REST
-// error's code and a human detail, the validation items for validation errors, and
-// the wait for rate limits.
-type toolErrorBody struct {
-	Code              string          `json:"code"`
-	Detail            string          `json:"detail"`
-	Errors            []kv.FieldError `json:"errors,omitempty"`
-	RetryAfterSeconds int             `json:"retry_after_seconds,omitempty"`
-	// Scope is the scope an insufficient_scope refusal lacks.
-	Scope string `json:"scope,omitempty"`
-}
-
-// toolErrorBodyOf maps err to the error body of an isError result, and returns an
-// internal failure's cause, which is logged and never sent.
-func toolErrorBodyOf(o *pipeline.Operation, err error) (toolErrorBody, string) {
-	ae := pipeline.ToAPIError(err).LocatedREST(o.Plan)
-	body := toolErrorBody{Code: ae.Code, Detail: ae.Detail}
-	cause := ""
-	switch {
-	case ae.Code == "storage_unavailable": // a sentence written for clients, and when to retry
-		body.RetryAfterSeconds = ae.RetryAfter
-		cause = "tool " + o.Name + ": " + ae.Error()
-	case ae.Status >= 500:
-		body.Detail = pipeline.ErrInternal
-		cause = "tool " + o.Name + ": " + ae.Error()
-	case ae.Status == 422:
-		body.Errors = ae.Fields
-		body.Detail = validationDetail(ae)
-	case ae.Status == 429:
-		body.RetryAfterSeconds = max(ae.RetryAfter, 1)
-	case ae.Code == "insufficient_scope":
-		body.Scope = ae.Scope
-	}
-	return body, cause
-}
-
-// validationDetail is one sentence naming every refused field, for a model to read.
-func validationDetail(ae *pipeline.APIError) string {
-	var b strings.Builder
-	b.WriteString(strings.TrimSuffix(ae.Detail, "."))
-	for i, f := range ae.Fields {
-		if i == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
-		}
-		b.WriteString(argumentName(f.Loc))
-		b.WriteString(": ")
-		b.WriteString(f.Msg)
-	}
-	if len(ae.Fields) == 0 {
-		b.WriteByte('.')
-	}
-	return b.String()
-}
-
-// argumentName renders a loc as the tool argument it names: ["query","limit"] is
-// limit, ["body","context","k"] is context.k, ["body","file_ids",0] is file_ids[0].
-func argumentName(loc []any) string {
-	var b strings.Builder
-	for i, part := range loc {
-		switch v := part.(type) {
-		case string:
-			if i == 0 {
-				continue // the REST source (path, query, body) means nothing to a tool
-			}
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(v)
-		case int:
-			b.WriteString("[" + strconv.Itoa(v) + "]")
-		}
-	}
-	if b.Len() == 0 {
-		return "arguments"
-	}
-	return b.String()
 }
 
 // toolResult carries the JSON both as structuredContent and as a text block, for

@@ -46,16 +46,16 @@ func (s *Server) routeAuthServerMetadata(r *router.Router) {
 			CodeChallengeMethodsSupported:     []string{"S256"},
 			TokenEndpointAuthMethodsSupported: methods,
 			RevocationEndpointAuthMethods:     methods,
-			ScopesSupported:                   oauthScopes(),
+			ScopesSupported:                   pipeline.OAuthScopes(),
 			AuthorizationResponseIssParameter: true,
 			ClientIDMetadataDocumentSupported: s.oauth.metadata != nil,
 		}
 	}
 	// Encoded on the first request, not at start-up (the encoder is built on first use).
-	raw := lazyJSON(func() any { return doc(s.BaseURL) })
+	raw := pipeline.LazyJSON(func() any { return doc(s.BaseURL) })
 	// The issuer is the base URL discovery answers the request with (discovery.go), so
 	// a client that found the server at a loopback origin finds its issuer there too.
 	pipeline.HandlePlain(r, "GET", "/.well-known/oauth-authorization-server", func(c *fasthttp.RequestCtx) {
-		serveDiscoveryDoc(c, s.BaseFor(c), s.BaseURL, raw, doc)
+		pipeline.ServeDiscoveryDoc(c, s.BaseFor(c), s.BaseURL, raw, doc)
 	})
 }

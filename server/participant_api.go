@@ -176,7 +176,7 @@ func (s *Server) setSessionCookie(c *fasthttp.RequestCtx, token, session string)
 	ck.SetMaxAge(int(sessionCookieMaxAge / time.Second))
 	ck.SetHTTPOnly(true)
 	ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
-	ck.SetSecure(s.part.secureCookies)
+	ck.SetSecure(s.SecureCookies)
 	c.Response.Header.SetCookie(ck)
 }
 

@@ -177,13 +177,13 @@ func (s *Server) countOpen(r *pipeline.Request, token string, st kv.Study) {
 	ck.SetMaxAge(int(sessionCookieMaxAge / time.Second))
 	ck.SetHTTPOnly(true)
 	ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
-	ck.SetSecure(s.part.secureCookies)
+	ck.SetSecure(s.SecureCookies)
 	r.C.Response.Header.SetCookie(ck)
 }
 
 func (s *Server) renderPage(c *fasthttp.RequestCtx, status int, page string, data any) {
 	var buf bytes.Buffer
-	if err := s.part.ui.Render(&buf, page, data); err != nil {
+	if err := s.UI.Render(&buf, page, data); err != nil {
 		pipeline.InfoOf(c).Err = err.Error()
 		c.SetStatusCode(fasthttp.StatusInternalServerError)
 		c.SetContentType("text/plain; charset=utf-8")
@@ -200,7 +200,7 @@ func (s *Server) renderPage(c *fasthttp.RequestCtx, status int, page string, dat
 // browser revalidate cheaply.
 func (s *Server) handleStatic(c *fasthttp.RequestCtx) {
 	name, _ := c.UserValue("name").(string)
-	a, ok := s.part.ui.Asset(name)
+	a, ok := s.UI.Asset(name)
 	if !ok {
 		s.HandleNotFound(c)
 		return

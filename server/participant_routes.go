@@ -2,44 +2,34 @@ package server
 
 import (
 	"reflect"
-	"strings"
 
 	"github.com/fasthttp/router"
 
 	"interviewd/moderator"
 	"interviewd/server/pipeline"
-	"interviewd/webui"
 )
 
 // participantSide is what the participant pages and their API need beside the store.
 type participantSide struct {
 	moderator moderator.Engine // the live interviewer's engine
-	ui        *webui.UI
-	turns     *turnLocks // one turn at a time per interview
+	turns     *turnLocks       // one turn at a time per interview
 	// transcripts: the interviewer reads the conversation so far, so a turn reads the
 	// whole transcript (the built-in one does not, and its turns read only the head).
 	transcripts bool
 	// turnDeadline: the engine may hang (a model), so each turn gets participantTurnTimeout.
-	turnDeadline  bool
-	plan          *pipeline.InputPlan // the message body's decoding plan
-	sessionPlan   *pipeline.InputPlan // the session body's (ParticipantSessionInput)
-	secureCookies bool                // the base URL is https: session cookies are Secure
+	turnDeadline bool
+	plan         *pipeline.InputPlan // the message body's decoding plan
+	sessionPlan  *pipeline.InputPlan // the session body's (ParticipantSessionInput)
 }
 
 // routeParticipant mounts the participant pages, their JSON API and the static files.
 // The interviewer is the jobs runner's engine (the built-in one without a runner).
 func (s *Server) routeParticipant(r *router.Router) {
-	ui, err := webui.New()
-	if err != nil {
-		panic(err) // the embedded pages are checked by tests: this is a broken build
-	}
 	s.part = &participantSide{
-		moderator:     moderator.NewBuiltin(),
-		ui:            ui,
-		turns:         newTurnLocks(),
-		plan:          pipeline.PlanInput(reflect.TypeFor[ParticipantMessageInput]()),
-		sessionPlan:   pipeline.PlanInput(reflect.TypeFor[ParticipantSessionInput]()),
-		secureCookies: strings.HasPrefix(s.BaseURL, "https://"),
+		moderator:   moderator.NewBuiltin(),
+		turns:       newTurnLocks(),
+		plan:        pipeline.PlanInput(reflect.TypeFor[ParticipantMessageInput]()),
+		sessionPlan: pipeline.PlanInput(reflect.TypeFor[ParticipantSessionInput]()),
 	}
 	if s.Jobs != nil {
 		s.part.moderator = s.Jobs.Moderator()

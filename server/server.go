@@ -36,6 +36,7 @@ import (
 	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 	"interviewd/sms"
+	"interviewd/webui"
 )
 
 // Config is what a Server needs. Zero values have working defaults except DB.
@@ -185,6 +186,11 @@ func New(cfg Config) *Server {
 	if cfg.DB != nil && cfg.DB.Shared() {
 		s.AuthFails.ShareIn(cfg.DB) // an address's failures count on every node
 	}
+	ui, err := webui.New()
+	if err != nil {
+		panic(err) // the embedded pages are checked by tests: this is a broken build
+	}
+	s.UI, s.SecureCookies = ui, strings.HasPrefix(s.BaseURL, "https://")
 	s.Ops = s.OperationTable()
 	s.OnResearch = cfg.onResearch
 	s.tools = s.NewResearchSurface("mcp_tool", mcpWire, renderTool)

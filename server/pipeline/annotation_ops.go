@@ -115,10 +115,10 @@ type AnnotationInput struct {
 	// text, set by the app (never from the wire, where it would let a caller test
 	// guesses at redacted words), is the selection the researcher made: the span
 	// must be exactly it.
-	Text *string
+	Text *string `json:"-"`
 	// newTag, set by the app's form, names one more tag: the study's own of that name,
 	// or one made in the annotation's transaction.
-	NewTag string
+	NewTag string `json:"-"`
 }
 
 // AnnotationUpdateInput changes an annotation's tags or note.

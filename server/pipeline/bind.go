@@ -63,8 +63,8 @@ func PlanInput(t reflect.Type) *InputPlan {
 	p := &InputPlan{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue // filled by a surface-specific binder (an upload's stream), never from JSON
+		if !f.IsExported() || f.Tag.Get("json") == "-" {
+			continue // filled by a surface (an upload's stream, the app's form), never from the wire
 		}
 		fp := fieldPlan{index: i, Typ: f.Type, tag: f.Tag}
 		tag := f.Tag

@@ -22,7 +22,7 @@ type UpdateBriefInput struct {
 	// baseVersion, set by the app's form (never from the wire: design versions are not
 	// on the API), is the version the form was opened at; a save over a newer one is
 	// refused rather than overwriting it unseen.
-	BaseVersion int
+	BaseVersion int `json:"-"`
 }
 
 func (in *UpdateBriefInput) brief() kv.Brief {

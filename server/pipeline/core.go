@@ -7,6 +7,7 @@ import (
 	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/server/ratelimit"
+	"interviewd/webui"
 	"sync/atomic"
 	"time"
 
@@ -39,7 +40,11 @@ type Core struct {
 	CreditAlerts chan struct{}
 	// mail sends the app's and the links' messages; nil logs them.
 	Mail mail.Sender
-	// appNotFound and appNotAllowed answer unknown /app paths and wrong methods with
+	// UI renders the participant pages and the web app; SecureCookies says the base URL
+	// is https, so session cookies are Secure.
+	UI            *webui.UI
+	SecureCookies bool
+	// AppNotFound and AppNotAllowed answer unknown /app paths and wrong methods with
 	// the app's own HTML page instead of the API's JSON (see handleNotFound).
 	AppNotFound, AppNotAllowed fasthttp.RequestHandler
 

@@ -47,9 +47,11 @@ type ExportStatus struct {
 type ExportDownload struct {
 	DownloadURL string `json:"download_url"`
 	ExpiresAt   Time   `json:"expires_at"`
-	Artifact    string // the blob's key, for inline downloads
-	MediaType   string
-	Filename    string
+	// Artifact (the blob's key), MediaType and Filename are for inline downloads,
+	// never on the wire.
+	Artifact  string `json:"-"`
+	MediaType string `json:"-"`
+	Filename  string `json:"-"`
 }
 
 var errTestEnvironment = kv.Errorf(kv.EFORBIDDEN, "test_environment",

@@ -23,7 +23,7 @@ type Interview struct {
 	Permalink       string            `json:"permalink"`
 	// linkToken is the link the interview came through, for the app's list (its label);
 	// not on the wire, where the token would be the link's secret.
-	LinkToken string
+	LinkToken string `json:"-"`
 }
 
 func (s *Core) interview(iv kv.Interview) Interview {
@@ -48,12 +48,12 @@ type ListInterviewsInput struct {
 	LinkID  *kv.ID `query:"link_id" doc:"Only interviews that came through this participant link (its id from list_participant_links)."`
 	// modality keeps only text or only voice interviews, contextHas those with a
 	// context entry containing the text: the app's filters.
-	Modality, ContextHas string
+	Modality, ContextHas string `json:"-"`
 	// minSeconds and maxSeconds keep interviews of a length: the app's length filter.
-	MinSeconds, MaxSeconds int
+	MinSeconds, MaxSeconds int `json:"-"`
 	// isTest keeps only rehearsals or only real interviews: the app's filter, not a
 	// wire parameter (the contract lists none), so it has no tag to bind from.
-	IsTest *bool
+	IsTest *bool `json:"-"`
 }
 
 func (s *Core) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {

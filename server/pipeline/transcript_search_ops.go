@@ -32,7 +32,7 @@ type TranscriptSearchInput struct {
 
 	terms [][]rune // folded, set by validate
 	// raw, set by the app only (the researcher's own view), leaves snippets unredacted.
-	Raw bool
+	Raw bool `json:"-"`
 }
 
 func (in *TranscriptSearchInput) validate() []kv.FieldError {
