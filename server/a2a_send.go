@@ -246,7 +246,7 @@ func (h *a2aHandler) finishSkill(r *pipeline.Request, sk *skillCall, err error) 
 	} else {
 		run = run.withOutput(raw)
 		if l, isList := r.Out.(pipeline.ListResult); isList && o.Awaits == "" {
-			run.raw = pipeline.MustRawJSON(map[string]any{"items": stdjson.RawMessage(pipeline.MustRawJSON(l.RESTItems())), "next_cursor": cursorOrNull(l.NextCursor())})
+			run.raw = pipeline.MustRawJSON(map[string]any{"items": stdjson.RawMessage(pipeline.MustRawJSON(l.RESTItems())), "next_cursor": cursorOrNull(l.PageCursor())})
 		}
 		if rec, ok := r.Claim.Written(r.Ctx, h.s.DB, p.Partition); ok {
 			return rec, nil

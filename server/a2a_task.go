@@ -143,8 +143,8 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 		failed = jobFailed
 	}
 	state, text := a2a.TaskStateCompleted, "The "+string(start.Job)+" job has ended; the result artifact holds its "+poll.Name+" answer."
-	if n, ok := out.(interface{ jobNotice() string }); ok && !failed && n.jobNotice() != "" {
-		text += " " + n.jobNotice()
+	if n, ok := out.(interface{ JobNotice() string }); ok && !failed && n.JobNotice() != "" {
+		text += " " + n.JobNotice()
 	}
 	var data any
 	if failed {

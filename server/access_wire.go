@@ -48,7 +48,7 @@ type accessMFAIn struct {
 }
 
 // validate: a body either requests a challenge or submits a code.
-func (in *accessMFAIn) validate() []kv.FieldError {
+func (in *accessMFAIn) Validate() []kv.FieldError {
 	switch {
 	case in.Method != "" && (in.ChallengeID != nil || in.Code != ""):
 		return []kv.FieldError{{Loc: []any{"method"}, Type: "value_error",
@@ -86,7 +86,7 @@ type accessWorkspaceIn struct {
 }
 
 // validate: each action takes exactly its own member.
-func (in *accessWorkspaceIn) validate() []kv.FieldError {
+func (in *accessWorkspaceIn) Validate() []kv.FieldError {
 	need := map[string]string{"select": "org_id", "accept_invitation": "invitation_id", "create": "name"}[in.Action]
 	var errs []kv.FieldError
 	for name, set := range map[string]bool{"org_id": in.OrgID != nil, "invitation_id": in.InvitationID != nil, "name": in.Name != ""} {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/participant"
 )
 
 // TestAppStudyParticipants: the study's Participant pages form saves through the
@@ -156,9 +157,9 @@ func sendNoRedirect(t *testing.T, req *http.Request) response {
 }
 
 // interviewSession returns the session p's last open was given.
-func (e *testEnv) interviewSession(t *testing.T, p *participant) string {
+func (e *testEnv) interviewSession(t *testing.T, p *participantClient) string {
 	t.Helper()
-	var out ParticipantSession
+	var out participant.ParticipantSession
 	if err := json.Unmarshal([]byte(p.bodies[len(p.bodies)-1]), &out); err != nil || out.Session == nil {
 		t.Fatalf("no session in %s (%v)", p.bodies[len(p.bodies)-1], err)
 	}

@@ -8,6 +8,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/participant"
 	"interviewd/server/pipeline"
 )
 
@@ -29,7 +30,7 @@ func TestBrokenChunkedBodyIs400(t *testing.T) {
 		{"Refine", "/v1/api/studies/" + st.ID.String() + ":refine", "Authorization: Bearer " + key + "\r\n", false},
 		{"Export", "/v1/api/exports", "Authorization: Bearer " + key + "\r\n", false},
 		{"MCP", "/v1/mcp", "Authorization: Bearer " + key + "\r\nAccept: application/json, text/event-stream\r\n", true},
-		{"ParticipantMessage", "/i/" + st.LinkToken + "/messages", headerSession + ": " + p.session + "\r\n", false},
+		{"ParticipantMessage", "/i/" + st.LinkToken + "/messages", participant.HeaderSession + ": " + p.session + "\r\n", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,9 +106,9 @@ func TestParticipantSessionIsMinted(t *testing.T) {
 	stranger.open()
 
 	for _, c := range []struct{ name, token, chosen string }{
-		{"GroupMadeUp", st.LinkToken, newSessionSecret()},
+		{"GroupMadeUp", st.LinkToken, participant.NewSessionSecret()},
 		{"GroupFromAnotherLink", st.LinkToken, stranger.session},
-		{"PersonMadeUp", personToken, newSessionSecret()},
+		{"PersonMadeUp", personToken, participant.NewSessionSecret()},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := e.participant(c.token)
@@ -116,7 +117,7 @@ func TestParticipantSessionIsMinted(t *testing.T) {
 			if out.Session == nil || *out.Session == c.chosen {
 				t.Fatalf("the chosen session was adopted: %+v", out)
 			}
-			if r := e.do("POST", "/i/"+c.token+"/messages", "", `{"text":"hi"}`, headerSession, c.chosen); r.status != 401 {
+			if r := e.do("POST", "/i/"+c.token+"/messages", "", `{"text":"hi"}`, participant.HeaderSession, c.chosen); r.status != 401 {
 				t.Fatalf("answering with the chosen session: %d %s", r.status, r.body)
 			}
 			// The minted one works, and resumes the same interview.
@@ -135,7 +136,7 @@ func TestParticipantSessionIsMinted(t *testing.T) {
 	t.Run("PersonSecondDevice", func(t *testing.T) {
 		a, b := e.participant(personToken), e.participant(personToken)
 		a.open()
-		b.session = newSessionSecret()
+		b.session = participant.NewSessionSecret()
 		chosen := b.session
 		b.open()
 		if b.session == chosen || b.session == a.session {

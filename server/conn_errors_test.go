@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/participant"
 	"interviewd/server/pipeline"
 )
 
@@ -57,11 +58,11 @@ func TestMalformedRequestsLeakNoSecret(t *testing.T) {
 	e := mustServe(t, withLog(logs, zerolog.DebugLevel))
 	st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Secrets")
 	key := e.keys["a_live"]
-	session := newSessionSecret()
-	cookieSecret := newSessionSecret()
+	session := participant.NewSessionSecret()
+	cookieSecret := participant.NewSessionSecret()
 	token := st.LinkToken
 	secrets := map[string]string{"api key": key, "session header": session, "session cookie": cookieSecret, "link token": token}
-	cookie := sessionCookieName(token) + "=" + cookieSecret
+	cookie := participant.SessionCookieName(token) + "=" + cookieSecret
 	creds := "Authorization: Bearer " + key + "\r\nX-Interview-Session: " + session + "\r\nCookie: " + cookie + "\r\n"
 	api := "POST /i/" + token + "/messages HTTP/1.1\r\nHost: x\r\n"
 	page := "GET /i/" + token + " HTTP/1.1\r\nHost: x\r\n"

@@ -116,7 +116,7 @@ type toolOutcome struct {
 // toolNoter is an output with something to say beside its JSON, as a second text block
 // of the tool result: why a job failed, where the output's shape has no room for it.
 type toolNoter interface {
-	toolNote() string
+	ToolNote() string
 }
 
 // renderTool renders a tool call into its toolOutcome (r.data).
@@ -127,7 +127,7 @@ func renderTool(r *pipeline.Request, err error) {
 		if encErr == nil {
 			*res = toolOutcome{raw: raw}
 			if n, ok := r.Out.(toolNoter); ok {
-				res.note = n.toolNote()
+				res.note = n.ToolNote()
 			}
 			return
 		}

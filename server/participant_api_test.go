@@ -9,47 +9,48 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/server/participant"
 )
 
 // participant is one browser or device talking to a link's JSON API with its session.
-type participant struct {
+type participantClient struct {
 	e       *testEnv
 	token   string
 	session string
-	seen    []ParticipantMessage // every message this participant was shown, in order
-	bodies  []string             // every raw answer, to check nothing private leaks
+	seen    []participant.ParticipantMessage // every message this participant was shown, in order
+	bodies  []string                         // every raw answer, to check nothing private leaks
 }
 
-func (e *testEnv) participant(token string) *participant {
-	return &participant{e: e, token: token}
+func (e *testEnv) participant(token string) *participantClient {
+	return &participantClient{e: e, token: token}
 }
 
-func (p *participant) headers() []string {
+func (p *participantClient) headers() []string {
 	if p.session == "" {
 		return nil
 	}
-	return []string{headerSession, p.session}
+	return []string{participant.HeaderSession, p.session}
 }
 
 // open posts /session (resuming with its session, if any) and expects 200.
-func (p *participant) open() (ParticipantSession, response) {
+func (p *participantClient) open() (participant.ParticipantSession, response) {
 	p.e.t.Helper()
 	r := p.e.do("POST", "/i/"+p.token+"/session", "", "", p.headers()...)
 	p.bodies = append(p.bodies, string(r.body))
 	if r.status != 200 {
 		p.e.t.Fatalf("open %s: %d %s", p.token, r.status, r.body)
 	}
-	var out ParticipantSession
+	var out participant.ParticipantSession
 	r.json(p.e.t, &out)
 	if out.Session != nil {
 		p.session = *out.Session
-		p.seen = append([]ParticipantMessage(nil), out.Messages...)
+		p.seen = append([]participant.ParticipantMessage(nil), out.Messages...)
 	}
 	return out, r
 }
 
 // say posts one answer and returns the raw response.
-func (p *participant) say(text, modality string) response {
+func (p *participantClient) say(text, modality string) response {
 	p.e.t.Helper()
 	body := fmt.Sprintf(`{"text":%q}`, text)
 	if modality != "" {
@@ -61,13 +62,13 @@ func (p *participant) say(text, modality string) response {
 }
 
 // mustSay posts an answer, expects 200 and records what was shown.
-func (p *participant) mustSay(text string) ParticipantTurn {
+func (p *participantClient) mustSay(text string) participant.ParticipantTurn {
 	p.e.t.Helper()
 	r := p.say(text, "")
 	if r.status != 200 {
 		p.e.t.Fatalf("say %q: %d %s", text, r.status, r.body)
 	}
-	var out ParticipantTurn
+	var out participant.ParticipantTurn
 	r.json(p.e.t, &out)
 	p.seen = append(p.seen, out.Messages...)
 	return out
@@ -197,7 +198,7 @@ func TestParticipantOpenModesAndCredits(t *testing.T) {
 				t.Fatalf("invite_audience %v, want %q", got, wantAudience)
 			}
 			ck := r.header.Get("Set-Cookie")
-			if !strings.HasPrefix(ck, sessionCookieName(token)+"="+*got.Session+";") {
+			if !strings.HasPrefix(ck, participant.SessionCookieName(token)+"="+*got.Session+";") {
 				t.Fatalf("Set-Cookie %q", ck)
 			}
 			for _, part := range []string{"path=/i/" + strings.ToLower(token), "httponly", "samesite=lax", "max-age=2592000"} {
@@ -246,9 +247,9 @@ func TestParticipantAudiences(t *testing.T) {
 		a := e.participant(st.LinkToken)
 		a.open()
 		a.mustSay("On a spreadsheet.")
-		cookie := sessionCookieName(st.LinkToken) + "=" + a.session
+		cookie := participant.SessionCookieName(st.LinkToken) + "=" + a.session
 		r := e.do("POST", "/i/"+st.LinkToken+"/session", "", "", "Cookie", cookie)
-		var got ParticipantSession
+		var got participant.ParticipantSession
 		r.json(t, &got)
 		if r.status != 200 || *got.Session != a.session || len(got.Messages) != len(a.seen) {
 			t.Fatalf("cookie resume: %s", r.body)
@@ -329,8 +330,8 @@ func TestParticipantAudiences(t *testing.T) {
 	})
 	t.Run("OK_MalformedSessionGetsANewOne", func(t *testing.T) {
 		st := e.studyWith(e.orgA.ID, kv.EnvTest, kv.ModeTest, brief)
-		r := e.do("POST", "/i/"+st.LinkToken+"/session", "", "", headerSession, "short")
-		var got ParticipantSession
+		r := e.do("POST", "/i/"+st.LinkToken+"/session", "", "", participant.HeaderSession, "short")
+		var got participant.ParticipantSession
 		r.json(t, &got)
 		if r.status != 200 || got.Session == nil || *got.Session == "short" || len(*got.Session) != 43 {
 			t.Fatalf("%s", r.body)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"interviewd/server/participant"
 	"math/rand/v2"
 	"syscall"
 	"testing"
@@ -127,7 +128,7 @@ func postParticipant(h fasthttp.RequestHandler, c *fasthttp.RequestCtx, token, p
 	c.Request.SetRequestURI("/i/" + token + path)
 	c.Request.Header.SetContentType("application/json")
 	if session != "" {
-		c.Request.Header.Set(headerSession, session)
+		c.Request.Header.Set(participant.HeaderSession, session)
 	}
 	c.Request.SetBodyString(body)
 	h(c)

@@ -8,6 +8,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/server/participant"
 )
 
 // deadlineEngine is the built-in engine as a model would be plugged in, noting whether
@@ -23,7 +24,7 @@ func (e *deadlineEngine) Probe(ctx context.Context, req moderator.ProbeRequest) 
 	d, ok := ctx.Deadline()
 	e.mu.Lock()
 	e.probes++
-	if ok && time.Until(d) <= participantTurnTimeout {
+	if ok && time.Until(d) <= participant.ParticipantTurnTimeout {
 		e.bound++
 	}
 	e.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/server/participant"
 	"interviewd/server/pipeline"
 )
 
@@ -141,7 +142,7 @@ func TestParticipantMessageErrors(t *testing.T) {
 	p.open()
 	stranger := e.participant(other.LinkToken)
 	stranger.open()
-	long := strings.Repeat("é", MaxAnswerChars)
+	long := strings.Repeat("é", participant.MaxAnswerChars)
 	cases := []struct {
 		name       string
 		token      string
@@ -152,7 +153,7 @@ func TestParticipantMessageErrors(t *testing.T) {
 	}{
 		{"ErrNoSession", st.LinkToken, "", `{"text":"hi"}`, 401, `"code":"invalid_session"`},
 		{"ErrMalformedSession", st.LinkToken, "abc", `{"text":"hi"}`, 401, `"code":"invalid_session"`},
-		{"ErrUnknownSession", st.LinkToken, newSessionSecret(), `{"text":"hi"}`, 401, `"code":"invalid_session"`},
+		{"ErrUnknownSession", st.LinkToken, participant.NewSessionSecret(), `{"text":"hi"}`, 401, `"code":"invalid_session"`},
 		{"ErrSessionOfAnotherLink", st.LinkToken, stranger.session, `{"text":"hi"}`, 401, `"code":"invalid_session"`},
 		{"ErrUnknownLink", kv.NewLinkToken(), p.session, `{"text":"hi"}`, 404, `"code":"not_found"`},
 		{"ErrEmptyText", st.LinkToken, p.session, `{"text":""}`, 422, `{"detail":[{"loc":["body","text"],"msg":"String should have at least 1 character after trimming.","type":"string_too_short","ctx":{"min_length":1}}]}`},
@@ -170,7 +171,7 @@ func TestParticipantMessageErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var h []string
 			if c.session != "" {
-				h = []string{headerSession, c.session}
+				h = []string{participant.HeaderSession, c.session}
 			}
 			r := e.do("POST", "/i/"+c.token+"/messages", "", c.body, h...)
 			if r.status != c.wantStatus || !strings.Contains(string(r.body), c.wantBody) {
@@ -230,7 +231,7 @@ func TestParticipantConcurrentPostsNeverInterleave(t *testing.T) {
 	token := e.linkFor(st, kv.AudiencePerson, nil, "")
 	first := e.participant(token)
 	first.open()
-	devices := []*participant{first}
+	devices := []*participantClient{first}
 	for range 3 {
 		d := e.participant(token)
 		d.open()
@@ -238,17 +239,17 @@ func TestParticipantConcurrentPostsNeverInterleave(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var turns [][]ParticipantMessage
+	var turns [][]participant.ParticipantMessage
 	for w := range 12 {
 		wg.Go(func() {
 			d := devices[w%len(devices)]
 			for i := range 3 {
-				r := e.do("POST", "/i/"+token+"/messages", "", fmt.Sprintf(`{"text":"w%d-%d"}`, w, i), headerSession, d.session)
+				r := e.do("POST", "/i/"+token+"/messages", "", fmt.Sprintf(`{"text":"w%d-%d"}`, w, i), participant.HeaderSession, d.session)
 				if r.status != 200 {
 					t.Errorf("%d %s", r.status, r.body)
 					return
 				}
-				var out ParticipantTurn
+				var out participant.ParticipantTurn
 				if err := json.Unmarshal(r.body, &out); err != nil {
 					t.Error(err)
 					return
@@ -273,12 +274,12 @@ func TestParticipantConcurrentPostsNeverInterleave(t *testing.T) {
 	}
 	// Each turn's messages sit together in the transcript, exactly as returned.
 	for _, turn := range turns {
-		i := slices.IndexFunc(got, func(m ParticipantMessage) bool { return m == turn[0] })
+		i := slices.IndexFunc(got, func(m participant.ParticipantMessage) bool { return m == turn[0] })
 		if i < 0 || i+len(turn) > len(got) || fmt.Sprint(got[i:i+len(turn)]) != fmt.Sprint(turn) {
 			t.Fatalf("turn %+v is not contiguous in the transcript", turn)
 		}
 	}
-	if n := e.srv.part.turns.held(); n != 0 {
+	if n := e.srv.part.Turns.Held(); n != 0 {
 		t.Fatalf("%d turn locks left behind", n)
 	}
 }
@@ -349,7 +350,7 @@ func TestParticipantKeepsDesignVersion(t *testing.T) {
 			t.Fatal("interview did not end")
 		}
 	}
-	if !slices.ContainsFunc(late.seen, func(m ParticipantMessage) bool { return m.Text == added }) {
+	if !slices.ContainsFunc(late.seen, func(m participant.ParticipantMessage) bool { return m.Text == added }) {
 		t.Fatalf("a new interview was not asked the refined question %q", added)
 	}
 	versions := map[int]int{}
@@ -395,9 +396,9 @@ func TestParticipantOpeningRaces(t *testing.T) {
 func TestParticipantAnswerBeforeOpening(t *testing.T) {
 	e := mustServe(t)
 	st := e.studyWith(e.orgA.ID, kv.EnvTest, kv.ModeTest, plainBrief("Unopened", "Q1?", "Q2?"))
-	session := newSessionSecret()
+	session := participant.NewSessionSecret()
 	e.mustOpen(st.LinkToken, session)
-	p := &participant{e: e, token: st.LinkToken, session: session}
+	p := &participantClient{e: e, token: st.LinkToken, session: session}
 	turn := p.mustSay("Hello?")
 	var said []string
 	for _, m := range turn.Messages {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/participant"
 	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
@@ -83,7 +84,7 @@ func TestParticipantPage(t *testing.T) {
 	t.Run("OK_ReturningVisitorResumes", func(t *testing.T) {
 		p := e.participant(person)
 		p.open()
-		for _, cookie := range []string{"", sessionCookieName(person) + "=" + p.session} {
+		for _, cookie := range []string{"", participant.SessionCookieName(person) + "=" + p.session} {
 			// The person link is claimed: any browser, with or without the cookie, resumes.
 			r := e.do("GET", "/i/"+person, "", "", "Cookie", cookie)
 			if r.status != 200 || !strings.Contains(string(r.body), `data-resume="1"`) {
@@ -95,7 +96,7 @@ func TestParticipantPage(t *testing.T) {
 		}
 		g := e.participant(open.LinkToken)
 		g.open()
-		r := e.do("GET", "/i/"+open.LinkToken, "", "", "Cookie", sessionCookieName(open.LinkToken)+"="+g.session)
+		r := e.do("GET", "/i/"+open.LinkToken, "", "", "Cookie", participant.SessionCookieName(open.LinkToken)+"="+g.session)
 		if !strings.Contains(string(r.body), `data-resume="1"`) {
 			t.Fatal("a group visitor with a session is not resumed")
 		}

@@ -9,23 +9,24 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/server/participant"
 )
 
 // skip posts /skip for p and expects 200.
-func (p *participant) skip() ParticipantTurn {
+func (p *participantClient) skip() participant.ParticipantTurn {
 	p.e.t.Helper()
 	r := p.e.do("POST", "/i/"+p.token+"/skip", "", "", p.headers()...)
 	p.bodies = append(p.bodies, string(r.body))
 	if r.status != 200 {
 		p.e.t.Fatalf("skip: %d %s", r.status, r.body)
 	}
-	var out ParticipantTurn
+	var out participant.ParticipantTurn
 	r.json(p.e.t, &out)
 	p.seen = append(p.seen, out.Messages...)
 	return out
 }
 
-func progressString(p *ParticipantProgress) string {
+func progressString(p *participant.ParticipantProgress) string {
 	if p == nil {
 		return "null"
 	}

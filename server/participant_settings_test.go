@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/participant"
 )
 
 func (e *testEnv) mustParticipantSettings(st kv.Study, ps kv.ParticipantSettings) {
@@ -21,7 +22,7 @@ func (e *testEnv) mustParticipantSettings(st kv.Study, ps kv.ParticipantSettings
 }
 
 // openWith posts /session with body and returns the raw answer.
-func (p *participant) openWith(body string) response {
+func (p *participantClient) openWith(body string) response {
 	p.e.t.Helper()
 	r := p.e.do("POST", "/i/"+p.token+"/session", "", body, p.headers()...)
 	p.bodies = append(p.bodies, string(r.body))
@@ -29,7 +30,7 @@ func (p *participant) openWith(body string) response {
 }
 
 // finish answers until the interview completes and returns the completing turn.
-func (p *participant) finish() ParticipantTurn {
+func (p *participantClient) finish() participant.ParticipantTurn {
 	p.e.t.Helper()
 	for range 8 {
 		out := p.mustSay("No, that's everything.")
@@ -38,7 +39,7 @@ func (p *participant) finish() ParticipantTurn {
 		}
 	}
 	p.e.t.Fatal("the interview did not complete in 8 answers")
-	return ParticipantTurn{}
+	return participant.ParticipantTurn{}
 }
 
 // TestParticipantConsent: a study that asks for consent starts no interview, spends no
@@ -55,7 +56,7 @@ func TestParticipantConsent(t *testing.T) {
 	for _, body := range []string{"", "{}", `{"consent":false}`, `{"consent":null}`} {
 		p := e.participant(token)
 		r := p.openWith(body)
-		var got ParticipantSession
+		var got participant.ParticipantSession
 		r.json(t, &got)
 		if r.status != 200 || got.State != kv.LinkConsentRequired || got.Consent == nil || got.Consent.Text != text || got.Session != nil ||
 			got.Status != nil || r.header.Get("Set-Cookie") != "" || got.Organisation == nil || got.Organisation.Name != "Org A" {
@@ -80,7 +81,7 @@ func TestParticipantConsent(t *testing.T) {
 
 	p := e.participant(token)
 	r := p.openWith(`{"consent":true}`)
-	var got ParticipantSession
+	var got participant.ParticipantSession
 	r.json(t, &got)
 	if r.status != 200 || got.State != kv.LinkOpen || got.Session == nil || got.Consent != nil {
 		t.Fatalf("with consent: %d %s", r.status, r.body)
@@ -174,7 +175,7 @@ func TestParticipantBrand(t *testing.T) {
 
 	page := e.do("GET", "/i/"+token, "", "")
 	html := string(page.body)
-	if page.status != 200 || page.header.Get("Content-Security-Policy") != pageCSP {
+	if page.status != 200 || page.header.Get("Content-Security-Policy") != participant.PageCSP {
 		t.Fatalf("page %d, CSP %q", page.status, page.header.Get("Content-Security-Policy"))
 	}
 	for _, want := range []string{
@@ -191,7 +192,7 @@ func TestParticipantBrand(t *testing.T) {
 	}
 
 	r := e.participant(token).openWith("")
-	var s ParticipantSession
+	var s participant.ParticipantSession
 	r.json(t, &s)
 	o := s.Organisation
 	if o == nil || o.Name != "Acme Research" || o.AccentColor == nil || *o.AccentColor != "#1d4ed8" || o.ContactEmail == nil ||

@@ -33,6 +33,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/participant"
 	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 	"interviewd/sms"
@@ -116,10 +117,10 @@ type Server struct {
 	stopStreams context.CancelFunc
 	// a2aStreams counts each credential's open A2A event streams (a2a_streams.go).
 	a2aStreams *streamSlots
-	part       *participantSide // the participant pages and their API
-	app        *appSide         // the web app (app_surface.go)
-	sms        sms.Sender       // texts two-step codes; nil: no provider, texts not offered
-	oauth      *oauthSide       // the authorization server (oauth_surface.go)
+	part       *participant.Pages // the participant pages and their API
+	app        *appSide           // the web app (app_surface.go)
+	sms        sms.Sender         // texts two-step codes; nil: no provider, texts not offered
+	oauth      *oauthSide         // the authorization server (oauth_surface.go)
 
 	transcripts *transcriptRenders // the app's transcript pages by interview and length
 
@@ -204,7 +205,7 @@ func New(cfg Config) *Server {
 	s.routeMCP(r)
 	s.routeA2A(r)
 	s.RouteDocs(r)
-	s.routeParticipant(r)
+	s.part = participant.Route(s.Core, r)
 	s.routeApp(r, cfg.Mail, limits)
 	s.routeAccess(r, cfg.SMS)    // after the app: it shares the app's sign-in limits and mail
 	s.routeOAuth(r, cfg, limits) // after the app: the authorization endpoint is one of its pages

@@ -20,7 +20,7 @@ type CreateStudyInput struct {
 	FileIDs  []kv.ID `json:"file_ids" doc:"Ids from file upload, at most 10, uploaded by the same organisation and environment."`
 }
 
-func (in *CreateStudyInput) validate() []kv.FieldError {
+func (in *CreateStudyInput) Validate() []kv.FieldError {
 	return validateGuidance(&in.Guidance, in.FileIDs)
 }
 
@@ -33,7 +33,7 @@ type RefineStudyInput struct {
 	FileIDs  []kv.ID `json:"file_ids" doc:"Ids from file upload, at most 10, uploaded by the same organisation and environment."`
 }
 
-func (in *RefineStudyInput) validate() []kv.FieldError {
+func (in *RefineStudyInput) Validate() []kv.FieldError {
 	return validateGuidance(&in.Guidance, in.FileIDs)
 }
 
@@ -116,8 +116,8 @@ type AuthoringStatus struct {
 // Failure returns why a failed job failed ("Nothing was changed: …"), or "".
 func (o AuthoringStatus) Failure() string { return o.failure }
 
-// toolNote is said beside a failed job's result over MCP.
-func (o AuthoringStatus) toolNote() string {
+// ToolNote is said beside a failed job's result over MCP.
+func (o AuthoringStatus) ToolNote() string {
 	if o.failure == "" {
 		return ""
 	}

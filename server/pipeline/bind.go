@@ -440,7 +440,7 @@ func escapedUnit(raw []byte, i int) (rune, bool) {
 
 // validator is implemented by inputs with rules beyond the declarative tags.
 type validator interface {
-	validate() []kv.FieldError
+	Validate() []kv.FieldError
 }
 
 // finish runs the declarative checks and the input's own validate, and returns every
@@ -458,7 +458,7 @@ func (p *InputPlan) Finish(in any, errs []kv.FieldError) error {
 	}
 	// An input's own rules speak the domain, like kv: each surface locates them.
 	if val, ok := in.(validator); ok {
-		if errs = val.validate(); len(errs) > 0 {
+		if errs = val.Validate(); len(errs) > 0 {
 			return kv.Invalid(errs...)
 		}
 	}

@@ -31,7 +31,7 @@ func (in *UpdateBriefInput) brief() kv.Brief {
 		VerbatimQuestions: in.VerbatimQuestions, EstimatedDurationMinutes: in.EstimatedDurationMinutes}
 }
 
-func (in *UpdateBriefInput) validate() []kv.FieldError {
+func (in *UpdateBriefInput) Validate() []kv.FieldError {
 	var errs []kv.FieldError
 	null := map[string]bool{} // the binder takes null for an absent list; a brief has lists
 	for _, l := range []struct {

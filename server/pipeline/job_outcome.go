@@ -2,24 +2,24 @@ package pipeline
 
 import "interviewd/kv"
 
-func (o ExportStatus) jobEnded() (bool, bool) {
+func (o ExportStatus) JobEnded() (bool, bool) {
 	return o.Status == kv.ExportCompleted || o.Status == kv.ExportFailed, o.Status == kv.ExportFailed
 }
 
-// jobNotice is said in the task's status message when the job ended: a simulation its
+// JobNotice is said in the task's status message when the job ended: a simulation its
 // turn limit stopped says where.
-func (o SimulationStatus) jobNotice() string {
+func (o SimulationStatus) JobNotice() string {
 	if o.Notice == nil {
 		return ""
 	}
 	return *o.Notice
 }
 
-func (o SimulationStatus) jobEnded() (bool, bool) {
+func (o SimulationStatus) JobEnded() (bool, bool) {
 	return o.Status == kv.SimulationCompleted || o.Status == kv.SimulationFailed, o.Status == kv.SimulationFailed
 }
 
-func (o AuthoringStatus) jobEnded() (bool, bool) {
+func (o AuthoringStatus) JobEnded() (bool, bool) {
 	return o.Status != kv.AuthoringWorking, o.Status == kv.AuthoringFailed
 }
 
@@ -29,6 +29,6 @@ type JobOutcome interface {
 	JobEnded() (ended, failed bool)
 }
 
-func (o AnalysisStatus) jobEnded() (bool, bool) {
+func (o AnalysisStatus) JobEnded() (bool, bool) {
 	return o.Status == kv.AnalysisCompleted || o.Status == kv.AnalysisFailed, o.Status == kv.AnalysisFailed
 }

@@ -15,7 +15,7 @@ type ParticipantLinkInput struct {
 	Label    string            `json:"label" default:"" doc:"The researcher's name for the link (an interviewd addition), up to 200 characters on one line after trimming; never shown to the participant. See list_participant_links."`
 }
 
-func (in *ParticipantLinkInput) validate() []kv.FieldError {
+func (in *ParticipantLinkInput) Validate() []kv.FieldError {
 	req, err := kv.ValidateLinkRequest(kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note, Label: in.Label})
 	if err != nil {
 		var ke *kv.Error

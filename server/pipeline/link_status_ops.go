@@ -88,7 +88,7 @@ type CreateParticipantLinksInput struct {
 	SenderName string `json:"sender_name" default:"" doc:"The name the mail comes from (default: the study's name), up to 100 characters."`
 }
 
-func (in *CreateParticipantLinksInput) validate() []kv.FieldError {
+func (in *CreateParticipantLinksInput) Validate() []kv.FieldError {
 	in.SenderName = strings.TrimSpace(in.SenderName)
 	if len([]rune(in.SenderName)) > 100 || strings.ContainsAny(in.SenderName, "\r\n<>\"") {
 		return []kv.FieldError{{Loc: []any{"sender_name"}, Type: "value_error", Msg: "Sender name is up to 100 characters on one line, without < > or quotes."}}

@@ -119,7 +119,7 @@ func (o *Operation) RESTPathAction() (string, string) {
 // the cursor in X-Next-Cursor; MCP sends {items, next_cursor}.
 type ListResult interface {
 	RESTItems() any
-	NextCursor() string
+	PageCursor() string
 }
 
 // List is the output of every list operation.
@@ -128,8 +128,8 @@ type List[T any] struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-func (l List[T]) restItems() any { return l.Items }
-func (l List[T]) nextCursor() string {
+func (l List[T]) RESTItems() any { return l.Items }
+func (l List[T]) PageCursor() string {
 	if l.NextCursor == nil {
 		return ""
 	}

@@ -59,7 +59,7 @@ func (s *Core) writeREST(r *Request) error {
 	body := out
 	next := ""
 	if l, ok := out.(ListResult); ok {
-		body, next = l.RESTItems(), l.NextCursor()
+		body, next = l.RESTItems(), l.PageCursor()
 	}
 	raw, err := EncodeOutput(body)
 	if err != nil {

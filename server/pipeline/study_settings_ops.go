@@ -65,7 +65,7 @@ func (in *UpdateParticipantSettingsInput) settings() kv.ParticipantSettings {
 
 // validate reports every broken rule at once, before anything is read (kv checks them
 // again in the transaction).
-func (in *UpdateParticipantSettingsInput) validate() []kv.FieldError {
+func (in *UpdateParticipantSettingsInput) Validate() []kv.FieldError {
 	if _, err := kv.ValidateParticipantSettings(in.settings()); err != nil {
 		var ke *kv.Error
 		if AsKV(err, &ke) {

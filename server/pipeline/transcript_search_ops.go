@@ -35,7 +35,7 @@ type TranscriptSearchInput struct {
 	Raw bool `json:"-"`
 }
 
-func (in *TranscriptSearchInput) validate() []kv.FieldError {
+func (in *TranscriptSearchInput) Validate() []kv.FieldError {
 	terms := ParseSearchQuery(in.Query)
 	switch {
 	case len(terms) == 0:

@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"bytes"
@@ -14,14 +14,14 @@ import (
 
 // pageCSP allows the page's own script, style and API and nothing else: no inline
 // script or style, no framing, no form posts elsewhere.
-const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+const PageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; media-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // setPageHeaders are the security headers of every page. The URL of a participant page
 // is a capability, so it must never leave as a referrer or sit in a shared cache.
 func setPageHeaders(c *fasthttp.RequestCtx) {
 	h := &c.Response.Header
-	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("Content-Security-Policy", PageCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
@@ -32,7 +32,7 @@ func setPageHeaders(c *fasthttp.RequestCtx) {
 
 // participantPageSurface is the participant pages: no credential, the pages' security
 // headers, the per-address limit, and HTML answers (renderParticipantPage).
-func (s *Server) participantPageSurface() *pipeline.Surface {
+func (s *Pages) participantPageSurface() *pipeline.Surface {
 	return &pipeline.Surface{
 		Name:   "participant_page",
 		Steps:  []pipeline.Middleware{pageHeaders, s.pageLimit},
@@ -48,7 +48,7 @@ func pageHeaders(next pipeline.Handler) pipeline.Handler {
 }
 
 // pageLimit is admitParticipant for pages: a busy notice asks to come back in a minute.
-func (s *Server) pageLimit(next pipeline.Handler) pipeline.Handler {
+func (s *Pages) pageLimit(next pipeline.Handler) pipeline.Handler {
 	return func(r *pipeline.Request) error {
 		if err := s.admitParticipant(r.C); err != nil {
 			r.C.Response.Header.Set("Retry-After", "60")
@@ -69,7 +69,7 @@ type pageOut struct {
 // 404, too many requests 429 (busy), anything else 500. The access line carries the
 // refusal's code, as the API's refusals do, so an operator can tell a bad link from a
 // busy server.
-func (s *Server) renderParticipantPage(r *pipeline.Request, err error) {
+func (s *Pages) renderParticipantPage(r *pipeline.Request, err error) {
 	if err == nil {
 		out := r.Out.(pageOut)
 		s.renderPage(r.C, out.status, out.page, out.data)
@@ -94,12 +94,12 @@ func (s *Server) renderParticipantPage(r *pipeline.Request, err error) {
 // It only looks: nothing is created or spent until the page asks to start (a link
 // preview or a crawler that fetches the URL costs nothing), except that a browser's
 // first sight of a live study's welcome is counted as the link opened (countOpen).
-func (s *Server) handleParticipantPage(r *pipeline.Request) error {
+func (s *Pages) handleParticipantPage(r *pipeline.Request) error {
 	token := r.PathParam("token")
 	if !wellFormedToken(token) {
 		return errLinkNotFound
 	}
-	session := string(r.C.Request.Header.Cookie(sessionCookieName(token)))
+	session := string(r.C.Request.Header.Cookie(SessionCookieName(token)))
 	if !wellFormedSession(session) {
 		session = ""
 	}
@@ -160,9 +160,9 @@ func openedCookieName(token string) string { return "ivo_" + token[:min(8, len(t
 // write to the study's counter, never a record per visit, and the page's per-address
 // limit bounds how fast anyone can make it. A failed count costs the participant
 // nothing: the page is served all the same.
-func (s *Server) countOpen(r *pipeline.Request, token string, st kv.Study) {
+func (s *Pages) countOpen(r *pipeline.Request, token string, st kv.Study) {
 	h := &r.C.Request.Header
-	if len(h.Cookie(openedCookieName(token))) > 0 || wellFormedSession(string(h.Cookie(sessionCookieName(token)))) {
+	if len(h.Cookie(openedCookieName(token))) > 0 || wellFormedSession(string(h.Cookie(SessionCookieName(token)))) {
 		return
 	}
 	if err := s.DB.CountLinkOpen(r.Ctx, st.Partition(), st.ID, token); err != nil {
@@ -181,7 +181,7 @@ func (s *Server) countOpen(r *pipeline.Request, token string, st kv.Study) {
 	r.C.Response.Header.SetCookie(ck)
 }
 
-func (s *Server) renderPage(c *fasthttp.RequestCtx, status int, page string, data any) {
+func (s *Pages) renderPage(c *fasthttp.RequestCtx, status int, page string, data any) {
 	var buf bytes.Buffer
 	if err := s.UI.Render(&buf, page, data); err != nil {
 		pipeline.InfoOf(c).Err = err.Error()
@@ -198,7 +198,7 @@ func (s *Server) renderPage(c *fasthttp.RequestCtx, status int, page string, dat
 // handleStatic serves the pages' files. A URL carrying the file's current version
 // (as pages link it) may be cached for good; any other for a few minutes. ETags let a
 // browser revalidate cheaply.
-func (s *Server) handleStatic(c *fasthttp.RequestCtx) {
+func (s *Pages) handleStatic(c *fasthttp.RequestCtx) {
 	name, _ := c.UserValue("name").(string)
 	a, ok := s.UI.Asset(name)
 	if !ok {

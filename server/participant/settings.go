@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"bytes"
@@ -30,12 +30,12 @@ type ParticipantCompletion struct {
 
 // sessionConsent reads the session body: absent or empty means no consent given.
 // Anything but {"consent": bool} is 422, as the API's other bodies.
-func (s *Server) sessionConsent(body []byte) (bool, error) {
+func (s *Pages) sessionConsent(body []byte) (bool, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return false, nil
 	}
 	var in ParticipantSessionInput
-	plan := s.part.sessionPlan
+	plan := s.sessionPlan
 	errs := plan.BindBody(reflect.ValueOf(&in).Elem(), body)
 	if err := plan.Finish(&in, errs); err != nil {
 		return false, err
@@ -59,7 +59,7 @@ func participantCompletion(iv kv.Interview, ps kv.ParticipantSettings) *Particip
 // completionCode returns a new completion code for a turn that completes iv when its
 // study issues them (read now: the settings at completion decide), else "". A failed
 // read issues none rather than failing the participant's last answer.
-func (s *Server) completionCode(ctx context.Context, iv kv.Interview) (string, kv.ParticipantSettings) {
+func (s *Pages) completionCode(ctx context.Context, iv kv.Interview) (string, kv.ParticipantSettings) {
 	st, err := s.DB.FindStudyByID(ctx, iv.Partition(), iv.StudyID)
 	if err != nil {
 		s.Log.Error().Err(err).Str("interview_id", iv.ID.String()).Msg("read the study's participant settings at completion; no completion code")
@@ -75,7 +75,7 @@ func (s *Server) completionCode(ctx context.Context, iv kv.Interview) (string, k
 // sessionExtras adds who runs the research and, for a completed interview, its
 // completion to a session answer. They are courtesies: a failed read leaves them out
 // rather than failing the participant's page.
-func (s *Server) sessionExtras(ctx context.Context, token string, out *ParticipantSession, st kv.Study, iv *kv.Interview) {
+func (s *Pages) sessionExtras(ctx context.Context, token string, out *ParticipantSession, st kv.Study, iv *kv.Interview) {
 	if org, err := s.DB.FindOrgByID(ctx, st.OrgID); err == nil {
 		out.Organisation = participantOrganisation(token, org)
 	}

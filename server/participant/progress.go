@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"interviewd/kv"

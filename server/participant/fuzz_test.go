@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"interviewd/server/pipeline"
@@ -43,7 +43,7 @@ func FuzzParticipantMessageBody(f *testing.F) {
 }
 
 func FuzzWellFormedSession(f *testing.F) {
-	f.Add(newSessionSecret())
+	f.Add(NewSessionSecret())
 	f.Add("short")
 	f.Add(strings.Repeat("=", 43))
 	f.Fuzz(func(t *testing.T, s string) {

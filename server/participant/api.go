@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"reflect"
@@ -16,7 +16,7 @@ import (
 // and a session secret (cookie or X-Interview-Session header) picks the interview.
 
 // headerSession carries the session secret for callers that do not keep cookies.
-const headerSession = "X-Interview-Session"
+const HeaderSession = "X-Interview-Session"
 
 // sessionCookieMaxAge keeps a participant's session across browser restarts for a while,
 // so a group link's interview can be continued the next day.
@@ -24,21 +24,21 @@ const sessionCookieMaxAge = 30 * 24 * time.Hour
 
 // sessionCookieName is the cookie of one link: its path already scopes it to the link;
 // the token prefix in the name keeps links apart even in a browser that mixes paths up.
-func sessionCookieName(token string) string { return "iv_" + token[:min(8, len(token))] }
+func SessionCookieName(token string) string { return "iv_" + token[:min(8, len(token))] }
 
 // participantSession returns the session the request presents: the header, else the
 // link's cookie, else "".
 func participantSession(c *fasthttp.RequestCtx, token string) string {
-	if v := c.Request.Header.Peek(headerSession); len(v) > 0 {
+	if v := c.Request.Header.Peek(HeaderSession); len(v) > 0 {
 		return string(v)
 	}
-	return string(c.Request.Header.Cookie(sessionCookieName(token)))
+	return string(c.Request.Header.Cookie(SessionCookieName(token)))
 }
 
 // participantAPISurface is the participant JSON API: no credential (the link token is
 // the capability, the session secret picks the interview), private and inert headers,
 // the per-address limit, REST-shaped JSON answers.
-func (s *Server) participantAPISurface() *pipeline.Surface {
+func (s *Pages) participantAPISurface() *pipeline.Surface {
 	return &pipeline.Surface{
 		Name:   "participant",
 		Steps:  []pipeline.Middleware{participantAPIHeaders, s.participantLimit},
@@ -54,7 +54,7 @@ func participantAPIHeaders(next pipeline.Handler) pipeline.Handler {
 }
 
 // participantLimit is admitParticipant as a step.
-func (s *Server) participantLimit(next pipeline.Handler) pipeline.Handler {
+func (s *Pages) participantLimit(next pipeline.Handler) pipeline.Handler {
 	return func(r *pipeline.Request) error {
 		if err := s.admitParticipant(r.C); err != nil {
 			return err
@@ -65,7 +65,7 @@ func (s *Server) participantLimit(next pipeline.Handler) pipeline.Handler {
 
 // renderParticipantAPI writes the output as JSON, or the error in the REST shapes. A
 // 401 challenges for the session, not a bearer: this API takes no credential.
-func (s *Server) renderParticipantAPI(r *pipeline.Request, err error) {
+func (s *Pages) renderParticipantAPI(r *pipeline.Request, err error) {
 	c := r.C
 	if err == nil {
 		var raw []byte
@@ -83,14 +83,14 @@ func (s *Server) renderParticipantAPI(r *pipeline.Request, err error) {
 		}
 		err = encErr
 	}
-	ae := pipeline.ToAPIError(err).LocatedREST(s.part.plan)
+	ae := pipeline.ToAPIError(err).LocatedREST(s.plan)
 	if ae.Status == 401 {
 		c.Response.Header.Set("WWW-Authenticate", `Session realm="interview"`)
 	}
 	pipeline.WriteErrorBody(c, ae)
 }
 
-func (s *Server) handleParticipantSession(r *pipeline.Request) error {
+func (s *Pages) handleParticipantSession(r *pipeline.Request) error {
 	token := r.PathParam("token")
 	body, err := pipeline.ReadBody(r.C, pipeline.MaxJSONBody)
 	if err != nil {
@@ -111,7 +111,7 @@ func (s *Server) handleParticipantSession(r *pipeline.Request) error {
 	return nil
 }
 
-func (s *Server) handleParticipantMessage(r *pipeline.Request) error {
+func (s *Pages) handleParticipantMessage(r *pipeline.Request) error {
 	token := r.PathParam("token")
 	session := participantSession(r.C, token)
 	if !wellFormedSession(session) { // refuse before reading a body for nobody
@@ -122,7 +122,7 @@ func (s *Server) handleParticipantMessage(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	plan := s.part.plan
+	plan := s.plan
 	var errs []kv.FieldError
 	if !quickMessageInput(body, &in) {
 		errs = plan.BindBody(reflect.ValueOf(&in).Elem(), body)
@@ -141,7 +141,7 @@ func (s *Server) handleParticipantMessage(r *pipeline.Request) error {
 // handleParticipantSkip passes on the current question: the transcript records
 // moderator.SkippedAnswer and the interviewer moves to the next scripted question with no
 // follow-up. It takes no body and answers as POST /i/{token}/messages does.
-func (s *Server) handleParticipantSkip(r *pipeline.Request) error {
+func (s *Pages) handleParticipantSkip(r *pipeline.Request) error {
 	token := r.PathParam("token")
 	session := participantSession(r.C, token)
 	if !wellFormedSession(session) {
@@ -157,7 +157,7 @@ func (s *Server) handleParticipantSkip(r *pipeline.Request) error {
 
 // admitParticipant applies the per-client-address limit, so a leaked link cannot be
 // used to hammer the service (or to burn an organisation's credits quickly).
-func (s *Server) admitParticipant(c *fasthttp.RequestCtx) error {
+func (s *Pages) admitParticipant(c *fasthttp.RequestCtx) error {
 	d := s.Limiter.AdmitIP(s.Now(), ratelimit.AddrKey(s.ClientIP(c)).String())
 	s.SetRateHeaders(c, d)
 	if !d.OK {
@@ -167,10 +167,10 @@ func (s *Server) admitParticipant(c *fasthttp.RequestCtx) error {
 	return nil
 }
 
-func (s *Server) setSessionCookie(c *fasthttp.RequestCtx, token, session string) {
+func (s *Pages) setSessionCookie(c *fasthttp.RequestCtx, token, session string) {
 	ck := fasthttp.AcquireCookie()
 	defer fasthttp.ReleaseCookie(ck)
-	ck.SetKey(sessionCookieName(token))
+	ck.SetKey(SessionCookieName(token))
 	ck.SetValue(session)
 	ck.SetPath("/i/" + token)
 	ck.SetMaxAge(int(sessionCookieMaxAge / time.Second))

@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"bytes"
@@ -60,7 +60,7 @@ func pageBrand(token string, org kv.Org) webui.PageBrand {
 }
 
 // linkOrg returns the organisation behind an invite link. ENOTFOUND for an unknown token.
-func (s *Server) linkOrg(ctx context.Context, token string) (kv.Org, error) {
+func (s *Pages) linkOrg(ctx context.Context, token string) (kv.Org, error) {
 	if !wellFormedToken(token) {
 		return kv.Org{}, errLinkNotFound
 	}
@@ -87,7 +87,7 @@ func brandCSS(accent string) []byte {
 // handleParticipantBrandCSS serves the link's organisation colour as a stylesheet.
 // Like the static files it is not counted against the page's per-address limit: it is
 // two cached reads, and a versioned URL is fetched once per browser.
-func (s *Server) handleParticipantBrandCSS(c *fasthttp.RequestCtx) {
+func (s *Pages) handleParticipantBrandCSS(c *fasthttp.RequestCtx) {
 	token, _ := c.UserValue("token").(string)
 	org, err := s.linkOrg(plainContext(c), token)
 	accent := org.BrandOrZero().AccentColor
@@ -99,7 +99,7 @@ func (s *Server) handleParticipantBrandCSS(c *fasthttp.RequestCtx) {
 }
 
 // handleParticipantLogo serves the link's organisation logo.
-func (s *Server) handleParticipantLogo(c *fasthttp.RequestCtx) {
+func (s *Pages) handleParticipantLogo(c *fasthttp.RequestCtx) {
 	token, _ := c.UserValue("token").(string)
 	ctx := plainContext(c)
 	org, err := s.linkOrg(ctx, token)
@@ -128,7 +128,7 @@ func plainContext(c *fasthttp.RequestCtx) context.Context {
 
 // participantAssetMissing answers a brand file that is not there: 404, or 500 when the
 // store failed.
-func (s *Server) participantAssetMissing(c *fasthttp.RequestCtx, err error) {
+func (s *Pages) participantAssetMissing(c *fasthttp.RequestCtx, err error) {
 	setAPIHeaders(c)
 	status := fasthttp.StatusNotFound
 	if err != nil && pipeline.ToAPIError(err).Status != fasthttp.StatusNotFound {
@@ -143,7 +143,7 @@ func (s *Server) participantAssetMissing(c *fasthttp.RequestCtx, err error) {
 // serveParticipantAsset sends a brand file. Its URL holds the link token, so it is
 // cached privately only (never by a shared cache) and never sent on as a referrer; a
 // URL carrying the current version may be kept for good, like the static files.
-func (s *Server) serveParticipantAsset(c *fasthttp.RequestCtx, contentType, version string, body []byte) {
+func (s *Pages) serveParticipantAsset(c *fasthttp.RequestCtx, contentType, version string, body []byte) {
 	h := &c.Response.Header
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")

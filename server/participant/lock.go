@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"encoding/binary"
@@ -83,7 +83,7 @@ func (l *turnLocks) endedSince(id kv.ID, mark uint64) bool {
 func turnSlot(id kv.ID) uint32 { return binary.BigEndian.Uint32(id[12:]) % turnEndSlots }
 
 // held returns how many interviews have a turn held or awaited (for tests).
-func (l *turnLocks) held() int {
+func (l *turnLocks) Held() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.m)

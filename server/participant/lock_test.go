@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"sync"
@@ -30,8 +30,8 @@ func TestTurnLocksEndedSince(t *testing.T) {
 	if later := l.mark(); l.endedSince(a, later) || l.endedSince(b, later) {
 		t.Fatal("turns that ended before the mark counted")
 	}
-	if l.held() != 0 {
-		t.Fatalf("%d locks left", l.held())
+	if l.Held() != 0 {
+		t.Fatalf("%d locks left", l.Held())
 	}
 }
 

@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // goes back only to a session of its own interview; the link's note never does.
 
 // participantTurnTimeout bounds the interviewer's work on one turn (an engine call).
-const participantTurnTimeout = 45 * time.Second
+const ParticipantTurnTimeout = 45 * time.Second
 
 // MaxAnswerChars bounds one participant message, counted in characters after trimming.
 const MaxAnswerChars = 10_000
@@ -69,7 +69,7 @@ type ParticipantMessageInput struct {
 	Modality string `json:"modality" enum:"text,voice" doc:"voice when the answer was spoken (the interview then counts as a voice interview); default text."`
 }
 
-func (in *ParticipantMessageInput) validate() []kv.FieldError {
+func (in *ParticipantMessageInput) Validate() []kv.FieldError {
 	in.Text = strings.TrimSpace(in.Text)
 	if in.Modality == "" {
 		in.Modality = kv.ModalityText
@@ -88,7 +88,7 @@ func (in *ParticipantMessageInput) validate() []kv.FieldError {
 // sessionBytes is the entropy of a session secret; encoded it is 43 base64url characters.
 const sessionBytes = 32
 
-func newSessionSecret() string {
+func NewSessionSecret() string {
 	var b [sessionBytes]byte
 	_, _ = rand.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
@@ -127,7 +127,7 @@ var (
 // interview gets its opening messages here, before it is returned. ENOTFOUND for an
 // unknown token. consented says the participant ticked the study's consent: a study
 // that asks for it starts no interview without it (State consent_required).
-func (s *Server) openParticipantSession(ctx context.Context, token, presented string, consented bool) (ParticipantSession, error) {
+func (s *Pages) openParticipantSession(ctx context.Context, token, presented string, consented bool) (ParticipantSession, error) {
 	if !wellFormedToken(token) {
 		return ParticipantSession{}, errLinkNotFound
 	}
@@ -135,7 +135,7 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 		presented = ""
 	}
 	// A new interview is stored with its opening, in one commit.
-	opened, err := s.DB.ResumeLinkConsented(ctx, token, presented, newSessionSecret(), consented, s.openingTurn)
+	opened, err := s.DB.ResumeLinkConsented(ctx, token, presented, NewSessionSecret(), consented, s.openingTurn)
 	if err != nil {
 		return ParticipantSession{}, err
 	}
@@ -162,7 +162,7 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 		s.sessionExtras(ctx, token, &out, opened.Study, iv)
 		return out, nil
 	}
-	unlock := s.part.turns.lock(opened.Interview.ID)
+	unlock := s.Turns.lock(opened.Interview.ID)
 	defer unlock()
 	conv, err := s.DB.FindConversation(ctx, token, session)
 	if err != nil {
@@ -185,14 +185,14 @@ func (s *Server) openParticipantSession(ctx context.Context, token, presented st
 // one transaction. An engine failure ends the interview failed (the answer is kept).
 // Errors: 404 for an unknown token, 401 for a session not of the link's interview, 409
 // interview_finished, 503 when the server is shutting down.
-func (s *Server) postParticipantMessage(ctx context.Context, token, session string, in *ParticipantMessageInput) (ParticipantTurn, error) {
+func (s *Pages) postParticipantMessage(ctx context.Context, token, session string, in *ParticipantMessageInput) (ParticipantTurn, error) {
 	return s.postParticipantTurn(ctx, token, session, in, false)
 }
 
 // postParticipantTurn is postParticipantMessage, or with skip the participant passing
 // on the current question (in is then not read): the transcript records
 // moderator.SkippedAnswer and the interviewer moves on with no follow-up.
-func (s *Server) postParticipantTurn(ctx context.Context, token, session string, in *ParticipantMessageInput, skip bool) (ParticipantTurn, error) {
+func (s *Pages) postParticipantTurn(ctx context.Context, token, session string, in *ParticipantMessageInput, skip bool) (ParticipantTurn, error) {
 	if !wellFormedToken(token) {
 		return ParticipantTurn{}, errLinkNotFound
 	}
@@ -200,19 +200,19 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 		return ParticipantTurn{}, errNoSession
 	}
 	read := s.DB.FindConversationHead
-	if s.part.transcripts {
+	if s.transcripts {
 		read = s.DB.FindConversation
 	}
-	mark := s.part.turns.mark()
+	mark := s.Turns.mark()
 	conv, err := read(ctx, token, session)
 	if err != nil {
 		return ParticipantTurn{}, err
 	}
-	unlock := s.part.turns.lock(conv.Interview.ID)
+	unlock := s.Turns.lock(conv.Interview.ID)
 	defer unlock()
 	// Another turn may have landed since the read (while this one waited, or just
 	// before it came to wait): one record read tells.
-	if s.part.turns.endedSince(conv.Interview.ID, mark) {
+	if s.Turns.endedSince(conv.Interview.ID, mark) {
 		if conv, err = s.DB.CurrentConversation(ctx, token, session, conv); err != nil {
 			return ParticipantTurn{}, err
 		}
@@ -270,7 +270,7 @@ func (s *Server) postParticipantTurn(ctx context.Context, token, session string,
 // openInterview has the interviewer open a new interview (greeting and first question),
 // stores it, and returns the conversation as it now stands and the messages added. An
 // engine failure ends the interview failed.
-func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, session string) (kv.Conversation, []kv.Message, error) {
+func (s *Pages) openInterview(ctx context.Context, conv kv.Conversation, session string) (kv.Conversation, []kv.Message, error) {
 	turn := kv.Turn{Session: session, Status: kv.InterviewInProgress}
 	out, err := s.conduct(ctx, conv, "", false)
 	switch {
@@ -303,7 +303,7 @@ func (s *Server) openInterview(ctx context.Context, conv kv.Conversation, sessio
 
 // openingTurn is the interviewer's opening of a new interview (see moderator.Opening),
 // stored by kv.ResumeLinkOpening in the transaction that creates the interview.
-func (s *Server) openingTurn(brief kv.Brief, iv kv.Interview, _ kv.Link) kv.Turn {
+func (s *Pages) openingTurn(brief kv.Brief, iv kv.Interview, _ kv.Link) kv.Turn {
 	out := moderator.Opening(brief, iv.EntryAttributes)
 	turn := kv.Turn{Status: kv.InterviewInProgress, Script: out.Script}
 	now := s.Now()
@@ -318,13 +318,13 @@ func (s *Server) openingTurn(brief kv.Brief, iv kv.Interview, _ kv.Link) kv.Turn
 
 // conduct asks the interviewer for its side of a turn, under the request's context (it
 // ends when the server stops) and, for an engine that may hang, a per-turn deadline.
-func (s *Server) conduct(ctx context.Context, conv kv.Conversation, answer string, skip bool) (moderator.Conducted, error) {
-	if s.part.turnDeadline {
+func (s *Pages) conduct(ctx context.Context, conv kv.Conversation, answer string, skip bool) (moderator.Conducted, error) {
+	if s.turnDeadline {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, participantTurnTimeout)
+		ctx, cancel = context.WithTimeout(ctx, ParticipantTurnTimeout)
 		defer cancel()
 	}
-	out, err := moderator.Conduct(ctx, s.part.moderator, moderator.ConductInput{
+	out, err := moderator.Conduct(ctx, s.moderator, moderator.ConductInput{
 		Brief: conv.Brief, Script: conv.Interview.Script, Transcript: conv.Transcript,
 		Context: conv.Interview.EntryAttributes, Note: conv.Link.Note, Answer: answer, Skip: skip,
 	})

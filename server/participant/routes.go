@@ -1,4 +1,4 @@
-package server
+package participant
 
 import (
 	"reflect"
@@ -9,10 +9,11 @@ import (
 	"interviewd/server/pipeline"
 )
 
-// participantSide is what the participant pages and their API need beside the store.
-type participantSide struct {
+// Pages is what the participant pages and their API need beside the store.
+type Pages struct {
+	*pipeline.Core
 	moderator moderator.Engine // the live interviewer's engine
-	turns     *turnLocks       // one turn at a time per interview
+	Turns     *turnLocks       // one turn at a time per interview
 	// transcripts: the interviewer reads the conversation so far, so a turn reads the
 	// whole transcript (the built-in one does not, and its turns read only the head).
 	transcripts bool
@@ -24,18 +25,19 @@ type participantSide struct {
 
 // routeParticipant mounts the participant pages, their JSON API and the static files.
 // The interviewer is the jobs runner's engine (the built-in one without a runner).
-func (s *Server) routeParticipant(r *router.Router) {
-	s.part = &participantSide{
+func Route(core *pipeline.Core, r *router.Router) *Pages {
+	s := &Pages{
+		Core:        core,
 		moderator:   moderator.NewBuiltin(),
-		turns:       newTurnLocks(),
+		Turns:       newTurnLocks(),
 		plan:        pipeline.PlanInput(reflect.TypeFor[ParticipantMessageInput]()),
 		sessionPlan: pipeline.PlanInput(reflect.TypeFor[ParticipantSessionInput]()),
 	}
 	if s.Jobs != nil {
-		s.part.moderator = s.Jobs.Moderator()
+		s.moderator = s.Jobs.Moderator()
 	}
-	s.part.transcripts = moderator.ProbesFromTranscript(s.part.moderator)
-	s.part.turnDeadline = !moderator.Bounded(s.part.moderator)
+	s.transcripts = moderator.ProbesFromTranscript(s.moderator)
+	s.turnDeadline = !moderator.Bounded(s.moderator)
 	pages := s.Group(r, "/i", s.participantPageSurface())
 	pages.Handle("GET", "/{token}", s.handleParticipantPage)
 	api := s.Group(r, "/i", s.participantAPISurface())
@@ -46,4 +48,5 @@ func (s *Server) routeParticipant(r *router.Router) {
 	pipeline.HandlePlain(r, "GET", "/i/{token}/brand.css", s.handleParticipantBrandCSS)
 	pipeline.HandlePlain(r, "GET", "/i/{token}/logo", s.handleParticipantLogo)
 	pipeline.HandlePlain(r, "GET", "/static/{name}", s.handleStatic)
+	return s
 }
