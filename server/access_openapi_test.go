@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/access"
 	"interviewd/server/pipeline"
 )
 
@@ -59,7 +60,7 @@ func TestAccessOpenAPIValidates(t *testing.T) {
 	if docAt(doc, "info", "version") != "1.0.0" || doc["openapi"] != "3.1.0" {
 		t.Fatalf("info %v", doc["info"])
 	}
-	table := (&accessSide{s: e.srv}).routes()
+	table := (&access.API{Core: e.srv.Core}).Routes()
 	paths := docAt(doc, "paths").(map[string]any)
 	if len(paths) != len(table) {
 		t.Fatalf("%d paths, table %d", len(paths), len(table))
@@ -106,7 +107,7 @@ func TestAccessOpenAPIValidates(t *testing.T) {
 	g := newAccessAgent(t, e)
 	r, _ := g.post("/v1/access/transactions", `{"email":"a@example.com","client_name":"Doc agent"}`)
 	validate("AccessStartOut", r.body)
-	var started accessStartOut
+	var started access.AccessStartOut
 	r.json(t, &started)
 	g.id = started.TransactionID.String()
 	code := smtp.Next(t, "a@example.com").Code()

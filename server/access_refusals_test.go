@@ -248,7 +248,7 @@ func TestAccessLimits(t *testing.T) {
 		raw, _ := json.Marshal(out)
 		return string(raw)
 	}
-	for i := 0; i < signInRequestsPerClient; i++ {
+	for i := 0; i < pipeline.SignInRequestsPerClient; i++ {
 		known := newAccessAgent(t, e)
 		k := known.must(201, "/v1/access/transactions", `{"email":"a@example.com","client_name":"Test agent"}`)
 		unknown := newAccessAgent(t, e)
@@ -284,7 +284,7 @@ func TestAccessAttemptLimits(t *testing.T) {
 		for j := 0; j < 4; j++ {
 			r, out := g.post("/v1/access/verify-email", `{"transaction_id":"`+g.id+`","token":"000000x"}`)
 			want := 422
-			if i*4+j >= signInAttemptsPerClient {
+			if i*4+j >= pipeline.SignInAttemptsPerClient {
 				want = 429
 			}
 			if r.status != want {

@@ -206,7 +206,7 @@ func TestAppSMSProviderRefuses(t *testing.T) {
 func TestAppSMSRateLimit(t *testing.T) {
 	e, texts := mustServeSMS(t, withRateLimits(pipeline.DefaultRateLimits()))
 	owner := e.mustAppSession("a@example.com", e.orgA.ID, kv.EnvLive)
-	for i := range signInRequestsPerClient - 1 {
+	for i := range pipeline.SignInRequestsPerClient - 1 {
 		r := e.appDo("POST", "/app/settings/security/phone", &owner, url.Values{"phone": {"+447700900123"}}, true)
 		mustContain(t, "add a number", r, 200, `action="/app/settings/security/phone/confirm"`)
 		if i == 0 {
@@ -220,18 +220,18 @@ func TestAppSMSRateLimit(t *testing.T) {
 	}
 	due := e.mustAppSessionDue("a@example.com")
 	if r := e.appDo("POST", "/app/twostep/sms", &due, nil, true); r.status != 200 {
-		t.Fatalf("text %d: %d", signInRequestsPerClient, r.status)
+		t.Fatalf("text %d: %d", pipeline.SignInRequestsPerClient, r.status)
 	}
 	r := e.appDo("POST", "/app/twostep/sms", &due, nil, true)
 	if r.status != 429 || r.header.Get("Retry-After") == "" {
-		t.Fatalf("text %d: %d, want 429", signInRequestsPerClient+1, r.status)
+		t.Fatalf("text %d: %d, want 429", pipeline.SignInRequestsPerClient+1, r.status)
 	}
 	r = e.appDo("POST", "/app/settings/security/phone", &owner, url.Values{"phone": {"+447700900123"}}, true)
 	if r.status != 429 {
 		t.Fatalf("an enrolment text over the limit: %d, want 429", r.status)
 	}
-	if n := len(texts.Messages()); n != signInRequestsPerClient {
-		t.Fatalf("%d texts sent, want %d (refused requests send nothing)", n, signInRequestsPerClient)
+	if n := len(texts.Messages()); n != pipeline.SignInRequestsPerClient {
+		t.Fatalf("%d texts sent, want %d (refused requests send nothing)", n, pipeline.SignInRequestsPerClient)
 	}
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,15 +20,6 @@ import (
 // counted per address and client address together, so a stranger cannot use up yours;
 // only the mail sent to one address has a cap of its own (a stranger can delay a new
 // code, never void the one you hold).
-
-// Sign-in limits, in any rolling signInWindow.
-const (
-	signInRequestsPerClient = 5  // code requests for one email address from one client address
-	signInAttemptsPerClient = 10 // codes typed for one email address from one client address
-	signInPerAddr           = 30 // code requests, and separately code attempts, from one client address
-	signInMailPerEmail      = 20 // codes mailed to one email address, whoever asked
-	signInWindow            = 10 * time.Minute
-)
 
 func (s *Server) appSignInRoutes() []appRoute {
 	return []appRoute{
@@ -68,25 +58,6 @@ func (s *Server) handleAppSignInPage(r *pipeline.Request) error {
 	return nil
 }
 
-// admitSignIn applies the sign-in limits to a code request (request true) or a code
-// attempt for email from the request's client address; a refusal is a 429 page with
-// Retry-After. A refused request or attempt is not counted.
-func (s *Server) admitSignIn(r *pipeline.Request, email string, request bool) error {
-	now, addr := s.Now(), s.ClientIP(r.C).String()
-	d := s.app.signInMail.PeekIP(now, email)
-	if !request || d.OK {
-		d = s.app.signIn.Admit(now, email+" "+addr, addr, request)
-	}
-	if d.OK && request {
-		d = s.app.signInMail.AdmitIP(now, email)
-	}
-	if d.OK {
-		return nil
-	}
-	return &pipeline.APIError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
-		Detail: "Too many sign-in attempts. Wait " + strconv.Itoa(d.RetryAfter) + " seconds, then try again."}
-}
-
 func (s *Server) handleAppSignInRequest(r *pipeline.Request) error {
 	page := s.newAppSignInPage(formValue(r, "email"), safeNext(formValue(r, "next")))
 	email, ok := kv.NormalizeEmail(page.Email)
@@ -95,7 +66,7 @@ func (s *Server) handleAppSignInRequest(r *pipeline.Request) error {
 		r.Out = &appPage{name: "app_signin", status: 422, title: "Sign in", bare: true, data: page}
 		return nil
 	}
-	if err := s.admitSignIn(r, email, true); err != nil {
+	if err := s.AdmitSignIn(r, email, true); err != nil {
 		return err
 	}
 	code, err := s.DB.RequestSignInCode(r.Ctx, email, appOf(r).browser())
@@ -117,7 +88,7 @@ func (s *Server) handleAppSignInCode(r *pipeline.Request) error {
 		r.Out = appRedirect{to: "/app/signin"}
 		return nil
 	}
-	if err := s.admitSignIn(r, email, false); err != nil {
+	if err := s.AdmitSignIn(r, email, false); err != nil {
 		return err
 	}
 	a := appOf(r)

@@ -14,7 +14,6 @@ import (
 	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/server/pipeline"
-	"interviewd/server/ratelimit"
 	"interviewd/webui"
 )
 
@@ -90,11 +89,6 @@ func (s *Server) appRouteSets() [][]appRoute {
 // table and /app's start), the sign-in limits and the mail sender.
 type appSide struct {
 	routes []appRoute
-	// signIn limits code requests (its write classes) and code attempts (its read
-	// classes) per email address and client address together, and per client address;
-	// signInMail caps the codes mailed to one address (its per-IP class, keyed by the
-	// email address). See app_signin.go.
-	signIn, signInMail *ratelimit.Limiter
 	// preKey authenticates pre-session tokens (app_pre_session.go).
 	preKey []byte
 }
@@ -182,15 +176,7 @@ func (s *Server) appSurfaceOf() *pipeline.Surface {
 // routeApp mounts the app: GET / and every route of appRouteSets under /app.
 func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits pipeline.RateLimits) {
 	s.app = &appSide{
-		signIn: ratelimit.New(pipeline.RateLimits{Off: limits.Off, Window: signInWindow,
-			Write: signInRequestsPerClient, OrgWrite: signInPerAddr, Read: signInAttemptsPerClient, OrgRead: signInPerAddr}),
-		signInMail: ratelimit.New(pipeline.RateLimits{Off: limits.Off, Window: signInWindow, IP: signInMailPerEmail}),
-		preKey:     derivedKey(s.DB.Secret(), "app pre-session"),
-	}
-	if s.DB.Shared() {
-		// Sign-in budgets hold across nodes like every other limit.
-		s.app.signIn.ShareInAs(s.DB, "signin:")
-		s.app.signInMail.ShareInAs(s.DB, "signin_mail:")
+		preKey: derivedKey(s.DB.Secret(), "app pre-session"),
 	}
 	sf := s.appSurfaceOf()
 	public := s.appRequire(appRoute{Access: accessPublic})

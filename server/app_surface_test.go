@@ -214,30 +214,30 @@ func TestAppSignInDoesNotTell(t *testing.T) {
 func TestAppSignInRateLimit(t *testing.T) {
 	e, smtp := mustServeMail(t, withRateLimits(pipeline.DefaultRateLimits()), withMetrics(prometheus.NewRegistry(), false))
 	b := newSignedOut(e)
-	for i := range signInRequestsPerClient {
+	for i := range pipeline.SignInRequestsPerClient {
 		if r := b.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 200 {
 			t.Fatalf("request %d: %d", i+1, r.status)
 		}
 	}
-	for range signInRequestsPerClient {
+	for range pipeline.SignInRequestsPerClient {
 		smtp.Next(t, "a@example.com")
 	}
 	r := b.post("/app/signin", url.Values{"email": {"a@example.com"}})
 	if r.status != 429 || r.header.Get("Retry-After") == "" || !bytes.Contains(r.body, []byte("Too many sign-in attempts")) {
-		t.Fatalf("request %d for one address: %d Retry-After %q", signInRequestsPerClient+1, r.status, r.header.Get("Retry-After"))
+		t.Fatalf("request %d for one address: %d Retry-After %q", pipeline.SignInRequestsPerClient+1, r.status, r.header.Get("Retry-After"))
 	}
 	// Code attempts have their own allowance.
-	for i := range signInAttemptsPerClient {
+	for i := range pipeline.SignInAttemptsPerClient {
 		if r := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {"000000"}}); r.status != 401 {
 			t.Fatalf("code attempt %d: %d", i+1, r.status)
 		}
 	}
 	if r := b.post("/app/signin/code", url.Values{"email": {"a@example.com"}, "code": {"000000"}}); r.status != 429 {
-		t.Fatalf("code attempt %d: %d, want 429", signInAttemptsPerClient+1, r.status)
+		t.Fatalf("code attempt %d: %d, want 429", pipeline.SignInAttemptsPerClient+1, r.status)
 	}
 	// Other addresses from the same client, up to the client's own limit.
-	n := signInRequestsPerClient // requests this client has made (refused ones count for nothing)
-	for i := 0; n < signInPerAddr; i++ {
+	n := pipeline.SignInRequestsPerClient // requests this client has made (refused ones count for nothing)
+	for i := 0; n < pipeline.SignInPerAddr; i++ {
 		email := "someone" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "@example.com"
 		if r := b.post("/app/signin", url.Values{"email": {email}}); r.status != 200 {
 			t.Fatalf("client request %d: %d", n+1, r.status)
@@ -247,8 +247,8 @@ func TestAppSignInRateLimit(t *testing.T) {
 	if r := b.post("/app/signin", url.Values{"email": {"fresh@example.com"}}); r.status != 429 {
 		t.Fatalf("client request %d: %d, want 429", n+1, r.status)
 	}
-	if got := len(smtp.Messages()); got != signInRequestsPerClient {
-		t.Fatalf("%d messages sent, want %d (refused requests send nothing)", got, signInRequestsPerClient)
+	if got := len(smtp.Messages()); got != pipeline.SignInRequestsPerClient {
+		t.Fatalf("%d messages sent, want %d (refused requests send nothing)", got, pipeline.SignInRequestsPerClient)
 	}
 	// Every refusal above is counted under the app surface, and the server still answers.
 	if got := e.scrape()[`interviewd_rate_limit_refusals_total{surface="app"}`]; got != 3 {
@@ -275,7 +275,7 @@ func TestAppSignInStrangerCannotVoidCode(t *testing.T) {
 		if r.status == 429 {
 			break
 		}
-		if r.status != 200 || i > signInRequestsPerClient {
+		if r.status != 200 || i > pipeline.SignInRequestsPerClient {
 			t.Fatalf("stranger's request %d: %d", i+1, r.status)
 		}
 		smtp.Next(t, "a@example.com")
@@ -285,7 +285,7 @@ func TestAppSignInStrangerCannotVoidCode(t *testing.T) {
 		if r.status == 429 {
 			break
 		}
-		if r.status != 401 || i > signInAttemptsPerClient {
+		if r.status != 401 || i > pipeline.SignInAttemptsPerClient {
 			t.Fatalf("stranger's attempt %d: %d", i+1, r.status)
 		}
 	}
@@ -302,12 +302,12 @@ func TestAppSignInStrangerCannotVoidCode(t *testing.T) {
 		t.Fatalf("the owner's code after a stranger's tries: %d, want 303", r.status)
 	}
 	// The mail cap: from enough client addresses, one address gets at most
-	// signInMailPerEmail codes in a window.
+	// pipeline.SignInMailPerEmail codes in a window.
 	sent := len(smtp.Messages())
-	for i := 0; sent < signInMailPerEmail; i++ {
+	for i := 0; sent < pipeline.SignInMailPerEmail; i++ {
 		c := newSignedOut(e)
 		c.ip = "203.0.113." + strconv.Itoa(10+i)
-		for j := 0; j < signInRequestsPerClient && sent < signInMailPerEmail; j++ {
+		for j := 0; j < pipeline.SignInRequestsPerClient && sent < pipeline.SignInMailPerEmail; j++ {
 			if r := c.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 200 {
 				t.Fatalf("request with %d sent: %d", sent, r.status)
 			}
@@ -317,7 +317,7 @@ func TestAppSignInStrangerCannotVoidCode(t *testing.T) {
 	c := newSignedOut(e)
 	c.ip = "203.0.113.200"
 	if r := c.post("/app/signin", url.Values{"email": {"a@example.com"}}); r.status != 429 {
-		t.Fatalf("code %d for one address: %d, want 429", signInMailPerEmail+1, r.status)
+		t.Fatalf("code %d for one address: %d, want 429", pipeline.SignInMailPerEmail+1, r.status)
 	}
 }
 

@@ -104,7 +104,7 @@ func (s *Server) handleAppTwoStepPage(r *pipeline.Request) error {
 // admitTwoStep applies the sign-in limits for the session's user to a code request
 // (an emailed code) or a code attempt.
 func (s *Server) admitTwoStep(r *pipeline.Request, request bool) error {
-	return s.admitSignIn(r, appOf(r).auth.User.Email, request)
+	return s.AdmitSignIn(r, appOf(r).auth.User.Email, request)
 }
 
 func (s *Server) handleAppTwoStep(r *pipeline.Request) error {

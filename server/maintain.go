@@ -31,7 +31,7 @@ func (s *Server) Maintain(ctx context.Context) {
 		s.SendCreditAlerts(ctx)
 		s.Limiter.Sweep(s.Now())
 		s.AuthFails.Sweep(s.Now())
-		s.app.signIn.Sweep(s.Now())
+		s.SignIn.Sweep(s.Now())
 		s.oauth.register.Sweep(s.Now())
 		if n%60 == 0 {
 			s.SweepRetention(ctx)

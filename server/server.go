@@ -33,9 +33,11 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/access"
 	"interviewd/server/participant"
 	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
+	"interviewd/server/rest"
 	"interviewd/sms"
 	"interviewd/webui"
 )
@@ -183,6 +185,12 @@ func New(cfg Config) *Server {
 	}
 	s.Proxies = pipeline.TrustedProxies(cfg.TrustedProxies)
 	s.AuthFails = ratelimit.NewFailures(limits)
+	s.SignIn, s.SignInMail = pipeline.NewSignInLimits(limits)
+	if cfg.DB != nil && cfg.DB.Shared() {
+		// Sign-in budgets hold across nodes like every other limit.
+		s.SignIn.ShareInAs(cfg.DB, "signin:")
+		s.SignInMail.ShareInAs(cfg.DB, "signin_mail:")
+	}
 	s.CreditAlerts = make(chan struct{}, 1)
 	if cfg.DB != nil && cfg.DB.Shared() {
 		s.AuthFails.ShareIn(cfg.DB) // an address's failures count on every node
@@ -201,14 +209,14 @@ func New(cfg Config) *Server {
 	r.NotFound = s.HandleNotFound
 	r.MethodNotAllowed = s.HandleMethodNotAllowed
 	r.GlobalOPTIONS = s.HandleOptions
-	s.routeREST(r)
+	rest.Route(s.Core, r)
 	s.routeMCP(r)
 	s.routeA2A(r)
 	s.RouteDocs(r)
 	s.part = participant.Route(s.Core, r)
 	s.routeApp(r, cfg.Mail, limits)
-	s.routeAccess(r, cfg.SMS)    // after the app: it shares the app's sign-in limits and mail
-	s.routeOAuth(r, cfg, limits) // after the app: the authorization endpoint is one of its pages
+	access.Route(s.Core, r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
+	s.routeOAuth(r, cfg, limits)     // after the app: the authorization endpoint is one of its pages
 	pipeline.HandlePlain(r, "GET", pipeline.MetricsPath, s.HandleMetrics)
 	s.routeHealth(r)
 	s.handler = s.Pipeline(r.Handler)

@@ -1,3 +1,6 @@
+// Package participant is what a participant sees: the interview pages under /i/ and
+// their JSON API (sessions, messages, skips), the organisation's brand and the static
+// files. It depends on the shared pipeline alone.
 package participant
 
 import (

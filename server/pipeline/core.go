@@ -40,6 +40,11 @@ type Core struct {
 	CreditAlerts chan struct{}
 	// mail sends the app's and the links' messages; nil logs them.
 	Mail mail.Sender
+	// SignIn limits sign-in code requests (its write classes) and code attempts (its
+	// read classes) per email address and client address together, and per client
+	// address; SignInMail caps the codes mailed to one address (its per-IP class, keyed
+	// by the email address). Shared by the app and the access API (signin.go).
+	SignIn, SignInMail *ratelimit.Limiter
 	// UI renders the participant pages and the web app; SecureCookies says the base URL
 	// is https, so session cookies are Secure.
 	UI            *webui.UI

@@ -120,7 +120,7 @@ func TestSharedFailedAuthBudget(t *testing.T) {
 // in the same table, and the request limiter's sweep (a one-minute window) leaves the
 // sign-in logs (a ten-minute window) alone.
 func TestSharedSignInBudget(t *testing.T) {
-	const signInWindow = 10 * time.Minute // the app's sign-in window (server/app_surface.go)
+	const signInWindow = 10 * time.Minute // the app's sign-in window (server/pipeline/signin.go)
 	signIn := Limits{Window: signInWindow, Write: 3, OrgWrite: 50, Read: 50, OrgRead: 50}
 	requests := sharedLimiters(t, 2, Limits{Window: time.Minute, Write: 3, OrgWrite: 50})
 	var nodes []*Limiter

@@ -1,4 +1,4 @@
-package server
+package access
 
 import (
 	"strconv"
@@ -28,7 +28,7 @@ Codes: emailed codes work for the transaction's life, two-step challenges for 10
 
 // accessOpenAPI generates the account access API's OpenAPI 3.1 document from its
 // route table.
-func (s *Server) accessOpenAPI(table []*accessRoute) pipeline.Schema {
+func (s *API) accessOpenAPI(table []*accessRoute) pipeline.Schema {
 	g := &pipeline.SchemaGen{Components: pipeline.Schema{}}
 	errRef := g.Named("AccessError", pipeline.Schema{"type": "object", "required": []any{"detail", "code"},
 		"properties": pipeline.Schema{

@@ -1,8 +1,12 @@
-package server
+// Package rest is the research API over REST: every operation of the research table
+// at its route, behind a bearer credential, through the research pipeline, answered
+// as JSON. It depends on the shared pipeline alone.
+package rest
 
 import (
-	"github.com/fasthttp/router"
 	"interviewd/server/pipeline"
+
+	"github.com/fasthttp/router"
 )
 
 // restWire is the research pipeline over REST: a refused caller still learns its
@@ -10,8 +14,8 @@ import (
 var restWire = pipeline.ResearchWire{PeekRate: true, Budget: pipeline.BudgetCredential, Idem: pipeline.RESTIdem, Bind: pipeline.BindRESTInput}
 
 // restSurface is the research API over REST: a bearer credential, then the research
-// pipeline (pipeline_research.go); JSON answers.
-func (s *Server) restSurface() *pipeline.Surface {
+// pipeline (pipeline.ResearchSteps); JSON answers.
+func restSurface(s *pipeline.Core) *pipeline.Surface {
 	return &pipeline.Surface{
 		Name:         "rest",
 		Pre:          []pipeline.Middleware{s.AuthFenceStep},
@@ -21,12 +25,12 @@ func (s *Server) restSurface() *pipeline.Surface {
 	}
 }
 
-// routeREST binds every operation of the research table to its REST route. Operations
+// Route binds every operation of the research table to its REST route. Operations
 // whose path ends in a literal action (":refine", ":simulate") share one route per
 // template, dispatched on the suffix, because the router matches whole segments.
-func (s *Server) routeREST(r *router.Router) {
+func Route(s *pipeline.Core, r *router.Router) {
 	s.Group(r, "", s.SignedDownloadSurface()).GET("/v1/api/exports/{job_id}/artifact", s.HandleSignedDownload)
-	g := s.Group(r, "", s.restSurface())
+	g := s.Group(r, "", restSurface(s))
 	for _, o := range s.Ops {
 		if tmpl, action := o.RESTPathAction(); action != "" {
 			g.Action(o.Method, tmpl, action, o, s.RunOperation)

@@ -1,4 +1,7 @@
-package server
+// Package access is the account access API (/v1/access): an agent signs a person in
+// by email and two-step, picks a workspace and is issued an API key, step by step in
+// one transaction, each step idempotent. It depends on the shared pipeline alone.
+package access
 
 import (
 	"context"
@@ -39,14 +42,14 @@ type accessRoute struct {
 	// PathParam is the route's path parameter (a UUID), if any.
 	PathParam string
 	Refusals  map[int]string // statuses beyond the ones every step can answer
-	handle    func(a *accessSide, r *pipeline.Request) error
+	handle    func(a *API, r *pipeline.Request) error
 	plan      *pipeline.InputPlan
 }
 
-// accessSide is what the access routes need beside the server: the text-message
+// API is what the access routes need beside the server: the text-message
 // provider (nil: sms is not offered).
-type accessSide struct {
-	s   *Server
+type API struct {
+	*pipeline.Core
 	sms sms.Sender
 }
 
@@ -76,49 +79,49 @@ func (c *accessCall) opened(a kv.Access) {
 	}
 }
 
-func (a *accessSide) routes() []*accessRoute {
+func (a *API) Routes() []*accessRoute {
 	return []*accessRoute{
 		{Method: "POST", Path: "/v1/access/transactions", OperationID: "start_transaction", Status: 201,
 			Summary:     "Start a transaction: a 6-digit code is emailed to the person",
 			Description: "Send your own proof (jmg_ + 32 random bytes, base64url) as the bearer credential here and on every later step. The answer is the same whether or not the address has an account.",
-			In:          reflect.TypeFor[accessStartIn](), Out: reflect.TypeFor[accessStartOut](),
-			handle: (*accessSide).handleStart},
+			In:          reflect.TypeFor[accessStartIn](), Out: reflect.TypeFor[AccessStartOut](),
+			handle: (*API).handleStart},
 		{Method: "POST", Path: "/v1/access/verify-email", OperationID: "verify_email", Status: 200,
 			Summary:     "Submit the emailed code",
 			Description: "An unknown address gets its account now. next_action is verify_mfa when the person has two-step set up or one of their workspaces requires it, else select_workspace. Five wrong codes (email and two-step together) end the transaction.",
 			In:          reflect.TypeFor[accessVerifyEmailIn](), Out: reflect.TypeFor[accessStepOut](),
-			handle: (*accessSide).handleVerifyEmail},
+			handle: (*API).handleVerifyEmail},
 		{Method: "POST", Path: "/v1/access/mfa/verify", OperationID: "verify_mfa", Status: 200,
 			Summary:     "Request a two-step challenge ({method}), then submit its code ({challenge_id, code})",
 			Description: "Methods: totp (the person's authenticator app), email (only where one of the person's organisations accepts codes by email as a second step), and sms when the server has a text-message provider and the person a verified number; mfa_methods lists the ones this person can use. A new challenge replaces the last; at most 5 per transaction.",
 			In:          reflect.TypeFor[accessMFAIn](), Out: reflect.TypeFor[accessMFAOut](),
 			Refusals: map[int]string{409: "wrong_step: the transaction is not waiting for two-step (next_action says what it is waiting for); challenge_limit: 5 challenges asked for already, start a new transaction."},
-			handle:   (*accessSide).handleMFA},
+			handle:   (*API).handleMFA},
 		{Method: "POST", Path: "/v1/access/workspace", OperationID: "choose_workspace", Status: 200,
 			Summary:     "List workspaces and invitations, then select one, accept an invitation or create a starter workspace",
 			Description: "Actions: {action: list}, {action: select, org_id}, {action: accept_invitation, invitation_id}, {action: create, name}. Choosing a workspace that requires two-step before one was passed makes next_action verify_mfa. Allowed again before the key is issued; a transaction creates at most one workspace (409 workspace_created).",
 			In:          reflect.TypeFor[accessWorkspaceIn](), Out: reflect.TypeFor[accessWorkspaceOut](),
 			Refusals: map[int]string{404: "not_found / invitation_invalid: not a workspace or invitation of this person."},
-			handle:   (*accessSide).handleWorkspace},
+			handle:   (*API).handleWorkspace},
 		{Method: "POST", Path: "/v1/access/keys", OperationID: "issue_key", Status: 201, Idempotent: true,
 			Summary:     "Issue the API key; the secret is in this answer only",
 			Description: "A transaction issues one key. Replaying the request (same Idempotency-Key and body) returns the key with secret null; a further key needs a new transaction.",
 			In:          reflect.TypeFor[accessKeyIn](), Out: reflect.TypeFor[accessKeyOut](),
 			Refusals: map[int]string{403: "role_forbids_scope: a member cannot hold studies:golive or export:read; two_step_required: the workspace requires two-step.",
 				404: "not_found: the person is no longer a member of the workspace."},
-			handle: (*accessSide).handleKey},
+			handle: (*API).handleKey},
 		{Method: "POST", Path: "/v1/access/keys/{key_id}/replace", OperationID: "replace_key", Status: 200, Idempotent: true, PathParam: "key_id",
 			Summary:     "Replace a key's secret; the old secret stops working at once",
 			Description: "The same key (name, scopes, environment, expiry) gets a new secret, in this answer only. The person's own key, or any key of the workspace for owners and admins. Same transaction and Idempotency-Key rules as issuing a key.",
 			In:          reflect.TypeFor[accessReplaceIn](), Out: reflect.TypeFor[accessKeyOut](),
 			Refusals: map[int]string{403: "two_step_required: the workspace requires two-step.",
 				404: "not_found: no such key that this person may see in the workspace."},
-			handle: (*accessSide).handleReplace},
+			handle: (*API).handleReplace},
 	}
 }
 
 // accessSurface: the proof, then the step's bind; JSON answers.
-func (s *Server) accessSurface() *pipeline.Surface {
+func (s *API) accessSurface() *pipeline.Surface {
 	return &pipeline.Surface{
 		Name:         "access",
 		Authenticate: s.accessAuthenticate,
@@ -127,11 +130,12 @@ func (s *Server) accessSurface() *pipeline.Surface {
 	}
 }
 
-// routeAccess mounts the account access API and its OpenAPI document. smsSender is
+// Route mounts the account access API and its OpenAPI document. smsSender is
 // the text-message provider (nil: none).
-func (s *Server) routeAccess(r *router.Router, smsSender sms.Sender) {
-	a := &accessSide{s: s, sms: smsSender}
-	table := a.routes()
+func Route(core *pipeline.Core, r *router.Router, smsSender sms.Sender) {
+	a := &API{Core: core, sms: smsSender}
+	s := a
+	table := a.Routes()
 	g := s.Group(r, "", s.accessSurface())
 	for _, rt := range table {
 		rt.plan = pipeline.PlanInput(rt.In)
@@ -161,7 +165,7 @@ var (
 
 // accessAuthenticate takes the bearer proof. Whether it opens a transaction is the
 // step's own check, in the step's transaction.
-func (s *Server) accessAuthenticate(r *pipeline.Request) error {
+func (s *API) accessAuthenticate(r *pipeline.Request) error {
 	h := r.C.Request.Header.Peek(fasthttp.HeaderAuthorization)
 	if len(h) == 0 {
 		return errAccessNoProof
@@ -176,7 +180,7 @@ func (s *Server) accessAuthenticate(r *pipeline.Request) error {
 
 // accessAuthFailures counts proofs that open no transaction (the steps' kv check) as
 // accessAuthenticate counts malformed ones.
-func (s *Server) accessAuthFailures(next pipeline.Handler) pipeline.Handler {
+func (s *API) accessAuthFailures(next pipeline.Handler) pipeline.Handler {
 	return func(r *pipeline.Request) error {
 		err := next(r)
 		var ae *pipeline.APIError
@@ -191,7 +195,7 @@ func (s *Server) accessAuthFailures(next pipeline.Handler) pipeline.Handler {
 // 422 of the body, a key request kv refused before opening the transaction) the
 // transaction's state, when the body names one the proof opens: every answer the proof
 // has earned says what is due next.
-func (s *Server) accessRefusalState(next pipeline.Handler) pipeline.Handler {
+func (s *API) accessRefusalState(next pipeline.Handler) pipeline.Handler {
 	return func(r *pipeline.Request) error {
 		err := next(r)
 		call := accessOf(r)
@@ -223,7 +227,7 @@ func (s *Server) accessRefusalState(next pipeline.Handler) pipeline.Handler {
 // accessAuthFailed counts a refused proof against the client address's
 // failed-credential budget, as the other surfaces count refused keys: err, or 429 once
 // the address is over budget.
-func (s *Server) accessAuthFailed(r *pipeline.Request, err error) error {
+func (s *API) accessAuthFailed(r *pipeline.Request, err error) error {
 	if wait := s.AuthFails.Fail(s.Now(), s.ClientIP(r.C)); wait > 0 {
 		return &pipeline.APIError{Status: 429, Code: "rate_limited", RetryAfter: wait,
 			Detail: "Too many failed authentication attempts from your address; wait before trying again."}
@@ -303,7 +307,7 @@ type accessErrorBody struct {
 // and state); refusals are in the contract's shape, with the transaction's state and
 // next action once the proof opened it (never for a 401: a wrong proof learns
 // nothing).
-func (s *Server) renderAccess(r *pipeline.Request, err error) {
+func (s *API) renderAccess(r *pipeline.Request, err error) {
 	c := r.C
 	c.Response.Header.Set("Cache-Control", "no-store")
 	call := accessOf(r)
@@ -342,15 +346,15 @@ func (s *Server) renderAccess(r *pipeline.Request, err error) {
 }
 
 // sendSMS sends a text message off the request path, as sendMail does mail.
-func (a *accessSide) sendSMS(to, body string) {
+func (a *API) sendSMS(to, body string) {
 	if a.sms == nil {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(a.s.Ctx, time.Minute)
+		ctx, cancel := context.WithTimeout(a.Ctx, time.Minute)
 		defer cancel()
 		if err := a.sms.Send(ctx, to, body); err != nil {
-			a.s.Log.Error().Err(err).Msg("send text message")
+			a.Log.Error().Err(err).Msg("send text message")
 		}
 	}()
 }

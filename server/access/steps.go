@@ -1,4 +1,4 @@
-package server
+package access
 
 import (
 	"errors"
@@ -13,22 +13,22 @@ import (
 // and text messages go out off the request path, so an answer takes as long whether
 // or not anything was sent.
 
-func (a *accessSide) handleStart(r *pipeline.Request) error {
+func (a *API) handleStart(r *pipeline.Request) error {
 	in := r.In.(*accessStartIn)
 	// A transaction start is a code request, limited as the app's sign-in (per address
 	// and client address, per client address, and mail per address).
 	if email, ok := kv.NormalizeEmail(in.Email); ok {
-		if err := a.s.admitSignIn(r, email, true); err != nil {
+		if err := a.AdmitSignIn(r, email, true); err != nil {
 			return err
 		}
 	}
-	st, err := a.s.DB.StartAccess(r.Ctx, kv.AccessStartInput{Email: in.Email, ClientName: in.ClientName, Proof: accessOf(r).proof})
+	st, err := a.DB.StartAccess(r.Ctx, kv.AccessStartInput{Email: in.Email, ClientName: in.ClientName, Proof: accessOf(r).proof})
 	if err != nil {
 		return err
 	}
-	a.s.SendMail(mail.AccessCode(st.Access.Email, st.Code, st.Access.ClientName))
+	a.SendMail(mail.AccessCode(st.Access.Email, st.Code, st.Access.ClientName))
 	acc := st.Access
-	r.Out = accessStartOut{TransactionID: acc.ID, ClientName: acc.ClientName, State: string(acc.State),
+	r.Out = AccessStartOut{TransactionID: acc.ID, ClientName: acc.ClientName, State: string(acc.State),
 		NextAction: acc.State.NextAction(), ExpiresAt: pipeline.WireTime(acc.ExpiresAt)}
 	r.Status = 201
 	return nil
@@ -36,31 +36,31 @@ func (a *accessSide) handleStart(r *pipeline.Request) error {
 
 // admit opens transaction id with the request's proof (401 when it does not) and
 // applies the sign-in limits to the code request (request true) or attempt it is.
-func (a *accessSide) admit(r *pipeline.Request, id kv.ID, request bool) error {
+func (a *API) admit(r *pipeline.Request, id kv.ID, request bool) error {
 	call := accessOf(r)
-	acc, err := a.s.DB.FindAccess(r.Ctx, id, call.proof)
+	acc, err := a.DB.FindAccess(r.Ctx, id, call.proof)
 	if err != nil {
 		return err
 	}
 	call.opened(acc)
-	return a.s.admitSignIn(r, acc.Email, request)
+	return a.AdmitSignIn(r, acc.Email, request)
 }
 
 // methods lists the two-step methods open to the transaction's person while
 // verify_mfa is due (nil otherwise).
-func (a *accessSide) methods(r *pipeline.Request, acc kv.Access) ([]kv.TwoStepMethod, error) {
+func (a *API) methods(r *pipeline.Request, acc kv.Access) ([]kv.TwoStepMethod, error) {
 	if acc.State != kv.AccessAwaitingMFA {
 		return nil, nil
 	}
-	return a.s.DB.FindAccessMethods(r.Ctx, acc.ID, accessOf(r).proof, a.sms != nil)
+	return a.DB.FindAccessMethods(r.Ctx, acc.ID, accessOf(r).proof, a.sms != nil)
 }
 
-func (a *accessSide) handleVerifyEmail(r *pipeline.Request) error {
+func (a *API) handleVerifyEmail(r *pipeline.Request) error {
 	in := r.In.(*accessVerifyEmailIn)
 	if err := a.admit(r, in.TransactionID, false); err != nil {
 		return err
 	}
-	acc, err := a.s.DB.VerifyAccessEmail(r.Ctx, in.TransactionID, accessOf(r).proof, in.Token)
+	acc, err := a.DB.VerifyAccessEmail(r.Ctx, in.TransactionID, accessOf(r).proof, in.Token)
 	accessOf(r).opened(acc)
 	if err != nil {
 		return err
@@ -73,14 +73,14 @@ func (a *accessSide) handleVerifyEmail(r *pipeline.Request) error {
 	return nil
 }
 
-func (a *accessSide) handleMFA(r *pipeline.Request) error {
+func (a *API) handleMFA(r *pipeline.Request) error {
 	in := r.In.(*accessMFAIn)
 	call := accessOf(r)
 	if in.Method == "" {
 		if err := a.admit(r, in.TransactionID, false); err != nil {
 			return err
 		}
-		acc, err := a.s.DB.VerifyAccessChallenge(r.Ctx, in.TransactionID, call.proof, *in.ChallengeID, in.Code)
+		acc, err := a.DB.VerifyAccessChallenge(r.Ctx, in.TransactionID, call.proof, *in.ChallengeID, in.Code)
 		call.opened(acc)
 		if err != nil {
 			return err
@@ -95,7 +95,7 @@ func (a *accessSide) handleMFA(r *pipeline.Request) error {
 			return err
 		}
 	}
-	ch, err := a.s.DB.RequestAccessChallenge(r.Ctx, kv.AccessChallengeInput{ID: in.TransactionID, Proof: call.proof,
+	ch, err := a.DB.RequestAccessChallenge(r.Ctx, kv.AccessChallengeInput{ID: in.TransactionID, Proof: call.proof,
 		Method: kv.TwoStepMethod(in.Method), SMS: a.sms != nil})
 	call.opened(ch.Access)
 	if err != nil {
@@ -103,7 +103,7 @@ func (a *accessSide) handleMFA(r *pipeline.Request) error {
 	}
 	switch ch.Method {
 	case kv.MethodEmail:
-		a.s.SendMail(mail.TwoStepCode(ch.To, ch.Code))
+		a.SendMail(mail.TwoStepCode(ch.To, ch.Code))
 	case kv.MethodSMS:
 		a.sendSMS(ch.To, "Your interviewd verification code: "+ch.Code+". It works once, for 10 minutes. Do not share it with anyone you did not ask to sign in for you.")
 	}
@@ -114,7 +114,7 @@ func (a *accessSide) handleMFA(r *pipeline.Request) error {
 	return nil
 }
 
-func (a *accessSide) handleWorkspace(r *pipeline.Request) error {
+func (a *API) handleWorkspace(r *pipeline.Request) error {
 	in := r.In.(*accessWorkspaceIn)
 	call := accessOf(r)
 	var (
@@ -123,7 +123,7 @@ func (a *accessSide) handleWorkspace(r *pipeline.Request) error {
 	)
 	switch in.Action {
 	case "list":
-		list, err := a.s.DB.ListAccessWorkspaces(r.Ctx, in.TransactionID, call.proof)
+		list, err := a.DB.ListAccessWorkspaces(r.Ctx, in.TransactionID, call.proof)
 		call.opened(list.Access)
 		if err != nil {
 			return err
@@ -143,11 +143,11 @@ func (a *accessSide) handleWorkspace(r *pipeline.Request) error {
 		r.Out = out
 		return nil
 	case "select":
-		chosen, err = a.s.DB.SelectAccessWorkspace(r.Ctx, in.TransactionID, call.proof, *in.OrgID)
+		chosen, err = a.DB.SelectAccessWorkspace(r.Ctx, in.TransactionID, call.proof, *in.OrgID)
 	case "accept_invitation":
-		chosen, err = a.s.DB.AcceptAccessInvitation(r.Ctx, in.TransactionID, call.proof, *in.InvitationID)
+		chosen, err = a.DB.AcceptAccessInvitation(r.Ctx, in.TransactionID, call.proof, *in.InvitationID)
 	case "create":
-		chosen, err = a.s.DB.CreateAccessWorkspace(r.Ctx, in.TransactionID, call.proof, in.Name)
+		chosen, err = a.DB.CreateAccessWorkspace(r.Ctx, in.TransactionID, call.proof, in.Name)
 	}
 	call.opened(chosen.Access)
 	if err != nil {
@@ -168,7 +168,7 @@ func (a *accessSide) handleWorkspace(r *pipeline.Request) error {
 	return nil
 }
 
-func (a *accessSide) handleKey(r *pipeline.Request) error {
+func (a *API) handleKey(r *pipeline.Request) error {
 	in := r.In.(*accessKeyIn)
 	idem, err := accessIdem(r)
 	if err != nil {
@@ -183,24 +183,24 @@ func (a *accessSide) handleKey(r *pipeline.Request) error {
 			days = -1
 		}
 	}
-	k, err := a.s.DB.IssueAccessKey(r.Ctx, kv.AccessKeyInput{ID: in.TransactionID, Proof: accessOf(r).proof, Name: in.Name,
+	k, err := a.DB.IssueAccessKey(r.Ctx, kv.AccessKeyInput{ID: in.TransactionID, Proof: accessOf(r).proof, Name: in.Name,
 		Scopes: in.Scopes, Environment: kv.Environment(in.Environment), ExpiresDays: days, Idem: idem})
 	return a.keyAnswer(r, k, renameField(err, "expires_days", "expires_in_days"), 201)
 }
 
-func (a *accessSide) handleReplace(r *pipeline.Request) error {
+func (a *API) handleReplace(r *pipeline.Request) error {
 	in := r.In.(*accessReplaceIn)
 	idem, err := accessIdem(r)
 	if err != nil {
 		return err
 	}
 	keyID, _ := kv.ParseID(r.PathParam("key_id")) // checked by accessBind
-	k, err := a.s.DB.ReplaceAccessKey(r.Ctx, kv.AccessReplaceInput{ID: in.TransactionID, Proof: accessOf(r).proof, KeyID: keyID, Idem: idem})
+	k, err := a.DB.ReplaceAccessKey(r.Ctx, kv.AccessReplaceInput{ID: in.TransactionID, Proof: accessOf(r).proof, KeyID: keyID, Idem: idem})
 	return a.keyAnswer(r, k, err, 200)
 }
 
 // keyAnswer answers a key step: the key with its secret, or a replay without it.
-func (a *accessSide) keyAnswer(r *pipeline.Request, k kv.AccessKeyIssued, err error, status int) error {
+func (a *API) keyAnswer(r *pipeline.Request, k kv.AccessKeyIssued, err error, status int) error {
 	call := accessOf(r)
 	call.opened(k.Access)
 	if err != nil {

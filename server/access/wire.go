@@ -1,4 +1,4 @@
-package server
+package access
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ type accessStartIn struct {
 	ClientName string `json:"client_name" required:"true" minLength:"1" maxLength:"100" doc:"Your application's name, quoted in the email to the person."`
 }
 
-type accessStartOut struct {
+type AccessStartOut struct {
 	TransactionID kv.ID         `json:"transaction_id"`
 	ClientName    string        `json:"client_name"`
 	State         string        `json:"state" enum:"awaiting_email"`

@@ -1,4 +1,4 @@
-package server
+package access
 
 import (
 	"reflect"
@@ -26,7 +26,7 @@ func FuzzAccessDecoders(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	table := (&accessSide{}).routes()
+	table := (&API{}).Routes()
 	for _, rt := range table {
 		rt.plan = pipeline.PlanInput(rt.In)
 	}
