@@ -3,6 +3,7 @@ package server
 import (
 	stdjson "encoding/json"
 	"fmt"
+	"interviewd/server/mcp"
 	"interviewd/server/pipeline"
 	"io"
 	"net/http"
@@ -33,7 +34,7 @@ func whoamiBatch(n int) string {
 // item by item.
 func TestMCPBatchCap(t *testing.T) {
 	limits := pipeline.DefaultRateLimits()
-	limits.Read, limits.OrgRead = 10*mcpMaxBatch, 10*mcpMaxBatch
+	limits.Read, limits.OrgRead = 10*mcp.MaxBatch, 10*mcp.MaxBatch
 	e := mustServe(t, withRateLimits(limits))
 	post := func(body string) response {
 		return e.do("POST", "/v1/mcp", "a_live", body, "Accept", acceptBoth)
@@ -51,13 +52,13 @@ func TestMCPBatchCap(t *testing.T) {
 
 	t.Run("ErrOverTheCap", func(t *testing.T) {
 		before := readsLeft(t)
-		r := post(whoamiBatch(mcpMaxBatch + 1))
+		r := post(whoamiBatch(mcp.MaxBatch + 1))
 		if r.status != 400 {
 			t.Fatalf("%d %.300s", r.status, r.body)
 		}
 		res := decodeRPC(t, r)
 		if res.Error == nil || res.Error.Code != -32600 || res.ID != nil ||
-			!strings.Contains(res.Error.Message, fmt.Sprintf("at most %d requests", mcpMaxBatch)) {
+			!strings.Contains(res.Error.Message, fmt.Sprintf("at most %d requests", mcp.MaxBatch)) {
 			t.Fatalf("%d %.300s", r.status, r.body)
 		}
 		if after := readsLeft(t); after != before-1 {
@@ -65,12 +66,12 @@ func TestMCPBatchCap(t *testing.T) {
 		}
 	})
 	t.Run("OK_AtTheCap", func(t *testing.T) {
-		r := post(whoamiBatch(mcpMaxBatch))
+		r := post(whoamiBatch(mcp.MaxBatch))
 		if r.status != 200 {
 			t.Fatalf("%d %.300s", r.status, r.body)
 		}
 		var answers []rpc
-		if err := stdjson.Unmarshal(r.body, &answers); err != nil || len(answers) != mcpMaxBatch {
+		if err := stdjson.Unmarshal(r.body, &answers); err != nil || len(answers) != mcp.MaxBatch {
 			t.Fatalf("%d answers (%v): %.300s", len(answers), err, r.body)
 		}
 		for _, a := range answers {
@@ -124,7 +125,7 @@ func TestMCPBatchLen(t *testing.T) {
 		{`[` + strings.Repeat(`{},`, 100) + `{}]`, 5, true}, // stops at limit+1
 		{`"["`, 0, false},
 	} {
-		n, isBatch := batchLen([]byte(tc.body), 4)
+		n, isBatch := mcp.BatchLen([]byte(tc.body), 4)
 		if n != tc.n || isBatch != tc.isBatch {
 			t.Errorf("batchLen(%s) = %d, %v; want %d, %v", tc.body, n, isBatch, tc.n, tc.isBatch)
 		}

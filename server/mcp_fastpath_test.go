@@ -10,12 +10,13 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/mcp"
 	"interviewd/server/pipeline"
 )
 
 // mcpExchange sends one request straight to an endpoint's handler (the same handler
 // the router calls) and returns the response.
-func mcpExchange(m *mcpEndpoint, secret, body string, headers ...string) *fasthttp.Response {
+func mcpExchange(m *mcp.Endpoint, secret, body string, headers ...string) *fasthttp.Response {
 	var req fasthttp.Request
 	req.Header.SetMethod("POST")
 	req.SetRequestURI("/v1/mcp")
@@ -28,7 +29,7 @@ func mcpExchange(m *mcpEndpoint, secret, body string, headers ...string) *fastht
 	req.SetBodyString(body)
 	var c fasthttp.RequestCtx
 	c.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}, nil)
-	m.serve(&c)
+	m.Serve(&c)
 	var resp fasthttp.Response
 	c.Response.CopyTo(&resp)
 	return &resp
@@ -43,7 +44,7 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 	st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Mine")
 	e.mustStudy(e.orgA.ID, kv.EnvLive, "Also mine")
 	other := e.mustStudy(e.orgB.ID, kv.EnvLive, "Theirs")
-	fast, sdk := e.srv.newMCPEndpoint(true), e.srv.newMCPEndpoint(false)
+	fast, sdk := e.srv.mcp.NewEndpoint(true), e.srv.mcp.NewEndpoint(false)
 
 	call := func(id, name, args, meta string) string {
 		b := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + name + `"`
@@ -137,7 +138,7 @@ func TestMCPFastPathMatchesSDK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			took := fast.serveToolCall(&ctx, context.Background(), p)
+			took := fast.ServeToolCall(&ctx, context.Background(), p)
 			if took != c.fast {
 				t.Fatalf("fast path took it: %v, want %v", took, c.fast)
 			}
@@ -175,7 +176,7 @@ func FuzzMCPFastPath(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	fast, sdk := srv.newMCPEndpoint(true), srv.newMCPEndpoint(false)
+	fast, sdk := srv.mcp.NewEndpoint(true), srv.mcp.NewEndpoint(false)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami"}}`,
@@ -203,7 +204,7 @@ func FuzzMCPFastPath(f *testing.F) {
 		req.SetBodyString(body)
 		var c fasthttp.RequestCtx
 		c.Init(&req, nil, nil)
-		if !fast.serveToolCall(&c, context.Background(), p) {
+		if !fast.ServeToolCall(&c, context.Background(), p) {
 			return
 		}
 		want := mcpExchange(sdk, secret, body, headers...)

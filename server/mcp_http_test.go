@@ -3,6 +3,7 @@ package server
 import (
 	stdjson "encoding/json"
 	"fmt"
+	"interviewd/server/mcp"
 	"interviewd/server/pipeline"
 	"strings"
 	"testing"
@@ -159,7 +160,7 @@ func TestOriginPolicy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := newOriginPolicy(c.base).allows([]byte(c.origin)); got != c.want {
+			if got := mcp.NewOriginPolicy(c.base).Allows([]byte(c.origin)); got != c.want {
 				t.Fatalf("base %q origin %q: %v, want %v", c.base, c.origin, got, c.want)
 			}
 		})
@@ -175,18 +176,18 @@ func FuzzOriginPolicy(f *testing.F) {
 		f.Add("https://interviewd.example", s)
 	}
 	f.Fuzz(func(t *testing.T, base, origin string) {
-		p := newOriginPolicy(base)
-		if !p.allows([]byte(origin)) || origin == "" {
+		p := mcp.NewOriginPolicy(base)
+		if !p.Allows([]byte(origin)) || origin == "" {
 			return
 		}
 		if !strings.HasPrefix(strings.ToLower(origin), "http://") && !strings.HasPrefix(strings.ToLower(origin), "https://") {
 			t.Fatalf("base %q allowed non-http origin %q", base, origin)
 		}
-		if !p.loopback && p.origin == "" {
+		if !p.Loopback && p.Origin == "" {
 			t.Fatalf("base %q has no origin, yet %q was allowed", base, origin)
 		}
-		if p.origin != "" && !p.allows([]byte(p.origin)) {
-			t.Fatalf("base %q refuses its own origin %q", base, p.origin)
+		if p.Origin != "" && !p.Allows([]byte(p.Origin)) {
+			t.Fatalf("base %q refuses its own origin %q", base, p.Origin)
 		}
 	})
 }

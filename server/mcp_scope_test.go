@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"interviewd/kv"
+	mcpsurface "interviewd/server/mcp"
 	"interviewd/server/pipeline"
 )
 
@@ -91,7 +92,7 @@ func TestMCPToolListForCredential(t *testing.T) {
 			res := list(t, reader.access, era)
 			var marked []string
 			for _, tool := range res.Tools {
-				if strings.HasSuffix(tool.Description, notGrantedNote) {
+				if strings.HasSuffix(tool.Description, mcpsurface.NotGrantedNote) {
 					marked = append(marked, tool.Name)
 				}
 			}
@@ -108,7 +109,7 @@ func TestMCPToolListForCredential(t *testing.T) {
 		})
 		t.Run("OAuth_Full_"+era, func(t *testing.T) {
 			for _, tool := range list(t, full.access, era).Tools {
-				if strings.Contains(tool.Description, notGrantedNote) {
+				if strings.Contains(tool.Description, mcpsurface.NotGrantedNote) {
 					t.Fatalf("%s is marked for a connection holding every scope", tool.Name)
 				}
 			}
@@ -117,7 +118,7 @@ func TestMCPToolListForCredential(t *testing.T) {
 			var names []string
 			for _, tool := range list(t, e.keys["a_studies_only"], era).Tools {
 				names = append(names, tool.Name)
-				if strings.Contains(tool.Description, notGrantedNote) || ops[tool.Name].CheckScope(narrowKey) != nil {
+				if strings.Contains(tool.Description, mcpsurface.NotGrantedNote) || ops[tool.Name].CheckScope(narrowKey) != nil {
 					t.Fatalf("%s listed for a key that cannot call it", tool.Name)
 				}
 			}

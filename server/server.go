@@ -34,6 +34,7 @@ import (
 	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/server/access"
+	"interviewd/server/mcp"
 	"interviewd/server/participant"
 	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
@@ -129,7 +130,8 @@ type Server struct {
 	// tools, skills and appActions are the research pipeline as MCP tool calls (shared
 	// by the endpoint's fast path and the SDK's tool handlers), A2A skills and the web
 	// app's actions, composed once (pipeline_research.go).
-	tools, skills, appActions *pipeline.ResearchSurface
+	mcp                *mcp.Side
+	skills, appActions *pipeline.ResearchSurface
 }
 
 // New builds a Server and its routes.
@@ -202,7 +204,6 @@ func New(cfg Config) *Server {
 	s.UI, s.SecureCookies = ui, strings.HasPrefix(s.BaseURL, "https://")
 	s.Ops = s.OperationTable()
 	s.OnResearch = cfg.onResearch
-	s.tools = s.NewResearchSurface("mcp_tool", mcpWire, renderTool)
 	s.skills = s.NewResearchSurface("a2a_skill", a2aWire, renderSkill)
 	s.appActions = s.NewResearchSurface("app_action", appWire, renderAppAction)
 	r := pipeline.NewRouter()
@@ -210,7 +211,7 @@ func New(cfg Config) *Server {
 	r.MethodNotAllowed = s.HandleMethodNotAllowed
 	r.GlobalOPTIONS = s.HandleOptions
 	rest.Route(s.Core, r)
-	s.routeMCP(r)
+	s.mcp = mcp.Route(s.Core, r)
 	s.routeA2A(r)
 	s.RouteDocs(r)
 	s.part = participant.Route(s.Core, r)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/mcp"
 	"interviewd/server/pipeline"
 )
 
@@ -281,7 +282,7 @@ func TestResearchPipelineSkippedStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	whoami := s.opByName("whoami")
-	full := s.ResearchSteps(mcpWire)
+	full := s.ResearchSteps(mcp.Wire)
 	if len(full) != 4 {
 		t.Fatalf("the pipeline composes %d steps before the operation, want scope, rate limit, idempotency and bind", len(full))
 	}
@@ -310,7 +311,7 @@ func TestResearchPipelineSkippedStep(t *testing.T) {
 		})
 	}
 	t.Run("OK_Whole", func(t *testing.T) {
-		rs := s.NewResearchSurface("whole", mcpWire, func(*pipeline.Request, error) {})
+		rs := s.NewResearchSurface("whole", mcp.Wire, func(*pipeline.Request, error) {})
 		r := &pipeline.Request{Ctx: context.Background(), Op: whoami, P: p, Args: []byte(`{}`)}
 		rs.Run(r)
 		var mine []pipeline.ResearchPass

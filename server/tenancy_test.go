@@ -20,6 +20,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/mcp"
 	"interviewd/server/pipeline"
 )
 
@@ -61,7 +62,7 @@ type tenancyWorld struct {
 	scoped   map[string]string // sorted scope list → key secret (org A, live)
 	revoked  string
 	expiring string // expires 30 days after creation: the clock is moved past it
-	sdk      *mcpEndpoint
+	sdk      *mcp.Endpoint
 	// agent is the A2A twin of a key (secret → secret): the same organisation,
 	// environment and scopes, with agent:run, which A2A asks of every key.
 	agent map[string]string
@@ -75,7 +76,7 @@ func TestTenancyMatrix(t *testing.T) {
 	clock := &testClock{now: time.Now().UTC()}
 	passes := &researchPasses{}
 	e := mustServe(t, withClock(clock), withResearchTrace(passes.add))
-	w := &tenancyWorld{e: e, clock: clock, scoped: map[string]string{}, sdk: e.srv.newMCPEndpoint(false),
+	w := &tenancyWorld{e: e, clock: clock, scoped: map[string]string{}, sdk: e.srv.mcp.NewEndpoint(false),
 		agent: map[string]string{}, app: map[string]*pipeline.Principal{}}
 	w.build(t)
 
@@ -440,7 +441,7 @@ func (w *tenancyWorld) sendMCPSDK(t *testing.T, o *pipeline.Operation, auth stri
 	req.SetBodyString(body)
 	var c fasthttp.RequestCtx
 	c.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}, nil)
-	w.sdk.serve(&c)
+	w.sdk.Serve(&c)
 	h := http.Header{}
 	for k, v := range c.Response.Header.All() {
 		h.Add(string(k), string(v))
@@ -738,7 +739,7 @@ func (w *tenancyWorld) credentials(t *testing.T, o *pipeline.Operation, f tenanc
 				want += `, error="invalid_token"`
 			}
 			if s.pipeline == "mcp_tool" { // the scopes a connection asks for (mcp_scope.go)
-				want += `, scope="` + mcpDefaultScope() + `"`
+				want += `, scope="` + mcp.DefaultScope() + `"`
 			}
 			if got := a.header.Get("WWW-Authenticate"); got != want {
 				t.Errorf("ErrCredential%s/%s: WWW-Authenticate %q, want %q", c.name, s.name, got, want)

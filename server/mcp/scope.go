@@ -1,4 +1,4 @@
-package server
+package mcp
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // mcpDefaultScope is the scope the 401 challenge names, what a client asks for when it
 // first connects: every scope an OAuth client may hold, as the protected-resource
 // metadata lists them. The consent page shows them ticked, and the person may untick any.
-func mcpDefaultScope() string { return strings.Join(pipeline.OAuthScopes(), " ") }
+func DefaultScope() string { return strings.Join(pipeline.OAuthScopes(), " ") }
 
 // addDefaultScope adds the scope a connection asks for to a 401's challenge.
 func addDefaultScope(c *fasthttp.RequestCtx) {
@@ -31,13 +31,13 @@ func addDefaultScope(c *fasthttp.RequestCtx) {
 	}
 	h := &c.Response.Header
 	if v := h.Peek("WWW-Authenticate"); len(v) > 0 {
-		h.Set("WWW-Authenticate", string(v)+`, scope="`+mcpDefaultScope()+`"`)
+		h.Set("WWW-Authenticate", string(v)+`, scope="`+DefaultScope()+`"`)
 	}
 }
 
 // notGrantedNote ends the description of a tool an OAuth connection was not granted the
 // scope for.
-const notGrantedNote = " This connection was not granted that permission: a call is refused with insufficient_scope" +
+const NotGrantedNote = " This connection was not granted that permission: a call is refused with insufficient_scope" +
 	" until the person connects again and approves it."
 
 // toolsForCredential is the tools/list a credential sees.
@@ -67,7 +67,7 @@ func toolsForCredential(ops map[string]*pipeline.Operation) mcp.Middleware {
 					view.Tools = append(view.Tools, t)
 				case p.CredentialType == pipeline.CredentialOAuth:
 					marked := *t
-					marked.Description += notGrantedNote
+					marked.Description += NotGrantedNote
 					view.Tools = append(view.Tools, &marked)
 				}
 			}

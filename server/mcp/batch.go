@@ -1,4 +1,4 @@
-package server
+package mcp
 
 import (
 	stdjson "encoding/json"
@@ -15,7 +15,7 @@ import (
 // a few requests at a time (initialize with its notification, a handful of calls).
 
 // mcpMaxBatch caps the requests of one batch.
-const mcpMaxBatch = 32
+const MaxBatch = 32
 
 // mcpMaxBatchAnswer caps the answer to one batch: beyond it the batch is refused
 // instead of answered, whatever its requests returned.
@@ -25,21 +25,21 @@ const mcpMaxBatchAnswer = 8 << 20
 // Invalid Request, before any of its requests runs, and reports whether it did. It
 // reports in isBatch whether body is a batch at all.
 func refuseLargeBatch(c *fasthttp.RequestCtx, body []byte) (refused, isBatch bool) {
-	n, isBatch := batchLen(body, mcpMaxBatch)
-	if !isBatch || n <= mcpMaxBatch {
+	n, isBatch := BatchLen(body, MaxBatch)
+	if !isBatch || n <= MaxBatch {
 		return false, isBatch
 	}
 	if !stdjson.Valid(body) { // not JSON at all: the SDK answers a parse error
 		return false, isBatch
 	}
 	pipeline.WriteJSONRPCError(c, 400, -32600, fmt.Sprintf(
-		"Invalid Request: a JSON-RPC batch may hold at most %d requests; send the rest in further batches or one at a time.", mcpMaxBatch))
+		"Invalid Request: a JSON-RPC batch may hold at most %d requests; send the rest in further batches or one at a time.", MaxBatch))
 	return true, true
 }
 
 // batchLen reports whether body is a JSON array (a batch) and how many elements its
 // top level holds, counting no further than limit+1. It does not validate the JSON.
-func batchLen(body []byte, limit int) (n int, isBatch bool) {
+func BatchLen(body []byte, limit int) (n int, isBatch bool) {
 	i := 0
 	for i < len(body) && isJSONSpace(body[i]) {
 		i++

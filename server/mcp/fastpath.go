@@ -1,4 +1,4 @@
-package server
+package mcp
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ const (
 
 // serveToolCall answers c when it holds a tools/call the fast path recognises, and
 // reports whether it did; when it returns false it has written nothing.
-func (m *mcpEndpoint) serveToolCall(c *fasthttp.RequestCtx, ctx context.Context, p *pipeline.Principal) bool {
+func (m *Endpoint) ServeToolCall(c *fasthttp.RequestCtx, ctx context.Context, p *pipeline.Principal) bool {
 	h := &c.Request.Header
 	if mt, _, err := mime.ParseMediaType(string(h.ContentType())); err != nil || mt != "application/json" {
 		return false

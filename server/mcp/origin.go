@@ -1,4 +1,4 @@
-package server
+package mcp
 
 import (
 	"interviewd/server/pipeline"
@@ -14,22 +14,22 @@ import (
 // loopback origin is ours too, whatever its port, since local tools pick their own.
 // Requests without an Origin (every non-browser client) pass.
 type originPolicy struct {
-	origin   string // canonical scheme://host[:port] of the base URL
-	loopback bool
+	Origin   string // canonical scheme://host[:port] of the base URL
+	Loopback bool
 	listed   pipeline.CORSOrigins
 }
 
-func newOriginPolicy(baseURL string) originPolicy {
+func NewOriginPolicy(baseURL string) originPolicy {
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		return originPolicy{}
 	}
 	origin, _ := pipeline.CanonicalOrigin(u)
-	return originPolicy{origin: origin, loopback: pipeline.IsLoopbackHost(u.Hostname())}
+	return originPolicy{Origin: origin, Loopback: pipeline.IsLoopbackHost(u.Hostname())}
 }
 
 // allows reports whether a request with this Origin header value may proceed.
-func (p originPolicy) allows(origin []byte) bool {
+func (p originPolicy) Allows(origin []byte) bool {
 	if len(origin) == 0 {
 		return true
 	}
@@ -37,11 +37,11 @@ func (p originPolicy) allows(origin []byte) bool {
 	if !ok {
 		return false // "null", "file://", or something that is not an origin at all
 	}
-	if (p.origin != "" && got == p.origin) || p.listed[got] {
+	if (p.Origin != "" && got == p.Origin) || p.listed[got] {
 		return true
 	}
 	u, _ := url.Parse(got)
-	return p.loopback && pipeline.IsLoopbackHost(u.Hostname())
+	return p.Loopback && pipeline.IsLoopbackHost(u.Hostname())
 }
 
 // cors is the MCP endpoint's first step. A preflight from a listed origin is answered
@@ -49,7 +49,7 @@ func (p originPolicy) allows(origin []byte) bool {
 // request from a listed origin is answered with that origin allowed and the headers an
 // MCP client reads exposed, refusals included: a browser client must read the 401's
 // challenge to start OAuth.
-func (m *mcpEndpoint) cors(next pipeline.Handler) pipeline.Handler {
+func (m *Endpoint) cors(next pipeline.Handler) pipeline.Handler {
 	return func(r *pipeline.Request) error {
 		c := r.C
 		raw := c.Request.Header.Peek("Origin")

@@ -1,4 +1,8 @@
-package server
+// Package mcp is the MCP server at /v1/mcp: the research table as tools over
+// Streamable HTTP (both protocol eras), through the official SDK behind a net/http
+// bridge and a fast path for a lone tools/call, each call through the research
+// pipeline. It depends on the shared pipeline alone.
+package mcp
 
 import (
 	"bytes"
@@ -27,8 +31,8 @@ import (
 // runs what the SDK cannot do behind a bridge: the Origin check, the method check and
 // authentication through the same resolveToken as REST; and the fast path for the
 // one request that is most of the traffic, a single tools/call (see mcp_fastpath.go).
-type mcpEndpoint struct {
-	s *Server
+type Endpoint struct {
+	s *Side
 	// sdk is built on the first request the fast path does not answer: adding every
 	// tool to the SDK resolves its schemas, which was a third of a server's start-up.
 	sdk     func() http.Handler
@@ -39,11 +43,11 @@ type mcpEndpoint struct {
 	// fast turns the tools/call fast path on; off, every request goes to the SDK.
 	fast bool
 	// serve is the endpoint's whole chain (surface), as the router calls it.
-	serve fasthttp.RequestHandler
+	Serve fasthttp.RequestHandler
 }
 
-func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
-	m := &mcpEndpoint{
+func (s *Side) NewEndpoint(fast bool) *Endpoint {
+	m := &Endpoint{
 		s: s,
 		sdk: sync.OnceValue(func() http.Handler {
 			sdk := s.newMCPServer()
@@ -56,7 +60,7 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 				DisableLocalhostProtection: true,
 			})
 		}),
-		origins:    newOriginPolicy(s.BaseURL),
+		origins:    NewOriginPolicy(s.BaseURL),
 		tools:      make(map[string]*pipeline.Operation, len(s.Ops)),
 		serverInfo: pipeline.LazyJSON(func() any { return mcpImplementation() }),
 		fast:       fast,
@@ -67,27 +71,38 @@ func (s *Server) newMCPEndpoint(fast bool) *mcpEndpoint {
 	}
 	sf := m.surface()
 	sf.Log = &s.Log
-	m.serve = sf.Serve(pipeline.ResourceMCP, nil, sf.Chain(m.serveRPC))
+	m.Serve = sf.Serve(pipeline.ResourceMCP, nil, sf.Chain(m.serveRPC))
 	return m
+}
+
+// Side is the MCP surface over the pipeline: the research table as tools.
+type Side struct {
+	*pipeline.Core
+	// tools is the research pipeline as MCP tool calls, shared by the endpoint's fast
+	// path and the SDK's tool handlers.
+	tools *pipeline.ResearchSurface
 }
 
 // routeMCP mounts the MCP endpoint at /v1/mcp and /v1/mcp/, and the protected-resource
 // metadata its 401s point at.
-func (s *Server) routeMCP(r *router.Router) {
-	m := s.newMCPEndpoint(true)
-	r.ANY(pipeline.ResourceMCP, m.serve)
+func Route(core *pipeline.Core, r *router.Router) *Side {
+	s := &Side{Core: core}
+	s.tools = core.NewResearchSurface("mcp_tool", Wire, renderTool)
+	m := s.NewEndpoint(true)
+	r.ANY(pipeline.ResourceMCP, m.Serve)
 	// "/v1/mcp/" is the same endpoint. The router keeps it only as a trailing-slash
 	// twin of "/v1/mcp" (it takes no second handler and, with redirects off, sends it
 	// to NotFound), so it is served on its way to NotFound: before any not-found answer.
 	notFound := r.NotFound
 	r.NotFound = func(c *fasthttp.RequestCtx) {
 		if string(c.Path()) == pipeline.ResourceMCP+"/" {
-			m.serve(c)
+			m.Serve(c)
 			return
 		}
 		notFound(c)
 	}
 	pipeline.RouteResourceMetadata(s.Core, r)
+	return s
 }
 
 // surface is the MCP endpoint as a route: CORS → Origin → bearer credential → method →
@@ -96,7 +111,7 @@ func (s *Server) routeMCP(r *router.Router) {
 // discovery. Errors before JSON-RPC is spoken are REST-shaped (a client that is refused
 // at the door reads them like any HTTP API), a body that is not JSON at all is a
 // JSON-RPC parse error. Each tool call runs the research pipeline (Server.tools).
-func (m *mcpEndpoint) surface() *pipeline.Surface {
+func (m *Endpoint) surface() *pipeline.Surface {
 	return &pipeline.Surface{
 		Name:         "mcp",
 		Pre:          []pipeline.Middleware{m.cors, m.checkOrigin},
@@ -106,11 +121,11 @@ func (m *mcpEndpoint) surface() *pipeline.Surface {
 	}
 }
 
-func (m *mcpEndpoint) checkOrigin(next pipeline.Handler) pipeline.Handler {
+func (m *Endpoint) checkOrigin(next pipeline.Handler) pipeline.Handler {
 	return func(r *pipeline.Request) error {
-		if !m.origins.allows(r.C.Request.Header.Peek("Origin")) {
+		if !m.origins.Allows(r.C.Request.Header.Peek("Origin")) {
 			return &pipeline.APIError{Status: 403, Code: "forbidden_origin",
-				Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + m.origins.origin + " or from an origin the operator lists in --cors-origins."}
+				Detail: "Requests from this Origin are not accepted; MCP clients in a browser must be served from " + m.origins.Origin + " or from an origin the operator lists in --cors-origins."}
 		}
 		return next(r)
 	}
@@ -130,7 +145,7 @@ func checkMCPMethod(next pipeline.Handler) pipeline.Handler {
 
 // renderMCP writes the refusals made before JSON-RPC is spoken; answers themselves are
 // written by the fast path or the SDK.
-func (s *Server) renderMCP(r *pipeline.Request, err error) {
+func (s *Side) renderMCP(r *pipeline.Request, err error) {
 	var pe *pipeline.ErrRPCParse
 	if errors.As(err, &pe) {
 		pipeline.WriteJSONRPCError(r.C, 400, -32700, pe.Msg)
@@ -141,7 +156,7 @@ func (s *Server) renderMCP(r *pipeline.Request, err error) {
 }
 
 // serveRPC answers one authenticated JSON-RPC request: the fast path or the SDK.
-func (m *mcpEndpoint) serveRPC(r *pipeline.Request) error {
+func (m *Endpoint) serveRPC(r *pipeline.Request) error {
 	c, s := r.C, m.s
 	r.Written = true
 	acceptJSON(&c.Request.Header)
@@ -152,7 +167,7 @@ func (m *mcpEndpoint) serveRPC(r *pipeline.Request) error {
 			s.SetRateHeaders(c, *d)
 		}
 	}()
-	if m.fast && m.serveToolCall(c, ctx, r.P) {
+	if m.fast && m.ServeToolCall(c, ctx, r.P) {
 		return nil
 	}
 	refused, isBatch := refuseLargeBatch(c, c.PostBody())

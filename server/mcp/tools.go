@@ -1,4 +1,4 @@
-package server
+package mcp
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 // newMCPServer builds the SDK server with one tool per operation of the table: a new
 // operation becomes a tool with no code here.
-func (s *Server) newMCPServer() *mcp.Server {
+func (s *Side) newMCPServer() *mcp.Server {
 	srv := mcp.NewServer(mcpImplementation(),
 		&mcp.ServerOptions{
 			Instructions: "Run AI-moderated research interviews: author studies from plain-language guidance, " +
@@ -83,7 +83,7 @@ func toolErrorSchema() pipeline.Schema {
 }
 
 // mcpToolHandler runs one operation as a tool call for the SDK.
-func (s *Server) mcpToolHandler(o *pipeline.Operation) mcp.ToolHandler {
+func (s *Side) mcpToolHandler(o *pipeline.Operation) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// The endpoint authenticates before the SDK runs, so call is never nil there.
 		call := mcpCallFrom(ctx)
@@ -101,7 +101,7 @@ func (s *Server) mcpToolHandler(o *pipeline.Operation) mcp.ToolHandler {
 
 // mcpWire is the research pipeline as MCP tool calls: input from one arguments
 // object, and no idempotency key (the contract gives MCP no equivalent).
-var mcpWire = pipeline.ResearchWire{Budget: pipeline.BudgetCredential, Bind: pipeline.BindArgsInput}
+var Wire = pipeline.ResearchWire{Budget: pipeline.BudgetCredential, Bind: pipeline.BindArgsInput}
 
 // toolOutcome is a rendered tool call: the result's JSON (the output, or the error
 // body when isError), for an internal failure its cause for the log, and a note said
@@ -151,7 +151,7 @@ var pooledToolCalls = sync.Pool{New: func() any { return new(pooledToolCall) }}
 // result's JSON (the output, or the error body when isError) and, for an internal
 // failure, its cause for the log. Tool calls run on the SDK's goroutines as well as
 // the fast path's, so each has its own request, never the HTTP request's.
-func (s *Server) runTool(ctx context.Context, o *pipeline.Operation, p *pipeline.Principal, args []byte) (raw []byte, isError bool, cause, note string) {
+func (s *Side) runTool(ctx context.Context, o *pipeline.Operation, p *pipeline.Principal, args []byte) (raw []byte, isError bool, cause, note string) {
 	tc := pooledToolCalls.Get().(*pooledToolCall)
 	defer func() {
 		*tc = pooledToolCall{}
