@@ -13,10 +13,11 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/a2a"
 	"interviewd/server/pipeline"
 )
 
-func a2aExchange(e *a2aEndpoint, secret, body string, headers ...string) *fasthttp.Response {
+func a2aExchange(e *a2a.Endpoint, secret, body string, headers ...string) *fasthttp.Response {
 	var req fasthttp.Request
 	req.Header.SetMethod("POST")
 	req.SetRequestURI("/v1/a2a")
@@ -28,7 +29,7 @@ func a2aExchange(e *a2aEndpoint, secret, body string, headers ...string) *fastht
 	req.SetBodyString(body)
 	var c fasthttp.RequestCtx
 	c.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}, nil)
-	e.serve(&c)
+	e.Serve(&c)
 	var resp fasthttp.Response
 	c.Response.CopyTo(&resp)
 	return &resp
@@ -86,7 +87,7 @@ func TestA2AFastPathMatchesSDK(t *testing.T) {
 	e.mustKey("agent_links", e.orgA.ID, kv.EnvLive, []string{"agent:run", "links:read"})
 	st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Mine")
 	other := e.mustStudy(e.orgB.ID, kv.EnvLive, "Theirs")
-	fast, sdk := e.srv.newA2AEndpoint(true), e.srv.newA2AEndpoint(false)
+	fast, sdk := e.srv.a2a.NewEndpoint(true), e.srv.a2a.NewEndpoint(false)
 
 	msg := func(parts string, extra string) string {
 		return `{"jsonrpc":"2.0","id":"r1","method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":` + parts + extra + `}}}`
@@ -165,12 +166,12 @@ func TestA2AFastPathMatchesSDK(t *testing.T) {
 			req.SetBodyString(ownMessageID(c.body, c.name+"-took"))
 			var ctx fasthttp.RequestCtx
 			ctx.Init(&req, nil, nil)
-			p, err := e.srv.ResolveToken(e.keys[c.key], resourceA2A)
+			p, err := e.srv.ResolveToken(e.keys[c.key], a2a.Resource)
 			if err != nil {
 				t.Fatal(err)
 			}
-			call := &a2aCall{p: p}
-			took := fast.serveSendFast(&ctx, context.WithValue(context.Background(), a2aCallKey{}, call), call)
+			call := &a2a.Call{P: p}
+			took := fast.ServeSendFast(&ctx, context.WithValue(context.Background(), a2a.CallKey{}, call), call)
 			if took != c.fast {
 				t.Fatalf("fast path took it: %v, want %v", took, c.fast)
 			}
@@ -202,11 +203,11 @@ func FuzzA2AFastPath(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	p, err := srv.ResolveToken(secret, resourceA2A)
+	p, err := srv.ResolveToken(secret, a2a.Resource)
 	if err != nil {
 		f.Fatal(err)
 	}
-	fast, sdk := srv.newA2AEndpoint(true), srv.newA2AEndpoint(false)
+	fast, sdk := srv.a2a.NewEndpoint(true), srv.a2a.NewEndpoint(false)
 	msg := func(id, parts string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":` + parts + `}}}`
 	}
@@ -231,8 +232,8 @@ func FuzzA2AFastPath(f *testing.F) {
 		req.SetBodyString(ownMessageID(body, "fast-"+i))
 		var c fasthttp.RequestCtx
 		c.Init(&req, nil, nil)
-		call := &a2aCall{p: p}
-		if !fast.serveSendFast(&c, context.WithValue(context.Background(), a2aCallKey{}, call), call) {
+		call := &a2a.Call{P: p}
+		if !fast.ServeSendFast(&c, context.WithValue(context.Background(), a2a.CallKey{}, call), call) {
 			return
 		}
 		if !stdjson.Valid(c.Response.Body()) {

@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
+	a2asurface "interviewd/server/a2a"
 )
 
 // A key holds at most a2aMaxStreams event streams at once: the next is refused as a
@@ -26,7 +27,7 @@ func TestA2AStreamsPerKeyCapped(t *testing.T) {
 	task := mustSend(t, c, skillMessage("simulate_study", map[string]any{"study_id": st.ID.String(), "max_turns": 1}), true)
 	g.WaitArrived(t, 1)
 	var streams []func() (a2a.Event, error, bool)
-	for i := 0; i < a2aMaxStreams; i++ {
+	for i := 0; i < a2asurface.MaxStreams; i++ {
 		next, stop := iter.Pull2(c.SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: task.ID}))
 		defer stop()
 		if ev := nextEvent(t, next, "stream "+strconv.Itoa(i+1)); ev.(*a2a.Task).ID != task.ID {
@@ -39,7 +40,7 @@ func TestA2AStreamsPerKeyCapped(t *testing.T) {
 	r := e.do("POST", "/v1/a2a", "agent", rpcCall("SubscribeToTask", `{"id":"`+string(task.ID)+`"}`))
 	body := string(r.body)
 	if !strings.Contains(body, `"code":-32000`) || !strings.Contains(body, `"rate_limited"`) || !strings.Contains(body, `"retry_after_seconds":"1"`) {
-		t.Fatalf("stream %d: %d %s", a2aMaxStreams+1, r.status, body)
+		t.Fatalf("stream %d: %d %s", a2asurface.MaxStreams+1, r.status, body)
 	}
 	for _, err := range c.SendStreamingMessage(context.Background(), &a2a.SendMessageRequest{Message: skillMessage("whoami", nil)}) {
 		if !errorsIs(err, a2a.ErrServerError) || !strings.Contains(err.Error(), "event streams open") {

@@ -15,6 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
 	"interviewd/kv"
+	a2asurface "interviewd/server/a2a"
 )
 
 // allScopes is every scope a research API key can hold, agent:run included.
@@ -118,7 +119,7 @@ func artifactJSON(tb testing.TB, t *a2a.Task, id string, v any) {
 
 func TestA2AAgentCard(t *testing.T) {
 	e := mustServe(t)
-	r := e.do("GET", agentCardPath, "", "")
+	r := e.do("GET", a2asurface.AgentCardPath, "", "")
 	if r.status != 200 || r.header.Get("Content-Type") != "application/json" {
 		t.Fatalf("card: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
 	}
@@ -130,11 +131,11 @@ func TestA2AAgentCard(t *testing.T) {
 		t.Fatalf("ETag %q", etag)
 	}
 	for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
-		if again := e.do("GET", agentCardPath, "", "", "If-None-Match", inm); again.status != 304 || len(again.body) != 0 || again.header.Get("ETag") != etag {
+		if again := e.do("GET", a2asurface.AgentCardPath, "", "", "If-None-Match", inm); again.status != 304 || len(again.body) != 0 || again.header.Get("ETag") != etag {
 			t.Fatalf("If-None-Match %s: %d %q", inm, again.status, again.body)
 		}
 	}
-	if other := e.do("GET", agentCardPath, "", "", "If-None-Match", `"stale"`); other.status != 200 {
+	if other := e.do("GET", a2asurface.AgentCardPath, "", "", "If-None-Match", `"stale"`); other.status != 200 {
 		t.Fatalf("stale If-None-Match: %d", other.status)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
+	a2asurface "interviewd/server/a2a"
 	"interviewd/server/pipeline"
 )
 
@@ -101,8 +102,8 @@ func FuzzA2AMessageText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		env := peekRPC([]byte(body))
-		err := env.checkMessageText()
+		env := a2asurface.PeekRPC([]byte(body))
+		err := env.CheckMessageText()
 		if err != nil {
 			var ae *a2a.Error
 			if !errors.As(err, &ae) || !errors.Is(err, a2a.ErrInvalidParams) || !strings.HasPrefix(ae.Message, "message.parts[") {
@@ -141,7 +142,7 @@ func TestA2APlainPart(t *testing.T) {
 		`{"data":{"note":"caf\u00e9"}}`:  false,
 		"{\"data\":{\"note\":\"\xff\"}}": false,
 	} {
-		if got := plainPart([]byte(part)); got != plain {
+		if got := a2asurface.PlainPart([]byte(part)); got != plain {
 			t.Errorf("%s: plain %v, want %v", part, got, plain)
 		}
 	}

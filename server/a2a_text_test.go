@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
+	a2asurface "interviewd/server/a2a"
 	"interviewd/server/pipeline"
 )
 
@@ -29,7 +30,7 @@ func TestPlainIntent(t *testing.T) {
 		{"create a study", "", ""},
 		{"", "", ""},
 	} {
-		in, ok := plainIntent(tc.text)
+		in, ok := a2asurface.PlainIntent(tc.text)
 		if in.Skill != tc.skill || ok != (tc.skill != "") {
 			t.Fatalf("%q: %+v %v", tc.text, in, ok)
 		}
@@ -37,7 +38,7 @@ func TestPlainIntent(t *testing.T) {
 			t.Fatalf("%q: arguments %s", tc.text, in.Arguments)
 		}
 	}
-	if in, _ := plainIntent("Status of study " + strings.ToUpper(id)); !strings.Contains(string(in.Arguments), id) {
+	if in, _ := a2asurface.PlainIntent("Status of study " + strings.ToUpper(id)); !strings.Contains(string(in.Arguments), id) {
 		t.Fatalf("study id not lower-cased: %s", in.Arguments)
 	}
 }
@@ -179,7 +180,7 @@ func FuzzPlainIntent(f *testing.F) {
 		known[o.Name] = true
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		in, ok := plainIntent(text)
+		in, ok := a2asurface.PlainIntent(text)
 		if !ok {
 			return
 		}

@@ -33,6 +33,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/a2a"
 	"interviewd/server/access"
 	"interviewd/server/mcp"
 	"interviewd/server/participant"
@@ -118,20 +119,19 @@ type Server struct {
 	// cancelled when a shutdown begins, so open streams end and let it finish.
 	streams     context.Context
 	stopStreams context.CancelFunc
-	// a2aStreams counts each credential's open A2A event streams (a2a_streams.go).
-	a2aStreams *streamSlots
-	part       *participant.Pages // the participant pages and their API
-	app        *appSide           // the web app (app_surface.go)
-	sms        sms.Sender         // texts two-step codes; nil: no provider, texts not offered
-	oauth      *oauthSide         // the authorization server (oauth_surface.go)
+	a2a         *a2a.Agent         // the A2A surface
+	part        *participant.Pages // the participant pages and their API
+	app         *appSide           // the web app (app_surface.go)
+	sms         sms.Sender         // texts two-step codes; nil: no provider, texts not offered
+	oauth       *oauthSide         // the authorization server (oauth_surface.go)
 
 	transcripts *transcriptRenders // the app's transcript pages by interview and length
 
 	// tools, skills and appActions are the research pipeline as MCP tool calls (shared
 	// by the endpoint's fast path and the SDK's tool handlers), A2A skills and the web
 	// app's actions, composed once (pipeline_research.go).
-	mcp                *mcp.Side
-	skills, appActions *pipeline.ResearchSurface
+	mcp        *mcp.Side
+	appActions *pipeline.ResearchSurface
 }
 
 // New builds a Server and its routes.
@@ -175,7 +175,6 @@ func New(cfg Config) *Server {
 	s.ReqPrefix = "req_" + hex.EncodeToString(b[:]) + "_"
 	s.Ctx, s.cancel = context.WithCancel(context.Background())
 	s.streams, s.stopStreams = context.WithCancel(s.Ctx)
-	s.a2aStreams = newStreamSlots()
 	limits := pipeline.DefaultRateLimits()
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
@@ -204,15 +203,15 @@ func New(cfg Config) *Server {
 	s.UI, s.SecureCookies = ui, strings.HasPrefix(s.BaseURL, "https://")
 	s.Ops = s.OperationTable()
 	s.OnResearch = cfg.onResearch
-	s.skills = s.NewResearchSurface("a2a_skill", a2aWire, renderSkill)
 	s.appActions = s.NewResearchSurface("app_action", appWire, renderAppAction)
+	writeTimeout := cmp.Or(cfg.WriteTimeout, 60*time.Second)
 	r := pipeline.NewRouter()
 	r.NotFound = s.HandleNotFound
 	r.MethodNotAllowed = s.HandleMethodNotAllowed
 	r.GlobalOPTIONS = s.HandleOptions
 	rest.Route(s.Core, r)
 	s.mcp = mcp.Route(s.Core, r)
-	s.routeA2A(r)
+	s.a2a = a2a.Route(s.Core, r, s.streams, writeTimeout)
 	s.RouteDocs(r)
 	s.part = participant.Route(s.Core, r)
 	s.routeApp(r, cfg.Mail, limits)
@@ -225,7 +224,7 @@ func New(cfg Config) *Server {
 		Handler:            s.handler,
 		Name:               "interviewd",
 		ReadTimeout:        60 * time.Second,
-		WriteTimeout:       cmp.Or(cfg.WriteTimeout, 60*time.Second),
+		WriteTimeout:       writeTimeout,
 		IdleTimeout:        120 * time.Second,
 		MaxRequestBodySize: pipeline.MaxJSONBody,
 		// Uploads stream to disk under their own limits; JSON bodies are read through

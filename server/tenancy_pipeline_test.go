@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"interviewd/kv"
+	"interviewd/server/a2a"
 	"interviewd/server/mcp"
 	"interviewd/server/pipeline"
 )
@@ -145,7 +146,7 @@ func (w *tenancyWorld) sendA2A(t *testing.T, o *pipeline.Operation, _ tenancyFix
 	}
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"t1","method":"SendMessage","params":{"message":{"messageId":%q,"role":"ROLE_USER","parts":[{"data":{"skill":%q,"arguments":%s}}]}%s}}`,
 		idem, o.Name, rawArgs, config)
-	req, err := http.NewRequest("POST", w.e.url+resourceA2A, strings.NewReader(body))
+	req, err := http.NewRequest("POST", w.e.url+a2a.Resource, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestResearchPipelineSkippedStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whoami := s.opByName("whoami")
+	whoami := s.OpByName("whoami")
 	full := s.ResearchSteps(mcp.Wire)
 	if len(full) != 4 {
 		t.Fatalf("the pipeline composes %d steps before the operation, want scope, rate limit, idempotency and bind", len(full))
@@ -346,7 +347,7 @@ func TestResearchPipelineRateEverySurface(t *testing.T) {
 		return secret
 	}
 	w := &tenancyWorld{e: e, agent: map[string]string{}, app: map[string]*pipeline.Principal{}}
-	whoami := e.srv.opByName("whoami")
+	whoami := e.srv.OpByName("whoami")
 	for _, s := range tenancySurfaces {
 		if s.name == "MCP-SDK" {
 			continue // needs the matrix's SDK endpoint; the fast path's eras run the same tool chain

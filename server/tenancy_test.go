@@ -20,6 +20,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/a2a"
 	"interviewd/server/mcp"
 	"interviewd/server/pipeline"
 )
@@ -312,7 +313,7 @@ var tenancySurfaces = []tenancySurface{
 		send: func(w *tenancyWorld, t *testing.T, o *pipeline.Operation, _ tenancyFixture, auth string, args map[string]any, _ string) tenancyAnswer {
 			return w.sendMCPSDK(t, o, auth, args)
 		}},
-	{name: "A2A", pipeline: "a2a_skill", inBand: true, challenge: `Bearer realm="` + testBaseURL + resourceA2A + `", scope="` + kv.ScopeAgentRun + `"`,
+	{name: "A2A", pipeline: "a2a_skill", inBand: true, challenge: `Bearer realm="` + testBaseURL + a2a.Resource + `", scope="` + kv.ScopeAgentRun + `"`,
 		send: (*tenancyWorld).sendA2A},
 	{name: "App", pipeline: "app_action", inBand: true, send: (*tenancyWorld).sendApp},
 }

@@ -146,3 +146,13 @@ func newList[T any](items []T, next string) List[T] {
 	}
 	return l
 }
+
+// OpByName returns the research operation named name, or nil.
+func (s *Core) OpByName(name string) *Operation {
+	for _, o := range s.Ops {
+		if o.Name == name {
+			return o
+		}
+	}
+	return nil
+}

@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"interviewd/server/pipeline"
@@ -50,7 +50,7 @@ func messageIntent(msg *a2a.Message) (in a2aIntent, text string, ok bool, err er
 		}
 	}
 	text = strings.TrimSpace(strings.Join(texts, "\n"))
-	in, ok = plainIntent(text)
+	in, ok = PlainIntent(text)
 	return in, text, ok, nil
 }
 
@@ -77,7 +77,7 @@ var plainExamples = map[string][]string{
 }
 
 // plainIntent maps a plain-text request to a skill, or reports it cannot.
-func plainIntent(text string) (a2aIntent, bool) {
+func PlainIntent(text string) (a2aIntent, bool) {
 	if text == "" {
 		return a2aIntent{}, false
 	}

@@ -1,4 +1,8 @@
-package server
+// Package a2a is the A2A agent at /v1/a2a: the research table as skills over A2A's
+// JSON-RPC binding (the official SDK behind a net/http bridge, and a fast path for a
+// plain SendMessage), tasks that follow jobs, event streams, and the agent card. Each
+// skill runs through the research pipeline. It depends on the shared pipeline alone.
+package a2a
 
 import (
 	"bufio"
@@ -25,7 +29,7 @@ import (
 )
 
 // resourceA2A is the A2A surface's path.
-const resourceA2A = "/v1/a2a"
+const Resource = "/v1/a2a"
 
 // a2aKeepAlive is how often an idle event stream carries a comment, so proxies keep it
 // open and a client that went away is noticed.
@@ -36,8 +40,8 @@ const a2aKeepAlive = 15 * time.Second
 // in fasthttp, run what belongs to interviewd: the method check, the API key (Bearer or
 // X-API-Key, agent:run) and the body limit. Skills are the research operations, run by
 // a2aHandler through the research pipeline, as REST routes and MCP tools are.
-type a2aEndpoint struct {
-	s       *Server
+type Endpoint struct {
+	s       *Agent
 	handler *a2aHandler
 	rpc     http.Handler
 	// logs is what the SDK logs through (its lines join the server's log).
@@ -46,12 +50,12 @@ type a2aEndpoint struct {
 	// goes to the SDK's binding.
 	fast bool
 	// serve is the endpoint's whole chain (surface), as the router calls it.
-	serve fasthttp.RequestHandler
+	Serve fasthttp.RequestHandler
 }
 
-func (s *Server) newA2AEndpoint(fast bool) *a2aEndpoint {
+func (s *Agent) NewEndpoint(fast bool) *Endpoint {
 	h := &a2aHandler{s: s}
-	e := &a2aEndpoint{s: s, handler: h, fast: fast, logs: slog.New(&zerologHandler{log: &s.Log})}
+	e := &Endpoint{s: s, handler: h, fast: fast, logs: slog.New(&zerologHandler{log: &s.Log})}
 	e.rpc = a2asrv.NewJSONRPCHandler(h, a2asrv.WithTransportKeepAlive(a2aKeepAlive),
 		// A panic while a stream is written would otherwise be re-raised on a goroutine
 		// nothing recovers: it is logged and answered as an internal error.
@@ -66,15 +70,33 @@ func (s *Server) newA2AEndpoint(fast bool) *a2aEndpoint {
 		Render:       s.renderA2A,
 		Log:          &s.Log,
 	}
-	e.serve = sf.Serve(resourceA2A, nil, sf.Chain(e.serveRPC))
+	e.Serve = sf.Serve(Resource, nil, sf.Chain(e.serveRPC))
 	return e
 }
 
 // routeA2A mounts the A2A endpoint and the agent card. Only POST is routed: any other
 // method gets the router's JSON 405.
-func (s *Server) routeA2A(r *router.Router) {
-	r.POST(resourceA2A, s.newA2AEndpoint(true).serve)
+// streams is the context of event streams, which outlive their handler: it ends when
+// a shutdown begins, so open streams end and let it finish. writeTimeout bounds each
+// write of a stream.
+func Route(core *pipeline.Core, r *router.Router, streams context.Context, writeTimeout time.Duration) *Agent {
+	s := &Agent{Core: core, streams: streams, slots: newStreamSlots(), writeTimeout: writeTimeout}
+	s.skills = core.NewResearchSurface("a2a_skill", a2aWire, renderSkill)
+	r.POST(Resource, s.NewEndpoint(true).Serve)
 	s.routeAgentCard(r)
+	return s
+}
+
+// Agent is the A2A surface over the pipeline: the research table as skills.
+type Agent struct {
+	*pipeline.Core
+	// skills is the research pipeline as A2A skills.
+	skills *pipeline.ResearchSurface
+	// streams is the context of event streams (see routeA2A); slots counts each
+	// credential's open streams (a2a_streams.go).
+	streams      context.Context
+	slots        *streamSlots
+	writeTimeout time.Duration
 }
 
 // a2aToken returns the API key of a request: Authorization: Bearer, else X-API-Key.
@@ -98,7 +120,7 @@ func a2aToken(h *fasthttp.RequestHeader) (string, error) {
 // OAuth token is looked up all the same: a working one is refused for what it is
 // (403), one that is unknown or ended is no credential (401, a failure counted like a
 // wrong key), so a token's shape alone never earns an answer saying it is real.
-func (s *Server) a2aAuthenticate(r *pipeline.Request) error {
+func (s *Agent) a2aAuthenticate(r *pipeline.Request) error {
 	tok, err := a2aToken(&r.C.Request.Header)
 	if err != nil {
 		return s.LimitAuthFailure(r.C, err)
@@ -115,7 +137,7 @@ func (s *Server) a2aAuthenticate(r *pipeline.Request) error {
 		return &pipeline.APIError{Status: 403, Code: "oauth_token_not_accepted",
 			Detail: "OAuth tokens are not accepted by the A2A surface; use an API key holding agent:run."}
 	}
-	p, err := s.ResolveTokenIn(r.Ctx, tok, resourceA2A)
+	p, err := s.ResolveTokenIn(r.Ctx, tok, Resource)
 	if err != nil {
 		return s.LimitAuthFailure(r.C, err)
 	}
@@ -127,7 +149,7 @@ func (s *Server) a2aAuthenticate(r *pipeline.Request) error {
 // renderA2A writes the refusals made before JSON-RPC is spoken (method, credential,
 // body): the HTTP status an HTTP client expects, with a JSON-RPC error body an A2A
 // client can read. Answers themselves are written by the SDK's binding.
-func (s *Server) renderA2A(r *pipeline.Request, err error) {
+func (s *Agent) renderA2A(r *pipeline.Request, err error) {
 	c := r.C
 	var pe *pipeline.ErrRPCParse
 	if errors.As(err, &pe) {
@@ -138,7 +160,7 @@ func (s *Server) renderA2A(r *pipeline.Request, err error) {
 	h := &c.Response.Header
 	switch ae.Status {
 	case 401:
-		v := `Bearer realm="` + s.BaseURL + resourceA2A + `", scope="` + kv.ScopeAgentRun + `"`
+		v := `Bearer realm="` + s.BaseURL + Resource + `", scope="` + kv.ScopeAgentRun + `"`
 		if ae.TokenSent {
 			v += `, error="invalid_token"`
 		}
@@ -189,29 +211,29 @@ func a2aErrorObject(ae *pipeline.APIError) map[string]any {
 }
 
 // a2aCall is what one authenticated A2A request hands to the handler.
-type a2aCall struct {
-	p *pipeline.Principal
+type Call struct {
+	P *pipeline.Principal
 	// rate is the last admission decision, for the response headers; the SDK runs the
 	// handler on its own goroutines for streams, hence the atomic.
 	rate atomic.Pointer[ratelimit.Decision]
 }
 
-type a2aCallKey struct{}
+type CallKey struct{}
 
-func a2aCallFrom(ctx context.Context) *a2aCall {
-	call, _ := ctx.Value(a2aCallKey{}).(*a2aCall)
+func a2aCallFrom(ctx context.Context) *Call {
+	call, _ := ctx.Value(CallKey{}).(*Call)
 	return call
 }
 
 // serveRPC hands one authenticated JSON-RPC request to the SDK's binding: buffered for
 // the request/response methods, as a stream for SendStreamingMessage and
 // SubscribeToTask.
-func (e *a2aEndpoint) serveRPC(r *pipeline.Request) error {
+func (e *Endpoint) serveRPC(r *pipeline.Request) error {
 	c, s := r.C, e.s
 	r.Written = true
-	call := &a2aCall{p: r.P}
-	env := peekRPC(c.PostBody())
-	if err := env.checkMessageText(); err != nil {
+	call := &Call{P: r.P}
+	env := PeekRPC(c.PostBody())
+	if err := env.CheckMessageText(); err != nil {
 		writeRPCRefusal(c, &env, err)
 		return nil
 	}
@@ -219,11 +241,11 @@ func (e *a2aEndpoint) serveRPC(r *pipeline.Request) error {
 		// The stream outlives the handler (fasthttp writes it after the handler
 		// returns), so it runs under the server's stream context, which ends when a
 		// shutdown begins, never under anything of this request.
-		serveStreamBridge(c, e.rpc, a2alog.AttachLogger(context.WithValue(s.streams, a2aCallKey{}, call), e.logs), s.http.WriteTimeout)
+		serveStreamBridge(c, e.rpc, a2alog.AttachLogger(context.WithValue(s.streams, CallKey{}, call), e.logs), s.writeTimeout)
 		return nil
 	}
-	ctx := a2alog.AttachLogger(context.WithValue(r.Ctx, a2aCallKey{}, call), e.logs)
-	if !e.fast || !e.serveSendFast(c, ctx, call) {
+	ctx := a2alog.AttachLogger(context.WithValue(r.Ctx, CallKey{}, call), e.logs)
+	if !e.fast || !e.ServeSendFast(c, ctx, call) {
 		pipeline.ServeHTTPBridge(c, e.rpc, ctx, 0)
 	}
 	if d := call.rate.Load(); d != nil {

@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func (h *a2aHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMess
 			yield(nil, err)
 			return
 		}
-		release, err := h.s.a2aStreams.take(call.p.RateKey)
+		release, err := h.s.slots.take(call.P.RateKey)
 		if err != nil {
 			yield(nil, a2aError(err))
 			return
@@ -48,13 +48,13 @@ func (h *a2aHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 			yield(nil, err)
 			return
 		}
-		release, err := h.s.a2aStreams.take(call.p.RateKey)
+		release, err := h.s.slots.take(call.P.RateKey)
 		if err != nil {
 			yield(nil, a2aError(err))
 			return
 		}
 		defer release()
-		rec, err := h.findTask(ctx, call.p, req.ID)
+		rec, err := h.findTask(ctx, call.P, req.ID)
 		if err != nil {
 			yield(nil, err)
 			return

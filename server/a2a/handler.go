@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"context"
@@ -23,25 +23,15 @@ const a2aBlockingWait = 30 * time.Second
 // (kv.AgentTask), each committed before its message is answered (a2a_message.go), and a
 // working task follows its job by settling (a2a_task.go), so neither a restart nor a
 // crash loses one. Sending is in a2a_send.go, streaming in a2a_stream.go.
-type a2aHandler struct{ s *Server }
+type a2aHandler struct{ s *Agent }
 
 var _ a2asrv.RequestHandler = (*a2aHandler)(nil)
 
-// opByName returns the research operation named name, or nil.
-func (s *Server) opByName(name string) *pipeline.Operation {
-	for _, o := range s.Ops {
-		if o.Name == name {
-			return o
-		}
-	}
-	return nil
-}
-
 // caller returns the authenticated call after the protocol version check: a client
 // naming a version other than 1.0 is told so; one naming none is taken as 1.0.
-func (h *a2aHandler) caller(ctx context.Context) (*a2aCall, error) {
+func (h *a2aHandler) caller(ctx context.Context) (*Call, error) {
 	call := a2aCallFrom(ctx)
-	if call == nil || call.p == nil {
+	if call == nil || call.P == nil {
 		return nil, a2a.NewError(a2a.ErrUnauthenticated, "No credential.")
 	}
 	if cc, ok := a2asrv.CallContextFrom(ctx); ok {
@@ -61,8 +51,8 @@ func (h *a2aHandler) caller(ctx context.Context) (*a2aCall, error) {
 // admit counts a call that runs no skill (reading, listing or cancelling tasks, a
 // question back) against the caller's budgets by the same admission as the research
 // pipeline's rate step.
-func (h *a2aHandler) admit(ctx context.Context, call *a2aCall, write bool) error {
-	d, err := h.s.AdmitCall(ctx, call.p, write)
+func (h *a2aHandler) admit(ctx context.Context, call *Call, write bool) error {
+	d, err := h.s.AdmitCall(ctx, call.P, write)
 	call.rate.Store(&d)
 	if err != nil {
 		return a2aError(err)
@@ -137,10 +127,10 @@ func (h *a2aHandler) findTask(ctx context.Context, p *pipeline.Principal, id a2a
 // partition's, seen by any key holding one of the scopes its skill needed, so
 // agent:run alone shows a key nothing it could not have asked for itself. A task
 // recorded before tasks kept their scopes takes its skill's.
-func (s *Server) taskVisible(p *pipeline.Principal, t *kv.AgentTask) bool {
+func (s *Agent) taskVisible(p *pipeline.Principal, t *kv.AgentTask) bool {
 	scopes := t.Scopes
 	if len(scopes) == 0 && t.Skill != "" {
-		if o := s.opByName(t.Skill); o != nil {
+		if o := s.OpByName(t.Skill); o != nil {
 			scopes = taskScopes(o, nil)
 		}
 	}
@@ -164,7 +154,7 @@ func (h *a2aHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a
 	if err := h.admit(ctx, call, false); err != nil {
 		return nil, err
 	}
-	rec, err := h.findTask(ctx, call.p, req.ID)
+	rec, err := h.findTask(ctx, call.P, req.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -192,12 +182,12 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	case size < 1 || size > 100:
 		return nil, invalidParams("validation_error", "pageSize must be between 1 and 100.")
 	}
-	f := kv.AgentTaskFilter{Partition: call.p.Partition, ContextID: req.ContextID, State: string(req.Status), Cursor: req.PageToken, Limit: size,
-		Visible: func(t *kv.AgentTask) bool { return h.s.taskVisible(call.p, t) }}
+	f := kv.AgentTaskFilter{Partition: call.P.Partition, ContextID: req.ContextID, State: string(req.Status), Cursor: req.PageToken, Limit: size,
+		Visible: func(t *kv.AgentTask) bool { return h.s.taskVisible(call.P, t) }}
 	if req.StatusTimestampAfter != nil {
 		f.UpdatedAfter = *req.StatusTimestampAfter
 	}
-	if err := h.settleWorking(ctx, call.p.Partition); err != nil {
+	if err := h.settleWorking(ctx, call.P.Partition); err != nil {
 		return nil, a2aError(err)
 	}
 	page, total, err := h.s.DB.FindAgentTasks(ctx, f)
@@ -262,7 +252,7 @@ func (h *a2aHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest)
 	if err := h.admit(ctx, call, true); err != nil {
 		return nil, err
 	}
-	rec, err := h.findTask(ctx, call.p, req.ID)
+	rec, err := h.findTask(ctx, call.P, req.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"interviewd/server/pipeline"
@@ -10,7 +10,7 @@ import (
 // credential holds open at once. A stream holds a connection and polls its task for as
 // long as the job runs; without a bound one key could tie up the server with streams
 // it never reads.
-const a2aMaxStreams = 8
+const MaxStreams = 8
 
 // streamSlots counts the open streams of each credential.
 type streamSlots struct {
@@ -26,9 +26,9 @@ func newStreamSlots() *streamSlots { return &streamSlots{open: map[string]int{}}
 func (s *streamSlots) take(key string) (release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.open[key] >= a2aMaxStreams {
+	if s.open[key] >= MaxStreams {
 		return nil, &pipeline.APIError{Status: 429, Code: "rate_limited", RetryAfter: 1,
-			Detail: "This key has " + strconv.Itoa(a2aMaxStreams) + " event streams open, the most it may; close one (or read tasks with GetTask) and retry."}
+			Detail: "This key has " + strconv.Itoa(MaxStreams) + " event streams open, the most it may; close one (or read tasks with GetTask) and retry."}
 	}
 	s.open[key]++
 	var once sync.Once

@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 )
 
 // agentCardPath is where A2A clients look for the agent card (A2A §8.2).
-const agentCardPath = "/.well-known/agent-card.json"
+const AgentCardPath = "/.well-known/agent-card.json"
 
 // Security scheme names of the agent card.
 const (
@@ -35,7 +35,7 @@ type agentCardDoc struct {
 // routeAgentCard serves the public agent card. It is rendered on first request (like
 // the OpenAPI document) and the same for every caller, so clients may cache it and
 // revalidate with If-None-Match.
-func (s *Server) routeAgentCard(r *router.Router) {
+func (s *Agent) routeAgentCard(r *router.Router) {
 	doc := sync.OnceValue(func() agentCardDoc {
 		raw := jsonNoEscape(s.agentCard(), "  ")
 		sum := sha256.Sum256(raw)
@@ -55,8 +55,8 @@ func (s *Server) routeAgentCard(r *router.Router) {
 		c.SetContentType("application/json")
 		c.SetBody(d.raw)
 	}
-	pipeline.HandlePlain(r, "GET", agentCardPath, h)
-	pipeline.HandlePlain(r, "HEAD", agentCardPath, h)
+	pipeline.HandlePlain(r, "GET", AgentCardPath, h)
+	pipeline.HandlePlain(r, "HEAD", AgentCardPath, h)
 }
 
 // jsonNoEscape encodes v as people read it ("<", not "\u003c"), indented by indent.
@@ -88,7 +88,7 @@ func etagMatches(header []byte, etag string) bool {
 
 // agentCard describes interviewd to other agents: one skill per research operation,
 // generated from the table, so an operation added later is a skill with no code here.
-func (s *Server) agentCard() *a2a.AgentCard {
+func (s *Agent) agentCard() *a2a.AgentCard {
 	card := &a2a.AgentCard{
 		Name: "interviewd",
 		Description: "Runs AI-moderated research interviews: authors a study from plain-language guidance, " +
@@ -100,7 +100,7 @@ func (s *Server) agentCard() *a2a.AgentCard {
 		Version:             pipeline.OpenAPIVersion,
 		DocumentationURL:    s.BaseURL + "/v1/api/openapi.json",
 		Provider:            &a2a.AgentProvider{Org: "interviewd", URL: s.BaseURL},
-		SupportedInterfaces: []*a2a.AgentInterface{{URL: s.BaseURL + resourceA2A, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version}},
+		SupportedInterfaces: []*a2a.AgentInterface{{URL: s.BaseURL + Resource, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version}},
 		Capabilities:        a2a.AgentCapabilities{Streaming: true},
 		DefaultInputModes:   []string{"application/json", "text/plain"},
 		DefaultOutputModes:  []string{"application/json", "text/plain"},

@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"context"
@@ -115,11 +115,11 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 	if rec.Final || rec.JobID == nil || rec.State != string(a2a.TaskStateWorking) {
 		return rec, nil, nil
 	}
-	start := h.s.opByName(rec.Skill)
+	start := h.s.OpByName(rec.Skill)
 	if start == nil {
 		return rec, nil, nil
 	}
-	poll := h.s.opByName(start.Awaits)
+	poll := h.s.OpByName(start.Awaits)
 	part := rec.Partition()
 	out, err := poll.Call(ctx, &pipeline.Principal{Partition: part}, &pipeline.JobIDInput{JobID: rec.JobID.String()})
 	var raw []byte

@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func (h *a2aHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReques
 // committed before it is returned (with the operation's effect, when it has one), and
 // the message's id is remembered with it: the message sent again is answered with the
 // same task (a2a_message.go).
-func (h *a2aHandler) start(ctx context.Context, call *a2aCall, req *a2a.SendMessageRequest) (kv.AgentTask, error) {
+func (h *a2aHandler) start(ctx context.Context, call *Call, req *a2a.SendMessageRequest) (kv.AgentTask, error) {
 	msg := req.Message
 	switch {
 	case msg == nil:
@@ -59,7 +59,7 @@ func (h *a2aHandler) start(ctx context.Context, call *a2aCall, req *a2a.SendMess
 	case msg.Role != a2a.MessageRoleUser:
 		return kv.AgentTask{}, invalidParams("enum", "message.role must be ROLE_USER.")
 	}
-	p := call.p
+	p := call.P
 	var prev *kv.AgentTask
 	if msg.TaskID != "" {
 		rec, err := h.findTask(ctx, p, msg.TaskID)
@@ -172,8 +172,8 @@ type skillCall struct {
 // claim, else committed right after it: either way before the answer. A message sent
 // again (a retry after a lost answer) is answered with the first one's task, and
 // nothing runs twice.
-func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aIntent, ref a2aMessageRef, build taskBuild) (kv.AgentTask, error) {
-	o := h.s.opByName(intent.Skill)
+func (h *a2aHandler) runSkill(ctx context.Context, call *Call, intent a2aIntent, ref a2aMessageRef, build taskBuild) (kv.AgentTask, error) {
+	o := h.s.OpByName(intent.Skill)
 	if o == nil {
 		return kv.AgentTask{}, invalidParams("unknown_skill", "Unknown skill "+strconv.Quote(intent.Skill)+"; the skills are "+h.skillNames()+".")
 	}
@@ -184,7 +184,7 @@ func (h *a2aHandler) runSkill(ctx context.Context, call *a2aCall, intent a2aInte
 	}()
 	sk, r := &pc.sk, &pc.r
 	*sk = skillCall{h: h, ref: ref, fp: ref.fingerprint(o.Name, intent.Arguments), build: build}
-	*r = pipeline.Request{Ctx: ctx, Op: o, P: call.p, Args: intent.Arguments, Data: sk}
+	*r = pipeline.Request{Ctx: ctx, Op: o, P: call.P, Args: intent.Arguments, Data: sk}
 	h.s.skills.Run(r)
 	if r.Rated {
 		d := r.Rate
@@ -350,7 +350,7 @@ func (w *taskWriter) write(skill string, set func(t *a2a.Task, now time.Time), m
 func (h *a2aHandler) askBack() string {
 	return "I could not tell which skill this asks for. Send a data part {\"skill\": NAME, \"arguments\": {...}} " +
 		"(reply on this task with its taskId), or plain text such as \"create a study about ...\" or \"status of study ID\". " +
-		"The skills are " + h.skillNames() + "; the agent card at " + agentCardPath + " describes each."
+		"The skills are " + h.skillNames() + "; the agent card at " + AgentCardPath + " describes each."
 }
 
 func (h *a2aHandler) skillNames() string {

@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ import (
 
 // serveSendFast answers c when it holds a SendMessage the fast path recognises, and
 // reports whether it did; when it returns false it has written and run nothing.
-func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context, call *a2aCall) bool {
+func (e *Endpoint) ServeSendFast(c *fasthttp.RequestCtx, ctx context.Context, call *Call) bool {
 	if v := c.Request.Header.Peek(a2a.SvcParamVersion); len(v) > 0 && strings.TrimSpace(string(v)) != string(a2a.Version) {
 		return false
 	}
@@ -58,7 +58,7 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 		}
 		intent.Arguments = args
 	}
-	o := e.s.opByName(intent.Skill)
+	o := e.s.OpByName(intent.Skill)
 	if o == nil || o.Awaits != "" {
 		return false
 	}
@@ -68,7 +68,7 @@ func (e *a2aEndpoint) serveSendFast(c *fasthttp.RequestCtx, ctx context.Context,
 	if ctxID == "" {
 		ctxID = a2a.NewContextID()
 	}
-	p := call.p
+	p := call.P
 	rec, err := e.handler.runSkill(ctx, call, intent, a2aMessageRef{key: messageIdemKey(msg.MessageID)}, func(run skillRun) (kv.AgentTaskWrite, error) {
 		raw, state, err := fastTaskBody(o, run, id, ctxID, msg.MessageID, msg.Role, intent.Skill, data.Arguments, e.s.Now())
 		if err != nil {

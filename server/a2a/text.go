@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ type rpcEnvelope struct {
 
 // peekRPC reads body's envelope; a body that is not one leaves it empty (the binding
 // answers it).
-func peekRPC(body []byte) rpcEnvelope {
+func PeekRPC(body []byte) rpcEnvelope {
 	var env rpcEnvelope
 	if json.Unmarshal(body, &env) != nil {
 		return rpcEnvelope{}
@@ -46,12 +46,12 @@ func (env *rpcEnvelope) streaming() bool {
 // from text sent as U+FFFD, and a study would be authored from replaced text. It
 // returns the INVALID_PARAMS refusal naming the first part member that breaks the
 // rule, or nil.
-func (env *rpcEnvelope) checkMessageText() error {
+func (env *rpcEnvelope) CheckMessageText() error {
 	if env.Method != "SendMessage" && env.Method != "SendStreamingMessage" {
 		return nil
 	}
 	for i, part := range env.Params.Message.Parts {
-		if plainPart(part) {
+		if PlainPart(part) {
 			continue
 		}
 		loc := "message.parts[" + strconv.Itoa(i) + "]"
@@ -73,7 +73,7 @@ func (env *rpcEnvelope) checkMessageText() error {
 // plainPart reports whether a part needs no closer look: valid UTF-8 with no \u escape
 // (so no surrogate, no NUL, and no member name written in escapes) and no text member.
 // A skill's data part usually is.
-func plainPart(part json.RawMessage) bool {
+func PlainPart(part json.RawMessage) bool {
 	if !utf8.Valid(part) || bytes.Contains(part, []byte(`\u`)) {
 		return false
 	}
