@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/idna"
 
 	"interviewd/kv"
+	"interviewd/server/authz"
 	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
@@ -40,7 +41,7 @@ type appConsentScope struct {
 type appConsentPage struct {
 	ClientName, ClientHost, ClientID, ReturnTo, ResourceName string
 	Document                                                 bool
-	Params                                                   []appFormParam
+	Params                                                   []authz.FormParam
 	Workspaces                                               []appConsentWorkspace
 	OrgID, OrgName, Env                                      string
 	Scopes                                                   []appConsentScope
@@ -49,7 +50,7 @@ type appConsentPage struct {
 
 // consentPage builds the consent page for req in the workspace and environment the
 // browser chose (org, env; "" for the session's own).
-func (s *Server) consentPage(r *pipeline.Request, req *authzRequest, org, env string) (*appPage, error) {
+func (s *Server) consentPage(r *pipeline.Request, req *authz.Request, org, env string) (*appPage, error) {
 	a := appOf(r)
 	orgs, err := s.DB.FindUserOrgs(r.Ctx, a.auth.User.ID)
 	if err != nil {
@@ -74,23 +75,23 @@ func (s *Server) consentPage(r *pipeline.Request, req *authzRequest, org, env st
 			env = string(kv.EnvLive)
 		}
 	}
-	page := appConsentPage{ClientName: req.client.Name, ClientHost: clientHostLabel(req.client, req.q.RedirectURI),
-		ClientID: req.client.ID, Document: req.client.Document,
-		ReturnTo: returnToLabel(req.q.RedirectURI), ResourceName: resourceLabel(req.resource), Params: req.q.values(),
+	page := appConsentPage{ClientName: req.Client.Name, ClientHost: clientHostLabel(req.Client, req.Q.RedirectURI),
+		ClientID: req.Client.ID, Document: req.Client.Document,
+		ReturnTo: returnToLabel(req.Q.RedirectURI), ResourceName: resourceLabel(req.Resource), Params: req.Q.Values(),
 		OrgID: chosen.Org.ID.String(), OrgName: chosen.Org.Name, Env: env}
 	for _, o := range orgs {
 		page.Workspaces = append(page.Workspaces, appConsentWorkspace{OrgID: o.Org.ID.String(), Name: o.Org.Name,
 			Role: string(o.Role), Current: o.Org.ID == chosen.Org.ID})
 	}
-	for _, sc := range req.scopes {
+	for _, sc := range req.Scopes {
 		page.Scopes = append(page.Scopes, appConsentScope{Name: sc, Desc: appScopeDescs[sc], Requested: true,
 			Allowed: chosen.Role.MayHoldScope(sc)})
 	}
 	// The approval's answer redirects to the client: a form may only lead where the
 	// page's form-action allows, so the client's address is added to it.
 	r.C.Response.Header.Set("Content-Security-Policy", strings.Replace(appCSP, "form-action 'self'",
-		"form-action 'self' "+cspSource(req.q.RedirectURI), 1))
-	return &appPage{name: "app_oauth_consent", title: "Connect " + req.client.Name, bare: true, data: page}, nil
+		"form-action 'self' "+cspSource(req.Q.RedirectURI), 1))
+	return &appPage{name: "app_oauth_consent", title: "Connect " + req.Client.Name, bare: true, data: page}, nil
 }
 
 // cspSource is the CSP source expression of a redirect URI: its origin, or its scheme
@@ -160,11 +161,11 @@ func resourceLabel(resource string) string {
 }
 
 func (s *Server) handleConsentPage(r *pipeline.Request) error {
-	q, err := decodeAuthorize(string(r.C.URI().QueryString()))
+	q, err := authz.DecodeAuthorize(string(r.C.URI().QueryString()))
 	if err != nil {
-		return s.authorizeRefused(r, pageRefusal(400, "The authorization request's query is not validly encoded."))
+		return s.authorizeRefused(r, authz.PageRefusal(400, "The authorization request's query is not validly encoded."))
 	}
-	req, refusal := s.checkAuthorize(r.Ctx, q)
+	req, refusal := s.clients.CheckAuthorize(r.Ctx, q)
 	if refusal != nil {
 		return s.authorizeRefused(r, refusal)
 	}
@@ -185,19 +186,19 @@ func (s *Server) handleConsent(r *pipeline.Request) error {
 		return err
 	}
 	vals := url.Values{}
-	for _, name := range authorizeParams {
+	for _, name := range authz.AuthorizeParams {
 		for _, v := range form.PeekMulti(name) {
 			vals.Add(name, string(v))
 		}
 	}
-	q := authzFromValues(vals)
-	req, refusal := s.checkAuthorize(r.Ctx, q)
+	q := authz.QueryFromValues(vals)
+	req, refusal := s.clients.CheckAuthorize(r.Ctx, q)
 	if refusal != nil {
 		return s.authorizeRefused(r, refusal)
 	}
 	if formValue(r, "decision") != "approve" {
 		r.Info.Code = "access_denied"
-		r.Out = appRedirect{to: s.refusalRedirect(r.C, &authzRefusal{q: q, code: "access_denied", desc: "The person denied the request."})}
+		r.Out = appRedirect{to: s.clients.RefusalRedirect(r.C, &authz.Refusal{Q: q, Code: "access_denied", Desc: "The person denied the request."})}
 		return nil
 	}
 	a := appOf(r)
@@ -205,7 +206,7 @@ func (s *Server) handleConsent(r *pipeline.Request) error {
 	env := kv.Environment(formValue(r, "env"))
 	var grant []string
 	for _, sc := range formValues(r, "grant") {
-		if slices.Contains(req.scopes, sc) { // never more than the client asked for
+		if slices.Contains(req.Scopes, sc) { // never more than the client asked for
 			grant = append(grant, sc)
 		}
 	}
@@ -223,7 +224,7 @@ func (s *Server) handleConsent(r *pipeline.Request) error {
 		return again("Tick at least one permission to allow, or deny the request.", 422)
 	}
 	_, code, err := s.DB.Approve(r.Ctx, kv.ApproveInput{UserID: a.auth.User.ID, TwoStepPassed: a.auth.Session.TwoStepPassed,
-		TwoStepByEmail: a.auth.Session.TwoStepByEmail, OrgID: orgID, Environment: env, Client: req.client, Scopes: grant, Resource: req.resource,
+		TwoStepByEmail: a.auth.Session.TwoStepByEmail, OrgID: orgID, Environment: env, Client: req.Client, Scopes: grant, Resource: req.Resource,
 		RedirectURI: q.RedirectURI, Challenge: q.Challenge})
 	switch {
 	case err == nil:
@@ -233,7 +234,7 @@ func (s *Server) handleConsent(r *pipeline.Request) error {
 		if _, err := s.DB.ChooseWorkspace(r.Ctx, kv.WorkspaceInput{Token: a.token, OrgID: orgID, Environment: env}); err != nil {
 			return err
 		}
-		next := "/app/oauth/authorize?" + q.encode() + "&" + url.Values{"org": {orgID.String()}, "env": {string(env)}}.Encode()
+		next := "/app/oauth/authorize?" + q.Encode() + "&" + url.Values{"org": {orgID.String()}, "env": {string(env)}}.Encode()
 		r.Out = appRedirect{to: "/app/twostep" + nextQuery(safeNext(next))}
 		return nil
 	case kv.ErrorCode(err) == kv.EFORBIDDEN || kv.ErrorCode(err) == kv.EINVALID:
@@ -247,7 +248,7 @@ func (s *Server) handleConsent(r *pipeline.Request) error {
 	if q.State != "" {
 		v.Set("state", q.State)
 	}
-	r.Out = appRedirect{to: clientRedirect(q.RedirectURI, v)}
+	r.Out = appRedirect{to: authz.ClientRedirect(q.RedirectURI, v)}
 	return nil
 }
 

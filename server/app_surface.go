@@ -204,6 +204,7 @@ func (s *Server) routeApp(r *router.Router, sender mail.Sender, limits pipeline.
 			s.app.routes = append(s.app.routes, rt)
 		}
 	}
+	s.routeAuthorize(r) // the authorization endpoint is one of the app's pages
 }
 
 // appHeaders sets the security headers of every app answer. Every app page is about

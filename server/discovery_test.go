@@ -117,7 +117,7 @@ func TestResourceIndicatorOrigins(t *testing.T) {
 		{"ErrConfiguredOtherLoopbackName", conf.srv, "http://localhost:" + confPort + "/v1/mcp", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := c.srv.resourcePath(c.resource); got != c.want {
+			if got := c.srv.clients.ResourcePath(c.resource); got != c.want {
 				t.Fatalf("resourcePath(%q) = %q, want %q", c.resource, got, c.want)
 			}
 		})

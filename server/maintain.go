@@ -32,7 +32,7 @@ func (s *Server) Maintain(ctx context.Context) {
 		s.Limiter.Sweep(s.Now())
 		s.AuthFails.Sweep(s.Now())
 		s.SignIn.Sweep(s.Now())
-		s.oauth.register.Sweep(s.Now())
+		s.oauth.Register.Sweep(s.Now())
 		if n%60 == 0 {
 			s.SweepRetention(ctx)
 			if swept, err := s.DB.SweepIdem(ctx); err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"interviewd/server/authz"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -73,18 +74,18 @@ func TestClientMetadataSSRF(t *testing.T) {
 	// lets go before the server waits for it to finish.
 	t.Cleanup(func() { close(release) })
 	roots := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	loopbackOK := newClientMetadata(true, roots)
-	guarded := newClientMetadata(false, roots)
+	loopbackOK := authz.NewClientMetadata(true, roots)
+	guarded := authz.NewClientMetadata(false, roots)
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	port := srv.URL[strings.LastIndexByte(srv.URL, ':'):]
 
-	c, err := loopbackOK.client(context.Background(), srv.URL+"/good", now)
+	c, err := loopbackOK.Client(context.Background(), srv.URL+"/good", now)
 	if err != nil || c.Name != "Doc client" || !c.Document || !c.Public() || c.ID != srv.URL+"/good" {
 		t.Fatalf("good document: %+v %v", c, err)
 	}
 	for _, tc := range []struct {
 		name string
-		m    *clientMetadata
+		m    *authz.ClientMetadata
 		url  string
 		why  string
 	}{
@@ -111,8 +112,8 @@ func TestClientMetadataSSRF(t *testing.T) {
 		{"ErrInvalidUTF8Name", loopbackOK, srv.URL + "/invalid-utf8-name", "client_name should be valid UTF-8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.m.client(context.Background(), tc.url, now)
-			var oe *oauthError
+			_, err := tc.m.Client(context.Background(), tc.url, now)
+			var oe *authz.OAuthError
 			if !errors.As(err, &oe) || oe.Code != "invalid_client" || !strings.Contains(oe.Description, tc.why) {
 				t.Fatalf("got %v, want invalid_client saying %q", err, tc.why)
 			}
@@ -121,15 +122,15 @@ func TestClientMetadataSSRF(t *testing.T) {
 	t.Run("OK_Cached", func(t *testing.T) {
 		before := srv.hits.Load()
 		for range 3 {
-			if _, err := loopbackOK.client(context.Background(), srv.URL+"/cached", now); err != nil {
+			if _, err := loopbackOK.Client(context.Background(), srv.URL+"/cached", now); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if got := srv.hits.Load() - before; got != 1 {
 			t.Fatalf("%d fetches for three uses within the cache's life", got)
 		}
-		if _, err := loopbackOK.client(context.Background(), srv.URL+"/cached", now.Add(metadataTTL)); err != nil || srv.hits.Load()-before != 2 {
-			t.Fatalf("not fetched again after %v: %v", metadataTTL, err)
+		if _, err := loopbackOK.Client(context.Background(), srv.URL+"/cached", now.Add(authz.MetadataTTL)); err != nil || srv.hits.Load()-before != 2 {
+			t.Fatalf("not fetched again after %v: %v", authz.MetadataTTL, err)
 		}
 	})
 }
@@ -143,7 +144,7 @@ func TestPublicAddr(t *testing.T) {
 		"::1": false, "::": false, "fe80::1": false, "fc00::1": false, "ff02::1": false, "64:ff9b::a00:1": false,
 		"::7f00:1": false, "64:ff9b:1::a00:1": false, "2002:c0a8:101::1": false, "fec0::1": false, "2002:5db8:d822::1": false,
 	} {
-		if got := publicAddr(netip.MustParseAddr(addr)); got != want {
+		if got := authz.PublicAddr(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("%s: public %v, want %v", addr, got, want)
 		}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"interviewd/server/oauth"
 	"interviewd/server/pipeline"
 	"net/url"
 	"strings"
@@ -18,7 +19,7 @@ func TestOAuthRegistrationBudget(t *testing.T) {
 	e := mustServe(t, withRateLimits(limits))
 	const body = `{"client_name":"Budget tool","redirect_uris":["http://127.0.0.1:19299/cb"],"token_endpoint_auth_method":"none"}`
 	regPolicy := fmt.Sprintf(`"registration";q=%d;w=%d, "registration_refusals";q=%d;w=%d`, limits.Registrations,
-		int(registrationWindow.Seconds()), limits.IP, int(limits.Window.Seconds()))
+		int(oauth.RegistrationWindow.Seconds()), limits.IP, int(limits.Window.Seconds()))
 	register := func(t *testing.T, want int) response {
 		t.Helper()
 		r := e.do("POST", "/v1/oauth/register", "", body)
@@ -77,9 +78,9 @@ func TestOAuthBodyLimitsNamed(t *testing.T) {
 		limit                   int
 		want                    string
 	}{
-		{"ErrRegistration", "/v1/oauth/register", "application/json", maxRegistrationBody, "32 KiB"},
-		{"ErrToken", "/v1/oauth/token", "application/x-www-form-urlencoded", maxTokenForm, "16 KiB"},
-		{"ErrRevoke", "/v1/oauth/revoke", "application/x-www-form-urlencoded", maxTokenForm, "16 KiB"},
+		{"ErrRegistration", "/v1/oauth/register", "application/json", oauth.MaxRegistrationBody, "32 KiB"},
+		{"ErrToken", "/v1/oauth/token", "application/x-www-form-urlencoded", oauth.MaxTokenForm, "16 KiB"},
+		{"ErrRevoke", "/v1/oauth/revoke", "application/x-www-form-urlencoded", oauth.MaxTokenForm, "16 KiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := "x=" + strings.Repeat("a", tc.limit)

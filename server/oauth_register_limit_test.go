@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"interviewd/server/oauth"
 	"interviewd/server/pipeline"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ var registrationRefusals = []struct {
 	{`{"client_name":"a\u202Eb","redirect_uris":["https://app.example.com/cb"]}`, 400},
 	{`{"redirect_uris":"https://app.example.com/cb"}`, 400},
 	{`{"redirect_uris":["https://app.example.com/cb"],"grant_types":["password"]}`, 400},
-	{`{"client_name":"` + strings.Repeat("x", maxRegistrationBody) + `"}`, 413},
+	{`{"client_name":"` + strings.Repeat("x", oauth.MaxRegistrationBody) + `"}`, 413},
 }
 
 // wantRegistrationLimit checks the RateLimit header's two windows: registrations and
@@ -73,7 +74,7 @@ func TestOAuthRegistrationCountsSuccesses(t *testing.T) {
 	}
 	r = e.do("POST", "/v1/oauth/register", "", goodRegistration)
 	retry, _ := strconv.Atoi(r.header.Get("Retry-After"))
-	if r.status != 429 || retry < 1 || retry > int(registrationWindow.Seconds()) || !strings.Contains(string(r.body), "metadata document") {
+	if r.status != 429 || retry < 1 || retry > int(oauth.RegistrationWindow.Seconds()) || !strings.Contains(string(r.body), "metadata document") {
 		t.Fatalf("registration over the limit: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
 	}
 	wantRegistrationLimit(t, r, 0, 0)
@@ -107,7 +108,7 @@ func TestOAuthRegistrationDefaultLimit(t *testing.T) {
 	if r := e.do("POST", "/v1/oauth/register", "", goodRegistration); r.status != 429 {
 		t.Fatalf("registration %d: %d %s", n+1, r.status, r.body)
 	}
-	clock.Advance(registrationWindow - time.Duration(n)*time.Second)
+	clock.Advance(oauth.RegistrationWindow - time.Duration(n)*time.Second)
 	if r := e.do("POST", "/v1/oauth/register", "", goodRegistration); r.status != 201 {
 		t.Fatalf("an hour after the first registration: %d %s", r.status, r.body)
 	}

@@ -35,7 +35,9 @@ import (
 	"interviewd/mail"
 	"interviewd/server/a2a"
 	"interviewd/server/access"
+	"interviewd/server/authz"
 	"interviewd/server/mcp"
+	"interviewd/server/oauth"
 	"interviewd/server/participant"
 	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
@@ -123,7 +125,8 @@ type Server struct {
 	part        *participant.Pages // the participant pages and their API
 	app         *appSide           // the web app (app_surface.go)
 	sms         sms.Sender         // texts two-step codes; nil: no provider, texts not offered
-	oauth       *oauthSide         // the authorization server (oauth_surface.go)
+	clients     *authz.Clients     // OAuth clients and authorization requests
+	oauth       *oauth.AuthServer  // the authorization server (oauth_surface.go)
 
 	transcripts *transcriptRenders // the app's transcript pages by interview and length
 
@@ -205,6 +208,10 @@ func New(cfg Config) *Server {
 	s.OnResearch = cfg.onResearch
 	s.appActions = s.NewResearchSurface("app_action", appWire, renderAppAction)
 	writeTimeout := cmp.Or(cfg.WriteTimeout, 60*time.Second)
+	s.clients = &authz.Clients{Core: s.Core}
+	if !cfg.NoClientMetadata {
+		s.clients.Metadata = authz.NewClientMetadata(cfg.allowLoopbackMetadata, cfg.metadataRoots)
+	}
 	r := pipeline.NewRouter()
 	r.NotFound = s.HandleNotFound
 	r.MethodNotAllowed = s.HandleMethodNotAllowed
@@ -216,7 +223,7 @@ func New(cfg Config) *Server {
 	s.part = participant.Route(s.Core, r)
 	s.routeApp(r, cfg.Mail, limits)
 	access.Route(s.Core, r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
-	s.routeOAuth(r, cfg, limits)     // after the app: the authorization endpoint is one of its pages
+	s.oauth = oauth.Route(s.Core, r, limits, s.clients)
 	pipeline.HandlePlain(r, "GET", pipeline.MetricsPath, s.HandleMetrics)
 	s.routeHealth(r)
 	s.handler = s.Pipeline(r.Handler)

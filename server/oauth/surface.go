@@ -1,54 +1,33 @@
-package server
+// Package oauth is the OAuth 2.1 authorization server's endpoints at /v1/oauth:
+// registration (RFC 7591), the token and revocation endpoints (RFC 6749, 7009) as a
+// JSON surface of their own with RFC 6749's error shape and Cache-Control: no-store,
+// limited per client address, and the server's metadata (RFC 8414). The authorization
+// endpoint and the consent page are pages of the web app (server/app); what both
+// need, finding clients and checking authorization requests, is server/authz. Codes
+// and tokens are kv's (kv/oauth_grant.go). It depends on the shared pipeline alone.
+package oauth
 
 import (
-	"context"
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/fasthttp/router"
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/authz"
 	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 )
 
-// The OAuth 2.1 authorization server at /v1/oauth: registration (RFC 7591), the token
-// and revocation endpoints (RFC 6749, 7009) as a JSON surface of their own with RFC
-// 6749's error shape and Cache-Control: no-store, limited per client address; the
-// authorization endpoint (oauth_authorize.go) hands the browser to the app's consent
-// page (app_oauth.go). Codes and tokens are kv's (kv/oauth_grant.go); clients named
-// by a metadata document URL are fetched and cached here (oauth_client_metadata.go).
-
-// oauthSide is the authorization server's state beside the store.
-type oauthSide struct {
+// AuthServer is the authorization server's state beside the store.
+type AuthServer struct {
+	*pipeline.Core
+	clients *authz.Clients // OAuth clients and authorization requests
 	// register limits successful registrations per client address (its per-IP class,
 	// an hour's window; oauth_register_limits.go).
-	register *ratelimit.Limiter
-	// metadata fetches client ID metadata documents; nil when they are turned off.
-	metadata *clientMetadata
+	Register *ratelimit.Limiter
 }
-
-// oauthError is a refusal in RFC 6749 §5.2's shape: {"error", "error_description"}.
-type oauthError struct {
-	Status      int
-	Code        string
-	Description string
-	RetryAfter  int
-	// Basic says the client tried HTTP Basic authentication: a 401 then names it in
-	// WWW-Authenticate (RFC 6749 §5.2).
-	Basic bool
-}
-
-func (e *oauthError) Error() string { return e.Code + ": " + e.Description }
-
-func oauthRefusal(status int, code, desc string) *oauthError {
-	return &oauthError{Status: status, Code: code, Description: desc}
-}
-
-var errOAuthClient = &oauthError{Status: 401, Code: "invalid_client",
-	Description: "Client authentication failed: unknown client_id, or a confidential client without its secret."}
 
 // oauthBody is RFC 6749's error body.
 type oauthBody struct {
@@ -58,20 +37,17 @@ type oauthBody struct {
 
 // oauthSurfaceOf: public (the client authenticates inside the handler, as RFC 6749
 // lets it choose Basic or the form), limited per address by admit, no-store answers.
-func (s *Server) oauthSurfaceOf(admit pipeline.Middleware) *pipeline.Surface {
+func (s *AuthServer) oauthSurfaceOf(admit pipeline.Middleware) *pipeline.Surface {
 	return &pipeline.Surface{Name: "oauth", Steps: []pipeline.Middleware{admit}, Render: s.renderOAuth}
 }
 
 // routeOAuth mounts the authorization server and its metadata.
-func (s *Server) routeOAuth(r *router.Router, cfg Config, limits pipeline.RateLimits) {
-	s.oauth = &oauthSide{register: newRegistrationLimiter(limits)}
+func Route(core *pipeline.Core, r *router.Router, limits pipeline.RateLimits, clients *authz.Clients) *AuthServer {
+	s := &AuthServer{Core: core, clients: clients, Register: newRegistrationLimiter(limits)}
 	if st := s.Limiter.Store(); st != nil {
 		// Several nodes: one registration budget per address for all of them (its keys
 		// are "register <addr>", apart from every other limit's).
-		s.oauth.register.ShareIn(st)
-	}
-	if !cfg.NoClientMetadata {
-		s.oauth.metadata = newClientMetadata(cfg.allowLoopbackMetadata, cfg.metadataRoots)
+		s.Register.ShareIn(st)
 	}
 	s.routeAuthServerMetadata(r)
 	// Registration counts against its own budget only: a client that spent the token
@@ -80,17 +56,17 @@ func (s *Server) routeOAuth(r *router.Router, cfg Config, limits pipeline.RateLi
 	g := s.Group(r, "/v1/oauth", s.oauthSurfaceOf(s.oauthAdmit))
 	g.POST("/token", s.handleOAuthToken)
 	g.POST("/revoke", s.handleOAuthRevoke)
-	s.routeAuthorize(r)
+	return s
 }
 
 // oauthAdmit applies the per-address limit of unauthenticated endpoints (its own
 // budget, apart from the participant pages').
-func (s *Server) oauthAdmit(next pipeline.Handler) pipeline.Handler {
+func (s *AuthServer) oauthAdmit(next pipeline.Handler) pipeline.Handler {
 	return func(r *pipeline.Request) error {
 		d := s.Limiter.AdmitIP(s.Now(), "oauth "+ratelimit.AddrKey(s.ClientIP(r.C)).String())
 		s.SetRateHeaders(r.C, d)
 		if !d.OK {
-			return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+			return &authz.OAuthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
 				Description: "Too many requests from your address; retry after the number of seconds in Retry-After."}
 		}
 		return next(r)
@@ -99,7 +75,7 @@ func (s *Server) oauthAdmit(next pipeline.Handler) pipeline.Handler {
 
 // renderOAuth writes r.out as JSON (nil: an empty 200, as revocation answers) or the
 // error in RFC 6749's shape. Nothing the authorization server says may be cached.
-func (s *Server) renderOAuth(r *pipeline.Request, err error) {
+func (s *AuthServer) renderOAuth(r *pipeline.Request, err error) {
 	c := r.C
 	pipeline.AllowAnyOrigin(c) // public by design: browser-based clients register and get tokens too
 	c.Response.Header.Set("Cache-Control", "no-store")
@@ -145,8 +121,8 @@ func (s *Server) renderOAuth(r *pipeline.Request, err error) {
 
 // toOAuthError maps any error to RFC 6749's vocabulary: kv's reasons are already its
 // words (invalid_grant, invalid_redirect_uri, ...); anything uncoded is server_error.
-func toOAuthError(err error) *oauthError {
-	var oe *oauthError
+func toOAuthError(err error) *authz.OAuthError {
+	var oe *authz.OAuthError
 	if errors.As(err, &oe) {
 		return oe
 	}
@@ -154,49 +130,25 @@ func toOAuthError(err error) *oauthError {
 	if errors.As(err, &ke) {
 		switch ke.Code {
 		case kv.EUNAUTHORIZED:
-			return oauthRefusal(400, pipeline.OrDefault(ke.Reason, "invalid_grant"), ke.Message)
+			return authz.OAuthRefusal(400, pipeline.OrDefault(ke.Reason, "invalid_grant"), ke.Message)
 		case kv.EINVALID:
 			reason := ke.Reason
 			if reason == "" || reason == "validation_error" {
 				reason = "invalid_request"
 			}
-			return oauthRefusal(400, reason, ke.Message)
+			return authz.OAuthRefusal(400, reason, ke.Message)
 		case kv.ENOTFOUND:
-			return errOAuthClient
+			return authz.ErrOAuthClient
 		}
 	}
 	ae := pipeline.ToAPIError(err)
 	switch ae.Status {
 	case 413:
-		return oauthRefusal(413, "invalid_request", ae.Detail)
+		return authz.OAuthRefusal(413, "invalid_request", ae.Detail)
 	case 429:
-		return &oauthError{Status: 429, Code: "rate_limited", Description: ae.Detail, RetryAfter: ae.RetryAfter}
+		return &authz.OAuthError{Status: 429, Code: "rate_limited", Description: ae.Detail, RetryAfter: ae.RetryAfter}
 	case 400, 422:
-		return oauthRefusal(400, "invalid_request", ae.Detail)
+		return authz.OAuthRefusal(400, "invalid_request", ae.Detail)
 	}
-	return oauthRefusal(500, "server_error", pipeline.ErrInternal)
-}
-
-// findOAuthClient returns the client id names: a registered svcc_ client, or when
-// client ID metadata documents are on, the client an https URL's document describes.
-// ENOTFOUND invalid_client otherwise; a document that cannot be used is an
-// oauthError naming why.
-func (s *Server) findOAuthClient(ctx context.Context, id string) (kv.OAuthClient, error) {
-	if strings.HasPrefix(id, "https://") && s.oauth.metadata != nil {
-		return s.oauth.metadata.client(ctx, id, s.Now())
-	}
-	return s.DB.FindClient(ctx, id)
-}
-
-// resourcePath returns the protected resource a resource parameter names ("/v1/mcp"
-// or "/v1/api" at an origin discovery names; a trailing slash is dropped), or "" when
-// it names neither.
-func (s *Server) resourcePath(resource string) string {
-	resource = strings.TrimSuffix(resource, "/")
-	for _, path := range []string{pipeline.ResourceMCP, pipeline.ResourceAPI} {
-		if origin, ok := strings.CutSuffix(resource, path); ok && s.OwnsOrigin(origin) {
-			return path
-		}
-	}
-	return ""
+	return authz.OAuthRefusal(500, "server_error", pipeline.ErrInternal)
 }

@@ -1,4 +1,4 @@
-package server
+package oauth
 
 import (
 	"bytes"
@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"interviewd/kv"
+	"interviewd/server/authz"
 	"interviewd/server/pipeline"
 )
 
 // maxTokenForm bounds a token or revocation request body.
-const maxTokenForm = 16 << 10
+const MaxTokenForm = 16 << 10
 
 // tokenForm is a decoded token or revocation request: its form fields and the client
 // credentials of an Authorization: Basic header.
@@ -30,15 +31,15 @@ type tokenForm struct {
 func decodeTokenForm(contentType, body, authorization []byte) (tokenForm, error) {
 	var f tokenForm
 	if !bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(contentType)), []byte("application/x-www-form-urlencoded")) {
-		return f, oauthRefusal(400, "invalid_request", "Send the request as application/x-www-form-urlencoded.")
+		return f, authz.OAuthRefusal(400, "invalid_request", "Send the request as application/x-www-form-urlencoded.")
 	}
 	vals, err := url.ParseQuery(string(body))
 	if err != nil {
-		return f, oauthRefusal(400, "invalid_request", "The form is not valid application/x-www-form-urlencoded.")
+		return f, authz.OAuthRefusal(400, "invalid_request", "The form is not valid application/x-www-form-urlencoded.")
 	}
 	for name, v := range vals {
 		if len(v) > 1 {
-			return f, oauthRefusal(400, "invalid_request", "The parameter "+clipName(name)+" is sent more than once.")
+			return f, authz.OAuthRefusal(400, "invalid_request", "The parameter "+clipName(name)+" is sent more than once.")
 		}
 	}
 	get := vals.Get
@@ -50,25 +51,25 @@ func decodeTokenForm(contentType, body, authorization []byte) (tokenForm, error)
 	}
 	const prefix = "basic "
 	if len(authorization) <= len(prefix) || !strings.EqualFold(string(authorization[:len(prefix)]), prefix) {
-		return f, &oauthError{Status: 401, Code: "invalid_client", Description: "The Authorization header must be Basic client credentials."}
+		return f, &authz.OAuthError{Status: 401, Code: "invalid_client", Description: "The Authorization header must be Basic client credentials."}
 	}
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(authorization[len(prefix):])))
 	id, secret, ok := strings.Cut(string(raw), ":")
 	if err != nil || !ok {
-		return f, &oauthError{Status: 401, Code: "invalid_client", Basic: true, Description: "The Basic credentials are not base64 of client_id:client_secret."}
+		return f, &authz.OAuthError{Status: 401, Code: "invalid_client", Basic: true, Description: "The Basic credentials are not base64 of client_id:client_secret."}
 	}
 	// RFC 6749 §2.3.1: both halves are form-urlencoded before they are joined.
 	if id, err = url.QueryUnescape(id); err == nil {
 		secret, err = url.QueryUnescape(secret)
 	}
 	if err != nil {
-		return f, &oauthError{Status: 401, Code: "invalid_client", Basic: true, Description: "The Basic credentials are not validly encoded."}
+		return f, &authz.OAuthError{Status: 401, Code: "invalid_client", Basic: true, Description: "The Basic credentials are not validly encoded."}
 	}
 	if f.ClientID != "" && f.ClientID != id {
-		return f, oauthRefusal(400, "invalid_request", "client_id in the form differs from the Basic credentials.")
+		return f, authz.OAuthRefusal(400, "invalid_request", "client_id in the form differs from the Basic credentials.")
 	}
 	if f.ClientSecret != "" {
-		return f, oauthRefusal(400, "invalid_request", "Send the client secret once: in the Basic header or the form, not both.")
+		return f, authz.OAuthRefusal(400, "invalid_request", "Send the client secret once: in the Basic header or the form, not both.")
 	}
 	f.ClientID, f.ClientSecret, f.basic = id, secret, true
 	return f, nil
@@ -83,13 +84,13 @@ func clipName(s string) string {
 
 // authenticateClient resolves the request's client: a public client by its client_id,
 // a confidential one only with its secret (Basic or form). invalid_client otherwise.
-func (s *Server) authenticateClient(ctx context.Context, f tokenForm) (kv.OAuthClient, error) {
-	refuse := *errOAuthClient
+func (s *AuthServer) authenticateClient(ctx context.Context, f tokenForm) (kv.OAuthClient, error) {
+	refuse := *authz.ErrOAuthClient
 	refuse.Basic = f.basic
 	if f.ClientID == "" {
 		return kv.OAuthClient{}, &refuse
 	}
-	c, err := s.findOAuthClient(ctx, f.ClientID)
+	c, err := s.clients.FindOAuthClient(ctx, f.ClientID)
 	if kv.ErrorCode(err) == kv.ENOTFOUND {
 		return kv.OAuthClient{}, &refuse
 	}
@@ -111,8 +112,8 @@ type tokenOut struct {
 	Scope        string `json:"scope"`
 }
 
-func (s *Server) readTokenForm(r *pipeline.Request) (tokenForm, error) {
-	body, err := pipeline.ReadBody(r.C, maxTokenForm)
+func (s *AuthServer) readTokenForm(r *pipeline.Request) (tokenForm, error) {
+	body, err := pipeline.ReadBody(r.C, MaxTokenForm)
 	if err != nil {
 		return tokenForm{}, err
 	}
@@ -121,27 +122,27 @@ func (s *Server) readTokenForm(r *pipeline.Request) (tokenForm, error) {
 
 // handleOAuthToken is POST /v1/oauth/token: the authorization_code and refresh_token
 // grants.
-func (s *Server) handleOAuthToken(r *pipeline.Request) error {
+func (s *AuthServer) handleOAuthToken(r *pipeline.Request) error {
 	f, err := s.readTokenForm(r)
 	if err != nil {
 		return err
 	}
 	if f.GrantType == "" {
-		return oauthRefusal(400, "invalid_request", "grant_type is required.")
+		return authz.OAuthRefusal(400, "invalid_request", "grant_type is required.")
 	}
 	if f.GrantType != kv.GrantAuthCode && f.GrantType != kv.GrantRefresh {
-		return oauthRefusal(400, "unsupported_grant_type", "Only the authorization_code and refresh_token grants are supported.")
+		return authz.OAuthRefusal(400, "unsupported_grant_type", "Only the authorization_code and refresh_token grants are supported.")
 	}
 	client, err := s.authenticateClient(r.Ctx, f)
 	if err != nil {
 		return err
 	}
 	if !client.AllowsGrant(f.GrantType) {
-		return oauthRefusal(400, "unauthorized_client", "This client did not register the "+f.GrantType+" grant.")
+		return authz.OAuthRefusal(400, "unauthorized_client", "This client did not register the "+f.GrantType+" grant.")
 	}
 	resource := ""
 	if f.Resource != "" {
-		if resource = s.resourcePath(f.Resource); resource == "" {
+		if resource = s.clients.ResourcePath(f.Resource); resource == "" {
 			return errInvalidTarget(s.BaseFor(r.C))
 		}
 	}
@@ -150,14 +151,14 @@ func (s *Server) handleOAuthToken(r *pipeline.Request) error {
 	case kv.GrantAuthCode:
 		for _, p := range [][2]string{{"code", f.Code}, {"redirect_uri", f.RedirectURI}, {"code_verifier", f.Verifier}} {
 			if p[1] == "" {
-				return oauthRefusal(400, "invalid_request", p[0]+" is required for the authorization_code grant.")
+				return authz.OAuthRefusal(400, "invalid_request", p[0]+" is required for the authorization_code grant.")
 			}
 		}
 		pair, err = s.DB.ExchangeCode(r.Ctx, kv.ExchangeInput{Code: f.Code, Client: client, RedirectURI: f.RedirectURI,
 			Verifier: f.Verifier, Resource: resource})
 	case kv.GrantRefresh:
 		if f.RefreshToken == "" {
-			return oauthRefusal(400, "invalid_request", "refresh_token is required for the refresh_token grant.")
+			return authz.OAuthRefusal(400, "invalid_request", "refresh_token is required for the refresh_token grant.")
 		}
 		// A refresh may not widen the grant (RFC 6749 §6); scopes this server does not
 		// offer (offline_access) are dropped as at the authorization endpoint.
@@ -177,12 +178,12 @@ func (s *Server) handleOAuthToken(r *pipeline.Request) error {
 }
 
 func errInvalidTarget(base string) error {
-	return oauthRefusal(400, "invalid_target", "resource must be "+base+pipeline.ResourceMCP+" (the MCP server) or "+base+pipeline.ResourceAPI+" (the REST API).")
+	return authz.OAuthRefusal(400, "invalid_target", "resource must be "+base+pipeline.ResourceMCP+" (the MCP server) or "+base+pipeline.ResourceAPI+" (the REST API).")
 }
 
 // handleOAuthRevoke is POST /v1/oauth/revoke (RFC 7009): any code or token of a
 // connection ends the whole connection. Unknown tokens get 200 too.
-func (s *Server) handleOAuthRevoke(r *pipeline.Request) error {
+func (s *AuthServer) handleOAuthRevoke(r *pipeline.Request) error {
 	f, err := s.readTokenForm(r)
 	if err != nil {
 		return err
@@ -192,7 +193,7 @@ func (s *Server) handleOAuthRevoke(r *pipeline.Request) error {
 		return err
 	}
 	if f.Token == "" {
-		return oauthRefusal(400, "invalid_request", "token is required.")
+		return authz.OAuthRefusal(400, "invalid_request", "token is required.")
 	}
 	return s.DB.RevokeToken(r.Ctx, f.Token, client.ID)
 }

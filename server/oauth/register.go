@@ -1,19 +1,19 @@
-package server
+package oauth
 
 import (
 	"bytes"
 	"strings"
-	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/authz"
 	"interviewd/server/pipeline"
 )
 
 // maxRegistrationBody bounds a registration request: ten redirect URIs of 2000
 // characters and the rest fit well inside.
-const maxRegistrationBody = 32 << 10
+const MaxRegistrationBody = 32 << 10
 
 // registrationIn is the part of RFC 7591 client metadata interviewd uses. Every other
 // member (logo_uri, application_type, contacts, software_id, ...) is ignored, as the
@@ -49,59 +49,24 @@ type registrationOut struct {
 func decodeRegistration(body []byte) (kv.ClientInput, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
-		return kv.ClientInput{}, oauthRefusal(400, "invalid_client_metadata", "The body must be a JSON object of client metadata.")
+		return kv.ClientInput{}, authz.OAuthRefusal(400, "invalid_client_metadata", "The body must be a JSON object of client metadata.")
 	}
 	var in registrationIn
 	if err := json.Unmarshal(body, &in); err != nil {
-		return kv.ClientInput{}, oauthRefusal(400, "invalid_client_metadata",
+		return kv.ClientInput{}, authz.OAuthRefusal(400, "invalid_client_metadata",
 			"The client metadata is not valid JSON, or a member has the wrong type (redirect_uris, grant_types and response_types are arrays of strings; the others are strings).")
 	}
-	if code, desc := checkClientText(body); code != "" {
-		return kv.ClientInput{}, oauthRefusal(400, code, desc)
+	if code, desc := authz.CheckClientText(body); code != "" {
+		return kv.ClientInput{}, authz.OAuthRefusal(400, code, desc)
 	}
 	return kv.ClientInput{Name: in.ClientName, URI: in.ClientURI, RedirectURIs: in.RedirectURIs, GrantTypes: in.GrantTypes,
 		ResponseTypes: in.ResponseTypes, AuthMethod: in.TokenEndpointAuthMethod, Scope: in.Scope}, nil
 }
 
-// clientLabels are the members of client metadata a person may be shown (the consent
-// page shows the name, and could show the others beside it): each follows checkLabel.
-var clientLabels = []string{"client_name", "client_uri", "logo_uri", "tos_uri", "policy_uri"}
-
-// checkClientText applies the text rule to client metadata body (a JSON object, a
-// registration or a metadata document): the members a person may be shown, and every
-// redirect URI (its host is shown beside the name), follow checkLabel, and the whole
-// body must be UTF-8 (RFC 8259), ignored members included, since decoding would store
-// bad bytes as U+FFFD. It returns RFC 7591's error code (invalid_client_metadata, or
-// invalid_redirect_uri) and a description naming the member, or "" when the text is
-// sound. Members of another type than string are the typed decoding's to refuse.
-func checkClientText(body []byte) (code, desc string) {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(body, &members) != nil {
-		return "invalid_client_metadata", "The client metadata is not a JSON object."
-	}
-	for _, name := range clientLabels {
-		if fe := pipeline.CheckRawLabel(members[name], nil); fe != nil {
-			return "invalid_client_metadata", strings.Replace(fe.Msg, "Input", name, 1)
-		}
-	}
-	var uris []json.RawMessage
-	if json.Unmarshal(members["redirect_uris"], &uris) == nil {
-		for _, u := range uris {
-			if fe := pipeline.CheckRawLabel(u, nil); fe != nil {
-				return "invalid_redirect_uri", strings.Replace(fe.Msg, "Input", "A redirect URI in redirect_uris", 1)
-			}
-		}
-	}
-	if !utf8.Valid(body) || pipeline.LoneSurrogate(body) {
-		return "invalid_client_metadata", "The client metadata must be valid UTF-8 text throughout, ignored members included."
-	}
-	return "", ""
-}
-
 // handleOAuthRegister is POST /v1/oauth/register (RFC 7591): no credential, limited
 // per client address (registerAdmit, spendRegistration).
-func (s *Server) handleOAuthRegister(r *pipeline.Request) error {
-	body, err := pipeline.ReadBody(r.C, maxRegistrationBody)
+func (s *AuthServer) handleOAuthRegister(r *pipeline.Request) error {
+	body, err := pipeline.ReadBody(r.C, MaxRegistrationBody)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,9 @@
-package server
+package oauth
 
 import (
 	"time"
 
+	"interviewd/server/authz"
 	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
 )
@@ -34,7 +35,7 @@ import (
 // registration response describe both, "registration" first.
 
 // registrationWindow is the registration budget's window.
-const registrationWindow = time.Hour
+const RegistrationWindow = time.Hour
 
 // Policy names of the two budgets in RateLimit-Policy and RateLimit.
 const (
@@ -55,7 +56,7 @@ func newRegistrationLimiter(l pipeline.RateLimits) *ratelimit.Limiter {
 	if n <= 0 {
 		n = ratelimit.Defaults().Registrations
 	}
-	return ratelimit.New(ratelimit.Limits{Off: l.Off, Window: registrationWindow, IP: n})
+	return ratelimit.New(ratelimit.Limits{Off: l.Off, Window: RegistrationWindow, IP: n})
 }
 
 // registerAdmit counts a refused registration against the address's refusals budget,
@@ -65,12 +66,12 @@ func newRegistrationLimiter(l pipeline.RateLimits) *ratelimit.Limiter {
 // on, which matters most on the vendors' addresses all their tenants share. It sets the
 // headers of both budgets. The registration budget itself is spent by the handler
 // (spendRegistration), once the registration is known good.
-func (s *Server) registerAdmit(next pipeline.Handler) pipeline.Handler {
+func (s *AuthServer) registerAdmit(next pipeline.Handler) pipeline.Handler {
 	return func(r *pipeline.Request) error {
 		err := next(r)
 		now := s.Now()
 		addr := ratelimit.AddrKey(s.ClientIP(r.C)).String()
-		var oe *oauthError
+		var oe *authz.OAuthError
 		if err != nil {
 			oe = toOAuthError(err)
 		}
@@ -78,7 +79,7 @@ func (s *Server) registerAdmit(next pipeline.Handler) pipeline.Handler {
 		if oe != nil && oe.Status >= 400 && oe.Status < 500 {
 			refusals = s.Limiter.AdmitIP(now, registerRefusedKey+addr)
 			if !refusals.OK {
-				err = &oauthError{Status: 429, Code: "rate_limited", RetryAfter: max(refusals.RetryAfter, oe.RetryAfter),
+				err = &authz.OAuthError{Status: 429, Code: "rate_limited", RetryAfter: max(refusals.RetryAfter, oe.RetryAfter),
 					Description: "Too many refused client registrations from your address; retry after the number of seconds in Retry-After. " +
 						"This one was refused too: " + oe.Description}
 			}
@@ -87,7 +88,7 @@ func (s *Server) registerAdmit(next pipeline.Handler) pipeline.Handler {
 		}
 		reg := r.Rate
 		if !r.Rated { // refused before it reached the registration budget
-			reg = s.oauth.register.PeekIP(now, registerKey+addr)
+			reg = s.Register.PeekIP(now, registerKey+addr)
 		}
 		s.SetRateHeaders(r.C, registrationHeaders(reg, refusals))
 		return err
@@ -98,11 +99,11 @@ func (s *Server) registerAdmit(next pipeline.Handler) pipeline.Handler {
 // when the hour's are spent; the decision is kept on r for the headers. Called once
 // the registration is known good and only its storing is left, so only registrations
 // that succeed are counted (one the store then fails still spent its place).
-func (s *Server) spendRegistration(r *pipeline.Request) error {
-	d := s.oauth.register.AdmitIP(s.Now(), registerKey+ratelimit.AddrKey(s.ClientIP(r.C)).String())
+func (s *AuthServer) spendRegistration(r *pipeline.Request) error {
+	d := s.Register.AdmitIP(s.Now(), registerKey+ratelimit.AddrKey(s.ClientIP(r.C)).String())
 	r.Rate, r.Rated = d, true
 	if !d.OK {
-		return &oauthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
+		return &authz.OAuthError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
 			Description: "Too many client registrations from your address this hour; retry after the number of seconds in Retry-After, " +
 				"or identify the client by a client ID metadata document instead of registering."}
 	}

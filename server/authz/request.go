@@ -1,4 +1,4 @@
-package server
+package authz
 
 import (
 	"context"
@@ -6,12 +6,10 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
-	"interviewd/server/ratelimit"
 )
 
 // The authorization endpoint. GET /v1/oauth/authorize checks the request (DECISIONS
@@ -26,7 +24,7 @@ import (
 
 // authorizeParams are the parameters of an authorization request, in the order the
 // consent forms carry them.
-var authorizeParams = []string{"response_type", "client_id", "redirect_uri", "scope", "resource",
+var AuthorizeParams = []string{"response_type", "client_id", "redirect_uri", "scope", "resource",
 	"code_challenge", "code_challenge_method", "state"}
 
 // authzQuery is a decoded authorization request.
@@ -39,19 +37,19 @@ type authzQuery struct {
 
 // decodeAuthorize reads an authorization request's query. Only a query that is not
 // urlencoded at all is an error; every rule about the values is checkAuthorize's.
-func decodeAuthorize(raw string) (authzQuery, error) {
+func DecodeAuthorize(raw string) (authzQuery, error) {
 	vals, err := url.ParseQuery(raw)
 	if err != nil {
 		return authzQuery{}, err
 	}
-	return authzFromValues(vals), nil
+	return QueryFromValues(vals), nil
 }
 
-func authzFromValues(vals url.Values) authzQuery {
+func QueryFromValues(vals url.Values) authzQuery {
 	q := authzQuery{ResponseType: vals.Get("response_type"), ClientID: vals.Get("client_id"), RedirectURI: vals.Get("redirect_uri"),
 		Scope: vals.Get("scope"), Resource: vals.Get("resource"), Challenge: vals.Get("code_challenge"),
 		Method: vals.Get("code_challenge_method"), State: vals.Get("state")}
-	for _, name := range authorizeParams {
+	for _, name := range AuthorizeParams {
 		if len(vals[name]) > 1 {
 			q.Dup = name
 			break
@@ -61,50 +59,50 @@ func authzFromValues(vals url.Values) authzQuery {
 }
 
 // values returns the request's parameters as the consent forms carry them.
-func (q authzQuery) values() []appFormParam {
+func (q authzQuery) Values() []FormParam {
 	vals := []string{q.ResponseType, q.ClientID, q.RedirectURI, q.Scope, q.Resource, q.Challenge, q.Method, q.State}
-	var out []appFormParam
-	for i, name := range authorizeParams {
+	var out []FormParam
+	for i, name := range AuthorizeParams {
 		if vals[i] != "" {
-			out = append(out, appFormParam{Name: name, Value: vals[i]})
+			out = append(out, FormParam{Name: name, Value: vals[i]})
 		}
 	}
 	return out
 }
 
 // encode returns the request as a query string.
-func (q authzQuery) encode() string {
+func (q authzQuery) Encode() string {
 	v := url.Values{}
-	for _, p := range q.values() {
+	for _, p := range q.Values() {
 		v.Set(p.Name, p.Value)
 	}
 	return v.Encode()
 }
 
 // appFormParam is one hidden field of the consent forms.
-type appFormParam struct{ Name, Value string }
+type FormParam struct{ Name, Value string }
 
 // authzRequest is an authorization request that passed every check.
-type authzRequest struct {
-	q        authzQuery
-	client   kv.OAuthClient
-	scopes   []string // requested and grantable, sorted
-	resource string   // "/v1/mcp" or "/v1/api"
+type Request struct {
+	Q        authzQuery
+	Client   kv.OAuthClient
+	Scopes   []string // requested and grantable, sorted
+	Resource string   // "/v1/mcp" or "/v1/api"
 }
 
 // authzRefusal is a refused authorization request: an error page when toClient is
 // false, else a redirect to the client's redirect URI.
-type authzRefusal struct {
-	toClient   bool
-	q          authzQuery
-	code, desc string
-	pageStatus int
+type Refusal struct {
+	ToClient   bool
+	Q          authzQuery
+	Code, Desc string
+	PageStatus int
 }
 
-func (e *authzRefusal) Error() string { return e.code + ": " + e.desc }
+func (e *Refusal) Error() string { return e.Code + ": " + e.Desc }
 
-func pageRefusal(status int, desc string) *authzRefusal {
-	return &authzRefusal{pageStatus: status, code: "invalid_request", desc: desc}
+func PageRefusal(status int, desc string) *Refusal {
+	return &Refusal{PageStatus: status, Code: "invalid_request", Desc: desc}
 }
 
 // maxState bounds the opaque state a client may send through.
@@ -113,38 +111,38 @@ const maxState = 1000
 // checkAuthorize applies every rule of DECISIONS §15 to q, in RFC 6749's order:
 // client and redirect URI first (refused on a page), then the rest (refused to the
 // client).
-func (s *Server) checkAuthorize(ctx context.Context, q authzQuery) (*authzRequest, *authzRefusal) {
+func (s *Clients) CheckAuthorize(ctx context.Context, q authzQuery) (*Request, *Refusal) {
 	if q.Dup == "client_id" || q.Dup == "redirect_uri" {
-		return nil, pageRefusal(400, "The authorization request sends "+q.Dup+" more than once.")
+		return nil, PageRefusal(400, "The authorization request sends "+q.Dup+" more than once.")
 	}
 	if q.ClientID == "" {
-		return nil, pageRefusal(400, "The authorization request has no client_id. Go back to the app you came from and connect again.")
+		return nil, PageRefusal(400, "The authorization request has no client_id. Go back to the app you came from and connect again.")
 	}
-	client, err := s.findOAuthClient(ctx, q.ClientID)
+	client, err := s.FindOAuthClient(ctx, q.ClientID)
 	if err != nil {
-		var oe *oauthError
+		var oe *OAuthError
 		if errors.As(err, &oe) && oe.Code == "invalid_client" {
-			return nil, pageRefusal(400, oe.Description)
+			return nil, PageRefusal(400, oe.Description)
 		}
 		if kv.ErrorCode(err) == kv.ENOTFOUND {
-			return nil, pageRefusal(400, "The app that sent you here is not known to this server (unknown client_id). Go back to it and connect again.")
+			return nil, PageRefusal(400, "The app that sent you here is not known to this server (unknown client_id). Go back to it and connect again.")
 		}
-		return nil, &authzRefusal{pageStatus: 500, code: "server_error", desc: pipeline.ErrInternal}
+		return nil, &Refusal{PageStatus: 500, Code: "server_error", Desc: pipeline.ErrInternal}
 	}
 	if q.RedirectURI == "" {
-		return nil, pageRefusal(400, "The authorization request has no redirect_uri; it must always be sent.")
+		return nil, PageRefusal(400, "The authorization request has no redirect_uri; it must always be sent.")
 	}
 	// The presented URI meets registration's rules first: the loopback port leniency
 	// below compares host, path and query only, so user information ("evil@127.0.0.1")
 	// would otherwise pass it.
 	if why := kv.CheckRedirectURI(q.RedirectURI); why != "" {
-		return nil, pageRefusal(400, "The redirect_uri cannot be used, so you are not sent there. "+why)
+		return nil, PageRefusal(400, "The redirect_uri cannot be used, so you are not sent there. "+why)
 	}
 	if !kv.MatchRedirectURI(client.RedirectURIs, q.RedirectURI) {
-		return nil, pageRefusal(400, "The redirect_uri is not one the app registered, so you are not sent there.")
+		return nil, PageRefusal(400, "The redirect_uri is not one the app registered, so you are not sent there.")
 	}
-	back := func(code, desc string) (*authzRequest, *authzRefusal) {
-		return nil, &authzRefusal{toClient: true, q: q, code: code, desc: desc}
+	back := func(code, desc string) (*Request, *Refusal) {
+		return nil, &Refusal{ToClient: true, Q: q, Code: code, Desc: desc}
 	}
 	switch {
 	case q.Dup != "":
@@ -155,7 +153,7 @@ func (s *Server) checkAuthorize(ctx context.Context, q authzQuery) (*authzReques
 		return back("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256.")
 	case q.Method != "S256":
 		return back("invalid_request", "Only code_challenge_method=S256 is supported (plain is refused).")
-	case !validChallenge(q.Challenge):
+	case !ValidChallenge(q.Challenge):
 		return back("invalid_request", "code_challenge must be 43 base64url characters (an S256 hash of the verifier).")
 	case len(q.State) > maxState:
 		return back("invalid_request", "state is longer than 1000 characters.")
@@ -171,14 +169,14 @@ func (s *Server) checkAuthorize(ctx context.Context, q authzQuery) (*authzReques
 	}
 	resource := pipeline.ResourceMCP // clients of the 2025-03-26 MCP revision send none
 	if q.Resource != "" {
-		if resource = s.resourcePath(q.Resource); resource == "" {
+		if resource = s.ResourcePath(q.Resource); resource == "" {
 			return back("invalid_target", "resource must be "+s.BaseURL+pipeline.ResourceMCP+" (the MCP server) or "+s.BaseURL+pipeline.ResourceAPI+" (the REST API).")
 		}
 	}
-	return &authzRequest{q: q, client: client, scopes: scopes, resource: resource}, nil
+	return &Request{Q: q, Client: client, Scopes: scopes, Resource: resource}, nil
 }
 
-func validChallenge(c string) bool {
+func ValidChallenge(c string) bool {
 	if len(c) != 43 {
 		return false
 	}
@@ -192,7 +190,7 @@ func validChallenge(c string) bool {
 }
 
 // clientRedirect returns the client's redirect URI with params added to its query.
-func clientRedirect(redirectURI string, params url.Values) string {
+func ClientRedirect(redirectURI string, params url.Values) string {
 	u, err := url.Parse(redirectURI)
 	if err != nil {
 		return redirectURI
@@ -207,60 +205,10 @@ func clientRedirect(redirectURI string, params url.Values) string {
 
 // refusalRedirect is where a refusal sends the browser back to the client (RFC 6749
 // §4.1.2.1, RFC 9207's iss: the issuer the client discovered, at the origin it used).
-func (s *Server) refusalRedirect(c *fasthttp.RequestCtx, e *authzRefusal) string {
-	v := url.Values{"error": {e.code}, "error_description": {e.desc}, "iss": {s.BaseFor(c)}}
-	if e.q.State != "" {
-		v.Set("state", e.q.State)
+func (s *Clients) RefusalRedirect(c *fasthttp.RequestCtx, e *Refusal) string {
+	v := url.Values{"error": {e.Code}, "error_description": {e.Desc}, "iss": {s.BaseFor(c)}}
+	if e.Q.State != "" {
+		v.Set("state", e.Q.State)
 	}
-	return clientRedirect(e.q.RedirectURI, v)
-}
-
-// routeAuthorize mounts GET /v1/oauth/authorize on the app's surface: its refusals are
-// pages of the app, and a good request goes on to the consent page.
-func (s *Server) routeAuthorize(r *router.Router) {
-	g := s.Group(r, "/v1/oauth", s.appSurfaceOf())
-	g.GET("/authorize", s.handleAuthorize, s.appRequire(appRoute{Access: accessPublic}), s.authorizeAdmit)
-}
-
-// authorizeAdmit puts the authorization endpoint under the per-address budget of the
-// other OAuth endpoints: a request may make this server fetch a client metadata
-// document, which must not be done at a stranger's pace.
-func (s *Server) authorizeAdmit(next pipeline.Handler) pipeline.Handler {
-	return func(r *pipeline.Request) error {
-		d := s.Limiter.AdmitIP(s.Now(), "oauth "+ratelimit.AddrKey(s.ClientIP(r.C)).String())
-		s.SetRateHeaders(r.C, d)
-		if !d.OK {
-			return &pipeline.APIError{Status: 429, Code: "rate_limited", RetryAfter: d.RetryAfter,
-				Detail: "Too many authorization requests from your network; wait a moment and try again."}
-		}
-		return next(r)
-	}
-}
-
-func (s *Server) handleAuthorize(r *pipeline.Request) error {
-	q, err := decodeAuthorize(string(r.C.URI().QueryString()))
-	if err != nil {
-		return s.authorizeRefused(r, pageRefusal(400, "The authorization request's query is not validly encoded."))
-	}
-	if _, refusal := s.checkAuthorize(r.Ctx, q); refusal != nil {
-		return s.authorizeRefused(r, refusal)
-	}
-	to := "/app/oauth/authorize?" + q.encode()
-	if safeNext(to) == "" {
-		// The consent page's address travels through sign-in and two-step as their
-		// return path, which is bounded; a request past that would be lost on the way.
-		return s.authorizeRefused(r, pageRefusal(400, "The authorization request is too long (its parameters exceed 2000 characters)."))
-	}
-	r.Out = appRedirect{to: to}
-	return nil
-}
-
-// authorizeRefused answers a refusal: back to the client, or the app's error page.
-func (s *Server) authorizeRefused(r *pipeline.Request, e *authzRefusal) error {
-	r.Info.Code = e.code
-	if e.toClient {
-		r.Out = appRedirect{to: s.refusalRedirect(r.C, e)}
-		return nil
-	}
-	return &pipeline.APIError{Status: e.pageStatus, Code: e.code, Detail: e.desc}
+	return ClientRedirect(e.Q.RedirectURI, v)
 }

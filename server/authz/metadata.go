@@ -1,4 +1,4 @@
-package server
+package authz
 
 import (
 	"context"
@@ -15,10 +15,12 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Client ID Metadata Documents (the MCP authorization flow of 2025-11-25): a client
@@ -34,13 +36,13 @@ import (
 const (
 	metadataMaxBytes = 5 << 10
 	metadataTimeout  = 3 * time.Second
-	metadataTTL      = 10 * time.Minute
+	MetadataTTL      = 10 * time.Minute
 	metadataFailTTL  = 30 * time.Second // a failed fetch is not retried for every request
 	metadataCacheMax = 1024
 )
 
 // clientMetadata fetches and caches metadata documents.
-type clientMetadata struct {
+type ClientMetadata struct {
 	hc    *http.Client
 	mu    sync.Mutex
 	cache map[string]metadataEntry
@@ -54,7 +56,7 @@ type metadataEntry struct {
 
 // newClientMetadata returns the fetcher. allowLoopback lets tests serve a document on
 // 127.0.0.1; roots, when not nil, are the CAs it trusts (a test's own).
-func newClientMetadata(allowLoopback bool, roots *x509.CertPool) *clientMetadata {
+func NewClientMetadata(allowLoopback bool, roots *x509.CertPool) *ClientMetadata {
 	dialer := &net.Dialer{Timeout: metadataTimeout, Control: func(network, address string, _ syscall.RawConn) error {
 		return checkDialAddr(address, allowLoopback)
 	}}
@@ -68,7 +70,7 @@ func newClientMetadata(allowLoopback bool, roots *x509.CertPool) *clientMetadata
 		IdleConnTimeout:        30 * time.Second,
 		MaxResponseHeaderBytes: 16 << 10,
 	}
-	return &clientMetadata{
+	return &ClientMetadata{
 		hc: &http.Client{Transport: tr, Timeout: metadataTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return errMetadataRedirect }},
 		cache: map[string]metadataEntry{},
@@ -100,7 +102,7 @@ func checkDialAddr(address string, allowLoopback bool) error {
 	if a.IsLoopback() && allowLoopback {
 		return nil
 	}
-	if !publicAddr(a) {
+	if !PublicAddr(a) {
 		return errForbiddenAddr{a}
 	}
 	return nil
@@ -124,7 +126,7 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("fec0::/10"),      // site-local (deprecated), still routed inside some networks
 }
 
-func publicAddr(a netip.Addr) bool {
+func PublicAddr(a netip.Addr) bool {
 	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
 		return false
@@ -168,9 +170,9 @@ func checkMetadataURL(id string) string {
 // client returns the client the document at id describes, from the cache when fresh.
 // ENOTFOUND for an id that is no usable URL; an oauthError invalid_client naming why
 // a document could not be used.
-func (m *clientMetadata) client(ctx context.Context, id string, now time.Time) (kv.OAuthClient, error) {
+func (m *ClientMetadata) Client(ctx context.Context, id string, now time.Time) (kv.OAuthClient, error) {
 	if msg := checkMetadataURL(id); msg != "" {
-		return kv.OAuthClient{}, &oauthError{Status: 401, Code: "invalid_client", Description: msg + "."}
+		return kv.OAuthClient{}, &OAuthError{Status: 401, Code: "invalid_client", Description: msg + "."}
 	}
 	m.mu.Lock()
 	e, ok := m.cache[id]
@@ -179,7 +181,7 @@ func (m *clientMetadata) client(ctx context.Context, id string, now time.Time) (
 		return e.client, e.err
 	}
 	c, err := m.fetch(ctx, id, now)
-	e = metadataEntry{client: c, err: err, expires: now.Add(metadataTTL)}
+	e = metadataEntry{client: c, err: err, expires: now.Add(MetadataTTL)}
 	if err != nil {
 		e.expires = now.Add(metadataFailTTL)
 	}
@@ -197,9 +199,9 @@ func (m *clientMetadata) client(ctx context.Context, id string, now time.Time) (
 }
 
 // fetch gets and validates one document.
-func (m *clientMetadata) fetch(ctx context.Context, id string, now time.Time) (kv.OAuthClient, error) {
+func (m *ClientMetadata) fetch(ctx context.Context, id string, now time.Time) (kv.OAuthClient, error) {
 	refuse := func(why string) error {
-		return &oauthError{Status: 401, Code: "invalid_client", Description: "The client metadata document at client_id cannot be used: " + why + "."}
+		return &OAuthError{Status: 401, Code: "invalid_client", Description: "The client metadata document at client_id cannot be used: " + why + "."}
 	}
 	ctx, cancel := context.WithTimeout(ctx, metadataTimeout)
 	defer cancel()
@@ -240,7 +242,7 @@ func (m *clientMetadata) fetch(ctx context.Context, id string, now time.Time) (k
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return kv.OAuthClient{}, refuse("it is not a JSON object of client metadata")
 	}
-	if _, desc := checkClientText(body); desc != "" {
+	if _, desc := CheckClientText(body); desc != "" {
 		return kv.OAuthClient{}, refuse(strings.TrimSuffix(desc, "."))
 	}
 	if doc.ClientID != id {
@@ -266,3 +268,38 @@ func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }
+
+// checkClientText applies the text rule to client metadata body (a JSON object, a
+// registration or a metadata document): the members a person may be shown, and every
+// redirect URI (its host is shown beside the name), follow checkLabel, and the whole
+// body must be UTF-8 (RFC 8259), ignored members included, since decoding would store
+// bad bytes as U+FFFD. It returns RFC 7591's error code (invalid_client_metadata, or
+// invalid_redirect_uri) and a description naming the member, or "" when the text is
+// sound. Members of another type than string are the typed decoding's to refuse.
+func CheckClientText(body []byte) (code, desc string) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return "invalid_client_metadata", "The client metadata is not a JSON object."
+	}
+	for _, name := range clientLabels {
+		if fe := pipeline.CheckRawLabel(members[name], nil); fe != nil {
+			return "invalid_client_metadata", strings.Replace(fe.Msg, "Input", name, 1)
+		}
+	}
+	var uris []json.RawMessage
+	if json.Unmarshal(members["redirect_uris"], &uris) == nil {
+		for _, u := range uris {
+			if fe := pipeline.CheckRawLabel(u, nil); fe != nil {
+				return "invalid_redirect_uri", strings.Replace(fe.Msg, "Input", "A redirect URI in redirect_uris", 1)
+			}
+		}
+	}
+	if !utf8.Valid(body) || pipeline.LoneSurrogate(body) {
+		return "invalid_client_metadata", "The client metadata must be valid UTF-8 text throughout, ignored members included."
+	}
+	return "", ""
+}
+
+// clientLabels are the members of client metadata a person may be shown (the consent
+// page shows the name, and could show the others beside it): each follows checkLabel.
+var clientLabels = []string{"client_name", "client_uri", "logo_uri", "tos_uri", "policy_uri"}

@@ -1,4 +1,4 @@
-package server
+package oauth
 
 import (
 	"encoding/base64"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"interviewd/kv"
+	"interviewd/server/authz"
 	"interviewd/server/pipeline"
 )
 
@@ -71,18 +72,18 @@ func FuzzDecodeAuthorize(f *testing.F) {
 	f.Add("scope=studies:read+agent:run&state=%zz")
 	f.Add(";;&&==")
 	f.Fuzz(func(t *testing.T, raw string) {
-		q, err := decodeAuthorize(raw)
+		q, err := authz.DecodeAuthorize(raw)
 		if err != nil {
 			return
 		}
 		if q.Dup != "" {
 			return
 		}
-		again, err := decodeAuthorize(q.encode())
+		again, err := authz.DecodeAuthorize(q.Encode())
 		if err != nil || again != q {
-			t.Fatalf("round trip: %+v → %q → %+v (%v)", q, q.encode(), again, err)
+			t.Fatalf("round trip: %+v → %q → %+v (%v)", q, q.Encode(), again, err)
 		}
-		_ = validChallenge(q.Challenge)
+		_ = authz.ValidChallenge(q.Challenge)
 		_ = kv.GrantableScopes(q.Scope)
 	})
 }

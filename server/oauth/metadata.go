@@ -1,4 +1,4 @@
-package server
+package oauth
 
 import (
 	"github.com/fasthttp/router"
@@ -31,7 +31,7 @@ type authServerMetadata struct {
 // routeAuthServerMetadata serves RFC 8414's document at its well-known address. The
 // OpenID Connect address is left alone: this is no OpenID provider (no ID tokens), and
 // MCP clients try RFC 8414's address first.
-func (s *Server) routeAuthServerMetadata(r *router.Router) {
+func (s *AuthServer) routeAuthServerMetadata(r *router.Router) {
 	methods := []string{kv.AuthMethodNone, kv.AuthMethodBasic, kv.AuthMethodPost}
 	doc := func(base string) any {
 		return authServerMetadata{
@@ -48,7 +48,7 @@ func (s *Server) routeAuthServerMetadata(r *router.Router) {
 			RevocationEndpointAuthMethods:     methods,
 			ScopesSupported:                   pipeline.OAuthScopes(),
 			AuthorizationResponseIssParameter: true,
-			ClientIDMetadataDocumentSupported: s.oauth.metadata != nil,
+			ClientIDMetadataDocumentSupported: s.clients.FetchesMetadata(),
 		}
 	}
 	// Encoded on the first request, not at start-up (the encoder is built on first use).
