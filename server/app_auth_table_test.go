@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 	"interviewd/server/pipeline"
 )
 
@@ -77,7 +78,7 @@ func (e *testEnv) appDo(method, path string, as *appUser, form url.Values, csrf 
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	if as != nil {
-		req.AddCookie(&http.Cookie{Name: appSessionCookie, Value: as.token})
+		req.AddCookie(&http.Cookie{Name: app.SessionCookie, Value: as.token})
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
@@ -214,8 +215,8 @@ func fill(path string, values map[string]string) (string, string, bool) {
 }
 
 // workspaceAccess reports whether a route needs a chosen workspace (and so a role).
-func workspaceAccess(a appAccess) bool {
-	return a == accessMember || a == accessAdmin || a == accessOwner || a == accessResearch
+func workspaceAccess(a app.Access) bool {
+	return a == app.AccessMember || a == app.AccessAdmin || a == app.AccessOwner || a == app.AccessResearch
 }
 
 // TestAppAuthorizationTable checks every registered app route: signed out → sign-in
@@ -224,7 +225,7 @@ func workspaceAccess(a appAccess) bool {
 // without its CSRF token → 403.
 func TestAppAuthorizationTable(t *testing.T) {
 	e := mustServe(t)
-	routes := e.srv.app.routes
+	routes := e.srv.app.Routes
 	if len(routes) < 20 {
 		t.Fatalf("only %d app routes registered", len(routes))
 	}
@@ -237,7 +238,7 @@ func TestAppAuthorizationTable(t *testing.T) {
 		other, _, _ := fill("/app"+rt.Path, f.other)
 		name := rt.Method + " " + rt.Path
 		t.Run(name, func(t *testing.T) {
-			if rt.Access != accessPublic {
+			if rt.Access != app.AccessPublic {
 				t.Run("ErrSignedOut", func(t *testing.T) {
 					r := e.appDo(rt.Method, own, nil, nil, false)
 					loc := r.header.Get("Location")
@@ -252,7 +253,7 @@ func TestAppAuthorizationTable(t *testing.T) {
 			if rt.Method != "GET" {
 				t.Run("ErrNoCSRF", func(t *testing.T) {
 					as := &f.owner
-					if rt.Access == accessPublic {
+					if rt.Access == app.AccessPublic {
 						as = nil // a sign-in form without the pre-session token
 					}
 					r := e.appDo(rt.Method, own, as, url.Values{"csrf": {"forged"}}, false)
@@ -261,7 +262,7 @@ func TestAppAuthorizationTable(t *testing.T) {
 					}
 				})
 			}
-			if rt.Access == accessAdmin || rt.Access == accessOwner || rt.Access == accessResearch {
+			if rt.Access == app.AccessAdmin || rt.Access == app.AccessOwner || rt.Access == app.AccessResearch {
 				t.Run("ErrViewerForbidden", func(t *testing.T) {
 					r := e.appDo(rt.Method, own, &f.viewer, nil, true)
 					if r.status != 403 {
@@ -269,7 +270,7 @@ func TestAppAuthorizationTable(t *testing.T) {
 					}
 				})
 			}
-			if rt.Access == accessAdmin || rt.Access == accessOwner {
+			if rt.Access == app.AccessAdmin || rt.Access == app.AccessOwner {
 				t.Run("ErrMemberForbidden", func(t *testing.T) {
 					r := e.appDo(rt.Method, own, &f.member, nil, true)
 					if r.status != 403 {

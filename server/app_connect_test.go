@@ -13,6 +13,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 	"interviewd/server/pipeline"
 )
 
@@ -27,7 +28,7 @@ func (u *appClient) getAs(t *testing.T, path, host string) string {
 	if host != "" {
 		req.Host = host
 	}
-	req.AddCookie(&http.Cookie{Name: appSessionCookie, Value: u.cookie})
+	req.AddCookie(&http.Cookie{Name: app.SessionCookie, Value: u.cookie})
 	resp, err := u.hc.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -73,12 +73,12 @@ func TestAppCredits(t *testing.T) {
 		}
 	})
 	t.Run("OK_OneMailToOwners", func(t *testing.T) {
-		e.srv.SendCreditAlerts(ctx)
+		e.srv.app.SendCreditAlerts(ctx)
 		m := outboxMail(t, e, "a@example.com")
 		if !strings.Contains(m.Subject, "Org A: "+strconv.Itoa(start-1)+" credits are left") || !strings.Contains(m.Text, "/app/settings/credits") {
 			t.Fatalf("mail %q %q", m.Subject, m.Text)
 		}
-		e.srv.SendCreditAlerts(ctx) // nothing pending: nothing more
+		e.srv.app.SendCreditAlerts(ctx) // nothing pending: nothing more
 		box, err := e.db.FindOutboxMail(ctx, 0)
 		if err != nil {
 			t.Fatal(err)

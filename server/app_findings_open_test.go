@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 )
 
 // TestAppFindingsOpenAnalysis: an analysis the page did not start (recorded as the run
@@ -48,7 +49,7 @@ func TestAppFindingsOpenAnalysis(t *testing.T) {
 	}
 	t.Run("OK_Running", func(t *testing.T) {
 		wantPage(t, owner.get(t, base+"/findings"), 200, `data-poll="`+poll+`"`, "An analysis is running…", "Version 1")
-		var st analysisStatusJSON
+		var st app.AnalysisStatusJSON
 		r := owner.get(t, poll)
 		r.json(t, &st)
 		if r.status != 200 || st.Status != kv.AnalysisRunning || st.JobID != held.ID.String() {
@@ -58,7 +59,7 @@ func TestAppFindingsOpenAnalysis(t *testing.T) {
 
 	// The runner takes the job (as the node holding it would): the poll sees it end.
 	e.runner.Enqueue(held)
-	done := pollJSON(t, owner, poll, func(s analysisStatusJSON) bool {
+	done := pollJSON(t, owner, poll, func(s app.AnalysisStatusJSON) bool {
 		return s.Status == kv.AnalysisCompleted || s.Status == kv.AnalysisFailed
 	})
 	if done.Status != kv.AnalysisCompleted || done.Version == nil || *done.Version != 2 || done.FindingsURL != base+"/findings?job="+held.ID.String() {

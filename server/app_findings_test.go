@@ -15,6 +15,7 @@ import (
 	"interviewd/kv"
 	"interviewd/moderator"
 	"interviewd/plugins/plugintest"
+	"interviewd/server/app"
 )
 
 // findingsFixture is a live study of organisation A with real interviews, made through
@@ -74,11 +75,11 @@ func (e *testEnv) mustFindingsStudy() findingsFixture {
 
 // runAppAnalysis presses Run analysis (or Refresh) on the findings page and polls the
 // page's status address until the job ends; it returns the job's final state.
-func runAppAnalysis(t *testing.T, u *appClient, study kv.ID) analysisStatusJSON {
+func runAppAnalysis(t *testing.T, u *appClient, study kv.ID) app.AnalysisStatusJSON {
 	t.Helper()
 	loc := wantRedirect(t, u.post(t, "/app/studies/"+study.String()+"/findings", nil), "/app/studies/"+study.String()+"/findings?job=")
 	job := strings.TrimPrefix(loc, "/app/studies/"+study.String()+"/findings?job=")
-	return pollJSON(t, u, "/app/studies/"+study.String()+"/findings/status?job="+job, func(s analysisStatusJSON) bool {
+	return pollJSON(t, u, "/app/studies/"+study.String()+"/findings/status?job="+job, func(s app.AnalysisStatusJSON) bool {
 		return s.Status == kv.AnalysisCompleted || s.Status == kv.AnalysisFailed
 	})
 }
@@ -117,7 +118,7 @@ func TestAppFindings(t *testing.T) {
 	t.Run("OK_NoneYet", func(t *testing.T) {
 		r := owner.get(t, base+"/findings")
 		wantPage(t, r, 200, "No analysis yet", ">Run analysis<", `name="csrf"`, `href="`+base+`/findings" aria-current="page"`)
-		if csp := r.header.Get("Content-Security-Policy"); csp != appCSP {
+		if csp := r.header.Get("Content-Security-Policy"); csp != app.CSP {
 			t.Fatalf("CSP %q", csp)
 		}
 	})

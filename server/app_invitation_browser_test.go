@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/app"
 	"strings"
 	"testing"
 )
@@ -28,7 +29,7 @@ func TestAppBrowserInvitationOtherAccount(t *testing.T) {
 	if got := eval[string](b.page, "the email field", `document.querySelector('#email').value`); got != "new@a.example" {
 		t.Fatalf("the sign-in page's address: %q", got)
 	}
-	if b.cookie(appSessionCookie) != "" {
+	if b.cookie(app.SessionCookie) != "" {
 		t.Fatal("still signed in after Sign out and continue")
 	}
 	checkAxe(t, b)

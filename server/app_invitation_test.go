@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 )
 
 var (
-	sessionCookieIn = regexp.MustCompile(appSessionCookie + `=(ivs_[A-Za-z0-9]+)`)
+	sessionCookieIn = regexp.MustCompile(app.SessionCookie + `=(ivs_[A-Za-z0-9]+)`)
 	csrfIn          = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 )
 
@@ -45,7 +46,7 @@ func TestAppInvitationOtherAccount(t *testing.T) {
 		}
 		r := e.appDo("POST", path, &b, nil, true)
 		wantPage(t, r, 403, "This invitation is for <strong>new@example.com</strong>")
-		if ck := r.header.Get("Set-Cookie"); strings.Contains(ck, appSessionCookie) {
+		if ck := r.header.Get("Set-Cookie"); strings.Contains(ck, app.SessionCookie) {
 			t.Fatalf("a refused accept set a session cookie: %q", ck)
 		}
 		if _, err := e.db.FindUserByEmail(ctx, "new@example.com"); kv.ErrorCode(err) != kv.ENOTFOUND {
@@ -63,7 +64,7 @@ func TestAppInvitationOtherAccount(t *testing.T) {
 		if want := "/app/signin?email=new%40example.com&next=" + url.QueryEscape(path); loc != want {
 			t.Fatalf("switch leads to %q, want %q", loc, want)
 		}
-		if !strings.Contains(r.header.Get("Set-Cookie"), appSessionCookie+"=;") {
+		if !strings.Contains(r.header.Get("Set-Cookie"), app.SessionCookie+"=;") {
 			t.Fatalf("switch did not clear the session cookie: %q", r.header.Get("Set-Cookie"))
 		}
 		if r := e.appDo("GET", "/app/settings/security", &b, nil, false); r.status != 303 {

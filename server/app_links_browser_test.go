@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 )
 
 // TestAppBrowserRecruitment runs a study's recruitment in a real browser at phone
@@ -166,5 +167,5 @@ func TestAppBrowserRecruitment(t *testing.T) {
 // appDoAs sends a request with the browser's session cookie.
 func (e *appBrowserEnv) appDoAs(t *testing.T, b appTab, method, path string) response {
 	t.Helper()
-	return e.appDo(method, path, &appUser{token: b.cookie(appSessionCookie)}, nil, false)
+	return e.appDo(method, path, &appUser{token: b.cookie(app.SessionCookie)}, nil, false)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 	"interviewd/server/pipeline"
 )
 
@@ -27,7 +28,7 @@ func (e *testEnv) appBatch(t *testing.T, as appUser, study kv.ID, csv string) re
 	}
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("X-CSRF-Token", as.csrf)
-	req.AddCookie(&http.Cookie{Name: appSessionCookie, Value: as.token})
+	req.AddCookie(&http.Cookie{Name: app.SessionCookie, Value: as.token})
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 	"interviewd/server/participant"
 )
 
@@ -108,7 +109,7 @@ func TestAppBrand(t *testing.T) {
 		req, _ := http.NewRequest("POST", e.url+"/app/settings/brand/logo", &buf)
 		req.Header.Set("Content-Type", mw.FormDataContentType())
 		req.Header.Set("X-CSRF-Token", as.csrf)
-		req.AddCookie(&http.Cookie{Name: appSessionCookie, Value: as.token})
+		req.AddCookie(&http.Cookie{Name: app.SessionCookie, Value: as.token})
 		return sendNoRedirect(t, req)
 	}
 	logo := pngLogo(t)

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"interviewd/server/app"
 	"net/url"
 	"testing"
 )
@@ -20,7 +21,7 @@ func TestAppPreSessionPlanted(t *testing.T) {
 	var raw [32]byte
 	_, _ = rand.Read(raw[:])
 	planted := base64.RawURLEncoding.EncodeToString(raw[:]) // the cookie's length and alphabet
-	page := e.do("GET", "/app/signin", "", "", "Cookie", appPreCookie+"="+planted)
+	page := e.do("GET", "/app/signin", "", "", "Cookie", app.PreCookie+"="+planted)
 	m := preCookie.FindStringSubmatch(page.header.Get("Set-Cookie"))
 	if page.status != 200 || m == nil || m[1] == planted || !bytes.Contains(page.body, []byte(`name="csrf" value="`+m[1]+`"`)) {
 		t.Fatalf("sign-in page with a planted cookie: %d, Set-Cookie %q", page.status, page.header.Get("Set-Cookie"))
@@ -46,7 +47,7 @@ func TestAppPreSessionPlanted(t *testing.T) {
 	}
 	// The issued token is stable: the page keeps it, and the code it asked for signs in.
 	b := &appBrowserless{e: e, pre: m[1]}
-	if again := e.do("GET", "/app/signin", "", "", "Cookie", appPreCookie+"="+b.pre); again.header.Get("Set-Cookie") != "" ||
+	if again := e.do("GET", "/app/signin", "", "", "Cookie", app.PreCookie+"="+b.pre); again.header.Get("Set-Cookie") != "" ||
 		!bytes.Contains(again.body, []byte(`name="csrf" value="`+b.pre+`"`)) {
 		t.Fatalf("an issued token was replaced: %q", again.header.Get("Set-Cookie"))
 	}
@@ -61,13 +62,13 @@ func TestAppPreSessionPlanted(t *testing.T) {
 
 func TestValidPre(t *testing.T) {
 	e := mustServe(t)
-	s := e.srv
-	tok := s.newPreToken()
-	if len(tok) != preTokenLen || !s.validPre(tok) {
+	s := e.srv.app
+	tok := s.NewPreToken()
+	if len(tok) != app.PreTokenLen || !s.ValidPre(tok) {
 		t.Fatalf("a fresh token %q is not valid", tok)
 	}
 	for _, bad := range []string{"", tok[:42], tok + "A", "!" + tok[1:], "interviewd_pre=" + tok} {
-		if s.validPre(bad) {
+		if s.ValidPre(bad) {
 			t.Errorf("%q passes", bad)
 		}
 	}
@@ -84,23 +85,23 @@ func flipFirst(tok string) string {
 // FuzzValidPre: only a string carrying the MAC of its random half passes, and it is the
 // one spelling of its bytes (no look-alike variants of a token).
 func FuzzValidPre(f *testing.F) {
-	s := &Server{app: &appSide{preKey: derivedKey([]byte("instance secret"), "app pre-session")}}
-	tok := s.newPreToken()
+	s := &app.App{PreKey: app.DerivedKey([]byte("instance secret"), "app pre-session")}
+	tok := s.NewPreToken()
 	f.Add(tok)
 	f.Add(flipFirst(tok))
 	f.Add(tok[:42] + "B")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, in string) {
-		if !s.validPre(in) {
+		if !s.ValidPre(in) {
 			return
 		}
 		raw, err := base64.RawURLEncoding.DecodeString(in)
 		if err != nil || base64.RawURLEncoding.EncodeToString(raw) != in {
 			t.Fatalf("%q passes but is not its bytes' one spelling", in)
 		}
-		m := hmac.New(sha256.New, s.app.preKey)
-		m.Write(raw[:preRandBytes])
-		if !bytes.Equal(m.Sum(nil)[:preMACBytes], raw[preRandBytes:]) {
+		m := hmac.New(sha256.New, s.PreKey)
+		m.Write(raw[:app.PreRandBytes])
+		if !bytes.Equal(m.Sum(nil)[:app.PreMACBytes], raw[app.PreRandBytes:]) {
 			t.Fatalf("%q passes without the MAC of its random half", in)
 		}
 	})

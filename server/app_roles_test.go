@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 	"interviewd/server/pipeline"
 )
 
 // roleReaches reports whether a session of role passes a route's access step.
-func roleReaches(access appAccess, role kv.Role) bool {
-	return roleRefusal(access, role, "") == nil
+func roleReaches(access app.Access, role kv.Role) bool {
+	return app.RoleRefusal(access, role, "") == nil
 }
 
 // TestAppRolesReachPages: for every page of the app that needs a workspace, each of the
@@ -26,7 +27,7 @@ func TestAppRolesReachPages(t *testing.T) {
 		as   *appUser
 	}{{kv.RoleOwner, &f.owner}, {kv.RoleAdmin, &f.admin}, {kv.RoleMember, &f.member}, {kv.RoleViewer, &f.viewer}}
 	checked := 0
-	for _, rt := range e.srv.app.routes {
+	for _, rt := range e.srv.app.Routes {
 		if !workspaceAccess(rt.Access) {
 			continue
 		}
@@ -158,7 +159,7 @@ func TestAppRolesOperationGuard(t *testing.T) {
 		t.Fatalf("researcher scopes %v", researcher.Scopes)
 	}
 	key := pipeline.PrincipalFromKey(kv.Credential{Key: kv.Key{Scopes: []string{kv.ScopeStudiesWrite}}, Org: e.orgA})
-	if err := key.RoleAllows(e.srv.appOp("create_study")); err != nil {
+	if err := key.RoleAllows(e.srv.app.Op("create_study")); err != nil {
 		t.Fatalf("a key is held to its scopes alone: %v", err)
 	}
 }

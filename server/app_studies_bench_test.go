@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 )
 
 // benchAppSession signs the organisation's owner (b@example.com) in to live data.
@@ -67,7 +68,7 @@ func benchAppRequest(b *testing.B, h fasthttp.RequestHandler, session, uri strin
 	var c fasthttp.RequestCtx
 	c.Request.Header.SetMethod("GET")
 	c.Request.SetRequestURI(uri)
-	c.Request.Header.SetCookie(appSessionCookie, session)
+	c.Request.Header.SetCookie(app.SessionCookie, session)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -13,6 +13,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 	"interviewd/server/pipeline"
 )
 
@@ -62,7 +63,7 @@ func (u *appClient) send(t *testing.T, method, path, contentType string, body io
 		t.Fatal(err)
 	}
 	if u.cookie != "" {
-		req.AddCookie(&http.Cookie{Name: appSessionCookie, Value: u.cookie})
+		req.AddCookie(&http.Cookie{Name: app.SessionCookie, Value: u.cookie})
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -167,7 +168,7 @@ func TestAppStudyLifecycle(t *testing.T) {
 	if first := owner.get(t, loc); first.status != 303 {
 		wantPage(t, first, 200, `data-poll="`+loc+`/status"`)
 	}
-	st := pollJSON(t, owner, loc+"/status", func(s authoringStatusJSON) bool { return s.Status != kv.AuthoringWorking })
+	st := pollJSON(t, owner, loc+"/status", func(s app.AuthoringStatusJSON) bool { return s.Status != kv.AuthoringWorking })
 	if st.Status != kv.AuthoringReady || !studyIDInURL.MatchString(st.StudyURL) {
 		t.Fatalf("authoring ended %+v", st)
 	}
@@ -193,7 +194,7 @@ func TestAppStudyLifecycle(t *testing.T) {
 
 	// Refine: a new design version, with what changed from the first.
 	loc = wantRedirect(t, owner.post(t, "/app/studies/"+studyID+"/refine", url.Values{"guidance": {"Add a question about handovers. Rename the study to Night Shift Rotas."}}), "/app/studies/jobs/")
-	if st := pollJSON(t, owner, strings.SplitN(loc, "?", 2)[0]+"/status", func(s authoringStatusJSON) bool { return s.Status != kv.AuthoringWorking }); st.Status != kv.AuthoringReady {
+	if st := pollJSON(t, owner, strings.SplitN(loc, "?", 2)[0]+"/status", func(s app.AuthoringStatusJSON) bool { return s.Status != kv.AuthoringWorking }); st.Status != kv.AuthoringReady {
 		t.Fatalf("refine ended %+v", st)
 	}
 	wantPage(t, owner.get(t, "/app/studies/"+studyID), 200, "Version 2", "Rename the study to Night Shift Rotas.", "Night Shift Rotas", `class="added"`)
@@ -306,7 +307,7 @@ func TestStampOf(t *testing.T) {
 		time.Date(999, 1, 2, 0, 0, 0, 0, time.UTC),
 		time.Date(2027, 12, 31, 23, 59, 59, 0, time.FixedZone("x", 5*3600)),
 	} {
-		got := stampOf(at)
+		got := app.StampOf(at)
 		u := at.UTC()
 		if want := u.Format("2006-01-02T15:04:05Z"); got.ISO != want {
 			t.Errorf("ISO %q, want %q", got.ISO, want)
@@ -327,7 +328,7 @@ func TestAppAuthoringFailureKeepsTheWords(t *testing.T) {
 	typed := "Add a question about flour <prices>, then change objective 1."
 	loc := wantRedirect(t, owner.post(t, "/app/studies/"+st.ID.String()+"/refine", url.Values{"guidance": {typed}}), "/app/studies/jobs/")
 	job := strings.SplitN(loc, "?", 2)[0]
-	if got := pollJSON(t, owner, job+"/status", func(s authoringStatusJSON) bool { return s.Status != kv.AuthoringWorking }); got.Status != kv.AuthoringFailed {
+	if got := pollJSON(t, owner, job+"/status", func(s app.AuthoringStatusJSON) bool { return s.Status != kv.AuthoringWorking }); got.Status != kv.AuthoringFailed {
 		t.Fatalf("refine ended %+v", got)
 	}
 	page := wantPage(t, owner.get(t, loc), 200, `role="alert"`,
@@ -340,7 +341,7 @@ func TestAppAuthoringFailureKeepsTheWords(t *testing.T) {
 	wantRedirect(t, owner.post(t, "/app/studies/"+st.ID.String()+"/refine", url.Values{"guidance": {"change objective 1 to learn how owners plan rotas"}}), "/app/studies/jobs/")
 
 	loc = wantRedirect(t, owner.post(t, "/app/studies", url.Values{"guidance": {"Write me a poem about bread."}}), "/app/studies/jobs/")
-	pollJSON(t, owner, loc+"/status", func(s authoringStatusJSON) bool { return s.Status != kv.AuthoringWorking })
+	pollJSON(t, owner, loc+"/status", func(s app.AuthoringStatusJSON) bool { return s.Status != kv.AuthoringWorking })
 	wantPage(t, owner.get(t, loc), 200, "No study was drafted: it asks for creative writing, not a research study.", "Nothing was saved.",
 		`action="/app/studies"`, "Write me a poem about bread.</textarea>")
 }

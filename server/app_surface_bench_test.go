@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 )
 
 // BenchmarkAppSettingsPage renders a signed-in app page in-process: the session
@@ -36,7 +37,7 @@ func BenchmarkAppSettingsPage(b *testing.B) {
 			var c fasthttp.RequestCtx
 			c.Request.Header.SetMethod("GET")
 			c.Request.SetRequestURI(path)
-			c.Request.Header.SetCookie(appSessionCookie, start.Token)
+			c.Request.Header.SetCookie(app.SessionCookie, start.Token)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

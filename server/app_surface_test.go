@@ -19,6 +19,7 @@ import (
 	"interviewd/kv"
 	"interviewd/mail"
 	"interviewd/mail/smtptest"
+	"interviewd/server/app"
 	"interviewd/server/pipeline"
 )
 
@@ -29,7 +30,7 @@ type appBrowserless struct {
 	ip  string // X-Forwarded-For, honoured only from trusted proxies (none here)
 }
 
-var preCookie = regexp.MustCompile(appPreCookie + `=([A-Za-z0-9_-]+)`)
+var preCookie = regexp.MustCompile(app.PreCookie + `=([A-Za-z0-9_-]+)`)
 
 // newSignedOut fetches the sign-in page and keeps the pre-session token it sets.
 func newSignedOut(e *testEnv) *appBrowserless {
@@ -54,7 +55,7 @@ func (b *appBrowserless) post(path string, form url.Values) response {
 		b.e.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.AddCookie(&http.Cookie{Name: appPreCookie, Value: b.pre})
+	req.AddCookie(&http.Cookie{Name: app.PreCookie, Value: b.pre})
 	if b.ip != "" {
 		req.Header.Set("X-Forwarded-For", b.ip)
 	}
@@ -203,7 +204,7 @@ func TestAppSignInDoesNotTell(t *testing.T) {
 		t.Fatalf("right code: %d %q", ok.status, ok.header.Get("Location"))
 	}
 	ck := ok.header.Get("Set-Cookie")
-	if !strings.Contains(ck, appSessionCookie+"=ivs_") || !strings.Contains(ck, "HttpOnly") || !strings.Contains(ck, "SameSite=Lax") || !strings.Contains(strings.ToLower(ck), "max-age=1209600") {
+	if !strings.Contains(ck, app.SessionCookie+"=ivs_") || !strings.Contains(ck, "HttpOnly") || !strings.Contains(ck, "SameSite=Lax") || !strings.Contains(strings.ToLower(ck), "max-age=1209600") {
 		t.Fatalf("session cookie %q", ck)
 	}
 }
@@ -336,7 +337,7 @@ func TestSafeNext(t *testing.T) {
 		{"javascript:alert(1)", ""},
 		{"/v1/api/me", ""},
 	} {
-		if got := safeNext(c.in); got != c.want {
+		if got := app.SafeNext(c.in); got != c.want {
 			t.Errorf("safeNext(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -348,7 +349,7 @@ func FuzzSafeNext(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := safeNext(s)
+		got := app.SafeNext(s)
 		if got == "" {
 			return
 		}
@@ -369,7 +370,7 @@ func FuzzTOTPSetupOf(f *testing.F) {
 	f.Add("javascript:alert(1)")
 	f.Add("otpauth://x?secret=")
 	f.Fuzz(func(t *testing.T, s string) {
-		setup, ok := totpSetupOf(s)
+		setup, ok := app.TOTPSetupOf(s)
 		if !ok {
 			return
 		}
@@ -446,7 +447,7 @@ func TestAppRequireMFA(t *testing.T) {
 	if r.status != 303 || r.header.Get("Location") != "/app" {
 		t.Fatalf("passing two-step: %d %q", r.status, r.header.Get("Location"))
 	}
-	m := regexp.MustCompile(appSessionCookie + `=(ivs_[A-Za-z0-9]+)`).FindStringSubmatch(r.header.Get("Set-Cookie"))
+	m := regexp.MustCompile(app.SessionCookie + `=(ivs_[A-Za-z0-9]+)`).FindStringSubmatch(r.header.Get("Set-Cookie"))
 	if m == nil || m[1] == member.token {
 		t.Fatalf("the session was not rotated: %q", r.header.Get("Set-Cookie"))
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interviewd/server/app"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func TestAppBrowserTwoStep(t *testing.T) {
 	}
 	checkAxe(t, b)
 	checkAxeDark(t, b)
-	first := b.cookie(appSessionCookie)
+	first := b.cookie(app.SessionCookie)
 	if r := e.appDo("GET", "/app/settings/security", &appUser{token: first}, nil, false); r.status != 200 {
 		t.Fatalf("the first browser's session: %d", r.status)
 	}

@@ -23,12 +23,12 @@ func (s *Server) Maintain(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-s.CreditAlerts:
-				s.SendCreditAlerts(ctx)
+				s.app.SendCreditAlerts(ctx)
 			case <-minute.C:
 				break wait
 			}
 		}
-		s.SendCreditAlerts(ctx)
+		s.app.SendCreditAlerts(ctx)
 		s.Limiter.Sweep(s.Now())
 		s.AuthFails.Sweep(s.Now())
 		s.SignIn.Sweep(s.Now())

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/app"
 	"interviewd/server/pipeline"
 )
 
@@ -132,7 +133,7 @@ func TestClientHostLabel(t *testing.T) {
 		{"OK_LookAlikeInASCII", kv.OAuthClient{ID: "svcc_x"}, "https://аpple.com/cb", "xn--pple-43d.com"}, // a Cyrillic а
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := clientHostLabel(tc.client, tc.redirect); got != tc.want {
+			if got := app.ClientHostLabel(tc.client, tc.redirect); got != tc.want {
 				t.Fatalf("clientHostLabel(%s, %s) = %q, want %q", tc.client.ID, tc.redirect, got, tc.want)
 			}
 		})

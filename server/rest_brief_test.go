@@ -258,7 +258,7 @@ func TestMCPUpdateStudyBrief(t *testing.T) {
 // MCP tool alike) are the ones kv.ValidateBrief enforces.
 func TestBriefLimitsDocumented(t *testing.T) {
 	e := mustServe(t)
-	sc := e.srv.appOp("update_study_brief").Plan.InputSchema(pipeline.SrcPath, pipeline.SrcQuery, pipeline.SrcBody)
+	sc := e.srv.app.Op("update_study_brief").Plan.InputSchema(pipeline.SrcPath, pipeline.SrcQuery, pipeline.SrcBody)
 	props := sc["properties"].(pipeline.Schema)
 	at := func(field string, keys ...string) any {
 		var v any = props[field]

@@ -35,6 +35,7 @@ import (
 	"interviewd/mail"
 	"interviewd/server/a2a"
 	"interviewd/server/access"
+	"interviewd/server/app"
 	"interviewd/server/authz"
 	"interviewd/server/mcp"
 	"interviewd/server/oauth"
@@ -121,20 +122,12 @@ type Server struct {
 	// cancelled when a shutdown begins, so open streams end and let it finish.
 	streams     context.Context
 	stopStreams context.CancelFunc
-	a2a         *a2a.Agent         // the A2A surface
+	mcp         *mcp.Side          // the MCP server
+	a2a         *a2a.Agent         // the A2A agent
 	part        *participant.Pages // the participant pages and their API
-	app         *appSide           // the web app (app_surface.go)
-	sms         sms.Sender         // texts two-step codes; nil: no provider, texts not offered
+	app         *app.App           // the web app
 	clients     *authz.Clients     // OAuth clients and authorization requests
-	oauth       *oauth.AuthServer  // the authorization server (oauth_surface.go)
-
-	transcripts *transcriptRenders // the app's transcript pages by interview and length
-
-	// tools, skills and appActions are the research pipeline as MCP tool calls (shared
-	// by the endpoint's fast path and the SDK's tool handlers), A2A skills and the web
-	// app's actions, composed once (pipeline_research.go).
-	mcp        *mcp.Side
-	appActions *pipeline.ResearchSurface
+	oauth       *oauth.AuthServer  // the authorization server's endpoints
 }
 
 // New builds a Server and its routes.
@@ -155,7 +148,7 @@ func New(cfg Config) *Server {
 		HSTS:          cfg.HSTS,
 		Presign:       cfg.BlobsPresign,
 		Mail:          cfg.Mail,
-	}, sms: cfg.SMS, transcripts: newTranscriptRenders()}
+	}}
 	if s.MetricsReg == nil {
 		s.MetricsReg = prometheus.NewRegistry()
 	}
@@ -206,7 +199,6 @@ func New(cfg Config) *Server {
 	s.UI, s.SecureCookies = ui, strings.HasPrefix(s.BaseURL, "https://")
 	s.Ops = s.OperationTable()
 	s.OnResearch = cfg.onResearch
-	s.appActions = s.NewResearchSurface("app_action", appWire, renderAppAction)
 	writeTimeout := cmp.Or(cfg.WriteTimeout, 60*time.Second)
 	s.clients = &authz.Clients{Core: s.Core}
 	if !cfg.NoClientMetadata {
@@ -221,7 +213,7 @@ func New(cfg Config) *Server {
 	s.a2a = a2a.Route(s.Core, r, s.streams, writeTimeout)
 	s.RouteDocs(r)
 	s.part = participant.Route(s.Core, r)
-	s.routeApp(r, cfg.Mail, limits)
+	s.app = app.Route(s.Core, r, cfg.SMS, s.clients)
 	access.Route(s.Core, r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
 	s.oauth = oauth.Route(s.Core, r, limits, s.clients)
 	pipeline.HandlePlain(r, "GET", pipeline.MetricsPath, s.HandleMetrics)

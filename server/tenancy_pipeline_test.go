@@ -14,6 +14,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/a2a"
+	"interviewd/server/app"
 	"interviewd/server/mcp"
 	"interviewd/server/pipeline"
 )
@@ -259,7 +260,7 @@ func (w *tenancyWorld) sendApp(t *testing.T, o *pipeline.Operation, _ tenancyFix
 	if err := o.Plan.BindArgs(in, raw); err != nil {
 		t.Fatalf("arguments of %s do not make its input: %v", o.Name, err)
 	}
-	out, err := appCall[any](context.Background(), w.e.srv, p, o.Name, in)
+	out, err := app.Call[any](context.Background(), w.e.srv.app, p, o.Name, in)
 	if err == nil {
 		body, merr := pipeline.EncodeOutput(out)
 		if merr != nil {
