@@ -89,4 +89,14 @@ var Rules = []Rule{
 		From:  surfaces,
 		Apart: true,
 	},
+	{
+		Name: "surfaces sit over the pipeline, never over the assembly (server) that composes them",
+		From: surfaces,
+		Deny: []string{"interviewd/server"},
+	},
+	{
+		Name: "the shared pipeline and what surfaces share (authz) import no surface and not the assembly",
+		From: []string{"interviewd/server/pipeline/...", "interviewd/server/authz/..."},
+		Deny: append([]string{"interviewd/server"}, surfaces...),
+	},
 }
