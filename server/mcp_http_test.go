@@ -45,7 +45,7 @@ func TestMCPAuthentication(t *testing.T) {
 	e := mustServe(t)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	want := `Bearer resource_metadata="` + testBaseURL + `/.well-known/oauth-protected-resource/v1/mcp"`
-	// The scopes a connection asks for by default (mcp_scope.go).
+	// The scopes a connection asks for by default (mcp/scope.go).
 	scope := `, scope="studies:read studies:write studies:golive links:read links:write export:read"`
 	for _, path := range []string{"/v1/mcp", "/v1/mcp/"} {
 		cases := []struct {

@@ -739,7 +739,7 @@ func (w *tenancyWorld) credentials(t *testing.T, o *pipeline.Operation, f tenanc
 			if c.auth != "" {
 				want += `, error="invalid_token"`
 			}
-			if s.pipeline == "mcp_tool" { // the scopes a connection asks for (mcp_scope.go)
+			if s.pipeline == "mcp_tool" { // the scopes a connection asks for (mcp/scope.go)
 				want += `, scope="` + mcp.DefaultScope() + `"`
 			}
 			if got := a.header.Get("WWW-Authenticate"); got != want {

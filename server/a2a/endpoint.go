@@ -46,7 +46,7 @@ type Endpoint struct {
 	rpc     http.Handler
 	// logs is what the SDK logs through (its lines join the server's log).
 	logs *slog.Logger
-	// fast turns the SendMessage fast path on (a2a_fastpath.go); off, every request
+	// fast turns the SendMessage fast path on (fastpath.go); off, every request
 	// goes to the SDK's binding.
 	fast bool
 	// serve is the endpoint's whole chain (surface), as the router calls it.
@@ -93,7 +93,7 @@ type Agent struct {
 	// skills is the research pipeline as A2A skills.
 	skills *pipeline.ResearchSurface
 	// streams is the context of event streams (see routeA2A); slots counts each
-	// credential's open streams (a2a_streams.go).
+	// credential's open streams (streams.go).
 	streams      context.Context
 	slots        *streamSlots
 	writeTimeout time.Duration

@@ -20,9 +20,9 @@ import (
 const a2aBlockingWait = 30 * time.Second
 
 // a2aHandler answers the A2A methods for the SDK's JSON-RPC binding. Tasks live in kv
-// (kv.AgentTask), each committed before its message is answered (a2a_message.go), and a
-// working task follows its job by settling (a2a_task.go), so neither a restart nor a
-// crash loses one. Sending is in a2a_send.go, streaming in a2a_stream.go.
+// (kv.AgentTask), each committed before its message is answered (message.go), and a
+// working task follows its job by settling (task.go), so neither a restart nor a
+// crash loses one. Sending is in send.go, streaming in stream.go.
 type a2aHandler struct{ s *Agent }
 
 var _ a2asrv.RequestHandler = (*a2aHandler)(nil)

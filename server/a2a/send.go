@@ -48,7 +48,7 @@ func (h *a2aHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReques
 // job, leaves it working with the job's handle as its first artifact. The task is
 // committed before it is returned (with the operation's effect, when it has one), and
 // the message's id is remembered with it: the message sent again is answered with the
-// same task (a2a_message.go).
+// same task (message.go).
 func (h *a2aHandler) start(ctx context.Context, call *Call, req *a2a.SendMessageRequest) (kv.AgentTask, error) {
 	msg := req.Message
 	switch {

@@ -49,7 +49,7 @@ type appMembersPage struct {
 	CanManage   bool
 	Roles       []roleOption // the roles the viewer may invite with
 	Form        appInviteForm
-	// Changes is who changed whose role when, newest first (app_roles_history.go).
+	// Changes is who changed whose role when, newest first (roles_history.go).
 	Changes []appRoleChangeRow
 	Errors  []string
 	// Unsent is the invitation just made when no mail server is configured: its link,

@@ -73,9 +73,9 @@ type appSecurityPage struct {
 	CanSetMFA     bool
 	EmailCodes    bool // the organisation accepts codes by email as a second step
 	Errors        []string
-	Phone         appPhoneSection // text messages (app_settings_phone.go)
+	Phone         appPhoneSection // text messages (settings_phone.go)
 	PhoneErrors   []string
-	Reverify      *appReverify // a refused change asks for a current code (app_settings_reverify.go)
+	Reverify      *appReverify // a refused change asks for a current code (settings_reverify.go)
 }
 
 func (s *App) securityPage(r *pipeline.Request) (*appSecurityPage, error) {

@@ -47,7 +47,7 @@ const (
 	// pages and sign-out).
 	accessTwoStep
 	// accessResearch: a chosen workspace where the user may change research: any role
-	// but viewer (app_roles.go).
+	// but viewer (roles.go).
 	AccessResearch
 )
 
@@ -92,7 +92,7 @@ func (s *App) appRouteSets() [][]appRoute {
 // table and /app's start), the sign-in limits and the mail sender.
 type App struct {
 	*pipeline.Core
-	// actions is the research pipeline as the app's actions (app_studies_ops.go).
+	// actions is the research pipeline as the app's actions (studies_ops.go).
 	actions *pipeline.ResearchSurface
 	// transcripts keeps rendered transcript pages by interview and length.
 	transcripts *transcriptRenders
@@ -101,7 +101,7 @@ type App struct {
 	// clients finds OAuth clients and checks authorization requests (the consent page).
 	clients *authz.Clients
 	Routes  []appRoute
-	// preKey authenticates pre-session tokens (app_pre_session.go).
+	// preKey authenticates pre-session tokens (pre_session.go).
 	PreKey []byte
 }
 
@@ -244,7 +244,7 @@ func appHeaders(next pipeline.Handler) pipeline.Handler {
 // cookie is the same as none (the route's access step decides what that means).
 func (s *App) appAuthenticate(r *pipeline.Request) error {
 	a := appOf(r)
-	// A pre-session token the server did not issue is no token (app_pre_session.go).
+	// A pre-session token the server did not issue is no token (pre_session.go).
 	if pre := string(r.C.Request.Header.Cookie(PreCookie)); s.ValidPre(pre) {
 		a.pre = pre
 	}

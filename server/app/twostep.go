@@ -14,7 +14,7 @@ import (
 // rotates the session. It is due when the user has turned it on or the chosen
 // organisation requires it (kv.SessionAuth.TwoStepDue). A person the organisation
 // requires it of who has no second step it accepts sets up an authenticator app here
-// (app_twostep_setup.go).
+// (twostep_setup.go).
 
 func (s *App) appTwoStepRoutes() []appRoute {
 	return []appRoute{

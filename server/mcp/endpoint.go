@@ -30,7 +30,7 @@ import (
 // server/discover with Mcp-Method headers from 2026-07-28). In front of it, in fasthttp,
 // runs what the SDK cannot do behind a bridge: the Origin check, the method check and
 // authentication through the same resolveToken as REST; and the fast path for the
-// one request that is most of the traffic, a single tools/call (see mcp_fastpath.go).
+// one request that is most of the traffic, a single tools/call (see fastpath.go).
 type Endpoint struct {
 	s *Side
 	// sdk is built on the first request the fast path does not answer: adding every
@@ -110,7 +110,7 @@ func Route(core *pipeline.Core, r *router.Router) *Side {
 // without one, a GET included, is answered with the 401 whose challenge starts OAuth
 // discovery. Errors before JSON-RPC is spoken are REST-shaped (a client that is refused
 // at the door reads them like any HTTP API), a body that is not JSON at all is a
-// JSON-RPC parse error. Each tool call runs the research pipeline (Server.tools).
+// JSON-RPC parse error. Each tool call runs the research pipeline (Side.tools).
 func (m *Endpoint) surface() *pipeline.Surface {
 	return &pipeline.Surface{
 		Name:         "mcp",

@@ -20,7 +20,7 @@ import (
 //     people connecting in one sitting with room left for everyone else behind the same
 //     address; what it still bounds is the store: one address can add at most 14,400
 //     client records a day (a few MB). Clients that publish a client ID metadata
-//     document (oauth_client_metadata.go) never register and spend nothing.
+//     document (authz/metadata.go) never register and spend nothing.
 //   - refusals: a refused registration (bad JSON, a rule broken, a body too large, over
 //     the first budget) is counted apart, against the request limiter's per-address
 //     class (RateLimits.IP, 60 a minute by default) under its own key; past it,

@@ -25,7 +25,7 @@ type AuthServer struct {
 	*pipeline.Core
 	clients *authz.Clients // OAuth clients and authorization requests
 	// register limits successful registrations per client address (its per-IP class,
-	// an hour's window; oauth_register_limits.go).
+	// an hour's window; register_limits.go).
 	Register *ratelimit.Limiter
 }
 

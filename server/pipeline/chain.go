@@ -100,7 +100,7 @@ type Surface struct {
 	Authenticate authenticator
 	Steps        []Middleware
 	Render       renderer
-	// log receives panics; Server.group sets it to the server's log when nil.
+	// log receives panics; Core.Group sets it to the server's log when nil.
 	Log *zerolog.Logger
 }
 

@@ -36,7 +36,7 @@ type Core struct {
 	reqSeq    atomic.Uint64
 	Proxies   TrustedProxies
 	AuthFails *ratelimit.Failures // failed credentials per client address
-	// creditAlerts asks Maintain to mail pending low-credit alerts now (app_credits_alert.go).
+	// creditAlerts asks Maintain to mail pending low-credit alerts now (app/credits_alert.go).
 	CreditAlerts chan struct{}
 	// mail sends the app's and the links' messages; nil logs them.
 	Mail mail.Sender

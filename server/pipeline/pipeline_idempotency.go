@@ -13,7 +13,7 @@ import (
 
 // The research pipeline's idempotency step, the one claim, replay and in-flight rule
 // of every surface that has a key: REST's Idempotency-Key and an A2A message's
-// messageId (a2a_message.go). A surface chooses only where its key comes from and how
+// messageId (a2a/message.go). A surface chooses only where its key comes from and how
 // the refusals read on its wire (idemWire).
 
 // idemSlot is a claimed idempotency key travelling to the operation, which records its
@@ -24,7 +24,7 @@ type IdemSlot struct {
 	fingerprint [32]byte
 	// task, for a message to the A2A surface, makes the message's task from the
 	// operation's output, for the mutation to write with its result; taskWritten is
-	// the task's id once it was handed over (a2a_message.go). An operation given a
+	// the task's id once it was handed over (a2a/message.go). An operation given a
 	// write must commit it with its mutation or fail.
 	Task        func(output []byte) *kv.AgentTaskWrite
 	taskWritten atomic.Pointer[kv.ID]

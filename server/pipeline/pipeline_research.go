@@ -146,7 +146,7 @@ func (r *Request) finish() {
 }
 
 // scopeStep checks the operation's scope, and for an app session the person's role
-// (app_roles.go), before rate limits and decoding, so a caller that can never call the
+// (app/roles.go), before rate limits and decoding, so a caller that can never call the
 // operation gets 403, not a 422 about its input. With peek, a refused caller still
 // learns its budget.
 func (s *Core) scopeStep(peek bool) Middleware {

@@ -50,7 +50,7 @@ type Principal struct {
 	scopes         scopeSet
 	CredentialType string
 	// Role is the signed-in person's role for an app session; "" for keys and OAuth,
-	// which are held to their scopes (app_roles.go).
+	// which are held to their scopes (app/roles.go).
 	Role      kv.Role
 	KeyID     *kv.ID
 	KeyName   string

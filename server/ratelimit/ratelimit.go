@@ -27,7 +27,7 @@ type Limits struct {
 	FailedAuth int
 	// Registrations is how many OAuth clients one client address may register in any
 	// rolling hour (not Window): only registrations that succeed count; see
-	// server/oauth_register_limits.go.
+	// server/oauth/register_limits.go.
 	Registrations int
 	Window        time.Duration
 }
@@ -35,7 +35,7 @@ type Limits struct {
 // Defaults returns the limits of the API contract: per credential 120 reads and
 // 20 writes, per organisation 600 and 60, per client IP 60, and 30 failed credentials
 // per client IP, in any rolling minute; and 600 OAuth client registrations per client
-// IP in any rolling hour (server/oauth_register_limits.go says why so many).
+// IP in any rolling hour (server/oauth/register_limits.go says why so many).
 func Defaults() Limits {
 	return Limits{Read: 120, Write: 20, OrgRead: 600, OrgWrite: 60, IP: 60, FailedAuth: 30, Registrations: 600, Window: time.Minute}
 }
