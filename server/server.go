@@ -1,15 +1,15 @@
-// Package server puts every HTTP surface of interviewd on one fasthttp router: the
-// REST research API, OAuth, account access, MCP, A2A, the web app and participant
-// pages, with authentication, rate limits, idempotency and error mapping.
+// Package server is the assembly: New builds the shared pipeline (pipeline.Core) and
+// mounts every surface of interviewd over it on one fasthttp router: the REST research
+// API (rest), MCP (mcp), A2A (a2a), the OAuth endpoints (oauth), account access
+// (access), the web app (app) and the participant pages (participant). It owns what
+// is the whole server's: the listener, graceful stop, Maintain's sweeps and health.
 //
 // Every request takes the pipeline (request id → recover → access log → route); each
-// route belongs to a surface (chain.go): an authenticator, steps composed once as
-// middleware, a handler that returns an error, and the surface's one renderer. Research
-// operations are written once (see Operation) in a table whose steps (scope → rate
-// limit → idempotency → bind → operation) REST and MCP compose alike; other surfaces
-// (the participant pages and API, the web app) are route groups with their own
-// authenticator and renderer, so adding one of their routes adds no MCP tool. kv
-// reports validation failures in domain terms; each renderer adds its wire location.
+// route belongs to a surface (pipeline.Surface): an authenticator, steps composed once
+// as middleware, a handler that returns an error, and the surface's one renderer.
+// Research operations are written once in a table (pipeline.Operation) whose steps
+// (scope → rate limit → idempotency → bind → required scope → operation) REST, MCP,
+// A2A and the app compose alike. Surfaces never import each other or this package.
 // Operations run on the request's context, which ends when the server stops (fasthttp
 // cannot tell that a client went away while a handler runs: it does not read the
 // connection until the handler returns).
@@ -106,7 +106,7 @@ type Config struct {
 	// are the CAs it trusts: for the one test that serves a document on 127.0.0.1.
 	allowLoopbackMetadata bool
 	metadataRoots         *x509.CertPool
-	// onResearch sees every research call that reaches its operation (Server.onResearch):
+	// onResearch sees every research call that reaches its operation (Core.OnResearch):
 	// for the tenancy matrix.
 	onResearch func(pipeline.ResearchPass)
 }
