@@ -25,3 +25,11 @@ var FasthttpLogger = pipeline.FasthttpLogger
 
 // HSTSValue is the Strict-Transport-Security header sent on every answer over TLS.
 const HSTSValue = pipeline.HSTSValue
+
+// AddOrgPlugin checks, stores and records an organisation's own plugin, as the web
+// app's plugin page does (see pipeline.AddOrgPlugin).
+var AddOrgPlugin = pipeline.AddOrgPlugin
+
+// RemoveOrgPlugin removes an organisation's plugin, as the web app's plugin page does
+// (see pipeline.RemoveOrgPlugin).
+var RemoveOrgPlugin = pipeline.RemoveOrgPlugin

@@ -66,13 +66,13 @@ func (s *App) handleAppRedactionSave(r *pipeline.Request) error {
 // errPluginMissing is an upload without a file part.
 var errPluginMissing = kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "missing", Msg: "Choose a .wasm file to upload."})
 
-// readPluginUpload reads the "file" part of a multipart body, at most maxPluginBytes.
+// readPluginUpload reads the "file" part of a multipart body, at most MaxPluginBytes.
 func readPluginUpload(r *pipeline.Request) ([]byte, error) {
 	mediaType, params, err := mime.ParseMediaType(string(r.C.Request.Header.ContentType()))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, errPluginMissing
 	}
-	body := io.LimitReader(pipeline.BodyStream(r.C), maxPluginBytes+pipeline.MaxFormOverhead)
+	body := io.LimitReader(pipeline.BodyStream(r.C), pipeline.MaxPluginBytes+pipeline.MaxFormOverhead)
 	mr := multipart.NewReader(body, params["boundary"])
 	for {
 		part, err := mr.NextPart()
@@ -86,12 +86,12 @@ func readPluginUpload(r *pipeline.Request) ([]byte, error) {
 		if part.FormName() != "file" {
 			continue
 		}
-		wasm, err := io.ReadAll(io.LimitReader(part, maxPluginBytes+1))
+		wasm, err := io.ReadAll(io.LimitReader(part, pipeline.MaxPluginBytes+1))
 		if err != nil {
 			r.C.SetConnectionClose()
 			return nil, kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "multipart_invalid", Msg: "The upload could not be read; try again."})
 		}
-		if len(wasm) > maxPluginBytes {
+		if len(wasm) > pipeline.MaxPluginBytes {
 			r.C.SetConnectionClose()
 			return nil, &pipeline.APIError{Status: 413, Code: "payload_too_large", Detail: "A plugin may be at most 32 MB."}
 		}
@@ -109,7 +109,7 @@ func readPluginUpload(r *pipeline.Request) ([]byte, error) {
 func (s *App) handleAppPluginAdd(r *pipeline.Request) error {
 	wasm, err := readPluginUpload(r)
 	if err == nil {
-		_, err = AddOrgPlugin(r.Ctx, s.DB, s.Jobs.PluginHost(), r.P.Partition.Org, wasm)
+		_, err = pipeline.AddOrgPlugin(r.Ctx, s.DB, s.Jobs.PluginHost(), r.P.Partition.Org, wasm)
 	}
 	if fe := formErrors(err); fe != nil {
 		page, perr := s.buildRedactionPage(r.Ctx, r.P, true)
@@ -131,7 +131,7 @@ func (s *App) handleAppPluginAdd(r *pipeline.Request) error {
 }
 
 func (s *App) handleAppPluginRemove(r *pipeline.Request) error {
-	if _, err := RemoveOrgPlugin(r.Ctx, s.DB, r.P.Partition.Org, formValue(r, "kind"), formValue(r, "name")); err != nil {
+	if _, err := pipeline.RemoveOrgPlugin(r.Ctx, s.DB, r.P.Partition.Org, formValue(r, "kind"), formValue(r, "name")); err != nil {
 		return err
 	}
 	r.Out = appRedirect{to: "/app/settings/redaction?done=plugin_removed"}

@@ -1,4 +1,4 @@
-package app
+package pipeline
 
 import (
 	"bytes"
@@ -9,16 +9,15 @@ import (
 
 	"interviewd/kv"
 	"interviewd/plugins"
-	"interviewd/server/pipeline"
 )
 
 // An organisation's own plugins, added and removed from Settings → Redaction and
 // plugins and by `interviewd plugins add|remove`: both go through these two functions,
 // so a plugin is checked, stored and recorded one way.
 
-// maxPluginBytes bounds an uploaded module. The built-in plugins are a few MB; a
+// MaxPluginBytes bounds an uploaded module. The built-in plugins are a few MB; a
 // redactor or formatter has no reason to be ten times that.
-const maxPluginBytes = 32 << 20
+const MaxPluginBytes = 32 << 20
 
 // AddOrgPlugin compiles wasm on host, runs its describe, stores its bytes in the blob
 // store and records it for org (replacing a plugin of the same kind and name). It
@@ -57,7 +56,7 @@ func RemoveOrgPlugin(ctx context.Context, db *kv.DB, org kv.ID, kind, name strin
 		return p, err
 	}
 	if !blobStillUsed(ctx, db, p.Blob) {
-		_ = db.Blobs().Delete(context.WithoutCancel(ctx), pipeline.BlobKey(p.Blob))
+		_ = db.Blobs().Delete(context.WithoutCancel(ctx), BlobKey(p.Blob))
 	}
 	return p, nil
 }
