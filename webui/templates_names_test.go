@@ -18,7 +18,7 @@ import (
 // name fails a page only when its branch runs (an error page, a rare state); this
 // finds it before then.
 func TestTemplateNamesDeclared(t *testing.T) {
-	fields, methods := declaredNames(t, ".", "../server", "../kv")
+	fields, methods := declaredNames(t, ".", "../server/...", "../kv")
 	used := map[string][]string{} // name → templates reading it
 	err := fs.WalkDir(templateFiles, "templates", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -58,14 +58,31 @@ func TestTemplateNamesDeclared(t *testing.T) {
 }
 
 // declaredNames returns the struct field names and method names declared in the Go
-// files (tests excluded) of dirs.
+// files (tests excluded) of dirs; a dir ending in "/..." stands for its packages and
+// every package below it (the server's surfaces are packages of their own).
 func declaredNames(t *testing.T, dirs ...string) (fields, methods map[string]bool) {
 	fields, methods = map[string]bool{}, map[string]bool{}
 	fset := token.NewFileSet()
 	for _, dir := range dirs {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no Go files in %s: %v", dir, err)
+		var files []string
+		if root, ok := strings.CutSuffix(dir, "/..."); ok {
+			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.Contains(p, "testdata") {
+					files = append(files, p)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			var err error
+			if files, err = filepath.Glob(filepath.Join(dir, "*.go")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(files) == 0 {
+			t.Fatalf("no Go files in %s", dir)
 		}
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {
