@@ -122,6 +122,7 @@ type Server struct {
 	// cancelled when a shutdown begins, so open streams end and let it finish.
 	streams     context.Context
 	stopStreams context.CancelFunc
+	research    *pipeline.Service  // the research operations
 	mcp         *mcp.Side          // the MCP server
 	a2a         *a2a.Agent         // the A2A agent
 	part        *participant.Pages // the participant pages and their API
@@ -140,8 +141,6 @@ func New(cfg Config) *Server {
 		Access:    cfg.Log,
 		BaseURL:   strings.TrimRight(cfg.BaseURL, "/"),
 		Now:       cfg.Now,
-
-		StudyRenders: pipeline.NewStudyRenders(),
 
 		MetricsReg:    cfg.Metrics,
 		MetricsOnMain: !cfg.MetricsElsewhere && cfg.LoopbackListener,
@@ -197,7 +196,9 @@ func New(cfg Config) *Server {
 		panic(err) // the embedded pages are checked by tests: this is a broken build
 	}
 	s.UI, s.SecureCookies = ui, strings.HasPrefix(s.BaseURL, "https://")
-	s.Ops = s.OperationTable()
+	svc := pipeline.NewService(s.Core)
+	s.research = svc
+	s.Ops = svc.OperationTable()
 	s.OnResearch = cfg.onResearch
 	writeTimeout := cmp.Or(cfg.WriteTimeout, 60*time.Second)
 	s.clients = &authz.Clients{Core: s.Core}
@@ -208,12 +209,12 @@ func New(cfg Config) *Server {
 	r.NotFound = s.HandleNotFound
 	r.MethodNotAllowed = s.HandleMethodNotAllowed
 	r.GlobalOPTIONS = s.HandleOptions
-	rest.Route(s.Core, r)
+	rest.Route(svc, r)
 	s.mcp = mcp.Route(s.Core, r)
 	s.a2a = a2a.Route(s.Core, r, s.streams, writeTimeout)
 	s.RouteDocs(r)
-	s.part = participant.Route(s.Core, r)
-	s.app = app.Route(s.Core, r, cfg.SMS, s.clients)
+	s.part = participant.Route(svc, r)
+	s.app = app.Route(svc, r, cfg.SMS, s.clients)
 	access.Route(s.Core, r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
 	s.oauth = oauth.Route(s.Core, r, limits, s.clients)
 	pipeline.HandlePlain(r, "GET", pipeline.MetricsPath, s.HandleMetrics)

@@ -69,9 +69,9 @@ func TestGetStudy_RenderedMatchesDecodePath(t *testing.T) {
 				}
 			}
 			err := e.db.ViewStudyRecord(context.Background(), p, st.ID, func(raw []byte) error {
-				e.srv.StudyRenders.Mu.RLock()
-				defer e.srv.StudyRenders.Mu.RUnlock()
-				if k := e.srv.StudyRenders.M[st.ID]; k == nil || !bytes.Equal(k.Record, raw) {
+				e.srv.research.StudyRenders.Mu.RLock()
+				defer e.srv.research.StudyRenders.Mu.RUnlock()
+				if k := e.srv.research.StudyRenders.M[st.ID]; k == nil || !bytes.Equal(k.Record, raw) {
 					t.Error("no rendering kept for the stored record after two reads")
 				}
 				return nil
@@ -82,7 +82,7 @@ func TestGetStudy_RenderedMatchesDecodePath(t *testing.T) {
 			// Every encoder of the detail gives the same bytes.
 			var d pipeline.StudyDetail
 			_ = e.db.ViewStudyRecord(context.Background(), p, st.ID, func(raw []byte) error {
-				d, err = e.srv.StudyRenders.Detail(st.ID, raw)
+				d, err = e.srv.research.StudyRenders.Detail(st.ID, raw)
 				return err
 			})
 			if viaMarshaler, err := json.MarshalNoEscape(d); err != nil || !bytes.Equal(viaMarshaler, want) {

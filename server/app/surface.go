@@ -91,7 +91,7 @@ func (s *App) appRouteSets() [][]appRoute {
 // App is what the app needs beside the store: its routes (for the authorization
 // table and /app's start), the sign-in limits and the mail sender.
 type App struct {
-	*pipeline.Core
+	*pipeline.Service
 	// actions is the research pipeline as the app's actions (studies_ops.go).
 	actions *pipeline.ResearchSurface
 	// transcripts keeps rendered transcript pages by interview and length.
@@ -186,14 +186,14 @@ func (s *App) appSurfaceOf() *pipeline.Surface {
 }
 
 // routeApp mounts the app: GET / and every route of appRouteSets under /app.
-func Route(core *pipeline.Core, r *router.Router, smsSender sms.Sender, clients *authz.Clients) *App {
+func Route(svc *pipeline.Service, r *router.Router, smsSender sms.Sender, clients *authz.Clients) *App {
 	s := &App{
-		Core:        core,
-		actions:     core.NewResearchSurface("app_action", appWire, renderAppAction),
+		Service:     svc,
+		actions:     svc.NewResearchSurface("app_action", appWire, renderAppAction),
 		transcripts: newTranscriptRenders(),
 		sms:         smsSender,
 		clients:     clients,
-		PreKey:      DerivedKey(core.DB.Secret(), "app pre-session"),
+		PreKey:      DerivedKey(svc.DB.Secret(), "app pre-session"),
 	}
 	sf := s.appSurfaceOf()
 	public := s.appRequire(appRoute{Access: AccessPublic})

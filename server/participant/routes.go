@@ -14,7 +14,7 @@ import (
 
 // Pages is what the participant pages and their API need beside the store.
 type Pages struct {
-	*pipeline.Core
+	*pipeline.Service
 	moderator moderator.Engine // the live interviewer's engine
 	Turns     *turnLocks       // one turn at a time per interview
 	// transcripts: the interviewer reads the conversation so far, so a turn reads the
@@ -28,9 +28,9 @@ type Pages struct {
 
 // routeParticipant mounts the participant pages, their JSON API and the static files.
 // The interviewer is the jobs runner's engine (the built-in one without a runner).
-func Route(core *pipeline.Core, r *router.Router) *Pages {
+func Route(svc *pipeline.Service, r *router.Router) *Pages {
 	s := &Pages{
-		Core:        core,
+		Service:     svc,
 		moderator:   moderator.NewBuiltin(),
 		Turns:       newTurnLocks(),
 		plan:        pipeline.PlanInput(reflect.TypeFor[ParticipantMessageInput]()),

@@ -39,7 +39,7 @@ var errAnalysisTestEnvironment = kv.Errorf(kv.EFORBIDDEN, "test_environment",
 
 // startAnalysis queues an analysis of the study, or returns the one already queued or
 // running for it: asking twice never runs two.
-func (s *Core) startAnalysis(ctx context.Context, p *Principal, in *StudyIDInput) (AnalysisJob, error) {
+func (s *Service) startAnalysis(ctx context.Context, p *Principal, in *StudyIDInput) (AnalysisJob, error) {
 	if p.Partition.Env != kv.EnvLive {
 		return AnalysisJob{}, errAnalysisTestEnvironment
 	}
@@ -59,7 +59,7 @@ func (s *Core) startAnalysis(ctx context.Context, p *Principal, in *StudyIDInput
 	return AnalysisJob{JobID: j.ID.String()}, nil
 }
 
-func (s *Core) getAnalysisStatus(ctx context.Context, p *Principal, in *JobIDInput) (AnalysisStatus, error) {
+func (s *Service) getAnalysisStatus(ctx context.Context, p *Principal, in *JobIDInput) (AnalysisStatus, error) {
 	id, err := in.id()
 	if err != nil {
 		return AnalysisStatus{}, err
@@ -86,7 +86,7 @@ func (s *Core) getAnalysisStatus(ctx context.Context, p *Principal, in *JobIDInp
 }
 
 // getAnalysis returns the study's latest completed analysis, or the version asked for.
-func (s *Core) getAnalysis(ctx context.Context, p *Principal, in *GetAnalysisInput) (analysis.Analysis, error) {
+func (s *Service) getAnalysis(ctx context.Context, p *Principal, in *GetAnalysisInput) (analysis.Analysis, error) {
 	if p.Partition.Env != kv.EnvLive {
 		return analysis.Analysis{}, errAnalysisTestEnvironment
 	}
@@ -162,7 +162,7 @@ func nonNilSlice[T any](s []T) []T {
 
 // interviewEnded follows a turn that may have ended an interview: it is logged, and a
 // completed live interview asks for its study to be analysed again.
-func (s *Core) InterviewEnded(iv kv.Interview) {
+func (s *Service) InterviewEnded(iv kv.Interview) {
 	s.logInterviewEnded(iv)
 	if s.Jobs != nil {
 		s.Jobs.InterviewCompleted(iv)

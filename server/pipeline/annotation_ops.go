@@ -53,7 +53,7 @@ type TagDeleted struct {
 	AnnotationsChanged int   `json:"annotations_changed" doc:"Annotations the tag was taken off; those left with no tag and no note were deleted."`
 }
 
-func (s *Core) listTags(ctx context.Context, p *Principal, in *StudyIDInput) (List[TagOut], error) {
+func (s *Service) listTags(ctx context.Context, p *Principal, in *StudyIDInput) (List[TagOut], error) {
 	tags, err := s.DB.FindTags(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return List[TagOut]{}, err
@@ -65,17 +65,17 @@ func (s *Core) listTags(ctx context.Context, p *Principal, in *StudyIDInput) (Li
 	return newList(out, ""), nil
 }
 
-func (s *Core) createTag(ctx context.Context, p *Principal, in *TagInput) (TagOut, error) {
+func (s *Service) createTag(ctx context.Context, p *Principal, in *TagInput) (TagOut, error) {
 	t, err := s.DB.CreateTag(ctx, p.Partition, in.StudyID, in.Name)
 	return tagOut(t), err
 }
 
-func (s *Core) renameTag(ctx context.Context, p *Principal, in *TagRenameInput) (TagOut, error) {
+func (s *Service) renameTag(ctx context.Context, p *Principal, in *TagRenameInput) (TagOut, error) {
 	t, err := s.DB.RenameTag(ctx, p.Partition, in.StudyID, in.TagID, in.Name)
 	return tagOut(t), err
 }
 
-func (s *Core) deleteTag(ctx context.Context, p *Principal, in *TagIDInput) (TagDeleted, error) {
+func (s *Service) deleteTag(ctx context.Context, p *Principal, in *TagIDInput) (TagDeleted, error) {
 	n, err := s.DB.DeleteTag(ctx, p.Partition, in.StudyID, in.TagID)
 	if err != nil {
 		return TagDeleted{}, err
@@ -143,7 +143,7 @@ type AnnotationDeleted struct {
 
 // annotationsOut renders annotations for the API, their text and notes redacted in
 // one pass of the organisation's chain.
-func (s *Core) annotationsOut(ctx context.Context, p *Principal, anns []kv.Annotation) ([]AnnotationOut, error) {
+func (s *Service) annotationsOut(ctx context.Context, p *Principal, anns []kv.Annotation) ([]AnnotationOut, error) {
 	texts := make([]string, 0, 2*len(anns))
 	for _, a := range anns {
 		texts = append(texts, a.Text, a.Note)
@@ -164,7 +164,7 @@ func (s *Core) annotationsOut(ctx context.Context, p *Principal, anns []kv.Annot
 	return out, nil
 }
 
-func (s *Core) annotationOut(ctx context.Context, p *Principal, a kv.Annotation, err error) (AnnotationOut, error) {
+func (s *Service) annotationOut(ctx context.Context, p *Principal, a kv.Annotation, err error) (AnnotationOut, error) {
 	if err != nil {
 		return AnnotationOut{}, err
 	}
@@ -175,7 +175,7 @@ func (s *Core) annotationOut(ctx context.Context, p *Principal, a kv.Annotation,
 	return out[0], nil
 }
 
-func (s *Core) listAnnotations(ctx context.Context, p *Principal, in *InterviewAnnotationsInput) (List[AnnotationOut], error) {
+func (s *Service) listAnnotations(ctx context.Context, p *Principal, in *InterviewAnnotationsInput) (List[AnnotationOut], error) {
 	anns, err := s.DB.FindAnnotations(ctx, p.Partition, in.InterviewID)
 	if err != nil {
 		return List[AnnotationOut]{}, err
@@ -187,18 +187,18 @@ func (s *Core) listAnnotations(ctx context.Context, p *Principal, in *InterviewA
 	return newList(out, ""), nil
 }
 
-func (s *Core) createAnnotation(ctx context.Context, p *Principal, in *AnnotationInput) (AnnotationOut, error) {
+func (s *Service) createAnnotation(ctx context.Context, p *Principal, in *AnnotationInput) (AnnotationOut, error) {
 	a, err := s.DB.CreateAnnotation(ctx, kv.AnnotationInput{Partition: p.Partition, InterviewID: in.InterviewID, MessageIndex: in.MessageIndex,
 		Start: in.Start, End: in.End, Text: in.Text, TagIDs: in.TagIDs, Note: in.Note, NewTag: in.NewTag})
 	return s.annotationOut(ctx, p, a, err)
 }
 
-func (s *Core) updateAnnotation(ctx context.Context, p *Principal, in *AnnotationUpdateInput) (AnnotationOut, error) {
+func (s *Service) updateAnnotation(ctx context.Context, p *Principal, in *AnnotationUpdateInput) (AnnotationOut, error) {
 	a, err := s.DB.UpdateAnnotation(ctx, p.Partition, in.InterviewID, in.AnnotationID, kv.AnnotationChange{TagIDs: in.TagIDs, Note: in.Note})
 	return s.annotationOut(ctx, p, a, err)
 }
 
-func (s *Core) deleteAnnotation(ctx context.Context, p *Principal, in *AnnotationIDInput) (AnnotationDeleted, error) {
+func (s *Service) deleteAnnotation(ctx context.Context, p *Principal, in *AnnotationIDInput) (AnnotationDeleted, error) {
 	if err := s.DB.DeleteAnnotation(ctx, p.Partition, in.InterviewID, in.AnnotationID); err != nil {
 		return AnnotationDeleted{}, err
 	}

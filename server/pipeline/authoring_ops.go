@@ -58,11 +58,11 @@ type AuthoringJob struct {
 	ThreadID kv.ID  `json:"thread_id"`
 }
 
-func (s *Core) createStudy(ctx context.Context, p *Principal, in *CreateStudyInput) (AuthoringJob, error) {
+func (s *Service) createStudy(ctx context.Context, p *Principal, in *CreateStudyInput) (AuthoringJob, error) {
 	return s.startAuthoring(ctx, p, nil, kv.NewV4(), in.Guidance, in.FileIDs)
 }
 
-func (s *Core) refineStudy(ctx context.Context, p *Principal, in *RefineStudyInput) (AuthoringJob, error) {
+func (s *Service) refineStudy(ctx context.Context, p *Principal, in *RefineStudyInput) (AuthoringJob, error) {
 	st, err := s.DB.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return AuthoringJob{}, err
@@ -70,7 +70,7 @@ func (s *Core) refineStudy(ctx context.Context, p *Principal, in *RefineStudyInp
 	return s.startAuthoring(ctx, p, &st.ID, st.ThreadID, in.Guidance, in.FileIDs)
 }
 
-func (s *Core) startAuthoring(ctx context.Context, p *Principal, study *kv.ID, thread kv.ID, guidance string, files []kv.ID) (AuthoringJob, error) {
+func (s *Service) startAuthoring(ctx context.Context, p *Principal, study *kv.ID, thread kv.ID, guidance string, files []kv.ID) (AuthoringJob, error) {
 	if err := s.Jobs.Admit(kv.JobAuthoring); err != nil {
 		return AuthoringJob{}, err
 	}
@@ -124,7 +124,7 @@ func (o AuthoringStatus) ToolNote() string {
 	return "The authoring job failed. " + o.failure
 }
 
-func (s *Core) getAuthoringStatus(ctx context.Context, p *Principal, in *JobIDInput) (AuthoringStatus, error) {
+func (s *Service) getAuthoringStatus(ctx context.Context, p *Principal, in *JobIDInput) (AuthoringStatus, error) {
 	id, err := in.id()
 	if err != nil {
 		return AuthoringStatus{}, err
@@ -188,7 +188,7 @@ func modeScope(in any) string {
 	return kv.ScopeStudiesWrite
 }
 
-func (s *Core) setStudyMode(ctx context.Context, p *Principal, in *SetModeInput) (ModeResult, error) {
+func (s *Service) setStudyMode(ctx context.Context, p *Principal, in *SetModeInput) (ModeResult, error) {
 	st, err := s.DB.SetStudyMode(ctx, p.Partition, in.StudyID, in.Mode)
 	if err != nil {
 		return ModeResult{}, err

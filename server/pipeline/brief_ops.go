@@ -67,7 +67,7 @@ func (in *UpdateBriefInput) Validate() []kv.FieldError {
 // refine does but at once: interviews already started keep the version they started
 // with. A brief equal to the current one saves nothing (PUT is idempotent) and answers
 // the study as it is.
-func (s *Core) updateStudyBrief(ctx context.Context, p *Principal, in *UpdateBriefInput) (StudyDetail, error) {
+func (s *Service) updateStudyBrief(ctx context.Context, p *Principal, in *UpdateBriefInput) (StudyDetail, error) {
 	st, changed, err := s.DB.EditBrief(ctx, kv.BriefEdit{Partition: p.Partition, StudyID: in.StudyID, Brief: in.brief(), BaseVersion: in.BaseVersion,
 		Idem: func(st kv.Study) *kv.IdemWrite { return idemWrite(ctx, NewStudyDetail(st)) }})
 	if err != nil {

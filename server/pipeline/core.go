@@ -53,7 +53,6 @@ type Core struct {
 	// the app's own HTML page instead of the API's JSON (see handleNotFound).
 	AppNotFound, AppNotAllowed fasthttp.RequestHandler
 
-	StudyRenders *studyRenders // get_study answers by stored record
 	// onResearch, when set, sees every research call that reaches its operation: the
 	// tenancy matrix checks that no surface skipped a step.
 	OnResearch func(ResearchPass)

@@ -209,3 +209,8 @@ func WriteErrorBody(c *fasthttp.RequestCtx, ae *APIError) {
 }
 
 func AsKV(err error, target **kv.Error) bool { return errors.As(err, target) }
+
+// simulationRetryAfter is the Retry-After (seconds) of a refused fourth simulation: a
+// slot frees only when a simulation ends, which takes a while, so a client polling
+// every second would only spend its rate limit.
+const simulationRetryAfter = 5

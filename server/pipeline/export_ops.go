@@ -57,7 +57,7 @@ type ExportDownload struct {
 var errTestEnvironment = kv.Errorf(kv.EFORBIDDEN, "test_environment",
 	"Test-environment credentials cannot export; Test-mode rehearsals have no exports. Use a jsk_live_ key.")
 
-func (s *Core) startExport(ctx context.Context, p *Principal, in *StartExportInput) (ExportJob, error) {
+func (s *Service) startExport(ctx context.Context, p *Principal, in *StartExportInput) (ExportJob, error) {
 	if p.Partition.Env != kv.EnvLive {
 		return ExportJob{}, errTestEnvironment
 	}
@@ -90,7 +90,7 @@ func (s *Core) startExport(ctx context.Context, p *Principal, in *StartExportInp
 	return out, nil
 }
 
-func (s *Core) exportJob(ctx context.Context, p *Principal, in *JobIDInput) (kv.Job, error) {
+func (s *Service) exportJob(ctx context.Context, p *Principal, in *JobIDInput) (kv.Job, error) {
 	id, err := in.id()
 	if err != nil {
 		return kv.Job{}, err
@@ -98,7 +98,7 @@ func (s *Core) exportJob(ctx context.Context, p *Principal, in *JobIDInput) (kv.
 	return s.DB.FindJobByID(ctx, p.Partition, kv.JobExport, id)
 }
 
-func (s *Core) getExportStatus(ctx context.Context, p *Principal, in *JobIDInput) (ExportStatus, error) {
+func (s *Service) getExportStatus(ctx context.Context, p *Principal, in *JobIDInput) (ExportStatus, error) {
 	j, err := s.exportJob(ctx, p, in)
 	if err != nil {
 		return ExportStatus{}, err
@@ -106,7 +106,7 @@ func (s *Core) getExportStatus(ctx context.Context, p *Principal, in *JobIDInput
 	return ExportStatus{Status: j.Status, Ready: j.Status == kv.ExportCompleted}, nil
 }
 
-func (s *Core) getExportDownload(ctx context.Context, p *Principal, in *JobIDInput) (ExportDownload, error) {
+func (s *Service) getExportDownload(ctx context.Context, p *Principal, in *JobIDInput) (ExportDownload, error) {
 	j, err := s.exportJob(ctx, p, in)
 	if err != nil {
 		return ExportDownload{}, err
@@ -131,7 +131,7 @@ func (s *Core) getExportDownload(ctx context.Context, p *Principal, in *JobIDInp
 // respondDownload serves the download over REST: the artifact inline when Accept names
 // text/csv, */* or nothing, the signed URL as JSON when it asks for application/json
 // (and not text/csv). Never a redirect.
-func (s *Core) respondDownload(c *fasthttp.RequestCtx, out any) (bool, error) {
+func (s *Service) respondDownload(c *fasthttp.RequestCtx, out any) (bool, error) {
 	d := out.(ExportDownload)
 	accept := strings.ToLower(string(c.Request.Header.Peek("Accept")))
 	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/csv") {
@@ -150,7 +150,7 @@ func BlobKey(rel string) string { return filepath.ToSlash(filepath.Clean(rel)) }
 // streamArtifact answers with the blob at key, or returns why it cannot (nothing is
 // written then): export_expired when it is gone, storage_unavailable when the store
 // cannot be reached.
-func (s *Core) StreamArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string) error {
+func (s *Service) StreamArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string) error {
 	// fasthttp reads the body after the handler has returned, perhaps while the server
 	// is stopping (which ends ctx): a download under way is finished, not cut short.
 	body, size, err := s.DB.Blobs().Get(context.WithoutCancel(ctx), key)
@@ -171,7 +171,7 @@ func (s *Core) StreamArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, 
 // redirectArtifact answers with a redirect to a presigned URL of the store, valid until
 // expires, when the server is configured for them and the store has them; it returns
 // false (having written nothing) otherwise, and the caller streams the bytes itself.
-func (s *Core) RedirectArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string, expires time.Time) (bool, error) {
+func (s *Service) RedirectArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string, expires time.Time) (bool, error) {
 	ttl := time.Until(expires)
 	if !s.Presign || ttl < time.Second {
 		return false, nil
@@ -199,13 +199,13 @@ func (s *Core) RedirectArtifact(ctx context.Context, c *fasthttp.RequestCtx, key
 
 // signedDownloadURL is an address to the artifact that needs no bearer: the job and
 // its partition, an expiry, and an HMAC over them with the instance's secret.
-func (s *Core) signedDownloadURL(p kv.Partition, job kv.ID, expires time.Time) string {
+func (s *Service) signedDownloadURL(p kv.Partition, job kv.ID, expires time.Time) string {
 	exp := strconv.FormatInt(expires.Unix(), 10)
 	return s.BaseURL + "/v1/api/exports/" + job.String() + "/artifact?org=" + p.Org.String() + "&env=" + string(p.Env) +
 		"&expires=" + exp + "&sig=" + s.downloadSignature(p, job, exp)
 }
 
-func (s *Core) downloadSignature(p kv.Partition, job kv.ID, expires string) string {
+func (s *Service) downloadSignature(p kv.Partition, job kv.ID, expires string) string {
 	m := hmac.New(sha256.New, s.DB.Secret())
 	m.Write([]byte("export-download\x00" + job.String() + "\x00" + p.Org.String() + "\x00" + string(p.Env) + "\x00" + expires))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
@@ -214,7 +214,7 @@ func (s *Core) downloadSignature(p kv.Partition, job kv.ID, expires string) stri
 // signedDownload is the export artifact behind a signed URL: a REST route group whose
 // credential is the URL's signature and expiry, not a bearer (so the research table's
 // steps do not apply), answered in the REST shapes.
-func (s *Core) SignedDownloadSurface() *Surface {
+func (s *Service) SignedDownloadSurface() *Surface {
 	return &Surface{Name: "rest_signed", Authenticate: s.downloadSigned, Render: s.RenderREST}
 }
 
@@ -227,7 +227,7 @@ type signedJob struct {
 
 // downloadSigned checks the URL's signature and expiry: any changed character or a
 // stale URL is 403.
-func (s *Core) downloadSigned(r *Request) error {
+func (s *Service) downloadSigned(r *Request) error {
 	args := r.C.QueryArgs()
 	job, okJob := kv.ParseID(r.PathParam("job_id"))
 	org, okOrg := kv.ParseID(string(args.Peek("org")))
@@ -245,7 +245,7 @@ func (s *Core) downloadSigned(r *Request) error {
 }
 
 // handleSignedDownload serves GET /v1/api/exports/{job_id}/artifact to a signed URL.
-func (s *Core) HandleSignedDownload(r *Request) error {
+func (s *Service) HandleSignedDownload(r *Request) error {
 	sj := r.Data.(signedJob)
 	j, err := s.DB.FindJobByID(r.Ctx, sj.p, kv.JobExport, sj.job)
 	res, ok := j.ExportResult()

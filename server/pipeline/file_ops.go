@@ -120,7 +120,7 @@ func (e *multipartSyntax) Unwrap() error { return e.cause }
 // and nothing of it is kept. Everything else in the body shares maxFormOverhead, and
 // reading stops at the first violation, so a huge part of another name, or a huge
 // preamble, costs at most that much.
-func (s *Core) BindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
+func (s *Service) BindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 	defer func() {
 		if err != nil { // the body is left unread: the connection cannot carry another request
 			c.SetConnectionClose()
@@ -191,7 +191,7 @@ func (s *Core) BindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 
 // writeTempBlob copies r to a temporary file in the scratch folder (DATA/blobs/tmp), at
 // most the type's limit; a larger stream is refused and its partial file removed.
-func (s *Core) writeTempBlob(r io.Reader, ext string) (*storedUpload, error) {
+func (s *Service) writeTempBlob(r io.Reader, ext string) (*storedUpload, error) {
 	dir := filepath.Join(s.DB.BlobDir(), blobs.ScratchDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func (s *Core) writeTempBlob(r io.Reader, ext string) (*storedUpload, error) {
 	return &storedUpload{path: f.Name(), size: n, ext: ext}, nil
 }
 
-func (s *Core) uploadFile(ctx context.Context, p *Principal, in *UploadFileInput) (FileHandle, error) {
+func (s *Service) uploadFile(ctx context.Context, p *Principal, in *UploadFileInput) (FileHandle, error) {
 	stored := in.stored
 	if stored == nil { // MCP: the bytes came base64-encoded
 		name, err := cleanFilename(in.Filename)

@@ -26,7 +26,7 @@ type Interview struct {
 	LinkToken string `json:"-"`
 }
 
-func (s *Core) interview(iv kv.Interview) Interview {
+func (s *Service) interview(iv kv.Interview) Interview {
 	attrs := iv.EntryAttributes
 	if attrs == nil {
 		attrs = map[string]string{}
@@ -56,7 +56,7 @@ type ListInterviewsInput struct {
 	IsTest *bool `json:"-"`
 }
 
-func (s *Core) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
+func (s *Service) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
 	page, err := s.DB.FindInterviews(ctx, kv.InterviewFilter{Partition: p.Partition, StudyID: in.StudyID, Status: in.Status, IsTest: in.IsTest,
 		LinkID: in.LinkID, Modality: in.Modality, ContextHas: in.ContextHas, MinSeconds: in.MinSeconds, MaxSeconds: in.MaxSeconds, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
@@ -74,7 +74,7 @@ type InterviewIDInput struct {
 	InterviewID kv.ID `path:"interview_id" doc:"The interview's id."`
 }
 
-func (s *Core) getInterview(ctx context.Context, p *Principal, in *InterviewIDInput) (Interview, error) {
+func (s *Service) getInterview(ctx context.Context, p *Principal, in *InterviewIDInput) (Interview, error) {
 	iv, err := s.DB.FindInterviewByID(ctx, p.Partition, in.InterviewID)
 	if err != nil {
 		return Interview{}, err

@@ -268,7 +268,7 @@ func studySuffix(study string) string {
 // sendMailBatch mails msgs one after another off the request path: one connection at
 // a time, so a thousand invitations never open a thousand connections to the mail
 // server. Failures are logged by address; the links exist whatever happens to a mail.
-func (s *Core) sendMailBatch(msgs []mail.Message) {
+func (s *Service) sendMailBatch(msgs []mail.Message) {
 	if s.Mail == nil || len(msgs) == 0 {
 		return
 	}

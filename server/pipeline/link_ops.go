@@ -35,7 +35,7 @@ type ParticipantLink struct {
 	Mode     kv.Mode `json:"mode" enum:"test,live,paused,closed"`
 }
 
-func (s *Core) createParticipantLink(ctx context.Context, p *Principal, in *ParticipantLinkInput) (ParticipantLink, error) {
+func (s *Service) createParticipantLink(ctx context.Context, p *Principal, in *ParticipantLinkInput) (ParticipantLink, error) {
 	var st StudyDetail // its mode, from the rendering get_study keeps when still current
 	err := s.DB.ViewStudyRecord(ctx, p.Partition, in.StudyID, func(raw []byte) error {
 		var err error

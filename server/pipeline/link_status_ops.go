@@ -33,7 +33,7 @@ type ParticipantLinkStatus struct {
 	DisabledAt     *Time  `json:"disabled_at"`
 }
 
-func (s *Core) linkStatus(l kv.LinkStatus) ParticipantLinkStatus {
+func (s *Service) linkStatus(l kv.LinkStatus) ParticipantLinkStatus {
 	ctx := l.Context
 	if ctx == nil {
 		ctx = map[string]string{}
@@ -47,7 +47,7 @@ func (s *Core) linkStatus(l kv.LinkStatus) ParticipantLinkStatus {
 		LastActivityAt: WireTimePtr(l.Stats.LastActivityAt), CreatedAt: WireTime(l.CreatedAt), DisabledAt: WireTimePtr(l.DisabledAt)}
 }
 
-func (s *Core) listParticipantLinks(ctx context.Context, p *Principal, in *StudyIDInput) (List[ParticipantLinkStatus], error) {
+func (s *Service) listParticipantLinks(ctx context.Context, p *Principal, in *StudyIDInput) (List[ParticipantLinkStatus], error) {
 	ls, err := s.DB.FindLinkStatuses(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return List[ParticipantLinkStatus]{}, err
@@ -68,7 +68,7 @@ type UpdateParticipantLinkInput struct {
 	Disabled *bool   `json:"disabled" doc:"true: the link offers no new interview (its page says the study is closed; interviews under way continue for their own browsers). false: it works again."`
 }
 
-func (s *Core) updateParticipantLink(ctx context.Context, p *Principal, in *UpdateParticipantLinkInput) (ParticipantLinkStatus, error) {
+func (s *Service) updateParticipantLink(ctx context.Context, p *Principal, in *UpdateParticipantLinkInput) (ParticipantLinkStatus, error) {
 	l, err := s.DB.UpdateParticipantLink(ctx, p.Partition, in.StudyID, in.LinkID, kv.LinkPatch{Label: in.Label, Disabled: in.Disabled})
 	if err != nil {
 		return ParticipantLinkStatus{}, err
@@ -103,7 +103,7 @@ type ParticipantLinksBatch struct {
 	Emailed int                     `json:"emailed"`
 }
 
-func (s *Core) createParticipantLinks(ctx context.Context, p *Principal, in *CreateParticipantLinksInput) (ParticipantLinksBatch, error) {
+func (s *Service) createParticipantLinks(ctx context.Context, p *Principal, in *CreateParticipantLinksInput) (ParticipantLinksBatch, error) {
 	rows, err := parseLinksCSV(in.CSV, in.SendEmail)
 	if err != nil {
 		return ParticipantLinksBatch{}, err
@@ -174,7 +174,7 @@ func studyQuota(q kv.StudyQuota, mode kv.Mode) StudyQuota {
 	return StudyQuota{Quota: q.Quota, Completed: q.Completed, Reached: q.Reached(), ReachedAt: WireTimePtr(q.ReachedAt), Mode: mode}
 }
 
-func (s *Core) setStudyQuota(ctx context.Context, p *Principal, in *StudyQuotaInput) (StudyQuota, error) {
+func (s *Service) setStudyQuota(ctx context.Context, p *Principal, in *StudyQuotaInput) (StudyQuota, error) {
 	q, st, err := s.DB.SetStudyQuota(ctx, p.Partition, in.StudyID, *in.Quota)
 	if err != nil {
 		return StudyQuota{}, err
@@ -182,7 +182,7 @@ func (s *Core) setStudyQuota(ctx context.Context, p *Principal, in *StudyQuotaIn
 	return studyQuota(q, st.Mode), nil
 }
 
-func (s *Core) getStudyQuota(ctx context.Context, p *Principal, in *StudyIDInput) (StudyQuota, error) {
+func (s *Service) getStudyQuota(ctx context.Context, p *Principal, in *StudyIDInput) (StudyQuota, error) {
 	st, err := s.DB.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return StudyQuota{}, err
@@ -197,7 +197,7 @@ func (s *Core) getStudyQuota(ctx context.Context, p *Principal, in *StudyIDInput
 // pausedKind is the notice of a paused study's invite page: its quota's own words when
 // the quota paused it (and still holds), else the plain pause. A failed read costs the
 // participant nothing: the plain pause is true too.
-func (s *Core) PausedKind(r *Request, st kv.Study) string {
+func (s *Service) PausedKind(r *Request, st kv.Study) string {
 	q, err := s.DB.FindStudyQuota(r.Ctx, st.Partition(), st.ID)
 	if err == nil && q.Reached() && q.ReachedAt != nil {
 		return webui.NoticeFull

@@ -2,15 +2,29 @@ package pipeline
 
 import "interviewd/kv"
 
+// Service is the research operations over the shared pipeline: the table's functions
+// are its methods.
+type Service struct {
+	*Core
+	// studyRenders keeps get_study answers by stored record (study_render.go).
+	StudyRenders *studyRenders
+}
+
+// NewService makes the research operations over core.
+func NewService(core *Core) *Service {
+	return &Service{Core: core, StudyRenders: NewStudyRenders()}
+}
+
 // OperationTable is the table of research operations. Every surface binds from it; adding
 // an operation here is all it takes to expose it over REST, MCP and A2A and to document
 // it in OpenAPI. OperationID, Request, Response and the tag Public API are the hosted
 // service's published names (its operationIds, component schemas and tag), so
 // generated clients match; the operations interviewd adds carry a tag of their own.
-func (s *Core) OperationTable() []*Operation {
+func (s *Service) OperationTable() []*Operation {
 	upload := op(Operation{Name: "upload_file", OperationID: "upload_file_v1_api_files_post", Tag: tagPublicAPI, Response: "FileUploadOut",
 		Summary: "Upload a file whose text can inform authoring", Method: "POST", Path: "/v1/api/files", Scope: "studies:write", Write: true,
 		Refusals: map[int]string{413: "payload_too_large: over 10 MB for .txt .md .csv, over 50 MB for other types."}}, s.uploadFile)
+
 	upload.RESTBind = s.BindUpload
 	download := op(Operation{Name: "get_export_download", OperationID: "download_export_job_v1_api_exports__job_id__download_get", Tag: tagPublicAPI,
 		Summary: "Download a finished export: a signed URL valid 5 minutes (REST: the CSV inline unless Accept asks for JSON)", Method: "GET", Path: "/v1/api/exports/{job_id}/download", Scope: "export:read",

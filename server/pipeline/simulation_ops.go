@@ -8,11 +8,6 @@ import (
 	"interviewd/moderator"
 )
 
-// simulationRetryAfter is the Retry-After (seconds) of a refused fourth simulation: a
-// slot frees only when a simulation ends, which takes a while, so a client polling
-// every second would only spend its rate limit.
-const simulationRetryAfter = 5
-
 // SimulateStudyInput is the simulation request.
 type SimulateStudyInput struct {
 	StudyID  kv.ID   `path:"study_id" doc:"The study to rehearse; it must not be live."`
@@ -36,7 +31,7 @@ type SimulationJob struct {
 	JobID string `json:"job_id"`
 }
 
-func (s *Core) simulateStudy(ctx context.Context, p *Principal, in *SimulateStudyInput) (SimulationJob, error) {
+func (s *Service) simulateStudy(ctx context.Context, p *Principal, in *SimulateStudyInput) (SimulationJob, error) {
 	persona := ""
 	if in.Persona != nil {
 		persona = strings.TrimSpace(*in.Persona)
@@ -88,7 +83,7 @@ type SimulationTurn struct {
 	TurnNumber int    `json:"turn_number" doc:"The turn (1-based) this message belongs to: an interviewer message and the participant's reply share it."`
 }
 
-func (s *Core) getSimulationStatus(ctx context.Context, p *Principal, in *JobIDInput) (SimulationStatus, error) {
+func (s *Service) getSimulationStatus(ctx context.Context, p *Principal, in *JobIDInput) (SimulationStatus, error) {
 	id, err := in.id()
 	if err != nil {
 		return SimulationStatus{}, err

@@ -9,7 +9,7 @@ import (
 // WhoamiInput takes nothing.
 type WhoamiInput struct{}
 
-func (s *Core) whoami(ctx context.Context, p *Principal, _ *WhoamiInput) (Whoami, error) {
+func (s *Service) whoami(ctx context.Context, p *Principal, _ *WhoamiInput) (Whoami, error) {
 	w := Whoami{
 		KeyID: p.KeyID, ExpiresAt: WireTimePtr(p.ExpiresAt), OrgID: p.Partition.Org, OrgName: p.OrgName,
 		Environment: string(p.Partition.Env), Scopes: append([]string{}, p.Scopes...), CredentialType: p.CredentialType,
@@ -47,7 +47,7 @@ func pageLimit(l *int) int {
 	return *l
 }
 
-func (s *Core) listStudies(ctx context.Context, p *Principal, in *ListStudiesInput) (List[StudySummary], error) {
+func (s *Service) listStudies(ctx context.Context, p *Principal, in *ListStudiesInput) (List[StudySummary], error) {
 	page, err := s.DB.FindStudies(ctx, kv.StudyFilter{Partition: p.Partition, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
 		return List[StudySummary]{}, err
@@ -66,7 +66,7 @@ type StudyIDInput struct {
 
 // getStudy serves the study's detail, rendered from its stored record only when that
 // record changed since it was last rendered (studyRenders).
-func (s *Core) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) (StudyDetail, error) {
+func (s *Service) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) (StudyDetail, error) {
 	var d StudyDetail
 	err := s.DB.ViewStudyRecord(ctx, p.Partition, in.StudyID, func(raw []byte) error {
 		var err error
@@ -76,7 +76,7 @@ func (s *Core) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) (St
 	return d, err
 }
 
-func (s *Core) getInterviewLink(ctx context.Context, p *Principal, in *StudyIDInput) (InviteLink, error) {
+func (s *Service) getInterviewLink(ctx context.Context, p *Principal, in *StudyIDInput) (InviteLink, error) {
 	st, err := s.DB.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return InviteLink{}, err

@@ -76,7 +76,7 @@ func (in *UpdateParticipantSettingsInput) Validate() []kv.FieldError {
 	return nil
 }
 
-func (s *Core) getParticipantSettings(ctx context.Context, p *Principal, in *GetParticipantSettingsInput) (ParticipantSettingsOut, error) {
+func (s *Service) getParticipantSettings(ctx context.Context, p *Principal, in *GetParticipantSettingsInput) (ParticipantSettingsOut, error) {
 	st, err := s.DB.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return ParticipantSettingsOut{}, err
@@ -87,7 +87,7 @@ func (s *Core) getParticipantSettings(ctx context.Context, p *Principal, in *Get
 // updateParticipantSettings replaces the study's participant settings. They apply from
 // then on: an interview already started keeps the consent it recorded, and the
 // settings at completion decide its code and its thank-you.
-func (s *Core) updateParticipantSettings(ctx context.Context, p *Principal, in *UpdateParticipantSettingsInput) (ParticipantSettingsOut, error) {
+func (s *Service) updateParticipantSettings(ctx context.Context, p *Principal, in *UpdateParticipantSettingsInput) (ParticipantSettingsOut, error) {
 	st, changed, err := s.DB.SetParticipantSettings(ctx, kv.ParticipantSettingsEdit{Partition: p.Partition, StudyID: in.StudyID, Settings: in.settings(),
 		Idem: func(st kv.Study) *kv.IdemWrite { return idemWrite(ctx, participantSettingsOut(st)) }})
 	if err != nil {

@@ -179,7 +179,7 @@ type TranscriptHit struct {
 }
 
 // searchTranscripts runs one page of a search.
-func (s *Core) searchTranscripts(ctx context.Context, p *Principal, in *TranscriptSearchInput) (List[TranscriptHit], error) {
+func (s *Service) searchTranscripts(ctx context.Context, p *Principal, in *TranscriptSearchInput) (List[TranscriptHit], error) {
 	limit := 20
 	if in.Limit != nil {
 		limit = *in.Limit

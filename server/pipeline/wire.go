@@ -1,32 +1,10 @@
 package pipeline
 
 import (
-	"time"
-
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
 )
-
-// Time is a timestamp on the wire: RFC 3339 in UTC with milliseconds
-// ("2026-11-21T10:00:00.123Z"). It is formatted once, when a response is built, so
-// encoding is a plain string copy.
-type Time string
-
-const wireTimeLayout = "2006-01-02T15:04:05.000Z07:00"
-
-func WireTime(t time.Time) Time { return Time(t.UTC().Format(wireTimeLayout)) }
-
-// Parse returns the instant t names.
-func (t Time) Parse() (time.Time, error) { return time.Parse(time.RFC3339Nano, string(t)) }
-
-func WireTimePtr(t *time.Time) *Time {
-	if t == nil {
-		return nil
-	}
-	w := WireTime(*t)
-	return &w
-}
 
 // Whoami describes the calling credential. API keys leave grant_id and client_id out;
 // OAuth connections carry them. Live API keys add the organisation's credits.
@@ -77,21 +55,7 @@ func (d StudyDetail) MarshalJSON() ([]byte, error) {
 	return json.MarshalNoEscape(PlainStudyDetail(d))
 }
 
-func (d StudyDetail) encodedJSON() []byte { return d.encoded }
-
-// preEncoded is an output that may carry its JSON already: encoders send those bytes
-// instead of encoding the value again.
-type preEncoded interface{ encodedJSON() []byte }
-
-// encodeOutput returns out's JSON, without HTML escaping.
-func EncodeOutput(out any) ([]byte, error) {
-	if e, ok := out.(preEncoded); ok {
-		if raw := e.encodedJSON(); raw != nil {
-			return raw, nil
-		}
-	}
-	return json.MarshalNoEscape(out)
-}
+func (d StudyDetail) EncodedJSON() []byte { return d.encoded }
 
 // InviteLink is a study's single durable invite link.
 type InviteLink struct {
@@ -114,6 +78,3 @@ func NewStudyDetail(st kv.Study) StudyDetail {
 	}
 	return d
 }
-
-// linkURL is the absolute URL of an invite link token.
-func (s *Core) LinkURL(token string) string { return s.BaseURL + "/i/" + token }
