@@ -13,7 +13,7 @@ import (
 	"interviewd/kv"
 	"interviewd/moderator"
 	"interviewd/moderator/chattest"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // pollTask reads a task until ok says so, with a deadline generous for busy machines.
@@ -81,14 +81,14 @@ func TestA2AAuthoringTask(t *testing.T) {
 		if task.Status.State != a2a.TaskStateCompleted {
 			t.Fatalf("blocking send answered %s", task.Status.State)
 		}
-		var got pipeline.AuthoringStatus
+		var got research.AuthoringStatus
 		artifactJSON(t, task, "result", &got)
 		if got.Status != "ready" || got.StudyID == nil {
 			t.Fatalf("result %+v", got)
 		}
 		// Refine continues the same study.
 		refined := mustSend(t, c, skillMessage("refine_study", map[string]any{"study_id": got.StudyID.String(), "guidance": "Add a question about delivery costs."}), false)
-		var r pipeline.AuthoringStatus
+		var r research.AuthoringStatus
 		artifactJSON(t, refined, "result", &r)
 		if refined.Status.State != a2a.TaskStateCompleted || r.StudyID == nil || *r.StudyID != *got.StudyID {
 			t.Fatalf("refine: %s %+v", refined.Status.State, r)
@@ -161,7 +161,7 @@ func TestA2ATaskSurvivesRestart(t *testing.T) {
 	if done.Status.State != a2a.TaskStateCompleted {
 		t.Fatalf("after restart: %s %+v", done.Status.State, done.Status.Message)
 	}
-	var sim pipeline.SimulationStatus
+	var sim research.SimulationStatus
 	artifactJSON(t, done, "result", &sim)
 	if sim.Status != "completed" || len(sim.Turns) == 0 {
 		t.Fatalf("result %+v", sim)

@@ -10,7 +10,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator/chattest"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // nextEvent pulls one event of a stream, failing the test on an error, an early end or
@@ -172,7 +172,7 @@ func TestA2AStreamShowsSimulationProgress(t *testing.T) {
 		if msg == nil || len(msg.Parts) != 2 {
 			t.Fatalf("progress without its status: %+v", msg)
 		}
-		var sim pipeline.SimulationStatus
+		var sim research.SimulationStatus
 		artifactJSON(t, &a2a.Task{Artifacts: []*a2a.Artifact{{ID: "p", Parts: msg.Parts[1:]}}}, "p", &sim)
 		return len(sim.Turns)
 	}

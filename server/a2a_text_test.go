@@ -10,7 +10,7 @@ import (
 
 	"interviewd/kv"
 	a2asurface "interviewd/server/a2a"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 func textMessage(text string) *a2a.Message {
@@ -51,7 +51,7 @@ func TestA2APlainText(t *testing.T) {
 	c := e.mustA2A(t, "agent")
 
 	created := mustSend(t, c, textMessage("Create a study about why shoppers abandon checkout on mobile, interviewing people who left in the last month"), false)
-	var authoring pipeline.AuthoringStatus
+	var authoring research.AuthoringStatus
 	artifactJSON(t, created, "result", &authoring)
 	if created.Status.State != a2a.TaskStateCompleted || authoring.StudyID == nil {
 		t.Fatalf("create by text: %s %+v", created.Status.State, authoring)

@@ -11,7 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // streamToEnd sends msg as a streaming message and returns the task as the events
@@ -54,7 +54,7 @@ func TestA2AStudyWorkflow(t *testing.T) {
 
 	created, events := streamToEnd(t, c, skillMessage("create_study", map[string]any{
 		"guidance": "Understand why nurses leave night shifts. Interview nurses who moved to day work in the last year."}))
-	var authoring pipeline.AuthoringStatus
+	var authoring research.AuthoringStatus
 	artifactJSON(t, created, "result", &authoring)
 	if created.Status.State != a2a.TaskStateCompleted || authoring.Status != "ready" || authoring.StudyID == nil || authoring.Brief == nil {
 		t.Fatalf("create: %s %+v", created.Status.State, authoring)
@@ -65,21 +65,21 @@ func TestA2AStudyWorkflow(t *testing.T) {
 	study := authoring.StudyID.String()
 
 	simulated, _ := streamToEnd(t, c, skillMessage("simulate_study", map[string]any{"study_id": study, "max_turns": 2, "persona": "A nurse of twenty years."}))
-	var sim pipeline.SimulationStatus
+	var sim research.SimulationStatus
 	artifactJSON(t, simulated, "result", &sim)
 	if simulated.Status.State != a2a.TaskStateCompleted || sim.Status != "completed" || len(sim.Turns) == 0 {
 		t.Fatalf("simulate: %s %+v", simulated.Status.State, sim)
 	}
 
 	live := mustSend(t, c, skillMessage("set_study_mode", map[string]any{"study_id": study, "mode": "live"}), false)
-	var mode pipeline.ModeResult
+	var mode research.ModeResult
 	artifactJSON(t, live, "result", &mode)
 	if mode.Mode != kv.ModeLive {
 		t.Fatalf("go live: %s %+v", live.Status.State, mode)
 	}
 
 	invite := mustSend(t, c, skillMessage("get_interview_link", map[string]any{"study_id": study}), false)
-	var link pipeline.InviteLink
+	var link research.InviteLink
 	artifactJSON(t, invite, "result", &link)
 	if !strings.HasPrefix(link.URL, testBaseURL+"/i/") || link.Mode != kv.ModeLive {
 		t.Fatalf("invite link %+v", link)
@@ -92,7 +92,7 @@ func TestA2AStudyWorkflow(t *testing.T) {
 	}
 
 	exported, _ := streamToEnd(t, c, skillMessage("start_export", map[string]any{"study_id": study}))
-	var status pipeline.ExportStatus
+	var status research.ExportStatus
 	artifactJSON(t, exported, "result", &status)
 	if exported.Status.State != a2a.TaskStateCompleted || !status.Ready {
 		t.Fatalf("export: %s %+v", exported.Status.State, status)

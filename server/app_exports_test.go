@@ -13,6 +13,7 @@ import (
 	"interviewd/kv"
 	"interviewd/plugins/plugintest"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // TestAppExportStartProgressDownload: an export started from the page, followed to
@@ -28,7 +29,7 @@ func TestAppExportStartProgressDownload(t *testing.T) {
 	wantPage(t, owner.post(t, "/app/exports", url.Values{"study_id": {st.ID.String()}, "format": {"parquet"}}), 422, "Unknown export format")
 	loc := wantRedirect(t, owner.post(t, "/app/exports", url.Values{"study_id": {st.ID.String()}, "format": {"csv"}}), "/app/exports/")
 	wantPage(t, owner.get(t, loc), 200, "<h1>Export</h1>")
-	got := pollJSON(t, owner, loc+"/status", func(s pipeline.ExportStatus) bool {
+	got := pollJSON(t, owner, loc+"/status", func(s research.ExportStatus) bool {
 		return s.Status == kv.ExportCompleted || s.Status == kv.ExportFailed
 	})
 	if !got.Ready {

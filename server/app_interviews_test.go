@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // TestAppTranscriptPermalink: the permalink an interview carries opens its transcript
@@ -26,7 +26,7 @@ func TestAppTranscriptPermalink(t *testing.T) {
 	}
 	iv := ivs[0]
 	r := e.do("GET", "/v1/api/interviews/"+iv.ID.String(), "a_live", "")
-	var wire pipeline.Interview
+	var wire research.Interview
 	r.json(t, &wire)
 	permalink := strings.TrimPrefix(wire.Permalink, testBaseURL)
 	if permalink != "/app/interviews/"+iv.ID.String() {

@@ -11,7 +11,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/app"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // appBatch posts the recruitment page's CSV form as the browser's script does:
@@ -138,7 +138,7 @@ func TestAppRecruitmentRoles(t *testing.T) {
 }
 
 func TestLinksCSVFormulaGuard(t *testing.T) {
-	out := string(pipeline.LinksCSV([]pipeline.ParticipantLinkStatus{{Label: "=HYPERLINK(1)", URL: "u", Audience: "person", Status: "unopened",
+	out := string(research.LinksCSV([]research.ParticipantLinkStatus{{Label: "=HYPERLINK(1)", URL: "u", Audience: "person", Status: "unopened",
 		Context: map[string]string{"k": "+1"}, Note: "@n"}}))
 	want := "label,url,audience,status,disabled,opened,started,completed,last_activity_at,k,note\n'=HYPERLINK(1),u,person,unopened,false,0,0,0,,'+1,'@n\n"
 	if out != want {

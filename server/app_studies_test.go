@@ -14,7 +14,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/app"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // appClient is a browser signed in to the app, driven over plain HTTP: its session
@@ -275,7 +275,7 @@ func TestAppSimulation(t *testing.T) {
 	wantPage(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"max_turns": {"many"}}), 422, `id="turns-err"`)
 	loc := wantRedirect(t, owner.post(t, "/app/studies/"+st.ID.String()+"/simulate", url.Values{"persona": {"A night nurse"}, "max_turns": {"12"}}), "/app/simulations/")
 	wantPage(t, owner.get(t, loc), 200, `data-kind="simulation"`, `href="/app/studies/`+st.ID.String()+`"`)
-	done := pollJSON(t, owner, loc+"/status", func(s pipeline.SimulationStatus) bool {
+	done := pollJSON(t, owner, loc+"/status", func(s research.SimulationStatus) bool {
 		return s.Status == kv.SimulationCompleted || s.Status == kv.SimulationFailed
 	})
 	if done.Status != kv.SimulationCompleted || len(done.Turns) == 0 {

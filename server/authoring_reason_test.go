@@ -8,7 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // TestRefineRefusalSaysWhy: a refine the built-in engine cannot apply fails its job
@@ -26,7 +26,7 @@ func TestRefineRefusalSaysWhy(t *testing.T) {
 	if r.status != 202 {
 		t.Fatalf("refine: %d %s", r.status, r.body)
 	}
-	var h pipeline.AuthoringJob
+	var h research.AuthoringJob
 	r.json(t, &h)
 	done := e.pollAuthoring("a_live", h.JobID)
 	var raw map[string]any
@@ -34,7 +34,7 @@ func TestRefineRefusalSaysWhy(t *testing.T) {
 	if done.status != 200 || len(raw) != 3 || raw["status"] != "failed" || raw["study_id"] != saved.ID.String() {
 		t.Fatalf("REST: %d %s, want 200 with exactly status, study_id and brief", done.status, done.body)
 	}
-	var st pipeline.AuthoringStatus
+	var st research.AuthoringStatus
 	done.json(t, &st)
 	if !reflect.DeepEqual(st.Brief.VerbatimQuestions, saved.Brief.VerbatimQuestions) {
 		t.Fatalf("the refused refine changed the brief: %+v", st.Brief)
@@ -55,7 +55,7 @@ func TestRefineRefusalSaysWhy(t *testing.T) {
 	}
 	t.Run("MCP_NoNoteWhenReady", func(t *testing.T) {
 		ok := e.do("POST", path, "a_live", `{"guidance":"Add a question about flour prices."}`)
-		var h pipeline.AuthoringJob
+		var h research.AuthoringJob
 		ok.json(t, &h)
 		if done := e.pollAuthoring("a_live", h.JobID); done.status != 200 || !strings.Contains(string(done.body), `"status":"ready"`) {
 			t.Fatalf("refine: %d %s", done.status, done.body)

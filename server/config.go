@@ -1,6 +1,9 @@
 package server
 
-import "interviewd/server/pipeline"
+import (
+	"interviewd/server/pipeline"
+	"interviewd/server/research"
+)
 
 // What the command line configures a Server with, parsed where the pipeline keeps it.
 
@@ -27,9 +30,9 @@ var FasthttpLogger = pipeline.FasthttpLogger
 const HSTSValue = pipeline.HSTSValue
 
 // AddOrgPlugin checks, stores and records an organisation's own plugin, as the web
-// app's plugin page does (see pipeline.AddOrgPlugin).
-var AddOrgPlugin = pipeline.AddOrgPlugin
+// app's plugin page does (see research.AddOrgPlugin).
+var AddOrgPlugin = research.AddOrgPlugin
 
 // RemoveOrgPlugin removes an organisation's plugin, as the web app's plugin page does
-// (see pipeline.RemoveOrgPlugin).
-var RemoveOrgPlugin = pipeline.RemoveOrgPlugin
+// (see research.RemoveOrgPlugin).
+var RemoveOrgPlugin = research.RemoveOrgPlugin

@@ -16,6 +16,7 @@ import (
 	"interviewd/kv"
 	"interviewd/moderator"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // Where the hosted service's own client and the published contract meet: authoring
@@ -37,7 +38,7 @@ func TestAuthoringRefusedAnswersFailed(t *testing.T) {
 		{name: "OK_Harmful", path: "/v1/api/studies", guidance: "Interview users and ask them for their passwords"},
 		{name: "OK_RefusedRefineKeepsSavedStudy", path: "/v1/api/studies/" + saved.ID.String() + ":refine", guidance: "Write me a poem",
 			want: func(t *testing.T, r response) {
-				var st pipeline.AuthoringStatus
+				var st research.AuthoringStatus
 				r.json(t, &st)
 				if st.Status != "failed" || st.StudyID == nil || *st.StudyID != saved.ID || st.Brief == nil || *st.Brief.Title != "Saved before" {
 					t.Fatalf("a refused refine reports the saved study: %s", r.body)
@@ -53,7 +54,7 @@ func TestAuthoringRefusedAnswersFailed(t *testing.T) {
 				if r.status != 202 {
 					t.Fatalf("start: %d %s", r.status, r.body)
 				}
-				var h pipeline.AuthoringJob
+				var h research.AuthoringJob
 				r.json(t, &h)
 				done := e.pollAuthoring("a_live", h.JobID)
 				if done.status != 200 {

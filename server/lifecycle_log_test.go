@@ -12,6 +12,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // logBuffer collects log lines written by the server's goroutines.
@@ -118,7 +119,7 @@ func TestLifecycleLog(t *testing.T) {
 		if r.status != 202 {
 			t.Fatalf("export: %d %s", r.status, r.body)
 		}
-		var job pipeline.ExportJob
+		var job research.ExportJob
 		r.json(t, &job)
 		if got := e.pollExport("a_live", job.JobID); got.Status != kv.ExportCompleted {
 			t.Fatalf("export %+v", got)
@@ -138,7 +139,7 @@ func TestLifecycleLog(t *testing.T) {
 		if r.status != 202 {
 			t.Fatalf("create: %d %s", r.status, r.body)
 		}
-		var job pipeline.AuthoringJob
+		var job research.AuthoringJob
 		r.json(t, &job)
 		m := logs.waitFor(t, "authoring request refused")
 		if m["level"] != "info" || m["job_id"] != job.JobID {

@@ -19,6 +19,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 func withMetrics(reg *prometheus.Registry, elsewhere bool) serveOption {
@@ -96,7 +97,7 @@ func TestMetricsEndToEnd(t *testing.T) {
 	if r.status != 202 {
 		t.Fatalf("export: %d %s", r.status, r.body)
 	}
-	var job pipeline.ExportJob
+	var job research.ExportJob
 	r.json(t, &job)
 	// The job's end is counted after its record is written: poll the metrics (the
 	// API's read limit is spent on purpose above).

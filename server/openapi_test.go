@@ -15,6 +15,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -482,7 +483,7 @@ func TestOpenAPIValidates(t *testing.T) {
 	live := e.mustStudy(e.orgB.ID, kv.EnvLive, "No credits")
 	e.mustStudy(e.orgA.ID, kv.EnvLive, "Listed")
 	start := e.do("POST", "/v1/api/studies", "a_live", `{"guidance":"hello"}`)
-	var job pipeline.AuthoringJob
+	var job research.AuthoringJob
 	start.json(t, &job)
 	cases := []struct {
 		name      string

@@ -19,6 +19,7 @@ import (
 	"interviewd/moderator"
 	"interviewd/server/participant"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // Questions with typography a careless engine would "fix": they must reach the
@@ -101,7 +102,7 @@ func TestParticipantFullInterview(t *testing.T) {
 	})
 	t.Run("OK_InterviewsAPIShowsItCompleted", func(t *testing.T) {
 		r := e.do("GET", "/v1/api/interviews?study_id="+st.ID.String(), "a_live", "")
-		var got []pipeline.Interview
+		var got []research.Interview
 		r.json(t, &got)
 		// Every answer came 7 s after the question before it, one of them after a further
 		// 10-minute pause (that gap counts 120 s); interviewer replies are instant.

@@ -14,7 +14,7 @@ import (
 	"interviewd/analysis"
 	"interviewd/kv"
 	"interviewd/plugins/plugintest"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 const (
@@ -23,7 +23,7 @@ const (
 )
 
 // pollAnalysis polls an analysis job until it leaves queued/running.
-func (e *testEnv) pollAnalysis(key, jobID string) pipeline.AnalysisStatus {
+func (e *testEnv) pollAnalysis(key, jobID string) research.AnalysisStatus {
 	e.t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -31,7 +31,7 @@ func (e *testEnv) pollAnalysis(key, jobID string) pipeline.AnalysisStatus {
 		if r.status != 200 {
 			e.t.Fatalf("analysis status: %d %s", r.status, r.body)
 		}
-		var st pipeline.AnalysisStatus
+		var st research.AnalysisStatus
 		r.json(e.t, &st)
 		if st.Status == kv.AnalysisCompleted || st.Status == kv.AnalysisFailed {
 			return st
@@ -44,13 +44,13 @@ func (e *testEnv) pollAnalysis(key, jobID string) pipeline.AnalysisStatus {
 }
 
 // mustAnalyse starts an analysis of study over REST and waits for it to complete.
-func (e *testEnv) mustAnalyse(key string, study kv.ID) pipeline.AnalysisStatus {
+func (e *testEnv) mustAnalyse(key string, study kv.ID) research.AnalysisStatus {
 	e.t.Helper()
 	r := e.do("POST", "/v1/api/studies/"+study.String()+"/analysis", key, "")
 	if r.status != 202 {
 		e.t.Fatalf("start analysis: %d %s", r.status, r.body)
 	}
-	var job pipeline.AnalysisJob
+	var job research.AnalysisJob
 	r.json(e.t, &job)
 	st := e.pollAnalysis(key, job.JobID)
 	if st.Status != kv.AnalysisCompleted || st.Version == nil || st.Error != nil || st.StudyID != study.String() || st.JobID != job.JobID {
@@ -204,7 +204,7 @@ func TestAnalysisEndToEnd(t *testing.T) {
 	if first.status != 202 {
 		t.Fatalf("start: %d %s", first.status, first.body)
 	}
-	var started pipeline.AnalysisJob
+	var started research.AnalysisJob
 	first.json(t, &started)
 	job := started.JobID
 	replay := e.do("POST", "/v1/api/studies/"+st.ID.String()+"/analysis", "a_live", "", "Idempotency-Key", "analysis-1")
@@ -296,7 +296,7 @@ func TestAnalysisEndToEnd(t *testing.T) {
 			t.Fatalf("task %s %+v", task.Status.State, task.Status.Message)
 		}
 		jobID := jobHandle(t, task)
-		var result pipeline.AnalysisStatus
+		var result research.AnalysisStatus
 		artifactJSON(t, task, "result", &result)
 		if result.Status != kv.AnalysisCompleted || result.JobID != jobID || result.Version == nil {
 			t.Fatalf("result %+v", result)
@@ -360,7 +360,7 @@ func TestAnalysisFailureKeepsLastVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.do("POST", "/v1/api/studies/"+st.ID.String()+"/analysis", "a_live", "")
-	var job pipeline.AnalysisJob
+	var job research.AnalysisJob
 	r.json(t, &job)
 	failed := e.pollAnalysis("a_live", job.JobID)
 	if failed.Status != kv.AnalysisFailed || failed.Version != nil || failed.Error == nil || !strings.Contains(*failed.Error, "sandbox") {

@@ -10,7 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // annotatedInterview is a live study with one interview whose participant said said,
@@ -48,7 +48,7 @@ func TestRESTAnnotations(t *testing.T) {
 	anns := "/v1/api/interviews/" + iv.ID.String() + "/annotations"
 
 	r := e.do("POST", tags, "a_live", `{"name":"  Routines "}`)
-	var tag pipeline.TagOut
+	var tag research.TagOut
 	r.json(t, &tag)
 	if r.status != 201 || tag.Name != "Routines" || tag.StudyID != st.ID {
 		t.Fatalf("create tag: %d %s", r.status, r.body)
@@ -65,7 +65,7 @@ func TestRESTAnnotations(t *testing.T) {
 	// "Sundays" is characters 10 to 17 of the answer.
 	body := fmt.Sprintf(`{"message_index":%d,"start":10,"end":17,"tag_ids":[%q],"note":"weekly ritual"}`, at, tag.ID)
 	r = e.do("POST", anns, "a_live", body)
-	var ann pipeline.AnnotationOut
+	var ann research.AnnotationOut
 	r.json(t, &ann)
 	if r.status != 201 || ann.Text != "Sundays" || ann.Note != "weekly ritual" || len(ann.TagIDs) != 1 || ann.MessageIndex != at {
 		t.Fatalf("create annotation: %d %s", r.status, r.body)
@@ -97,7 +97,7 @@ func TestRESTAnnotations(t *testing.T) {
 		t.Fatalf("an annotation emptied of tags and note: %d %s", r.status, r.body)
 	}
 	r = e.do("GET", anns, "a_live", "")
-	var list []pipeline.AnnotationOut
+	var list []research.AnnotationOut
 	r.json(t, &list)
 	if r.status != 200 || len(list) != 2 || list[0].Start > list[1].Start || list[0].Text != "Sundays" {
 		t.Fatalf("list: %d %s", r.status, r.body)
@@ -122,7 +122,7 @@ func TestRESTSearchTranscripts(t *testing.T) {
 	search := "/v1/api/studies/" + st.ID.String() + "/transcripts/search?q="
 
 	r := e.do("GET", search+`plan+%22on+sundays%22`, "a_live", "")
-	var hits []pipeline.TranscriptHit
+	var hits []research.TranscriptHit
 	r.json(t, &hits)
 	if r.status != 200 || len(hits) != 1 {
 		t.Fatalf("search: %d %s", r.status, r.body)
@@ -168,7 +168,7 @@ func TestSearchQueryParse(t *testing.T) {
 		`ÉTÉ`:                       {"été"},
 	} {
 		var got []string
-		for _, term := range pipeline.ParseSearchQuery(q) {
+		for _, term := range research.ParseSearchQuery(q) {
 			got = append(got, string(term))
 		}
 		if !reflect.DeepEqual(got, want) {
@@ -220,10 +220,10 @@ func TestMCPAndA2AAnnotations(t *testing.T) {
 		t.Fatalf("state %s: %+v", task.Status.State, task.Status.Message)
 	}
 	var page struct {
-		Items []pipeline.AnnotationOut `json:"items"`
+		Items []research.AnnotationOut `json:"items"`
 	}
 	artifactJSON(t, task, "result", &page)
-	var rest []pipeline.AnnotationOut
+	var rest []research.AnnotationOut
 	e.do("GET", "/v1/api/interviews/"+iv.ID.String()+"/annotations", "a_live", "").json(t, &rest)
 	a, _ := stdjson.Marshal(page.Items)
 	b, _ := stdjson.Marshal(rest)

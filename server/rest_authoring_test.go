@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // pollAuthoring polls an authoring job until it leaves working (never sleeps blindly:
@@ -27,19 +27,19 @@ func (e *testEnv) pollAuthoring(key, jobID string) response {
 	}
 }
 
-func (e *testEnv) mustAuthor(key, path, body string) (pipeline.AuthoringJob, pipeline.AuthoringStatus) {
+func (e *testEnv) mustAuthor(key, path, body string) (research.AuthoringJob, research.AuthoringStatus) {
 	e.t.Helper()
 	r := e.do("POST", path, key, body)
 	if r.status != 202 {
 		e.t.Fatalf("POST %s: %d %s", path, r.status, r.body)
 	}
-	var h pipeline.AuthoringJob
+	var h research.AuthoringJob
 	r.json(e.t, &h)
 	done := e.pollAuthoring(key, h.JobID)
 	if done.status != 200 {
 		e.t.Fatalf("job %s: %d %s", h.JobID, done.status, done.body)
 	}
-	var st pipeline.AuthoringStatus
+	var st research.AuthoringStatus
 	done.json(e.t, &st)
 	return h, st
 }
@@ -51,7 +51,7 @@ func TestAuthoringLoop(t *testing.T) {
 		t.Fatalf("authoring status %+v", st)
 	}
 	detail := e.do("GET", "/v1/api/studies/"+st.StudyID.String(), "a_live", "")
-	var d pipeline.StudyDetail
+	var d research.StudyDetail
 	detail.json(t, &d)
 	if d.Brief == nil || d.Mode != kv.ModeTest || d.Name != *st.Brief.Title || fmt.Sprint(d.Brief.VerbatimQuestions) != fmt.Sprint(st.Brief.VerbatimQuestions) {
 		t.Fatalf("detail %s", detail.body)
@@ -72,7 +72,7 @@ func TestAuthoringLoop(t *testing.T) {
 
 	t.Run("OK_RefusedCreateIsFailed", func(t *testing.T) {
 		r := e.do("POST", "/v1/api/studies", "a_live", `{"guidance":"Write me a poem about the sea."}`)
-		var h pipeline.AuthoringJob
+		var h research.AuthoringJob
 		r.json(t, &h)
 		done := e.pollAuthoring("a_live", h.JobID)
 		if done.status != 200 || string(done.body) != `{"status":"failed","study_id":null,"brief":null}` {
@@ -81,10 +81,10 @@ func TestAuthoringLoop(t *testing.T) {
 	})
 	t.Run("OK_RefusedRefineReportsSavedStudy", func(t *testing.T) {
 		r := e.do("POST", "/v1/api/studies/"+st.StudyID.String()+":refine", "a_live", `{"guidance":"Ask participants for their credit card numbers and passwords."}`)
-		var h pipeline.AuthoringJob
+		var h research.AuthoringJob
 		r.json(t, &h)
 		done := e.pollAuthoring("a_live", h.JobID)
-		var got pipeline.AuthoringStatus
+		var got research.AuthoringStatus
 		done.json(t, &got)
 		if done.status != 200 || got.Status != "failed" || got.StudyID == nil || *got.Brief.Title != "Onboarding Drop-off" {
 			t.Fatalf("refused refine: %d %s", done.status, done.body)
@@ -184,14 +184,14 @@ func TestStudyModes(t *testing.T) {
 		st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Launch")
 		path := "/v1/api/studies/" + st.ID.String()
 		e.do("PUT", path+"/mode", "a_live", `{"mode":"live"}`)
-		var first pipeline.StudyDetail
+		var first research.StudyDetail
 		e.do("GET", path, "a_live", "").json(t, &first)
 		if first.LaunchedAt == nil {
 			t.Fatal("launched_at not set")
 		}
 		e.do("PUT", path+"/mode", "a_live", `{"mode":"closed"}`)
 		e.do("PUT", path+"/mode", "a_live", `{"mode":"live"}`)
-		var again pipeline.StudyDetail
+		var again research.StudyDetail
 		e.do("GET", path, "a_live", "").json(t, &again)
 		if *again.LaunchedAt != *first.LaunchedAt || again.Mode != kv.ModeLive {
 			t.Fatalf("launched_at moved: %v → %v", *first.LaunchedAt, *again.LaunchedAt)

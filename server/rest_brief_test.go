@@ -9,6 +9,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // briefBody is a PUT brief body: a valid brief, with fields replaced or removed
@@ -59,7 +60,7 @@ func TestRESTStudyBriefPut(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("PUT brief: %d %s", r.status, r.body)
 	}
-	var d pipeline.StudyDetail
+	var d research.StudyDetail
 	r.json(t, &d)
 	if d.Name != "Weekly planning" || d.Brief == nil || *d.Brief.Title != "Weekly planning" || d.Brief.VerbatimQuestions[1] != "What got in the way?" ||
 		*d.Brief.EstimatedDurationMinutes != 20 || d.ID != st.ID || d.Mode != kv.ModeTest {

@@ -12,7 +12,7 @@ import (
 	"interviewd/analysis"
 	"interviewd/kv"
 	"interviewd/plugins/qdpxcheck"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // The analysis formats end to end over real sockets: a live study, interviews through
@@ -37,7 +37,7 @@ func (e *testEnv) mustExport(key string, study kv.ID, format, extra string) resp
 	if r.status != 202 {
 		e.t.Fatalf("start %s export: %d %s", format, r.status, r.body)
 	}
-	var job pipeline.ExportJob
+	var job research.ExportJob
 	r.json(e.t, &job)
 	if st := e.pollExport(key, job.JobID); st.Status != kv.ExportCompleted {
 		e.t.Fatalf("%s export ended %+v", format, st)
@@ -172,7 +172,7 @@ func TestExportAnalysisFormats(t *testing.T) {
 	})
 	t.Run("OK_SignedURL", func(t *testing.T) {
 		r := e.startExport("a_live", body(st.ID, "analysis-html", ""))
-		var job pipeline.ExportJob
+		var job research.ExportJob
 		r.json(t, &job)
 		e.pollExport("a_live", job.JobID)
 		var d struct {
@@ -192,7 +192,7 @@ func TestExportAnalysisFormats(t *testing.T) {
 		// The report quotes every interview of the version: erasing one must take the
 		// artifact away, as it does a CSV's.
 		r := e.startExport("a_live", body(st.ID, "analysis-md", ""))
-		var job pipeline.ExportJob
+		var job research.ExportJob
 		r.json(t, &job)
 		e.pollExport("a_live", job.JobID)
 		id, _ := kv.ParseID(quotesOf(a)[0].InterviewID)

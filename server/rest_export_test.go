@@ -12,7 +12,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/plugins/plugintest"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 const exportNote = "EXPORT-NOTE-91c2: never show this"
@@ -33,7 +33,7 @@ func (e *testEnv) completeInterview(token string, answers []string) {
 }
 
 // pollExport polls an export until it leaves queued/running.
-func (e *testEnv) pollExport(key, jobID string) pipeline.ExportStatus {
+func (e *testEnv) pollExport(key, jobID string) research.ExportStatus {
 	e.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -41,7 +41,7 @@ func (e *testEnv) pollExport(key, jobID string) pipeline.ExportStatus {
 		if r.status != 200 {
 			e.t.Fatalf("export status: %d %s", r.status, r.body)
 		}
-		var st pipeline.ExportStatus
+		var st research.ExportStatus
 		r.json(e.t, &st)
 		if st.Status == kv.ExportCompleted || st.Status == kv.ExportFailed {
 			if len(r.body) != len(`{"status":"`+st.Status+`","ready":`)+len(map[bool]string{true: "true", false: "false"}[st.Ready])+1 {
@@ -103,7 +103,7 @@ func TestExportEndToEnd(t *testing.T) {
 	if r.status != 202 {
 		t.Fatalf("start: %d %s", r.status, r.body)
 	}
-	var job pipeline.ExportJob
+	var job research.ExportJob
 	r.json(t, &job)
 	if again := e.do("POST", "/v1/api/exports", "a_live", `{"study_id":"`+st.ID.String()+`"}`, "Idempotency-Key", "export-1"); string(again.body) != string(r.body) || again.header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("replay: %s", again.body)
@@ -240,7 +240,7 @@ func TestExportOrganisationFormatter(t *testing.T) {
 	if r.status != 202 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
-	var job pipeline.ExportJob
+	var job research.ExportJob
 	r.json(t, &job)
 	if st := e.pollExport("a_live", job.JobID); !st.Ready {
 		t.Fatalf("jsonl export %+v", st)
@@ -268,7 +268,7 @@ func TestExportFailsOnBrokenRedactor(t *testing.T) {
 	st := e.studyWith(e.orgA.ID, kv.EnvLive, kv.ModeLive, plainBrief("Broken", "Why?"))
 	e.completeInterview(e.linkFor(st, kv.AudienceGroup, nil, ""), []string{"an answer"})
 	r := e.do("POST", "/v1/api/exports", "a_live", `{"study_id":"`+st.ID.String()+`"}`)
-	var job pipeline.ExportJob
+	var job research.ExportJob
 	r.json(t, &job)
 	if got := e.pollExport("a_live", job.JobID); got.Status != "failed" || got.Ready {
 		t.Fatalf("export with a failing redactor: %+v", got)

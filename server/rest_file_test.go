@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // multipartBody builds a multipart body with one part "file" of the given content.
@@ -50,7 +50,7 @@ func TestUploadFixtures(t *testing.T) {
 			if r.status != 200 {
 				t.Fatalf("%d %s", r.status, r.body)
 			}
-			var h pipeline.FileHandle
+			var h research.FileHandle
 			r.json(t, &h)
 			if !h.Extracted || h.ByteSize != int64(len(raw)) || h.FileID.IsZero() {
 				t.Fatalf("handle %+v", h)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 func (e *testEnv) mustOpen(token, session string) kv.Interview {
@@ -57,14 +57,14 @@ func TestInterviewRoutes(t *testing.T) {
 		scenario{name: "ErrNotFound_OtherEnv", method: "GET", path: "/v1/api/interviews/" + testInterview.ID.String(), key: "a_live", wantStatus: 404},
 		scenario{name: "ErrBadID", method: "GET", path: "/v1/api/interviews/x", key: "a_live", wantStatus: 422, wantBody: `"loc":["path","interview_id"]`},
 		scenario{name: "OK_List", method: "GET", path: "/v1/api/interviews", key: "a_live", wantStatus: 200, check: func(t *testing.T, r response) {
-			var got []pipeline.Interview
+			var got []research.Interview
 			r.json(t, &got)
 			if len(got) != 3 {
 				t.Fatalf("%d interviews: %s", len(got), r.body)
 			}
 		}},
 		scenario{name: "OK_FilterStudy", method: "GET", path: "/v1/api/interviews?study_id=" + st.ID.String(), key: "a_live", wantStatus: 200, check: func(t *testing.T, r response) {
-			var got []pipeline.Interview
+			var got []research.Interview
 			r.json(t, &got)
 			if len(got) != 2 || got[0].ID != plain.ID || got[1].ID != withCtx.ID {
 				t.Fatalf("filtered %s", r.body)
@@ -87,7 +87,7 @@ func TestInterviewRoutes(t *testing.T) {
 		path := "/v1/api/interviews?limit=4&study_id=" + other.ID.String()
 		for pages := 1; ; pages++ {
 			r := e.do("GET", path, "a_live", "")
-			var got []pipeline.Interview
+			var got []research.Interview
 			r.json(t, &got)
 			for _, iv := range got {
 				if seen[iv.ID.String()] {

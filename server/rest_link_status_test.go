@@ -6,22 +6,22 @@ import (
 	"testing"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // linksOf lists a study's participant links through REST.
-func (e *testEnv) linksOf(key string, study kv.ID) []pipeline.ParticipantLinkStatus {
+func (e *testEnv) linksOf(key string, study kv.ID) []research.ParticipantLinkStatus {
 	e.t.Helper()
 	r := e.do("GET", "/v1/api/studies/"+study.String()+"/participant-links", key, "")
 	if r.status != 200 {
 		e.t.Fatalf("list links: %d %s", r.status, r.body)
 	}
-	var out []pipeline.ParticipantLinkStatus
+	var out []research.ParticipantLinkStatus
 	r.json(e.t, &out)
 	return out
 }
 
-func linkNamed(t *testing.T, ls []pipeline.ParticipantLinkStatus, label string) pipeline.ParticipantLinkStatus {
+func linkNamed(t *testing.T, ls []research.ParticipantLinkStatus, label string) research.ParticipantLinkStatus {
 	t.Helper()
 	for _, l := range ls {
 		if l.Label == label {
@@ -29,7 +29,7 @@ func linkNamed(t *testing.T, ls []pipeline.ParticipantLinkStatus, label string) 
 		}
 	}
 	t.Fatalf("no link labelled %q in %+v", label, ls)
-	return pipeline.ParticipantLinkStatus{}
+	return research.ParticipantLinkStatus{}
 }
 
 func TestParticipantLinkStatus(t *testing.T) {
@@ -65,7 +65,7 @@ func TestParticipantLinkStatus(t *testing.T) {
 			t.Fatalf("after a completed interview %+v", dana)
 		}
 		list := e.do("GET", "/v1/api/interviews?link_id="+dana.ID.String(), "a_live", "")
-		var ivs []pipeline.Interview
+		var ivs []research.Interview
 		list.json(t, &ivs)
 		if list.status != 200 || len(ivs) != 1 || ivs[0].EntryAttributes["tier"] != "enterprise" {
 			t.Fatalf("interviews of the link: %d %s", list.status, list.body)
@@ -76,7 +76,7 @@ func TestParticipantLinkStatus(t *testing.T) {
 		group := e.linkFor(st, "group", nil, "")
 		path := base + "/" + kv.LinkIDOf(group).String()
 		r := e.do("PATCH", path, "a_live", `{"disabled":true,"label":"Newsletter"}`)
-		var got pipeline.ParticipantLinkStatus
+		var got research.ParticipantLinkStatus
 		r.json(t, &got)
 		if r.status != 200 || !got.Disabled || got.Label != "Newsletter" || got.DisabledAt == nil {
 			t.Fatalf("disable: %d %s", r.status, r.body)
@@ -125,7 +125,7 @@ func TestParticipantLinksBatch(t *testing.T) {
 
 	t.Run("OK_OneLinkPerRow", func(t *testing.T) {
 		r := e.do("POST", path, "a_live", body(good, ""), "Idempotency-Key", "batch-1")
-		var got pipeline.ParticipantLinksBatch
+		var got research.ParticipantLinksBatch
 		r.json(t, &got)
 		if r.status != 200 || len(got.Links) != 2 || got.Emailed != 0 {
 			t.Fatalf("%d %s", r.status, r.body)
@@ -146,7 +146,7 @@ func TestParticipantLinksBatch(t *testing.T) {
 
 	t.Run("OK_SemicolonsAsASpreadsheetWrites", func(t *testing.T) {
 		r := e.do("POST", path, "a_live", body("Label;Region\nKim;EU\n", ""))
-		var got pipeline.ParticipantLinksBatch
+		var got research.ParticipantLinksBatch
 		r.json(t, &got)
 		if r.status != 200 || len(got.Links) != 1 || got.Links[0].Context["Region"] != "EU" {
 			t.Fatalf("%d %s", r.status, r.body)
@@ -176,7 +176,7 @@ func TestParticipantLinksBatch(t *testing.T) {
 		{name: "ErrBadEmail", method: "POST", path: path, key: "a_live", body: body("label,email\nDana,not-an-address\n", ""), wantStatus: 422, wantBody: `"loc":["body","csv",2,"email"]`},
 		{name: "ErrNoRows", method: "POST", path: path, key: "a_live", body: body("label\n", ""), wantStatus: 422},
 		{name: "ErrTooManyRows", method: "POST", path: path, key: "a_live", body: body(many, ""), wantStatus: 422, wantBody: `at most 1,000 people`},
-		{name: "ErrTooLarge", method: "POST", path: path, key: "a_live", body: body("label\n"+strings.Repeat("x", pipeline.LinksCSVMaxBytes), ""), wantStatus: 422, wantBody: `"type":"too_large"`},
+		{name: "ErrTooLarge", method: "POST", path: path, key: "a_live", body: body("label\n"+strings.Repeat("x", research.LinksCSVMaxBytes), ""), wantStatus: 422, wantBody: `"type":"too_large"`},
 		{name: "ErrScopeMissing", method: "POST", path: path, key: "a_links_only", body: body(good, ""), wantStatus: 403},
 	})
 }
@@ -186,7 +186,7 @@ func TestParticipantLinksBatchMailed(t *testing.T) {
 	st := e.mustStudy(e.orgA.ID, kv.EnvLive, "Onboarding")
 	r := e.do("POST", "/v1/api/studies/"+st.ID.String()+"/participant-links/batch", "a_live",
 		`{"csv":"label,email,plan\nAna,ana@example.com,pro\nBo,bo@example.com,free\n","send_email":true,"sender_name":"Acme research"}`)
-	var got pipeline.ParticipantLinksBatch
+	var got research.ParticipantLinksBatch
 	r.json(t, &got)
 	if r.status != 200 || got.Emailed != 2 {
 		t.Fatalf("%d %s", r.status, r.body)
@@ -209,7 +209,7 @@ func TestStudyQuotaRoutes(t *testing.T) {
 	e.completeInterview(st.LinkToken, []string{"Sundays."})
 
 	r := e.do("PUT", path, "a_live", `{"quota":2}`)
-	var q pipeline.StudyQuota
+	var q research.StudyQuota
 	r.json(t, &q)
 	if r.status != 200 || q.Quota != 2 || q.Completed != 1 || q.Reached || q.Mode != kv.ModeLive {
 		t.Fatalf("set: %d %s", r.status, r.body)

@@ -16,6 +16,7 @@ import (
 	"interviewd/moderator"
 	"interviewd/moderator/chattest"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // gatedEngine is an OpenAI engine on a gated fake endpoint that never retries:
@@ -80,13 +81,13 @@ func (e *testEnv) mustSimulate(key string, study kv.ID, body string) string {
 	if r.status != 202 {
 		e.t.Fatalf("simulate: %d %s", r.status, r.body)
 	}
-	var h pipeline.SimulationJob
+	var h research.SimulationJob
 	r.json(e.t, &h)
 	return h.JobID
 }
 
 // pollSimulation polls a simulation's status until ok says so, with a deadline.
-func (e *testEnv) pollSimulation(t testing.TB, key, jobID, what string, ok func(pipeline.SimulationStatus) bool) pipeline.SimulationStatus {
+func (e *testEnv) pollSimulation(t testing.TB, key, jobID, what string, ok func(research.SimulationStatus) bool) research.SimulationStatus {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -94,7 +95,7 @@ func (e *testEnv) pollSimulation(t testing.TB, key, jobID, what string, ok func(
 		if r.status != 200 {
 			t.Fatalf("simulation status: %d %s", r.status, r.body)
 		}
-		var st pipeline.SimulationStatus
+		var st research.SimulationStatus
 		r.json(t, &st)
 		if ok(st) {
 			return st
@@ -122,12 +123,12 @@ func (e *testEnv) mustRehearsalStudy(org kv.ID, env kv.Environment) kv.Study {
 	return st
 }
 
-func simEnded(st pipeline.SimulationStatus) bool {
+func simEnded(st research.SimulationStatus) bool {
 	return st.Status == "completed" || st.Status == "failed"
 }
 
-func simLines(n int) func(pipeline.SimulationStatus) bool {
-	return func(st pipeline.SimulationStatus) bool { return len(st.Turns) == n }
+func simLines(n int) func(research.SimulationStatus) bool {
+	return func(st research.SimulationStatus) bool { return len(st.Turns) == n }
 }
 
 func TestSimulateValidation(t *testing.T) {
@@ -140,7 +141,7 @@ func TestSimulateValidation(t *testing.T) {
 	path := "/v1/api/studies/" + st.ID.String() + ":simulate"
 	// Accepted simulations are waited out, so the table never meets the organisation's limit.
 	finishes := func(t *testing.T, r response) {
-		var h pipeline.SimulationJob
+		var h research.SimulationJob
 		r.json(t, &h)
 		if got := e.pollSimulation(t, "a_live", h.JobID, "ended", simEnded); got.Status != "completed" {
 			t.Fatalf("simulation ended %+v", got)
@@ -238,14 +239,14 @@ func TestSimulationGrowingTranscript(t *testing.T) {
 	// Five turns leave room for a follow-up after each verbatim question.
 	id := e.mustSimulate("a_test", st.ID, `{"max_turns":5}`)
 	g.WaitArrived(t, 1)
-	got := e.pollSimulation(t, "a_test", id, "running", func(s pipeline.SimulationStatus) bool { return s.Status == "running" })
+	got := e.pollSimulation(t, "a_test", id, "running", func(s research.SimulationStatus) bool { return s.Status == "running" })
 	if got.Ready || got.Error != nil || len(got.Turns) != 0 {
 		t.Fatalf("before the first reply: %+v", got)
 	}
 	g.Let(t, chattest.Answer{Text: "I'm a nurse."})
 	g.WaitArrived(t, 1) // turn 2: the reply to the first verbatim question (no probe after a screener)
 	got = e.pollSimulation(t, "a_test", id, "at turn 1", simLines(2))
-	if got.Status != "running" || got.Ready || got.Turns[1] != (pipeline.SimulationTurn{Speaker: "participant", Text: "I'm a nurse.", TurnNumber: 1}) {
+	if got.Status != "running" || got.Ready || got.Turns[1] != (research.SimulationTurn{Speaker: "participant", Text: "I'm a nurse.", TurnNumber: 1}) {
 		t.Fatalf("after turn 1: %+v", got)
 	}
 	g.Let(t, chattest.Answer{Text: "Last Tuesday, in a hurry."})
@@ -280,7 +281,7 @@ func TestSimulationLimitREST(t *testing.T) {
 	if r.status != 202 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
-	var first pipeline.SimulationJob
+	var first research.SimulationJob
 	r.json(t, &first)
 	held := []started{{"a_live", first.JobID}, {"a_live", e.mustSimulate("a_live", live.ID, body)}, {"a_test", e.mustSimulate("a_test", test.ID, body)}}
 	g.WaitArrived(t, 3)
@@ -295,12 +296,12 @@ func TestSimulationLimitREST(t *testing.T) {
 		}
 	}
 	// endedAmong polls the held simulations until one has the given status.
-	endedAmong := func(t *testing.T, status string) pipeline.SimulationStatus {
+	endedAmong := func(t *testing.T, status string) research.SimulationStatus {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			for _, h := range held {
-				var st pipeline.SimulationStatus
+				var st research.SimulationStatus
 				e.do("GET", "/v1/api/simulations/"+h.id, h.key, "").json(t, &st)
 				if st.Status == status {
 					return st
@@ -315,7 +316,7 @@ func TestSimulationLimitREST(t *testing.T) {
 	refused(t)
 	t.Run("OK_ReplayAtTheLimit", func(t *testing.T) {
 		r := e.do("POST", "/v1/api/studies/"+live.ID.String()+":simulate", "a_live", body, "Idempotency-Key", "sim-1")
-		var h pipeline.SimulationJob
+		var h research.SimulationJob
 		r.json(t, &h)
 		if r.status != 202 || h.JobID != first.JobID || r.header.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("replay: %d %s", r.status, r.body)
@@ -384,7 +385,7 @@ func (e *testEnv) pollAdmitted(t testing.TB, key string, study kv.ID, body, idem
 		r := e.do("POST", "/v1/api/studies/"+study.String()+":simulate", key, body, headers...)
 		switch {
 		case r.status == 202:
-			var h pipeline.SimulationJob
+			var h research.SimulationJob
 			r.json(t, &h)
 			return h.JobID
 		case r.status != 429:
@@ -406,7 +407,7 @@ func TestSimulateIdempotency(t *testing.T) {
 	if r1.status != 202 || r2.status != 202 || string(r1.body) != string(r2.body) || r2.header.Get("Idempotent-Replayed") != "true" || r1.header.Get("Idempotent-Replayed") != "" {
 		t.Fatalf("first %d %s, replay %d %s %v", r1.status, r1.body, r2.status, r2.body, r2.header)
 	}
-	var h pipeline.SimulationJob
+	var h research.SimulationJob
 	r1.json(t, &h)
 	e.pollSimulation(t, "a_live", h.JobID, "ended", simEnded)
 	t.Run("ErrReusedWithOtherBody", func(t *testing.T) {

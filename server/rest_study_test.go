@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 type scenario struct {
@@ -207,7 +207,7 @@ func TestListStudiesPagingOverHTTP(t *testing.T) {
 		if r.status != 200 {
 			t.Fatalf("page %d: %d %s", pages, r.status, r.body)
 		}
-		var items []pipeline.StudySummary
+		var items []research.StudySummary
 		r.json(t, &items)
 		for _, it := range items {
 			got = append(got, it.ID.String())

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // TestRetentionSweep runs the maintenance loop's retention pass on an injected clock:
@@ -26,7 +26,7 @@ func TestRetentionSweep(t *testing.T) {
 	e.completeInterview(stB.LinkToken, []string{"Little."})
 	ivA, ivB := e.interviewsOf(stA)[0], e.interviewsOf(stB)[0]
 	r := e.do("POST", "/v1/api/exports", "a_live", `{"study_id":"`+stA.ID.String()+`"}`)
-	var job pipeline.ExportJob
+	var job research.ExportJob
 	r.json(t, &job)
 	if st := e.pollExport("a_live", job.JobID); st.Status != kv.ExportCompleted {
 		t.Fatalf("export %+v", st)

@@ -42,6 +42,7 @@ import (
 	"interviewd/server/participant"
 	"interviewd/server/pipeline"
 	"interviewd/server/ratelimit"
+	"interviewd/server/research"
 	"interviewd/server/rest"
 	"interviewd/sms"
 	"interviewd/webui"
@@ -122,7 +123,7 @@ type Server struct {
 	// cancelled when a shutdown begins, so open streams end and let it finish.
 	streams     context.Context
 	stopStreams context.CancelFunc
-	research    *pipeline.Service  // the research operations
+	research    *research.Service  // the research operations
 	mcp         *mcp.Side          // the MCP server
 	a2a         *a2a.Agent         // the A2A agent
 	part        *participant.Pages // the participant pages and their API
@@ -196,7 +197,7 @@ func New(cfg Config) *Server {
 		panic(err) // the embedded pages are checked by tests: this is a broken build
 	}
 	s.UI, s.SecureCookies = ui, strings.HasPrefix(s.BaseURL, "https://")
-	svc := pipeline.NewService(s.Core)
+	svc := research.NewService(s.Core)
 	s.research = svc
 	s.Ops = svc.OperationTable()
 	s.OnResearch = cfg.onResearch

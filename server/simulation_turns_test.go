@@ -11,7 +11,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // longRehearsalBrief has more scripted questions (and follow-ups) than 12 turns hold.
@@ -24,7 +24,7 @@ func longRehearsalBrief() kv.Brief {
 
 // scriptedAsked counts the brief's scripted questions asked in turns, word for word
 // and in order (a message may hold the greeting before its question).
-func scriptedAsked(turns []pipeline.SimulationTurn, b kv.Brief) int {
+func scriptedAsked(turns []research.SimulationTurn, b kv.Brief) int {
 	questions := append(append([]string(nil), b.PreInterviewQuestions...), b.VerbatimQuestions...)
 	asked := 0
 	for _, l := range turns {
@@ -85,7 +85,7 @@ func TestSimulationDefaultTurnsAndStop(t *testing.T) {
 		if page := string(owner.get(t, "/app/simulations/"+id).body); strings.Contains(page, "Finished.") {
 			t.Fatal("a stopped run says Finished")
 		}
-		var polled pipeline.SimulationStatus
+		var polled research.SimulationStatus
 		if err := json.Unmarshal(owner.get(t, "/app/simulations/"+id+"/status").body, &polled); err != nil || polled.Notice == nil || *polled.Notice != want {
 			t.Fatalf("the page's status endpoint: %+v %v", polled, err)
 		}

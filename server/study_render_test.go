@@ -10,7 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // decodeEncodeDetail is the reference: the study read through kv's decoder and its
@@ -21,7 +21,7 @@ func decodeEncodeDetail(t *testing.T, db *kv.DB, p kv.Partition, id kv.ID) []byt
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := json.MarshalNoEscape(pipeline.PlainStudyDetail(pipeline.NewStudyDetail(st)))
+	raw, err := json.MarshalNoEscape(research.PlainStudyDetail(research.NewStudyDetail(st)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestGetStudy_RenderedMatchesDecodePath(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Every encoder of the detail gives the same bytes.
-			var d pipeline.StudyDetail
+			var d research.StudyDetail
 			_ = e.db.ViewStudyRecord(context.Background(), p, st.ID, func(raw []byte) error {
 				d, err = e.srv.research.StudyRenders.Detail(st.ID, raw)
 				return err

@@ -8,7 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"interviewd/kv"
-	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // TestRESTParticipantSettings: PUT replaces the settings whole and answers them as GET
@@ -29,7 +29,7 @@ func TestRESTParticipantSettings(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("PUT: %d %s", r.status, r.body)
 	}
-	var got pipeline.ParticipantSettingsOut
+	var got research.ParticipantSettingsOut
 	r.json(t, &got)
 	if got.ConsentText == nil || *got.ConsentText != "I agree to take part." || !got.CompletionCode || got.ThankYouText != nil ||
 		got.CompletionRedirectURL == nil || *got.CompletionRedirectURL != "https://panel.example/done?cc={completion_code}&pid={interview_id}" {

@@ -23,6 +23,7 @@ import (
 	"interviewd/server/a2a"
 	"interviewd/server/mcp"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // The tenancy matrix: every operation of the table × every credential state, over every
@@ -150,7 +151,7 @@ func (w *tenancyWorld) build(t *testing.T) {
 	up := w.rest(t, "POST", "/v1/api/files", "Bearer "+e.keys["a_live"], "", func() (string, []byte) {
 		return uploadBody(t, "notes.txt", fileContent)
 	})
-	var file pipeline.FileHandle
+	var file research.FileHandle
 	mustJSON(t, up, &file)
 
 	authoring := w.mustJob(t, "POST", "/v1/api/studies", `{"guidance":"Learn how teams plan."}`, "/v1/api/studies/jobs/", "ready")

@@ -11,6 +11,7 @@ import (
 	"interviewd/jobs"
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // Artifact ids of a task: the operation's answer (for a background job, the handle
@@ -121,7 +122,7 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 	}
 	poll := h.s.OpByName(start.Awaits)
 	part := rec.Partition()
-	out, err := poll.Call(ctx, &pipeline.Principal{Partition: part}, &pipeline.JobIDInput{JobID: rec.JobID.String()})
+	out, err := poll.Call(ctx, &pipeline.Principal{Partition: part}, &research.JobIDInput{JobID: rec.JobID.String()})
 	var raw []byte
 	failed := false
 	detail := ""
@@ -136,7 +137,7 @@ func (h *a2aHandler) settleProgress(ctx context.Context, rec kv.AgentTask) (kv.A
 		if raw, err = pipeline.EncodeOutput(out); err != nil {
 			return rec, nil, err
 		}
-		ended, jobFailed := out.(pipeline.JobOutcome).JobEnded()
+		ended, jobFailed := out.(research.JobOutcome).JobEnded()
 		if !ended {
 			return rec, raw, nil
 		}

@@ -11,6 +11,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -124,7 +125,7 @@ func (s *App) interviewInPath(r *pipeline.Request) (kv.Interview, error) {
 	if err != nil {
 		return kv.Interview{}, err
 	}
-	if _, err := Call[pipeline.Interview](r.Ctx, s, r.P, "get_interview", &pipeline.InterviewIDInput{InterviewID: id}); err != nil {
+	if _, err := Call[research.Interview](r.Ctx, s, r.P, "get_interview", &research.InterviewIDInput{InterviewID: id}); err != nil {
 		return kv.Interview{}, err
 	}
 	return s.DB.FindInterviewByID(r.Ctx, r.P.Partition, id)
@@ -157,7 +158,7 @@ func (s *App) handleAppAnnotate(r *pipeline.Request) error {
 		fe["message"] = "Choose a message."
 		return s.annotateFormError(r, iv, f, fe)
 	}
-	in := &pipeline.AnnotationInput{InterviewID: iv.ID, MessageIndex: f.Message, Note: f.Note}
+	in := &research.AnnotationInput{InterviewID: iv.ID, MessageIndex: f.Message, Note: f.Note}
 	if start, end, ok := formSpan(f.Start, f.End); ok {
 		in.Start, in.End, in.Text = start, end, &f.Quote
 	} else {
@@ -185,7 +186,7 @@ func (s *App) handleAppAnnotate(r *pipeline.Request) error {
 	// A new tag is made in the annotation's own transaction: a refused highlight leaves
 	// no tag behind.
 	in.NewTag = f.NewTag
-	_, err = Call[pipeline.AnnotationOut](r.Ctx, s, r.P, "create_annotation", in)
+	_, err = Call[research.AnnotationOut](r.Ctx, s, r.P, "create_annotation", in)
 	if fe := formErrors(err); fe != nil {
 		return s.annotateFormError(r, iv, f, annotateErrors(fe))
 	}
@@ -232,8 +233,8 @@ func findQuote(text, quote string) (int, int, bool) {
 		start := utf8.RuneCountInString(text[:i])
 		return start, start + utf8.RuneCountInString(quote), true
 	}
-	q := pipeline.Fold(quote)
-	if i := pipeline.IndexRunes(pipeline.Fold(text), q, 0); i >= 0 {
+	q := research.Fold(quote)
+	if i := research.IndexRunes(research.Fold(text), q, 0); i >= 0 {
 		return i, i + len(q), true
 	}
 	return 0, 0, false
@@ -271,7 +272,7 @@ func (s *App) handleAppAnnotationDelete(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := Call[pipeline.AnnotationDeleted](r.Ctx, s, r.P, "delete_annotation", &pipeline.AnnotationIDInput{InterviewID: iv.ID, AnnotationID: id}); err != nil {
+	if _, err := Call[research.AnnotationDeleted](r.Ctx, s, r.P, "delete_annotation", &research.AnnotationIDInput{InterviewID: iv.ID, AnnotationID: id}); err != nil {
 		return err
 	}
 	r.Out = appRedirect{to: transcriptURL(iv.ID, "highlight_deleted", "highlights-h")}
@@ -283,7 +284,7 @@ func (s *App) handleAppTagCreate(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	_, err = Call[pipeline.TagOut](r.Ctx, s, r.P, "create_tag", &pipeline.TagInput{StudyID: iv.StudyID, Name: formValue(r, "name")})
+	_, err = Call[research.TagOut](r.Ctx, s, r.P, "create_tag", &research.TagInput{StudyID: iv.StudyID, Name: formValue(r, "name")})
 	if fe := formErrors(err); fe != nil {
 		return s.tagFormError(r, iv, fe)
 	}
@@ -303,7 +304,7 @@ func (s *App) handleAppTagRename(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	_, err = Call[pipeline.TagOut](r.Ctx, s, r.P, "rename_tag", &pipeline.TagRenameInput{StudyID: iv.StudyID, TagID: tag, Name: formValue(r, "name")})
+	_, err = Call[research.TagOut](r.Ctx, s, r.P, "rename_tag", &research.TagRenameInput{StudyID: iv.StudyID, TagID: tag, Name: formValue(r, "name")})
 	if fe := formErrors(err); fe != nil {
 		return s.tagFormError(r, iv, fe)
 	}
@@ -323,7 +324,7 @@ func (s *App) handleAppTagDelete(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := Call[pipeline.TagDeleted](r.Ctx, s, r.P, "delete_tag", &pipeline.TagIDInput{StudyID: iv.StudyID, TagID: tag}); err != nil {
+	if _, err := Call[research.TagDeleted](r.Ctx, s, r.P, "delete_tag", &research.TagIDInput{StudyID: iv.StudyID, TagID: tag}); err != nil {
 		return err
 	}
 	r.Out = appRedirect{to: transcriptURL(iv.ID, "tag_deleted", "tags-h")}
@@ -349,15 +350,15 @@ func (s *App) handleAppStudySearch(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	st, err := Call[pipeline.StudyDetail](r.Ctx, s, r.P, "get_study", &pipeline.StudyIDInput{StudyID: id})
+	st, err := Call[research.StudyDetail](r.Ctx, s, r.P, "get_study", &research.StudyIDInput{StudyID: id})
 	if err != nil {
 		return err
 	}
 	page := webui.StudySearchPage{StudyID: id.String(), StudyName: st.Name, Query: query(r, "q")}
 	if strings.TrimSpace(page.Query) != "" {
 		limit := searchPageSize
-		in := &pipeline.TranscriptSearchInput{StudyID: id, Query: page.Query, Limit: &limit, Cursor: query(r, "cursor"), Raw: true}
-		list, err := Call[pipeline.List[pipeline.TranscriptHit]](r.Ctx, s, r.P, "search_transcripts", in)
+		in := &research.TranscriptSearchInput{StudyID: id, Query: page.Query, Limit: &limit, Cursor: query(r, "cursor"), Raw: true}
+		list, err := Call[pipeline.List[research.TranscriptHit]](r.Ctx, s, r.P, "search_transcripts", in)
 		if fe := formErrors(err); fe != nil {
 			page.Errors = webui.FieldErrors{"q": fe["q"] + fe["cursor"] + fe["limit"] + fe[""]}
 		} else if err != nil {
@@ -375,7 +376,7 @@ func (s *App) handleAppStudySearch(r *pipeline.Request) error {
 }
 
 // searchRows lays the hits out, each placed by its interview's start.
-func (s *App) searchRows(ctx context.Context, p *pipeline.Principal, page *webui.StudySearchPage, list pipeline.List[pipeline.TranscriptHit]) {
+func (s *App) searchRows(ctx context.Context, p *pipeline.Principal, page *webui.StudySearchPage, list pipeline.List[research.TranscriptHit]) {
 	started := map[kv.ID]string{}
 	for _, h := range list.Items {
 		where, ok := started[h.InterviewID]

@@ -8,6 +8,7 @@ import (
 	"interviewd/analysis"
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -48,7 +49,7 @@ func (s *App) buildDashboardPage(ctx context.Context, p *pipeline.Principal, stu
 	if err := s.appMay(p, "list_interviews", nil); err != nil {
 		return webui.DashboardPage{}, err
 	}
-	d, err := Call[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
+	d, err := Call[research.StudyDetail](ctx, s, p, "get_study", &research.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.DashboardPage{}, err
 	}
@@ -88,7 +89,7 @@ func (s *App) buildDashboardPage(ctx context.Context, p *pipeline.Principal, stu
 			return page, err
 		}
 		page.AnalysisRunning = open
-		a, err := Call[analysis.Analysis](ctx, s, p, "get_analysis", &pipeline.GetAnalysisInput{StudyID: study})
+		a, err := Call[analysis.Analysis](ctx, s, p, "get_analysis", &research.GetAnalysisInput{StudyID: study})
 		switch {
 		case errorReason(err) == "analysis_not_found":
 			page.SkipsNone = true

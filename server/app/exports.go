@@ -5,6 +5,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -49,12 +50,12 @@ func (s *App) appStartExport(ctx context.Context, p *pipeline.Principal, study, 
 	if !ok {
 		return "", kv.Invalid(kv.FieldError{Loc: []any{"body", "study_id"}, Type: "uuid_parsing", Msg: "Choose a study to export."})
 	}
-	job, err := Call[pipeline.ExportJob](ctx, s, p, "start_export", &pipeline.StartExportInput{StudyID: id, Format: format})
+	job, err := Call[research.ExportJob](ctx, s, p, "start_export", &research.StartExportInput{StudyID: id, Format: format})
 	return job.JobID, err
 }
 
 func (s *App) buildExportPage(ctx context.Context, p *pipeline.Principal, jobID string) (webui.ExportPage, error) {
-	st, err := Call[pipeline.ExportStatus](ctx, s, p, "get_export_status", &pipeline.JobIDInput{JobID: jobID})
+	st, err := Call[research.ExportStatus](ctx, s, p, "get_export_status", &research.JobIDInput{JobID: jobID})
 	if err != nil {
 		return webui.ExportPage{}, err
 	}
@@ -72,7 +73,7 @@ type appExportFile struct {
 }
 
 func (s *App) appExportDownload(ctx context.Context, p *pipeline.Principal, jobID string) (appExportFile, error) {
-	d, err := Call[pipeline.ExportDownload](ctx, s, p, "get_export_download", &pipeline.JobIDInput{JobID: jobID})
+	d, err := Call[research.ExportDownload](ctx, s, p, "get_export_download", &research.JobIDInput{JobID: jobID})
 	if err != nil {
 		return appExportFile{}, err
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -59,7 +60,7 @@ func (s *App) handleAppExport(r *pipeline.Request) error {
 }
 
 func (s *App) handleAppExportStatus(r *pipeline.Request) error {
-	st, err := Call[pipeline.ExportStatus](r.Ctx, s, r.P, "get_export_status", &pipeline.JobIDInput{JobID: pathString(r, "job_id")})
+	st, err := Call[research.ExportStatus](r.Ctx, s, r.P, "get_export_status", &research.JobIDInput{JobID: pathString(r, "job_id")})
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func (s *App) handleAppExportDownload(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	sent, err := s.RedirectArtifact(r.Ctx, r.C, f.Key, f.MediaType, f.Filename, s.Now().Add(pipeline.DownloadURLLifetime))
+	sent, err := s.RedirectArtifact(r.Ctx, r.C, f.Key, f.MediaType, f.Filename, s.Now().Add(research.DownloadURLLifetime))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"interviewd/analysis"
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -45,19 +46,19 @@ func findingsURL(study kv.ID, job string) string {
 // appStartAnalysis starts (or finds running) the study's analysis; it returns the
 // job's id.
 func (s *App) appStartAnalysis(ctx context.Context, p *pipeline.Principal, study kv.ID) (string, error) {
-	job, err := Call[pipeline.AnalysisJob](ctx, s, p, "start_analysis", &pipeline.StudyIDInput{StudyID: study})
+	job, err := Call[research.AnalysisJob](ctx, s, p, "start_analysis", &research.StudyIDInput{StudyID: study})
 	return job.JobID, err
 }
 
 // appAnalysisStatus returns the analysis job's state when it is one of study's, and
 // ENOTFOUND otherwise (another study's job is not this page's to show).
-func (s *App) appAnalysisStatus(ctx context.Context, p *pipeline.Principal, study kv.ID, job string) (pipeline.AnalysisStatus, error) {
-	st, err := Call[pipeline.AnalysisStatus](ctx, s, p, "get_analysis_status", &pipeline.JobIDInput{JobID: job})
+func (s *App) appAnalysisStatus(ctx context.Context, p *pipeline.Principal, study kv.ID, job string) (research.AnalysisStatus, error) {
+	st, err := Call[research.AnalysisStatus](ctx, s, p, "get_analysis_status", &research.JobIDInput{JobID: job})
 	if err != nil {
 		return st, err
 	}
 	if st.StudyID != study.String() {
-		return pipeline.AnalysisStatus{}, kv.Errorf(kv.ENOTFOUND, "not_found", "Job not found.")
+		return research.AnalysisStatus{}, kv.Errorf(kv.ENOTFOUND, "not_found", "Job not found.")
 	}
 	return st, nil
 }
@@ -83,7 +84,7 @@ func (s *App) openAnalysisView(ctx context.Context, p *pipeline.Principal, study
 	return v, nil
 }
 
-func jobView(study kv.ID, st pipeline.AnalysisStatus) *webui.AnalysisJobView {
+func jobView(study kv.ID, st research.AnalysisStatus) *webui.AnalysisJobView {
 	v := &webui.AnalysisJobView{ID: st.JobID, Status: st.Status}
 	if st.Error != nil {
 		v.Error = *st.Error
@@ -108,7 +109,7 @@ func (s *App) buildFindingsPage(ctx context.Context, p *pipeline.Principal, stud
 	if err := s.appMay(p, "get_analysis", nil); err != nil {
 		return webui.FindingsPage{}, err
 	}
-	d, err := Call[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
+	d, err := Call[research.StudyDetail](ctx, s, p, "get_study", &research.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.FindingsPage{}, err
 	}
@@ -142,7 +143,7 @@ func (s *App) buildFindingsPage(ctx context.Context, p *pipeline.Principal, stud
 			page.Job = open
 		}
 	}
-	in := &pipeline.GetAnalysisInput{StudyID: study}
+	in := &research.GetAnalysisInput{StudyID: study}
 	if q.Version > 0 {
 		in.Version = &q.Version
 	}

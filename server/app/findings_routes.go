@@ -5,6 +5,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -60,7 +61,7 @@ func (s *App) handleAppAnalysisStart(r *pipeline.Request) error {
 // analysisStatusJSON is what the findings page's script polls: the operation's own
 // answer and, once completed, the page to show.
 type AnalysisStatusJSON struct {
-	pipeline.AnalysisStatus
+	research.AnalysisStatus
 	FindingsURL string `json:"findings_url,omitempty"`
 }
 

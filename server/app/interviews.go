@@ -9,6 +9,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -58,15 +59,15 @@ func (q InterviewsQuery) url(cursor string) string {
 
 // studyNames lists the partition's newest studies for filters and row labels: at most
 // the API's largest page, which is as many as a select can usefully offer.
-func (s *App) studyNames(ctx context.Context, p *pipeline.Principal) ([]pipeline.StudySummary, error) {
+func (s *App) studyNames(ctx context.Context, p *pipeline.Principal) ([]research.StudySummary, error) {
 	limit := 200
-	list, err := Call[pipeline.List[pipeline.StudySummary]](ctx, s, p, "list_studies", &pipeline.ListStudiesInput{Limit: &limit})
+	list, err := Call[pipeline.List[research.StudySummary]](ctx, s, p, "list_studies", &research.ListStudiesInput{Limit: &limit})
 	return list.Items, err
 }
 
 func (s *App) buildInterviewsPage(ctx context.Context, p *pipeline.Principal, q InterviewsQuery) (webui.InterviewsPage, error) {
 	limit := interviewsPageSize
-	in := &pipeline.ListInterviewsInput{Status: q.Status, Limit: &limit, Cursor: q.Cursor}
+	in := &research.ListInterviewsInput{Status: q.Status, Limit: &limit, Cursor: q.Cursor}
 	if q.Study != "" {
 		id, ok := kv.ParseID(q.Study)
 		if !ok {
@@ -85,7 +86,7 @@ func (s *App) buildInterviewsPage(ctx context.Context, p *pipeline.Principal, q 
 	if err := q.recruitmentFilters(in); err != nil {
 		return webui.InterviewsPage{}, err
 	}
-	list, err := Call[pipeline.List[pipeline.Interview]](ctx, s, p, "list_interviews", in)
+	list, err := Call[pipeline.List[research.Interview]](ctx, s, p, "list_interviews", in)
 	if err != nil {
 		return webui.InterviewsPage{}, err
 	}
@@ -155,7 +156,7 @@ func (s *App) findTranscript(ctx context.Context, p *pipeline.Principal, id kv.I
 // record (design version, transcript length, start instant for offsets), its study's
 // name, and its transcript unless a render of the same content is kept.
 func (s *App) buildTranscriptPage(ctx context.Context, p *pipeline.Principal, id kv.ID) (webui.TranscriptPage, error) {
-	iv, err := Call[pipeline.Interview](ctx, s, p, "get_interview", &pipeline.InterviewIDInput{InterviewID: id})
+	iv, err := Call[research.Interview](ctx, s, p, "get_interview", &research.InterviewIDInput{InterviewID: id})
 	if err != nil {
 		return webui.TranscriptPage{}, err
 	}

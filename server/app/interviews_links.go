@@ -7,6 +7,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -15,7 +16,7 @@ import (
 // the enterprise customer?" is a filter, not a page per interview.
 
 // recruitmentFilters moves the query's link, modality and context filters into in.
-func (q InterviewsQuery) recruitmentFilters(in *pipeline.ListInterviewsInput) error {
+func (q InterviewsQuery) recruitmentFilters(in *research.ListInterviewsInput) error {
 	if q.Link != "" {
 		id, ok := kv.ParseID(q.Link)
 		if !ok {
@@ -70,7 +71,7 @@ func (s *App) recruitmentOptions(ctx context.Context, p *pipeline.Principal, q I
 	if !ok || !p.Has(kv.ScopeLinksRead) {
 		return nil
 	}
-	links, err := Call[pipeline.List[pipeline.ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &pipeline.StudyIDInput{StudyID: id})
+	links, err := Call[pipeline.List[research.ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &research.StudyIDInput{StudyID: id})
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func (s *App) recruitmentOptions(ctx context.Context, p *pipeline.Principal, q I
 
 // linkLabels returns the labels of the links the interviews came through, by token;
 // nothing without links:read (a link's label is part of reading links).
-func (s *App) linkLabels(ctx context.Context, p *pipeline.Principal, ivs []pipeline.Interview) (map[string]string, error) {
+func (s *App) linkLabels(ctx context.Context, p *pipeline.Principal, ivs []research.Interview) (map[string]string, error) {
 	labels := map[string]string{}
 	if !p.Has(kv.ScopeLinksRead) {
 		return labels, nil

@@ -7,6 +7,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -35,13 +36,13 @@ var linksNotices = map[string]string{
 }
 
 func (s *App) buildLinksPage(ctx context.Context, p *pipeline.Principal, study kv.ID) (webui.LinksPage, error) {
-	d, err := Call[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
+	d, err := Call[research.StudyDetail](ctx, s, p, "get_study", &research.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.LinksPage{}, err
 	}
 	page := webui.LinksPage{Tabs: studyTabs(p, study, webui.TabLinks), ID: d.ID.String(), Name: d.Name, Mode: string(d.Mode),
 		CanLinks: p.Has(kv.ScopeLinksWrite), CanQuota: p.Has(kv.ScopeStudiesWrite), MailReady: s.MailWhere() == pipeline.MailSent}
-	q, err := Call[pipeline.StudyQuota](ctx, s, p, "get_study_quota", &pipeline.StudyIDInput{StudyID: study})
+	q, err := Call[research.StudyQuota](ctx, s, p, "get_study_quota", &research.StudyIDInput{StudyID: study})
 	if err != nil {
 		return page, err
 	}
@@ -49,7 +50,7 @@ func (s *App) buildLinksPage(ctx context.Context, p *pipeline.Principal, study k
 	if !p.Has(kv.ScopeLinksRead) {
 		return page, nil
 	}
-	links, err := Call[pipeline.List[pipeline.ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &pipeline.StudyIDInput{StudyID: study})
+	links, err := Call[pipeline.List[research.ParticipantLinkStatus]](ctx, s, p, "list_participant_links", &research.StudyIDInput{StudyID: study})
 	if err != nil {
 		return page, err
 	}
@@ -96,7 +97,7 @@ func (s *App) handleAppLinksCSV(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	links, err := Call[pipeline.List[pipeline.ParticipantLinkStatus]](r.Ctx, s, r.P, "list_participant_links", &pipeline.StudyIDInput{StudyID: id})
+	links, err := Call[pipeline.List[research.ParticipantLinkStatus]](r.Ctx, s, r.P, "list_participant_links", &research.StudyIDInput{StudyID: id})
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func (s *App) handleAppLinksCSV(r *pipeline.Request) error {
 	r.C.Response.Header.Set("Content-Type", "text/csv; charset=utf-8")
 	r.C.Response.Header.Set("Content-Disposition", `attachment; filename="links-`+id.String()[:8]+`.csv"`)
 	r.C.Response.Header.Set("Cache-Control", "no-store") // the URLs are the links' secrets
-	r.C.SetBody(pipeline.LinksCSV(links.Items))
+	r.C.SetBody(research.LinksCSV(links.Items))
 	r.Written = true
 	return nil
 }
@@ -117,7 +118,7 @@ func (s *App) handleAppLinksBatch(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	in := &pipeline.CreateParticipantLinksInput{StudyID: id}
+	in := &research.CreateParticipantLinksInput{StudyID: id}
 	form, ferr := r.C.MultipartForm()
 	if ferr != nil {
 		return kv.Invalid(kv.FieldError{Loc: []any{"csv"}, Type: "multipart_expected", Msg: "Send the form with a CSV file or pasted text."})
@@ -127,14 +128,14 @@ func (s *App) handleAppLinksBatch(r *pipeline.Request) error {
 	in.SendEmail = firstValue(form.Value["send_email"]) == "yes"
 	in.SenderName = firstValue(form.Value["sender_name"])
 	if files := form.File["file"]; len(files) > 0 && files[0].Size > 0 {
-		if files[0].Size > pipeline.LinksCSVMaxBytes {
-			in.CSV = string(make([]byte, pipeline.LinksCSVMaxBytes+1)) // refused by the operation, in its words
+		if files[0].Size > research.LinksCSVMaxBytes {
+			in.CSV = string(make([]byte, research.LinksCSVMaxBytes+1)) // refused by the operation, in its words
 		} else {
 			f, err := files[0].Open()
 			if err != nil {
 				return err
 			}
-			raw, err := io.ReadAll(io.LimitReader(f, pipeline.LinksCSVMaxBytes+1))
+			raw, err := io.ReadAll(io.LimitReader(f, research.LinksCSVMaxBytes+1))
 			_ = f.Close()
 			if err != nil {
 				return err
@@ -142,7 +143,7 @@ func (s *App) handleAppLinksBatch(r *pipeline.Request) error {
 			in.CSV = string(raw)
 		}
 	}
-	out, err := Call[pipeline.ParticipantLinksBatch](r.Ctx, s, r.P, "create_participant_links", in)
+	out, err := Call[research.ParticipantLinksBatch](r.Ctx, s, r.P, "create_participant_links", in)
 	if ae := pipeline.ToAPIError(err); err != nil && (ae.Status == 422 || ae.Status == 409) {
 		page, perr := s.buildLinksPage(r.Ctx, r.P, id)
 		if perr != nil {
@@ -182,7 +183,7 @@ func (s *App) handleAppLinkUpdate(r *pipeline.Request) error {
 	if err != nil {
 		return err
 	}
-	in := &pipeline.UpdateParticipantLinkInput{StudyID: id, LinkID: link}
+	in := &research.UpdateParticipantLinkInput{StudyID: id, LinkID: link}
 	op := formValue(r, "op")
 	switch op {
 	case "disable", "enable":
@@ -194,7 +195,7 @@ func (s *App) handleAppLinkUpdate(r *pipeline.Request) error {
 	default:
 		return kv.Invalid(kv.FieldError{Loc: []any{"op"}, Type: "enum", Msg: "Choose disable, enable or save label."})
 	}
-	_, err = Call[pipeline.ParticipantLinkStatus](r.Ctx, s, r.P, "update_participant_link", in)
+	_, err = Call[research.ParticipantLinkStatus](r.Ctx, s, r.P, "update_participant_link", in)
 	if fe := formErrors(err); fe != nil {
 		page, perr := s.buildLinksPage(r.Ctx, r.P, id)
 		if perr != nil {
@@ -218,7 +219,7 @@ func (s *App) handleAppQuota(r *pipeline.Request) error {
 	}
 	n, convErr := strconv.Atoi(formValue(r, "quota"))
 	if convErr == nil {
-		_, err = Call[pipeline.StudyQuota](r.Ctx, s, r.P, "set_study_quota", &pipeline.StudyQuotaInput{StudyID: id, Quota: &n})
+		_, err = Call[research.StudyQuota](r.Ctx, s, r.P, "set_study_quota", &research.StudyQuotaInput{StudyID: id, Quota: &n})
 	}
 	fe := formErrors(err)
 	if convErr != nil {

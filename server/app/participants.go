@@ -11,6 +11,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -34,11 +35,11 @@ func (s *App) appParticipantRoutes() []appRoute {
 
 // buildStudyParticipantsPage reads the study's settings through the operation.
 func (s *App) buildStudyParticipantsPage(ctx context.Context, p *pipeline.Principal, study kv.ID) (webui.StudyParticipantsPage, error) {
-	d, err := Call[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
+	d, err := Call[research.StudyDetail](ctx, s, p, "get_study", &research.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.StudyParticipantsPage{}, err
 	}
-	ps, err := Call[pipeline.ParticipantSettingsOut](ctx, s, p, "get_participant_settings", &pipeline.GetParticipantSettingsInput{StudyID: study})
+	ps, err := Call[research.ParticipantSettingsOut](ctx, s, p, "get_participant_settings", &research.GetParticipantSettingsInput{StudyID: study})
 	if err != nil {
 		return webui.StudyParticipantsPage{}, err
 	}
@@ -47,7 +48,7 @@ func (s *App) buildStudyParticipantsPage(ctx context.Context, p *pipeline.Princi
 		MaxConsent: kv.MaxConsentText, MaxWelcome: kv.MaxWelcomeText, MaxThankYou: kv.MaxThankYouText, MaxRedirect: kv.MaxRedirectURL}
 	page.Consent, page.Welcome, page.ThankYou, page.Redirect = deref(ps.ConsentText), deref(ps.WelcomeText), deref(ps.ThankYouText), deref(ps.CompletionRedirectURL)
 	if p.Has(kv.ScopeLinksRead) {
-		if l, err := Call[pipeline.InviteLink](ctx, s, p, "get_interview_link", &pipeline.StudyIDInput{StudyID: study}); err == nil {
+		if l, err := Call[research.InviteLink](ctx, s, p, "get_interview_link", &research.StudyIDInput{StudyID: study}); err == nil {
 			page.InviteURL = l.URL
 		}
 	}
@@ -94,9 +95,9 @@ func (s *App) handleAppStudyParticipantsSave(r *pipeline.Request) error {
 		return &v
 	}
 	code := formValue(r, "completion_code") == "on"
-	in := &pipeline.UpdateParticipantSettingsInput{StudyID: id, ConsentText: text("consent_text"), WelcomeText: text("welcome_text"),
+	in := &research.UpdateParticipantSettingsInput{StudyID: id, ConsentText: text("consent_text"), WelcomeText: text("welcome_text"),
 		ThankYouText: text("thank_you_text"), CompletionCode: &code, CompletionRedirectURL: text("completion_redirect_url")}
-	_, err = Call[pipeline.ParticipantSettingsOut](r.Ctx, s, r.P, "update_participant_settings", in)
+	_, err = Call[research.ParticipantSettingsOut](r.Ctx, s, r.P, "update_participant_settings", in)
 	if fe := briefFormErrors(err); fe != nil {
 		page, perr := s.buildStudyParticipantsPage(r.Ctx, r.P, id)
 		if perr != nil {
@@ -214,7 +215,7 @@ func readLogoUpload(r *pipeline.Request) ([]byte, error) {
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, errLogoMissing
 	}
-	body := io.LimitReader(pipeline.BodyStream(r.C), kv.MaxLogoBytes+pipeline.MaxFormOverhead)
+	body := io.LimitReader(pipeline.BodyStream(r.C), kv.MaxLogoBytes+research.MaxFormOverhead)
 	mr := multipart.NewReader(body, params["boundary"])
 	unreadable := kv.Invalid(kv.FieldError{Loc: []any{"logo"}, Type: "multipart_invalid", Msg: "The upload could not be read; try again."})
 	for {

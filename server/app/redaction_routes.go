@@ -8,6 +8,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -72,7 +73,7 @@ func readPluginUpload(r *pipeline.Request) ([]byte, error) {
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, errPluginMissing
 	}
-	body := io.LimitReader(pipeline.BodyStream(r.C), pipeline.MaxPluginBytes+pipeline.MaxFormOverhead)
+	body := io.LimitReader(pipeline.BodyStream(r.C), research.MaxPluginBytes+research.MaxFormOverhead)
 	mr := multipart.NewReader(body, params["boundary"])
 	for {
 		part, err := mr.NextPart()
@@ -86,12 +87,12 @@ func readPluginUpload(r *pipeline.Request) ([]byte, error) {
 		if part.FormName() != "file" {
 			continue
 		}
-		wasm, err := io.ReadAll(io.LimitReader(part, pipeline.MaxPluginBytes+1))
+		wasm, err := io.ReadAll(io.LimitReader(part, research.MaxPluginBytes+1))
 		if err != nil {
 			r.C.SetConnectionClose()
 			return nil, kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "multipart_invalid", Msg: "The upload could not be read; try again."})
 		}
-		if len(wasm) > pipeline.MaxPluginBytes {
+		if len(wasm) > research.MaxPluginBytes {
 			r.C.SetConnectionClose()
 			return nil, &pipeline.APIError{Status: 413, Code: "payload_too_large", Detail: "A plugin may be at most 32 MB."}
 		}
@@ -109,7 +110,7 @@ func readPluginUpload(r *pipeline.Request) ([]byte, error) {
 func (s *App) handleAppPluginAdd(r *pipeline.Request) error {
 	wasm, err := readPluginUpload(r)
 	if err == nil {
-		_, err = pipeline.AddOrgPlugin(r.Ctx, s.DB, s.Jobs.PluginHost(), r.P.Partition.Org, wasm)
+		_, err = research.AddOrgPlugin(r.Ctx, s.DB, s.Jobs.PluginHost(), r.P.Partition.Org, wasm)
 	}
 	if fe := formErrors(err); fe != nil {
 		page, perr := s.buildRedactionPage(r.Ctx, r.P, true)
@@ -131,7 +132,7 @@ func (s *App) handleAppPluginAdd(r *pipeline.Request) error {
 }
 
 func (s *App) handleAppPluginRemove(r *pipeline.Request) error {
-	if _, err := pipeline.RemoveOrgPlugin(r.Ctx, s.DB, r.P.Partition.Org, formValue(r, "kind"), formValue(r, "name")); err != nil {
+	if _, err := research.RemoveOrgPlugin(r.Ctx, s.DB, r.P.Partition.Org, formValue(r, "kind"), formValue(r, "name")); err != nil {
 		return err
 	}
 	r.Out = appRedirect{to: "/app/settings/redaction?done=plugin_removed"}

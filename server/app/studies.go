@@ -9,6 +9,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -23,7 +24,7 @@ const studiesPageSize = 25
 
 func (s *App) buildStudiesPage(ctx context.Context, p *pipeline.Principal, cursor string) (webui.StudiesPage, error) {
 	limit := studiesPageSize
-	list, err := Call[pipeline.List[pipeline.StudySummary]](ctx, s, p, "list_studies", &pipeline.ListStudiesInput{Limit: &limit, Cursor: cursor})
+	list, err := Call[pipeline.List[research.StudySummary]](ctx, s, p, "list_studies", &research.ListStudiesInput{Limit: &limit, Cursor: cursor})
 	if err != nil {
 		return webui.StudiesPage{}, err
 	}
@@ -49,8 +50,8 @@ func (s *App) buildStudyNewPage(ctx context.Context, p *pipeline.Principal, guid
 	}
 	page := webui.StudyNewPage{Guidance: guidance}
 	ids := parseIDs(fileIDs)
-	if len(ids) > pipeline.MaxFileIDs {
-		ids = ids[:pipeline.MaxFileIDs]
+	if len(ids) > research.MaxFileIDs {
+		ids = ids[:research.MaxFileIDs]
 	}
 	files, err := s.DB.FindFilesByID(ctx, p.Partition, ids)
 	if err != nil && kv.ErrorCode(err) != kv.ENOTFOUND {
@@ -70,14 +71,14 @@ func (s *App) buildStudyNewPage(ctx context.Context, p *pipeline.Principal, guid
 
 // appCreateStudy starts authoring; it returns the job's id.
 func (s *App) appCreateStudy(ctx context.Context, p *pipeline.Principal, guidance string, fileIDs []string) (string, error) {
-	in := &pipeline.CreateStudyInput{Guidance: guidance, FileIDs: parseIDs(fileIDs)}
-	job, err := Call[pipeline.AuthoringJob](ctx, s, p, "create_study", in)
+	in := &research.CreateStudyInput{Guidance: guidance, FileIDs: parseIDs(fileIDs)}
+	job, err := Call[research.AuthoringJob](ctx, s, p, "create_study", in)
 	return job.JobID, err
 }
 
 // appRefineStudy starts a refine of study; it returns the job's id.
 func (s *App) appRefineStudy(ctx context.Context, p *pipeline.Principal, study kv.ID, guidance string) (string, error) {
-	job, err := Call[pipeline.AuthoringJob](ctx, s, p, "refine_study", &pipeline.RefineStudyInput{StudyID: study, Guidance: guidance})
+	job, err := Call[research.AuthoringJob](ctx, s, p, "refine_study", &research.RefineStudyInput{StudyID: study, Guidance: guidance})
 	return job.JobID, err
 }
 
@@ -85,7 +86,7 @@ func (s *App) appRefineStudy(ctx context.Context, p *pipeline.Principal, study k
 // the guidance the researcher typed back in a form (refine for a study, create for a
 // new one, with its files), so nothing they wrote is lost.
 func (s *App) buildAuthoringPage(ctx context.Context, p *pipeline.Principal, jobID string) (webui.AuthoringPage, error) {
-	st, err := Call[pipeline.AuthoringStatus](ctx, s, p, "get_authoring_status", &pipeline.JobIDInput{JobID: jobID})
+	st, err := Call[research.AuthoringStatus](ctx, s, p, "get_authoring_status", &research.JobIDInput{JobID: jobID})
 	if err != nil {
 		return webui.AuthoringPage{}, err
 	}
@@ -141,7 +142,7 @@ func (s *App) findParticipantLinks(ctx context.Context, p *pipeline.Principal, s
 // buildStudyPage gathers a study's page. Parts the principal may not read (links
 // without links:read) are left out rather than refused: a member still sees the brief.
 func (s *App) buildStudyPage(ctx context.Context, p *pipeline.Principal, study kv.ID) (webui.StudyPage, error) {
-	d, err := Call[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
+	d, err := Call[research.StudyDetail](ctx, s, p, "get_study", &research.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.StudyPage{}, err
 	}
@@ -150,7 +151,7 @@ func (s *App) buildStudyPage(ctx context.Context, p *pipeline.Principal, study k
 		CanRead: p.Has(kv.ScopeLinksRead), CanLinks: p.Has(kv.ScopeLinksWrite), CanWrite: p.Has(kv.ScopeStudiesWrite),
 		CanGoLive: p.Has(kv.ScopeStudiesGoLive), CanExport: p.MayExport(), CanTranscripts: p.Has(kv.ScopeExportRead),
 		CanMode:  p.MayChangeMode(),
-		MaxTurns: pipeline.FullSimulationTurns(d.Brief), LinkForm: blankLinkForm()}
+		MaxTurns: research.FullSimulationTurns(d.Brief), LinkForm: blankLinkForm()}
 	if d.Brief != nil {
 		page.Brief = briefView(*d.Brief)
 	}
@@ -160,7 +161,7 @@ func (s *App) buildStudyPage(ctx context.Context, p *pipeline.Principal, study k
 	}
 	page.Versions = designVersions(versions)
 	if page.CanRead {
-		link, err := Call[pipeline.InviteLink](ctx, s, p, "get_interview_link", &pipeline.StudyIDInput{StudyID: study})
+		link, err := Call[research.InviteLink](ctx, s, p, "get_interview_link", &research.StudyIDInput{StudyID: study})
 		if err != nil {
 			return page, err
 		}
@@ -313,8 +314,8 @@ func blankLinkForm() webui.LinkForm {
 
 // appCreateParticipantLink mints a participant link from the form's context rows
 // (blank rows are skipped; a key given twice is the operation's to refuse).
-func (s *App) appCreateParticipantLink(ctx context.Context, p *pipeline.Principal, study kv.ID, f webui.LinkForm) (pipeline.ParticipantLink, error) {
-	in := &pipeline.ParticipantLinkInput{StudyID: study, Audience: f.Audience, Note: f.Note, Label: f.Label}
+func (s *App) appCreateParticipantLink(ctx context.Context, p *pipeline.Principal, study kv.ID, f webui.LinkForm) (research.ParticipantLink, error) {
+	in := &research.ParticipantLinkInput{StudyID: study, Audience: f.Audience, Note: f.Note, Label: f.Label}
 	for _, row := range f.Rows {
 		k := strings.TrimSpace(row.Key)
 		if k == "" && row.Value == "" {
@@ -324,7 +325,7 @@ func (s *App) appCreateParticipantLink(ctx context.Context, p *pipeline.Principa
 			in.Context = map[string]string{}
 		}
 		if _, dup := in.Context[k]; dup {
-			return pipeline.ParticipantLink{}, kv.Invalid(kv.FieldError{Loc: []any{"body", "context", k}, Type: "duplicate_key",
+			return research.ParticipantLink{}, kv.Invalid(kv.FieldError{Loc: []any{"body", "context", k}, Type: "duplicate_key",
 				Msg: "The context key " + strconv.Quote(k) + " is given twice."})
 		}
 		in.Context[k] = row.Value
@@ -332,20 +333,20 @@ func (s *App) appCreateParticipantLink(ctx context.Context, p *pipeline.Principa
 	if in.Audience == "" {
 		in.Audience = "group"
 	}
-	return Call[pipeline.ParticipantLink](ctx, s, p, "create_participant_link", in)
+	return Call[research.ParticipantLink](ctx, s, p, "create_participant_link", in)
 }
 
 // appSetMode moves a study to target. Go live needs the confirmation the page asks
 // for; the operation checks the scope (studies:golive for live) and the validation.
-func (s *App) appSetMode(ctx context.Context, p *pipeline.Principal, study kv.ID, target string) (pipeline.ModeResult, error) {
-	return Call[pipeline.ModeResult](ctx, s, p, "set_study_mode", &pipeline.SetModeInput{StudyID: study, Mode: kv.Mode(target)})
+func (s *App) appSetMode(ctx context.Context, p *pipeline.Principal, study kv.ID, target string) (research.ModeResult, error) {
+	return Call[research.ModeResult](ctx, s, p, "set_study_mode", &research.SetModeInput{StudyID: study, Mode: kv.Mode(target)})
 }
 
 func (s *App) buildGoLivePage(ctx context.Context, p *pipeline.Principal, study kv.ID) (webui.GoLivePage, error) {
-	if err := s.appMay(p, "set_study_mode", &pipeline.SetModeInput{StudyID: study, Mode: kv.ModeLive}); err != nil {
+	if err := s.appMay(p, "set_study_mode", &research.SetModeInput{StudyID: study, Mode: kv.ModeLive}); err != nil {
 		return webui.GoLivePage{}, err
 	}
-	d, err := Call[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
+	d, err := Call[research.StudyDetail](ctx, s, p, "get_study", &research.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.GoLivePage{}, err
 	}
@@ -362,16 +363,16 @@ func (s *App) buildGoLivePage(ctx context.Context, p *pipeline.Principal, study 
 
 // appSimulate starts a simulation; it returns the job's id.
 func (s *App) appSimulate(ctx context.Context, p *pipeline.Principal, study kv.ID, persona string, maxTurns *int) (string, error) {
-	in := &pipeline.SimulateStudyInput{StudyID: study, MaxTurns: maxTurns}
+	in := &research.SimulateStudyInput{StudyID: study, MaxTurns: maxTurns}
 	if persona = strings.TrimSpace(persona); persona != "" {
 		in.Persona = &persona
 	}
-	job, err := Call[pipeline.SimulationJob](ctx, s, p, "simulate_study", in)
+	job, err := Call[research.SimulationJob](ctx, s, p, "simulate_study", in)
 	return job.JobID, err
 }
 
 func (s *App) buildSimulationPage(ctx context.Context, p *pipeline.Principal, jobID string) (webui.SimulationPage, error) {
-	st, err := Call[pipeline.SimulationStatus](ctx, s, p, "get_simulation_status", &pipeline.JobIDInput{JobID: jobID})
+	st, err := Call[research.SimulationStatus](ctx, s, p, "get_simulation_status", &research.JobIDInput{JobID: jobID})
 	if err != nil {
 		return webui.SimulationPage{}, err
 	}

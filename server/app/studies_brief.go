@@ -8,6 +8,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -133,8 +134,8 @@ func (f *briefForm) layoutChange(op string) (focus, notice string, ok bool) {
 
 // input is the operation's input for f, or the refusal of a duration that is not a
 // whole number (kept apart: it never reaches the operation).
-func (f briefForm) input(study kv.ID) (*pipeline.UpdateBriefInput, *kv.FieldError) {
-	in := &pipeline.UpdateBriefInput{StudyID: study, Title: f.title, Objectives: f.lists[0], PreInterviewQuestions: f.lists[1],
+func (f briefForm) input(study kv.ID) (*research.UpdateBriefInput, *kv.FieldError) {
+	in := &research.UpdateBriefInput{StudyID: study, Title: f.title, Objectives: f.lists[0], PreInterviewQuestions: f.lists[1],
 		VerbatimQuestions: f.lists[2], BaseVersion: f.version}
 	if f.minutes == "" {
 		return in, nil
@@ -194,7 +195,7 @@ func (s *App) buildBriefEditPage(ctx context.Context, p *pipeline.Principal, stu
 	if err := s.appMay(p, "update_study_brief", nil); err != nil {
 		return webui.BriefEditPage{}, err
 	}
-	d, err := Call[pipeline.StudyDetail](ctx, s, p, "get_study", &pipeline.StudyIDInput{StudyID: study})
+	d, err := Call[research.StudyDetail](ctx, s, p, "get_study", &research.StudyIDInput{StudyID: study})
 	if err != nil {
 		return webui.BriefEditPage{}, err
 	}
@@ -273,7 +274,7 @@ func (s *App) appSaveBrief(ctx context.Context, p *pipeline.Principal, study kv.
 		fe["estimated_duration_minutes"] = durationErr.Msg
 		return fe, 422, f.version, nil
 	}
-	_, err := Call[pipeline.StudyDetail](ctx, s, p, "update_study_brief", in)
+	_, err := Call[research.StudyDetail](ctx, s, p, "update_study_brief", in)
 	if fe := briefFormErrors(err); fe != nil {
 		return fe, 422, f.version, nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -54,7 +55,7 @@ func (s *App) studyInPath(r *pipeline.Request) (kv.ID, error) {
 	if err != nil {
 		return id, err
 	}
-	_, err = Call[pipeline.StudyDetail](r.Ctx, s, r.P, "get_study", &pipeline.StudyIDInput{StudyID: id})
+	_, err = Call[research.StudyDetail](r.Ctx, s, r.P, "get_study", &research.StudyIDInput{StudyID: id})
 	return id, err
 }
 
@@ -134,9 +135,9 @@ func (s *App) handleAppStudyCreate(r *pipeline.Request) error {
 func (s *App) handleAppStudyFile(r *pipeline.Request) error {
 	keep := queryAll(r, "file_ids") // the files attached so far ride in the action's query
 	in, err := s.BindUpload(r.C)
-	var fh pipeline.FileHandle
+	var fh research.FileHandle
 	if err == nil {
-		fh, err = Call[pipeline.FileHandle](r.Ctx, s, r.P, "upload_file", in)
+		fh, err = Call[research.FileHandle](r.Ctx, s, r.P, "upload_file", in)
 	}
 	if fe := formErrors(err); fe != nil {
 		page, perr := s.buildStudyNewPage(r.Ctx, r.P, "", keep)
@@ -420,7 +421,7 @@ func (s *App) handleAppSimulation(r *pipeline.Request) error {
 // simulationStatusJSON is what the simulation page's script polls: the operation's
 // own answer, so the page and the API show the same transcript.
 func (s *App) handleAppSimulationStatus(r *pipeline.Request) error {
-	st, err := Call[pipeline.SimulationStatus](r.Ctx, s, r.P, "get_simulation_status", &pipeline.JobIDInput{JobID: pathString(r, "job_id")})
+	st, err := Call[research.SimulationStatus](r.Ctx, s, r.P, "get_simulation_status", &research.JobIDInput{JobID: pathString(r, "job_id")})
 	if err != nil {
 		return err
 	}

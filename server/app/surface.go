@@ -24,6 +24,7 @@ import (
 	"interviewd/kv"
 	"interviewd/server/authz"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/sms"
 	"interviewd/webui"
 )
@@ -91,7 +92,7 @@ func (s *App) appRouteSets() [][]appRoute {
 // App is what the app needs beside the store: its routes (for the authorization
 // table and /app's start), the sign-in limits and the mail sender.
 type App struct {
-	*pipeline.Service
+	*research.Service
 	// actions is the research pipeline as the app's actions (studies_ops.go).
 	actions *pipeline.ResearchSurface
 	// transcripts keeps rendered transcript pages by interview and length.
@@ -186,7 +187,7 @@ func (s *App) appSurfaceOf() *pipeline.Surface {
 }
 
 // routeApp mounts the app: GET / and every route of appRouteSets under /app.
-func Route(svc *pipeline.Service, r *router.Router, smsSender sms.Sender, clients *authz.Clients) *App {
+func Route(svc *research.Service, r *router.Router, smsSender sms.Sender, clients *authz.Clients) *App {
 	s := &App{
 		Service:     svc,
 		actions:     svc.NewResearchSurface("app_action", appWire, renderAppAction),

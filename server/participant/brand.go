@@ -9,6 +9,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 	"interviewd/webui"
 )
 
@@ -28,7 +29,7 @@ type ParticipantOrganisation struct {
 
 func participantOrganisation(token string, org kv.Org) *ParticipantOrganisation {
 	b := org.BrandOrZero()
-	out := &ParticipantOrganisation{Name: org.ShownName(), AccentColor: pipeline.NilIfEmpty(b.AccentColor), ContactEmail: pipeline.NilIfEmpty(b.ContactEmail)}
+	out := &ParticipantOrganisation{Name: org.ShownName(), AccentColor: research.NilIfEmpty(b.AccentColor), ContactEmail: research.NilIfEmpty(b.ContactEmail)}
 	if u := logoPath(token, b); u != "" {
 		out.LogoURL = &u
 	}

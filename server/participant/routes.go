@@ -10,11 +10,12 @@ import (
 
 	"interviewd/moderator"
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 )
 
 // Pages is what the participant pages and their API need beside the store.
 type Pages struct {
-	*pipeline.Service
+	*research.Service
 	moderator moderator.Engine // the live interviewer's engine
 	Turns     *turnLocks       // one turn at a time per interview
 	// transcripts: the interviewer reads the conversation so far, so a turn reads the
@@ -28,7 +29,7 @@ type Pages struct {
 
 // routeParticipant mounts the participant pages, their JSON API and the static files.
 // The interviewer is the jobs runner's engine (the built-in one without a runner).
-func Route(svc *pipeline.Service, r *router.Router) *Pages {
+func Route(svc *research.Service, r *router.Router) *Pages {
 	s := &Pages{
 		Service:     svc,
 		moderator:   moderator.NewBuiltin(),

@@ -52,16 +52,16 @@ func (f *framedReader) Read(p []byte) (int, error) {
 	n, err := f.r.Read(p)
 	if err != nil && err != io.EOF {
 		f.c.SetConnectionClose()
-		err = &malformedBody{err}
+		err = &MalformedBody{err}
 	}
 	return n, err
 }
 
 // malformedBody is a body read failure; it maps to errMalformedBody.
-type malformedBody struct{ cause error }
+type MalformedBody struct{ cause error }
 
-func (e *malformedBody) Error() string { return "read request body: " + e.cause.Error() }
-func (e *malformedBody) Unwrap() error { return e.cause }
+func (e *MalformedBody) Error() string { return "read request body: " + e.cause.Error() }
+func (e *MalformedBody) Unwrap() error { return e.cause }
 
 // readBody returns the request body, at most limit bytes. Bodies the server streams
 // (larger than its in-memory threshold) are read through a limit, never whole.

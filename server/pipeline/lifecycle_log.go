@@ -10,7 +10,7 @@ import (
 // logModeChange notes a study's new mode. Going live in the live environment with no
 // credits works (the researcher may add them later) but nobody can be interviewed until
 // then, so that is a warning.
-func (s *Core) logModeChange(p *Principal, st kv.Study, noCredits bool) {
+func (s *Core) LogModeChange(p *Principal, st kv.Study, noCredits bool) {
 	msg := map[kv.Mode]string{kv.ModeLive: "study went live", kv.ModePaused: "study paused", kv.ModeClosed: "study closed", kv.ModeTest: "study back in test mode"}[st.Mode]
 	s.Log.Info().Str("org_id", p.Partition.Org.String()).Str("environment", string(p.Partition.Env)).
 		Str("study_id", st.ID.String()).Str("mode", string(st.Mode)).Msg(msg)
@@ -40,7 +40,7 @@ func (s *Core) LogOpened(o kv.Opened) {
 
 // logInterviewEnded notes an interview that a turn completed (failures are logged
 // with their cause where the engine failed).
-func (s *Core) logInterviewEnded(iv kv.Interview) {
+func (s *Core) LogInterviewEnded(iv kv.Interview) {
 	if iv.Status != kv.InterviewCompleted {
 		return
 	}

@@ -100,22 +100,22 @@ const securitySchemeName = "ApiKey"
 // Operation tags: a generated client makes one class per tag, so the hosted service's
 // tag on the operations both serve is what makes the two clients the same.
 const (
-	tagPublicAPI   = "Public API"  // the hosted service's public research API, its tag
-	tagAnalysis    = "Analysis"    // findings: an interviewd addition
-	tagStudies     = "Studies"     // a study's brief and participant settings written directly: an interviewd addition
-	tagRecruit     = "Recruitment" // link labels, counts, disabling, batches and quotas: an interviewd addition
-	tagTranscripts = "Transcripts" // tags, annotations and search of transcripts: an interviewd addition
+	TagPublicAPI   = "Public API"  // the hosted service's public research API, its tag
+	TagAnalysis    = "Analysis"    // findings: an interviewd addition
+	TagStudies     = "Studies"     // a study's brief and participant settings written directly: an interviewd addition
+	TagRecruit     = "Recruitment" // link labels, counts, disabling, batches and quotas: an interviewd addition
+	TagTranscripts = "Transcripts" // tags, annotations and search of transcripts: an interviewd addition
 	tagDownloads   = "Downloads"   // the signed artifact URL: no bearer
 )
 
 // openAPITags describes each tag, in the order a reader meets them.
 func openAPITags() []any {
 	return []any{
-		Schema{"name": tagPublicAPI, "description": "The research API the hosted service publishes, under its operationIds, tag and component names."},
-		Schema{"name": tagStudies, "description": "A study's brief edited directly, without an authoring job, and what its participants see around the interview: added by interviewd, not part of the hosted service's API."},
-		Schema{"name": tagRecruit, "description": "Participant links with labels and counts, disabled and enabled, created in batches from a CSV, and a study's quota of completed interviews: added by interviewd, not part of the hosted service's API."},
-		Schema{"name": tagTranscripts, "description": "Working with transcripts: a study's tags, annotations of participant messages, and search across a study's transcripts: added by interviewd, not part of the hosted service's API."},
-		Schema{"name": tagAnalysis, "description": "Findings from a live study's completed interviews: added by interviewd, not part of the hosted service's API."},
+		Schema{"name": TagPublicAPI, "description": "The research API the hosted service publishes, under its operationIds, tag and component names."},
+		Schema{"name": TagStudies, "description": "A study's brief edited directly, without an authoring job, and what its participants see around the interview: added by interviewd, not part of the hosted service's API."},
+		Schema{"name": TagRecruit, "description": "Participant links with labels and counts, disabled and enabled, created in batches from a CSV, and a study's quota of completed interviews: added by interviewd, not part of the hosted service's API."},
+		Schema{"name": TagTranscripts, "description": "Working with transcripts: a study's tags, annotations of participant messages, and search across a study's transcripts: added by interviewd, not part of the hosted service's API."},
+		Schema{"name": TagAnalysis, "description": "Findings from a live study's completed interviews: added by interviewd, not part of the hosted service's API."},
 		Schema{"name": tagDownloads, "description": "The export artifact at a signed download_url, fetched without a bearer credential."},
 	}
 }
@@ -169,7 +169,7 @@ func (g *SchemaGen) openAPIOperation(o *Operation, errRef, validation Schema) Sc
 	for status, desc := range o.Refusals {
 		responses[strconv.Itoa(status)] = refusal(desc)
 	}
-	if o.restRespond != nil { // the download: the artifact inline unless Accept asks for JSON
+	if o.RESTRespond != nil { // the download: the artifact inline unless Accept asks for JSON
 		success["content"].(Schema)["text/csv"] = Schema{"schema": Schema{"type": "string", "format": "binary"}}
 		success["description"] = o.Summary + ". The artifact itself (text/csv, or the formatter's media type) unless Accept names application/json and not text/csv."
 	}

@@ -54,10 +54,10 @@ type Operation struct {
 
 	// restBind, when set, replaces bindREST for bodies that are not JSON (uploads).
 	RESTBind func(c *fasthttp.RequestCtx) (any, error)
-	// restRespond, when set, may answer a REST request itself (an inline download) and
+	// RESTRespond, when set, may answer a REST request itself (an inline download) and
 	// reports whether it did, or returns why it could not (the REST error is sent);
 	// otherwise the output is sent as JSON.
-	restRespond func(c *fasthttp.RequestCtx, out any) (bool, error)
+	RESTRespond func(c *fasthttp.RequestCtx, out any) (bool, error)
 
 	in   reflect.Type
 	out  reflect.Type
@@ -66,7 +66,7 @@ type Operation struct {
 }
 
 // op binds a typed operation function into an Operation.
-func op[In, Out any](o Operation, fn func(ctx context.Context, p *Principal, in *In) (Out, error)) *Operation {
+func Op[In, Out any](o Operation, fn func(ctx context.Context, p *Principal, in *In) (Out, error)) *Operation {
 	o.in = reflect.TypeFor[In]()
 	o.out = reflect.TypeFor[Out]()
 	o.Plan = PlanInput(o.in)
@@ -136,7 +136,7 @@ func (l List[T]) PageCursor() string {
 	return *l.NextCursor
 }
 
-func newList[T any](items []T, next string) List[T] {
+func NewList[T any](items []T, next string) List[T] {
 	if items == nil {
 		items = []T{}
 	}

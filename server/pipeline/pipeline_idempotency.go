@@ -35,7 +35,7 @@ type idemCtxKey struct{}
 // idemWrite returns what the operation's mutation must record for the request's
 // claimed key (its output, which every surface renders alike), or nil when the
 // request carried none.
-func idemWrite(ctx context.Context, out any) *kv.IdemWrite {
+func IdemWrite(ctx context.Context, out any) *kv.IdemWrite {
 	slot, ok := ctx.Value(idemCtxKey{}).(*IdemSlot)
 	if !ok {
 		return nil

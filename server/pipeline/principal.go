@@ -10,7 +10,7 @@ import (
 
 // Credential types as whoami reports them.
 const (
-	credentialAPIKey = "api_key"
+	CredentialAPIKey = "api_key"
 	CredentialOAuth  = "oauth"
 )
 
@@ -70,7 +70,7 @@ func PrincipalFromKey(c kv.Credential) *Principal {
 		OrgName:        c.Org.Name,
 		Scopes:         c.Key.Scopes,
 		scopes:         newScopeSet(c.Key.Scopes),
-		CredentialType: credentialAPIKey,
+		CredentialType: CredentialAPIKey,
 		KeyID:          &id,
 		KeyName:        c.Key.Name,
 		ExpiresAt:      c.Key.ExpiresAt,

@@ -51,8 +51,8 @@ func (s *Core) writeREST(r *Request) error {
 		c.SetBody(stored)
 		return nil
 	}
-	if r.Op != nil && r.Op.restRespond != nil {
-		if done, err := r.Op.restRespond(c, out); done || err != nil {
+	if r.Op != nil && r.Op.RESTRespond != nil {
+		if done, err := r.Op.RESTRespond(c, out); done || err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ package rest
 
 import (
 	"interviewd/server/pipeline"
+	"interviewd/server/research"
 
 	"github.com/fasthttp/router"
 )
@@ -15,7 +16,7 @@ var restWire = pipeline.ResearchWire{PeekRate: true, Budget: pipeline.BudgetCred
 
 // restSurface is the research API over REST: a bearer credential, then the research
 // pipeline (pipeline.ResearchSteps); JSON answers.
-func restSurface(s *pipeline.Service) *pipeline.Surface {
+func restSurface(s *research.Service) *pipeline.Surface {
 	return &pipeline.Surface{
 		Name:         "rest",
 		Pre:          []pipeline.Middleware{s.AuthFenceStep},
@@ -28,7 +29,7 @@ func restSurface(s *pipeline.Service) *pipeline.Surface {
 // Route binds every operation of the research table to its REST route. Operations
 // whose path ends in a literal action (":refine", ":simulate") share one route per
 // template, dispatched on the suffix, because the router matches whole segments.
-func Route(s *pipeline.Service, r *router.Router) {
+func Route(s *research.Service, r *router.Router) {
 	s.Group(r, "", s.SignedDownloadSurface()).GET("/v1/api/exports/{job_id}/artifact", s.HandleSignedDownload)
 	g := s.Group(r, "", restSurface(s))
 	for _, o := range s.Ops {

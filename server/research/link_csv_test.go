@@ -1,10 +1,11 @@
-package pipeline
+package research
 
 import (
 	"strings"
 	"testing"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 func TestParseLinksCSV(t *testing.T) {
@@ -37,7 +38,7 @@ func TestParseLinksCSV(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := parseLinksCSV(c.csv, c.email)
 			var ke *kv.Error
-			if !AsKV(err, &ke) || ke.Code != kv.EINVALID {
+			if !pipeline.AsKV(err, &ke) || ke.Code != kv.EINVALID {
 				t.Fatalf("err %v", err)
 			}
 			var msgs []string
@@ -61,7 +62,7 @@ func FuzzLinksCSV(f *testing.F) {
 		rows, err := parseLinksCSV(text, email)
 		if err != nil {
 			var ke *kv.Error
-			if !AsKV(err, &ke) || len(ke.Fields) == 0 || len(ke.Fields) > linksCSVMaxProblems+1 {
+			if !pipeline.AsKV(err, &ke) || len(ke.Fields) == 0 || len(ke.Fields) > linksCSVMaxProblems+1 {
 				t.Fatalf("refusal %v", err)
 			}
 			return

@@ -1,9 +1,10 @@
-package pipeline
+package research
 
 import (
 	"context"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // A study's participant settings: what its participants see around the interview
@@ -68,7 +69,7 @@ func (in *UpdateParticipantSettingsInput) settings() kv.ParticipantSettings {
 func (in *UpdateParticipantSettingsInput) Validate() []kv.FieldError {
 	if _, err := kv.ValidateParticipantSettings(in.settings()); err != nil {
 		var ke *kv.Error
-		if AsKV(err, &ke) {
+		if pipeline.AsKV(err, &ke) {
 			return ke.Fields
 		}
 		return []kv.FieldError{{Loc: []any{}, Msg: err.Error(), Type: "value_error"}}
@@ -76,7 +77,7 @@ func (in *UpdateParticipantSettingsInput) Validate() []kv.FieldError {
 	return nil
 }
 
-func (s *Service) getParticipantSettings(ctx context.Context, p *Principal, in *GetParticipantSettingsInput) (ParticipantSettingsOut, error) {
+func (s *Service) getParticipantSettings(ctx context.Context, p *pipeline.Principal, in *GetParticipantSettingsInput) (ParticipantSettingsOut, error) {
 	st, err := s.DB.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return ParticipantSettingsOut{}, err
@@ -87,9 +88,9 @@ func (s *Service) getParticipantSettings(ctx context.Context, p *Principal, in *
 // updateParticipantSettings replaces the study's participant settings. They apply from
 // then on: an interview already started keeps the consent it recorded, and the
 // settings at completion decide its code and its thank-you.
-func (s *Service) updateParticipantSettings(ctx context.Context, p *Principal, in *UpdateParticipantSettingsInput) (ParticipantSettingsOut, error) {
+func (s *Service) updateParticipantSettings(ctx context.Context, p *pipeline.Principal, in *UpdateParticipantSettingsInput) (ParticipantSettingsOut, error) {
 	st, changed, err := s.DB.SetParticipantSettings(ctx, kv.ParticipantSettingsEdit{Partition: p.Partition, StudyID: in.StudyID, Settings: in.settings(),
-		Idem: func(st kv.Study) *kv.IdemWrite { return idemWrite(ctx, participantSettingsOut(st)) }})
+		Idem: func(st kv.Study) *kv.IdemWrite { return pipeline.IdemWrite(ctx, participantSettingsOut(st)) }})
 	if err != nil {
 		return ParticipantSettingsOut{}, err
 	}

@@ -1,9 +1,10 @@
-package pipeline
+package research
 
 import (
 	"context"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // UpdateBriefInput is a whole brief written directly, replacing the study's current
@@ -46,7 +47,7 @@ func (in *UpdateBriefInput) Validate() []kv.FieldError {
 	b, err := kv.ValidateBrief(in.brief())
 	if err != nil {
 		var ke *kv.Error
-		if !AsKV(err, &ke) {
+		if !pipeline.AsKV(err, &ke) {
 			return append(errs, kv.FieldError{Loc: []any{}, Msg: err.Error(), Type: "value_error"})
 		}
 		for _, f := range ke.Fields {
@@ -67,9 +68,9 @@ func (in *UpdateBriefInput) Validate() []kv.FieldError {
 // refine does but at once: interviews already started keep the version they started
 // with. A brief equal to the current one saves nothing (PUT is idempotent) and answers
 // the study as it is.
-func (s *Service) updateStudyBrief(ctx context.Context, p *Principal, in *UpdateBriefInput) (StudyDetail, error) {
+func (s *Service) updateStudyBrief(ctx context.Context, p *pipeline.Principal, in *UpdateBriefInput) (StudyDetail, error) {
 	st, changed, err := s.DB.EditBrief(ctx, kv.BriefEdit{Partition: p.Partition, StudyID: in.StudyID, Brief: in.brief(), BaseVersion: in.BaseVersion,
-		Idem: func(st kv.Study) *kv.IdemWrite { return idemWrite(ctx, NewStudyDetail(st)) }})
+		Idem: func(st kv.Study) *kv.IdemWrite { return pipeline.IdemWrite(ctx, NewStudyDetail(st)) }})
 	if err != nil {
 		return StudyDetail{}, err
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package research
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"interviewd/analysis"
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Analysis of a live study's completed interviews (DECISIONS §22): start a job, poll
@@ -39,7 +40,7 @@ var errAnalysisTestEnvironment = kv.Errorf(kv.EFORBIDDEN, "test_environment",
 
 // startAnalysis queues an analysis of the study, or returns the one already queued or
 // running for it: asking twice never runs two.
-func (s *Service) startAnalysis(ctx context.Context, p *Principal, in *StudyIDInput) (AnalysisJob, error) {
+func (s *Service) startAnalysis(ctx context.Context, p *pipeline.Principal, in *StudyIDInput) (AnalysisJob, error) {
 	if p.Partition.Env != kv.EnvLive {
 		return AnalysisJob{}, errAnalysisTestEnvironment
 	}
@@ -48,7 +49,7 @@ func (s *Service) startAnalysis(ctx context.Context, p *Principal, in *StudyIDIn
 	}
 	j, created, err := s.DB.CreateAnalysisJob(ctx, kv.AnalysisInput{
 		Partition: p.Partition, JobID: kv.NewV4(), StudyID: in.StudyID, Trigger: kv.AnalysisOnRequest, Limit: s.Jobs.AnalysisLimit(),
-		Idem: func(id kv.ID) *kv.IdemWrite { return idemWrite(ctx, AnalysisJob{JobID: id.String()}) },
+		Idem: func(id kv.ID) *kv.IdemWrite { return pipeline.IdemWrite(ctx, AnalysisJob{JobID: id.String()}) },
 	})
 	if err != nil {
 		return AnalysisJob{}, err
@@ -59,7 +60,7 @@ func (s *Service) startAnalysis(ctx context.Context, p *Principal, in *StudyIDIn
 	return AnalysisJob{JobID: j.ID.String()}, nil
 }
 
-func (s *Service) getAnalysisStatus(ctx context.Context, p *Principal, in *JobIDInput) (AnalysisStatus, error) {
+func (s *Service) getAnalysisStatus(ctx context.Context, p *pipeline.Principal, in *JobIDInput) (AnalysisStatus, error) {
 	id, err := in.id()
 	if err != nil {
 		return AnalysisStatus{}, err
@@ -86,7 +87,7 @@ func (s *Service) getAnalysisStatus(ctx context.Context, p *Principal, in *JobID
 }
 
 // getAnalysis returns the study's latest completed analysis, or the version asked for.
-func (s *Service) getAnalysis(ctx context.Context, p *Principal, in *GetAnalysisInput) (analysis.Analysis, error) {
+func (s *Service) getAnalysis(ctx context.Context, p *pipeline.Principal, in *GetAnalysisInput) (analysis.Analysis, error) {
 	if p.Partition.Env != kv.EnvLive {
 		return analysis.Analysis{}, errAnalysisTestEnvironment
 	}
@@ -163,7 +164,7 @@ func nonNilSlice[T any](s []T) []T {
 // interviewEnded follows a turn that may have ended an interview: it is logged, and a
 // completed live interview asks for its study to be analysed again.
 func (s *Service) InterviewEnded(iv kv.Interview) {
-	s.logInterviewEnded(iv)
+	s.LogInterviewEnded(iv)
 	if s.Jobs != nil {
 		s.Jobs.InterviewCompleted(iv)
 	}

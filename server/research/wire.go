@@ -1,24 +1,25 @@
-package pipeline
+package research
 
 import (
 	json "github.com/goccy/go-json"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Whoami describes the calling credential. API keys leave grant_id and client_id out;
 // OAuth connections carry them. Live API keys add the organisation's credits.
 type Whoami struct {
-	KeyID          *kv.ID   `json:"key_id"`
-	KeyName        *string  `json:"key_name"`
-	ExpiresAt      *Time    `json:"expires_at"`
-	OrgID          kv.ID    `json:"org_id"`
-	OrgName        string   `json:"org_name"`
-	Environment    string   `json:"environment" enum:"test,live"`
-	Scopes         []string `json:"scopes"`
-	CredentialType string   `json:"credential_type" enum:"api_key,oauth"`
-	GrantID        *kv.ID   `json:"grant_id,omitempty"`
-	ClientID       *string  `json:"client_id,omitempty"`
+	KeyID          *kv.ID         `json:"key_id"`
+	KeyName        *string        `json:"key_name"`
+	ExpiresAt      *pipeline.Time `json:"expires_at"`
+	OrgID          kv.ID          `json:"org_id"`
+	OrgName        string         `json:"org_name"`
+	Environment    string         `json:"environment" enum:"test,live"`
+	Scopes         []string       `json:"scopes"`
+	CredentialType string         `json:"credential_type" enum:"api_key,oauth"`
+	GrantID        *kv.ID         `json:"grant_id,omitempty"`
+	ClientID       *string        `json:"client_id,omitempty"`
 	// Credits is present for API keys in the live environment only: credits are spent
 	// there alone, and the OAuth shape is the spec's, field for field.
 	Credits *int `json:"credits,omitempty" doc:"The organisation's remaining interview credits (one is spent when a live interview starts). Present for live-environment API keys only; absent for test keys and OAuth connections."`
@@ -26,12 +27,12 @@ type Whoami struct {
 
 // StudySummary is a study in a list.
 type StudySummary struct {
-	ID         kv.ID   `json:"id"`
-	Name       string  `json:"name"`
-	Mode       kv.Mode `json:"mode" enum:"test,live,paused,closed"`
-	LaunchedAt *Time   `json:"launched_at"`
-	CreatedAt  Time    `json:"created_at"`
-	UpdatedAt  Time    `json:"updated_at"`
+	ID         kv.ID          `json:"id"`
+	Name       string         `json:"name"`
+	Mode       kv.Mode        `json:"mode" enum:"test,live,paused,closed"`
+	LaunchedAt *pipeline.Time `json:"launched_at"`
+	CreatedAt  pipeline.Time  `json:"created_at"`
+	UpdatedAt  pipeline.Time  `json:"updated_at"`
 }
 
 // StudyDetail is one study with its current brief (null until authored).
@@ -65,8 +66,8 @@ type InviteLink struct {
 
 func studySummary(st kv.Study) StudySummary {
 	return StudySummary{
-		ID: st.ID, Name: st.Name, Mode: st.Mode, LaunchedAt: WireTimePtr(st.LaunchedAt),
-		CreatedAt: WireTime(st.CreatedAt), UpdatedAt: WireTime(st.UpdatedAt),
+		ID: st.ID, Name: st.Name, Mode: st.Mode, LaunchedAt: pipeline.WireTimePtr(st.LaunchedAt),
+		CreatedAt: pipeline.WireTime(st.CreatedAt), UpdatedAt: pipeline.WireTime(st.UpdatedAt),
 	}
 }
 

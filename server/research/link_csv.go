@@ -1,4 +1,4 @@
-package pipeline
+package research
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/pipeline"
 )
 
 // A batch of person links from a CSV: a header row, then one row per person. The
@@ -171,7 +172,7 @@ func linkRowOf(header []string, cols map[string]int, rec []string, row int, emai
 	}
 	valid, err := kv.ValidateLinkRequest(req)
 	var ke *kv.Error
-	if err != nil && AsKV(err, &ke) {
+	if err != nil && pipeline.AsKV(err, &ke) {
 		for _, f := range ke.Fields {
 			column := ""
 			switch {
@@ -220,7 +221,7 @@ func LinksCSV(links []ParticipantLinkStatus) []byte {
 			keySet[k] = true
 		}
 	}
-	keys := SortedKeys(keySet)
+	keys := pipeline.SortedKeys(keySet)
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	head := append([]string{"label", "url", "audience", "status", "disabled", "opened", "started", "completed", "last_activity_at"}, keys...)

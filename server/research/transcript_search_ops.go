@@ -1,4 +1,4 @@
-package pipeline
+package research
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Searching a study's transcripts: words and "quoted phrases", all of which a message
@@ -179,7 +180,7 @@ type TranscriptHit struct {
 }
 
 // searchTranscripts runs one page of a search.
-func (s *Service) searchTranscripts(ctx context.Context, p *Principal, in *TranscriptSearchInput) (List[TranscriptHit], error) {
+func (s *Service) searchTranscripts(ctx context.Context, p *pipeline.Principal, in *TranscriptSearchInput) (pipeline.List[TranscriptHit], error) {
 	limit := 20
 	if in.Limit != nil {
 		limit = *in.Limit
@@ -188,7 +189,7 @@ func (s *Service) searchTranscripts(ctx context.Context, p *Principal, in *Trans
 	hits, next, err := s.DB.SearchTranscripts(ctx, kv.TranscriptSearch{Partition: p.Partition, StudyID: in.StudyID, Limit: limit, Budget: searchBudget, Cursor: in.Cursor,
 		Match: func(_, text string) bool { return holdsAllTerms(text, terms) }})
 	if err != nil {
-		return List[TranscriptHit]{}, err
+		return pipeline.List[TranscriptHit]{}, err
 	}
 	texts := make([]string, len(hits))
 	for i, h := range hits {
@@ -196,7 +197,7 @@ func (s *Service) searchTranscripts(ctx context.Context, p *Principal, in *Trans
 	}
 	if !in.Raw {
 		if texts, err = s.Jobs.RedactTexts(ctx, p.Partition.Org, texts); err != nil {
-			return List[TranscriptHit]{}, err
+			return pipeline.List[TranscriptHit]{}, err
 		}
 	}
 	out := make([]TranscriptHit, 0, len(hits))
@@ -211,7 +212,7 @@ func (s *Service) searchTranscripts(ctx context.Context, p *Principal, in *Trans
 		}
 		out = append(out, hit)
 	}
-	return newList(out, next), nil
+	return pipeline.NewList(out, next), nil
 }
 
 // firstMatch returns the earliest match of any term in folded.

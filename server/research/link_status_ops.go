@@ -1,4 +1,4 @@
-package pipeline
+package research
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/mail"
+	"interviewd/server/pipeline"
 	"interviewd/webui"
 )
 
@@ -24,13 +25,13 @@ type ParticipantLinkStatus struct {
 	Note     string            `json:"note"`
 	Disabled bool              `json:"disabled"`
 	// Status is the furthest any participant got through the link (rehearsals aside).
-	Status         string `json:"status" enum:"unopened,opened,started,completed"`
-	Opened         int    `json:"opened"`
-	Started        int    `json:"started"`
-	Completed      int    `json:"completed"`
-	LastActivityAt *Time  `json:"last_activity_at"`
-	CreatedAt      Time   `json:"created_at"`
-	DisabledAt     *Time  `json:"disabled_at"`
+	Status         string         `json:"status" enum:"unopened,opened,started,completed"`
+	Opened         int            `json:"opened"`
+	Started        int            `json:"started"`
+	Completed      int            `json:"completed"`
+	LastActivityAt *pipeline.Time `json:"last_activity_at"`
+	CreatedAt      pipeline.Time  `json:"created_at"`
+	DisabledAt     *pipeline.Time `json:"disabled_at"`
 }
 
 func (s *Service) linkStatus(l kv.LinkStatus) ParticipantLinkStatus {
@@ -44,19 +45,19 @@ func (s *Service) linkStatus(l kv.LinkStatus) ParticipantLinkStatus {
 	}
 	return ParticipantLinkStatus{ID: l.ID, URL: s.LinkURL(l.Token), Label: l.Label, Audience: aud, Context: ctx, Note: l.Note,
 		Disabled: l.Disabled, Status: l.Stats.Progress(), Opened: l.Stats.Opened, Started: l.Stats.Started, Completed: l.Stats.Completed,
-		LastActivityAt: WireTimePtr(l.Stats.LastActivityAt), CreatedAt: WireTime(l.CreatedAt), DisabledAt: WireTimePtr(l.DisabledAt)}
+		LastActivityAt: pipeline.WireTimePtr(l.Stats.LastActivityAt), CreatedAt: pipeline.WireTime(l.CreatedAt), DisabledAt: pipeline.WireTimePtr(l.DisabledAt)}
 }
 
-func (s *Service) listParticipantLinks(ctx context.Context, p *Principal, in *StudyIDInput) (List[ParticipantLinkStatus], error) {
+func (s *Service) listParticipantLinks(ctx context.Context, p *pipeline.Principal, in *StudyIDInput) (pipeline.List[ParticipantLinkStatus], error) {
 	ls, err := s.DB.FindLinkStatuses(ctx, p.Partition, in.StudyID)
 	if err != nil {
-		return List[ParticipantLinkStatus]{}, err
+		return pipeline.List[ParticipantLinkStatus]{}, err
 	}
 	out := make([]ParticipantLinkStatus, len(ls))
 	for i, l := range ls {
 		out[i] = s.linkStatus(l)
 	}
-	return newList(out, ""), nil
+	return pipeline.NewList(out, ""), nil
 }
 
 // UpdateParticipantLinkInput changes a link's label or whether it is disabled; a field
@@ -68,7 +69,7 @@ type UpdateParticipantLinkInput struct {
 	Disabled *bool   `json:"disabled" doc:"true: the link offers no new interview (its page says the study is closed; interviews under way continue for their own browsers). false: it works again."`
 }
 
-func (s *Service) updateParticipantLink(ctx context.Context, p *Principal, in *UpdateParticipantLinkInput) (ParticipantLinkStatus, error) {
+func (s *Service) updateParticipantLink(ctx context.Context, p *pipeline.Principal, in *UpdateParticipantLinkInput) (ParticipantLinkStatus, error) {
 	l, err := s.DB.UpdateParticipantLink(ctx, p.Partition, in.StudyID, in.LinkID, kv.LinkPatch{Label: in.Label, Disabled: in.Disabled})
 	if err != nil {
 		return ParticipantLinkStatus{}, err
@@ -103,12 +104,12 @@ type ParticipantLinksBatch struct {
 	Emailed int                     `json:"emailed"`
 }
 
-func (s *Service) createParticipantLinks(ctx context.Context, p *Principal, in *CreateParticipantLinksInput) (ParticipantLinksBatch, error) {
+func (s *Service) createParticipantLinks(ctx context.Context, p *pipeline.Principal, in *CreateParticipantLinksInput) (ParticipantLinksBatch, error) {
 	rows, err := parseLinksCSV(in.CSV, in.SendEmail)
 	if err != nil {
 		return ParticipantLinksBatch{}, err
 	}
-	if in.SendEmail && s.MailWhere() != MailSent {
+	if in.SendEmail && s.MailWhere() != pipeline.MailSent {
 		return ParticipantLinksBatch{}, kv.Errorf(kv.ECONFLICT, "mail_not_configured",
 			"This server has no mail server (INTERVIEWD_SMTP_URL), so the links cannot be emailed; nothing was created. Create them without send_email and share them yourself.")
 	}
@@ -133,7 +134,7 @@ func (s *Service) createParticipantLinks(ctx context.Context, p *Principal, in *
 		return b
 	}
 	links, err := s.DB.CreateParticipantLinks(ctx, p.Partition, in.StudyID, reqs, tokens, func(links []kv.Link) *kv.IdemWrite {
-		return idemWrite(ctx, answer(links))
+		return pipeline.IdemWrite(ctx, answer(links))
 	})
 	if err != nil {
 		return ParticipantLinksBatch{}, err
@@ -163,18 +164,18 @@ type StudyQuotaInput struct {
 
 // StudyQuota is a study's quota and where it stands.
 type StudyQuota struct {
-	Quota     int     `json:"quota"`
-	Completed int     `json:"completed"`
-	Reached   bool    `json:"reached"`
-	ReachedAt *Time   `json:"reached_at"`
-	Mode      kv.Mode `json:"mode" enum:"test,live,paused,closed"`
+	Quota     int            `json:"quota"`
+	Completed int            `json:"completed"`
+	Reached   bool           `json:"reached"`
+	ReachedAt *pipeline.Time `json:"reached_at"`
+	Mode      kv.Mode        `json:"mode" enum:"test,live,paused,closed"`
 }
 
 func studyQuota(q kv.StudyQuota, mode kv.Mode) StudyQuota {
-	return StudyQuota{Quota: q.Quota, Completed: q.Completed, Reached: q.Reached(), ReachedAt: WireTimePtr(q.ReachedAt), Mode: mode}
+	return StudyQuota{Quota: q.Quota, Completed: q.Completed, Reached: q.Reached(), ReachedAt: pipeline.WireTimePtr(q.ReachedAt), Mode: mode}
 }
 
-func (s *Service) setStudyQuota(ctx context.Context, p *Principal, in *StudyQuotaInput) (StudyQuota, error) {
+func (s *Service) setStudyQuota(ctx context.Context, p *pipeline.Principal, in *StudyQuotaInput) (StudyQuota, error) {
 	q, st, err := s.DB.SetStudyQuota(ctx, p.Partition, in.StudyID, *in.Quota)
 	if err != nil {
 		return StudyQuota{}, err
@@ -182,7 +183,7 @@ func (s *Service) setStudyQuota(ctx context.Context, p *Principal, in *StudyQuot
 	return studyQuota(q, st.Mode), nil
 }
 
-func (s *Service) getStudyQuota(ctx context.Context, p *Principal, in *StudyIDInput) (StudyQuota, error) {
+func (s *Service) getStudyQuota(ctx context.Context, p *pipeline.Principal, in *StudyIDInput) (StudyQuota, error) {
 	st, err := s.DB.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return StudyQuota{}, err
@@ -197,7 +198,7 @@ func (s *Service) getStudyQuota(ctx context.Context, p *Principal, in *StudyIDIn
 // pausedKind is the notice of a paused study's invite page: its quota's own words when
 // the quota paused it (and still holds), else the plain pause. A failed read costs the
 // participant nothing: the plain pause is true too.
-func (s *Service) PausedKind(r *Request, st kv.Study) string {
+func (s *Service) PausedKind(r *pipeline.Request, st kv.Study) string {
 	q, err := s.DB.FindStudyQuota(r.Ctx, st.Partition(), st.ID)
 	if err == nil && q.Reached() && q.ReachedAt != nil {
 		return webui.NoticeFull

@@ -1,4 +1,4 @@
-package pipeline
+package research
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"interviewd/blobs"
 	"interviewd/extract"
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // UploadFileInput is an upload. Over REST the file arrives as multipart part "file" and
@@ -52,13 +53,13 @@ func fileTypeError() error {
 }
 
 func fileTooLarge(ext string) error {
-	return &APIError{Status: 413, Code: "payload_too_large",
+	return &pipeline.APIError{Status: 413, Code: "payload_too_large",
 		Detail: fmt.Sprintf("Files of type %s may be at most %d MB.", ext, extract.MaxSize(ext)>>20)}
 }
 
 func cleanFilename(name string) (string, error) {
 	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
-	if CheckText(name, nil) != nil || name == "." || name == "/" || utf8.RuneCountInString(name) > maxFilenameChars {
+	if pipeline.CheckText(name, nil) != nil || name == "." || name == "/" || utf8.RuneCountInString(name) > maxFilenameChars {
 		return "", kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "filename_invalid", Msg: "The filename must be valid UTF-8 without NUL, at most 255 characters."})
 	}
 	return name, nil
@@ -69,7 +70,7 @@ func cleanFilename(name string) (string, error) {
 // of it counts against one budget, so no part (and no preamble) is read past it.
 const MaxFormOverhead = 64 << 10
 
-var errFormOverhead = &APIError{Status: 413, Code: "payload_too_large",
+var errFormOverhead = &pipeline.APIError{Status: 413, Code: "payload_too_large",
 	Detail: "Everything of an upload but the file part (other parts, part headers, preamble) may be at most 64 KiB."}
 
 // budgetReader reads at most left bytes from r, then fails with errFormOverhead.
@@ -103,7 +104,7 @@ type partReader struct{ r io.Reader }
 
 func (p partReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
-	if err != nil && err != io.EOF && !errors.Is(err, errFormOverhead) && !errors.As(err, new(*malformedBody)) {
+	if err != nil && err != io.EOF && !errors.Is(err, errFormOverhead) && !errors.As(err, new(*pipeline.MalformedBody)) {
 		err = &multipartSyntax{err}
 	}
 	return n, err
@@ -130,15 +131,15 @@ func (s *Service) BindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return nil, kv.Invalid(kv.FieldError{Loc: []any{}, Type: "multipart_expected", Msg: "Send multipart/form-data with a part named file."})
 	}
-	body := &budgetReader{r: BodyStream(c), left: MaxFormOverhead}
+	body := &budgetReader{r: pipeline.BodyStream(c), left: MaxFormOverhead}
 	fail := func(err error) (any, error) {
-		var mb *malformedBody
+		var mb *pipeline.MalformedBody
 		switch {
 		case errors.Is(err, errFormOverhead):
 			c.SetConnectionClose() // the rest of the body is not worth reading
 			return nil, errFormOverhead
 		case errors.As(err, &mb):
-			return nil, ErrMalformedBody
+			return nil, pipeline.ErrMalformedBody
 		case errors.As(err, new(*multipartSyntax)):
 			return nil, errMultipartInvalid()
 		}
@@ -151,7 +152,7 @@ func (s *Service) BindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 			return nil, kv.Invalid(kv.FieldError{Loc: []any{"file"}, Type: "missing", Msg: "Field required: a part named file."})
 		}
 		if err != nil {
-			if errors.Is(err, errFormOverhead) || errors.As(err, new(*malformedBody)) {
+			if errors.Is(err, errFormOverhead) || errors.As(err, new(*pipeline.MalformedBody)) {
 				return fail(err)
 			}
 			return nil, errMultipartInvalid()
@@ -173,7 +174,7 @@ func (s *Service) BindUpload(c *fasthttp.RequestCtx) (_ any, err error) {
 		body.left += extract.MaxSize(ext) + 1 // the file's own limit is checked as it is written
 		stored, err := s.writeTempBlob(partReader{part}, ext)
 		if err != nil {
-			if ae, ok := err.(*APIError); ok && ae.Status == 413 {
+			if ae, ok := err.(*pipeline.APIError); ok && ae.Status == 413 {
 				c.SetConnectionClose()
 			}
 			return fail(err)
@@ -215,7 +216,7 @@ func (s *Service) writeTempBlob(r io.Reader, ext string) (*storedUpload, error) 
 	return &storedUpload{path: f.Name(), size: n, ext: ext}, nil
 }
 
-func (s *Service) uploadFile(ctx context.Context, p *Principal, in *UploadFileInput) (FileHandle, error) {
+func (s *Service) uploadFile(ctx context.Context, p *pipeline.Principal, in *UploadFileInput) (FileHandle, error) {
 	stored := in.stored
 	if stored == nil { // MCP: the bytes came base64-encoded
 		name, err := cleanFilename(in.Filename)

@@ -1,9 +1,10 @@
-package pipeline
+package research
 
 import (
 	"context"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // ParticipantLinkInput is the participant link request.
@@ -19,7 +20,7 @@ func (in *ParticipantLinkInput) Validate() []kv.FieldError {
 	req, err := kv.ValidateLinkRequest(kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note, Label: in.Label})
 	if err != nil {
 		var ke *kv.Error
-		if AsKV(err, &ke) {
+		if pipeline.AsKV(err, &ke) {
 			return ke.Fields
 		}
 		return []kv.FieldError{{Loc: []any{}, Msg: err.Error(), Type: "value_error"}}
@@ -35,7 +36,7 @@ type ParticipantLink struct {
 	Mode     kv.Mode `json:"mode" enum:"test,live,paused,closed"`
 }
 
-func (s *Service) createParticipantLink(ctx context.Context, p *Principal, in *ParticipantLinkInput) (ParticipantLink, error) {
+func (s *Service) createParticipantLink(ctx context.Context, p *pipeline.Principal, in *ParticipantLinkInput) (ParticipantLink, error) {
 	var st StudyDetail // its mode, from the rendering get_study keeps when still current
 	err := s.DB.ViewStudyRecord(ctx, p.Partition, in.StudyID, func(raw []byte) error {
 		var err error
@@ -48,7 +49,7 @@ func (s *Service) createParticipantLink(ctx context.Context, p *Principal, in *P
 	token := kv.NewLinkToken()
 	out := ParticipantLink{URL: s.LinkURL(token), Audience: in.Audience, Mode: st.Mode}
 	req := kv.LinkRequest{Context: in.Context, Audience: in.Audience, Note: in.Note, Label: in.Label}
-	if _, _, err := s.DB.CreateParticipantLink(ctx, p.Partition, in.StudyID, req, token, idemWrite(ctx, out)); err != nil {
+	if _, _, err := s.DB.CreateParticipantLink(ctx, p.Partition, in.StudyID, req, token, pipeline.IdemWrite(ctx, out)); err != nil {
 		return ParticipantLink{}, err
 	}
 	return out, nil

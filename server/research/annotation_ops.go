@@ -1,9 +1,10 @@
-package pipeline
+package research
 
 import (
 	"context"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Working with transcripts: a study's tags (its code book) and the annotations of its
@@ -16,15 +17,15 @@ import (
 
 // TagOut is one of a study's tags.
 type TagOut struct {
-	ID        kv.ID  `json:"id"`
-	StudyID   kv.ID  `json:"study_id"`
-	Name      string `json:"name"`
-	CreatedAt Time   `json:"created_at"`
-	UpdatedAt Time   `json:"updated_at"`
+	ID        kv.ID         `json:"id"`
+	StudyID   kv.ID         `json:"study_id"`
+	Name      string        `json:"name"`
+	CreatedAt pipeline.Time `json:"created_at"`
+	UpdatedAt pipeline.Time `json:"updated_at"`
 }
 
 func tagOut(t kv.Tag) TagOut {
-	return TagOut{ID: t.ID, StudyID: t.StudyID, Name: t.Name, CreatedAt: WireTime(t.CreatedAt), UpdatedAt: WireTime(t.UpdatedAt)}
+	return TagOut{ID: t.ID, StudyID: t.StudyID, Name: t.Name, CreatedAt: pipeline.WireTime(t.CreatedAt), UpdatedAt: pipeline.WireTime(t.UpdatedAt)}
 }
 
 // TagInput names a new tag of a study.
@@ -53,29 +54,29 @@ type TagDeleted struct {
 	AnnotationsChanged int   `json:"annotations_changed" doc:"Annotations the tag was taken off; those left with no tag and no note were deleted."`
 }
 
-func (s *Service) listTags(ctx context.Context, p *Principal, in *StudyIDInput) (List[TagOut], error) {
+func (s *Service) listTags(ctx context.Context, p *pipeline.Principal, in *StudyIDInput) (pipeline.List[TagOut], error) {
 	tags, err := s.DB.FindTags(ctx, p.Partition, in.StudyID)
 	if err != nil {
-		return List[TagOut]{}, err
+		return pipeline.List[TagOut]{}, err
 	}
 	out := make([]TagOut, len(tags))
 	for i, t := range tags {
 		out[i] = tagOut(t)
 	}
-	return newList(out, ""), nil
+	return pipeline.NewList(out, ""), nil
 }
 
-func (s *Service) createTag(ctx context.Context, p *Principal, in *TagInput) (TagOut, error) {
+func (s *Service) createTag(ctx context.Context, p *pipeline.Principal, in *TagInput) (TagOut, error) {
 	t, err := s.DB.CreateTag(ctx, p.Partition, in.StudyID, in.Name)
 	return tagOut(t), err
 }
 
-func (s *Service) renameTag(ctx context.Context, p *Principal, in *TagRenameInput) (TagOut, error) {
+func (s *Service) renameTag(ctx context.Context, p *pipeline.Principal, in *TagRenameInput) (TagOut, error) {
 	t, err := s.DB.RenameTag(ctx, p.Partition, in.StudyID, in.TagID, in.Name)
 	return tagOut(t), err
 }
 
-func (s *Service) deleteTag(ctx context.Context, p *Principal, in *TagIDInput) (TagDeleted, error) {
+func (s *Service) deleteTag(ctx context.Context, p *pipeline.Principal, in *TagIDInput) (TagDeleted, error) {
 	n, err := s.DB.DeleteTag(ctx, p.Partition, in.StudyID, in.TagID)
 	if err != nil {
 		return TagDeleted{}, err
@@ -85,17 +86,17 @@ func (s *Service) deleteTag(ctx context.Context, p *Principal, in *TagIDInput) (
 
 // AnnotationOut is one annotation. Text and note are redacted as in an export.
 type AnnotationOut struct {
-	ID           kv.ID   `json:"id"`
-	InterviewID  kv.ID   `json:"interview_id"`
-	StudyID      kv.ID   `json:"study_id"`
-	MessageIndex int     `json:"message_index" doc:"The participant message, by its position in the transcript (from 0)."`
-	Start        int     `json:"start" doc:"The span's first character in the message (Unicode code points from 0)."`
-	End          int     `json:"end" doc:"Just after the span's last character."`
-	Text         string  `json:"text" doc:"The span as an export shows it (redacted)."`
-	TagIDs       []kv.ID `json:"tag_ids"`
-	Note         string  `json:"note" doc:"The researcher's note, redacted as an export's text is."`
-	CreatedAt    Time    `json:"created_at"`
-	UpdatedAt    Time    `json:"updated_at"`
+	ID           kv.ID         `json:"id"`
+	InterviewID  kv.ID         `json:"interview_id"`
+	StudyID      kv.ID         `json:"study_id"`
+	MessageIndex int           `json:"message_index" doc:"The participant message, by its position in the transcript (from 0)."`
+	Start        int           `json:"start" doc:"The span's first character in the message (Unicode code points from 0)."`
+	End          int           `json:"end" doc:"Just after the span's last character."`
+	Text         string        `json:"text" doc:"The span as an export shows it (redacted)."`
+	TagIDs       []kv.ID       `json:"tag_ids"`
+	Note         string        `json:"note" doc:"The researcher's note, redacted as an export's text is."`
+	CreatedAt    pipeline.Time `json:"created_at"`
+	UpdatedAt    pipeline.Time `json:"updated_at"`
 }
 
 // InterviewAnnotationsInput names an interview.
@@ -143,7 +144,7 @@ type AnnotationDeleted struct {
 
 // annotationsOut renders annotations for the API, their text and notes redacted in
 // one pass of the organisation's chain.
-func (s *Service) annotationsOut(ctx context.Context, p *Principal, anns []kv.Annotation) ([]AnnotationOut, error) {
+func (s *Service) annotationsOut(ctx context.Context, p *pipeline.Principal, anns []kv.Annotation) ([]AnnotationOut, error) {
 	texts := make([]string, 0, 2*len(anns))
 	for _, a := range anns {
 		texts = append(texts, a.Text, a.Note)
@@ -159,12 +160,12 @@ func (s *Service) annotationsOut(ctx context.Context, p *Principal, anns []kv.An
 			tags = []kv.ID{}
 		}
 		out[i] = AnnotationOut{ID: a.ID, InterviewID: a.InterviewID, StudyID: a.StudyID, MessageIndex: a.MessageIndex, Start: a.Start, End: a.End,
-			Text: red[2*i], TagIDs: tags, Note: red[2*i+1], CreatedAt: WireTime(a.CreatedAt), UpdatedAt: WireTime(a.UpdatedAt)}
+			Text: red[2*i], TagIDs: tags, Note: red[2*i+1], CreatedAt: pipeline.WireTime(a.CreatedAt), UpdatedAt: pipeline.WireTime(a.UpdatedAt)}
 	}
 	return out, nil
 }
 
-func (s *Service) annotationOut(ctx context.Context, p *Principal, a kv.Annotation, err error) (AnnotationOut, error) {
+func (s *Service) annotationOut(ctx context.Context, p *pipeline.Principal, a kv.Annotation, err error) (AnnotationOut, error) {
 	if err != nil {
 		return AnnotationOut{}, err
 	}
@@ -175,30 +176,30 @@ func (s *Service) annotationOut(ctx context.Context, p *Principal, a kv.Annotati
 	return out[0], nil
 }
 
-func (s *Service) listAnnotations(ctx context.Context, p *Principal, in *InterviewAnnotationsInput) (List[AnnotationOut], error) {
+func (s *Service) listAnnotations(ctx context.Context, p *pipeline.Principal, in *InterviewAnnotationsInput) (pipeline.List[AnnotationOut], error) {
 	anns, err := s.DB.FindAnnotations(ctx, p.Partition, in.InterviewID)
 	if err != nil {
-		return List[AnnotationOut]{}, err
+		return pipeline.List[AnnotationOut]{}, err
 	}
 	out, err := s.annotationsOut(ctx, p, anns)
 	if err != nil {
-		return List[AnnotationOut]{}, err
+		return pipeline.List[AnnotationOut]{}, err
 	}
-	return newList(out, ""), nil
+	return pipeline.NewList(out, ""), nil
 }
 
-func (s *Service) createAnnotation(ctx context.Context, p *Principal, in *AnnotationInput) (AnnotationOut, error) {
+func (s *Service) createAnnotation(ctx context.Context, p *pipeline.Principal, in *AnnotationInput) (AnnotationOut, error) {
 	a, err := s.DB.CreateAnnotation(ctx, kv.AnnotationInput{Partition: p.Partition, InterviewID: in.InterviewID, MessageIndex: in.MessageIndex,
 		Start: in.Start, End: in.End, Text: in.Text, TagIDs: in.TagIDs, Note: in.Note, NewTag: in.NewTag})
 	return s.annotationOut(ctx, p, a, err)
 }
 
-func (s *Service) updateAnnotation(ctx context.Context, p *Principal, in *AnnotationUpdateInput) (AnnotationOut, error) {
+func (s *Service) updateAnnotation(ctx context.Context, p *pipeline.Principal, in *AnnotationUpdateInput) (AnnotationOut, error) {
 	a, err := s.DB.UpdateAnnotation(ctx, p.Partition, in.InterviewID, in.AnnotationID, kv.AnnotationChange{TagIDs: in.TagIDs, Note: in.Note})
 	return s.annotationOut(ctx, p, a, err)
 }
 
-func (s *Service) deleteAnnotation(ctx context.Context, p *Principal, in *AnnotationIDInput) (AnnotationDeleted, error) {
+func (s *Service) deleteAnnotation(ctx context.Context, p *pipeline.Principal, in *AnnotationIDInput) (AnnotationDeleted, error) {
 	if err := s.DB.DeleteAnnotation(ctx, p.Partition, in.InterviewID, in.AnnotationID); err != nil {
 		return AnnotationDeleted{}, err
 	}

@@ -1,21 +1,22 @@
-package pipeline
+package research
 
 import (
 	"context"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // WhoamiInput takes nothing.
 type WhoamiInput struct{}
 
-func (s *Service) whoami(ctx context.Context, p *Principal, _ *WhoamiInput) (Whoami, error) {
+func (s *Service) whoami(ctx context.Context, p *pipeline.Principal, _ *WhoamiInput) (Whoami, error) {
 	w := Whoami{
-		KeyID: p.KeyID, ExpiresAt: WireTimePtr(p.ExpiresAt), OrgID: p.Partition.Org, OrgName: p.OrgName,
+		KeyID: p.KeyID, ExpiresAt: pipeline.WireTimePtr(p.ExpiresAt), OrgID: p.Partition.Org, OrgName: p.OrgName,
 		Environment: string(p.Partition.Env), Scopes: append([]string{}, p.Scopes...), CredentialType: p.CredentialType,
 		GrantID: p.GrantID,
 	}
-	if p.CredentialType == credentialAPIKey {
+	if p.CredentialType == pipeline.CredentialAPIKey {
 		name := p.KeyName
 		w.KeyName = &name
 		if p.Partition.Env == kv.EnvLive {
@@ -27,7 +28,7 @@ func (s *Service) whoami(ctx context.Context, p *Principal, _ *WhoamiInput) (Who
 			w.Credits = &org.Credits
 		}
 	}
-	if p.CredentialType == CredentialOAuth {
+	if p.CredentialType == pipeline.CredentialOAuth {
 		id := p.ClientID
 		w.ClientID = &id
 	}
@@ -47,16 +48,16 @@ func pageLimit(l *int) int {
 	return *l
 }
 
-func (s *Service) listStudies(ctx context.Context, p *Principal, in *ListStudiesInput) (List[StudySummary], error) {
+func (s *Service) listStudies(ctx context.Context, p *pipeline.Principal, in *ListStudiesInput) (pipeline.List[StudySummary], error) {
 	page, err := s.DB.FindStudies(ctx, kv.StudyFilter{Partition: p.Partition, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
-		return List[StudySummary]{}, err
+		return pipeline.List[StudySummary]{}, err
 	}
 	items := make([]StudySummary, len(page.Items))
 	for i, st := range page.Items {
 		items[i] = studySummary(st)
 	}
-	return newList(items, page.Next), nil
+	return pipeline.NewList(items, page.Next), nil
 }
 
 // StudyIDInput names one study.
@@ -66,7 +67,7 @@ type StudyIDInput struct {
 
 // getStudy serves the study's detail, rendered from its stored record only when that
 // record changed since it was last rendered (studyRenders).
-func (s *Service) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) (StudyDetail, error) {
+func (s *Service) getStudy(ctx context.Context, p *pipeline.Principal, in *StudyIDInput) (StudyDetail, error) {
 	var d StudyDetail
 	err := s.DB.ViewStudyRecord(ctx, p.Partition, in.StudyID, func(raw []byte) error {
 		var err error
@@ -76,7 +77,7 @@ func (s *Service) getStudy(ctx context.Context, p *Principal, in *StudyIDInput) 
 	return d, err
 }
 
-func (s *Service) getInterviewLink(ctx context.Context, p *Principal, in *StudyIDInput) (InviteLink, error) {
+func (s *Service) getInterviewLink(ctx context.Context, p *pipeline.Principal, in *StudyIDInput) (InviteLink, error) {
 	st, err := s.DB.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return InviteLink{}, err

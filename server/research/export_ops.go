@@ -1,4 +1,4 @@
-package pipeline
+package research
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"interviewd/blobs"
 	"interviewd/jobs"
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // downloadURLLifetime is how long a signed download URL works (api-spec Limits).
@@ -45,8 +46,8 @@ type ExportStatus struct {
 
 // ExportDownload is where a finished export can be fetched without a bearer.
 type ExportDownload struct {
-	DownloadURL string `json:"download_url"`
-	ExpiresAt   Time   `json:"expires_at"`
+	DownloadURL string        `json:"download_url"`
+	ExpiresAt   pipeline.Time `json:"expires_at"`
 	// Artifact (the blob's key), MediaType and Filename are for inline downloads,
 	// never on the wire.
 	Artifact  string `json:"-"`
@@ -57,7 +58,7 @@ type ExportDownload struct {
 var errTestEnvironment = kv.Errorf(kv.EFORBIDDEN, "test_environment",
 	"Test-environment credentials cannot export; Test-mode rehearsals have no exports. Use a jsk_live_ key.")
 
-func (s *Service) startExport(ctx context.Context, p *Principal, in *StartExportInput) (ExportJob, error) {
+func (s *Service) startExport(ctx context.Context, p *pipeline.Principal, in *StartExportInput) (ExportJob, error) {
 	if p.Partition.Env != kv.EnvLive {
 		return ExportJob{}, errTestEnvironment
 	}
@@ -82,7 +83,7 @@ func (s *Service) startExport(ctx context.Context, p *Principal, in *StartExport
 	jobID := kv.NewV4()
 	out := ExportJob{JobID: jobID.String()}
 	job, err := s.DB.CreateExportJob(ctx, kv.ExportInput{Partition: p.Partition, JobID: jobID, StudyID: in.StudyID, Format: in.Format,
-		Analysis: analysis, AnalysisVersion: version}, idemWrite(ctx, out))
+		Analysis: analysis, AnalysisVersion: version}, pipeline.IdemWrite(ctx, out))
 	if err != nil {
 		return ExportJob{}, err
 	}
@@ -90,7 +91,7 @@ func (s *Service) startExport(ctx context.Context, p *Principal, in *StartExport
 	return out, nil
 }
 
-func (s *Service) exportJob(ctx context.Context, p *Principal, in *JobIDInput) (kv.Job, error) {
+func (s *Service) exportJob(ctx context.Context, p *pipeline.Principal, in *JobIDInput) (kv.Job, error) {
 	id, err := in.id()
 	if err != nil {
 		return kv.Job{}, err
@@ -98,7 +99,7 @@ func (s *Service) exportJob(ctx context.Context, p *Principal, in *JobIDInput) (
 	return s.DB.FindJobByID(ctx, p.Partition, kv.JobExport, id)
 }
 
-func (s *Service) getExportStatus(ctx context.Context, p *Principal, in *JobIDInput) (ExportStatus, error) {
+func (s *Service) getExportStatus(ctx context.Context, p *pipeline.Principal, in *JobIDInput) (ExportStatus, error) {
 	j, err := s.exportJob(ctx, p, in)
 	if err != nil {
 		return ExportStatus{}, err
@@ -106,7 +107,7 @@ func (s *Service) getExportStatus(ctx context.Context, p *Principal, in *JobIDIn
 	return ExportStatus{Status: j.Status, Ready: j.Status == kv.ExportCompleted}, nil
 }
 
-func (s *Service) getExportDownload(ctx context.Context, p *Principal, in *JobIDInput) (ExportDownload, error) {
+func (s *Service) getExportDownload(ctx context.Context, p *pipeline.Principal, in *JobIDInput) (ExportDownload, error) {
 	j, err := s.exportJob(ctx, p, in)
 	if err != nil {
 		return ExportDownload{}, err
@@ -121,7 +122,7 @@ func (s *Service) getExportDownload(ctx context.Context, p *Principal, in *JobID
 	expires := s.Now().Add(DownloadURLLifetime)
 	return ExportDownload{
 		DownloadURL: s.signedDownloadURL(p.Partition, j.ID, expires),
-		ExpiresAt:   WireTime(expires),
+		ExpiresAt:   pipeline.WireTime(expires),
 		Artifact:    BlobKey(r.Blob),
 		MediaType:   r.MediaType,
 		Filename:    r.Filename,
@@ -162,7 +163,7 @@ func (s *Service) StreamArtifact(ctx context.Context, c *fasthttp.RequestCtx, ke
 	}
 	c.SetStatusCode(200)
 	c.SetContentType(mediaType)
-	c.Response.Header.Set("Content-Disposition", AttachmentDisposition(filename))
+	c.Response.Header.Set("Content-Disposition", pipeline.AttachmentDisposition(filename))
 	c.Response.Header.Set("Cache-Control", "no-store")
 	c.SetBodyStream(body, int(size)) // fasthttp closes body when it is sent
 	return nil
@@ -214,8 +215,8 @@ func (s *Service) downloadSignature(p kv.Partition, job kv.ID, expires string) s
 // signedDownload is the export artifact behind a signed URL: a REST route group whose
 // credential is the URL's signature and expiry, not a bearer (so the research table's
 // steps do not apply), answered in the REST shapes.
-func (s *Service) SignedDownloadSurface() *Surface {
-	return &Surface{Name: "rest_signed", Authenticate: s.downloadSigned, Render: s.RenderREST}
+func (s *Service) SignedDownloadSurface() *pipeline.Surface {
+	return &pipeline.Surface{Name: "rest_signed", Authenticate: s.downloadSigned, Render: s.RenderREST}
 }
 
 // signedJob is what a valid signed URL names.
@@ -227,7 +228,7 @@ type signedJob struct {
 
 // downloadSigned checks the URL's signature and expiry: any changed character or a
 // stale URL is 403.
-func (s *Service) downloadSigned(r *Request) error {
+func (s *Service) downloadSigned(r *pipeline.Request) error {
 	args := r.C.QueryArgs()
 	job, okJob := kv.ParseID(r.PathParam("job_id"))
 	org, okOrg := kv.ParseID(string(args.Peek("org")))
@@ -238,14 +239,14 @@ func (s *Service) downloadSigned(r *Request) error {
 	p := kv.Partition{Org: org, Env: env}
 	if !okJob || !okOrg || !env.Valid() || err != nil ||
 		!hmac.Equal([]byte(sig), []byte(s.downloadSignature(p, job, expires))) || !s.Now().Before(time.Unix(exp, 0)) {
-		return &APIError{Status: 403, Code: "download_url_invalid", Detail: "This download URL is invalid or has expired; request a new one."}
+		return &pipeline.APIError{Status: 403, Code: "download_url_invalid", Detail: "This download URL is invalid or has expired; request a new one."}
 	}
 	r.Data = signedJob{p: p, job: job, expires: time.Unix(exp, 0)}
 	return nil
 }
 
 // handleSignedDownload serves GET /v1/api/exports/{job_id}/artifact to a signed URL.
-func (s *Service) HandleSignedDownload(r *Request) error {
+func (s *Service) HandleSignedDownload(r *pipeline.Request) error {
 	sj := r.Data.(signedJob)
 	j, err := s.DB.FindJobByID(r.Ctx, sj.p, kv.JobExport, sj.job)
 	res, ok := j.ExportResult()

@@ -1,4 +1,4 @@
-package pipeline
+package research
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"interviewd/kv"
 	"interviewd/moderator"
+	"interviewd/server/pipeline"
 )
 
 // SimulateStudyInput is the simulation request.
@@ -31,7 +32,7 @@ type SimulationJob struct {
 	JobID string `json:"job_id"`
 }
 
-func (s *Service) simulateStudy(ctx context.Context, p *Principal, in *SimulateStudyInput) (SimulationJob, error) {
+func (s *Service) simulateStudy(ctx context.Context, p *pipeline.Principal, in *SimulateStudyInput) (SimulationJob, error) {
 	persona := ""
 	if in.Persona != nil {
 		persona = strings.TrimSpace(*in.Persona)
@@ -58,7 +59,7 @@ func (s *Service) simulateStudy(ctx context.Context, p *Principal, in *SimulateS
 	job, err := s.DB.CreateSimulationJob(ctx, kv.SimulationInput{
 		Partition: p.Partition, JobID: jobID, StudyID: st.ID, Persona: persona, MaxTurns: maxTurns,
 		Limit: s.Jobs.SimulationLimit(),
-	}, idemWrite(ctx, out))
+	}, pipeline.IdemWrite(ctx, out))
 	if err != nil {
 		release()
 		return SimulationJob{}, err
@@ -83,7 +84,7 @@ type SimulationTurn struct {
 	TurnNumber int    `json:"turn_number" doc:"The turn (1-based) this message belongs to: an interviewer message and the participant's reply share it."`
 }
 
-func (s *Service) getSimulationStatus(ctx context.Context, p *Principal, in *JobIDInput) (SimulationStatus, error) {
+func (s *Service) getSimulationStatus(ctx context.Context, p *pipeline.Principal, in *JobIDInput) (SimulationStatus, error) {
 	id, err := in.id()
 	if err != nil {
 		return SimulationStatus{}, err

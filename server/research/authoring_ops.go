@@ -1,4 +1,4 @@
-package pipeline
+package research
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Guidance limits (DECISIONS §4).
@@ -58,11 +59,11 @@ type AuthoringJob struct {
 	ThreadID kv.ID  `json:"thread_id"`
 }
 
-func (s *Service) createStudy(ctx context.Context, p *Principal, in *CreateStudyInput) (AuthoringJob, error) {
+func (s *Service) createStudy(ctx context.Context, p *pipeline.Principal, in *CreateStudyInput) (AuthoringJob, error) {
 	return s.startAuthoring(ctx, p, nil, kv.NewV4(), in.Guidance, in.FileIDs)
 }
 
-func (s *Service) refineStudy(ctx context.Context, p *Principal, in *RefineStudyInput) (AuthoringJob, error) {
+func (s *Service) refineStudy(ctx context.Context, p *pipeline.Principal, in *RefineStudyInput) (AuthoringJob, error) {
 	st, err := s.DB.FindStudyByID(ctx, p.Partition, in.StudyID)
 	if err != nil {
 		return AuthoringJob{}, err
@@ -70,7 +71,7 @@ func (s *Service) refineStudy(ctx context.Context, p *Principal, in *RefineStudy
 	return s.startAuthoring(ctx, p, &st.ID, st.ThreadID, in.Guidance, in.FileIDs)
 }
 
-func (s *Service) startAuthoring(ctx context.Context, p *Principal, study *kv.ID, thread kv.ID, guidance string, files []kv.ID) (AuthoringJob, error) {
+func (s *Service) startAuthoring(ctx context.Context, p *pipeline.Principal, study *kv.ID, thread kv.ID, guidance string, files []kv.ID) (AuthoringJob, error) {
 	if err := s.Jobs.Admit(kv.JobAuthoring); err != nil {
 		return AuthoringJob{}, err
 	}
@@ -78,7 +79,7 @@ func (s *Service) startAuthoring(ctx context.Context, p *Principal, study *kv.ID
 	out := AuthoringJob{JobID: jobID.String(), ThreadID: thread}
 	job, err := s.DB.CreateAuthoringJob(ctx, kv.AuthoringInput{
 		Partition: p.Partition, JobID: jobID, ThreadID: thread, StudyID: study, Guidance: guidance, FileIDs: files,
-	}, idemWrite(ctx, out))
+	}, pipeline.IdemWrite(ctx, out))
 	if err != nil {
 		return AuthoringJob{}, err
 	}
@@ -124,7 +125,7 @@ func (o AuthoringStatus) ToolNote() string {
 	return "The authoring job failed. " + o.failure
 }
 
-func (s *Service) getAuthoringStatus(ctx context.Context, p *Principal, in *JobIDInput) (AuthoringStatus, error) {
+func (s *Service) getAuthoringStatus(ctx context.Context, p *pipeline.Principal, in *JobIDInput) (AuthoringStatus, error) {
 	id, err := in.id()
 	if err != nil {
 		return AuthoringStatus{}, err
@@ -188,7 +189,7 @@ func modeScope(in any) string {
 	return kv.ScopeStudiesWrite
 }
 
-func (s *Service) setStudyMode(ctx context.Context, p *Principal, in *SetModeInput) (ModeResult, error) {
+func (s *Service) setStudyMode(ctx context.Context, p *pipeline.Principal, in *SetModeInput) (ModeResult, error) {
 	st, err := s.DB.SetStudyMode(ctx, p.Partition, in.StudyID, in.Mode)
 	if err != nil {
 		return ModeResult{}, err
@@ -206,6 +207,6 @@ func (s *Service) setStudyMode(ctx context.Context, p *Principal, in *SetModeInp
 			out.Notice, noCredits = &notice, true
 		}
 	}
-	s.logModeChange(p, st, noCredits)
+	s.LogModeChange(p, st, noCredits)
 	return out, nil
 }

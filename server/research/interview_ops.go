@@ -1,9 +1,10 @@
-package pipeline
+package research
 
 import (
 	"context"
 
 	"interviewd/kv"
+	"interviewd/server/pipeline"
 )
 
 // Interview is an interview as the API lists it: metadata only, never a transcript,
@@ -15,8 +16,8 @@ type Interview struct {
 	IsComplete      bool              `json:"is_complete"`
 	IsTest          bool              `json:"is_test"`
 	Modality        string            `json:"modality" enum:"text,voice"`
-	StartedAt       Time              `json:"started_at"`
-	CompletedAt     *Time             `json:"completed_at"`
+	StartedAt       pipeline.Time     `json:"started_at"`
+	CompletedAt     *pipeline.Time    `json:"completed_at"`
 	DurationSeconds *int              `json:"duration_seconds"`
 	EntryAttributes map[string]string `json:"entry_attributes"`
 	InviteAudience  *string           `json:"invite_audience" enum:"group,person"`
@@ -33,7 +34,7 @@ func (s *Service) interview(iv kv.Interview) Interview {
 	}
 	return Interview{
 		ID: iv.ID, StudyID: iv.StudyID, Status: iv.Status, IsComplete: iv.Status == kv.InterviewCompleted,
-		IsTest: iv.IsTest, Modality: iv.Modality, StartedAt: WireTime(iv.StartedAt), CompletedAt: WireTimePtr(iv.CompletedAt),
+		IsTest: iv.IsTest, Modality: iv.Modality, StartedAt: pipeline.WireTime(iv.StartedAt), CompletedAt: pipeline.WireTimePtr(iv.CompletedAt),
 		DurationSeconds: iv.DurationSeconds, EntryAttributes: attrs, InviteAudience: iv.InviteAudience,
 		Permalink: s.BaseURL + "/app/interviews/" + iv.ID.String(), LinkToken: iv.LinkToken,
 	}
@@ -56,17 +57,17 @@ type ListInterviewsInput struct {
 	IsTest *bool `json:"-"`
 }
 
-func (s *Service) listInterviews(ctx context.Context, p *Principal, in *ListInterviewsInput) (List[Interview], error) {
+func (s *Service) listInterviews(ctx context.Context, p *pipeline.Principal, in *ListInterviewsInput) (pipeline.List[Interview], error) {
 	page, err := s.DB.FindInterviews(ctx, kv.InterviewFilter{Partition: p.Partition, StudyID: in.StudyID, Status: in.Status, IsTest: in.IsTest,
 		LinkID: in.LinkID, Modality: in.Modality, ContextHas: in.ContextHas, MinSeconds: in.MinSeconds, MaxSeconds: in.MaxSeconds, Limit: pageLimit(in.Limit), Cursor: in.Cursor})
 	if err != nil {
-		return List[Interview]{}, err
+		return pipeline.List[Interview]{}, err
 	}
 	items := make([]Interview, len(page.Items))
 	for i, iv := range page.Items {
 		items[i] = s.interview(iv)
 	}
-	return newList(items, page.Next), nil
+	return pipeline.NewList(items, page.Next), nil
 }
 
 // InterviewIDInput names one interview.
@@ -74,7 +75,7 @@ type InterviewIDInput struct {
 	InterviewID kv.ID `path:"interview_id" doc:"The interview's id."`
 }
 
-func (s *Service) getInterview(ctx context.Context, p *Principal, in *InterviewIDInput) (Interview, error) {
+func (s *Service) getInterview(ctx context.Context, p *pipeline.Principal, in *InterviewIDInput) (Interview, error) {
 	iv, err := s.DB.FindInterviewByID(ctx, p.Partition, in.InterviewID)
 	if err != nil {
 		return Interview{}, err
