@@ -17,7 +17,7 @@ import (
 	"interviewd/server/pipeline"
 )
 
-// agentCardPath is where A2A clients look for the agent card (A2A §8.2).
+// AgentCardPath is where A2A clients look for the agent card (A2A §8.2).
 const AgentCardPath = "/.well-known/agent-card.json"
 
 // Security scheme names of the agent card.

@@ -49,7 +49,7 @@ type Endpoint struct {
 	// fast turns the SendMessage fast path on (fastpath.go); off, every request
 	// goes to the SDK's binding.
 	fast bool
-	// serve is the endpoint's whole chain (surface), as the router calls it.
+	// Serve is the endpoint's whole chain (surface), as the router calls it.
 	Serve fasthttp.RequestHandler
 }
 

@@ -28,7 +28,7 @@ import (
 // does not accept) goes to the SDK, which stays the reference:
 // TestA2AFastPathMatchesSDK sends the same messages both ways and compares the tasks.
 
-// serveSendFast answers c when it holds a SendMessage the fast path recognises, and
+// ServeSendFast answers c when it holds a SendMessage the fast path recognises, and
 // reports whether it did; when it returns false it has written and run nothing.
 func (e *Endpoint) ServeSendFast(c *fasthttp.RequestCtx, ctx context.Context, call *Call) bool {
 	if v := c.Request.Header.Peek(a2a.SvcParamVersion); len(v) > 0 && strings.TrimSpace(string(v)) != string(a2a.Version) {

@@ -76,7 +76,7 @@ var plainExamples = map[string][]string{
 	"whoami":       {"Who am I?"},
 }
 
-// plainIntent maps a plain-text request to a skill, or reports it cannot.
+// PlainIntent maps a plain-text request to a skill, or reports it cannot.
 func PlainIntent(text string) (a2aIntent, bool) {
 	if text == "" {
 		return a2aIntent{}, false

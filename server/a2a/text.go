@@ -24,7 +24,7 @@ type rpcEnvelope struct {
 	} `json:"params"`
 }
 
-// peekRPC reads body's envelope; a body that is not one leaves it empty (the binding
+// PeekRPC reads body's envelope; a body that is not one leaves it empty (the binding
 // answers it).
 func PeekRPC(body []byte) rpcEnvelope {
 	var env rpcEnvelope
@@ -39,7 +39,7 @@ func (env *rpcEnvelope) streaming() bool {
 	return env.Method == "SendStreamingMessage" || env.Method == "SubscribeToTask"
 }
 
-// checkMessageText applies the text rule every surface follows (checkText: valid UTF-8,
+// CheckMessageText applies the text rule every surface follows (checkText: valid UTF-8,
 // no NUL) to each part of the message a SendMessage or SendStreamingMessage carries. It
 // reads the parts as sent: a JSON decoder, the binding's included, turns invalid bytes
 // and unpaired UTF-16 surrogate escapes into U+FFFD, after which nothing can tell them
@@ -70,7 +70,7 @@ func (env *rpcEnvelope) CheckMessageText() error {
 	return nil
 }
 
-// plainPart reports whether a part needs no closer look: valid UTF-8 with no \u escape
+// PlainPart reports whether a part needs no closer look: valid UTF-8 with no \u escape
 // (so no surrogate, no NUL, and no member name written in escapes) and no text member.
 // A skill's data part usually is.
 func PlainPart(part json.RawMessage) bool {

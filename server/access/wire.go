@@ -47,7 +47,7 @@ type accessMFAIn struct {
 	Code          string `json:"code,omitempty" maxLength:"64" doc:"The 6-digit code from the authenticator app, the email or the text message."`
 }
 
-// validate: a body either requests a challenge or submits a code.
+// Validate: a body either requests a challenge or submits a code.
 func (in *accessMFAIn) Validate() []kv.FieldError {
 	switch {
 	case in.Method != "" && (in.ChallengeID != nil || in.Code != ""):
@@ -85,7 +85,7 @@ type accessWorkspaceIn struct {
 	Name          string `json:"name,omitempty" maxLength:"200" doc:"create: the new workspace's name."`
 }
 
-// validate: each action takes exactly its own member.
+// Validate: each action takes exactly its own member.
 func (in *accessWorkspaceIn) Validate() []kv.FieldError {
 	need := map[string]string{"select": "org_id", "accept_invitation": "invitation_id", "create": "name"}[in.Action]
 	var errs []kv.FieldError

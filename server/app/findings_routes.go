@@ -58,7 +58,7 @@ func (s *App) handleAppAnalysisStart(r *pipeline.Request) error {
 	return nil
 }
 
-// analysisStatusJSON is what the findings page's script polls: the operation's own
+// AnalysisStatusJSON is what the findings page's script polls: the operation's own
 // answer and, once completed, the page to show.
 type AnalysisStatusJSON struct {
 	research.AnalysisStatus

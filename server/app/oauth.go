@@ -107,7 +107,7 @@ func cspSource(redirectURI string) string {
 	return u.Scheme + ":"
 }
 
-// clientHostLabel is the host the consent page shows beside a client's name, so a
+// ClientHostLabel is the host the consent page shows beside a client's name, so a
 // person can tell who they are approving whatever the client calls itself: for a
 // client described by a metadata document, the document's host (the document vouches
 // for the name); otherwise the host the approval is sent back to, or a native app's

@@ -22,7 +22,7 @@ const (
 	PreTokenLen  = 43 // base64url of preRandBytes+preMACBytes, unpadded
 )
 
-// derivedKey is a key for one purpose, derived from the instance's secret, so no two
+// DerivedKey is a key for one purpose, derived from the instance's secret, so no two
 // uses of the secret can stand in for each other.
 func DerivedKey(secret []byte, purpose string) []byte {
 	m := hmac.New(sha256.New, secret)
@@ -37,7 +37,7 @@ func (s *App) preMAC(random []byte) []byte {
 	return m.Sum(nil)[:PreMACBytes]
 }
 
-// newPreToken returns a fresh pre-session token.
+// NewPreToken returns a fresh pre-session token.
 func (s *App) NewPreToken() string {
 	var b [PreRandBytes + PreMACBytes]byte
 	_, _ = rand.Read(b[:PreRandBytes])
@@ -45,7 +45,7 @@ func (s *App) NewPreToken() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// validPre reports, in constant time over the MAC, whether tok is a pre-session token
+// ValidPre reports, in constant time over the MAC, whether tok is a pre-session token
 // this server issued.
 func (s *App) ValidPre(tok string) bool {
 	if len(tok) != PreTokenLen {

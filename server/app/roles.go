@@ -21,7 +21,7 @@ import (
 // fixes for members (never studies:golive or export:read) and which gives a viewer
 // studies:read and links:read only.
 
-// roleRefusal is the app's 403 for a route the session's role does not reach, or nil.
+// RoleRefusal is the app's 403 for a route the session's role does not reach, or nil.
 func RoleRefusal(access Access, role kv.Role, org string) error {
 	switch {
 	case access == AccessAdmin && !role.Manages():

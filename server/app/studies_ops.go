@@ -122,7 +122,7 @@ func formErrors(err error) webui.FieldErrors {
 	return out
 }
 
-// stampOf formats t for a page: RFC 3339 for machines, "2 Jan 2006, 15:04 UTC" for
+// StampOf formats t for a page: RFC 3339 for machines, "2 Jan 2006, 15:04 UTC" for
 // people. Written out by hand: lists format two stamps a row, and time.Format's
 // layout interpretation was a tenth of a studies page.
 func StampOf(t time.Time) webui.Stamp {

@@ -178,7 +178,7 @@ func (s *App) handleAppAuthoring(r *pipeline.Request) error {
 	return nil
 }
 
-// authoringStatusJSON is what the authoring page's script polls.
+// AuthoringStatusJSON is what the authoring page's script polls.
 type AuthoringStatusJSON struct {
 	Status   string `json:"status"`
 	StudyURL string `json:"study_url,omitempty"`

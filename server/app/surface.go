@@ -33,7 +33,7 @@ import (
 type Access uint8
 
 const (
-	// accessPublic: anyone (sign-in pages). A session, if any, is still loaded.
+	// AccessPublic: anyone (sign-in pages). A session, if any, is still loaded.
 	AccessPublic Access = iota
 	// accessSession: a signed-in session that has passed its two-step check if one is
 	// due, with or without a chosen workspace (choose workspace, accept an invitation).
@@ -102,7 +102,7 @@ type App struct {
 	// clients finds OAuth clients and checks authorization requests (the consent page).
 	clients *authz.Clients
 	Routes  []appRoute
-	// preKey authenticates pre-session tokens (pre_session.go).
+	// PreKey authenticates pre-session tokens (pre_session.go).
 	PreKey []byte
 }
 
@@ -402,7 +402,7 @@ func (s *App) handleAppRoot(r *pipeline.Request) error {
 	return nil
 }
 
-// safeNext returns next when it is a path inside the app (so a sign-in can return
+// SafeNext returns next when it is a path inside the app (so a sign-in can return
 // there), else "". Anything that could leave the site — a scheme, a host, "//", a
 // backslash — is refused.
 func SafeNext(next string) string {

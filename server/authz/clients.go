@@ -16,14 +16,14 @@ import (
 // server's endpoints and the app's consent page share.
 type Clients struct {
 	*pipeline.Core
-	// metadata fetches client ID metadata documents; nil when they are turned off.
+	// Metadata fetches client ID metadata documents; nil when they are turned off.
 	Metadata *ClientMetadata
 }
 
-// fetchesMetadata says client ID metadata documents are on.
+// FetchesMetadata says client ID metadata documents are on.
 func (s *Clients) FetchesMetadata() bool { return s.Metadata != nil }
 
-// resourcePath returns the protected resource a resource parameter names ("/v1/mcp"
+// ResourcePath returns the protected resource a resource parameter names ("/v1/mcp"
 // or "/v1/api" at an origin discovery names; a trailing slash is dropped), or "" when
 // it names neither.
 func (s *Clients) ResourcePath(resource string) string {
@@ -36,7 +36,7 @@ func (s *Clients) ResourcePath(resource string) string {
 	return ""
 }
 
-// findOAuthClient returns the client id names: a registered svcc_ client, or when
+// FindOAuthClient returns the client id names: a registered svcc_ client, or when
 // client ID metadata documents are on, the client an https URL's document describes.
 // ENOTFOUND invalid_client otherwise; a document that cannot be used is an
 // oauthError naming why.

@@ -41,7 +41,7 @@ const (
 	metadataCacheMax = 1024
 )
 
-// clientMetadata fetches and caches metadata documents.
+// ClientMetadata fetches and caches metadata documents.
 type ClientMetadata struct {
 	hc    *http.Client
 	mu    sync.Mutex
@@ -54,7 +54,7 @@ type metadataEntry struct {
 	expires time.Time
 }
 
-// newClientMetadata returns the fetcher. allowLoopback lets tests serve a document on
+// NewClientMetadata returns the fetcher. allowLoopback lets tests serve a document on
 // 127.0.0.1; roots, when not nil, are the CAs it trusts (a test's own).
 func NewClientMetadata(allowLoopback bool, roots *x509.CertPool) *ClientMetadata {
 	dialer := &net.Dialer{Timeout: metadataTimeout, Control: func(network, address string, _ syscall.RawConn) error {
@@ -167,7 +167,7 @@ func checkMetadataURL(id string) string {
 	return ""
 }
 
-// client returns the client the document at id describes, from the cache when fresh.
+// Client returns the client the document at id describes, from the cache when fresh.
 // ENOTFOUND for an id that is no usable URL; an oauthError invalid_client naming why
 // a document could not be used.
 func (m *ClientMetadata) Client(ctx context.Context, id string, now time.Time) (kv.OAuthClient, error) {
@@ -269,7 +269,7 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// checkClientText applies the text rule to client metadata body (a JSON object, a
+// CheckClientText applies the text rule to client metadata body (a JSON object, a
 // registration or a metadata document): the members a person may be shown, and every
 // redirect URI (its host is shown beside the name), follow checkLabel, and the whole
 // body must be UTF-8 (RFC 8259), ignored members included, since decoding would store

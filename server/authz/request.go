@@ -22,7 +22,7 @@ import (
 // this an open redirector); after that, a redirect back to the client with error,
 // error_description, state and iss.
 
-// authorizeParams are the parameters of an authorization request, in the order the
+// AuthorizeParams are the parameters of an authorization request, in the order the
 // consent forms carry them.
 var AuthorizeParams = []string{"response_type", "client_id", "redirect_uri", "scope", "resource",
 	"code_challenge", "code_challenge_method", "state"}
@@ -35,7 +35,7 @@ type authzQuery struct {
 	Dup string
 }
 
-// decodeAuthorize reads an authorization request's query. Only a query that is not
+// DecodeAuthorize reads an authorization request's query. Only a query that is not
 // urlencoded at all is an error; every rule about the values is checkAuthorize's.
 func DecodeAuthorize(raw string) (authzQuery, error) {
 	vals, err := url.ParseQuery(raw)
@@ -58,7 +58,7 @@ func QueryFromValues(vals url.Values) authzQuery {
 	return q
 }
 
-// values returns the request's parameters as the consent forms carry them.
+// Values returns the request's parameters as the consent forms carry them.
 func (q authzQuery) Values() []FormParam {
 	vals := []string{q.ResponseType, q.ClientID, q.RedirectURI, q.Scope, q.Resource, q.Challenge, q.Method, q.State}
 	var out []FormParam
@@ -70,7 +70,7 @@ func (q authzQuery) Values() []FormParam {
 	return out
 }
 
-// encode returns the request as a query string.
+// Encode returns the request as a query string.
 func (q authzQuery) Encode() string {
 	v := url.Values{}
 	for _, p := range q.Values() {
@@ -108,7 +108,7 @@ func PageRefusal(status int, desc string) *Refusal {
 // maxState bounds the opaque state a client may send through.
 const maxState = 1000
 
-// checkAuthorize applies every rule of DECISIONS §15 to q, in RFC 6749's order:
+// CheckAuthorize applies every rule of DECISIONS §15 to q, in RFC 6749's order:
 // client and redirect URI first (refused on a page), then the rest (refused to the
 // client).
 func (s *Clients) CheckAuthorize(ctx context.Context, q authzQuery) (*Request, *Refusal) {
@@ -189,7 +189,7 @@ func ValidChallenge(c string) bool {
 	return true
 }
 
-// clientRedirect returns the client's redirect URI with params added to its query.
+// ClientRedirect returns the client's redirect URI with params added to its query.
 func ClientRedirect(redirectURI string, params url.Values) string {
 	u, err := url.Parse(redirectURI)
 	if err != nil {
@@ -203,7 +203,7 @@ func ClientRedirect(redirectURI string, params url.Values) string {
 	return u.String()
 }
 
-// refusalRedirect is where a refusal sends the browser back to the client (RFC 6749
+// RefusalRedirect is where a refusal sends the browser back to the client (RFC 6749
 // §4.1.2.1, RFC 9207's iss: the issuer the client discovered, at the origin it used).
 func (s *Clients) RefusalRedirect(c *fasthttp.RequestCtx, e *Refusal) string {
 	v := url.Values{"error": {e.Code}, "error_description": {e.Desc}, "iss": {s.BaseFor(c)}}

@@ -37,7 +37,7 @@ func refuseLargeBatch(c *fasthttp.RequestCtx, body []byte) (refused, isBatch boo
 	return true, true
 }
 
-// batchLen reports whether body is a JSON array (a batch) and how many elements its
+// BatchLen reports whether body is a JSON array (a batch) and how many elements its
 // top level holds, counting no further than limit+1. It does not validate the JSON.
 func BatchLen(body []byte, limit int) (n int, isBatch bool) {
 	i := 0

@@ -42,7 +42,7 @@ type Endpoint struct {
 	serverInfo func() []byte
 	// fast turns the tools/call fast path on; off, every request goes to the SDK.
 	fast bool
-	// serve is the endpoint's whole chain (surface), as the router calls it.
+	// Serve is the endpoint's whole chain (surface), as the router calls it.
 	Serve fasthttp.RequestHandler
 }
 

@@ -36,7 +36,7 @@ const (
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
-// serveToolCall answers c when it holds a tools/call the fast path recognises, and
+// ServeToolCall answers c when it holds a tools/call the fast path recognises, and
 // reports whether it did; when it returns false it has written nothing.
 func (m *Endpoint) ServeToolCall(c *fasthttp.RequestCtx, ctx context.Context, p *pipeline.Principal) bool {
 	h := &c.Request.Header

@@ -28,7 +28,7 @@ func NewOriginPolicy(baseURL string) originPolicy {
 	return originPolicy{Origin: origin, Loopback: pipeline.IsLoopbackHost(u.Hostname())}
 }
 
-// allows reports whether a request with this Origin header value may proceed.
+// Allows reports whether a request with this Origin header value may proceed.
 func (p originPolicy) Allows(origin []byte) bool {
 	if len(origin) == 0 {
 		return true

@@ -35,7 +35,7 @@ func addDefaultScope(c *fasthttp.RequestCtx) {
 	}
 }
 
-// notGrantedNote ends the description of a tool an OAuth connection was not granted the
+// NotGrantedNote ends the description of a tool an OAuth connection was not granted the
 // scope for.
 const NotGrantedNote = " This connection was not granted that permission: a call is refused with insufficient_scope" +
 	" until the person connects again and approves it."

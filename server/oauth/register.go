@@ -11,7 +11,7 @@ import (
 	"interviewd/server/pipeline"
 )
 
-// maxRegistrationBody bounds a registration request: ten redirect URIs of 2000
+// MaxRegistrationBody bounds a registration request: ten redirect URIs of 2000
 // characters and the rest fit well inside.
 const MaxRegistrationBody = 32 << 10
 

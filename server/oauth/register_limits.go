@@ -34,7 +34,7 @@ import (
 // counts an address's registrations together. The RateLimit headers of every
 // registration response describe both, "registration" first.
 
-// registrationWindow is the registration budget's window.
+// RegistrationWindow is the registration budget's window.
 const RegistrationWindow = time.Hour
 
 // Policy names of the two budgets in RateLimit-Policy and RateLimit.

@@ -24,7 +24,7 @@ import (
 type AuthServer struct {
 	*pipeline.Core
 	clients *authz.Clients // OAuth clients and authorization requests
-	// register limits successful registrations per client address (its per-IP class,
+	// Register limits successful registrations per client address (its per-IP class,
 	// an hour's window; register_limits.go).
 	Register *ratelimit.Limiter
 }

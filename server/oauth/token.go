@@ -12,7 +12,7 @@ import (
 	"interviewd/server/pipeline"
 )
 
-// maxTokenForm bounds a token or revocation request body.
+// MaxTokenForm bounds a token or revocation request body.
 const MaxTokenForm = 16 << 10
 
 // tokenForm is a decoded token or revocation request: its form fields and the client

@@ -15,14 +15,14 @@ import (
 // The participant JSON API under /i/{token}: public, the link token is the capability,
 // and a session secret (cookie or X-Interview-Session header) picks the interview.
 
-// headerSession carries the session secret for callers that do not keep cookies.
+// HeaderSession carries the session secret for callers that do not keep cookies.
 const HeaderSession = "X-Interview-Session"
 
 // sessionCookieMaxAge keeps a participant's session across browser restarts for a while,
 // so a group link's interview can be continued the next day.
 const sessionCookieMaxAge = 30 * 24 * time.Hour
 
-// sessionCookieName is the cookie of one link: its path already scopes it to the link;
+// SessionCookieName is the cookie of one link: its path already scopes it to the link;
 // the token prefix in the name keeps links apart even in a browser that mixes paths up.
 func SessionCookieName(token string) string { return "iv_" + token[:min(8, len(token))] }
 

@@ -82,7 +82,7 @@ func (l *turnLocks) endedSince(id kv.ID, mark uint64) bool {
 // turnSlot is the interview's slot, from the last bytes of its id (random in a UUIDv7).
 func turnSlot(id kv.ID) uint32 { return binary.BigEndian.Uint32(id[12:]) % turnEndSlots }
 
-// held returns how many interviews have a turn held or awaited (for tests).
+// Held returns how many interviews have a turn held or awaited (for tests).
 func (l *turnLocks) Held() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -19,7 +19,7 @@ import (
 // participant's cookie, says which interview of a group link is theirs. The transcript
 // goes back only to a session of its own interview; the link's note never does.
 
-// participantTurnTimeout bounds the interviewer's work on one turn (an engine call).
+// ParticipantTurnTimeout bounds the interviewer's work on one turn (an engine call).
 const ParticipantTurnTimeout = 45 * time.Second
 
 // MaxAnswerChars bounds one participant message, counted in characters after trimming.

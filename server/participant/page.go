@@ -12,7 +12,7 @@ import (
 	"interviewd/webui"
 )
 
-// pageCSP allows the page's own script, style and API and nothing else: no inline
+// PageCSP allows the page's own script, style and API and nothing else: no inline
 // script or style, no framing, no form posts elsewhere.
 const PageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; media-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"

@@ -26,13 +26,13 @@ func (s *Core) authenticate(c *fasthttp.RequestCtx, resource string) (*Principal
 	return s.ResolveTokenIn(ctx, tok, resource)
 }
 
-// resolveToken is resolveTokenIn under the server's lifetime, for callers outside a
+// ResolveToken is resolveTokenIn under the server's lifetime, for callers outside a
 // request.
 func (s *Core) ResolveToken(tok, resource string) (*Principal, error) {
 	return s.ResolveTokenIn(s.Ctx, tok, resource)
 }
 
-// resolveTokenIn is the one place a presented token becomes a Principal, whatever the
+// ResolveTokenIn is the one place a presented token becomes a Principal, whatever the
 // surface: API keys, and OAuth access tokens, which work only on the resource they
 // were issued for (resource: "/v1/api" or "/v1/mcp"; any other surface refuses them).
 func (s *Core) ResolveTokenIn(ctx context.Context, tok, resource string) (*Principal, error) {

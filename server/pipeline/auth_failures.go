@@ -18,7 +18,7 @@ func (s *Core) authenticateLimited(c *fasthttp.RequestCtx, resource string) (*Pr
 	return p, nil
 }
 
-// limitAuthFailure counts a refused credential (a 401 for a credential that was sent)
+// LimitAuthFailure counts a refused credential (a 401 for a credential that was sent)
 // against the client address's budget and returns err, or a 429 once the budget is
 // spent.
 func (s *Core) LimitAuthFailure(c *fasthttp.RequestCtx, err error) error {

@@ -7,7 +7,7 @@ import (
 	"interviewd/kv"
 )
 
-// authFenceStep lets a read on a shared store check its cached credential with its
+// AuthFenceStep lets a read on a shared store check its cached credential with its
 // own first statement instead of a round trip of its own (kv's credential fence): the
 // request runs under a fence, settled before it answers, whatever it did. A credential
 // found changed since it was cached (on any node) fails the request's statement, which

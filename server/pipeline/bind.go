@@ -334,7 +334,7 @@ func Missing(loc []any) kv.FieldError {
 	return kv.FieldError{Loc: loc, Msg: "Field required.", Type: "missing"}
 }
 
-// checkText is the rule every text input follows, on every surface (REST body, path and
+// CheckText is the rule every text input follows, on every surface (REST body, path and
 // query, MCP arguments, the participant API): valid UTF-8 and no NUL character. Invalid
 // bytes are refused rather than replaced, so what is stored is what was sent; NUL is
 // refused because it is never text and truncates in many tools downstream (C strings,
@@ -350,7 +350,7 @@ func CheckText(s string, loc []any) *kv.FieldError {
 	return nil
 }
 
-// checkLabel is checkText for text a stranger chose and a person is shown as a name to
+// CheckLabel is checkText for text a stranger chose and a person is shown as a name to
 // decide by (an OAuth client's name on the consent page, and the addresses beside it):
 // one line, and none of the explicit bidirectional formatting characters (embeddings,
 // overrides, isolates: U+202A–U+202E, U+2066–U+2069), with which a name can show its
@@ -373,7 +373,7 @@ func CheckLabel(s string, loc []any) *kv.FieldError {
 	return nil
 }
 
-// checkRawLabel is checkLabel for a JSON value as sent: a string is checked in its raw
+// CheckRawLabel is checkLabel for a JSON value as sent: a string is checked in its raw
 // form for invalid UTF-8 and lone surrogate escapes, which decoding would replace with
 // U+FFFD, then decoded and checked. Anything but a string passes (its type is another
 // check's).
@@ -388,7 +388,7 @@ func CheckRawLabel(raw []byte, loc []any) *kv.FieldError {
 	return CheckLabel(s, loc)
 }
 
-// loneSurrogate reports whether valid JSON text raw holds a \u escape of a UTF-16
+// LoneSurrogate reports whether valid JSON text raw holds a \u escape of a UTF-16
 // surrogate (U+D800–U+DFFF) that is not a high one followed by a low one. Such text is
 // plain ASCII on the wire, but encoding/json decodes it to U+FFFD: it is invalid text
 // like invalid UTF-8, and refused the same way rather than stored replaced.
@@ -443,7 +443,7 @@ type validator interface {
 	Validate() []kv.FieldError
 }
 
-// finish runs the declarative checks and the input's own validate, and returns every
+// Finish runs the declarative checks and the input's own validate, and returns every
 // failure as one EINVALID error.
 func (p *InputPlan) Finish(in any, errs []kv.FieldError) error {
 	v := reflect.ValueOf(in).Elem()
@@ -465,7 +465,7 @@ func (p *InputPlan) Finish(in any, errs []kv.FieldError) error {
 	return nil
 }
 
-// bindArgs fills in (a *In) from one JSON object holding every field by name: the MCP
+// BindArgs fills in (a *In) from one JSON object holding every field by name: the MCP
 // and A2A form. Unknown names are refused like unknown body fields.
 func (p *InputPlan) BindArgs(in any, args json.RawMessage) error {
 	obj, errs := decodeObject(args, true)

@@ -54,7 +54,7 @@ func (o *Operation) bindREST(c *fasthttp.RequestCtx) (any, error) {
 	return in, nil
 }
 
-// bindBody decodes a JSON object body strictly: unknown members are refused, required
+// BindBody decodes a JSON object body strictly: unknown members are refused, required
 // members must be present.
 func (p *InputPlan) BindBody(v reflect.Value, body []byte) []kv.FieldError {
 	obj, errs := decodeObject(body, false)

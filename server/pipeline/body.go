@@ -8,7 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// maxJSONBody bounds every JSON request body.
+// MaxJSONBody bounds every JSON request body.
 const MaxJSONBody = 1 << 20
 
 // bodyTooLarge answers a body over limit bytes, naming the limit of the endpoint that
@@ -28,13 +28,13 @@ func limitSize(n int) string {
 	return strconv.Itoa(n) + " bytes"
 }
 
-// errMalformedBody answers a body that cannot be read to its end: broken chunked
+// ErrMalformedBody answers a body that cannot be read to its end: broken chunked
 // framing, or a connection that ends before Content-Length bytes. It is the client's
 // mistake, never a 500, and the connection is closed after it (its framing is lost).
 var ErrMalformedBody = &APIError{Status: 400, Code: "malformed_body",
 	Detail: "The request body could not be read: its chunked encoding or Content-Length is broken."}
 
-// bodyStream returns the request body as a reader whose read failures are
+// BodyStream returns the request body as a reader whose read failures are
 // errMalformedBody (the cause kept for errors.Is); c's connection is closed after one.
 func BodyStream(c *fasthttp.RequestCtx) io.Reader {
 	if !c.Request.IsBodyStream() {
@@ -57,13 +57,13 @@ func (f *framedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// malformedBody is a body read failure; it maps to errMalformedBody.
+// MalformedBody is a body read failure; it maps to errMalformedBody.
 type MalformedBody struct{ cause error }
 
 func (e *MalformedBody) Error() string { return "read request body: " + e.cause.Error() }
 func (e *MalformedBody) Unwrap() error { return e.cause }
 
-// readBody returns the request body, at most limit bytes. Bodies the server streams
+// ReadBody returns the request body, at most limit bytes. Bodies the server streams
 // (larger than its in-memory threshold) are read through a limit, never whole.
 func ReadBody(c *fasthttp.RequestCtx, limit int) ([]byte, error) {
 	if !c.Request.IsBodyStream() {

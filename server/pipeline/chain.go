@@ -29,45 +29,45 @@ import (
 // Handlers return an error instead of writing one; the surface's renderer writes the
 // handler's output or its error, once, in the surface's wire format.
 
-// request is one request on its way through a surface. It is pooled with the request's
+// Request is one request on its way through a surface. It is pooled with the request's
 // reqInfo: nothing may keep it, or anything it holds from fasthttp, after the handler
 // returns.
 type Request struct {
 	C    *fasthttp.RequestCtx
 	Info *reqInfo
-	// ctx is the request's context: operations run under it. It ends when the server
+	// Ctx is the request's context: operations run under it. It ends when the server
 	// stops; steps may derive from it (idempotency adds its claim). It does not end when
 	// the client goes away: fasthttp does not read the connection while a handler runs,
 	// so it cannot tell (valyala/fasthttp#468, #965).
 	Ctx context.Context
 	SF  *Surface
-	// route is the template the route was registered with, as the router matched it
+	// Route is the template the route was registered with, as the router matched it
 	// ("/v1/api/studies/{study_id}"); it is what logs and metrics show.
 	Route string
-	// p is the research principal, set by an authenticator that builds one (API key,
+	// P is the research principal, set by an authenticator that builds one (API key,
 	// OAuth token, or the app's session); nil on public surfaces.
 	P *Principal
-	// op is the research operation a route of the research table serves.
+	// Op is the research operation a route of the research table serves.
 	Op *Operation
 	// in and out are the bound input and the handler's output; status is the success
 	// status for out (0 means 200).
 	In, Out any
 	Status  int
-	// data is the surface's own state: the app keeps its session and page here.
+	// Data is the surface's own state: the app keeps its session and page here.
 	Data any
-	// written says the response is already complete (an inline download, a response
+	// Written says the response is already complete (an inline download, a response
 	// a bridged handler wrote): the renderer is not called for a nil error.
 	Written bool
-	// args is the raw input of surfaces that bind from one JSON document (an MCP tool
+	// Args is the raw input of surfaces that bind from one JSON document (an MCP tool
 	// call's arguments).
 	Args []byte
-	// rate is the last rate-limit decision (rated says there is one), for the renderer.
+	// Rate is the last rate-limit decision (rated says there is one), for the renderer.
 	Rate  ratelimit.Decision
 	Rated bool
-	// trace is the research pipeline's steps the request has entered
+	// Trace is the research pipeline's steps the request has entered
 	// (pipeline_research.go).
 	Trace ResearchStep
-	// claim is the idempotency key the request holds until its answer is rendered;
+	// Claim is the idempotency key the request holds until its answer is rendered;
 	// replayTask, for a replayed A2A message, is the task the first one made.
 	Claim      *idemClaim
 	ReplayTask *kv.ID
@@ -75,10 +75,10 @@ type Request struct {
 	held *idemVerdict
 }
 
-// handler is a route's work: it sets r.out (and r.status) or returns an error.
+// Handler is a route's work: it sets r.out (and r.status) or returns an error.
 type Handler func(r *Request) error
 
-// middleware is one step of a surface: it runs before (and may run after) next, or
+// Middleware is one step of a surface: it runs before (and may run after) next, or
 // refuses the request by returning an error without calling next.
 type Middleware func(next Handler) Handler
 
@@ -91,20 +91,20 @@ type authenticator func(r *Request) error
 // It is called exactly once per request, unless a nil-error request is r.written.
 type renderer func(r *Request, err error)
 
-// surface binds the steps of one way in. The zero authenticate means public (no
+// Surface binds the steps of one way in. The zero authenticate means public (no
 // credential); steps run in order after it.
 type Surface struct {
 	Name string // for logs and panics: "rest", "participant", "app", ...
-	// pre are steps before authentication (the MCP endpoint's Origin and method checks).
+	// Pre are steps before authentication (the MCP endpoint's Origin and method checks).
 	Pre          []Middleware
 	Authenticate authenticator
 	Steps        []Middleware
 	Render       renderer
-	// log receives panics; Core.Group sets it to the server's log when nil.
+	// Log receives panics; Core.Group sets it to the server's log when nil.
 	Log *zerolog.Logger
 }
 
-// chain composes the surface around h: recover → pre → authenticate → steps → extra → h.
+// Chain composes the surface around h: recover → pre → authenticate → steps → extra → h.
 // extra are route-specific steps (an operation's bind); they run innermost.
 func (sf *Surface) Chain(h Handler, extra ...Middleware) Handler {
 	for i := len(extra) - 1; i >= 0; i-- {
@@ -153,7 +153,7 @@ func (sf *Surface) recoverStep(next Handler) Handler {
 	}
 }
 
-// serve turns a composed chain into the router's handler for one route template; o is
+// Serve turns a composed chain into the router's handler for one route template; o is
 // the research operation the route serves (nil for others).
 func (sf *Surface) Serve(tmpl string, o *Operation, h Handler) fasthttp.RequestHandler {
 	return func(c *fasthttp.RequestCtx) {
@@ -188,7 +188,7 @@ type actionRoute struct {
 	handlers            map[string]fasthttp.RequestHandler
 }
 
-// group returns a route group of sf under prefix ("" for none). mw are steps only this
+// Group returns a route group of sf under prefix ("" for none). mw are steps only this
 // group's routes take, after the surface's own.
 func (s *Core) Group(r *router.Router, prefix string, sf *Surface, mw ...Middleware) *routeGroup {
 	if sf.Log == nil {
@@ -203,13 +203,13 @@ func (g *routeGroup) build(tmpl string, o *Operation, h Handler, mw []Middleware
 	return g.sf.Serve(tmpl, o, g.sf.Chain(h, steps...))
 }
 
-// handle registers h for method on prefix+path; mw run after the group's steps.
+// Handle registers h for method on prefix+path; mw run after the group's steps.
 // It returns the full template.
 func (g *routeGroup) Handle(method, path string, h Handler, mw ...Middleware) string {
 	return g.HandleOp(method, path, nil, h, mw...)
 }
 
-// handleOp is handle for a route serving research operation o (r.op).
+// HandleOp is handle for a route serving research operation o (r.op).
 func (g *routeGroup) HandleOp(method, path string, o *Operation, h Handler, mw ...Middleware) string {
 	tmpl := g.prefix + path
 	g.r.Handle(method, tmpl, g.build(tmpl, o, h, mw))
@@ -230,7 +230,7 @@ func (g *routeGroup) GETOp(path string, o *Operation, h Handler, mw ...Middlewar
 // POST registers a form post or API call.
 func (g *routeGroup) POST(path string, h Handler, mw ...Middleware) { g.Handle("POST", path, h, mw...) }
 
-// action registers h for method on prefix+path followed by a literal action
+// Action registers h for method on prefix+path followed by a literal action
 // (":refine"); the route's template, as logged, is the whole of it. The router matches
 // whole segments, so every action of one template shares a dispatcher, registered by
 // flushActions.
@@ -250,7 +250,7 @@ func (g *routeGroup) Action(method, path, action string, o *Operation, h Handler
 	a.handlers[action] = g.build(tmpl+action, o, h, mw)
 }
 
-// flushActions registers the dispatchers of the group's action routes; a value with no
+// FlushActions registers the dispatchers of the group's action routes; a value with no
 // known action goes to notFound.
 func (g *routeGroup) FlushActions(notFound fasthttp.RequestHandler) {
 	for _, key := range g.order {
@@ -282,13 +282,13 @@ func requestOf(c *fasthttp.RequestCtx) *Request {
 	return r
 }
 
-// pathParam returns the router's value for a path parameter ("" when absent).
+// PathParam returns the router's value for a path parameter ("" when absent).
 func (r *Request) PathParam(name string) string {
 	v, _ := r.C.UserValue(name).(string)
 	return v
 }
 
-// handlePlain registers a handler that belongs to no surface (health probes, documents,
+// HandlePlain registers a handler that belongs to no surface (health probes, documents,
 // static files), recording the template it is registered with for logs and metrics.
 func HandlePlain(r *router.Router, method, tmpl string, h fasthttp.RequestHandler) {
 	r.Handle(method, tmpl, func(c *fasthttp.RequestCtx) {

@@ -31,7 +31,7 @@ import (
 // Bytes read after the read side was shut are dropped, so a request is either seen
 // whole by the handler or not at all.
 
-// trackedListener wraps every accepted connection in a trackedConn.
+// TrackedListener wraps every accepted connection in a trackedConn.
 type TrackedListener struct{ net.Listener }
 
 func (l TrackedListener) Accept() (net.Conn, error) {
@@ -153,7 +153,7 @@ func (c *trackedConn) shutRead() bool {
 	return true
 }
 
-// connState is the server's ConnState hook: it tells each connection where fasthttp is.
+// ConnState is the server's ConnState hook: it tells each connection where fasthttp is.
 func ConnState(nc net.Conn, st fasthttp.ConnState) {
 	c := tracked(nc)
 	if c == nil {

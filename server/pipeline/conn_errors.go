@@ -21,7 +21,7 @@ import (
 // HTML for a page), and logged once, by category: the raw request never reaches the
 // log, since it carries API keys, session secrets and link tokens.
 
-// maxHeaderBytes is the request line plus headers fasthttp reads (its read buffer). It
+// MaxHeaderBytes is the request line plus headers fasthttp reads (its read buffer). It
 // is that of nginx and Apache: a bearer too long to be any credential still fits, and
 // is answered 401 with WWW-Authenticate like any other unknown one.
 const MaxHeaderBytes = 8 << 10
@@ -50,7 +50,7 @@ func classifyReadError(err error) readRefusal {
 	return readRefusal{400, "malformed_request", "The request could not be parsed: its request line or a header is malformed."}
 }
 
-// handleReadError is the server's ErrorHandler. fasthttp closes the connection after it.
+// HandleReadError is the server's ErrorHandler. fasthttp closes the connection after it.
 func (s *Core) HandleReadError(c *fasthttp.RequestCtx, err error) {
 	r := classifyReadError(err)
 	id := s.newRequestID()

@@ -15,7 +15,7 @@ import (
 // bytes, and a browser shows far less.
 const maxDownloadName = 120
 
-// attachmentDisposition returns `attachment; filename="ascii"; filename*=UTF-8”pct`:
+// AttachmentDisposition returns `attachment; filename="ascii"; filename*=UTF-8”pct`:
 // the quoted ASCII fallback for old clients and the RFC 5987 UTF-8 name for the rest.
 // Control characters, quotes, backslashes and path separators never reach either; a
 // name left empty becomes "download".

@@ -36,9 +36,9 @@ type Core struct {
 	reqSeq    atomic.Uint64
 	Proxies   TrustedProxies
 	AuthFails *ratelimit.Failures // failed credentials per client address
-	// creditAlerts asks Maintain to mail pending low-credit alerts now (app/credits_alert.go).
+	// CreditAlerts asks Maintain to mail pending low-credit alerts now (app/credits_alert.go).
 	CreditAlerts chan struct{}
-	// mail sends the app's and the links' messages; nil logs them.
+	// Mail sends the app's and the links' messages; nil logs them.
 	Mail mail.Sender
 	// SignIn limits sign-in code requests (its write classes) and code attempts (its
 	// read classes) per email address and client address together, and per client
@@ -53,7 +53,7 @@ type Core struct {
 	// the app's own HTML page instead of the API's JSON (see handleNotFound).
 	AppNotFound, AppNotAllowed fasthttp.RequestHandler
 
-	// onResearch, when set, sees every research call that reaches its operation: the
+	// OnResearch, when set, sees every research call that reaches its operation: the
 	// tenancy matrix checks that no surface skipped a step.
 	OnResearch func(ResearchPass)
 
@@ -65,7 +65,7 @@ type Core struct {
 	Presign       bool
 }
 
-// sendMail sends a message off the request path, so a page answers as fast whether or
+// SendMail sends a message off the request path, so a page answers as fast whether or
 // not it sent mail (the sign-in page must not tell whether an address has an account).
 // Failures are logged: the person can ask for another code.
 func (s *Core) SendMail(m mail.Message) {
@@ -82,7 +82,7 @@ func (s *Core) SendMail(m mail.Message) {
 	}()
 }
 
-// mailWhere says where the app's mail goes: mailSent, mailOutbox or mailLogged.
+// MailWhere says where the app's mail goes: mailSent, mailOutbox or mailLogged.
 func (s *Core) MailWhere() string {
 	switch {
 	case s.Mail == nil:

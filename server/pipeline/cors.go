@@ -40,7 +40,7 @@ func NewCORSOrigins(list []string) CORSOrigins {
 	return o
 }
 
-// listed returns the listed origin an Origin header value names, or "" when it names
+// Listed returns the listed origin an Origin header value names, or "" when it names
 // none of them.
 func (o CORSOrigins) Listed(origin []byte) string {
 	if len(o) == 0 || len(origin) == 0 {
@@ -77,7 +77,7 @@ func ParseCORSOrigins(s string) ([]string, error) {
 	return out, nil
 }
 
-// parseOrigin returns raw's canonical origin when raw is an http(s) origin and nothing
+// ParseOrigin returns raw's canonical origin when raw is an http(s) origin and nothing
 // more (no path, query, fragment or user information).
 func ParseOrigin(raw string) (string, bool) {
 	u, err := url.Parse(raw)
@@ -87,13 +87,13 @@ func ParseOrigin(raw string) (string, bool) {
 	return CanonicalOrigin(u)
 }
 
-// isPreflight reports whether c is a CORS preflight: OPTIONS naming the method the
+// IsPreflight reports whether c is a CORS preflight: OPTIONS naming the method the
 // browser means to send.
 func IsPreflight(c *fasthttp.RequestCtx) bool {
 	return c.IsOptions() && len(c.Request.Header.Peek("Access-Control-Request-Method")) > 0
 }
 
-// allowRequestedHeaders allows the request headers a preflight asks for. Which headers
+// AllowRequestedHeaders allows the request headers a preflight asks for. Which headers
 // an MCP client sends grows with each protocol revision; what is trusted is the
 // origin, not the header names. Only header-name tokens are repeated.
 func AllowRequestedHeaders(c *fasthttp.RequestCtx) {
@@ -133,12 +133,12 @@ func publicCORSPath(path string) bool {
 	return false
 }
 
-// allowAnyOrigin lets any web page read the answer (no credentials: none are taken).
+// AllowAnyOrigin lets any web page read the answer (no credentials: none are taken).
 func AllowAnyOrigin(c *fasthttp.RequestCtx) {
 	c.Response.Header.Set("Access-Control-Allow-Origin", "*")
 }
 
-// handleOptions answers OPTIONS on a path some route serves, after the router has set
+// HandleOptions answers OPTIONS on a path some route serves, after the router has set
 // the Allow header: no body, so 204. On a public endpoint a preflight is allowed for any
 // origin, for the methods the path serves.
 func (s *Core) HandleOptions(c *fasthttp.RequestCtx) {
@@ -152,5 +152,5 @@ func (s *Core) HandleOptions(c *fasthttp.RequestCtx) {
 	}
 }
 
-// resourceMCP is the MCP surface's path and protected-resource path suffix.
+// ResourceMCP is the MCP surface's path and protected-resource path suffix.
 const ResourceMCP = "/v1/mcp"

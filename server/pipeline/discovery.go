@@ -22,7 +22,7 @@ import (
 
 // discoveryBase is what the base URL's origin says about which Hosts discovery follows.
 type discoveryBase struct {
-	// follow is set when the base URL was derived from the listen address (no
+	// Follow is set when the base URL was derived from the listen address (no
 	// --base-url); only then does discovery follow a loopback Host.
 	Follow bool
 	scheme string // the base URL's scheme, which a loopback origin keeps
@@ -62,7 +62,7 @@ func (d discoveryBase) loopbackOrigin(host string) (origin string, ok bool) {
 	return CanonicalOrigin(u)
 }
 
-// baseFor returns the base URL discovery answers c with: the origin c's client used
+// BaseFor returns the base URL discovery answers c with: the origin c's client used
 // when discovery follows it, else the base URL.
 func (s *Core) BaseFor(c *fasthttp.RequestCtx) string {
 	if origin, ok := s.Discovery.loopbackOrigin(string(c.Host())); ok {
@@ -71,7 +71,7 @@ func (s *Core) BaseFor(c *fasthttp.RequestCtx) string {
 	return s.BaseURL
 }
 
-// ownsOrigin reports whether origin (scheme://host[:port], no path) is one discovery
+// OwnsOrigin reports whether origin (scheme://host[:port], no path) is one discovery
 // names: the base URL's, or a loopback origin it follows. Resource indicators are
 // checked with it, so a code asked for at http://127.0.0.1:8080 may be exchanged at
 // http://localhost:8080 and its tokens used at either (they are bound to the resource's
@@ -88,7 +88,7 @@ func (s *Core) OwnsOrigin(origin string) bool {
 	return ok
 }
 
-// isLoopbackHost reports whether host names this machine: localhost (and its
+// IsLoopbackHost reports whether host names this machine: localhost (and its
 // subdomains, which resolve to loopback by RFC 6761), 127.0.0.0/8 or ::1.
 func IsLoopbackHost(host string) bool {
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
@@ -99,7 +99,7 @@ func IsLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// canonicalOrigin returns scheme://host[:port] in lower case without the scheme's
+// CanonicalOrigin returns scheme://host[:port] in lower case without the scheme's
 // default port, and whether u is an http(s) URL with a host.
 func CanonicalOrigin(u *url.URL) (string, bool) {
 	scheme := strings.ToLower(u.Scheme)

@@ -18,7 +18,7 @@ type APIError struct {
 	Code   string
 	Detail string
 	Fields []kv.FieldError // 422 only; see domain
-	// domain says Fields are kv's domain paths inside the input (no wire location yet);
+	// Domain says Fields are kv's domain paths inside the input (no wire location yet);
 	// each surface's renderer locates them (REST: locate; MCP: argument names; a form:
 	// its fields). Failures found while reading the wire are located already.
 	Domain     bool
@@ -37,7 +37,7 @@ func (e *APIError) Error() string {
 
 const ErrInternal = "Internal error."
 
-// toAPIError maps any error to its wire form. Coded kv errors keep their meaning;
+// ToAPIError maps any error to its wire form. Coded kv errors keep their meaning;
 // anything uncoded becomes a 500 whose cause is only logged.
 func ToAPIError(err error) *APIError {
 	var ae *APIError
@@ -98,7 +98,7 @@ func errStorageUnavailable(cause error) *APIError {
 		Detail: "File storage is unreachable right now; try again in a few seconds."}
 }
 
-// wireInvalid is a validation failure found while reading the wire (a header, the body
+// WireInvalid is a validation failure found while reading the wire (a header, the body
 // as a whole, an unknown member): its fields carry their wire location already. It is
 // still a coded kv error to errors.As, for callers that ask for one.
 func WireInvalid(fields ...kv.FieldError) error {
@@ -111,7 +111,7 @@ type locatedError struct{ err *kv.Error }
 func (e *locatedError) Error() string { return e.err.Error() }
 func (e *locatedError) Unwrap() error { return e.err }
 
-// locatedREST returns ae with its domain fields located as REST reports them: each
+// LocatedREST returns ae with its domain fields located as REST reports them: each
 // path gets the source its first element names in the operation's input plan ("path",
 // "query", else "body"), so kv's ["context","k"] is ["body","context","k"] and a cursor
 // is ["query","cursor"]. plan may be nil (no operation: everything is the body).
@@ -148,18 +148,18 @@ func OrDefault(s, def string) string {
 	return s
 }
 
-// errorBody is every non-422 error: {"detail": "...", "code": "..."}.
+// ErrorBody is every non-422 error: {"detail": "...", "code": "..."}.
 type ErrorBody struct {
 	Detail string `json:"detail"`
 	Code   string `json:"code"`
 }
 
-// validationBody is the 422 shape: {"detail": [items]}.
+// ValidationBody is the 422 shape: {"detail": [items]}.
 type ValidationBody struct {
 	Detail []kv.FieldError `json:"detail"`
 }
 
-// writeRESTError writes err in the REST shape with its status and headers. resource
+// WriteRESTError writes err in the REST shape with its status and headers. resource
 // names the surface whose protected-resource metadata a 401 points at.
 func (s *Core) WriteRESTError(c *fasthttp.RequestCtx, err error, resource string) {
 	s.writeRESTAPIError(c, ToAPIError(err).LocatedREST(nil), resource)
@@ -183,7 +183,7 @@ func (s *Core) writeRESTAPIError(c *fasthttp.RequestCtx, ae *APIError, resource 
 	WriteErrorBody(c, ae)
 }
 
-// writeErrorBody writes the status, Retry-After and JSON body every JSON surface shares:
+// WriteErrorBody writes the status, Retry-After and JSON body every JSON surface shares:
 // 422 as {"detail":[items]}, anything else as {"detail","code"}. Internal failures are
 // noted for the access log.
 func WriteErrorBody(c *fasthttp.RequestCtx, ae *APIError) {

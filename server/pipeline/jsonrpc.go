@@ -17,7 +17,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// bridgeRequest is a net/http request owning copies of everything c's request
+// BridgeRequest is a net/http request owning copies of everything c's request
 // carries, under ctx.
 func BridgeRequest(c *fasthttp.RequestCtx, ctx context.Context) *http.Request {
 	body := bytes.Clone(c.PostBody())
@@ -40,7 +40,7 @@ func BridgeRequest(c *fasthttp.RequestCtx, ctx context.Context) *http.Request {
 	return req
 }
 
-// serveHTTPBridge runs a net/http handler for one fasthttp request, synchronously.
+// ServeHTTPBridge runs a net/http handler for one fasthttp request, synchronously.
 //
 // fasthttpadaptor.NewFastHTTPHandler is not used on purpose: it hands the RequestCtx
 // itself to the handler as its context (RequestCtx is a context.Context), runs the
@@ -70,7 +70,7 @@ func ServeHTTPBridge(c *fasthttp.RequestCtx, h http.Handler, ctx context.Context
 	return true
 }
 
-// writeJSONRPCError answers with status and a JSON-RPC error object for no request id:
+// WriteJSONRPCError answers with status and a JSON-RPC error object for no request id:
 // the shape for a request the endpoint could not take as JSON-RPC at all.
 func WriteJSONRPCError(c *fasthttp.RequestCtx, status, code int, msg string) {
 	body, _ := json.MarshalNoEscape(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
@@ -93,10 +93,10 @@ func ReadRPCBody(next Handler) Handler {
 
 func (e *ErrRPCParse) Error() string { return e.Msg }
 
-// errRPCParse is a body the endpoint cannot read as JSON-RPC at all.
+// ErrRPCParse is a body the endpoint cannot read as JSON-RPC at all.
 type ErrRPCParse struct{ Msg string }
 
-// plainID reports whether a JSON-RPC id is one the fast path echoes byte for byte: a
+// PlainID reports whether a JSON-RPC id is one the fast path echoes byte for byte: a
 // string, or an integer small enough to survive any decoder.
 func PlainID(id json.RawMessage) bool {
 	if len(id) == 0 {
@@ -121,7 +121,7 @@ func PlainID(id json.RawMessage) bool {
 	return true
 }
 
-// toolErrorBodyOf maps err to the error body of an isError result, and returns an
+// ToolErrorBodyOf maps err to the error body of an isError result, and returns an
 // internal failure's cause, which is logged and never sent.
 func ToolErrorBodyOf(o *Operation, err error) (ToolErrorBody, string) {
 	ae := ToAPIError(err).LocatedREST(o.Plan)
@@ -145,7 +145,7 @@ func ToolErrorBodyOf(o *Operation, err error) (ToolErrorBody, string) {
 	return body, cause
 }
 
-// toolErrorBody is a domain error as a tool result's structuredContent: the REST
+// ToolErrorBody is a domain error as a tool result's structuredContent: the REST
 // error's code and a human detail, the validation items for validation errors, and
 // the wait for rate limits.
 type ToolErrorBody struct {
@@ -165,7 +165,7 @@ func MustRawJSON(v any) stdjson.RawMessage {
 	return raw
 }
 
-// lazyJSON encodes what doc returns once, on the first call: documents a server may
+// LazyJSON encodes what doc returns once, on the first call: documents a server may
 // never be asked for cost nothing at start-up.
 func LazyJSON(doc func() any) func() []byte {
 	return sync.OnceValue(func() []byte { return MustRawJSON(doc()) })
@@ -241,7 +241,7 @@ func validationDetail(ae *APIError) string {
 // errAnswerTooLarge stops the SDK writing an answer past mcpMaxBatchAnswer.
 var errAnswerTooLarge = errors.New("the answer is over its limit")
 
-// argumentName renders a loc as the tool argument it names: ["query","limit"] is
+// ArgumentName renders a loc as the tool argument it names: ["query","limit"] is
 // limit, ["body","context","k"] is context.k, ["body","file_ids",0] is file_ids[0].
 func ArgumentName(loc []any) string {
 	var b strings.Builder

@@ -7,7 +7,7 @@ import (
 // Lifecycle events an operator wants in the log at info, emitted where they happen:
 // a study's mode changing, an interview starting and ending, credits running out.
 
-// logModeChange notes a study's new mode. Going live in the live environment with no
+// LogModeChange notes a study's new mode. Going live in the live environment with no
 // credits works (the researcher may add them later) but nobody can be interviewed until
 // then, so that is a warning.
 func (s *Core) LogModeChange(p *Principal, st kv.Study, noCredits bool) {
@@ -20,7 +20,7 @@ func (s *Core) LogModeChange(p *Principal, st kv.Study, noCredits bool) {
 	}
 }
 
-// logOpened notes an interview that opening a link started, and the credit that was
+// LogOpened notes an interview that opening a link started, and the credit that was
 // the organisation's last.
 func (s *Core) LogOpened(o kv.Opened) {
 	if !o.Started || o.Interview == nil {
@@ -38,7 +38,7 @@ func (s *Core) LogOpened(o kv.Opened) {
 	}
 }
 
-// logInterviewEnded notes an interview that a turn completed (failures are logged
+// LogInterviewEnded notes an interview that a turn completed (failures are logged
 // with their cause where the engine failed).
 func (s *Core) LogInterviewEnded(iv kv.Interview) {
 	if iv.Status != kv.InterviewCompleted {

@@ -23,7 +23,7 @@ import (
 // sight, so the steady state takes no lock, builds no label list and allocates nothing
 // (BenchmarkMetricsObserve).
 
-// metricsPath is where the exposition is served.
+// MetricsPath is where the exposition is served.
 const MetricsPath = "/metrics"
 
 // unmatchedRoute is the route label of requests no route matched: the path itself
@@ -60,7 +60,7 @@ type routeSeries struct {
 	byClass        [len(MetricMethods)][len(statusClasses)]atomic.Pointer[prometheus.Observer]
 }
 
-// metricMethods are the method label's values; any other method counts as "other", so
+// MetricMethods are the method label's values; any other method counts as "other", so
 // a client cannot create series with made-up methods.
 var MetricMethods = [...]string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "other"}
 
@@ -70,7 +70,7 @@ var statusClasses = [5]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
 // metricSurfaces is every name surfaceOf returns; each has its refusal counter.
 var metricSurfaces = [...]string{"rest", "mcp", "participant", "app", "access", "oauth", "metrics", "other"}
 
-// newHTTPMetrics registers the HTTP side's metrics on reg. The counters a dashboard
+// NewHTTPMetrics registers the HTTP side's metrics on reg. The counters a dashboard
 // sums are created at zero, so a rate is defined before the first event.
 func NewHTTPMetrics(reg prometheus.Registerer) *HTTPMetrics {
 	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -111,7 +111,7 @@ func NewHTTPMetrics(reg prometheus.Registerer) *HTTPMetrics {
 	return m
 }
 
-// surfaceOf names the API surface a route belongs to: one of metricSurfaces.
+// SurfaceOf names the API surface a route belongs to: one of metricSurfaces.
 func SurfaceOf(route string) string {
 	switch {
 	case route == ResourceMCP:
@@ -132,7 +132,7 @@ func SurfaceOf(route string) string {
 	return "other"
 }
 
-// observe records one finished request under its route template ("" when no route
+// Observe records one finished request under its route template ("" when no route
 // matched).
 func (m *HTTPMetrics) Observe(c *fasthttp.RequestCtx, route string, seconds float64) {
 	if m == nil {
@@ -184,7 +184,7 @@ func (rs *routeSeries) observer(m *HTTPMetrics, method, class int) prometheus.Ob
 	return o
 }
 
-// methodIndex maps a request method to its index in metricMethods.
+// MethodIndex maps a request method to its index in metricMethods.
 func MethodIndex(b []byte) int {
 	for i, m := range MetricMethods[:len(MetricMethods)-1] {
 		if string(b) == m {
@@ -194,7 +194,7 @@ func MethodIndex(b []byte) int {
 	return len(MetricMethods) - 1
 }
 
-// interviewOpened counts an interview started by opening a link, and the credit it spent.
+// InterviewOpened counts an interview started by opening a link, and the credit it spent.
 func (m *HTTPMetrics) InterviewOpened(o kv.Opened) {
 	if m == nil || !o.Started || o.Interview == nil {
 		return
@@ -208,7 +208,7 @@ func (m *HTTPMetrics) InterviewOpened(o kv.Opened) {
 	}
 }
 
-// interviewTurned counts an interview that a turn completed.
+// InterviewTurned counts an interview that a turn completed.
 func (m *HTTPMetrics) InterviewTurned(before string, iv kv.Interview) {
 	if m == nil || before == kv.InterviewCompleted || iv.Status != kv.InterviewCompleted {
 		return
@@ -218,7 +218,7 @@ func (m *HTTPMetrics) InterviewTurned(before string, iv kv.Interview) {
 	}
 }
 
-// handleMetrics serves the exposition on the main listener only when that listener is
+// HandleMetrics serves the exposition on the main listener only when that listener is
 // bound to loopback, and then only to loopback clients whose request no reverse proxy
 // forwarded (a proxy on the same host makes every client look local); everyone else
 // gets the same 404 as any unknown path.
@@ -243,7 +243,7 @@ func forwarded(h *fasthttp.RequestHeader) bool {
 // --metrics-addr listener.
 func (s *Core) MetricsHandler() fasthttp.RequestHandler { return s.MetricsServe }
 
-// newMetricsHandler is the Prometheus client's own handler for reg, adapted to
+// NewMetricsHandler is the Prometheus client's own handler for reg, adapted to
 // fasthttp: it negotiates the format with the scraper (the text format unless asked
 // otherwise), compresses when asked, and counts its scrapes and its errors on reg
 // (promhttp_metric_handler_*). A collector that fails leaves its families out and is

@@ -29,7 +29,7 @@ func (s *Core) RouteDocs(r *router.Router) {
 	})
 }
 
-// openAPIDocument generates the research API's OpenAPI 3.1 document from the
+// OpenAPIDocument generates the research API's OpenAPI 3.1 document from the
 // operations table: one path item per operation, and every named type (the table's
 // Request and Response, a field's component tag) a component referenced with $ref.
 // The document is the same for every caller: export formats an organisation adds

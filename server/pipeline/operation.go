@@ -65,7 +65,7 @@ type Operation struct {
 	Call func(ctx context.Context, p *Principal, in any) (any, error)
 }
 
-// op binds a typed operation function into an Operation.
+// Op binds a typed operation function into an Operation.
 func Op[In, Out any](o Operation, fn func(ctx context.Context, p *Principal, in *In) (Out, error)) *Operation {
 	o.in = reflect.TypeFor[In]()
 	o.out = reflect.TypeFor[Out]()
@@ -79,7 +79,7 @@ func Op[In, Out any](o Operation, fn func(ctx context.Context, p *Principal, in 
 	return &o
 }
 
-// checkScope is the scope check made before rate limits and decoding.
+// CheckScope is the scope check made before rate limits and decoding.
 func (o *Operation) CheckScope(p *Principal) error {
 	for _, sc := range o.AnyScope {
 		if p.Has(sc) {
@@ -92,7 +92,7 @@ func (o *Operation) CheckScope(p *Principal) error {
 	return p.Require(o.Scope)
 }
 
-// requiredScope returns the scope the input needs.
+// RequiredScope returns the scope the input needs.
 func (o *Operation) RequiredScope(in any) string {
 	if o.ScopeFor != nil {
 		if s := o.ScopeFor(in); s != "" {
@@ -102,7 +102,7 @@ func (o *Operation) RequiredScope(in any) string {
 	return o.Scope
 }
 
-// newInput returns a fresh *In.
+// NewInput returns a fresh *In.
 func (o *Operation) NewInput() any { return reflect.New(o.in).Interface() }
 
 // restPathAction splits a template like "/v1/api/studies/{study_id}:refine" into the
@@ -115,7 +115,7 @@ func (o *Operation) RESTPathAction() (string, string) {
 	return o.Path, ""
 }
 
-// listResult is implemented by list outputs: REST sends the items as a JSON array and
+// ListResult is implemented by list outputs: REST sends the items as a JSON array and
 // the cursor in X-Next-Cursor; MCP sends {items, next_cursor}.
 type ListResult interface {
 	RESTItems() any

@@ -18,7 +18,7 @@ type reqInfo struct {
 	Err   string
 	Code  string // the error code of a refused request (4xx/5xx), logged with it
 	Quiet bool   // health probes: logged at debug only
-	// ctx is the context operations of this request run under (see chain.go).
+	// Ctx is the context operations of this request run under (see chain.go).
 	Ctx context.Context
 	req Request // the surface request (chain.go), pooled with the info
 }
@@ -27,7 +27,7 @@ type infoKey struct{}
 
 var infoPool = sync.Pool{New: func() any { return &reqInfo{ID: make([]byte, 0, 40)} }}
 
-// infoOf returns the request's info. Handlers reached outside the pipeline (unit tests
+// InfoOf returns the request's info. Handlers reached outside the pipeline (unit tests
 // calling a handler directly) get a throwaway one.
 func InfoOf(c *fasthttp.RequestCtx) *reqInfo {
 	if info, ok := c.UserValue(infoKey{}).(*reqInfo); ok {
@@ -38,7 +38,7 @@ func InfoOf(c *fasthttp.RequestCtx) *reqInfo {
 	return info
 }
 
-// pipeline is what every request takes, matched by a route or not: request id →
+// Pipeline is what every request takes, matched by a route or not: request id →
 // recover → access log → route. From there each route runs its surface's chain
 // (chain.go): recover → authenticate → the surface's steps (for the research table,
 // the research pipeline of pipeline_research.go) → handler → the surface's renderer.

@@ -16,13 +16,13 @@ import (
 // messageId (a2a/message.go). A surface chooses only where its key comes from and how
 // the refusals read on its wire (idemWire).
 
-// idemSlot is a claimed idempotency key travelling to the operation, which records its
+// IdemSlot is a claimed idempotency key travelling to the operation, which records its
 // response in the same transaction as its mutation.
 type IdemSlot struct {
 	partition   kv.Partition
 	key         string
 	fingerprint [32]byte
-	// task, for a message to the A2A surface, makes the message's task from the
+	// Task, for a message to the A2A surface, makes the message's task from the
 	// operation's output, for the mutation to write with its result; taskWritten is
 	// the task's id once it was handed over (a2a/message.go). An operation given a
 	// write must commit it with its mutation or fail.
@@ -32,7 +32,7 @@ type IdemSlot struct {
 
 type idemCtxKey struct{}
 
-// idemWrite returns what the operation's mutation must record for the request's
+// IdemWrite returns what the operation's mutation must record for the request's
 // claimed key (its output, which every surface renders alike), or nil when the
 // request carried none.
 func IdemWrite(ctx context.Context, out any) *kv.IdemWrite {
@@ -50,25 +50,25 @@ func IdemWrite(ctx context.Context, out any) *kv.IdemWrite {
 // maxIdemKey is the longest Idempotency-Key accepted (api-spec Limits).
 const maxIdemKey = 255
 
-// replayedOutput is an operation's output recorded under an idempotency key, as the
+// ReplayedOutput is an operation's output recorded under an idempotency key, as the
 // first request's operation returned it; the renderer sends it as it would the output.
 type ReplayedOutput []byte
 
-// idemWire is how a surface takes part in the idempotency step: where a call's key
+// IdemWire is how a surface takes part in the idempotency step: where a call's key
 // comes from, and how the step's refusals are worded on its wire. The claim, the
 // replay and the in-flight rule are the same for every surface.
 type IdemWire struct {
-	// key returns the call's key and the fingerprint of what it asks, or ok false
+	// Key returns the call's key and the fingerprint of what it asks, or ok false
 	// when it carries none (or its operation takes none). nil: the surface has no key
 	// (MCP: the contract gives it no equivalent; the app's forms).
 	Key func(r *Request) (key string, fp [32]byte, ok bool, err error)
 	// reused and inFlight refuse a key sent with another request, and a key whose
 	// first request is still running.
 	Reused, InFlight *APIError
-	// slot, when set, completes a claim before the operation runs (A2A: the task the
+	// Slot, when set, completes a claim before the operation runs (A2A: the task the
 	// operation's transaction writes with its result).
 	Slot func(r *Request, slot *IdemSlot)
-	// late holds the verdict on a key that a finished or running request holds
+	// Late holds the verdict on a key that a finished or running request holds
 	// (replay, reused, in flight) until the input is bound and its own scope checked:
 	// A2A refuses a message its sender could never send for that, whatever its
 	// messageId. REST answers the key first (DESIGN: replay or 409, then 422).
@@ -179,7 +179,7 @@ func (s *Core) idempotencyStep(w IdemWire) Middleware {
 type idemClaim struct {
 	s    *Core
 	slot *IdemSlot
-	// kept: the claim was finished by what the call committed (an A2A message's
+	// Kept: the claim was finished by what the call committed (an A2A message's
 	// task), so there is nothing to release.
 	Kept bool
 }
@@ -208,7 +208,7 @@ func ValidIdemKey(k []byte) bool {
 	return true
 }
 
-// requestFingerprint is SHA-256 over method, path and the canonical JSON body, so key
+// RequestFingerprint is SHA-256 over method, path and the canonical JSON body, so key
 // order and whitespace do not make two identical requests look different.
 func RequestFingerprint(method, path, body []byte) [32]byte {
 	h := sha256.New()
@@ -255,7 +255,7 @@ func (slot *IdemSlot) taskWrite(output []byte) *kv.AgentTaskWrite {
 	return w
 }
 
-// written returns the task the operation wrote with its result under the claim, when
+// Written returns the task the operation wrote with its result under the claim, when
 // it did, and marks the claim finished.
 func (c *idemClaim) Written(ctx context.Context, db *kv.DB, part kv.Partition) (kv.AgentTask, bool) {
 	if c == nil {

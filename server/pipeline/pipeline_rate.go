@@ -8,7 +8,7 @@ import (
 	"interviewd/server/ratelimit"
 )
 
-// admitCall is the one admission decision of a credential's call, whatever the surface:
+// AdmitCall is the one admission decision of a credential's call, whatever the surface:
 // a REST request, an MCP tool call, an A2A message (the research pipeline's rate step,
 // and the A2A methods that run no skill). It records the call against the credential's
 // and its organisation's budgets, or returns a 429 rate_limited error when over either;
@@ -23,7 +23,7 @@ func (s *Core) AdmitCall(ctx context.Context, p *Principal, write bool) (ratelim
 	return d, nil
 }
 
-// setRateHeaders writes an admission decision as the RateLimit-Policy and RateLimit
+// SetRateHeaders writes an admission decision as the RateLimit-Policy and RateLimit
 // headers (IETF draft), on REST answers and on the MCP and A2A endpoints' responses.
 func (s *Core) SetRateHeaders(c *fasthttp.RequestCtx, d ratelimit.Decision) {
 	var buf [160]byte

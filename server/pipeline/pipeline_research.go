@@ -21,7 +21,7 @@ import (
 // (request.trace), and the tenancy matrix checks the marks of every surface's calls.
 // Idempotency is in pipeline_idempotency.go, admission in pipeline_rate.go.
 
-// researchStep is one step of the research pipeline, as a bit of request.trace.
+// ResearchStep is one step of the research pipeline, as a bit of request.trace.
 type ResearchStep uint8
 
 const (
@@ -32,7 +32,7 @@ const (
 	stepRequiredScope
 	StepOperation
 
-	// researchSequence is every step: what a call that reached its operation passed.
+	// ResearchSequence is every step: what a call that reached its operation passed.
 	ResearchSequence = StepScope | StepRate | StepIdempotency | StepBind | stepRequiredScope | StepOperation
 )
 
@@ -49,7 +49,7 @@ func (s ResearchStep) String() string {
 	return strings.Join(names, ", ")
 }
 
-// last is the latest step of the trace: where a call that ended in an error ended.
+// Last is the latest step of the trace: where a call that ended in an error ended.
 func (s ResearchStep) Last() ResearchStep {
 	for bit := StepOperation; bit != 0; bit >>= 1 {
 		if s&bit != 0 {
@@ -59,7 +59,7 @@ func (s ResearchStep) Last() ResearchStep {
 	return 0
 }
 
-// researchPass is a call that reached its operation, for Config.onResearch: the
+// ResearchPass is a call that reached its operation, for Config.onResearch: the
 // surface, the operation and the steps it passed.
 type ResearchPass struct {
 	Surface string
@@ -71,7 +71,7 @@ type ResearchPass struct {
 type callBudget uint8
 
 const (
-	// budgetCredential: the credential's budget and its organisation's (DECISIONS
+	// BudgetCredential: the credential's budget and its organisation's (DECISIONS
 	// §12): REST requests, MCP tool calls and A2A messages alike.
 	BudgetCredential callBudget = iota
 	// budgetNone: the web app. Its people are limited where they sign in; the
@@ -80,26 +80,26 @@ const (
 	BudgetNone
 )
 
-// researchWire is what a surface chooses of the research pipeline; everything else
+// ResearchWire is what a surface chooses of the research pipeline; everything else
 // about a research call is the same on every surface.
 type ResearchWire struct {
-	// peekRate: a caller refused at the scope step still learns its budget (REST
+	// PeekRate: a caller refused at the scope step still learns its budget (REST
 	// sends it in headers).
 	PeekRate bool
 	Budget   callBudget
 	Idem     IdemWire
-	// bind fills r.in: from the path, query and body (REST), from one arguments
+	// Bind fills r.in: from the path, query and body (REST), from one arguments
 	// object (MCP, A2A), or from an input the surface built (the app's forms).
 	Bind func(r *Request) error
 }
 
-// researchSteps composes the research pipeline's steps for a surface, in order; the
+// ResearchSteps composes the research pipeline's steps for a surface, in order; the
 // surface's chain ends in runOperation (required scope → operation).
 func (s *Core) ResearchSteps(w ResearchWire) []Middleware {
 	return []Middleware{s.scopeStep(w.PeekRate), s.rateStep(w.Budget), s.idempotencyStep(w.Idem), bindStep(w.Bind)}
 }
 
-// researchSurface is a surface whose calls come from inside interviewd rather than
+// ResearchSurface is a surface whose calls come from inside interviewd rather than
 // from a route of their own (an MCP tool call inside a JSON-RPC request, an A2A
 // skill inside a message, an app action inside a page): the surface and its chain,
 // composed once.
@@ -108,7 +108,7 @@ type ResearchSurface struct {
 	chain Handler
 }
 
-// newResearchSurface composes the research pipeline for a surface that has
+// NewResearchSurface composes the research pipeline for a surface that has
 // authenticated its caller already (r.p is set before run): a call without a
 // principal is refused as missing_token.
 func (s *Core) NewResearchSurface(name string, w ResearchWire, render renderer) *ResearchSurface {
@@ -127,7 +127,7 @@ func (s *Core) NewResearchSurface(name string, w ResearchWire, render renderer) 
 	return &ResearchSurface{sf: sf, chain: sf.Chain(s.RunOperation)}
 }
 
-// run takes r (op, p, ctx and the surface's own fields set) through the pipeline and
+// Run takes r (op, p, ctx and the surface's own fields set) through the pipeline and
 // the surface's renderer, and lets go of what the call held (an idempotency claim).
 func (rs *ResearchSurface) Run(r *Request) {
 	r.SF = rs.sf
@@ -216,7 +216,7 @@ func BindRESTInput(r *Request) error {
 	return nil
 }
 
-// bindArgsInput fills r.in from one JSON object of named arguments (r.args): the MCP
+// BindArgsInput fills r.in from one JSON object of named arguments (r.args): the MCP
 // and A2A form. A call without arguments is a call with {}.
 func BindArgsInput(r *Request) error {
 	args := r.Args
@@ -231,13 +231,13 @@ func BindArgsInput(r *Request) error {
 	return nil
 }
 
-// bindBuiltInput checks an input the surface built itself (r.in, from a form) by the
+// BindBuiltInput checks an input the surface built itself (r.in, from a form) by the
 // operation's declarative rules and its own validation, as binding checks any other.
 func BindBuiltInput(r *Request) error {
 	return r.Op.Plan.Finish(r.In, nil)
 }
 
-// runOperation is the end of every research chain: the input's own scope (setting
+// RunOperation is the end of every research chain: the input's own scope (setting
 // mode to live needs studies:golive), a held idempotency verdict, then the operation
 // on the request's context.
 func (s *Core) RunOperation(r *Request) error {

@@ -101,7 +101,7 @@ func principalFromConnection(c kv.OAuthCredential) *Principal {
 // Has reports whether the principal holds scope ("" always holds).
 func (p *Principal) Has(scope string) bool { return p.scopes.has(scope) }
 
-// require returns a 403 insufficient_scope error unless the principal holds scope.
+// Require returns a 403 insufficient_scope error unless the principal holds scope.
 func (p *Principal) Require(scope string) error {
 	if p.Has(scope) {
 		return nil
@@ -110,7 +110,7 @@ func (p *Principal) Require(scope string) error {
 		Detail: "This credential lacks the " + scope + " scope needed for this request."}
 }
 
-// bearerToken returns the token of an "Authorization: Bearer <token>" header value.
+// BearerToken returns the token of an "Authorization: Bearer <token>" header value.
 func BearerToken(h []byte) (string, bool) {
 	const prefix = "bearer "
 	if len(h) <= len(prefix) || !strings.EqualFold(string(h[:len(prefix)]), prefix) {
@@ -120,7 +120,7 @@ func BearerToken(h []byte) (string, bool) {
 	return tok, tok != ""
 }
 
-// roleAllows refuses what the session's role may not do whatever its scopes: any
+// RoleAllows refuses what the session's role may not do whatever its scopes: any
 // change for a viewer, exports for anyone but owners and admins. Keys and OAuth
 // connections are held to their scopes alone.
 func (p *Principal) RoleAllows(o *Operation) error {
@@ -143,27 +143,27 @@ var (
 		Detail: "Only owners and admins can export interviews."}
 )
 
-// exportOps are the operations that take data out of the service: owners and admins
+// ExportOps are the operations that take data out of the service: owners and admins
 // only, in the app.
 var ExportOps = map[string]bool{"start_export": true, "get_export_status": true, "get_export_download": true}
 
 // credentialSession marks a principal built from an app session.
 const credentialSession = "session"
 
-// mayChangeMode reports whether the principal may pause, close or return a study to
+// MayChangeMode reports whether the principal may pause, close or return a study to
 // test: studies:write, and in the app an owner's or admin's session (what becomes of
 // collection is theirs, as going live is).
 func (p *Principal) MayChangeMode() bool {
 	return p.Has(kv.ScopeStudiesWrite) && (p.CredentialType != credentialSession || p.Role.Manages())
 }
 
-// mayExport reports whether the principal may export: export:read, and in the app an
+// MayExport reports whether the principal may export: export:read, and in the app an
 // owner's or admin's session.
 func (p *Principal) MayExport() bool {
 	return p.Has(kv.ScopeExportRead) && (p.CredentialType != credentialSession || p.Role.Manages())
 }
 
-// mayChangeResearch reports whether the principal may change research at all: a key or
+// MayChangeResearch reports whether the principal may change research at all: a key or
 // grant by its scopes, a session unless it is a viewer's.
 func (p *Principal) MayChangeResearch() bool {
 	return p.CredentialType != credentialSession || p.Role.Changes()
@@ -186,7 +186,7 @@ func appSessionScopes(role kv.Role) []string {
 	return out
 }
 
-// appPrincipal is the research principal of a session with a chosen workspace: the
+// AppPrincipal is the research principal of a session with a chosen workspace: the
 // scopes its role works with in the app (appSessionScopes) and the role itself, in the
 // chosen organisation and data environment.
 func AppPrincipal(a kv.SessionAuth) *Principal {
@@ -203,7 +203,7 @@ func AppPrincipal(a kv.SessionAuth) *Principal {
 	}
 }
 
-// setScopes replaces the scopes the principal holds.
+// SetScopes replaces the scopes the principal holds.
 func (p *Principal) SetScopes(scopes []string) {
 	p.Scopes, p.scopes = scopes, newScopeSet(scopes)
 }

@@ -62,7 +62,7 @@ func peerAddr(c *fasthttp.RequestCtx) netip.Addr {
 	return a.Unmap()
 }
 
-// clientIP returns the address of the client a request is from: the peer, unless the
+// ClientIP returns the address of the client a request is from: the peer, unless the
 // peer is a trusted proxy, in which case the forwarding chain (X-Forwarded-For, else
 // Forwarded) is walked from the nearest hop back past every trusted proxy, and
 // the first address that is not one is the client. A chain of trusted proxies only
@@ -101,7 +101,7 @@ func (s *Core) clientIPText(c *fasthttp.RequestCtx) string {
 	return tc.peerIP
 }
 
-// clientScheme returns "https" or "http": what the client used to reach us, as a trusted
+// ClientScheme returns "https" or "http": what the client used to reach us, as a trusted
 // proxy reports it (X-Forwarded-Proto, else Forwarded proto=), else this connection's.
 func (s *Core) ClientScheme(c *fasthttp.RequestCtx) string {
 	scheme := "http"
@@ -163,7 +163,7 @@ func forwardedParams(h *fasthttp.RequestHeader, name string) []string {
 	return out
 }
 
-// parseHop parses one forwarding entry: an address, possibly with a port, an IPv6
+// ParseHop parses one forwarding entry: an address, possibly with a port, an IPv6
 // address in brackets (Forwarded's form), or not an address at all ("unknown", an
 // obfuscated identifier), which is refused.
 func ParseHop(s string) (netip.Addr, bool) {

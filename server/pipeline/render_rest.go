@@ -1,6 +1,6 @@
 package pipeline
 
-// renderREST writes the outcome of a REST request: the rate-limit headers of the last
+// RenderREST writes the outcome of a REST request: the rate-limit headers of the last
 // admission decision, then the error in the REST shape (validation failures located
 // as "body", "query" or "path" by the operation's input), a replayed output, an
 // operation's own answer (an inline download), or the output as JSON.
@@ -21,7 +21,7 @@ func (s *Core) RenderREST(r *Request, err error) {
 	}
 }
 
-// bearerAuthenticator resolves the bearer credential into r.p (under the failed
+// BearerAuthenticator resolves the bearer credential into r.p (under the failed
 // credential limit); resource names the protected resource a 401 points at.
 func (s *Core) BearerAuthenticator(resource string) authenticator {
 	return func(r *Request) error {
@@ -35,7 +35,7 @@ func (s *Core) BearerAuthenticator(resource string) authenticator {
 	}
 }
 
-// resourceAPI is the REST surface's protected-resource path suffix.
+// ResourceAPI is the REST surface's protected-resource path suffix.
 const ResourceAPI = "/v1/api"
 
 // writeREST writes a request's output: a replayed output as recorded, an operation's

@@ -7,7 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// serveDiscoveryDoc answers a discovery document for base: the one encoded for the
+// ServeDiscoveryDoc answers a discovery document for base: the one encoded for the
 // base URL (raw), or doc(base) encoded now.
 func ServeDiscoveryDoc(c *fasthttp.RequestCtx, base, baseURL string, raw func() []byte, doc func(base string) any) {
 	body := raw()
@@ -20,7 +20,7 @@ func ServeDiscoveryDoc(c *fasthttp.RequestCtx, base, baseURL string, raw func() 
 	c.SetBody(body)
 }
 
-// routeResourceMetadata serves the metadata of both protected surfaces at the
+// RouteResourceMetadata serves the metadata of both protected surfaces at the
 // addresses their WWW-Authenticate headers name. No credential is needed, and any web
 // page may read it. The document names the base URL discovery answers the request
 // with (discovery.go): encoded once for the base URL, per request for another origin.
@@ -58,7 +58,7 @@ func OAuthScopes() []string {
 	return out
 }
 
-// protectedResource is an OAuth 2.0 Protected Resource Metadata document (RFC 9728):
+// ProtectedResource is an OAuth 2.0 Protected Resource Metadata document (RFC 9728):
 // what a client that got a 401 reads to find the authorization server and the scopes.
 type ProtectedResource struct {
 	Resource               string   `json:"resource"`

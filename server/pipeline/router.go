@@ -7,7 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// newRouter returns the router every surface registers on, configured for the
+// NewRouter returns the router every surface registers on, configured for the
 // contract: a path matches as it arrived, so "/v1/api/studies/" or a path in another
 // case is a 404 (never a redirect to a route the client did not ask for); a known path
 // in another method is a 405 with an Allow header; OPTIONS on a known path answers 204

@@ -26,7 +26,7 @@ var (
 	wireTimeType = reflect.TypeFor[Time]()
 )
 
-// schemaGen builds schemas. With components set (the OpenAPI document), a type given a
+// SchemaGen builds schemas. With components set (the OpenAPI document), a type given a
 // component name is registered there once and referenced with $ref wherever it
 // appears; without (MCP tool schemas, which must be self-contained) everything is
 // inline. The zero value and a nil *schemaGen inline.
@@ -36,7 +36,7 @@ type SchemaGen struct {
 
 const ComponentRefPrefix = "#/components/schemas/"
 
-// named returns sc under a component name: a $ref when g collects components (the
+// Named returns sc under a component name: a $ref when g collects components (the
 // first registration wins; a second, different shape under the same name is a
 // programming error caught when the document is built), else sc itself.
 func (g *SchemaGen) Named(name string, sc Schema) Schema {
@@ -53,7 +53,7 @@ func (g *SchemaGen) Named(name string, sc Schema) Schema {
 // typeSchema returns the schema of an output (or nested) type, always inline.
 func typeSchema(t reflect.Type) Schema { return (*SchemaGen)(nil).TypeSchema(t) }
 
-// typeSchema returns the schema of an output (or nested) type. Output objects list
+// TypeSchema returns the schema of an output (or nested) type. Output objects list
 // every member without omitempty as required.
 func (g *SchemaGen) TypeSchema(t reflect.Type) Schema {
 	switch {
@@ -240,7 +240,7 @@ func defaultValue(t reflect.Type, def string) any {
 	return def
 }
 
-// inputSchema is the object schema of an input's fields from the given sources (all
+// InputSchema is the object schema of an input's fields from the given sources (all
 // of them for MCP arguments; the body fields for a REST request body).
 func (p *InputPlan) InputSchema(sources ...fieldSource) Schema {
 	return (*SchemaGen)(nil).InputSchema(p, sources...)
@@ -271,7 +271,7 @@ func containsSource(list []fieldSource, s fieldSource) bool {
 	return false
 }
 
-// outputSchema is the schema of an operation's result as a tool returns it.
+// OutputSchema is the schema of an operation's result as a tool returns it.
 func (o *Operation) OutputSchema() Schema { return typeSchema(o.out) }
 
 // restResponseSchema is the schema of the REST success body: the items array for

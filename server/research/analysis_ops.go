@@ -161,7 +161,7 @@ func nonNilSlice[T any](s []T) []T {
 	return s
 }
 
-// interviewEnded follows a turn that may have ended an interview: it is logged, and a
+// InterviewEnded follows a turn that may have ended an interview: it is logged, and a
 // completed live interview asks for its study to be analysed again.
 func (s *Service) InterviewEnded(iv kv.Interview) {
 	s.LogInterviewEnded(iv)

@@ -113,11 +113,11 @@ type AnnotationInput struct {
 	TagIDs       []kv.ID `json:"tag_ids" doc:"Tags of the interview's study, at most 20. An annotation needs a tag or a note."`
 	Note         string  `json:"note" maxLength:"2000" doc:"A note, up to 2,000 characters after trimming."`
 
-	// text, set by the app (never from the wire, where it would let a caller test
+	// Text, set by the app (never from the wire, where it would let a caller test
 	// guesses at redacted words), is the selection the researcher made: the span
 	// must be exactly it.
 	Text *string `json:"-"`
-	// newTag, set by the app's form, names one more tag: the study's own of that name,
+	// NewTag, set by the app's form, names one more tag: the study's own of that name,
 	// or one made in the annotation's transaction.
 	NewTag string `json:"-"`
 }

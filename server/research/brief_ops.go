@@ -20,7 +20,7 @@ type UpdateBriefInput struct {
 	VerbatimQuestions        []string `json:"verbatim_questions" required:"true" docMinItems:"1" docMaxItems:"50" docItemMaxLength:"1000" doc:"Questions asked word for word during the interview, in order: 1 to 50, each 1 to 1,000 characters after trimming."`
 	EstimatedDurationMinutes *int     `json:"estimated_duration_minutes" required:"true" docMinimum:"1" docMaximum:"480" doc:"Planned length in minutes, 1 to 480, or null when not specified."`
 
-	// baseVersion, set by the app's form (never from the wire: design versions are not
+	// BaseVersion, set by the app's form (never from the wire: design versions are not
 	// on the API), is the version the form was opened at; a save over a newer one is
 	// refused rather than overwriting it unseen.
 	BaseVersion int `json:"-"`

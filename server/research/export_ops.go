@@ -20,7 +20,7 @@ import (
 	"interviewd/server/pipeline"
 )
 
-// downloadURLLifetime is how long a signed download URL works (api-spec Limits).
+// DownloadURLLifetime is how long a signed download URL works (api-spec Limits).
 const DownloadURLLifetime = 5 * time.Minute
 
 // StartExportInput is the export request.
@@ -144,11 +144,11 @@ func (s *Service) respondDownload(c *fasthttp.RequestCtx, out any) (bool, error)
 // errExportExpired is an export whose file is gone (swept, or never written).
 var errExportExpired = kv.Errorf(kv.ENOTFOUND, "export_expired", "The export's file is no longer available; start a new export.")
 
-// blobKey is a record's blob path as a store key (records written on any system name
+// BlobKey is a record's blob path as a store key (records written on any system name
 // it with slashes; an old record may carry the OS separator).
 func BlobKey(rel string) string { return filepath.ToSlash(filepath.Clean(rel)) }
 
-// streamArtifact answers with the blob at key, or returns why it cannot (nothing is
+// StreamArtifact answers with the blob at key, or returns why it cannot (nothing is
 // written then): export_expired when it is gone, storage_unavailable when the store
 // cannot be reached.
 func (s *Service) StreamArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string) error {
@@ -169,7 +169,7 @@ func (s *Service) StreamArtifact(ctx context.Context, c *fasthttp.RequestCtx, ke
 	return nil
 }
 
-// redirectArtifact answers with a redirect to a presigned URL of the store, valid until
+// RedirectArtifact answers with a redirect to a presigned URL of the store, valid until
 // expires, when the server is configured for them and the store has them; it returns
 // false (having written nothing) otherwise, and the caller streams the bytes itself.
 func (s *Service) RedirectArtifact(ctx context.Context, c *fasthttp.RequestCtx, key, mediaType, filename string, expires time.Time) (bool, error) {
@@ -245,7 +245,7 @@ func (s *Service) downloadSigned(r *pipeline.Request) error {
 	return nil
 }
 
-// handleSignedDownload serves GET /v1/api/exports/{job_id}/artifact to a signed URL.
+// HandleSignedDownload serves GET /v1/api/exports/{job_id}/artifact to a signed URL.
 func (s *Service) HandleSignedDownload(r *pipeline.Request) error {
 	sj := r.Data.(signedJob)
 	j, err := s.DB.FindJobByID(r.Ctx, sj.p, kv.JobExport, sj.job)

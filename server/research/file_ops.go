@@ -65,7 +65,7 @@ func cleanFilename(name string) (string, error) {
 	return name, nil
 }
 
-// maxFormOverhead bounds everything of an upload body but the file's bytes: the
+// MaxFormOverhead bounds everything of an upload body but the file's bytes: the
 // preamble, boundaries, part headers, other parts and what follows the file. Each byte
 // of it counts against one budget, so no part (and no preamble) is read past it.
 const MaxFormOverhead = 64 << 10
@@ -116,7 +116,7 @@ type multipartSyntax struct{ cause error }
 func (e *multipartSyntax) Error() string { return "multipart: " + e.cause.Error() }
 func (e *multipartSyntax) Unwrap() error { return e.cause }
 
-// bindUpload streams the multipart part "file" to a temporary blob, enforcing the
+// BindUpload streams the multipart part "file" to a temporary blob, enforcing the
 // type's size limit as bytes arrive: an oversized upload is cut off at limit+1 bytes
 // and nothing of it is kept. Everything else in the body shares maxFormOverhead, and
 // reading stops at the first violation, so a huge part of another name, or a huge

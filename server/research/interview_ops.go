@@ -22,7 +22,7 @@ type Interview struct {
 	EntryAttributes map[string]string `json:"entry_attributes"`
 	InviteAudience  *string           `json:"invite_audience" enum:"group,person"`
 	Permalink       string            `json:"permalink"`
-	// linkToken is the link the interview came through, for the app's list (its label);
+	// LinkToken is the link the interview came through, for the app's list (its label);
 	// not on the wire, where the token would be the link's secret.
 	LinkToken string `json:"-"`
 }
@@ -52,7 +52,7 @@ type ListInterviewsInput struct {
 	Modality, ContextHas string `json:"-"`
 	// minSeconds and maxSeconds keep interviews of a length: the app's length filter.
 	MinSeconds, MaxSeconds int `json:"-"`
-	// isTest keeps only rehearsals or only real interviews: the app's filter, not a
+	// IsTest keeps only rehearsals or only real interviews: the app's filter, not a
 	// wire parameter (the contract lists none), so it has no tag to bind from.
 	IsTest *bool `json:"-"`
 }

@@ -23,7 +23,7 @@ func (o AuthoringStatus) JobEnded() (bool, bool) {
 	return o.Status != kv.AuthoringWorking, o.Status == kv.AuthoringFailed
 }
 
-// jobOutcome is implemented by the outputs of the operations that poll a job: whether
+// JobOutcome is implemented by the outputs of the operations that poll a job: whether
 // the job has ended, and whether it failed.
 type JobOutcome interface {
 	JobEnded() (ended, failed bool)

@@ -27,7 +27,7 @@ import (
 
 // Limits of one CSV: a batch is one transaction, and these bound its size.
 const (
-	// linksCSVMaxBytes stays under the API's 1 MiB body limit, so the CSV's own limit,
+	// LinksCSVMaxBytes stays under the API's 1 MiB body limit, so the CSV's own limit,
 	// with its own words, is what a large file meets on every surface.
 	LinksCSVMaxBytes = 512 << 10
 	linksCSVMaxRows  = kv.LinksBatchMax
@@ -211,7 +211,7 @@ func sniffComma(text string) rune {
 	return ','
 }
 
-// linksCSV writes links back as CSV for a spreadsheet: label, url, status, the
+// LinksCSV writes links back as CSV for a spreadsheet: label, url, status, the
 // counts, then one column per context key (the union, sorted), then note. Cells a
 // spreadsheet would run as a formula are prefixed with ' as in exports.
 func LinksCSV(links []ParticipantLinkStatus) []byte {

@@ -195,7 +195,7 @@ func (s *Service) getStudyQuota(ctx context.Context, p *pipeline.Principal, in *
 	return studyQuota(q, st.Mode), nil
 }
 
-// pausedKind is the notice of a paused study's invite page: its quota's own words when
+// PausedKind is the notice of a paused study's invite page: its quota's own words when
 // the quota paused it (and still holds), else the plain pause. A failed read costs the
 // participant nothing: the plain pause is true too.
 func (s *Service) PausedKind(r *pipeline.Request, st kv.Study) string {

@@ -16,7 +16,7 @@ type SimulateStudyInput struct {
 	MaxTurns *int    `json:"max_turns" min:"1" max:"200" default:"12" doc:"Most interview turns to play, 1 to 200 (default 12); a turn is one interviewer message and the participant's reply. The interview may finish in fewer. When turns run short the interviewer leaves out follow-ups, so every scripted question is asked if the limit allows one turn per question and the closing; a run the limit stops says so in notice."`
 }
 
-// fullSimulationTurns is the turn limit the app offers for a study's rehearsal: enough
+// FullSimulationTurns is the turn limit the app offers for a study's rehearsal: enough
 // for every scripted question of brief with every follow-up an engine may ask
 // (moderator.ScriptTurns), so a rehearsal shows the whole interview as participants
 // will meet it; at least the API's default 12, at most 200.

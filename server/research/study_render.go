@@ -34,7 +34,7 @@ type studyRender struct {
 
 func NewStudyRenders() *studyRenders { return &studyRenders{M: make(map[kv.ID]*studyRender)} }
 
-// detail returns the study's detail with its JSON, rendering it from raw (the record
+// Detail returns the study's detail with its JSON, rendering it from raw (the record
 // as stored now) unless the rendering kept for id was made from the same bytes. raw is
 // only read during the call.
 func (r *studyRenders) Detail(id kv.ID, raw []byte) (StudyDetail, error) {

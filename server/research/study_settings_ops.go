@@ -64,7 +64,7 @@ func (in *UpdateParticipantSettingsInput) settings() kv.ParticipantSettings {
 		CompletionCode: in.CompletionCode != nil && *in.CompletionCode, CompletionRedirectURL: str(in.CompletionRedirectURL)}
 }
 
-// validate reports every broken rule at once, before anything is read (kv checks them
+// Validate reports every broken rule at once, before anything is read (kv checks them
 // again in the transaction).
 func (in *UpdateParticipantSettingsInput) Validate() []kv.FieldError {
 	if _, err := kv.ValidateParticipantSettings(in.settings()); err != nil {

@@ -32,7 +32,7 @@ type TranscriptSearchInput struct {
 	Cursor  string `query:"cursor" doc:"Opaque cursor: the X-Next-Cursor (REST) or next_cursor (MCP) of the previous page of the same search."`
 
 	terms [][]rune // folded, set by validate
-	// raw, set by the app only (the researcher's own view), leaves snippets unredacted.
+	// Raw, set by the app only (the researcher's own view), leaves snippets unredacted.
 	Raw bool `json:"-"`
 }
 
@@ -48,7 +48,7 @@ func (in *TranscriptSearchInput) Validate() []kv.FieldError {
 	return nil
 }
 
-// parseSearchQuery splits a query into folded words and phrases; an unclosed quote
+// ParseSearchQuery splits a query into folded words and phrases; an unclosed quote
 // runs to the end.
 func ParseSearchQuery(q string) [][]rune {
 	var terms [][]rune
@@ -81,7 +81,7 @@ func ParseSearchQuery(q string) [][]rune {
 	return terms
 }
 
-// fold lowers every letter one for one, so the folded text has the message's length
+// Fold lowers every letter one for one, so the folded text has the message's length
 // in characters.
 func Fold(s string) []rune {
 	out := make([]rune, 0, len(s))
@@ -91,7 +91,7 @@ func Fold(s string) []rune {
 	return out
 }
 
-// indexRunes returns the first position of needle in hay at or after from, or -1.
+// IndexRunes returns the first position of needle in hay at or after from, or -1.
 func IndexRunes(hay, needle []rune, from int) int {
 	for i := from; i+len(needle) <= len(hay); i++ {
 		if hay[i] == needle[0] && equalRunes(hay[i:i+len(needle)], needle) {

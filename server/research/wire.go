@@ -44,7 +44,7 @@ type StudyDetail struct {
 	encoded []byte
 }
 
-// plainStudyDetail encodes a StudyDetail field by field.
+// PlainStudyDetail encodes a StudyDetail field by field.
 type PlainStudyDetail StudyDetail
 
 // MarshalJSON returns the rendered JSON when there is one, so every encoder of a
