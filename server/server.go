@@ -216,7 +216,7 @@ func New(cfg Config) *Server {
 	s.RouteDocs(r)
 	s.part = participant.Route(svc, r)
 	s.app = app.Route(svc, r, cfg.SMS, s.clients)
-	access.Route(s.Core, r, cfg.SMS) // after the app: it shares the app's sign-in limits and mail
+	access.Route(s.Core, r, cfg.SMS)
 	s.oauth = oauth.Route(s.Core, r, limits, s.clients)
 	pipeline.HandlePlain(r, "GET", pipeline.MetricsPath, s.HandleMetrics)
 	s.routeHealth(r)
