@@ -429,6 +429,17 @@ func returnPath(r *pipeline.Request) string {
 	return SafeNext(string(r.C.RequestURI()))
 }
 
+// appGates are the refusals that send the browser to a page of its own, and back to
+// where it was going afterwards: sign in, two-step, a workspace to choose.
+var appGates = []struct {
+	err        error
+	code, page string
+}{
+	{errAppSignIn, "signed_out", "/app/signin"},
+	{errAppTwoStep, "two_step_due", "/app/twostep"},
+	{errAppWorkspace, "no_workspace", "/app/workspace"},
+}
+
 // appRender writes an app request's outcome: a page, a redirect, or an error page.
 func (s *App) appRender(r *pipeline.Request, err error) {
 	if err == nil {
@@ -442,31 +453,16 @@ func (s *App) appRender(r *pipeline.Request, err error) {
 		}
 		return
 	}
-	switch {
-	case errors.Is(err, errAppSignIn):
-		r.Info.Code = "signed_out"
-		to := "/app/signin"
-		if next := returnPath(r); next != "" {
-			to += "?next=" + url.QueryEscape(next)
+	for _, g := range appGates {
+		if errors.Is(err, g.err) {
+			r.Info.Code = g.code
+			to := g.page
+			if next := returnPath(r); next != "" {
+				to += "?next=" + url.QueryEscape(next)
+			}
+			s.appRedirectTo(r, to)
+			return
 		}
-		s.appRedirectTo(r, to)
-		return
-	case errors.Is(err, errAppTwoStep):
-		r.Info.Code = "two_step_due"
-		to := "/app/twostep"
-		if next := returnPath(r); next != "" {
-			to += "?next=" + url.QueryEscape(next)
-		}
-		s.appRedirectTo(r, to)
-		return
-	case errors.Is(err, errAppWorkspace):
-		r.Info.Code = "no_workspace"
-		to := "/app/workspace"
-		if next := returnPath(r); next != "" {
-			to += "?next=" + url.QueryEscape(next)
-		}
-		s.appRedirectTo(r, to)
-		return
 	}
 	ae := pipeline.ToAPIError(err)
 	if ae.Status == 401 {
